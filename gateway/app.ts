@@ -1,0 +1,46 @@
+import type { Client } from '@connectrpc/connect';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
+import { newId, type Clock, type Logger, type Pool } from '../services/shared/index.js';
+import { authenticate } from './auth/authenticate.js';
+import { installErrorHandling } from './http/errors.js';
+import { managementRoutes } from './management/routes.js';
+import { meRoutes } from './routes/me.js';
+import { paymentRoutes } from './routes/payments.js';
+import { createStore } from './store.js';
+
+export interface GatewayClients {
+  payments: Client<typeof PaymentsService>;
+}
+
+export interface GatewayDeps {
+  pool: Pool;
+  clients: GatewayClients;
+  clock: Clock;
+  logger: Logger;
+  /** Enables the management API; without it the /manage routes do not exist. */
+  operatorToken?: string;
+}
+
+/** The HTTP gateway, ready to listen. */
+export function build(deps: GatewayDeps): FastifyInstance {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    genReqId: () => newId('req'),
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, allowUnionTypes: true } },
+  });
+  const store = createStore(deps.pool);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (request.url.startsWith('/v1/') || request.url === '/v1') {
+      request.identity = await authenticate(store, request);
+    }
+  });
+  installErrorHandling(app);
+
+  meRoutes(app);
+  paymentRoutes(app, deps.clients.payments);
+  if (deps.operatorToken) managementRoutes(app, store, deps.clock, deps.operatorToken);
+  return app;
+}

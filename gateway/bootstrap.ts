@@ -1,0 +1,15 @@
+import type { Clock, Pool } from '../services/shared/index.js';
+import { createStore } from './store.js';
+
+/**
+ * First start of a fresh local install: one merchant, its default project and a test key,
+ * so `npm start` ends with something a person can curl. Returns undefined when merchants exist.
+ */
+export async function bootstrapLocal(pool: Pool, clock: Clock) {
+  const store = createStore(pool);
+  if (await store.hasMerchants()) return undefined;
+  const { merchant, project } = await store.createMerchant('Local merchant', 'bootstrap', clock.now());
+  const created = await store.createKey(project.id, 'test', 'Local test key', 'bootstrap', clock.now());
+  if ('refused' in created) throw new Error(`bootstrap key refused: ${created.refused}`);
+  return { merchant, project, key: created.key, secret: created.secret };
+}

@@ -1,0 +1,66 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { DomainError, fromConnectError } from '../../services/shared/index.js';
+import { ConnectError } from '@connectrpc/connect';
+
+/** Writes the contract's error envelope; status and type come from the one registry. */
+export function sendError(reply: FastifyReply, err: DomainError): FastifyReply {
+  const error: Record<string, unknown> = { type: err.type, code: err.code, message: err.message };
+  if (err.options.param) error.param = err.options.param;
+  if (err.options.details !== undefined) error.details = err.options.details;
+  return reply.code(err.status).send({ error, request_id: reply.request.id });
+}
+
+/** `/customer/country` plus a missing `email` becomes `customer.email`. */
+function paramOf(v: NonNullable<FastifyError['validation']>[number]): string | undefined {
+  const path = v.instancePath.split('/').filter(Boolean);
+  const params = v.params as Record<string, unknown>;
+  if (typeof params.missingProperty === 'string') path.push(params.missingProperty);
+  if (typeof params.additionalProperty === 'string') path.push(params.additionalProperty);
+  return path.length > 0 ? path.join('.') : undefined;
+}
+
+function validationMessage(v: NonNullable<FastifyError['validation']>[number], param: string | undefined): string {
+  const params = v.params as Record<string, unknown>;
+  if (typeof params.additionalProperty === 'string') return `${param} is not a known parameter`;
+  if (typeof params.missingProperty === 'string') return `${param} is required`;
+  return `${param ?? 'body'} ${v.message ?? 'is invalid'}`;
+}
+
+/** Everything that goes wrong in a request leaves through here, in the envelope. */
+export function toDomainError(err: unknown): DomainError {
+  if (err instanceof DomainError) return err;
+  if (err instanceof ConnectError) return fromConnectError(err);
+  const fe = err as FastifyError;
+  if (fe.validation && fe.validation.length > 0) {
+    const first = fe.validation[0];
+    const param = paramOf(first);
+    return new DomainError('validation_error', validationMessage(first, param), { param });
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new DomainError('invalid_json', 'The request body is not valid JSON.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new DomainError('unsupported_media_type', 'Send the request body as application/json.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new DomainError('body_too_large', 'The request body is too large.');
+  }
+  if (fe instanceof SyntaxError && fe.statusCode === 400) {
+    return new DomainError('invalid_json', 'The request body is not valid JSON.');
+  }
+  return new DomainError('internal_error', 'An internal error occurred.');
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => {
+    const domain = toDomainError(err);
+    if (domain.code === 'internal_error' || domain.code === 'service_unavailable') {
+      request.log.error({ err }, 'request failed');
+    }
+    return sendError(reply, domain);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new DomainError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}
+

@@ -1,0 +1,6 @@
+// gateway: the /v1 REST API and the management API. Owns schema gateway (merchants, projects,
+// API keys, audit log) and reaches every service over Connect.
+export { build, type GatewayClients, type GatewayDeps } from './app.js';
+export { bootstrapLocal } from './bootstrap.js';
+
+export const PART = { name: 'gateway', schema: 'gateway', dir: 'gateway' } as const;

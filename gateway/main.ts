@@ -1,0 +1,30 @@
+import { createClient } from '@connectrpc/connect';
+import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
+import {
+  ConfigError, createLogger, createPeerTransport, createPool, exitOnStartupError, loadConfig, migrate, onShutdown,
+  peerVariable, systemClock,
+} from '../services/shared/index.js';
+import { PART, build } from './index.js';
+
+try {
+  const config = loadConfig();
+  if (!config.databaseUrl) throw new ConfigError('DATABASE_URL', 'is required to run gateway on its own');
+  if (!config.peers.payments) throw new ConfigError(peerVariable('payments'), 'is required: gateway calls payments');
+  const logger = createLogger(PART.name, config.logLevel);
+  const pool = createPool(config.databaseUrl, PART.schema);
+  await migrate(pool, PART.schema, PART.dir);
+  const app = build({
+    pool,
+    clients: { payments: createClient(PaymentsService, createPeerTransport(config.peers.payments)) },
+    clock: systemClock,
+    logger,
+    operatorToken: config.operatorToken,
+  });
+  await app.listen({ port: config.port, host: config.host });
+  onShutdown(logger, async () => {
+    await app.close();
+    await pool.end();
+  });
+} catch (err) {
+  exitOnStartupError(err);
+}

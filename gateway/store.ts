@@ -1,0 +1,167 @@
+import { newId, newSecret, sha256Hex, withTransaction, type Pool, type Queryable } from '../services/shared/index.js';
+
+/** Postgres access of the gateway: merchants, projects, API keys and the audit log. */
+
+export type Mode = 'test' | 'live';
+
+export interface Identity {
+  merchant: { id: string; name: string };
+  project: { id: string; name: string };
+  mode: Mode;
+  apiKey: { id: string; prefix: string; name: string };
+}
+
+export interface ApiKeyView {
+  id: string;
+  object: 'api_key';
+  project_id: string;
+  mode: Mode;
+  name: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export const KEY_PREFIX = { test: 'svc_sk_test_', live: 'svc_sk_live_' } as const;
+const DISPLAY_PREFIX_RANDOM_CHARS = 4;
+
+function keyView(r: Record<string, any>): ApiKeyView {
+  return {
+    id: r.id,
+    object: 'api_key',
+    project_id: r.project_id,
+    mode: r.mode,
+    name: r.name,
+    prefix: r.prefix,
+    created_at: new Date(r.created_at).toISOString(),
+    revoked_at: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
+  };
+}
+
+async function audit(db: Queryable, actor: string, action: string, at: Date, ids: {
+  merchantId?: string; projectId?: string; targetId?: string; data?: Record<string, unknown>;
+}): Promise<void> {
+  await db.query(
+    `INSERT INTO audit_log (id, actor, action, merchant_id, project_id, target_id, data, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [newId('aud', at), actor, action, ids.merchantId ?? null, ids.projectId ?? null, ids.targetId ?? null,
+      JSON.stringify(ids.data ?? {}), at],
+  );
+}
+
+export function createStore(pool: Pool) {
+  return {
+    /** The identity behind a presented secret, or undefined for an unknown or revoked key. */
+    async identify(secret: string): Promise<Identity | undefined> {
+      const { rows } = await pool.query(
+        `SELECT k.id, k.name, k.prefix, k.mode, p.id AS project_id, p.name AS project_name,
+                m.id AS merchant_id, m.name AS merchant_name
+         FROM api_keys k JOIN projects p ON p.id = k.project_id JOIN merchants m ON m.id = k.merchant_id
+         WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`,
+        [sha256Hex(secret)],
+      );
+      const r = rows[0];
+      if (!r) return undefined;
+      return {
+        merchant: { id: r.merchant_id, name: r.merchant_name },
+        project: { id: r.project_id, name: r.project_name },
+        mode: r.mode,
+        apiKey: { id: r.id, prefix: r.prefix, name: r.name },
+      };
+    },
+
+    /** A merchant with its default project, audited. */
+    async createMerchant(name: string, actor: string, at: Date) {
+      const merchant = { id: newId('mer', at), name, verification_status: 'pending', created_at: at.toISOString() };
+      const project = { id: newId('prj', at), name: 'Default project', created_at: at.toISOString() };
+      await withTransaction(pool, async (tx) => {
+        await tx.query('INSERT INTO merchants (id, name, created_at) VALUES ($1, $2, $3)', [merchant.id, name, at]);
+        await tx.query('INSERT INTO projects (id, merchant_id, name, created_at) VALUES ($1, $2, $3, $4)', [
+          project.id, merchant.id, project.name, at,
+        ]);
+        await audit(tx, actor, 'merchant.created', at, { merchantId: merchant.id, projectId: project.id });
+      });
+      return { merchant, project };
+    },
+
+    async verifyMerchant(merchantId: string, actor: string, at: Date) {
+      return withTransaction(pool, async (tx) => {
+        const { rows } = await tx.query(
+          `UPDATE merchants SET verification_status = 'approved', verified_at = COALESCE(verified_at, $2)
+           WHERE id = $1 RETURNING id, name, verification_status, verified_at, created_at`,
+          [merchantId, at],
+        );
+        if (rows.length === 0) return undefined;
+        await audit(tx, actor, 'merchant.verified', at, { merchantId });
+        const r = rows[0];
+        return {
+          id: r.id,
+          name: r.name,
+          verification_status: r.verification_status,
+          verified_at: new Date(r.verified_at).toISOString(),
+          created_at: new Date(r.created_at).toISOString(),
+        };
+      });
+    },
+
+    /**
+     * Creates a key and returns its secret, the only time it exists outside the caller's hands.
+     * 'project_not_found' and 'not_verified' explain a refusal.
+     */
+    async createKey(projectId: string, mode: Mode, name: string, actor: string, at: Date) {
+      return withTransaction(pool, async (tx) => {
+        // Locking the merchant row orders key creation after a concurrent verification change.
+        const { rows } = await tx.query(
+          `SELECT p.merchant_id, m.verification_status FROM projects p JOIN merchants m ON m.id = p.merchant_id
+           WHERE p.id = $1 FOR SHARE OF m`,
+          [projectId],
+        );
+        if (rows.length === 0) return { refused: 'project_not_found' as const };
+        if (mode === 'live' && rows[0].verification_status !== 'approved') return { refused: 'not_verified' as const };
+        const secret = newSecret(KEY_PREFIX[mode]);
+        const id = newId('key', at);
+        const prefix = secret.slice(0, KEY_PREFIX[mode].length + DISPLAY_PREFIX_RANDOM_CHARS);
+        const inserted = await tx.query(
+          `INSERT INTO api_keys (id, merchant_id, project_id, mode, name, prefix, secret_hash, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+          [id, rows[0].merchant_id, projectId, mode, name, prefix, sha256Hex(secret), at],
+        );
+        await audit(tx, actor, 'api_key.created', at, {
+          merchantId: rows[0].merchant_id, projectId, targetId: id, data: { mode, name },
+        });
+        return { key: keyView(inserted.rows[0]), secret };
+      });
+    },
+
+    /** Revokes a key for good; revoking twice keeps the first revocation time. */
+    async revokeKey(keyId: string, actor: string, at: Date): Promise<ApiKeyView | undefined> {
+      return withTransaction(pool, async (tx) => {
+        const { rows } = await tx.query(
+          `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *`,
+          [keyId, at],
+        );
+        if (rows.length === 0) return undefined;
+        await audit(tx, actor, 'api_key.revoked', at, {
+          merchantId: rows[0].merchant_id, projectId: rows[0].project_id, targetId: keyId,
+        });
+        return keyView(rows[0]);
+      });
+    },
+
+    async listKeys(projectId: string): Promise<ApiKeyView[] | undefined> {
+      const project = await pool.query('SELECT 1 FROM projects WHERE id = $1', [projectId]);
+      if (project.rowCount === 0) return undefined;
+      const { rows } = await pool.query('SELECT * FROM api_keys WHERE project_id = $1 ORDER BY created_at, id', [
+        projectId,
+      ]);
+      return rows.map(keyView);
+    },
+
+    async hasMerchants(): Promise<boolean> {
+      const { rowCount } = await pool.query('SELECT 1 FROM merchants LIMIT 1');
+      return (rowCount ?? 0) > 0;
+    },
+  };
+}
+
+export type GatewayStore = ReturnType<typeof createStore>;

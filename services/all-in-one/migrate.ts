@@ -1,0 +1,30 @@
+// `npm run migrate [part...]`: applies migrations and exits (a Kubernetes Job before rollout).
+import { PART as gatewayPart } from '../../gateway/index.js';
+import { PART as ledger } from '../ledger/index.js';
+import { PART as payments } from '../payments/index.js';
+import { PART as payouts } from '../payouts/index.js';
+import { PART as routingRisk } from '../routing-risk/index.js';
+import { PART as webhooks } from '../webhooks/index.js';
+import { ConfigError, createPool, exitOnStartupError, loadConfig, migrate } from '../shared/index.js';
+
+const PARTS = [gatewayPart, payments, routingRisk, ledger, payouts, webhooks];
+
+try {
+  const config = loadConfig();
+  if (!config.databaseUrl) throw new ConfigError('DATABASE_URL', 'is required to run migrations');
+  const wanted = process.argv.slice(2);
+  for (const name of wanted) {
+    if (!PARTS.some((p) => p.name === name)) throw new ConfigError('argument', `"${name}" is not a part (${PARTS.map((p) => p.name).join(', ')})`);
+  }
+  for (const part of PARTS.filter((p) => wanted.length === 0 || wanted.includes(p.name))) {
+    const pool = createPool(config.databaseUrl, part.schema, 1);
+    try {
+      const applied = await migrate(pool, part.schema, part.dir);
+      process.stdout.write(`${part.name}: ${applied.length ? applied.join(', ') : 'up to date'}\n`);
+    } finally {
+      await pool.end();
+    }
+  }
+} catch (err) {
+  exitOnStartupError(err);
+}

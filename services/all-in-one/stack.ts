@@ -1,0 +1,94 @@
+import { createClient } from '@connectrpc/connect';
+import type { FastifyInstance } from 'fastify';
+import { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
+import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import * as gateway from '../../gateway/index.js';
+import * as ledger from '../ledger/index.js';
+import * as payments from '../payments/index.js';
+import * as payouts from '../payouts/index.js';
+import * as routingRisk from '../routing-risk/index.js';
+import * as webhooks from '../webhooks/index.js';
+import {
+  createPeerTransport, createPool, listen, migrate, systemClock,
+  type Clock, type Config, type EventBus, type Logger, type Pool, type ServiceDeps, type ServicePart,
+} from '../shared/index.js';
+
+export interface StackOptions {
+  config: Config;
+  databaseUrl: string;
+  bus: EventBus;
+  logger: Logger;
+  clock?: Clock;
+}
+
+export interface Stack {
+  /** Base URL of the gateway's REST API. */
+  baseUrl: string;
+  /** gRPC base URL of each service part. */
+  serviceUrls: Record<string, string>;
+  gateway: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** All six parts in one process: each service on its own loopback gRPC port, the gateway on config.port. */
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const clock = opts.clock ?? systemClock;
+  const pools: Pool[] = [];
+  const parts: ServicePart[] = [];
+  const serviceUrls: Record<string, string> = {};
+
+  async function depsFor(info: { name: string; schema: string; dir: string }): Promise<ServiceDeps> {
+    const pool = createPool(opts.databaseUrl, info.schema);
+    pools.push(pool);
+    await migrate(pool, info.schema, info.dir);
+    return { pool, bus: opts.bus, clock, logger: opts.logger.child({ part: info.name }), config: opts.config };
+  }
+
+  async function run(part: ServicePart): Promise<string> {
+    parts.push(part);
+    await part.start();
+    const port = await listen(part.server, 0, '127.0.0.1');
+    serviceUrls[part.name] = `http://127.0.0.1:${port}`;
+    return serviceUrls[part.name];
+  }
+
+  try {
+    const routingUrl = await run(routingRisk.build(await depsFor(routingRisk.PART)));
+    const paymentsDeps = await depsFor(payments.PART);
+    const paymentsUrl = await run(
+      payments.build({ ...paymentsDeps, routing: createClient(RoutingService, createPeerTransport(routingUrl)) }),
+    );
+    await run(ledger.build(await depsFor(ledger.PART)));
+    await run(payouts.build(await depsFor(payouts.PART)));
+    await run(webhooks.build(await depsFor(webhooks.PART)));
+
+    const gatewayPool = createPool(opts.databaseUrl, gateway.PART.schema);
+    pools.push(gatewayPool);
+    await migrate(gatewayPool, gateway.PART.schema, gateway.PART.dir);
+    const app = gateway.build({
+      pool: gatewayPool,
+      clients: { payments: createClient(PaymentsService, createPeerTransport(paymentsUrl)) },
+      clock,
+      logger: opts.logger.child({ part: 'gateway' }),
+      operatorToken: opts.config.operatorToken,
+    });
+    await app.listen({ port: opts.config.port, host: opts.config.host });
+    const address = app.server.address() as { port: number };
+    const host = opts.config.host === '0.0.0.0' ? '127.0.0.1' : opts.config.host;
+
+    return {
+      baseUrl: `http://${host}:${address.port}`,
+      serviceUrls,
+      gateway: app,
+      async close() {
+        await app.close();
+        for (const part of parts.reverse()) await part.close();
+        await Promise.all(pools.map((p) => p.end()));
+      },
+    };
+  } catch (err) {
+    for (const part of parts.reverse()) await part.close().catch(() => undefined);
+    await Promise.all(pools.map((p) => p.end().catch(() => undefined)));
+    throw err;
+  }
+}

@@ -1,0 +1,18 @@
+// Provider connectors: how payments reaches each provider, chosen by provider code.
+import { DemoConnector } from './demo.js';
+import type { Connector } from './types.js';
+
+export type { AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector } from './types.js';
+export { DemoConnector };
+
+export interface ConnectorRegistry {
+  forProvider(providerCode: string): Connector | undefined;
+}
+
+/** Demo providers are built in; licensed connectors are registered by code. */
+export function createConnectorRegistry(licensed: Record<string, Connector> = {}): ConnectorRegistry {
+  const demo = new DemoConnector();
+  return {
+    forProvider: (code) => (code.startsWith('demo_') ? demo : licensed[code]),
+  };
+}

@@ -1,0 +1,8 @@
+import { createClient } from '@connectrpc/connect';
+import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import { createPeerTransport, runServicePart } from '../shared/index.js';
+import { PART, build } from './index.js';
+
+await runServicePart(PART, ['routing-risk'], (deps) =>
+  build({ ...deps, routing: createClient(RoutingService, createPeerTransport(deps.config.peers['routing-risk']!)) }),
+);

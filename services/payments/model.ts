@@ -1,0 +1,70 @@
+import type { Failure } from '../../proto/gen/svc/common/v1/common_pb.js';
+
+/** A payment as payments stores it; the proto and contract shapes are derived from it. */
+export interface PaymentRecord {
+  id: string;
+  merchantId: string;
+  projectId: string;
+  mode: string;
+  status: string;
+  amount: bigint;
+  currency: string;
+  capturedAmount: bigint;
+  refundedAmount: bigint;
+  captureMethod: string;
+  paymentMethodType: string;
+  paymentMethodId: string | null;
+  country: string | null;
+  description: string | null;
+  reference: string | null;
+  customer: Record<string, unknown> | null;
+  metadata: Record<string, unknown>;
+  returnUrl: string | null;
+  testScenario: string | null;
+  providerId: string | null;
+  providerCode: string | null;
+  providerName: string | null;
+  providerAccountId: string | null;
+  providerPaymentId: string | null;
+  attemptCount: number;
+  routingDecisionId: string | null;
+  routingRule: string | null;
+  riskDecisionId: string | null;
+  riskScore: number | null;
+  failure: FailureJson | null;
+  feeAmount: bigint;
+  processingTimeMs: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+  processedAt: Date | null;
+  attempts: AttemptRecord[];
+}
+
+export interface AttemptRecord {
+  id: string;
+  attemptNumber: number;
+  status: string;
+  outcome: string | null;
+  providerId: string;
+  providerCode: string;
+  providerName: string | null;
+  providerAccountId: string;
+  providerPaymentId: string | null;
+  providerResponseCode: string | null;
+  providerMessage: string | null;
+  failure: FailureJson | null;
+  feeAmount: bigint;
+  latencyMs: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type FailureJson = Pick<Failure, 'code' | 'category' | 'message'>;
+
+export interface TimelineEntry {
+  type: string;
+  title: string;
+  description?: string;
+  attemptId?: string;
+  data?: Record<string, unknown>;
+}

@@ -1,0 +1,59 @@
+import type { ConnectRouter } from '@connectrpc/connect';
+import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { PaymentsService, type CreatePaymentRequest } from '../../proto/gen/svc/payments/v1/payments_pb.js';
+import { serviceError } from '../shared/index.js';
+import { DemoConnector } from './connectors/index.js';
+import type { Orchestrator } from './orchestrator.js';
+import { paymentToProto } from './to-proto.js';
+
+export const PAYMENT_METHOD_TYPES = ['card', 'bank_transfer', 'qr', 'open_banking', 'wallet', 'instant', 'local'];
+
+function requireScope(scope: Scope | undefined): Scope {
+  if (!scope || !scope.merchantId || !scope.projectId || !['test', 'live'].includes(scope.mode)) {
+    throw serviceError('validation_error', 'scope with merchant_id, project_id and mode is required', { param: 'scope' });
+  }
+  return scope;
+}
+
+/**
+ * The service's own invariants. The gateway validates the full contract first; these checks
+ * protect the service from internal gRPC callers that bypass it.
+ */
+function checkCreate(scope: Scope, req: CreatePaymentRequest): void {
+  const bad = (param: string, message: string) => serviceError('validation_error', message, { param });
+  if (req.amount < 1n) throw bad('amount', 'amount must be at least 1');
+  if (!/^[A-Z]{3}$/.test(req.currency)) throw bad('currency', 'currency must be a 3-letter ISO 4217 code');
+  if (!req.paymentMethod || !PAYMENT_METHOD_TYPES.includes(req.paymentMethod.type)) {
+    throw bad('payment_method.type', 'payment_method.type is not a known payment method type');
+  }
+  if (req.captureMethod && !['automatic', 'manual'].includes(req.captureMethod)) {
+    throw bad('capture_method', 'capture_method must be automatic or manual');
+  }
+  if (req.testScenario !== undefined) {
+    if (scope.mode === 'live') {
+      throw serviceError('test_scenario_not_allowed', 'test_scenario is only accepted with test keys', {
+        param: 'test_scenario',
+      });
+    }
+    if (!DemoConnector.scenarios.has(req.testScenario)) {
+      throw bad('test_scenario', `test_scenario "${req.testScenario}" is not available`);
+    }
+  }
+}
+
+export function routes(orchestrator: Orchestrator) {
+  return (router: ConnectRouter) => {
+    router.service(PaymentsService, {
+      async createPayment(req) {
+        const scope = requireScope(req.scope);
+        checkCreate(scope, req);
+        return { payment: paymentToProto(await orchestrator.create(scope, req)) };
+      },
+      async getPayment(req) {
+        const payment = await orchestrator.get(requireScope(req.scope), req.id);
+        if (!payment) throw serviceError('resource_not_found', `No payment ${req.id}`, { param: 'id' });
+        return { payment: paymentToProto(payment) };
+      },
+    });
+  };
+}

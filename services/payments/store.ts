@@ -1,0 +1,156 @@
+import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { newId, withTransaction, type Pool, type PoolClient, type Queryable } from '../shared/index.js';
+import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
+
+/** Postgres access of payments. Every read filters on merchant, project and mode. */
+
+const PAYMENT_COLUMNS = [
+  'id', 'merchant_id', 'project_id', 'mode', 'status', 'amount', 'currency', 'captured_amount', 'refunded_amount',
+  'capture_method', 'payment_method_type', 'payment_method_id', 'country', 'description', 'reference', 'customer',
+  'metadata', 'return_url', 'test_scenario', 'provider_id', 'provider_code', 'provider_name', 'provider_account_id',
+  'provider_payment_id', 'attempt_count', 'routing_decision_id', 'routing_rule', 'risk_decision_id', 'risk_score',
+  'failure', 'fee_amount', 'processing_time_ms', 'created_at', 'updated_at', 'processed_at',
+] as const;
+
+function paymentValues(p: PaymentRecord): unknown[] {
+  return [
+    p.id, p.merchantId, p.projectId, p.mode, p.status, p.amount, p.currency, p.capturedAmount, p.refundedAmount,
+    p.captureMethod, p.paymentMethodType, p.paymentMethodId, p.country, p.description, p.reference,
+    p.customer && JSON.stringify(p.customer), JSON.stringify(p.metadata), p.returnUrl, p.testScenario, p.providerId,
+    p.providerCode, p.providerName, p.providerAccountId, p.providerPaymentId, p.attemptCount, p.routingDecisionId,
+    p.routingRule, p.riskDecisionId, p.riskScore, p.failure && JSON.stringify(p.failure), p.feeAmount,
+    p.processingTimeMs, p.createdAt, p.updatedAt, p.processedAt,
+  ];
+}
+
+const ATTEMPT_COLUMNS = [
+  'id', 'payment_id', 'merchant_id', 'project_id', 'mode', 'attempt_number', 'status', 'outcome', 'provider_id',
+  'provider_code', 'provider_name', 'provider_account_id', 'provider_payment_id', 'provider_response_code',
+  'provider_message', 'failure', 'fee_amount', 'latency_ms', 'created_at', 'updated_at',
+] as const;
+
+function attemptValues(p: PaymentRecord, a: AttemptRecord): unknown[] {
+  return [
+    a.id, p.id, p.merchantId, p.projectId, p.mode, a.attemptNumber, a.status, a.outcome, a.providerId, a.providerCode,
+    a.providerName, a.providerAccountId, a.providerPaymentId, a.providerResponseCode, a.providerMessage,
+    a.failure && JSON.stringify(a.failure), a.feeAmount, a.latencyMs, a.createdAt, a.updatedAt,
+  ];
+}
+
+/** `INSERT ... ON CONFLICT (id) DO UPDATE` of every column but the immutable scope and creation time. */
+function upsertSql(table: string, columns: readonly string[]): string {
+  const placeholders = columns.map((_, i) => `$${i + 1}`).join(', ');
+  const fixed = new Set(['id', 'payment_id', 'merchant_id', 'project_id', 'mode', 'created_at']);
+  const updates = columns.filter((c) => !fixed.has(c)).map((c) => `${c} = EXCLUDED.${c}`).join(', ');
+  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders}) ON CONFLICT (id) DO UPDATE SET ${updates}`;
+}
+
+const UPSERT_PAYMENT = upsertSql('payments', PAYMENT_COLUMNS);
+const UPSERT_ATTEMPT = upsertSql('payment_attempts', ATTEMPT_COLUMNS);
+
+function toAttempt(r: Record<string, any>): AttemptRecord {
+  return {
+    id: r.id,
+    attemptNumber: r.attempt_number,
+    status: r.status,
+    outcome: r.outcome,
+    providerId: r.provider_id,
+    providerCode: r.provider_code,
+    providerName: r.provider_name,
+    providerAccountId: r.provider_account_id,
+    providerPaymentId: r.provider_payment_id,
+    providerResponseCode: r.provider_response_code,
+    providerMessage: r.provider_message,
+    failure: r.failure,
+    feeAmount: BigInt(r.fee_amount),
+    latencyMs: r.latency_ms,
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
+  };
+}
+
+function toPayment(r: Record<string, any>, attempts: AttemptRecord[]): PaymentRecord {
+  return {
+    id: r.id,
+    merchantId: r.merchant_id,
+    projectId: r.project_id,
+    mode: r.mode,
+    status: r.status,
+    amount: r.amount,
+    currency: r.currency,
+    capturedAmount: r.captured_amount,
+    refundedAmount: r.refunded_amount,
+    captureMethod: r.capture_method,
+    paymentMethodType: r.payment_method_type,
+    paymentMethodId: r.payment_method_id,
+    country: r.country,
+    description: r.description,
+    reference: r.reference,
+    customer: r.customer,
+    metadata: r.metadata,
+    returnUrl: r.return_url,
+    testScenario: r.test_scenario,
+    providerId: r.provider_id,
+    providerCode: r.provider_code,
+    providerName: r.provider_name,
+    providerAccountId: r.provider_account_id,
+    providerPaymentId: r.provider_payment_id,
+    attemptCount: r.attempt_count,
+    routingDecisionId: r.routing_decision_id,
+    routingRule: r.routing_rule,
+    riskDecisionId: r.risk_decision_id,
+    riskScore: r.risk_score,
+    failure: r.failure,
+    feeAmount: r.fee_amount,
+    processingTimeMs: r.processing_time_ms,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    processedAt: r.processed_at,
+    attempts,
+  };
+}
+
+export function createStore(pool: Pool) {
+  return {
+    transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+      return withTransaction(pool, fn);
+    },
+
+    /** Writes the payment and the given attempts as they stand now. */
+    async save(db: Queryable, payment: PaymentRecord, attempts: AttemptRecord[] = payment.attempts): Promise<void> {
+      await db.query(UPSERT_PAYMENT, paymentValues(payment));
+      for (const a of attempts) await db.query(UPSERT_ATTEMPT, attemptValues(payment, a));
+    },
+
+    async addTimeline(db: Queryable, payment: PaymentRecord, entries: TimelineEntry[], at: Date): Promise<void> {
+      if (entries.length === 0) return;
+      const values: unknown[] = [];
+      const rows = entries.map((e, i) => {
+        values.push(
+          newId('tle', at), payment.id, payment.merchantId, payment.projectId, payment.mode, e.type, e.title,
+          e.description ?? null, e.attemptId ?? null, JSON.stringify(e.data ?? {}), at,
+        );
+        const base = i * 11;
+        return `(${Array.from({ length: 11 }, (_, k) => `$${base + k + 1}`).join(', ')})`;
+      });
+      await db.query(
+        `INSERT INTO timeline_events (id, payment_id, merchant_id, project_id, mode, type, title, description,
+           attempt_id, data, created_at) VALUES ${rows.join(', ')}`,
+        values,
+      );
+    },
+
+    async get(scope: Scope, id: string): Promise<PaymentRecord | undefined> {
+      const { rows } = await pool.query(
+        `SELECT p.*, COALESCE(
+           (SELECT json_agg(a ORDER BY a.attempt_number) FROM payment_attempts a WHERE a.payment_id = p.id), '[]') AS attempts_json
+         FROM payments p WHERE p.id = $1 AND p.merchant_id = $2 AND p.project_id = $3 AND p.mode = $4`,
+        [id, scope.merchantId, scope.projectId, scope.mode],
+      );
+      if (rows.length === 0) return undefined;
+      return toPayment(rows[0], (rows[0].attempts_json as Record<string, any>[]).map(toAttempt));
+    },
+  };
+}
+
+export type PaymentsStore = ReturnType<typeof createStore>;

@@ -1,0 +1,2 @@
+// The contract's JSON shapes of resources, shared by the REST API and webhook events.
+export { paymentJson } from './payment.js';

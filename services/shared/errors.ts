@@ -1,0 +1,72 @@
+import { Code, ConnectError } from '@connectrpc/connect';
+
+// The one registry of domain errors: each code's HTTP status, error.type and gRPC code.
+// Services throw these as ConnectErrors; the gateway turns them back into the contract's envelope.
+export const ERRORS = {
+  unauthorized: { status: 401, type: 'authentication_error', grpc: Code.Unauthenticated },
+  invalid_api_key: { status: 401, type: 'authentication_error', grpc: Code.Unauthenticated },
+  ip_not_allowed: { status: 403, type: 'permission_error', grpc: Code.PermissionDenied },
+  forbidden: { status: 403, type: 'permission_error', grpc: Code.PermissionDenied },
+  test_scenario_not_allowed: { status: 400, type: 'invalid_request_error', grpc: Code.InvalidArgument },
+  invalid_json: { status: 400, type: 'invalid_request_error', grpc: Code.InvalidArgument },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error', grpc: Code.InvalidArgument },
+  body_too_large: { status: 413, type: 'invalid_request_error', grpc: Code.InvalidArgument },
+  validation_error: { status: 422, type: 'invalid_request_error', grpc: Code.InvalidArgument },
+  resource_not_found: { status: 404, type: 'not_found_error', grpc: Code.NotFound },
+  route_not_found: { status: 404, type: 'not_found_error', grpc: Code.NotFound },
+  invalid_state_transition: { status: 409, type: 'state_error', grpc: Code.FailedPrecondition },
+  live_mode_not_verified: { status: 409, type: 'state_error', grpc: Code.FailedPrecondition },
+  rate_limited: { status: 429, type: 'rate_limit_error', grpc: Code.ResourceExhausted },
+  service_unavailable: { status: 503, type: 'internal_error', grpc: Code.Unavailable },
+  internal_error: { status: 500, type: 'internal_error', grpc: Code.Internal },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface ErrorOptions {
+  param?: string;
+  details?: unknown;
+}
+
+/** A contract error: its code picks status and type from the registry. */
+export class DomainError extends Error {
+  readonly status: number;
+  readonly type: string;
+  constructor(readonly code: ErrorCode, message: string, readonly options: ErrorOptions = {}) {
+    super(message);
+    this.status = ERRORS[code].status;
+    this.type = ERRORS[code].type;
+  }
+}
+
+const CODE_HEADER = 'svc-error-code';
+const PARAM_HEADER = 'svc-error-param';
+
+/** What a service throws: the gRPC code for gRPC callers, the contract code in metadata for the gateway. */
+export function toConnectError(err: DomainError): ConnectError {
+  const metadata = new Headers({ [CODE_HEADER]: err.code });
+  if (err.options.param) metadata.set(PARAM_HEADER, err.options.param);
+  return new ConnectError(err.message, ERRORS[err.code].grpc, metadata);
+}
+
+export function serviceError(code: ErrorCode, message: string, options: ErrorOptions = {}): ConnectError {
+  return toConnectError(new DomainError(code, message, options));
+}
+
+function isErrorCode(value: string | null): value is ErrorCode {
+  return value !== null && Object.hasOwn(ERRORS, value);
+}
+
+/** Turns whatever a peer threw back into a DomainError; unknown failures stay opaque. */
+export function fromConnectError(err: unknown): DomainError {
+  if (err instanceof DomainError) return err;
+  const ce = ConnectError.from(err);
+  const code = ce.metadata.get(CODE_HEADER);
+  if (isErrorCode(code)) {
+    return new DomainError(code, ce.rawMessage, { param: ce.metadata.get(PARAM_HEADER) ?? undefined });
+  }
+  if (ce.code === Code.Unavailable || ce.code === Code.DeadlineExceeded) {
+    return new DomainError('service_unavailable', 'A dependency is temporarily unavailable; retry the request.');
+  }
+  return new DomainError('internal_error', 'An internal error occurred.');
+}

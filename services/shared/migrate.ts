@@ -1,0 +1,50 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Pool } from './db.js';
+import { projectPath } from './paths.js';
+
+/**
+ * Applies a part's SQL migrations (`<part dir>/migrations/NNNN-name.sql`, in name order) to its
+ * schema. A session-level advisory lock per schema serialises replicas that start together.
+ */
+export async function migrate(pool: Pool, schema: string, partDir: string): Promise<string[]> {
+  const dir = projectPath(partDir, 'migrations');
+  // A part without tables yet has no migrations folder; it still gets its schema.
+  const files = existsSync(dir) ? (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort() : [];
+  const client = await pool.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`svc-migrate:${schema}`]);
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
+           version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      const done = new Set(
+        (await client.query(`SELECT version FROM ${schema}.schema_migrations`)).rows.map((r) => r.version as string),
+      );
+      for (const file of files) {
+        if (done.has(file)) continue;
+        const sql = await readFile(join(dir, file), 'utf8');
+        await client.query('BEGIN');
+        try {
+          await client.query(`SET LOCAL search_path TO ${schema}`);
+          await client.query(sql);
+          await client.query(`INSERT INTO ${schema}.schema_migrations (version) VALUES ($1)`, [file]);
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw new Error(`migration ${schema}/${file} failed: ${(err as Error).message}`);
+        }
+        applied.push(file);
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`svc-migrate:${schema}`]);
+    }
+  } finally {
+    client.release();
+  }
+  return applied;
+}

@@ -1,0 +1,72 @@
+import type http2 from 'node:http2';
+import type { ConnectRouter } from '@connectrpc/connect';
+import type { Logger } from 'pino';
+import type { EventBus } from './bus/index.js';
+import type { Clock } from './clock.js';
+import type { Config, ServiceName } from './config.js';
+import type { Pool } from './db.js';
+import { OutboxRelay } from './outbox.js';
+import { HealthState, ServingStatus, closeRpcServer, createRpcServer } from './rpc.js';
+
+/** What every service part is built from; tests pass real or in-memory pieces. */
+export interface ServiceDeps {
+  pool: Pool;
+  bus: EventBus;
+  clock: Clock;
+  logger: Logger;
+  config: Config;
+}
+
+/** A built service part: its gRPC server (not listening yet) and its background work. */
+export interface ServicePart {
+  name: ServiceName;
+  server: http2.Http2Server;
+  health: HealthState;
+  /** Starts background work (outbox relay, consumers, schedulers). */
+  start(): Promise<void>;
+  /** Stops taking work, lets in-flight requests finish, stops background work. */
+  close(): Promise<void>;
+}
+
+export interface PartSpec {
+  name: ServiceName;
+  /** Fully qualified proto service names, reported by grpc.health.v1.Health. */
+  services: string[];
+  routes(router: ConnectRouter): void;
+  /** Parts that produce events relay their outbox. */
+  relay?: OutboxRelay;
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
+}
+
+export function assemblePart(deps: ServiceDeps, spec: PartSpec): ServicePart {
+  const health = new HealthState(spec.services);
+  const server = createRpcServer(spec.routes, health);
+  return {
+    name: spec.name,
+    server,
+    health,
+    async start() {
+      spec.relay?.start();
+      await spec.start?.();
+    },
+    async close() {
+      health.setAll(ServingStatus.NOT_SERVING);
+      await closeRpcServer(server, deps.config.shutdownTimeoutMs);
+      await spec.stop?.();
+      // Stopping the relay last flushes events of requests that finished during shutdown.
+      await spec.relay?.drain();
+      await spec.relay?.stop();
+    },
+  };
+}
+
+export function createRelay(deps: ServiceDeps): OutboxRelay {
+  return new OutboxRelay({
+    pool: deps.pool,
+    bus: deps.bus,
+    logger: deps.logger,
+    subjectPrefix: deps.config.natsSubjectPrefix,
+    pollMs: deps.config.outboxPollMs,
+  });
+}
