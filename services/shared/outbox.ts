@@ -72,7 +72,7 @@ export class OutboxRelay {
   async drain(): Promise<void> {
     const batch = this.opts.batchSize ?? 200;
     try {
-      while (!this.stopped && (await this.publishBatch(batch)) === batch);
+      while ((await this.publishBatch(batch)) === batch);
     } catch (err) {
       this.opts.logger.warn({ err: (err as Error).message }, 'outbox relay: publish failed, will retry');
     }

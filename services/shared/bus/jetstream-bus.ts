@@ -46,7 +46,8 @@ export class JetStreamBus implements EventBus {
       durable_name: durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
-      filter_subjects: subjects,
+      // filter_subjects needs NATS 2.10; a single filter works on 2.9 too.
+      ...(subjects.length === 1 ? { filter_subject: subjects[0] } : { filter_subjects: subjects }),
       ack_wait: nanos(30_000),
     });
     const consumer = await this.js.consumers.get(this.opts.stream, durable);

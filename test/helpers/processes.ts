@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { Health, HealthCheckResponse_ServingStatus } from '../../proto/gen/grpc/health/v1/health_pb.js';
+import { projectPath } from '../../services/shared/index.js';
+
+export interface PartProcess {
+  name: string;
+  child: ChildProcess;
+  output(): string;
+  /** SIGTERM, then the exit code (null if it had to be killed). */
+  stop(timeoutMs?: number): Promise<number | null>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs a compiled entrypoint (`dist/...js`) as its own process with exactly the given environment. */
+export function spawnPart(name: string, entry: string, env: Record<string, string>): PartProcess {
+  const child = spawn(process.execPath, [projectPath('dist', entry)], {
+    cwd: projectPath(),
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    name,
+    child,
+    output: () => out,
+    async stop(timeoutMs = 15_000) {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/** Waits until the part answers grpc.health.v1.Health/Check with SERVING. */
+export async function waitForHealth(part: PartProcess, baseUrl: string, timeoutMs = 30_000): Promise<void> {
+  const client = createClient(Health, createGrpcTransport({ baseUrl }));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (part.child.exitCode !== null) throw new Error(`${part.name} exited early:\n${part.output()}`);
+    try {
+      const res = await client.check({ service: '' }, { timeoutMs: 1000 });
+      if (res.status === HealthCheckResponse_ServingStatus.SERVING) return;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) throw new Error(`${part.name} never became healthy:\n${part.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function waitForHttp(part: PartProcess, url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (part.child.exitCode !== null) throw new Error(`${part.name} exited early:\n${part.output()}`);
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${part.name} never answered HTTP:\n${part.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}

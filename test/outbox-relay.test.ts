@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import {
+  OutboxRelay, createLogger, createPool, enqueueEvent, migrate, newId, withTransaction,
+  type BusMessage, type EventBus, type Pool,
+} from '../services/shared/index.js';
+import { createTestBus, type TestBus } from './helpers/bus.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+
+let db: TestDatabase;
+let pool: Pool;
+let testBus: TestBus;
+const logger = createLogger('test', 'silent');
+
+before(async () => {
+  db = await createTestDatabase();
+  pool = createPool(db.url, 'payments', 4);
+  await migrate(pool, 'payments', 'services/payments');
+  testBus = await createTestBus();
+});
+after(async () => {
+  await pool?.end();
+  await testBus?.close();
+  await db?.drop();
+});
+
+function event(type: string) {
+  return {
+    id: newId('evt'), type, mode: 'test', merchant_id: 'mer_1', project_id: 'prj_1',
+    created_at: new Date().toISOString(), data: { object: { id: newId('pay') } },
+  };
+}
+
+async function unpublished(): Promise<number> {
+  return (await pool.query('SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL')).rows[0].n;
+}
+
+const prefix = () => testBus.nats?.subjectPrefix ?? 'svc.events';
+
+test('a rolled-back transaction leaves no event behind', async () => {
+  await assert.rejects(
+    withTransaction(pool, async (tx) => {
+      await enqueueEvent(tx, event('payment.created'));
+      throw new Error('state change failed');
+    }),
+  );
+  assert.equal(await unpublished(), 0);
+});
+
+test('rows stay in the outbox while the bus refuses them, and are published once it accepts', async () => {
+  let accept = false;
+  const published: BusMessage[] = [];
+  const flaky: EventBus = {
+    async publish(m) {
+      if (!accept) throw new Error('broker unavailable');
+      published.push(m);
+      await testBus.bus.publish(m);
+    },
+    consume: (...args) => testBus.bus.consume(...args),
+    close: async () => undefined,
+  };
+  const relay = new OutboxRelay({ pool, bus: flaky, logger, subjectPrefix: prefix(), pollMs: 20 });
+  const events = [event('payment.created'), event('payment.successful')];
+  await withTransaction(pool, async (tx) => {
+    for (const e of events) await enqueueEvent(tx, e);
+  });
+  await relay.drain();
+  assert.equal(await unpublished(), 2, 'nothing is marked sent without an ack');
+  accept = true;
+  await relay.drain();
+  assert.equal(await unpublished(), 0);
+  assert.deepEqual(published.map((m) => m.msgId).sort(), events.map((e) => e.id).sort());
+  assert.deepEqual(published.map((m) => m.subject).sort(), [`${prefix()}.payment.created`, `${prefix()}.payment.successful`]);
+});
+
+test('two relays draining at once publish each event to consumers exactly once', async () => {
+  const ids = new Set<string>();
+  for (let i = 0; i < 50; i++) {
+    const e = event('payment.created');
+    ids.add(e.id);
+    await enqueueEvent(pool, e);
+  }
+  const received: string[] = [];
+  const sub = await testBus.bus.consume(`relay_test_${Date.now()}`, [`${prefix()}.>`], async (e) => {
+    if (ids.has(e.id)) received.push(e.id);
+  });
+  const relays = [0, 1].map(() => new OutboxRelay({ pool, bus: testBus.bus, logger, subjectPrefix: prefix(), pollMs: 20, batchSize: 7 }));
+  await Promise.all(relays.map((r) => r.drain()));
+  const deadline = Date.now() + 10_000;
+  while (received.length < ids.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 200));
+  await sub.stop();
+  assert.equal(await unpublished(), 0);
+  assert.equal(received.length, ids.size);
+  assert.equal(new Set(received).size, ids.size, 'no event delivered twice');
+});
+
+test('publishing the same event id again is dropped by the bus (deduplication window)', async () => {
+  const e = event('payment.created');
+  const received: string[] = [];
+  const sub = await testBus.bus.consume(`dedup_test_${Date.now()}`, [`${prefix()}.>`], async (got) => {
+    if (got.id === e.id) received.push(got.id);
+  });
+  const message = { subject: `${prefix()}.payment.created`, msgId: e.id, data: Buffer.from(JSON.stringify(e)) };
+  await testBus.bus.publish(message);
+  await testBus.bus.publish(message);
+  const deadline = Date.now() + 5000;
+  while (received.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 300));
+  await sub.stop();
+  assert.deepEqual(received, [e.id]);
+});
