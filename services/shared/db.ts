@@ -18,12 +18,16 @@ const types = {
 /** One pool per part, pinned to the part's own schema so it cannot read another's tables. */
 export function createPool(databaseUrl: string, schema: string, max = 10): Pool {
   if (!/^[a-z_]+$/.test(schema)) throw new Error(`bad schema name ${schema}`);
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: databaseUrl,
     max,
     options: `-c search_path=${schema}`,
     types: types as pg.CustomTypesConfig,
   });
+  // An idle client's connection dropped (database restart or failover): the pool discards
+  // that client and the next query connects afresh. Unhandled, the event would crash the part.
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {

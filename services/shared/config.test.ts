@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig, requireForPart } from './config.js';
+
+test('defaults apply when nothing is set', () => {
+  const c = loadConfig({});
+  assert.equal(c.port, 8080);
+  assert.equal(c.grpcPort, 50051);
+  assert.equal(c.natsStream, 'SVC_EVENTS');
+  assert.equal(c.natsSubjectPrefix, 'svc.events');
+  assert.equal(c.databaseUrl, undefined);
+  assert.deepEqual(c.peers, {});
+});
+
+test('peer addresses come from <SERVICE>_URL', () => {
+  const c = loadConfig({ ROUTING_RISK_URL: 'http://rr:50051', PAYMENTS_URL: 'http://p:50051' });
+  assert.equal(c.peers['routing-risk'], 'http://rr:50051');
+  assert.equal(c.peers.payments, 'http://p:50051');
+});
+
+test('each bad value is refused with a message that names its variable', () => {
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ GRPC_PORT: '-1' }, 'GRPC_PORT'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL'],
+    [{ NATS_URL: 'http://x' }, 'NATS_URL'],
+    [{ NATS_STREAM: 'a.b' }, 'NATS_STREAM'],
+    [{ NATS_SUBJECT_PREFIX: 'a.>' }, 'NATS_SUBJECT_PREFIX'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ PAYMENTS_URL: 'ftp://x' }, 'PAYMENTS_URL'],
+    [{ OPERATOR_TOKEN: 'short' }, 'OPERATOR_TOKEN'],
+    [{ OUTBOX_POLL_MS: '1' }, 'OUTBOX_POLL_MS'],
+  ];
+  for (const [env, variable] of cases) {
+    assert.throws(() => loadConfig(env), (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.equal(err.variable, variable);
+      assert.match(err.message, new RegExp(variable));
+      return true;
+    });
+  }
+});
+
+test('a part run on its own requires the database, NATS and its peers', () => {
+  const base = { DATABASE_URL: 'postgres://h/db', NATS_URL: 'nats://h:4222' };
+  assert.throws(() => requireForPart(loadConfig({ NATS_URL: base.NATS_URL }), 'ledger', []), /DATABASE_URL/);
+  assert.throws(() => requireForPart(loadConfig({ DATABASE_URL: base.DATABASE_URL }), 'ledger', []), /NATS_URL/);
+  assert.throws(() => requireForPart(loadConfig(base), 'payments', ['routing-risk']), /ROUTING_RISK_URL/);
+  requireForPart(loadConfig({ ...base, ROUTING_RISK_URL: 'http://rr:1' }), 'payments', ['routing-risk']);
+});
