@@ -36,3 +36,22 @@ test('a part sees only its own schema through its pool', async () => {
     await Promise.all([gateway.end(), payments.end()]);
   }
 });
+
+test('`npm run migrate` applies every part\'s schema and exits; a second run finds them up to date', async () => {
+  const { spawnPart } = await import('./helpers/processes.js');
+  const run = async () => {
+    const part = spawnPart('migrate', 'services/all-in-one/migrate.js', { DATABASE_URL: db.url });
+    const code = await new Promise<number | null>((resolve) => part.child.once('exit', resolve));
+    return { code, output: part.output() };
+  };
+  const first = await run();
+  assert.equal(first.code, 0, first.output);
+  for (const part of ['gateway', 'payments', 'routing-risk', 'ledger', 'payouts', 'webhooks']) {
+    assert.match(first.output, new RegExp(`^${part}: `, 'm'));
+  }
+  assert.match(first.output, /^routing-risk: 0001-routing-risk\.sql$/m);
+  const second = await run();
+  assert.equal(second.code, 0, second.output);
+  assert.match(second.output, /^gateway: up to date$/m);
+  assert.match(second.output, /^routing-risk: up to date$/m);
+});

@@ -8,7 +8,8 @@ declare module 'fastify' {
   }
 }
 
-const BEARER = /^Bearer (\S+)$/;
+// The scheme name is case-insensitive (RFC 7235); the key itself is not.
+const BEARER = /^Bearer +(\S+)$/i;
 
 /** The identity of a request: 401 unauthorized without a bearer header, invalid_api_key for a bad key. */
 export async function authenticate(store: GatewayStore, request: FastifyRequest): Promise<Identity> {

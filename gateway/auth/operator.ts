@@ -6,7 +6,7 @@ const digest = (v: string) => createHash('sha256').update(v).digest();
 
 /** The management API takes the deployment's operator token as a bearer token. */
 export function requireOperator(token: string, request: FastifyRequest): void {
-  const match = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '');
+  const match = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '');
   if (!match) throw new DomainError('unauthorized', 'Provide the operator token as "Authorization: Bearer <TOKEN>".');
   // Equal-length digests make the comparison constant-time whatever was sent.
   if (!timingSafeEqual(digest(match[1]), digest(token))) {
