@@ -19,7 +19,7 @@ export interface ErrorBody {
 
 /** The API answered with an error; `body` is what --json prints. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly body: ErrorBody) {
+  constructor(readonly status: number, readonly body: ErrorBody, readonly hint?: string) {
     super(body.error.message);
   }
   get code(): string {

@@ -23,6 +23,8 @@ export interface Command {
 
 const MODES = ['test', 'live'];
 
+export const SHOWN_ONCE = 'This secret is shown once: store it now, it cannot be shown again.';
+
 function required(values: Values, ...names: string[]): string | undefined {
   const missing = names.find((n) => values[n] === undefined || values[n]!.trim() === '');
   return missing ? `--${missing} is required` : undefined;
@@ -98,8 +100,6 @@ export const COMMANDS: Command[] = [
     human: (body) => (body.data.length === 0 ? ['no keys'] : body.data.map(keyLine)),
   },
 ];
-
-export const SHOWN_ONCE = 'This secret is shown once: store it now, it cannot be shown again.';
 
 export const COMMON_OPTIONS = '[--json] [--url URL]';
 

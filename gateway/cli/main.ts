@@ -1,0 +1,179 @@
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ApiError, BadUrlError, CliError, createManagementClient, resolveBaseUrl, resolveToken } from './client.js';
+import {
+  COMMANDS, SHOWN_ONCE, findCommand, generalUsage, groupCommands, usageOf, type Command,
+} from './commands.js';
+
+/**
+ * `svc`: parses argv, picks the command, calls the management API, prints the result.
+ * Exit codes: 0 done, 1 the API refused or could not be reached, 2 a usage mistake.
+ */
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  fetch?: typeof fetch;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const COMMON: Options = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  url: { type: 'string' },
+};
+
+function optionsOf(names: string[]): Options {
+  return Object.fromEntries(names.map((n) => [n, { type: 'string' as const }]));
+}
+
+// Declaring every command's options lets the first pass find the command words wherever the
+// flags stand, e.g. `svc --json key list --project X`, without taking a flag's value for a word.
+const ALL_OPTIONS: Options = { ...COMMON, ...optionsOf(COMMANDS.flatMap((c) => c.options)) };
+
+class UsageError extends Error {
+  constructor(message: string | undefined, readonly usage: string) {
+    super(message);
+  }
+}
+
+function commandUsage(command: Command): string {
+  return `usage: ${usageOf(command)}\n  ${command.summary}`;
+}
+
+function groupUsage(commands: Command[]): string {
+  return commands.map((c, i) => `${i === 0 ? 'usage: ' : '       '}${usageOf(c)}`).join('\n');
+}
+
+interface Invocation {
+  command: Command;
+  values: Record<string, string | undefined>;
+  positionals: string[];
+  json: boolean;
+}
+
+function parseInvocation(argv: string[]): Invocation {
+  const first = parseArgs({ args: argv, options: ALL_OPTIONS, strict: false, allowPositionals: true });
+  let words = first.positionals;
+  const asksHelp = words[0] === 'help' || first.values.help === true;
+  if (words[0] === 'help') words = words.slice(1);
+  const [group, action] = words;
+  if (group === undefined) throw new UsageError(undefined, generalUsage());
+  const command = findCommand(group, action);
+  if (!command) {
+    const group_ = groupCommands(group);
+    if (group_.length === 0) throw new UsageError(`unknown command "${group}"`, generalUsage());
+    if (asksHelp && action === undefined) throw new UsageError(undefined, groupUsage(group_));
+    const what = action === undefined ? `"${group}" needs a subcommand` : `unknown command "${group} ${action}"`;
+    throw new UsageError(what, groupUsage(group_));
+  }
+  if (asksHelp) throw new UsageError(undefined, commandUsage(command));
+
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv, options: { ...COMMON, ...optionsOf(command.options) }, strict: true, allowPositionals: true,
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message, commandUsage(command));
+  }
+  const positionals = parsed.positionals.slice(2);
+  if (positionals.length < command.positionals.length) {
+    throw new UsageError(`${command.positionals[positionals.length]} is required`, commandUsage(command));
+  }
+  if (positionals.length > command.positionals.length) {
+    throw new UsageError(`unexpected argument "${positionals[command.positionals.length]}"`, commandUsage(command));
+  }
+  const values: Record<string, string | undefined> = {};
+  for (const name of [...command.options, 'url']) values[name] = parsed.values[name] as string | undefined;
+  const problem = command.check(values, positionals);
+  if (problem) throw new UsageError(problem, commandUsage(command));
+  return { command, values, positionals, json: parsed.values.json === true };
+}
+
+const asJson = (body: unknown) => `${JSON.stringify(body, null, 2)}\n`;
+
+/** Runs one `svc` invocation and returns its exit code; nothing here exits the process. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let invocation: Invocation;
+  let baseUrl: string;
+  try {
+    invocation = parseInvocation(argv);
+    try {
+      baseUrl = resolveBaseUrl(invocation.values.url, io.env);
+    } catch (err) {
+      if (err instanceof BadUrlError) throw new UsageError(err.message, commandUsage(invocation.command));
+      throw err;
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`${err.message ? `error: ${err.message}\n\n` : ''}${err.usage}\n`);
+      return 2;
+    }
+    throw err;
+  }
+
+  const { command, values, positionals, json } = invocation;
+  try {
+    const { token, source } = await resolveToken(io.env, io.cwd);
+    const api = createManagementClient(baseUrl, token, io.fetch);
+    try {
+      const body = await command.call(api, values, positionals);
+      if (json) {
+        io.stdout(asJson(body));
+        // stdout stays one JSON object; the reminder goes where a person still sees it.
+        if (typeof body.secret === 'string') io.stderr(`${SHOWN_ONCE}\n`);
+      } else {
+        io.stdout(`${command.human(body).join('\n')}\n`);
+      }
+      return 0;
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'invalid_api_key') {
+        throw new ApiError(err.status, err.body, `check the operator token from ${source}`);
+      }
+      // The gateway mounts /manage only when it has an operator token, so a missing route means that.
+      if (err instanceof ApiError && err.code === 'route_not_found') {
+        throw new ApiError(err.status, err.body, `${baseUrl} has no management API; is OPERATOR_TOKEN set there?`);
+      }
+      throw err;
+    }
+  } catch (err) {
+    if (err instanceof ApiError) {
+      if (json) io.stdout(asJson(err.body));
+      io.stderr(`error: ${err.code}: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
+      return 1;
+    }
+    if (err instanceof CliError) {
+      io.stderr(`error: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+/** The process entry that bin/svc.js calls. */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  process.exitCode = await runCli(argv, {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+  });
+}
+
+// Importing this module runs nothing, so `node dist/gateway/cli/main.js` has to start itself.
+function isEntry(): boolean {
+  if (!process.argv[1]) return false;
+  try {
+    return realpathSync(resolve(process.argv[1])) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntry()) await main();

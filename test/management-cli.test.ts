@@ -1,0 +1,204 @@
+// Whole-system test of `svc`: the real bin as a child process against a running stack.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { projectPath } from '../services/shared/index.js';
+import { request, startTestStack, type TestStack } from './helpers/stack.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+// The CLI reads SVC_* and DATA_DIR; the test's own environment must not leak a token or target in.
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['SVC_URL', 'SVC_OPERATOR_TOKEN', 'DATA_DIR']) delete env[name];
+  return { ...env, ...extra };
+}
+
+function svc(args: string[], env: Record<string, string>, cwd = projectPath()): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [projectPath('bin', 'svc.js'), ...args], { cwd, env: cleanEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('svc management CLI', () => {
+  let stack: TestStack;
+  let env: Record<string, string>;
+  const outputs: string[] = [];
+
+  // Every run is kept so the last test can check the operator token never reached any output.
+  const run = async (args: string[], runEnv = env, cwd?: string) => {
+    const result = await svc(args, runEnv, cwd);
+    outputs.push(result.stdout, result.stderr);
+    return result;
+  };
+  const json = (r: Run) => {
+    assert.equal(r.code, 0, `exit ${r.code}: ${r.stderr}`);
+    return JSON.parse(r.stdout);
+  };
+
+  let merchantId: string;
+  let projectId: string;
+  let testKey: { id: string; secret: string };
+  let liveKey: { id: string; secret: string };
+
+  before(async () => {
+    stack = await startTestStack();
+    env = { SVC_URL: stack.baseUrl, SVC_OPERATOR_TOKEN: stack.operatorToken };
+  });
+  after(async () => {
+    await stack?.close();
+  });
+
+  it('creates a merchant with its default project', async () => {
+    const body = json(await run(['merchant', 'create', '--name', 'Acme Ltd', '--json']));
+    assert.match(body.merchant.id, /^mer_/);
+    assert.match(body.project.id, /^prj_/);
+    assert.equal(body.merchant.name, 'Acme Ltd');
+    assert.equal(body.merchant.verification_status, 'pending');
+    merchantId = body.merchant.id;
+    projectId = body.project.id;
+  });
+
+  it('refuses a live key before verification', async () => {
+    const r = await run(['key', 'create', '--project', projectId, '--mode', 'live', '--name', 'too early', '--json']);
+    assert.equal(r.code, 1);
+    assert.equal(JSON.parse(r.stdout).error.code, 'live_mode_not_verified');
+    assert.match(r.stderr, /^error: live_mode_not_verified: /m);
+  });
+
+  it('creates a test key whose secret works against /v1/me', async () => {
+    const r = await run(['key', 'create', '--project', projectId, '--mode', 'test', '--name', 'ci']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /shown once/);
+    const secret = /^secret: (\S+)$/m.exec(r.stdout)?.[1] ?? '';
+    assert.match(secret, /^svc_sk_test_/, r.stdout);
+    const id = /^key (key_\S+)/m.exec(r.stdout)?.[1] ?? '';
+    assert.ok(id, r.stdout);
+    testKey = { id, secret };
+
+    const me = await request(stack.baseUrl, 'GET', '/v1/me', { key: secret });
+    assert.equal(me.status, 200);
+    assert.equal(me.body.project.id, projectId);
+    assert.equal(me.body.merchant.id, merchantId);
+    assert.equal(me.body.mode, 'test');
+    assert.equal(me.body.api_key.id, testKey.id);
+    assert.ok(secret.startsWith(me.body.api_key.prefix));
+  });
+
+  it('creates a live key once the merchant is verified', async () => {
+    const verified = json(await run(['merchant', 'verify', merchantId, '--json']));
+    assert.equal(verified.id, merchantId);
+    assert.equal(verified.verification_status, 'approved');
+
+    const r = await run(['key', 'create', '--project', projectId, '--mode', 'live', '--name', 'prod', '--json']);
+    const body = json(r);
+    assert.match(body.secret, /^svc_sk_live_/);
+    assert.equal(body.mode, 'live');
+    assert.match(r.stderr, /shown once/);
+    liveKey = { id: body.id, secret: body.secret };
+
+    const me = await request(stack.baseUrl, 'GET', '/v1/me', { key: liveKey.secret });
+    assert.equal(me.status, 200);
+    assert.equal(me.body.mode, 'live');
+  });
+
+  it('lists keys without their secrets', async () => {
+    const r = await run(['key', 'list', '--project', projectId, '--json']);
+    const body = json(r);
+    assert.deepEqual(body.data.map((k: any) => k.id).sort(), [testKey.id, liveKey.id].sort());
+    for (const key of body.data) assert.equal('secret' in key, false);
+    const human = await run(['key', 'list', '--project', projectId]);
+    assert.equal(human.code, 0, human.stderr);
+    for (const text of [r.stdout, r.stderr, human.stdout, human.stderr]) {
+      assert.ok(!text.includes(testKey.secret) && !text.includes(liveKey.secret), 'a secret leaked into list output');
+    }
+    assert.match(human.stdout, new RegExp(`^${testKey.id}\\s+test\\s+.*active`, 'm'));
+  });
+
+  it('revokes a key so it no longer authenticates', async () => {
+    const body = json(await run(['key', 'revoke', testKey.id, '--json']));
+    assert.equal(body.id, testKey.id);
+    assert.ok(body.revoked_at);
+    const me = await request(stack.baseUrl, 'GET', '/v1/me', { key: testKey.secret });
+    assert.equal(me.status, 401);
+    assert.equal(me.body.error.code, 'invalid_api_key');
+  });
+
+  it('reports an unknown id as an API error', async () => {
+    const r = await run(['merchant', 'verify', 'mer_doesnotexist', '--json']);
+    assert.equal(r.code, 1);
+    assert.equal(JSON.parse(r.stdout).error.code, 'resource_not_found');
+  });
+
+  it('rejects a wrong operator token', async () => {
+    const r = await run(['key', 'list', '--project', projectId, '--json'], {
+      ...env, SVC_OPERATOR_TOKEN: 'svc_op_wrongwrongwrongwrongwrong',
+    });
+    assert.equal(r.code, 1);
+    assert.equal(JSON.parse(r.stdout).error.code, 'invalid_api_key');
+    assert.match(r.stderr, /^error: invalid_api_key: /m);
+    assert.ok(!r.stderr.includes('svc_op_wrongwrong'), 'the token must not be printed');
+  });
+
+  it('reads the token from <DATA_DIR>/operator-token in the current folder', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-cli-'));
+    try {
+      const noToken = await run(['key', 'list', '--project', projectId], { SVC_URL: stack.baseUrl }, dir);
+      assert.equal(noToken.code, 1);
+      assert.match(noToken.stderr, /SVC_OPERATOR_TOKEN/);
+      await mkdir(join(dir, 'state'));
+      await writeFile(join(dir, 'state', 'operator-token'), `${stack.operatorToken}\n`, { mode: 0o600 });
+      const r = await run(['key', 'list', '--project', projectId, '--json'], {
+        SVC_URL: stack.baseUrl, DATA_DIR: 'state',
+      }, dir);
+      assert.equal(json(r).data.length, 2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names the URL when nothing listens there', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const r = await run(['key', 'list', '--project', projectId], { ...env, SVC_URL: url });
+    assert.equal(r.code, 1);
+    assert.ok(r.stderr.includes(url), r.stderr);
+    assert.match(r.stderr, /connection refused/);
+  });
+
+  it('exits 2 with usage for unknown commands, help and usage mistakes', async () => {
+    for (const args of [['frobnicate'], ['--help'], ['help'], ['key'], ['key', 'create', '--project', projectId],
+      ['key', 'create', '--project', projectId, '--mode', 'prod', '--name', 'x'], ['merchant', 'verify'],
+      ['merchant', 'create', '--name', 'x', '--token', 'abc']]) {
+      const r = await run(args);
+      assert.equal(r.code, 2, `svc ${args.join(' ')}: exit ${r.code}`);
+      assert.match(r.stderr, /usage: svc/);
+      assert.equal(r.stdout, '');
+    }
+  });
+
+  it('never prints the operator token', () => {
+    for (const text of outputs) assert.ok(!text.includes(stack.operatorToken));
+  });
+});
