@@ -1,13 +1,13 @@
 import type { Client } from '@connectrpc/connect';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
-import { newId, type Clock, type Logger, type Pool } from '../services/shared/index.js';
+import { newId, type Clock, type Config, type Logger, type Pool } from '../services/shared/index.js';
 import { authenticate } from './auth/authenticate.js';
 import { installErrorHandling } from './http/errors.js';
 import { managementRoutes } from './management/routes.js';
 import { meRoutes } from './routes/me.js';
 import { paymentRoutes } from './routes/payments.js';
-import { createStore } from './store.js';
+import { createStore } from './store/index.js';
 
 export interface GatewayClients {
   payments: Client<typeof PaymentsService>;
@@ -18,8 +18,13 @@ export interface GatewayDeps {
   clients: GatewayClients;
   clock: Clock;
   logger: Logger;
+  config: Config;
   /** Enables the management API; without it the /manage routes do not exist. */
   operatorToken?: string;
+}
+
+export function isApiRequest(url: string): boolean {
+  return url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?');
 }
 
 /** The HTTP gateway, ready to listen. */
@@ -33,10 +38,14 @@ export function build(deps: GatewayDeps): FastifyInstance {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (request.url.startsWith('/v1/') || request.url === '/v1') {
-      request.identity = await authenticate(store, request);
-    }
+    if (isApiRequest(request.url)) request.identity = await authenticate(store, request);
   });
+  // The edge rules run in this order, each only on authenticated /v1 requests: the IP allow-list
+  // and the rate limit as onRequest hooks right after authentication, idempotency as a preHandler
+  // (after validation, so a request refused as invalid leaves no idempotency record).
+  // EDGE-SLOT: ip-allowlist
+  // EDGE-SLOT: rate-limit
+  // EDGE-SLOT: idempotency
   installErrorHandling(app);
 
   meRoutes(app);

@@ -1,5 +1,5 @@
 import type { Clock, Pool } from '../services/shared/index.js';
-import { createStore } from './store.js';
+import { createStore } from './store/index.js';
 
 /**
  * First start of a fresh local install: one merchant, its default project and a test key,

@@ -18,6 +18,7 @@ try {
     clients: { payments: createClient(PaymentsService, createPeerTransport(config.peers.payments)) },
     clock: systemClock,
     logger,
+    config,
     operatorToken: config.operatorToken,
   });
   await app.listen({ port: config.port, host: config.host });

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../../services/shared/index.js';
-import type { GatewayStore, Identity } from '../store.js';
+import type { GatewayStore, Identity } from '../store/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { DomainError, type Clock } from '../../services/shared/index.js';
 import { requireOperator } from '../auth/operator.js';
-import type { GatewayStore, Mode } from '../store.js';
+import type { GatewayStore, Mode } from '../store/index.js';
 
 /**
  * The management API: what the contract says is done "in the dashboard", for the `svc` CLI.

@@ -77,7 +77,10 @@ function paymentMethodOf(value: CreatePaymentBody['payment_method']) {
 }
 
 export function paymentRoutes(app: FastifyInstance, payments: Client<typeof PaymentsService>): void {
-  app.post<{ Body: CreatePaymentBody }>('/v1/payments', { schema: { body: createPaymentBody } }, async (request, reply) => {
+  app.post<{ Body: CreatePaymentBody }>('/v1/payments', {
+    schema: { body: createPaymentBody },
+    config: { idempotent: true },
+  }, async (request, reply) => {
     const identity = request.identity!;
     const body = request.body;
     if (body.test_scenario !== undefined && identity.mode === 'live') {

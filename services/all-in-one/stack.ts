@@ -70,6 +70,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       clients: { payments: createClient(PaymentsService, createPeerTransport(paymentsUrl)) },
       clock,
       logger: opts.logger.child({ part: 'gateway' }),
+      config: opts.config,
       operatorToken: opts.config.operatorToken,
     });
     await app.listen({ port: opts.config.port, host: opts.config.host });

@@ -32,6 +32,10 @@ test('each bad value is refused with a message that names its variable', () => {
     [{ PAYMENTS_URL: 'ftp://x' }, 'PAYMENTS_URL'],
     [{ OPERATOR_TOKEN: 'short' }, 'OPERATOR_TOKEN'],
     [{ OUTBOX_POLL_MS: '1' }, 'OUTBOX_POLL_MS'],
+    [{ TRUSTED_PROXIES: '10.0.0.1,not-an-ip' }, 'TRUSTED_PROXIES'],
+    [{ TRUSTED_PROXIES: '10.0.0.0/33' }, 'TRUSTED_PROXIES'],
+    [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE'],
+    [{ IDEMPOTENCY_TTL_HOURS: 'day' }, 'IDEMPOTENCY_TTL_HOURS'],
   ];
   for (const [env, variable] of cases) {
     assert.throws(() => loadConfig(env), (err: unknown) => {
@@ -49,4 +53,10 @@ test('a part run on its own requires the database, NATS and its peers', () => {
   assert.throws(() => requireForPart(loadConfig({ DATABASE_URL: base.DATABASE_URL }), 'ledger', []), /NATS_URL/);
   assert.throws(() => requireForPart(loadConfig(base), 'payments', ['routing-risk']), /ROUTING_RISK_URL/);
   requireForPart(loadConfig({ ...base, ROUTING_RISK_URL: 'http://rr:1' }), 'payments', ['routing-risk']);
+});
+
+test('trusted proxies take addresses and CIDR ranges of both families', () => {
+  const c = loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.7 ,::1,fd00::/8' });
+  assert.deepEqual(c.trustedProxies, ['10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8']);
+  assert.deepEqual(loadConfig({}).trustedProxies, []);
 });

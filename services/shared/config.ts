@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 // Every environment variable the service reads is parsed here, once, at start-up.
 // A bad or missing value stops start-up with a message that names the variable.
 
@@ -25,6 +27,14 @@ export interface Config {
   embeddedPostgresPort: number;
   outboxPollMs: number;
   shutdownTimeoutMs: number;
+  /** Proxies whose X-Forwarded-For is believed (exact addresses or CIDR ranges); empty: none. */
+  trustedProxies: string[];
+  /** Requests per API key per rolling minute, unless the key has its own ceiling. */
+  rateLimitPerMinute: number;
+  /** How long an idempotency record is kept and replayed. */
+  idempotencyTtlHours: number;
+  /** After this long a request still "in progress" is taken as dead and its key can be retried. */
+  idempotencyLockSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -66,6 +76,24 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/** An exact IPv4/IPv6 address or a CIDR range. */
+export function isAddressOrRange(entry: string): boolean {
+  const [address, prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+function addressList(env: Env, name: string): string[] {
+  const raw = str(env, name);
+  if (raw === undefined) return [];
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  const bad = entries.find((e) => !isAddressOrRange(e));
+  if (bad !== undefined) throw new ConfigError(name, `has "${bad}", which is not an IP address or CIDR range`);
+  return entries;
+}
+
 function subjectToken(env: Env, name: string, fallback: string, pattern: RegExp): string {
   const raw = str(env, name) ?? fallback;
   if (!pattern.test(raw)) throw new ConfigError(name, `has characters NATS does not allow here: "${raw}"`);
@@ -103,6 +131,10 @@ export function loadConfig(env: Env = process.env): Config {
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS', 250, 10, 60_000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
+    trustedProxies: addressList(env, 'TRUSTED_PROXIES'),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1, 10_000_000),
+    idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30),
+    idempotencyLockSeconds: int(env, 'IDEMPOTENCY_LOCK_SECONDS', 120, 1, 3600),
   };
 }
 

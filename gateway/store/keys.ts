@@ -1,14 +1,16 @@
-import { newId, newSecret, sha256Hex, withTransaction, type Pool, type Queryable } from '../services/shared/index.js';
+import { newId, newSecret, sha256Hex, withTransaction, type Pool, type Queryable } from '../../services/shared/index.js';
 
-/** Postgres access of the gateway: merchants, projects, API keys and the audit log. */
+/** Merchants, projects, API keys and the audit log. */
 
 export type Mode = 'test' | 'live';
 
 export interface Identity {
   merchant: { id: string; name: string };
-  project: { id: string; name: string };
+  /** ipAllowlist: exact addresses or CIDR ranges; empty means no restriction. */
+  project: { id: string; name: string; ipAllowlist: string[] };
   mode: Mode;
-  apiKey: { id: string; prefix: string; name: string };
+  /** rateLimitPerMinute: this key's own ceiling, or null for the deployment's. */
+  apiKey: { id: string; prefix: string; name: string; rateLimitPerMinute: number | null };
 }
 
 export interface ApiKeyView {
@@ -49,13 +51,13 @@ async function audit(db: Queryable, actor: string, action: string, at: Date, ids
   );
 }
 
-export function createStore(pool: Pool) {
+export function createKeyStore(pool: Pool) {
   return {
     /** The identity behind a presented secret, or undefined for an unknown or revoked key. */
     async identify(secret: string): Promise<Identity | undefined> {
       const { rows } = await pool.query(
-        `SELECT k.id, k.name, k.prefix, k.mode, p.id AS project_id, p.name AS project_name,
-                m.id AS merchant_id, m.name AS merchant_name
+        `SELECT k.id, k.name, k.prefix, k.mode, k.rate_limit_per_minute, p.id AS project_id, p.name AS project_name,
+                p.ip_allowlist, m.id AS merchant_id, m.name AS merchant_name
          FROM api_keys k JOIN projects p ON p.id = k.project_id JOIN merchants m ON m.id = k.merchant_id
          WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`,
         [sha256Hex(secret)],
@@ -64,9 +66,9 @@ export function createStore(pool: Pool) {
       if (!r) return undefined;
       return {
         merchant: { id: r.merchant_id, name: r.merchant_name },
-        project: { id: r.project_id, name: r.project_name },
+        project: { id: r.project_id, name: r.project_name, ipAllowlist: r.ip_allowlist },
         mode: r.mode,
-        apiKey: { id: r.id, prefix: r.prefix, name: r.name },
+        apiKey: { id: r.id, prefix: r.prefix, name: r.name, rateLimitPerMinute: r.rate_limit_per_minute },
       };
     },
 
@@ -164,4 +166,4 @@ export function createStore(pool: Pool) {
   };
 }
 
-export type GatewayStore = ReturnType<typeof createStore>;
+export type KeyStore = ReturnType<typeof createKeyStore>;
