@@ -5,8 +5,10 @@ import { newId, type Clock, type Config, type Logger, type Pool } from '../servi
 import { authenticate } from './auth/authenticate.js';
 import { installErrorHandling } from './http/errors.js';
 import { managementRoutes } from './management/routes.js';
-import { meRoutes } from './routes/me.js';
-import { paymentRoutes } from './routes/payments.js';
+import { buildOpenApi, registerOperations } from './contract/index.js';
+import { meHandlers } from './routes/me.js';
+import { paymentHandlers } from './routes/payments.js';
+import { sandboxHandlers } from './routes/sandbox.js';
 import { createStore } from './store/index.js';
 
 export interface GatewayClients {
@@ -32,7 +34,6 @@ export function build(deps: GatewayDeps): FastifyInstance {
   const app: FastifyInstance = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: () => newId('req'),
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, allowUnionTypes: true } },
   });
   const store = createStore(deps.pool);
 
@@ -48,8 +49,13 @@ export function build(deps: GatewayDeps): FastifyInstance {
   // EDGE-SLOT: idempotency
   installErrorHandling(app);
 
-  meRoutes(app);
-  paymentRoutes(app, deps.clients.payments);
+  const openApi = JSON.stringify(buildOpenApi());
+  app.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(openApi));
+  registerOperations(app, {
+    ...meHandlers(),
+    ...paymentHandlers(deps.clients.payments),
+    ...sandboxHandlers(),
+  });
   if (deps.operatorToken) managementRoutes(app, store, deps.clock, deps.operatorToken);
   return app;
 }

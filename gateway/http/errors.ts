@@ -32,9 +32,11 @@ export function toDomainError(err: unknown): DomainError {
   if (err instanceof ConnectError) return fromConnectError(err);
   const fe = err as FastifyError;
   if (fe.validation && fe.validation.length > 0) {
-    const first = fe.validation[0];
-    const param = paramOf(first);
-    return new DomainError('validation_error', validationMessage(first, param), { param });
+    // With anyOf (payment_method: a type name or an object) ajv reports each branch; the error
+    // reaching deepest into the request names the field the client got wrong.
+    const ranked = fe.validation.map((v) => ({ v, param: paramOf(v) }));
+    const best = ranked.reduce((a, b) => ((b.param?.length ?? 0) > (a.param?.length ?? 0) ? b : a));
+    return new DomainError('validation_error', validationMessage(best.v, best.param), { param: best.param });
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

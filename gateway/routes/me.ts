@@ -1,13 +1,15 @@
-import type { FastifyInstance } from 'fastify';
+import type { Handlers } from '../contract/index.js';
 
-export function meRoutes(app: FastifyInstance): void {
-  app.get('/v1/me', async (request) => {
-    const id = request.identity!;
-    return {
-      merchant: { id: id.merchant.id, name: id.merchant.name },
-      project: { id: id.project.id, name: id.project.name },
-      mode: id.mode,
-      api_key: { id: id.apiKey.id, prefix: id.apiKey.prefix, name: id.apiKey.name },
-    };
-  });
+export function meHandlers(): Handlers {
+  return {
+    async getMe(request) {
+      const id = request.identity!;
+      return {
+        merchant: { id: id.merchant.id, name: id.merchant.name },
+        project: { id: id.project.id, name: id.project.name },
+        mode: id.mode,
+        api_key: { id: id.apiKey.id, prefix: id.apiKey.prefix, name: id.apiKey.name },
+      };
+    },
+  };
 }

@@ -6,7 +6,7 @@ import { paymentJson } from '../shared/contract/index.js';
 import { enqueueEvent, newId, type Clock, type OutboxRelay, type Queryable } from '../shared/index.js';
 import type { AuthorizeResult, ConnectorRegistry } from './connectors/index.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
-import type { PaymentsStore } from './store.js';
+import type { PaymentFilter, PaymentsStore } from './store.js';
 import { paymentToProto } from './to-proto.js';
 
 export interface OrchestratorDeps {
@@ -262,7 +262,11 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     });
   }
 
-  return { create, get: (scope: Scope, id: string) => store.get(scope, id) };
+  return {
+    create,
+    get: (scope: Scope, id: string) => store.get(scope, id),
+    list: (scope: Scope, filter: PaymentFilter) => store.list(scope, filter),
+  };
 }
 
 export type Orchestrator = ReturnType<typeof createOrchestrator>;

@@ -1,4 +1,5 @@
 import type { ConnectRouter } from '@connectrpc/connect';
+import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { PaymentsService, type CreatePaymentRequest } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { serviceError } from '../shared/index.js';
@@ -48,6 +49,25 @@ export function routes(orchestrator: Orchestrator) {
         const scope = requireScope(req.scope);
         checkCreate(scope, req);
         return { payment: paymentToProto(await orchestrator.create(scope, req)) };
+      },
+      async listPayments(req) {
+        const scope = requireScope(req.scope);
+        if (req.limit < 1 || req.limit > 200) {
+          throw serviceError('validation_error', 'limit must be between 1 and 200', { param: 'limit' });
+        }
+        const { payments, hasMore } = await orchestrator.list(scope, {
+          statuses: req.statuses,
+          currency: req.currency,
+          country: req.country,
+          paymentMethodType: req.paymentMethodType,
+          reference: req.reference,
+          search: req.search,
+          createdFrom: req.createdFrom && timestampDate(req.createdFrom),
+          createdTo: req.createdTo && timestampDate(req.createdTo),
+          startingAfter: req.startingAfter,
+          limit: req.limit,
+        });
+        return { payments: payments.map(paymentToProto), hasMore };
       },
       async getPayment(req) {
         const payment = await orchestrator.get(requireScope(req.scope), req.id);

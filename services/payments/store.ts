@@ -110,6 +110,26 @@ function toPayment(r: Record<string, any>, attempts: AttemptRecord[]): PaymentRe
   };
 }
 
+const WITH_ATTEMPTS = `p.*, COALESCE(
+  (SELECT json_agg(a ORDER BY a.attempt_number) FROM payment_attempts a WHERE a.payment_id = p.id), '[]') AS attempts_json`;
+
+function withAttempts(row: Record<string, any>): PaymentRecord {
+  return toPayment(row, (row.attempts_json as Record<string, any>[]).map(toAttempt));
+}
+
+export interface PaymentFilter {
+  statuses: string[];
+  currency?: string;
+  country?: string;
+  paymentMethodType?: string;
+  reference?: string;
+  search?: string;
+  createdFrom?: Date;
+  createdTo?: Date;
+  startingAfter?: string;
+  limit: number;
+}
+
 export function createStore(pool: Pool) {
   return {
     transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
@@ -142,13 +162,43 @@ export function createStore(pool: Pool) {
 
     async get(scope: Scope, id: string): Promise<PaymentRecord | undefined> {
       const { rows } = await pool.query(
-        `SELECT p.*, COALESCE(
-           (SELECT json_agg(a ORDER BY a.attempt_number) FROM payment_attempts a WHERE a.payment_id = p.id), '[]') AS attempts_json
-         FROM payments p WHERE p.id = $1 AND p.merchant_id = $2 AND p.project_id = $3 AND p.mode = $4`,
+        `SELECT ${WITH_ATTEMPTS} FROM payments p
+         WHERE p.id = $1 AND p.merchant_id = $2 AND p.project_id = $3 AND p.mode = $4`,
         [id, scope.merchantId, scope.projectId, scope.mode],
       );
-      if (rows.length === 0) return undefined;
-      return toPayment(rows[0], (rows[0].attempts_json as Record<string, any>[]).map(toAttempt));
+      return rows.length === 0 ? undefined : withAttempts(rows[0]);
+    },
+
+    /** Newest first by id (ids are time-ordered), `limit + 1` rows to know whether more follow. */
+    async list(scope: Scope, f: PaymentFilter): Promise<{ payments: PaymentRecord[]; hasMore: boolean }> {
+      const where = ['p.merchant_id = $1', 'p.project_id = $2', 'p.mode = $3'];
+      const values: unknown[] = [scope.merchantId, scope.projectId, scope.mode];
+      const add = (sql: (n: string) => string, value: unknown) => {
+        values.push(value);
+        where.push(sql(`$${values.length}`));
+      };
+      if (f.statuses.length > 0) add((n) => `p.status = ANY(${n})`, f.statuses);
+      if (f.currency) add((n) => `p.currency = ${n}`, f.currency);
+      if (f.country) add((n) => `p.country = ${n}`, f.country);
+      if (f.paymentMethodType) add((n) => `p.payment_method_type = ${n}`, f.paymentMethodType);
+      if (f.reference) add((n) => `p.reference = ${n}`, f.reference);
+      if (f.search) {
+        values.push(f.search);
+        const exact = `$${values.length}`;
+        // LIKE's wildcards in the merchant's text match themselves.
+        values.push(`%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+        where.push(`(p.id = ${exact} OR p.reference = ${exact} OR p.customer->>'email' = ${exact}
+                     OR p.description ILIKE $${values.length})`);
+      }
+      if (f.createdFrom) add((n) => `p.created_at >= ${n}`, f.createdFrom);
+      if (f.createdTo) add((n) => `p.created_at < ${n}`, f.createdTo);
+      if (f.startingAfter) add((n) => `p.id < ${n}`, f.startingAfter);
+      values.push(f.limit + 1);
+      const { rows } = await pool.query(
+        `SELECT ${WITH_ATTEMPTS} FROM payments p WHERE ${where.join(' AND ')} ORDER BY p.id DESC LIMIT $${values.length}`,
+        values,
+      );
+      return { payments: rows.slice(0, f.limit).map(withAttempts), hasMore: rows.length > f.limit };
     },
   };
 }

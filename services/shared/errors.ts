@@ -12,6 +12,8 @@ export const ERRORS = {
   unsupported_media_type: { status: 415, type: 'invalid_request_error', grpc: Code.InvalidArgument },
   body_too_large: { status: 413, type: 'invalid_request_error', grpc: Code.InvalidArgument },
   validation_error: { status: 422, type: 'invalid_request_error', grpc: Code.InvalidArgument },
+  card_data_not_accepted: { status: 422, type: 'invalid_request_error', grpc: Code.InvalidArgument },
+  invalid_cursor: { status: 400, type: 'invalid_request_error', grpc: Code.InvalidArgument },
   resource_not_found: { status: 404, type: 'not_found_error', grpc: Code.NotFound },
   route_not_found: { status: 404, type: 'not_found_error', grpc: Code.NotFound },
   invalid_state_transition: { status: 409, type: 'state_error', grpc: Code.FailedPrecondition },
@@ -19,6 +21,7 @@ export const ERRORS = {
   rate_limited: { status: 429, type: 'rate_limit_error', grpc: Code.ResourceExhausted },
   service_unavailable: { status: 503, type: 'internal_error', grpc: Code.Unavailable },
   internal_error: { status: 500, type: 'internal_error', grpc: Code.Internal },
+  not_implemented: { status: 501, type: 'internal_error', grpc: Code.Unimplemented },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file svc/payments/v1/payments.proto.
  */
 export const file_svc_payments_v1_payments: GenFile = /*@__PURE__*/
-  fileDesc("Ch5zdmMvcGF5bWVudHMvdjEvcGF5bWVudHMucHJvdG8SD3N2Yy5wYXltZW50cy52MSKoAQoIQ3VzdG9tZXISDwoCaWQYASABKAlIAIgBARIYCgtleHRlcm5hbF9pZBgCIAEoCUgBiAEBEhIKBWVtYWlsGAMgASgJSAKIAQESEQoEbmFtZRgEIAEoCUgDiAEBEhQKB2NvdW50cnkYBSABKAlIBIgBAUIFCgNfaWRCDgoMX2V4dGVybmFsX2lkQggKBl9lbWFpbEIHCgVfbmFtZUIKCghfY291bnRyeSJyCgZEZXZpY2USDwoCaXAYASABKAlIAIgBARIXCgp1c2VyX2FnZW50GAIgASgJSAGIAQESGAoLZmluZ2VycHJpbnQYAyABKAlIAogBAUIFCgNfaXBCDQoLX3VzZXJfYWdlbnRCDgoMX2ZpbmdlcnByaW50IlgKElBheW1lbnRNZXRob2RJbnB1dBIMCgR0eXBlGAEgASgJEhIKBXRva2VuGAIgASgJSACIAQESDwoCaWQYAyABKAlIAYgBAUIICgZfdG9rZW5CBQoDX2lkIp0EChRDcmVhdGVQYXltZW50UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSDgoGYW1vdW50GAIgASgDEhAKCGN1cnJlbmN5GAMgASgJEjsKDnBheW1lbnRfbWV0aG9kGAQgASgLMiMuc3ZjLnBheW1lbnRzLnYxLlBheW1lbnRNZXRob2RJbnB1dBIWCg5jYXB0dXJlX21ldGhvZBgFIAEoCRIUCgdjb3VudHJ5GAYgASgJSACIAQESMAoIY3VzdG9tZXIYByABKAsyGS5zdmMucGF5bWVudHMudjEuQ3VzdG9tZXJIAYgBARIYCgtkZXNjcmlwdGlvbhgIIAEoCUgCiAEBEhYKCXJlZmVyZW5jZRgJIAEoCUgDiAEBEhcKCnJldHVybl91cmwYCiABKAlIBIgBARIpCghtZXRhZGF0YRgLIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGgoNdGVzdF9zY2VuYXJpbxgMIAEoCUgFiAEBEiwKBmRldmljZRgNIAEoCzIXLnN2Yy5wYXltZW50cy52MS5EZXZpY2VIBogBAUIKCghfY291bnRyeUILCglfY3VzdG9tZXJCDgoMX2Rlc2NyaXB0aW9uQgwKCl9yZWZlcmVuY2VCDQoLX3JldHVybl91cmxCEAoOX3Rlc3Rfc2NlbmFyaW9CCQoHX2RldmljZSJCChVDcmVhdGVQYXltZW50UmVzcG9uc2USKQoHcGF5bWVudBgBIAEoCzIYLnN2Yy5wYXltZW50cy52MS5QYXltZW50IkQKEUdldFBheW1lbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSI/ChJHZXRQYXltZW50UmVzcG9uc2USKQoHcGF5bWVudBgBIAEoCzIYLnN2Yy5wYXltZW50cy52MS5QYXltZW50IjIKCFByb3ZpZGVyEgoKAmlkGAEgASgJEgwKBGNvZGUYAiABKAkSDAoEbmFtZRgDIAEoCSKiAgoFUm91dGUSMAoIcHJvdmlkZXIYASABKAsyGS5zdmMucGF5bWVudHMudjEuUHJvdmlkZXJIAIgBARIgChNwcm92aWRlcl9hY2NvdW50X2lkGAIgASgJSAGIAQESIAoTcHJvdmlkZXJfcGF5bWVudF9pZBgDIAEoCUgCiAEBEhAKCGF0dGVtcHRzGAQgASgFEiAKE3JvdXRpbmdfZGVjaXNpb25faWQYBSABKAlIA4gBARIRCgRydWxlGAYgASgJSASIAQFCCwoJX3Byb3ZpZGVyQhYKFF9wcm92aWRlcl9hY2NvdW50X2lkQhYKFF9wcm92aWRlcl9wYXltZW50X2lkQhYKFF9yb3V0aW5nX2RlY2lzaW9uX2lkQgcKBV9ydWxlIk4KBFJpc2sSGAoLZGVjaXNpb25faWQYASABKAlIAIgBARISCgVzY29yZRgCIAEoBUgBiAEBQg4KDF9kZWNpc2lvbl9pZEIICgZfc2NvcmUiawoKTmV4dEFjdGlvbhIMCgR0eXBlGAEgASgJEgsKA3VybBgCIAEoCRISCgpxcl9wYXlsb2FkGAMgASgJEi4KCmV4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIoEECgdBdHRlbXB0EgoKAmlkGAEgASgJEhYKDmF0dGVtcHRfbnVtYmVyGAIgASgFEg4KBnN0YXR1cxgDIAEoCRIUCgdvdXRjb21lGAQgASgJSACIAQESEwoLcHJvdmlkZXJfaWQYBSABKAkSGgoNcHJvdmlkZXJfbmFtZRgGIAEoCUgBiAEBEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYByABKAkSIAoTcHJvdmlkZXJfcGF5bWVudF9pZBgIIAEoCUgCiAEBEhoKDXByb3ZpZGVyX2NvZGUYCSABKAlIA4gBARIdChBwcm92aWRlcl9tZXNzYWdlGAogASgJSASIAQESLAoHZmFpbHVyZRgLIAEoCzIWLnN2Yy5jb21tb24udjEuRmFpbHVyZUgFiAEBEhIKCmZlZV9hbW91bnQYDCABKAMSFwoKbGF0ZW5jeV9tcxgNIAEoBUgGiAEBEi4KCmNyZWF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF9vdXRjb21lQhAKDl9wcm92aWRlcl9uYW1lQhYKFF9wcm92aWRlcl9wYXltZW50X2lkQhAKDl9wcm92aWRlcl9jb2RlQhMKEV9wcm92aWRlcl9tZXNzYWdlQgoKCF9mYWlsdXJlQg0KC19sYXRlbmN5X21zIs8HCgdQYXltZW50EgoKAmlkGAEgASgJEgwKBG1vZGUYAiABKAkSDgoGc3RhdHVzGAMgASgJEg4KBmFtb3VudBgEIAEoAxIQCghjdXJyZW5jeRgFIAEoCRIXCg9jYXB0dXJlZF9hbW91bnQYBiABKAMSFwoPcmVmdW5kZWRfYW1vdW50GAcgASgDEhYKDmNhcHR1cmVfbWV0aG9kGAggASgJEhsKE3BheW1lbnRfbWV0aG9kX3R5cGUYCSABKAkSHgoRcGF5bWVudF9tZXRob2RfaWQYCiABKAlIAIgBARIUCgdjb3VudHJ5GAsgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YDCABKAlIAogBARIWCglyZWZlcmVuY2UYDSABKAlIA4gBARIuCghjdXN0b21lchgOIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIBIgBARIpCghtZXRhZGF0YRgPIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSJQoFcm91dGUYECABKAsyFi5zdmMucGF5bWVudHMudjEuUm91dGUSIwoEcmlzaxgRIAEoCzIVLnN2Yy5wYXltZW50cy52MS5SaXNrEiwKB2ZhaWx1cmUYEiABKAsyFi5zdmMuY29tbW9uLnYxLkZhaWx1cmVIBYgBARI1CgtuZXh0X2FjdGlvbhgTIAEoCzIbLnN2Yy5wYXltZW50cy52MS5OZXh0QWN0aW9uSAaIAQESEgoKZmVlX2Ftb3VudBgUIAEoAxIUCgxmZWVfY3VycmVuY3kYFSABKAkSHwoScHJvY2Vzc2luZ190aW1lX21zGBYgASgFSAeIAQESKgoIYXR0ZW1wdHMYFyADKAsyGC5zdmMucGF5bWVudHMudjEuQXR0ZW1wdBIuCgpjcmVhdGVkX2F0GBggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GBkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1Cgxwcm9jZXNzZWRfYXQYGiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAiIAQFCFAoSX3BheW1lbnRfbWV0aG9kX2lkQgoKCF9jb3VudHJ5Qg4KDF9kZXNjcmlwdGlvbkIMCgpfcmVmZXJlbmNlQgsKCV9jdXN0b21lckIKCghfZmFpbHVyZUIOCgxfbmV4dF9hY3Rpb25CFQoTX3Byb2Nlc3NpbmdfdGltZV9tc0IPCg1fcHJvY2Vzc2VkX2F0MsgBCg9QYXltZW50c1NlcnZpY2USXgoNQ3JlYXRlUGF5bWVudBIlLnN2Yy5wYXltZW50cy52MS5DcmVhdGVQYXltZW50UmVxdWVzdBomLnN2Yy5wYXltZW50cy52MS5DcmVhdGVQYXltZW50UmVzcG9uc2USVQoKR2V0UGF5bWVudBIiLnN2Yy5wYXltZW50cy52MS5HZXRQYXltZW50UmVxdWVzdBojLnN2Yy5wYXltZW50cy52MS5HZXRQYXltZW50UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_svc_common_v1_common]);
+  fileDesc("Ch5zdmMvcGF5bWVudHMvdjEvcGF5bWVudHMucHJvdG8SD3N2Yy5wYXltZW50cy52MSKoAQoIQ3VzdG9tZXISDwoCaWQYASABKAlIAIgBARIYCgtleHRlcm5hbF9pZBgCIAEoCUgBiAEBEhIKBWVtYWlsGAMgASgJSAKIAQESEQoEbmFtZRgEIAEoCUgDiAEBEhQKB2NvdW50cnkYBSABKAlIBIgBAUIFCgNfaWRCDgoMX2V4dGVybmFsX2lkQggKBl9lbWFpbEIHCgVfbmFtZUIKCghfY291bnRyeSJyCgZEZXZpY2USDwoCaXAYASABKAlIAIgBARIXCgp1c2VyX2FnZW50GAIgASgJSAGIAQESGAoLZmluZ2VycHJpbnQYAyABKAlIAogBAUIFCgNfaXBCDQoLX3VzZXJfYWdlbnRCDgoMX2ZpbmdlcnByaW50IlgKElBheW1lbnRNZXRob2RJbnB1dBIMCgR0eXBlGAEgASgJEhIKBXRva2VuGAIgASgJSACIAQESDwoCaWQYAyABKAlIAYgBAUIICgZfdG9rZW5CBQoDX2lkIp0EChRDcmVhdGVQYXltZW50UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSDgoGYW1vdW50GAIgASgDEhAKCGN1cnJlbmN5GAMgASgJEjsKDnBheW1lbnRfbWV0aG9kGAQgASgLMiMuc3ZjLnBheW1lbnRzLnYxLlBheW1lbnRNZXRob2RJbnB1dBIWCg5jYXB0dXJlX21ldGhvZBgFIAEoCRIUCgdjb3VudHJ5GAYgASgJSACIAQESMAoIY3VzdG9tZXIYByABKAsyGS5zdmMucGF5bWVudHMudjEuQ3VzdG9tZXJIAYgBARIYCgtkZXNjcmlwdGlvbhgIIAEoCUgCiAEBEhYKCXJlZmVyZW5jZRgJIAEoCUgDiAEBEhcKCnJldHVybl91cmwYCiABKAlIBIgBARIpCghtZXRhZGF0YRgLIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGgoNdGVzdF9zY2VuYXJpbxgMIAEoCUgFiAEBEiwKBmRldmljZRgNIAEoCzIXLnN2Yy5wYXltZW50cy52MS5EZXZpY2VIBogBAUIKCghfY291bnRyeUILCglfY3VzdG9tZXJCDgoMX2Rlc2NyaXB0aW9uQgwKCl9yZWZlcmVuY2VCDQoLX3JldHVybl91cmxCEAoOX3Rlc3Rfc2NlbmFyaW9CCQoHX2RldmljZSJCChVDcmVhdGVQYXltZW50UmVzcG9uc2USKQoHcGF5bWVudBgBIAEoCzIYLnN2Yy5wYXltZW50cy52MS5QYXltZW50IkQKEUdldFBheW1lbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSI/ChJHZXRQYXltZW50UmVzcG9uc2USKQoHcGF5bWVudBgBIAEoCzIYLnN2Yy5wYXltZW50cy52MS5QYXltZW50It0DChNMaXN0UGF5bWVudHNSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIQCghzdGF0dXNlcxgCIAMoCRIVCghjdXJyZW5jeRgDIAEoCUgAiAEBEhQKB2NvdW50cnkYBCABKAlIAYgBARIgChNwYXltZW50X21ldGhvZF90eXBlGAUgASgJSAKIAQESFgoJcmVmZXJlbmNlGAYgASgJSAOIAQESEwoGc2VhcmNoGAcgASgJSASIAQESNQoMY3JlYXRlZF9mcm9tGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgFiAEBEjMKCmNyZWF0ZWRfdG8YCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAaIAQESDQoFbGltaXQYCiABKAUSGwoOc3RhcnRpbmdfYWZ0ZXIYCyABKAlIB4gBAUILCglfY3VycmVuY3lCCgoIX2NvdW50cnlCFgoUX3BheW1lbnRfbWV0aG9kX3R5cGVCDAoKX3JlZmVyZW5jZUIJCgdfc2VhcmNoQg8KDV9jcmVhdGVkX2Zyb21CDQoLX2NyZWF0ZWRfdG9CEQoPX3N0YXJ0aW5nX2FmdGVyIlQKFExpc3RQYXltZW50c1Jlc3BvbnNlEioKCHBheW1lbnRzGAEgAygLMhguc3ZjLnBheW1lbnRzLnYxLlBheW1lbnQSEAoIaGFzX21vcmUYAiABKAgiMgoIUHJvdmlkZXISCgoCaWQYASABKAkSDAoEY29kZRgCIAEoCRIMCgRuYW1lGAMgASgJIqICCgVSb3V0ZRIwCghwcm92aWRlchgBIAEoCzIZLnN2Yy5wYXltZW50cy52MS5Qcm92aWRlckgAiAEBEiAKE3Byb3ZpZGVyX2FjY291bnRfaWQYAiABKAlIAYgBARIgChNwcm92aWRlcl9wYXltZW50X2lkGAMgASgJSAKIAQESEAoIYXR0ZW1wdHMYBCABKAUSIAoTcm91dGluZ19kZWNpc2lvbl9pZBgFIAEoCUgDiAEBEhEKBHJ1bGUYBiABKAlIBIgBAUILCglfcHJvdmlkZXJCFgoUX3Byb3ZpZGVyX2FjY291bnRfaWRCFgoUX3Byb3ZpZGVyX3BheW1lbnRfaWRCFgoUX3JvdXRpbmdfZGVjaXNpb25faWRCBwoFX3J1bGUiTgoEUmlzaxIYCgtkZWNpc2lvbl9pZBgBIAEoCUgAiAEBEhIKBXNjb3JlGAIgASgFSAGIAQFCDgoMX2RlY2lzaW9uX2lkQggKBl9zY29yZSJrCgpOZXh0QWN0aW9uEgwKBHR5cGUYASABKAkSCwoDdXJsGAIgASgJEhIKCnFyX3BheWxvYWQYAyABKAkSLgoKZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAigQQKB0F0dGVtcHQSCgoCaWQYASABKAkSFgoOYXR0ZW1wdF9udW1iZXIYAiABKAUSDgoGc3RhdHVzGAMgASgJEhQKB291dGNvbWUYBCABKAlIAIgBARITCgtwcm92aWRlcl9pZBgFIAEoCRIaCg1wcm92aWRlcl9uYW1lGAYgASgJSAGIAQESGwoTcHJvdmlkZXJfYWNjb3VudF9pZBgHIAEoCRIgChNwcm92aWRlcl9wYXltZW50X2lkGAggASgJSAKIAQESGgoNcHJvdmlkZXJfY29kZRgJIAEoCUgDiAEBEh0KEHByb3ZpZGVyX21lc3NhZ2UYCiABKAlIBIgBARIsCgdmYWlsdXJlGAsgASgLMhYuc3ZjLmNvbW1vbi52MS5GYWlsdXJlSAWIAQESEgoKZmVlX2Ftb3VudBgMIAEoAxIXCgpsYXRlbmN5X21zGA0gASgFSAaIAQESLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCgoIX291dGNvbWVCEAoOX3Byb3ZpZGVyX25hbWVCFgoUX3Byb3ZpZGVyX3BheW1lbnRfaWRCEAoOX3Byb3ZpZGVyX2NvZGVCEwoRX3Byb3ZpZGVyX21lc3NhZ2VCCgoIX2ZhaWx1cmVCDQoLX2xhdGVuY3lfbXMizwcKB1BheW1lbnQSCgoCaWQYASABKAkSDAoEbW9kZRgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDgoGYW1vdW50GAQgASgDEhAKCGN1cnJlbmN5GAUgASgJEhcKD2NhcHR1cmVkX2Ftb3VudBgGIAEoAxIXCg9yZWZ1bmRlZF9hbW91bnQYByABKAMSFgoOY2FwdHVyZV9tZXRob2QYCCABKAkSGwoTcGF5bWVudF9tZXRob2RfdHlwZRgJIAEoCRIeChFwYXltZW50X21ldGhvZF9pZBgKIAEoCUgAiAEBEhQKB2NvdW50cnkYCyABKAlIAYgBARIYCgtkZXNjcmlwdGlvbhgMIAEoCUgCiAEBEhYKCXJlZmVyZW5jZRgNIAEoCUgDiAEBEi4KCGN1c3RvbWVyGA4gASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEgEiAEBEikKCG1ldGFkYXRhGA8gASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIlCgVyb3V0ZRgQIAEoCzIWLnN2Yy5wYXltZW50cy52MS5Sb3V0ZRIjCgRyaXNrGBEgASgLMhUuc3ZjLnBheW1lbnRzLnYxLlJpc2sSLAoHZmFpbHVyZRgSIAEoCzIWLnN2Yy5jb21tb24udjEuRmFpbHVyZUgFiAEBEjUKC25leHRfYWN0aW9uGBMgASgLMhsuc3ZjLnBheW1lbnRzLnYxLk5leHRBY3Rpb25IBogBARISCgpmZWVfYW1vdW50GBQgASgDEhQKDGZlZV9jdXJyZW5jeRgVIAEoCRIfChJwcm9jZXNzaW5nX3RpbWVfbXMYFiABKAVIB4gBARIqCghhdHRlbXB0cxgXIAMoCzIYLnN2Yy5wYXltZW50cy52MS5BdHRlbXB0Ei4KCmNyZWF0ZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYGSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKDHByb2Nlc3NlZF9hdBgaIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBICIgBAUIUChJfcGF5bWVudF9tZXRob2RfaWRCCgoIX2NvdW50cnlCDgoMX2Rlc2NyaXB0aW9uQgwKCl9yZWZlcmVuY2VCCwoJX2N1c3RvbWVyQgoKCF9mYWlsdXJlQg4KDF9uZXh0X2FjdGlvbkIVChNfcHJvY2Vzc2luZ190aW1lX21zQg8KDV9wcm9jZXNzZWRfYXQypQIKD1BheW1lbnRzU2VydmljZRJeCg1DcmVhdGVQYXltZW50EiUuc3ZjLnBheW1lbnRzLnYxLkNyZWF0ZVBheW1lbnRSZXF1ZXN0GiYuc3ZjLnBheW1lbnRzLnYxLkNyZWF0ZVBheW1lbnRSZXNwb25zZRJVCgpHZXRQYXltZW50EiIuc3ZjLnBheW1lbnRzLnYxLkdldFBheW1lbnRSZXF1ZXN0GiMuc3ZjLnBheW1lbnRzLnYxLkdldFBheW1lbnRSZXNwb25zZRJbCgxMaXN0UGF5bWVudHMSJC5zdmMucGF5bWVudHMudjEuTGlzdFBheW1lbnRzUmVxdWVzdBolLnN2Yy5wYXltZW50cy52MS5MaXN0UGF5bWVudHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_svc_common_v1_common]);
 
 /**
  * @generated from message svc.payments.v1.Customer
@@ -247,6 +247,103 @@ export const GetPaymentResponseSchema: GenMessage<GetPaymentResponse> = /*@__PUR
   messageDesc(file_svc_payments_v1_payments, 6);
 
 /**
+ * @generated from message svc.payments.v1.ListPaymentsRequest
+ */
+export type ListPaymentsRequest = Message<"svc.payments.v1.ListPaymentsRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * Any of these statuses; empty means all.
+   *
+   * @generated from field: repeated string statuses = 2;
+   */
+  statuses: string[];
+
+  /**
+   * @generated from field: optional string currency = 3;
+   */
+  currency?: string | undefined;
+
+  /**
+   * @generated from field: optional string country = 4;
+   */
+  country?: string | undefined;
+
+  /**
+   * @generated from field: optional string payment_method_type = 5;
+   */
+  paymentMethodType?: string | undefined;
+
+  /**
+   * @generated from field: optional string reference = 6;
+   */
+  reference?: string | undefined;
+
+  /**
+   * Matches the payment id, reference or customer email exactly, or a part of the description.
+   *
+   * @generated from field: optional string search = 7;
+   */
+  search?: string | undefined;
+
+  /**
+   * created_at >= created_from and < created_to.
+   *
+   * @generated from field: optional google.protobuf.Timestamp created_from = 8;
+   */
+  createdFrom?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp created_to = 9;
+   */
+  createdTo?: Timestamp | undefined;
+
+  /**
+   * 1 to 200.
+   *
+   * @generated from field: int32 limit = 10;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: optional string starting_after = 11;
+   */
+  startingAfter?: string | undefined;
+};
+
+/**
+ * Describes the message svc.payments.v1.ListPaymentsRequest.
+ * Use `create(ListPaymentsRequestSchema)` to create a new message.
+ */
+export const ListPaymentsRequestSchema: GenMessage<ListPaymentsRequest> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 7);
+
+/**
+ * @generated from message svc.payments.v1.ListPaymentsResponse
+ */
+export type ListPaymentsResponse = Message<"svc.payments.v1.ListPaymentsResponse"> & {
+  /**
+   * @generated from field: repeated svc.payments.v1.Payment payments = 1;
+   */
+  payments: Payment[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message svc.payments.v1.ListPaymentsResponse.
+ * Use `create(ListPaymentsResponseSchema)` to create a new message.
+ */
+export const ListPaymentsResponseSchema: GenMessage<ListPaymentsResponse> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 8);
+
+/**
  * @generated from message svc.payments.v1.Provider
  */
 export type Provider = Message<"svc.payments.v1.Provider"> & {
@@ -271,7 +368,7 @@ export type Provider = Message<"svc.payments.v1.Provider"> & {
  * Use `create(ProviderSchema)` to create a new message.
  */
 export const ProviderSchema: GenMessage<Provider> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 7);
+  messageDesc(file_svc_payments_v1_payments, 9);
 
 /**
  * @generated from message svc.payments.v1.Route
@@ -313,7 +410,7 @@ export type Route = Message<"svc.payments.v1.Route"> & {
  * Use `create(RouteSchema)` to create a new message.
  */
 export const RouteSchema: GenMessage<Route> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 8);
+  messageDesc(file_svc_payments_v1_payments, 10);
 
 /**
  * @generated from message svc.payments.v1.Risk
@@ -335,7 +432,7 @@ export type Risk = Message<"svc.payments.v1.Risk"> & {
  * Use `create(RiskSchema)` to create a new message.
  */
 export const RiskSchema: GenMessage<Risk> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 9);
+  messageDesc(file_svc_payments_v1_payments, 11);
 
 /**
  * @generated from message svc.payments.v1.NextAction
@@ -369,7 +466,7 @@ export type NextAction = Message<"svc.payments.v1.NextAction"> & {
  * Use `create(NextActionSchema)` to create a new message.
  */
 export const NextActionSchema: GenMessage<NextAction> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 10);
+  messageDesc(file_svc_payments_v1_payments, 12);
 
 /**
  * @generated from message svc.payments.v1.Attempt
@@ -451,7 +548,7 @@ export type Attempt = Message<"svc.payments.v1.Attempt"> & {
  * Use `create(AttemptSchema)` to create a new message.
  */
 export const AttemptSchema: GenMessage<Attempt> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 11);
+  messageDesc(file_svc_payments_v1_payments, 13);
 
 /**
  * @generated from message svc.payments.v1.Payment
@@ -593,7 +690,7 @@ export type Payment = Message<"svc.payments.v1.Payment"> & {
  * Use `create(PaymentSchema)` to create a new message.
  */
 export const PaymentSchema: GenMessage<Payment> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 12);
+  messageDesc(file_svc_payments_v1_payments, 14);
 
 /**
  * PaymentsService runs a payment's orchestration: risk, routing and provider attempts.
@@ -617,6 +714,16 @@ export const PaymentsService: GenService<{
     methodKind: "unary";
     input: typeof GetPaymentRequestSchema;
     output: typeof GetPaymentResponseSchema;
+  },
+  /**
+   * Newest first; page on with starting_after = the last id of the previous page.
+   *
+   * @generated from rpc svc.payments.v1.PaymentsService.ListPayments
+   */
+  listPayments: {
+    methodKind: "unary";
+    input: typeof ListPaymentsRequestSchema;
+    output: typeof ListPaymentsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_payments_v1_payments, 0);

@@ -1,0 +1,115 @@
+import { allComponents, componentName, type Schema } from './components.js';
+import { COMMON_ERRORS, OPERATIONS, type Operation } from './operations.js';
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request (malformed JSON, a cursor this list did not issue, test_scenario with a live key).',
+  401: 'Missing, malformed, unknown or revoked API key.',
+  403: 'Source address not in the project allow-list, or an operation the key is not entitled to.',
+  404: 'No such resource for this key\'s project and mode.',
+  409: 'Not allowed in the resource\'s current state, or an idempotency conflict.',
+  422: 'Validation failed; error.param names the field. Also an Idempotency-Key reused with another body.',
+  429: 'Rate limit exceeded, or the same Idempotency-Key is still being processed; retry after Retry-After.',
+  500: 'Internal error.',
+  503: 'A dependency is temporarily unavailable; retry.',
+};
+
+const RATE_LIMIT_HEADERS = {
+  'x-ratelimit-limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'x-ratelimit-remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'x-ratelimit-reset': { $ref: '#/components/headers/RateLimitReset' },
+  'x-request-id': { $ref: '#/components/headers/RequestId' },
+};
+
+/** Replaces named schemas below the root by references to components/schemas. */
+function withRefs(node: unknown, root: unknown): unknown {
+  const name = componentName(node);
+  if (name && node !== root) return { $ref: `#/components/schemas/${name}` };
+  if (Array.isArray(node)) return node.map((n) => withRefs(n, root));
+  if (node && typeof node === 'object') {
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withRefs(v, root)]));
+  }
+  return node;
+}
+
+const ref = (schema: Schema) => withRefs(schema, undefined);
+
+function parameters(op: Operation): unknown[] {
+  const out: unknown[] = [];
+  const add = (where: 'path' | 'query', schema: Schema | undefined) => {
+    const props = (schema?.properties ?? {}) as Record<string, Schema>;
+    const required = new Set((schema?.required ?? []) as string[]);
+    for (const [name, s] of Object.entries(props)) {
+      out.push({ name, in: where, required: where === 'path' || required.has(name), schema: ref(s) });
+    }
+  };
+  add('path', op.params);
+  add('query', op.query);
+  if (op.idempotent) {
+    out.push({
+      name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 },
+      description: 'Replays the original response for a repeated key; another body with the same key is refused (422).',
+    });
+  }
+  return out;
+}
+
+function responses(op: Operation): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    [op.success.status]: {
+      description: 'Success.',
+      headers: RATE_LIMIT_HEADERS,
+      content: { 'application/json': { schema: ref(op.success.schema) } },
+    },
+  };
+  for (const status of [...new Set([...op.errors, ...COMMON_ERRORS])].sort()) {
+    out[status] = {
+      description: ERROR_DESCRIPTIONS[status] ?? 'Error.',
+      headers: status === 401 ? { 'x-request-id': RATE_LIMIT_HEADERS['x-request-id'] } : RATE_LIMIT_HEADERS,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
+  }
+  return out;
+}
+
+/** The machine-readable description of /v1, from the operation table and its schemas. */
+export function buildOpenApi(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) {
+    const path = op.path.replace(/:(\w+)/g, '{$1}');
+    paths[path] ??= {};
+    paths[path][op.method.toLowerCase()] = {
+      operationId: op.id,
+      summary: op.summary,
+      tags: [op.tag],
+      parameters: parameters(op),
+      ...(op.body && {
+        requestBody: { required: !op.bodyOptional, content: { 'application/json': { schema: ref(op.body) } } },
+      }),
+      responses: responses(op),
+    };
+  }
+  const integerHeader = (description: string) => ({ description, schema: { type: 'integer' } });
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Payment orchestration API',
+      version: '1.0.0',
+      description: 'Payments, refunds and payouts routed across providers with failover, a ledger and signed webhooks.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: svc_sk_test_... or svc_sk_live_...' },
+      },
+      headers: {
+        RateLimitLimit: integerHeader('Requests allowed per rolling minute for this key.'),
+        RateLimitRemaining: integerHeader('Requests left in the current window.'),
+        RateLimitReset: integerHeader('Seconds until the window frees capacity.'),
+        RequestId: { description: 'Identifies this request; repeated as request_id in error bodies.', schema: { type: 'string' } },
+      },
+      schemas: Object.fromEntries(allComponents().map(([name, schema]) => [name, withRefs(schema, schema)])),
+    },
+  };
+}

@@ -1,0 +1,103 @@
+// The 22 operations of the contract's Summary table. Routes, validation, serialisation and the
+// OpenAPI document are all made from this table.
+import { idParams, CancelBody, CaptureBody, CreatePaymentBody, CreatePaymentMethodBody, CreatePayoutBody,
+  PaymentListQuery, PayoutListQuery, RefundBody, SettlementListQuery, TransactionListQuery, WebhookTestBody,
+} from './requests.js';
+import {
+  BalanceList, Identity, Payment, PaymentList, PaymentMethod, Payout, PayoutList, Refund, RefundList, ScenarioList,
+  SettlementList, SettlementWithItems, Timeline, TransactionList, WebhookTestResult,
+} from './resources.js';
+import type { Schema } from './components.js';
+
+export type OperationId =
+  | 'createPayment' | 'listPayments' | 'getPayment' | 'getPaymentTimeline' | 'capturePayment' | 'cancelPayment'
+  | 'refundPayment' | 'listPaymentRefunds' | 'getRefund' | 'createPayout' | 'listPayouts' | 'getPayout'
+  | 'cancelPayout' | 'listTransactions' | 'getBalances' | 'listSettlements' | 'getSettlement'
+  | 'createPaymentMethod' | 'getPaymentMethod' | 'sendTestWebhook' | 'listTestScenarios' | 'getMe';
+
+export interface Operation {
+  id: OperationId;
+  method: 'GET' | 'POST';
+  /** Fastify style: `/v1/payments/:id`. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** Marked (idem) in the contract: honours Idempotency-Key. */
+  idempotent?: boolean;
+  body?: Schema;
+  /** The body may be left out entirely. */
+  bodyOptional?: boolean;
+  query?: Schema;
+  params?: Schema;
+  success: { status: number; schema: Schema };
+  /** Error statuses this operation can answer besides the ones every /v1 operation can. */
+  errors: number[];
+}
+
+const op = (o: Operation) => o;
+
+export const OPERATIONS: Operation[] = [
+  op({ id: 'createPayment', method: 'POST', path: '/v1/payments', tag: 'Payments', idempotent: true,
+    summary: 'Create a payment: risk, routing and provider attempts run inside the request.',
+    body: CreatePaymentBody, success: { status: 201, schema: Payment }, errors: [400, 409, 422] }),
+  op({ id: 'listPayments', method: 'GET', path: '/v1/payments', tag: 'Payments', summary: 'List payments, newest first.',
+    query: PaymentListQuery, success: { status: 200, schema: PaymentList }, errors: [400, 422] }),
+  op({ id: 'getPayment', method: 'GET', path: '/v1/payments/:id', tag: 'Payments', summary: 'Retrieve a payment.',
+    params: idParams, success: { status: 200, schema: Payment }, errors: [404] }),
+  op({ id: 'getPaymentTimeline', method: 'GET', path: '/v1/payments/:id/timeline', tag: 'Payments',
+    summary: 'The narrated history of a payment: risk, routing, attempts, failover and webhooks.',
+    params: idParams, success: { status: 200, schema: Timeline }, errors: [404] }),
+  op({ id: 'capturePayment', method: 'POST', path: '/v1/payments/:id/capture', tag: 'Payments', idempotent: true,
+    summary: 'Capture an authorized payment, fully or partly.', params: idParams, body: CaptureBody, bodyOptional: true,
+    success: { status: 200, schema: Payment }, errors: [404, 409, 422] }),
+  op({ id: 'cancelPayment', method: 'POST', path: '/v1/payments/:id/cancel', tag: 'Payments', idempotent: true,
+    summary: 'Cancel a payment not yet sent to a provider, or an authorization.', params: idParams, body: CancelBody,
+    bodyOptional: true, success: { status: 200, schema: Payment }, errors: [404, 409, 422] }),
+  op({ id: 'refundPayment', method: 'POST', path: '/v1/payments/:id/refund', tag: 'Refunds', idempotent: true,
+    summary: 'Refund a payment, fully or partly.', params: idParams, body: RefundBody, bodyOptional: true,
+    success: { status: 201, schema: Refund }, errors: [400, 404, 409, 422] }),
+  op({ id: 'listPaymentRefunds', method: 'GET', path: '/v1/payments/:id/refunds', tag: 'Refunds',
+    summary: 'The refunds of a payment.', params: idParams, success: { status: 200, schema: RefundList }, errors: [404] }),
+  op({ id: 'getRefund', method: 'GET', path: '/v1/refunds/:id', tag: 'Refunds', summary: 'Retrieve a refund.',
+    params: idParams, success: { status: 200, schema: Refund }, errors: [404] }),
+  op({ id: 'createPayout', method: 'POST', path: '/v1/payouts', tag: 'Payouts', idempotent: true,
+    summary: 'Send a payout to a tokenised destination.', body: CreatePayoutBody,
+    success: { status: 201, schema: Payout }, errors: [400, 409, 422] }),
+  op({ id: 'listPayouts', method: 'GET', path: '/v1/payouts', tag: 'Payouts', summary: 'List payouts, newest first.',
+    query: PayoutListQuery, success: { status: 200, schema: PayoutList }, errors: [400, 422] }),
+  op({ id: 'getPayout', method: 'GET', path: '/v1/payouts/:id', tag: 'Payouts', summary: 'Retrieve a payout.',
+    params: idParams, success: { status: 200, schema: Payout }, errors: [404] }),
+  op({ id: 'cancelPayout', method: 'POST', path: '/v1/payouts/:id/cancel', tag: 'Payouts',
+    summary: 'Cancel a payout that can still be cancelled.', params: idParams,
+    success: { status: 200, schema: Payout }, errors: [404, 409] }),
+  op({ id: 'listTransactions', method: 'GET', path: '/v1/transactions', tag: 'Ledger',
+    summary: 'Every money movement, failed ones included, newest first.', query: TransactionListQuery,
+    success: { status: 200, schema: TransactionList }, errors: [400, 422] }),
+  op({ id: 'getBalances', method: 'GET', path: '/v1/balances', tag: 'Ledger',
+    summary: 'Balance figures per currency, derived from transactions and provider settlements.',
+    success: { status: 200, schema: BalanceList }, errors: [] }),
+  op({ id: 'listSettlements', method: 'GET', path: '/v1/settlements', tag: 'Ledger',
+    summary: 'Provider-reported settlements.', query: SettlementListQuery,
+    success: { status: 200, schema: SettlementList }, errors: [422] }),
+  op({ id: 'getSettlement', method: 'GET', path: '/v1/settlements/:id', tag: 'Ledger',
+    summary: 'Retrieve a settlement with its items.', params: idParams,
+    success: { status: 200, schema: SettlementWithItems }, errors: [404] }),
+  op({ id: 'createPaymentMethod', method: 'POST', path: '/v1/payment-methods', tag: 'Payment methods',
+    summary: 'Store a provider-tokenised payment method.', body: CreatePaymentMethodBody,
+    success: { status: 201, schema: PaymentMethod }, errors: [422] }),
+  op({ id: 'getPaymentMethod', method: 'GET', path: '/v1/payment-methods/:id', tag: 'Payment methods',
+    summary: 'Retrieve a stored payment method.', params: idParams,
+    success: { status: 200, schema: PaymentMethod }, errors: [404] }),
+  op({ id: 'sendTestWebhook', method: 'POST', path: '/v1/webhooks/test', tag: 'Webhooks',
+    summary: 'Emit a real, signed test event to the endpoints registered for this key.', body: WebhookTestBody,
+    bodyOptional: true, success: { status: 200, schema: WebhookTestResult }, errors: [422] }),
+  op({ id: 'listTestScenarios', method: 'GET', path: '/v1/test/scenarios', tag: 'Sandbox',
+    summary: 'The sandbox scenarios that force payment outcomes (test keys only).',
+    success: { status: 200, schema: ScenarioList }, errors: [] }),
+  op({ id: 'getMe', method: 'GET', path: '/v1/me', tag: 'Identity',
+    summary: 'The merchant, project, mode and key behind the calling API key.',
+    success: { status: 200, schema: Identity }, errors: [] }),
+];
+
+/** Statuses every authenticated /v1 operation can answer. */
+export const COMMON_ERRORS = [401, 403, 429, 500, 503];

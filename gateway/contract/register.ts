@@ -1,0 +1,62 @@
+import { Ajv, type Options } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../../services/shared/index.js';
+import { refuseCardData } from '../edge/card-data.js';
+import { ErrorEnvelope } from './resources.js';
+import { OPERATIONS, type OperationId } from './operations.js';
+
+export type Handler = (request: FastifyRequest<any>, reply: FastifyReply) => Promise<unknown>;
+export type Handlers = Partial<Record<OperationId, Handler>>;
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv,
+) => Ajv;
+
+function ajv(options: Options): Ajv {
+  return addFormats(new Ajv({ strict: true, allowUnionTypes: true, allErrors: false, useDefaults: true, ...options }));
+}
+
+// A body keeps its JSON types ("100" is not an amount); query strings are text and are coerced.
+const bodyAjv = ajv({ coerceTypes: false });
+const queryAjv = ajv({ coerceTypes: true });
+
+/** Behaviour that is declared by the contract but not built yet answers so, in the envelope. */
+const notImplemented: Handler = async (request) => {
+  throw new DomainError('not_implemented', `${request.method} ${request.routeOptions.url} is not available yet.`);
+};
+
+/** Declares every operation of the table on the app, with the handlers that exist. */
+export function registerOperations(app: FastifyInstance, handlers: Handlers): void {
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object),
+  );
+  for (const op of OPERATIONS) {
+    app.route({
+      method: op.method,
+      url: op.path,
+      config: { idempotent: op.idempotent === true, operationId: op.id },
+      schema: {
+        ...(op.body && { body: op.body }),
+        ...(op.query && { querystring: op.query }),
+        ...(op.params && { params: op.params }),
+        response: { [op.success.status]: op.success.schema, '4xx': ErrorEnvelope, '5xx': ErrorEnvelope },
+      },
+      // Card data is refused before validation so it is never echoed, stored or logged.
+      preValidation: async (request) => {
+        if (op.body && op.bodyOptional && request.body === undefined) request.body = {};
+        if (request.body !== undefined) refuseCardData(request.body);
+      },
+      handler: handlers[op.id] ?? notImplemented,
+    });
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Marked (idem) in the contract. */
+    idempotent?: boolean;
+    operationId?: OperationId;
+  }
+}

@@ -1,0 +1,91 @@
+// Request schemas: the contract's field rules. Bodies are strict (unknown fields refused);
+// queries arrive as strings and are coerced where a number is expected.
+import { component, dateTime, enumOf, object, str, type Schema } from './components.js';
+import {
+  CAPTURE_METHODS, DESTINATION_TYPES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_SCENARIOS, PAYOUT_SCENARIOS,
+  REFUND_SCENARIOS, TRANSACTION_TYPES,
+} from './enums.js';
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+const amount = { type: 'integer', minimum: 1, maximum: MAX_SAFE } as const;
+const currency = { type: 'string', pattern: '^[A-Za-z]{3}$' } as const;
+const country = { type: 'string', pattern: '^[A-Za-z]{2}$' } as const;
+const metadata = { type: 'object', maxProperties: 50 } as const;
+const optional = (properties: Record<string, Schema>, required: string[] = []) => object(properties, required);
+
+export const CustomerInput = component('CustomerInput', optional({
+  id: str, external_id: str, email: { type: 'string', format: 'email' }, name: str, country,
+}));
+
+export const PaymentMethodInput = component('PaymentMethodInput', optional({
+  type: enumOf(PAYMENT_METHOD_TYPES),
+  token: str,
+  id: { type: 'string', pattern: '^pm_' },
+}, ['type']));
+
+export const CreatePaymentBody = component('CreatePaymentRequest', optional({
+  amount,
+  currency,
+  payment_method: { anyOf: [enumOf(PAYMENT_METHOD_TYPES), PaymentMethodInput] },
+  capture_method: enumOf(CAPTURE_METHODS),
+  country,
+  customer: CustomerInput,
+  description: { type: 'string', maxLength: 500 },
+  reference: { type: 'string', maxLength: 128 },
+  return_url: { type: 'string', format: 'uri' },
+  metadata,
+  test_scenario: enumOf(PAYMENT_SCENARIOS),
+  device: optional({ ip: str, user_agent: str, fingerprint: str }),
+}, ['amount', 'currency', 'payment_method']));
+
+export const CaptureBody = component('CaptureRequest', optional({ amount }));
+export const CancelBody = component('CancelRequest', optional({ reason: { type: 'string', maxLength: 500 } }));
+export const RefundBody = component('CreateRefundRequest', optional({
+  amount, reason: { type: 'string', maxLength: 500 }, metadata, test_scenario: enumOf(REFUND_SCENARIOS),
+}));
+
+export const CreatePayoutBody = component('CreatePayoutRequest', optional({
+  amount,
+  currency,
+  destination: optional({
+    type: enumOf(DESTINATION_TYPES), token: str, display: str, holder_name: str, country,
+  }, ['type', 'display']),
+  description: { type: 'string', maxLength: 500 },
+  reference: { type: 'string', maxLength: 128 },
+  metadata,
+  test_scenario: enumOf(PAYOUT_SCENARIOS),
+}, ['amount', 'currency', 'destination']));
+
+export const CreatePaymentMethodBody = component('CreatePaymentMethodRequest', optional({
+  type: enumOf(PAYMENT_METHOD_TYPES),
+  provider_token: { type: 'string', minLength: 1 },
+  provider_code: str,
+  customer: CustomerInput,
+  display: { type: 'object', additionalProperties: str, maxProperties: 20 },
+}, ['type', 'provider_token']));
+
+export const WebhookTestBody = component('WebhookTestRequest', optional({ event_type: enumOf(EVENT_TYPES) }));
+
+export const idParams = object({ id: { type: 'string', minLength: 1, maxLength: 255 } });
+
+const page = {
+  limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+  cursor: { type: 'string', minLength: 1, maxLength: 512 },
+};
+
+export const PaymentListQuery = optional({
+  status: { type: 'string', maxLength: 500 },
+  currency,
+  country,
+  payment_method: enumOf(PAYMENT_METHOD_TYPES),
+  reference: { type: 'string', maxLength: 128 },
+  search: { type: 'string', minLength: 1, maxLength: 200 },
+  from: dateTime,
+  to: dateTime,
+  ...page,
+});
+export const PayoutListQuery = optional({ status: str, ...page });
+export const TransactionListQuery = optional({
+  type: enumOf(TRANSACTION_TYPES), status: str, currency, provider_account_id: str, from: dateTime, to: dateTime, ...page,
+});
+export const SettlementListQuery = optional({ status: str, provider_account_id: str });

@@ -1,0 +1,193 @@
+// Response schemas of the contract's resources, field by field.
+import {
+  anyObject, bool, component, dateTime, enumOf, int, nullable, object, str, type Schema,
+} from './components.js';
+import {
+  ATTEMPT_OUTCOMES, ATTEMPT_STATUSES, CAPTURE_METHODS, FAILURE_CATEGORIES, MODES, NEXT_ACTION_TYPES,
+  PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, REFUND_STATUSES, SETTLEMENT_STATUSES,
+} from './enums.js';
+
+const nullStr = nullable(str);
+const nullInt = nullable(int);
+
+export const Failure = component('Failure', object({ code: str, category: enumOf(FAILURE_CATEGORIES), message: str }));
+const nullFailure = { anyOf: [Failure, { type: 'null' }] };
+
+export const Attempt = component('Attempt', object({
+  id: str,
+  attempt_number: int,
+  status: enumOf(ATTEMPT_STATUSES),
+  outcome: { anyOf: [enumOf(ATTEMPT_OUTCOMES), { type: 'null' }] },
+  provider_id: str,
+  provider_name: nullStr,
+  provider_account_id: str,
+  provider_payment_id: nullStr,
+  provider_code: nullStr,
+  provider_message: nullStr,
+  failure: nullFailure,
+  fee_amount: int,
+  latency_ms: nullInt,
+  created_at: dateTime,
+}));
+
+export const Payment = component('Payment', object({
+  id: str,
+  object: { type: 'string', const: 'payment' },
+  mode: enumOf(MODES),
+  status: enumOf(PAYMENT_STATUSES),
+  amount: int,
+  currency: str,
+  captured_amount: int,
+  refunded_amount: int,
+  capture_method: enumOf(CAPTURE_METHODS),
+  payment_method: object({ type: enumOf(PAYMENT_METHOD_TYPES), id: nullStr }),
+  country: nullStr,
+  description: nullStr,
+  reference: nullStr,
+  customer: { anyOf: [anyObject, { type: 'null' }] },
+  metadata: anyObject,
+  route: object({
+    provider: { anyOf: [object({ id: str, code: str, name: str }), { type: 'null' }] },
+    provider_account_id: nullStr,
+    provider_payment_id: nullStr,
+    attempts: int,
+    routing_decision_id: nullStr,
+    rule: nullStr,
+  }),
+  risk: object({ decision_id: nullStr, score: nullInt }),
+  failure: nullFailure,
+  next_action: {
+    anyOf: [
+      object({ type: enumOf(NEXT_ACTION_TYPES), url: str, qrPayload: str, expiresAt: str }),
+      { type: 'null' },
+    ],
+  },
+  fee: object({ amount: int, currency: str }),
+  processing_time_ms: nullInt,
+  attempts: { type: 'array', items: Attempt },
+  created_at: dateTime,
+  updated_at: dateTime,
+  processed_at: nullable(dateTime),
+}));
+
+export const TimelineEvent = component('TimelineEvent', object({
+  id: str, type: str, title: str, description: nullStr, attempt_id: nullStr, data: anyObject, created_at: dateTime,
+}));
+
+export const Refund = component('Refund', object({
+  id: str,
+  object: { type: 'string', const: 'refund' },
+  payment_id: str,
+  amount: int,
+  currency: str,
+  status: enumOf(REFUND_STATUSES),
+  reason: nullStr,
+  provider_refund_id: nullStr,
+  failure: nullFailure,
+  created_at: dateTime,
+}));
+
+export const Payout = component('Payout', object({
+  id: str,
+  object: { type: 'string', const: 'payout' },
+  mode: enumOf(MODES),
+  status: enumOf(PAYOUT_STATUSES),
+  amount: int,
+  currency: str,
+  destination: anyObject,
+  route: anyObject,
+  fee: anyObject,
+  failure: nullFailure,
+  created_at: dateTime,
+}));
+
+export const Transaction = component('Transaction', object({
+  id: str,
+  type: str,
+  status: str,
+  entity_type: str,
+  entity_id: str,
+  payment_id: nullStr,
+  amount: int,
+  currency: str,
+  fee_amount: int,
+  net_amount: int,
+  provider_name: nullStr,
+  provider_reference: nullStr,
+  payment_method: nullStr,
+  country: nullStr,
+  processing_time_ms: nullInt,
+  failure_code: nullStr,
+  settlement_id: nullStr,
+  occurred_at: dateTime,
+}));
+
+export const Balance = component('Balance', object({
+  currency: str,
+  processed_gross: int,
+  fees: int,
+  processed_net: int,
+  settled_by_providers: int,
+  awaiting_provider_settlement: int,
+  payouts_sent: int,
+  note: str,
+}));
+
+const settlementFields: Record<string, Schema> = {
+  id: str,
+  provider_name: nullStr,
+  settlement_entity: nullStr,
+  settlement_reference: nullStr,
+  currency: str,
+  gross_amount: int,
+  fee_amount: int,
+  net_amount: int,
+  transaction_count: int,
+  period_start: dateTime,
+  period_end: dateTime,
+  status: enumOf(SETTLEMENT_STATUSES),
+  settled_at: nullable(dateTime),
+};
+export const Settlement = component('Settlement', object(settlementFields));
+export const SettlementWithItems = component('SettlementWithItems', object({
+  ...settlementFields, items: { type: 'array', items: anyObject },
+}));
+
+export const PaymentMethod = component('PaymentMethod', object({
+  id: str,
+  object: { type: 'string', const: 'payment_method' },
+  type: enumOf(PAYMENT_METHOD_TYPES),
+  customer_id: nullStr,
+  display: { type: 'object', additionalProperties: str },
+  status: str,
+  created_at: dateTime,
+}));
+
+export const Identity = component('Identity', object({
+  merchant: object({ id: str, name: str }),
+  project: object({ id: str, name: str }),
+  mode: enumOf(MODES),
+  api_key: object({ id: str, prefix: str, name: str }),
+}));
+
+export const ErrorEnvelope = component('Error', object({
+  error: object({ type: str, code: str, message: str, param: str, details: {} }, ['type', 'code', 'message']),
+  request_id: str,
+}));
+
+/** `{data, has_more, next_cursor}` of a resource. */
+export function page(name: string, item: Schema): Schema {
+  return component(name, object({ data: { type: 'array', items: item }, has_more: bool, next_cursor: nullStr }));
+}
+
+export const PaymentList = page('PaymentList', Payment);
+export const PayoutList = page('PayoutList', Payout);
+export const TransactionList = page('TransactionList', Transaction);
+export const Timeline = component('Timeline', object({ payment_id: str, data: { type: 'array', items: TimelineEvent } }));
+export const RefundList = component('RefundList', object({ data: { type: 'array', items: Refund } }));
+export const BalanceList = component('Balances', object({ custodian: { type: 'boolean', const: false }, data: { type: 'array', items: Balance } }));
+export const SettlementList = component('SettlementList', object({ data: { type: 'array', items: Settlement } }));
+export const WebhookTestResult = component('WebhookTestResult', object({ event_id: str, deliveries: int }));
+export const ScenarioList = component('ScenarioList', object({
+  data: { type: 'array', items: object({ name: str, description: str }) },
+}));
