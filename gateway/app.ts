@@ -8,6 +8,7 @@ import { managementRoutes } from './management/routes.js';
 import { buildOpenApi, registerOperations } from './contract/index.js';
 import { meHandlers } from './routes/me.js';
 import { paymentHandlers } from './routes/payments.js';
+import { notYetHandlers } from './routes/not-yet.js';
 import { sandboxHandlers } from './routes/sandbox.js';
 import { createStore } from './store/index.js';
 
@@ -55,6 +56,7 @@ export function build(deps: GatewayDeps): FastifyInstance {
     ...meHandlers(),
     ...paymentHandlers(deps.clients.payments),
     ...sandboxHandlers(),
+    ...notYetHandlers(),
   });
   if (deps.operatorToken) managementRoutes(app, store, deps.clock, deps.operatorToken);
   return app;

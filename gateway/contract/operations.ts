@@ -100,4 +100,4 @@ export const OPERATIONS: Operation[] = [
 ];
 
 /** Statuses every authenticated /v1 operation can answer. */
-export const COMMON_ERRORS = [401, 403, 429, 500, 503];
+export const COMMON_ERRORS = [401, 403, 429, 500, 501, 503];

@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -13,6 +13,7 @@ const REDACT = [
   '*.signing_secret',
 ];
 
-export function createLogger(name: string, level = 'info'): Logger {
-  return pino({ name, level, redact: { paths: REDACT, censor: '[redacted]' } });
+/** A pino logger that censors secrets; `destination` defaults to stdout. */
+export function createLogger(name: string, level = 'info', destination?: DestinationStream): Logger {
+  return pino({ name, level, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
 }
