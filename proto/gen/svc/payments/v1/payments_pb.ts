@@ -14,7 +14,290 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file svc/payments/v1/payments.proto.
  */
 export const file_svc_payments_v1_payments: GenFile = /*@__PURE__*/
-  fileDesc("Ch5zdmMvcGF5bWVudHMvdjEvcGF5bWVudHMucHJvdG8SD3N2Yy5wYXltZW50cy52MSKoAQoIQ3VzdG9tZXISDwoCaWQYASABKAlIAIgBARIYCgtleHRlcm5hbF9pZBgCIAEoCUgBiAEBEhIKBWVtYWlsGAMgASgJSAKIAQESEQoEbmFtZRgEIAEoCUgDiAEBEhQKB2NvdW50cnkYBSABKAlIBIgBAUIFCgNfaWRCDgoMX2V4dGVybmFsX2lkQggKBl9lbWFpbEIHCgVfbmFtZUIKCghfY291bnRyeSJyCgZEZXZpY2USDwoCaXAYASABKAlIAIgBARIXCgp1c2VyX2FnZW50GAIgASgJSAGIAQESGAoLZmluZ2VycHJpbnQYAyABKAlIAogBAUIFCgNfaXBCDQoLX3VzZXJfYWdlbnRCDgoMX2ZpbmdlcnByaW50IlgKElBheW1lbnRNZXRob2RJbnB1dBIMCgR0eXBlGAEgASgJEhIKBXRva2VuGAIgASgJSACIAQESDwoCaWQYAyABKAlIAYgBAUIICgZfdG9rZW5CBQoDX2lkIp0EChRDcmVhdGVQYXltZW50UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSDgoGYW1vdW50GAIgASgDEhAKCGN1cnJlbmN5GAMgASgJEjsKDnBheW1lbnRfbWV0aG9kGAQgASgLMiMuc3ZjLnBheW1lbnRzLnYxLlBheW1lbnRNZXRob2RJbnB1dBIWCg5jYXB0dXJlX21ldGhvZBgFIAEoCRIUCgdjb3VudHJ5GAYgASgJSACIAQESMAoIY3VzdG9tZXIYByABKAsyGS5zdmMucGF5bWVudHMudjEuQ3VzdG9tZXJIAYgBARIYCgtkZXNjcmlwdGlvbhgIIAEoCUgCiAEBEhYKCXJlZmVyZW5jZRgJIAEoCUgDiAEBEhcKCnJldHVybl91cmwYCiABKAlIBIgBARIpCghtZXRhZGF0YRgLIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGgoNdGVzdF9zY2VuYXJpbxgMIAEoCUgFiAEBEiwKBmRldmljZRgNIAEoCzIXLnN2Yy5wYXltZW50cy52MS5EZXZpY2VIBogBAUIKCghfY291bnRyeUILCglfY3VzdG9tZXJCDgoMX2Rlc2NyaXB0aW9uQgwKCl9yZWZlcmVuY2VCDQoLX3JldHVybl91cmxCEAoOX3Rlc3Rfc2NlbmFyaW9CCQoHX2RldmljZSJCChVDcmVhdGVQYXltZW50UmVzcG9uc2USKQoHcGF5bWVudBgBIAEoCzIYLnN2Yy5wYXltZW50cy52MS5QYXltZW50IkQKEUdldFBheW1lbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSI/ChJHZXRQYXltZW50UmVzcG9uc2USKQoHcGF5bWVudBgBIAEoCzIYLnN2Yy5wYXltZW50cy52MS5QYXltZW50It0DChNMaXN0UGF5bWVudHNSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIQCghzdGF0dXNlcxgCIAMoCRIVCghjdXJyZW5jeRgDIAEoCUgAiAEBEhQKB2NvdW50cnkYBCABKAlIAYgBARIgChNwYXltZW50X21ldGhvZF90eXBlGAUgASgJSAKIAQESFgoJcmVmZXJlbmNlGAYgASgJSAOIAQESEwoGc2VhcmNoGAcgASgJSASIAQESNQoMY3JlYXRlZF9mcm9tGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgFiAEBEjMKCmNyZWF0ZWRfdG8YCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAaIAQESDQoFbGltaXQYCiABKAUSGwoOc3RhcnRpbmdfYWZ0ZXIYCyABKAlIB4gBAUILCglfY3VycmVuY3lCCgoIX2NvdW50cnlCFgoUX3BheW1lbnRfbWV0aG9kX3R5cGVCDAoKX3JlZmVyZW5jZUIJCgdfc2VhcmNoQg8KDV9jcmVhdGVkX2Zyb21CDQoLX2NyZWF0ZWRfdG9CEQoPX3N0YXJ0aW5nX2FmdGVyIlQKFExpc3RQYXltZW50c1Jlc3BvbnNlEioKCHBheW1lbnRzGAEgAygLMhguc3ZjLnBheW1lbnRzLnYxLlBheW1lbnQSEAoIaGFzX21vcmUYAiABKAgiMgoIUHJvdmlkZXISCgoCaWQYASABKAkSDAoEY29kZRgCIAEoCRIMCgRuYW1lGAMgASgJIqICCgVSb3V0ZRIwCghwcm92aWRlchgBIAEoCzIZLnN2Yy5wYXltZW50cy52MS5Qcm92aWRlckgAiAEBEiAKE3Byb3ZpZGVyX2FjY291bnRfaWQYAiABKAlIAYgBARIgChNwcm92aWRlcl9wYXltZW50X2lkGAMgASgJSAKIAQESEAoIYXR0ZW1wdHMYBCABKAUSIAoTcm91dGluZ19kZWNpc2lvbl9pZBgFIAEoCUgDiAEBEhEKBHJ1bGUYBiABKAlIBIgBAUILCglfcHJvdmlkZXJCFgoUX3Byb3ZpZGVyX2FjY291bnRfaWRCFgoUX3Byb3ZpZGVyX3BheW1lbnRfaWRCFgoUX3JvdXRpbmdfZGVjaXNpb25faWRCBwoFX3J1bGUiTgoEUmlzaxIYCgtkZWNpc2lvbl9pZBgBIAEoCUgAiAEBEhIKBXNjb3JlGAIgASgFSAGIAQFCDgoMX2RlY2lzaW9uX2lkQggKBl9zY29yZSJrCgpOZXh0QWN0aW9uEgwKBHR5cGUYASABKAkSCwoDdXJsGAIgASgJEhIKCnFyX3BheWxvYWQYAyABKAkSLgoKZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAigQQKB0F0dGVtcHQSCgoCaWQYASABKAkSFgoOYXR0ZW1wdF9udW1iZXIYAiABKAUSDgoGc3RhdHVzGAMgASgJEhQKB291dGNvbWUYBCABKAlIAIgBARITCgtwcm92aWRlcl9pZBgFIAEoCRIaCg1wcm92aWRlcl9uYW1lGAYgASgJSAGIAQESGwoTcHJvdmlkZXJfYWNjb3VudF9pZBgHIAEoCRIgChNwcm92aWRlcl9wYXltZW50X2lkGAggASgJSAKIAQESGgoNcHJvdmlkZXJfY29kZRgJIAEoCUgDiAEBEh0KEHByb3ZpZGVyX21lc3NhZ2UYCiABKAlIBIgBARIsCgdmYWlsdXJlGAsgASgLMhYuc3ZjLmNvbW1vbi52MS5GYWlsdXJlSAWIAQESEgoKZmVlX2Ftb3VudBgMIAEoAxIXCgpsYXRlbmN5X21zGA0gASgFSAaIAQESLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCgoIX291dGNvbWVCEAoOX3Byb3ZpZGVyX25hbWVCFgoUX3Byb3ZpZGVyX3BheW1lbnRfaWRCEAoOX3Byb3ZpZGVyX2NvZGVCEwoRX3Byb3ZpZGVyX21lc3NhZ2VCCgoIX2ZhaWx1cmVCDQoLX2xhdGVuY3lfbXMizwcKB1BheW1lbnQSCgoCaWQYASABKAkSDAoEbW9kZRgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDgoGYW1vdW50GAQgASgDEhAKCGN1cnJlbmN5GAUgASgJEhcKD2NhcHR1cmVkX2Ftb3VudBgGIAEoAxIXCg9yZWZ1bmRlZF9hbW91bnQYByABKAMSFgoOY2FwdHVyZV9tZXRob2QYCCABKAkSGwoTcGF5bWVudF9tZXRob2RfdHlwZRgJIAEoCRIeChFwYXltZW50X21ldGhvZF9pZBgKIAEoCUgAiAEBEhQKB2NvdW50cnkYCyABKAlIAYgBARIYCgtkZXNjcmlwdGlvbhgMIAEoCUgCiAEBEhYKCXJlZmVyZW5jZRgNIAEoCUgDiAEBEi4KCGN1c3RvbWVyGA4gASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEgEiAEBEikKCG1ldGFkYXRhGA8gASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIlCgVyb3V0ZRgQIAEoCzIWLnN2Yy5wYXltZW50cy52MS5Sb3V0ZRIjCgRyaXNrGBEgASgLMhUuc3ZjLnBheW1lbnRzLnYxLlJpc2sSLAoHZmFpbHVyZRgSIAEoCzIWLnN2Yy5jb21tb24udjEuRmFpbHVyZUgFiAEBEjUKC25leHRfYWN0aW9uGBMgASgLMhsuc3ZjLnBheW1lbnRzLnYxLk5leHRBY3Rpb25IBogBARISCgpmZWVfYW1vdW50GBQgASgDEhQKDGZlZV9jdXJyZW5jeRgVIAEoCRIfChJwcm9jZXNzaW5nX3RpbWVfbXMYFiABKAVIB4gBARIqCghhdHRlbXB0cxgXIAMoCzIYLnN2Yy5wYXltZW50cy52MS5BdHRlbXB0Ei4KCmNyZWF0ZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYGSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKDHByb2Nlc3NlZF9hdBgaIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBICIgBAUIUChJfcGF5bWVudF9tZXRob2RfaWRCCgoIX2NvdW50cnlCDgoMX2Rlc2NyaXB0aW9uQgwKCl9yZWZlcmVuY2VCCwoJX2N1c3RvbWVyQgoKCF9mYWlsdXJlQg4KDF9uZXh0X2FjdGlvbkIVChNfcHJvY2Vzc2luZ190aW1lX21zQg8KDV9wcm9jZXNzZWRfYXQypQIKD1BheW1lbnRzU2VydmljZRJeCg1DcmVhdGVQYXltZW50EiUuc3ZjLnBheW1lbnRzLnYxLkNyZWF0ZVBheW1lbnRSZXF1ZXN0GiYuc3ZjLnBheW1lbnRzLnYxLkNyZWF0ZVBheW1lbnRSZXNwb25zZRJVCgpHZXRQYXltZW50EiIuc3ZjLnBheW1lbnRzLnYxLkdldFBheW1lbnRSZXF1ZXN0GiMuc3ZjLnBheW1lbnRzLnYxLkdldFBheW1lbnRSZXNwb25zZRJbCgxMaXN0UGF5bWVudHMSJC5zdmMucGF5bWVudHMudjEuTGlzdFBheW1lbnRzUmVxdWVzdBolLnN2Yy5wYXltZW50cy52MS5MaXN0UGF5bWVudHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_svc_common_v1_common]);
+  fileDesc("Ch5zdmMvcGF5bWVudHMvdjEvcGF5bWVudHMucHJvdG8SD3N2Yy5wYXltZW50cy52MSJoChVDYXB0dXJlUGF5bWVudFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJEhMKBmFtb3VudBgDIAEoA0gAiAEBQgkKB19hbW91bnQiQwoWQ2FwdHVyZVBheW1lbnRSZXNwb25zZRIpCgdwYXltZW50GAEgASgLMhguc3ZjLnBheW1lbnRzLnYxLlBheW1lbnQiZwoUQ2FuY2VsUGF5bWVudFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJEhMKBnJlYXNvbhgDIAEoCUgAiAEBQgkKB19yZWFzb24iQgoVQ2FuY2VsUGF5bWVudFJlc3BvbnNlEikKB3BheW1lbnQYASABKAsyGC5zdmMucGF5bWVudHMudjEuUGF5bWVudCJMChlHZXRQYXltZW50VGltZWxpbmVSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSLhAQoNVGltZWxpbmVFdmVudBIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXRpdGxlGAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSACIAQESFwoKYXR0ZW1wdF9pZBgFIAEoCUgBiAEBEiUKBGRhdGEYBiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQg4KDF9kZXNjcmlwdGlvbkINCgtfYXR0ZW1wdF9pZCJgChpHZXRQYXltZW50VGltZWxpbmVSZXNwb25zZRISCgpwYXltZW50X2lkGAEgASgJEi4KBmV2ZW50cxgCIAMoCzIeLnN2Yy5wYXltZW50cy52MS5UaW1lbGluZUV2ZW50IhoKGExpc3RUZXN0U2NlbmFyaW9zUmVxdWVzdCIxCgxUZXN0U2NlbmFyaW8SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCSJNChlMaXN0VGVzdFNjZW5hcmlvc1Jlc3BvbnNlEjAKCXNjZW5hcmlvcxgBIAMoCzIdLnN2Yy5wYXltZW50cy52MS5UZXN0U2NlbmFyaW8iRgodQ29tcGxldGVDdXN0b21lckFjdGlvblJlcXVlc3QSFAoMYWN0aW9uX3Rva2VuGAEgASgJEg8KB291dGNvbWUYAiABKAkicwoeQ29tcGxldGVDdXN0b21lckFjdGlvblJlc3BvbnNlEikKB3BheW1lbnQYASABKAsyGC5zdmMucGF5bWVudHMudjEuUGF5bWVudBIXCgpyZXR1cm5fdXJsGAIgASgJSACIAQFCDQoLX3JldHVybl91cmwiqAEKCEN1c3RvbWVyEg8KAmlkGAEgASgJSACIAQESGAoLZXh0ZXJuYWxfaWQYAiABKAlIAYgBARISCgVlbWFpbBgDIAEoCUgCiAEBEhEKBG5hbWUYBCABKAlIA4gBARIUCgdjb3VudHJ5GAUgASgJSASIAQFCBQoDX2lkQg4KDF9leHRlcm5hbF9pZEIICgZfZW1haWxCBwoFX25hbWVCCgoIX2NvdW50cnkicgoGRGV2aWNlEg8KAmlwGAEgASgJSACIAQESFwoKdXNlcl9hZ2VudBgCIAEoCUgBiAEBEhgKC2ZpbmdlcnByaW50GAMgASgJSAKIAQFCBQoDX2lwQg0KC191c2VyX2FnZW50Qg4KDF9maW5nZXJwcmludCJYChJQYXltZW50TWV0aG9kSW5wdXQSDAoEdHlwZRgBIAEoCRISCgV0b2tlbhgCIAEoCUgAiAEBEg8KAmlkGAMgASgJSAGIAQFCCAoGX3Rva2VuQgUKA19pZCKdBAoUQ3JlYXRlUGF5bWVudFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEg4KBmFtb3VudBgCIAEoAxIQCghjdXJyZW5jeRgDIAEoCRI7Cg5wYXltZW50X21ldGhvZBgEIAEoCzIjLnN2Yy5wYXltZW50cy52MS5QYXltZW50TWV0aG9kSW5wdXQSFgoOY2FwdHVyZV9tZXRob2QYBSABKAkSFAoHY291bnRyeRgGIAEoCUgAiAEBEjAKCGN1c3RvbWVyGAcgASgLMhkuc3ZjLnBheW1lbnRzLnYxLkN1c3RvbWVySAGIAQESGAoLZGVzY3JpcHRpb24YCCABKAlIAogBARIWCglyZWZlcmVuY2UYCSABKAlIA4gBARIXCgpyZXR1cm5fdXJsGAogASgJSASIAQESKQoIbWV0YWRhdGEYCyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhoKDXRlc3Rfc2NlbmFyaW8YDCABKAlIBYgBARIsCgZkZXZpY2UYDSABKAsyFy5zdmMucGF5bWVudHMudjEuRGV2aWNlSAaIAQFCCgoIX2NvdW50cnlCCwoJX2N1c3RvbWVyQg4KDF9kZXNjcmlwdGlvbkIMCgpfcmVmZXJlbmNlQg0KC19yZXR1cm5fdXJsQhAKDl90ZXN0X3NjZW5hcmlvQgkKB19kZXZpY2UiQgoVQ3JlYXRlUGF5bWVudFJlc3BvbnNlEikKB3BheW1lbnQYASABKAsyGC5zdmMucGF5bWVudHMudjEuUGF5bWVudCJEChFHZXRQYXltZW50UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCgoCaWQYAiABKAkiPwoSR2V0UGF5bWVudFJlc3BvbnNlEikKB3BheW1lbnQYASABKAsyGC5zdmMucGF5bWVudHMudjEuUGF5bWVudCLdAwoTTGlzdFBheW1lbnRzUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSEAoIc3RhdHVzZXMYAiADKAkSFQoIY3VycmVuY3kYAyABKAlIAIgBARIUCgdjb3VudHJ5GAQgASgJSAGIAQESIAoTcGF5bWVudF9tZXRob2RfdHlwZRgFIAEoCUgCiAEBEhYKCXJlZmVyZW5jZRgGIAEoCUgDiAEBEhMKBnNlYXJjaBgHIAEoCUgEiAEBEjUKDGNyZWF0ZWRfZnJvbRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIBYgBARIzCgpjcmVhdGVkX3RvGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgGiAEBEg0KBWxpbWl0GAogASgFEhsKDnN0YXJ0aW5nX2FmdGVyGAsgASgJSAeIAQFCCwoJX2N1cnJlbmN5QgoKCF9jb3VudHJ5QhYKFF9wYXltZW50X21ldGhvZF90eXBlQgwKCl9yZWZlcmVuY2VCCQoHX3NlYXJjaEIPCg1fY3JlYXRlZF9mcm9tQg0KC19jcmVhdGVkX3RvQhEKD19zdGFydGluZ19hZnRlciJUChRMaXN0UGF5bWVudHNSZXNwb25zZRIqCghwYXltZW50cxgBIAMoCzIYLnN2Yy5wYXltZW50cy52MS5QYXltZW50EhAKCGhhc19tb3JlGAIgASgIIjIKCFByb3ZpZGVyEgoKAmlkGAEgASgJEgwKBGNvZGUYAiABKAkSDAoEbmFtZRgDIAEoCSKiAgoFUm91dGUSMAoIcHJvdmlkZXIYASABKAsyGS5zdmMucGF5bWVudHMudjEuUHJvdmlkZXJIAIgBARIgChNwcm92aWRlcl9hY2NvdW50X2lkGAIgASgJSAGIAQESIAoTcHJvdmlkZXJfcGF5bWVudF9pZBgDIAEoCUgCiAEBEhAKCGF0dGVtcHRzGAQgASgFEiAKE3JvdXRpbmdfZGVjaXNpb25faWQYBSABKAlIA4gBARIRCgRydWxlGAYgASgJSASIAQFCCwoJX3Byb3ZpZGVyQhYKFF9wcm92aWRlcl9hY2NvdW50X2lkQhYKFF9wcm92aWRlcl9wYXltZW50X2lkQhYKFF9yb3V0aW5nX2RlY2lzaW9uX2lkQgcKBV9ydWxlIk4KBFJpc2sSGAoLZGVjaXNpb25faWQYASABKAlIAIgBARISCgVzY29yZRgCIAEoBUgBiAEBQg4KDF9kZWNpc2lvbl9pZEIICgZfc2NvcmUiawoKTmV4dEFjdGlvbhIMCgR0eXBlGAEgASgJEgsKA3VybBgCIAEoCRISCgpxcl9wYXlsb2FkGAMgASgJEi4KCmV4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIoEECgdBdHRlbXB0EgoKAmlkGAEgASgJEhYKDmF0dGVtcHRfbnVtYmVyGAIgASgFEg4KBnN0YXR1cxgDIAEoCRIUCgdvdXRjb21lGAQgASgJSACIAQESEwoLcHJvdmlkZXJfaWQYBSABKAkSGgoNcHJvdmlkZXJfbmFtZRgGIAEoCUgBiAEBEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYByABKAkSIAoTcHJvdmlkZXJfcGF5bWVudF9pZBgIIAEoCUgCiAEBEhoKDXByb3ZpZGVyX2NvZGUYCSABKAlIA4gBARIdChBwcm92aWRlcl9tZXNzYWdlGAogASgJSASIAQESLAoHZmFpbHVyZRgLIAEoCzIWLnN2Yy5jb21tb24udjEuRmFpbHVyZUgFiAEBEhIKCmZlZV9hbW91bnQYDCABKAMSFwoKbGF0ZW5jeV9tcxgNIAEoBUgGiAEBEi4KCmNyZWF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF9vdXRjb21lQhAKDl9wcm92aWRlcl9uYW1lQhYKFF9wcm92aWRlcl9wYXltZW50X2lkQhAKDl9wcm92aWRlcl9jb2RlQhMKEV9wcm92aWRlcl9tZXNzYWdlQgoKCF9mYWlsdXJlQg0KC19sYXRlbmN5X21zIs8HCgdQYXltZW50EgoKAmlkGAEgASgJEgwKBG1vZGUYAiABKAkSDgoGc3RhdHVzGAMgASgJEg4KBmFtb3VudBgEIAEoAxIQCghjdXJyZW5jeRgFIAEoCRIXCg9jYXB0dXJlZF9hbW91bnQYBiABKAMSFwoPcmVmdW5kZWRfYW1vdW50GAcgASgDEhYKDmNhcHR1cmVfbWV0aG9kGAggASgJEhsKE3BheW1lbnRfbWV0aG9kX3R5cGUYCSABKAkSHgoRcGF5bWVudF9tZXRob2RfaWQYCiABKAlIAIgBARIUCgdjb3VudHJ5GAsgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YDCABKAlIAogBARIWCglyZWZlcmVuY2UYDSABKAlIA4gBARIuCghjdXN0b21lchgOIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIBIgBARIpCghtZXRhZGF0YRgPIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSJQoFcm91dGUYECABKAsyFi5zdmMucGF5bWVudHMudjEuUm91dGUSIwoEcmlzaxgRIAEoCzIVLnN2Yy5wYXltZW50cy52MS5SaXNrEiwKB2ZhaWx1cmUYEiABKAsyFi5zdmMuY29tbW9uLnYxLkZhaWx1cmVIBYgBARI1CgtuZXh0X2FjdGlvbhgTIAEoCzIbLnN2Yy5wYXltZW50cy52MS5OZXh0QWN0aW9uSAaIAQESEgoKZmVlX2Ftb3VudBgUIAEoAxIUCgxmZWVfY3VycmVuY3kYFSABKAkSHwoScHJvY2Vzc2luZ190aW1lX21zGBYgASgFSAeIAQESKgoIYXR0ZW1wdHMYFyADKAsyGC5zdmMucGF5bWVudHMudjEuQXR0ZW1wdBIuCgpjcmVhdGVkX2F0GBggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GBkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1Cgxwcm9jZXNzZWRfYXQYGiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAiIAQFCFAoSX3BheW1lbnRfbWV0aG9kX2lkQgoKCF9jb3VudHJ5Qg4KDF9kZXNjcmlwdGlvbkIMCgpfcmVmZXJlbmNlQgsKCV9jdXN0b21lckIKCghfZmFpbHVyZUIOCgxfbmV4dF9hY3Rpb25CFQoTX3Byb2Nlc3NpbmdfdGltZV9tc0IPCg1fcHJvY2Vzc2VkX2F0Mr4GCg9QYXltZW50c1NlcnZpY2USXgoNQ3JlYXRlUGF5bWVudBIlLnN2Yy5wYXltZW50cy52MS5DcmVhdGVQYXltZW50UmVxdWVzdBomLnN2Yy5wYXltZW50cy52MS5DcmVhdGVQYXltZW50UmVzcG9uc2USVQoKR2V0UGF5bWVudBIiLnN2Yy5wYXltZW50cy52MS5HZXRQYXltZW50UmVxdWVzdBojLnN2Yy5wYXltZW50cy52MS5HZXRQYXltZW50UmVzcG9uc2USWwoMTGlzdFBheW1lbnRzEiQuc3ZjLnBheW1lbnRzLnYxLkxpc3RQYXltZW50c1JlcXVlc3QaJS5zdmMucGF5bWVudHMudjEuTGlzdFBheW1lbnRzUmVzcG9uc2USYQoOQ2FwdHVyZVBheW1lbnQSJi5zdmMucGF5bWVudHMudjEuQ2FwdHVyZVBheW1lbnRSZXF1ZXN0Gicuc3ZjLnBheW1lbnRzLnYxLkNhcHR1cmVQYXltZW50UmVzcG9uc2USXgoNQ2FuY2VsUGF5bWVudBIlLnN2Yy5wYXltZW50cy52MS5DYW5jZWxQYXltZW50UmVxdWVzdBomLnN2Yy5wYXltZW50cy52MS5DYW5jZWxQYXltZW50UmVzcG9uc2USbQoSR2V0UGF5bWVudFRpbWVsaW5lEiouc3ZjLnBheW1lbnRzLnYxLkdldFBheW1lbnRUaW1lbGluZVJlcXVlc3QaKy5zdmMucGF5bWVudHMudjEuR2V0UGF5bWVudFRpbWVsaW5lUmVzcG9uc2USagoRTGlzdFRlc3RTY2VuYXJpb3MSKS5zdmMucGF5bWVudHMudjEuTGlzdFRlc3RTY2VuYXJpb3NSZXF1ZXN0Giouc3ZjLnBheW1lbnRzLnYxLkxpc3RUZXN0U2NlbmFyaW9zUmVzcG9uc2USeQoWQ29tcGxldGVDdXN0b21lckFjdGlvbhIuLnN2Yy5wYXltZW50cy52MS5Db21wbGV0ZUN1c3RvbWVyQWN0aW9uUmVxdWVzdBovLnN2Yy5wYXltZW50cy52MS5Db21wbGV0ZUN1c3RvbWVyQWN0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_svc_common_v1_common]);
+
+/**
+ * @generated from message svc.payments.v1.CapturePaymentRequest
+ */
+export type CapturePaymentRequest = Message<"svc.payments.v1.CapturePaymentRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * Default: the full authorized amount.
+   *
+   * @generated from field: optional int64 amount = 3;
+   */
+  amount?: bigint | undefined;
+};
+
+/**
+ * Describes the message svc.payments.v1.CapturePaymentRequest.
+ * Use `create(CapturePaymentRequestSchema)` to create a new message.
+ */
+export const CapturePaymentRequestSchema: GenMessage<CapturePaymentRequest> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 0);
+
+/**
+ * @generated from message svc.payments.v1.CapturePaymentResponse
+ */
+export type CapturePaymentResponse = Message<"svc.payments.v1.CapturePaymentResponse"> & {
+  /**
+   * @generated from field: svc.payments.v1.Payment payment = 1;
+   */
+  payment?: Payment | undefined;
+};
+
+/**
+ * Describes the message svc.payments.v1.CapturePaymentResponse.
+ * Use `create(CapturePaymentResponseSchema)` to create a new message.
+ */
+export const CapturePaymentResponseSchema: GenMessage<CapturePaymentResponse> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 1);
+
+/**
+ * @generated from message svc.payments.v1.CancelPaymentRequest
+ */
+export type CancelPaymentRequest = Message<"svc.payments.v1.CancelPaymentRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: optional string reason = 3;
+   */
+  reason?: string | undefined;
+};
+
+/**
+ * Describes the message svc.payments.v1.CancelPaymentRequest.
+ * Use `create(CancelPaymentRequestSchema)` to create a new message.
+ */
+export const CancelPaymentRequestSchema: GenMessage<CancelPaymentRequest> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 2);
+
+/**
+ * @generated from message svc.payments.v1.CancelPaymentResponse
+ */
+export type CancelPaymentResponse = Message<"svc.payments.v1.CancelPaymentResponse"> & {
+  /**
+   * @generated from field: svc.payments.v1.Payment payment = 1;
+   */
+  payment?: Payment | undefined;
+};
+
+/**
+ * Describes the message svc.payments.v1.CancelPaymentResponse.
+ * Use `create(CancelPaymentResponseSchema)` to create a new message.
+ */
+export const CancelPaymentResponseSchema: GenMessage<CancelPaymentResponse> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 3);
+
+/**
+ * @generated from message svc.payments.v1.GetPaymentTimelineRequest
+ */
+export type GetPaymentTimelineRequest = Message<"svc.payments.v1.GetPaymentTimelineRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message svc.payments.v1.GetPaymentTimelineRequest.
+ * Use `create(GetPaymentTimelineRequestSchema)` to create a new message.
+ */
+export const GetPaymentTimelineRequestSchema: GenMessage<GetPaymentTimelineRequest> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 4);
+
+/**
+ * @generated from message svc.payments.v1.TimelineEvent
+ */
+export type TimelineEvent = Message<"svc.payments.v1.TimelineEvent"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string title = 3;
+   */
+  title: string;
+
+  /**
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: optional string attempt_id = 5;
+   */
+  attemptId?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct data = 6;
+   */
+  data?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message svc.payments.v1.TimelineEvent.
+ * Use `create(TimelineEventSchema)` to create a new message.
+ */
+export const TimelineEventSchema: GenMessage<TimelineEvent> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 5);
+
+/**
+ * @generated from message svc.payments.v1.GetPaymentTimelineResponse
+ */
+export type GetPaymentTimelineResponse = Message<"svc.payments.v1.GetPaymentTimelineResponse"> & {
+  /**
+   * @generated from field: string payment_id = 1;
+   */
+  paymentId: string;
+
+  /**
+   * @generated from field: repeated svc.payments.v1.TimelineEvent events = 2;
+   */
+  events: TimelineEvent[];
+};
+
+/**
+ * Describes the message svc.payments.v1.GetPaymentTimelineResponse.
+ * Use `create(GetPaymentTimelineResponseSchema)` to create a new message.
+ */
+export const GetPaymentTimelineResponseSchema: GenMessage<GetPaymentTimelineResponse> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 6);
+
+/**
+ * @generated from message svc.payments.v1.ListTestScenariosRequest
+ */
+export type ListTestScenariosRequest = Message<"svc.payments.v1.ListTestScenariosRequest"> & {
+};
+
+/**
+ * Describes the message svc.payments.v1.ListTestScenariosRequest.
+ * Use `create(ListTestScenariosRequestSchema)` to create a new message.
+ */
+export const ListTestScenariosRequestSchema: GenMessage<ListTestScenariosRequest> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 7);
+
+/**
+ * @generated from message svc.payments.v1.TestScenario
+ */
+export type TestScenario = Message<"svc.payments.v1.TestScenario"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 2;
+   */
+  description: string;
+};
+
+/**
+ * Describes the message svc.payments.v1.TestScenario.
+ * Use `create(TestScenarioSchema)` to create a new message.
+ */
+export const TestScenarioSchema: GenMessage<TestScenario> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 8);
+
+/**
+ * @generated from message svc.payments.v1.ListTestScenariosResponse
+ */
+export type ListTestScenariosResponse = Message<"svc.payments.v1.ListTestScenariosResponse"> & {
+  /**
+   * @generated from field: repeated svc.payments.v1.TestScenario scenarios = 1;
+   */
+  scenarios: TestScenario[];
+};
+
+/**
+ * Describes the message svc.payments.v1.ListTestScenariosResponse.
+ * Use `create(ListTestScenariosResponseSchema)` to create a new message.
+ */
+export const ListTestScenariosResponseSchema: GenMessage<ListTestScenariosResponse> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 9);
+
+/**
+ * @generated from message svc.payments.v1.CompleteCustomerActionRequest
+ */
+export type CompleteCustomerActionRequest = Message<"svc.payments.v1.CompleteCustomerActionRequest"> & {
+  /**
+   * The hosted page's signed token names the payment and its scope; no API key is involved.
+   *
+   * @generated from field: string action_token = 1;
+   */
+  actionToken: string;
+
+  /**
+   * approve, decline or expire.
+   *
+   * @generated from field: string outcome = 2;
+   */
+  outcome: string;
+};
+
+/**
+ * Describes the message svc.payments.v1.CompleteCustomerActionRequest.
+ * Use `create(CompleteCustomerActionRequestSchema)` to create a new message.
+ */
+export const CompleteCustomerActionRequestSchema: GenMessage<CompleteCustomerActionRequest> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 10);
+
+/**
+ * @generated from message svc.payments.v1.CompleteCustomerActionResponse
+ */
+export type CompleteCustomerActionResponse = Message<"svc.payments.v1.CompleteCustomerActionResponse"> & {
+  /**
+   * @generated from field: svc.payments.v1.Payment payment = 1;
+   */
+  payment?: Payment | undefined;
+
+  /**
+   * Where to send the customer next (the payment's return_url), if any.
+   *
+   * @generated from field: optional string return_url = 2;
+   */
+  returnUrl?: string | undefined;
+};
+
+/**
+ * Describes the message svc.payments.v1.CompleteCustomerActionResponse.
+ * Use `create(CompleteCustomerActionResponseSchema)` to create a new message.
+ */
+export const CompleteCustomerActionResponseSchema: GenMessage<CompleteCustomerActionResponse> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payments, 11);
 
 /**
  * @generated from message svc.payments.v1.Customer
@@ -51,7 +334,7 @@ export type Customer = Message<"svc.payments.v1.Customer"> & {
  * Use `create(CustomerSchema)` to create a new message.
  */
 export const CustomerSchema: GenMessage<Customer> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 0);
+  messageDesc(file_svc_payments_v1_payments, 12);
 
 /**
  * @generated from message svc.payments.v1.Device
@@ -78,7 +361,7 @@ export type Device = Message<"svc.payments.v1.Device"> & {
  * Use `create(DeviceSchema)` to create a new message.
  */
 export const DeviceSchema: GenMessage<Device> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 1);
+  messageDesc(file_svc_payments_v1_payments, 13);
 
 /**
  * @generated from message svc.payments.v1.PaymentMethodInput
@@ -109,7 +392,7 @@ export type PaymentMethodInput = Message<"svc.payments.v1.PaymentMethodInput"> &
  * Use `create(PaymentMethodInputSchema)` to create a new message.
  */
 export const PaymentMethodInputSchema: GenMessage<PaymentMethodInput> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 2);
+  messageDesc(file_svc_payments_v1_payments, 14);
 
 /**
  * @generated from message svc.payments.v1.CreatePaymentRequest
@@ -188,7 +471,7 @@ export type CreatePaymentRequest = Message<"svc.payments.v1.CreatePaymentRequest
  * Use `create(CreatePaymentRequestSchema)` to create a new message.
  */
 export const CreatePaymentRequestSchema: GenMessage<CreatePaymentRequest> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 3);
+  messageDesc(file_svc_payments_v1_payments, 15);
 
 /**
  * @generated from message svc.payments.v1.CreatePaymentResponse
@@ -205,7 +488,7 @@ export type CreatePaymentResponse = Message<"svc.payments.v1.CreatePaymentRespon
  * Use `create(CreatePaymentResponseSchema)` to create a new message.
  */
 export const CreatePaymentResponseSchema: GenMessage<CreatePaymentResponse> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 4);
+  messageDesc(file_svc_payments_v1_payments, 16);
 
 /**
  * @generated from message svc.payments.v1.GetPaymentRequest
@@ -227,7 +510,7 @@ export type GetPaymentRequest = Message<"svc.payments.v1.GetPaymentRequest"> & {
  * Use `create(GetPaymentRequestSchema)` to create a new message.
  */
 export const GetPaymentRequestSchema: GenMessage<GetPaymentRequest> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 5);
+  messageDesc(file_svc_payments_v1_payments, 17);
 
 /**
  * @generated from message svc.payments.v1.GetPaymentResponse
@@ -244,7 +527,7 @@ export type GetPaymentResponse = Message<"svc.payments.v1.GetPaymentResponse"> &
  * Use `create(GetPaymentResponseSchema)` to create a new message.
  */
 export const GetPaymentResponseSchema: GenMessage<GetPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 6);
+  messageDesc(file_svc_payments_v1_payments, 18);
 
 /**
  * @generated from message svc.payments.v1.ListPaymentsRequest
@@ -319,7 +602,7 @@ export type ListPaymentsRequest = Message<"svc.payments.v1.ListPaymentsRequest">
  * Use `create(ListPaymentsRequestSchema)` to create a new message.
  */
 export const ListPaymentsRequestSchema: GenMessage<ListPaymentsRequest> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 7);
+  messageDesc(file_svc_payments_v1_payments, 19);
 
 /**
  * @generated from message svc.payments.v1.ListPaymentsResponse
@@ -341,7 +624,7 @@ export type ListPaymentsResponse = Message<"svc.payments.v1.ListPaymentsResponse
  * Use `create(ListPaymentsResponseSchema)` to create a new message.
  */
 export const ListPaymentsResponseSchema: GenMessage<ListPaymentsResponse> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 8);
+  messageDesc(file_svc_payments_v1_payments, 20);
 
 /**
  * @generated from message svc.payments.v1.Provider
@@ -368,7 +651,7 @@ export type Provider = Message<"svc.payments.v1.Provider"> & {
  * Use `create(ProviderSchema)` to create a new message.
  */
 export const ProviderSchema: GenMessage<Provider> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 9);
+  messageDesc(file_svc_payments_v1_payments, 21);
 
 /**
  * @generated from message svc.payments.v1.Route
@@ -410,7 +693,7 @@ export type Route = Message<"svc.payments.v1.Route"> & {
  * Use `create(RouteSchema)` to create a new message.
  */
 export const RouteSchema: GenMessage<Route> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 10);
+  messageDesc(file_svc_payments_v1_payments, 22);
 
 /**
  * @generated from message svc.payments.v1.Risk
@@ -432,7 +715,7 @@ export type Risk = Message<"svc.payments.v1.Risk"> & {
  * Use `create(RiskSchema)` to create a new message.
  */
 export const RiskSchema: GenMessage<Risk> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 11);
+  messageDesc(file_svc_payments_v1_payments, 23);
 
 /**
  * @generated from message svc.payments.v1.NextAction
@@ -466,7 +749,7 @@ export type NextAction = Message<"svc.payments.v1.NextAction"> & {
  * Use `create(NextActionSchema)` to create a new message.
  */
 export const NextActionSchema: GenMessage<NextAction> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 12);
+  messageDesc(file_svc_payments_v1_payments, 24);
 
 /**
  * @generated from message svc.payments.v1.Attempt
@@ -548,7 +831,7 @@ export type Attempt = Message<"svc.payments.v1.Attempt"> & {
  * Use `create(AttemptSchema)` to create a new message.
  */
 export const AttemptSchema: GenMessage<Attempt> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 13);
+  messageDesc(file_svc_payments_v1_payments, 25);
 
 /**
  * @generated from message svc.payments.v1.Payment
@@ -690,7 +973,7 @@ export type Payment = Message<"svc.payments.v1.Payment"> & {
  * Use `create(PaymentSchema)` to create a new message.
  */
 export const PaymentSchema: GenMessage<Payment> = /*@__PURE__*/
-  messageDesc(file_svc_payments_v1_payments, 14);
+  messageDesc(file_svc_payments_v1_payments, 26);
 
 /**
  * PaymentsService runs a payment's orchestration: risk, routing and provider attempts.
@@ -724,6 +1007,54 @@ export const PaymentsService: GenService<{
     methodKind: "unary";
     input: typeof ListPaymentsRequestSchema;
     output: typeof ListPaymentsResponseSchema;
+  },
+  /**
+   * Captures an authorized payment, fully or partly (409 invalid_state_transition otherwise).
+   *
+   * @generated from rpc svc.payments.v1.PaymentsService.CapturePayment
+   */
+  capturePayment: {
+    methodKind: "unary";
+    input: typeof CapturePaymentRequestSchema;
+    output: typeof CapturePaymentResponseSchema;
+  },
+  /**
+   * Cancels a payment not being sent to a provider, or an authorization.
+   *
+   * @generated from rpc svc.payments.v1.PaymentsService.CancelPayment
+   */
+  cancelPayment: {
+    methodKind: "unary";
+    input: typeof CancelPaymentRequestSchema;
+    output: typeof CancelPaymentResponseSchema;
+  },
+  /**
+   * @generated from rpc svc.payments.v1.PaymentsService.GetPaymentTimeline
+   */
+  getPaymentTimeline: {
+    methodKind: "unary";
+    input: typeof GetPaymentTimelineRequestSchema;
+    output: typeof GetPaymentTimelineResponseSchema;
+  },
+  /**
+   * The sandbox scenarios the demo providers play, with what each does.
+   *
+   * @generated from rpc svc.payments.v1.PaymentsService.ListTestScenarios
+   */
+  listTestScenarios: {
+    methodKind: "unary";
+    input: typeof ListTestScenariosRequestSchema;
+    output: typeof ListTestScenariosResponseSchema;
+  },
+  /**
+   * The customer's answer on a hosted page (sandbox or provider) for a payment awaiting action.
+   *
+   * @generated from rpc svc.payments.v1.PaymentsService.CompleteCustomerAction
+   */
+  completeCustomerAction: {
+    methodKind: "unary";
+    input: typeof CompleteCustomerActionRequestSchema;
+    output: typeof CompleteCustomerActionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_payments_v1_payments, 0);
