@@ -1,19 +1,27 @@
 import type { Client } from '@connectrpc/connect';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { PaymentMethodsService } from '../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import type { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
+import type { RefundsService } from '../proto/gen/svc/payments/v1/refunds_pb.js';
 import { newId, type Clock, type Config, type Logger, type Pool } from '../services/shared/index.js';
 import { authenticate } from './auth/authenticate.js';
+import { installIdempotency } from './edge/idempotency.js';
+import { installRateLimit } from './edge/rate-limit.js';
 import { installErrorHandling } from './http/errors.js';
 import { managementRoutes } from './management/routes.js';
 import { buildOpenApi, registerOperations } from './contract/index.js';
 import { meHandlers } from './routes/me.js';
+import { lifecycleHandlers } from './routes/payment-lifecycle.js';
 import { paymentHandlers } from './routes/payments.js';
+import { refundHandlers } from './routes/refunds.js';
 import { notYetHandlers } from './routes/not-yet.js';
 import { sandboxHandlers } from './routes/sandbox.js';
 import { createStore } from './store/index.js';
 
 export interface GatewayClients {
   payments: Client<typeof PaymentsService>;
+  refunds: Client<typeof RefundsService>;
+  paymentMethods: Client<typeof PaymentMethodsService>;
 }
 
 export interface GatewayDeps {
@@ -46,8 +54,8 @@ export function build(deps: GatewayDeps): FastifyInstance {
   // and the rate limit as onRequest hooks right after authentication, idempotency as a preHandler
   // (after validation, so a request refused as invalid leaves no idempotency record).
   // EDGE-SLOT: ip-allowlist
-  // EDGE-SLOT: rate-limit
-  // EDGE-SLOT: idempotency
+  installRateLimit(app, { store, clock: deps.clock, config: deps.config });
+  installIdempotency(app, { store, clock: deps.clock, config: deps.config });
   installErrorHandling(app);
 
   const openApi = JSON.stringify(buildOpenApi());
@@ -55,6 +63,8 @@ export function build(deps: GatewayDeps): FastifyInstance {
   registerOperations(app, {
     ...meHandlers(),
     ...paymentHandlers(deps.clients.payments),
+    ...lifecycleHandlers(deps.clients.payments),
+    ...refundHandlers(deps.clients.refunds),
     ...sandboxHandlers(),
     ...notYetHandlers(),
   });

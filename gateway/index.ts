@@ -2,5 +2,6 @@
 // API keys, audit log) and reaches every service over Connect.
 export { build, type GatewayClients, type GatewayDeps } from './app.js';
 export { bootstrapLocal } from './bootstrap.js';
+export { createGatewayClients } from './clients.js';
 
 export const PART = { name: 'gateway', schema: 'gateway', dir: 'gateway' } as const;

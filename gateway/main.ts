@@ -1,10 +1,8 @@
-import { createClient } from '@connectrpc/connect';
-import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import {
-  ConfigError, createLogger, createPeerTransport, createPool, exitOnStartupError, loadConfig, migrate, onShutdown,
+  ConfigError, createLogger, createPool, exitOnStartupError, loadConfig, migrate, onShutdown,
   peerVariable, systemClock,
 } from '../services/shared/index.js';
-import { PART, build } from './index.js';
+import { PART, build, createGatewayClients } from './index.js';
 
 try {
   const config = loadConfig();
@@ -15,7 +13,7 @@ try {
   await migrate(pool, PART.schema, PART.dir);
   const app = build({
     pool,
-    clients: { payments: createClient(PaymentsService, createPeerTransport(config.peers.payments)) },
+    clients: createGatewayClients({ payments: config.peers.payments }),
     clock: systemClock,
     logger,
     config,

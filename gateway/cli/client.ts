@@ -97,7 +97,7 @@ function checked(t: OperatorToken): OperatorToken {
 export interface ManagementClient {
   readonly baseUrl: string;
   /** The response body of a 2xx reply; any other reply throws ApiError. */
-  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any>;
+  request(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<any>;
 }
 
 function describeNetworkError(err: unknown, url: string): string {

@@ -32,6 +32,12 @@ function required(values: Values, ...names: string[]): string | undefined {
 
 const id = (value: string) => encodeURIComponent(value);
 
+/** `--per-minute`: a whole number ≥ 1, or `default` (null: the deployment's ceiling); undefined if neither. */
+function perMinuteOf(value: string): number | null | undefined {
+  if (value.trim() === 'default') return null;
+  return /^\s*\d+\s*$/.test(value) && Number(value) >= 1 ? Number(value) : undefined;
+}
+
 function keyLine(key: any): string {
   const state = key.revoked_at ? `revoked ${key.revoked_at}` : 'active';
   return `${key.id}  ${key.mode.padEnd(4)}  ${key.prefix}…  ${state.padEnd(6)}  ${key.name}`;
@@ -98,6 +104,25 @@ export const COMMANDS: Command[] = [
     check: (values) => required(values, 'project'),
     call: (api, values) => api.request('GET', `/projects/${id(values.project!)}/keys`),
     human: (body) => (body.data.length === 0 ? ['no keys'] : body.data.map(keyLine)),
+  },
+  {
+    words: ['key', 'rate-limit'],
+    summary: 'set an API key\'s own requests-per-minute ceiling, or return it to the deployment default',
+    synopsis: 'KEY_ID --per-minute N|default',
+    options: ['per-minute'],
+    positionals: ['KEY_ID'],
+    check: (values) =>
+      required(values, 'per-minute') ??
+      (perMinuteOf(values['per-minute']!) === undefined
+        ? `--per-minute must be a whole number of at least 1, or "default"; got "${values['per-minute']}"`
+        : undefined),
+    call: (api, values, [keyId]) =>
+      api.request('PUT', `/keys/${id(keyId)}/rate-limit`, { per_minute: perMinuteOf(values['per-minute']!) }),
+    human: (body) => [
+      `key ${body.id}  rate limit: ${body.rate_limit_per_minute === null
+        ? 'the deployment default (RATE_LIMIT_PER_MINUTE)'
+        : `${body.rate_limit_per_minute} requests per minute`}`,
+    ],
   },
 ];
 

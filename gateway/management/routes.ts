@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { DomainError, type Clock } from '../../services/shared/index.js';
 import { requireOperator } from '../auth/operator.js';
 import type { GatewayStore, Mode } from '../store/index.js';
+import { rateLimitRoutes } from './rate-limit-routes.js';
 
 /**
  * The management API: what the contract says is done "in the dashboard", for the `svc` CLI.
@@ -65,5 +66,7 @@ export function managementRoutes(app: FastifyInstance, store: GatewayStore, cloc
       if (!key) throw new DomainError('resource_not_found', `No API key ${request.params.id}`, { param: 'id' });
       return key;
     });
+
+    rateLimitRoutes(scoped, store, clock, actor);
   }, { prefix: '/manage/v1' });
 }

@@ -1,6 +1,5 @@
 import { createClient } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
-import { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import * as gateway from '../../gateway/index.js';
 import * as ledger from '../ledger/index.js';
@@ -67,7 +66,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await migrate(gatewayPool, gateway.PART.schema, gateway.PART.dir);
     const app = gateway.build({
       pool: gatewayPool,
-      clients: { payments: createClient(PaymentsService, createPeerTransport(paymentsUrl)) },
+      clients: gateway.createGatewayClients({ payments: paymentsUrl }),
       clock,
       logger: opts.logger.child({ part: 'gateway' }),
       config: opts.config,

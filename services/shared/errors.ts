@@ -19,6 +19,8 @@ export const ERRORS = {
   invalid_state_transition: { status: 409, type: 'state_error', grpc: Code.FailedPrecondition },
   live_mode_not_verified: { status: 409, type: 'state_error', grpc: Code.FailedPrecondition },
   rate_limited: { status: 429, type: 'rate_limit_error', grpc: Code.ResourceExhausted },
+  idempotency_key_reused: { status: 422, type: 'idempotency_error', grpc: Code.InvalidArgument },
+  idempotency_in_progress: { status: 429, type: 'idempotency_error', grpc: Code.Aborted },
   service_unavailable: { status: 503, type: 'internal_error', grpc: Code.Unavailable },
   internal_error: { status: 500, type: 'internal_error', grpc: Code.Internal },
   not_implemented: { status: 501, type: 'internal_error', grpc: Code.Unimplemented },

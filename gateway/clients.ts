@@ -1,0 +1,16 @@
+import { createClient } from '@connectrpc/connect';
+import { PaymentMethodsService } from '../proto/gen/svc/payments/v1/payment_methods_pb.js';
+import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
+import { RefundsService } from '../proto/gen/svc/payments/v1/refunds_pb.js';
+import { createPeerTransport } from '../services/shared/index.js';
+import type { GatewayClients } from './app.js';
+
+/** The gateway's clients of the service parts, over one HTTP/2 transport per part. */
+export function createGatewayClients(urls: { payments: string }): GatewayClients {
+  const payments = createPeerTransport(urls.payments);
+  return {
+    payments: createClient(PaymentsService, payments),
+    refunds: createClient(RefundsService, payments),
+    paymentMethods: createClient(PaymentMethodsService, payments),
+  };
+}

@@ -1,0 +1,82 @@
+import type { FastifyInstance } from 'fastify';
+import { DomainError, type Clock, type Config } from '../../services/shared/index.js';
+import { RATE_WINDOW_MS, type GatewayStore, type WindowCounts } from '../store/index.js';
+
+// Per-API-key rate limit over a rolling minute, shared by every gateway replica through Postgres
+// (see gateway/store/rate-limits.ts for the counting statement and docs/decisions.md for the policy).
+// The arithmetic here mirrors the statement's admission rule exactly, in integer milliseconds:
+//   a request fits while previous × left_ms + current × 60000 ≤ limit × 60000,
+// where left_ms is what remains of the current clock minute.
+
+const W = RATE_WINDOW_MS;
+
+/** Further requests the key may make right now; 0 once a request has been refused. */
+export function remainingCapacity(counts: WindowCounts, limit: number): number {
+  // A refusal read `current` from a snapshot that a concurrent replica may already have overtaken.
+  if (!counts.admitted) return 0;
+  const free = limit * W - counts.previous * (W - counts.elapsedMs) - counts.current * W;
+  return free <= 0 ? 0 : Math.floor(free / W);
+}
+
+/**
+ * Milliseconds until `n` more requests would fit, with no further traffic meanwhile.
+ * Within the current minute capacity returns as the previous minute's weight shrinks; if the
+ * current minute alone is too full, only the next minute (where these requests start to decay)
+ * helps. Infinity when `n` exceeds the ceiling itself.
+ */
+export function msUntilAdmits(counts: WindowCounts, limit: number, n: number): number {
+  const { previous, current } = counts;
+  const leftMs = W - counts.elapsedMs;
+  if (current + n <= limit) {
+    const spare = (limit - current - n) * W;
+    if (previous * leftMs <= spare) return 0;
+    return leftMs - Math.floor(spare / previous);
+  }
+  if (n > limit) return Infinity;
+  return leftMs + W - Math.floor(((limit - n) * W) / current);
+}
+
+/**
+ * Whole seconds until the window frees capacity: after a refusal, until one request fits again
+ * (also sent as Retry-After, at least 1); otherwise until `remaining` next goes up by one.
+ */
+export function resetSeconds(counts: WindowCounts, limit: number): number {
+  const wanted = counts.admitted ? remainingCapacity(counts, limit) + 1 : 1;
+  const seconds = Math.ceil(msUntilAdmits(counts, limit, wanted) / 1000);
+  return counts.admitted ? seconds : Math.max(1, seconds);
+}
+
+/** The ceiling that applies to a key: its own, else the deployment's. */
+export function ceilingOf(keyLimit: number | null, config: Pick<Config, 'rateLimitPerMinute'>): number {
+  return keyLimit ?? config.rateLimitPerMinute;
+}
+
+/**
+ * Counts every authenticated /v1 request, whatever its outcome (a 404 or 422 costs the server work
+ * too), and refuses with 429 past the ceiling. A refused request is not counted, so a client that
+ * keeps retrying too early is not locked out for longer. Unauthenticated requests are not counted:
+ * there is no key to charge them to. Registered after authentication and the IP allow-list, so a
+ * request refused by either of those never reaches here.
+ */
+export function installRateLimit(
+  app: FastifyInstance, deps: { store: GatewayStore; clock: Clock; config: Config },
+): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const identity = request.identity;
+    if (!identity) return;
+    const limit = ceilingOf(identity.apiKey.rateLimitPerMinute, deps.config);
+    const counts = await deps.store.countRequest(identity.apiKey.id, limit, deps.clock.now());
+    const reset = resetSeconds(counts, limit);
+    // Set before a refusal is thrown: the error handler keeps headers already on the reply.
+    reply.header('x-ratelimit-limit', String(limit));
+    reply.header('x-ratelimit-remaining', String(remainingCapacity(counts, limit)));
+    reply.header('x-ratelimit-reset', String(reset));
+    if (!counts.admitted) {
+      reply.header('retry-after', String(reset));
+      throw new DomainError(
+        'rate_limited',
+        `Too many requests with this API key: the limit is ${limit} per rolling minute. Retry in ${reset} s.`,
+      );
+    }
+  });
+}

@@ -1,0 +1,119 @@
+import { newId, withTransaction, type Pool } from '../../services/shared/index.js';
+import type { ApiKeyView } from './keys.js';
+
+/**
+ * Per-key request counting for the rate limit (sliding-window counter) and the per-key ceiling.
+ * The counts live in Postgres, not in a replica's memory, so every gateway replica sees one budget.
+ */
+
+/** The rolling window, and also the width of each counting bucket. */
+export const RATE_WINDOW_MS = 60_000;
+
+/** What one counting call saw: enough to derive remaining capacity and reset times without another query. */
+export interface WindowCounts {
+  /** Whether this request fitted under the ceiling and was counted. */
+  admitted: boolean;
+  /** Requests admitted in the previous clock minute. */
+  previous: number;
+  /** Requests admitted in the current clock minute, this one included when admitted. */
+  current: number;
+  /** How far `at` is into the current clock minute, 0 ≤ elapsedMs < RATE_WINDOW_MS. */
+  elapsedMs: number;
+}
+
+export interface KeyWithRateLimit extends ApiKeyView {
+  /** The key's own ceiling, or null for the deployment's RATE_LIMIT_PER_MINUTE. */
+  rate_limit_per_minute: number | null;
+}
+
+// One statement per request. The estimate of requests in the last 60 s is
+//   previous × (time left in the current minute / 60 s) + current,
+// i.e. the previous minute's requests taken as evenly spread. A request is admitted when the
+// estimate including it stays within the ceiling; compared in integer milliseconds
+// (previous × left_ms + (current + 1) × 60000 ≤ limit × 60000) so SQL and TypeScript agree exactly.
+//
+// The ON CONFLICT ... WHERE is what makes the check atomic across replicas: Postgres evaluates it
+// on the locked, latest version of the row, so two replicas cannot both take the last slot. The
+// INSERT's own WHERE covers the first request of a minute. A refused request changes nothing
+// (refused requests do not consume quota), so its `current` comes from the statement's snapshot.
+// Older rows of the key are deleted in passing: at most one real delete per key per minute.
+// SKIP LOCKED leaves a row another statement holds to a later sweep; waiting for it instead could
+// deadlock against a replica whose clock (skewed by minutes) still counts into that row.
+const COUNT_SQL = `
+WITH previous AS (
+  SELECT COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = $1 AND window_start = $3), 0)::bigint AS n
+),
+counted AS (
+  INSERT INTO rate_limit_windows AS w (api_key_id, window_start, count)
+  SELECT $1, $2, 1 FROM previous WHERE previous.n * $4::bigint + 60000 <= $5::bigint * 60000
+  ON CONFLICT (api_key_id, window_start) DO UPDATE SET count = w.count + 1
+    WHERE (SELECT n FROM previous) * $4::bigint + (w.count + 1)::bigint * 60000 <= $5::bigint * 60000
+  RETURNING w.count
+),
+swept AS (
+  DELETE FROM rate_limit_windows WHERE (api_key_id, window_start) IN (
+    SELECT api_key_id, window_start FROM rate_limit_windows WHERE api_key_id = $1 AND window_start < $3
+    FOR UPDATE SKIP LOCKED)
+)
+SELECT (SELECT n FROM previous)::integer AS previous,
+       (SELECT count FROM counted) AS counted,
+       COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = $1 AND window_start = $2), 0) AS snapshot`;
+
+function keyWithRateLimit(r: Record<string, any>): KeyWithRateLimit {
+  return {
+    id: r.id,
+    object: 'api_key',
+    project_id: r.project_id,
+    mode: r.mode,
+    name: r.name,
+    prefix: r.prefix,
+    created_at: new Date(r.created_at).toISOString(),
+    revoked_at: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
+    rate_limit_per_minute: r.rate_limit_per_minute,
+  };
+}
+
+export function createRateLimitStore(pool: Pool) {
+  return {
+    /**
+     * Counts one request of the key at `at` if it fits under `limit` per rolling minute.
+     * `at` comes from the injected clock, never from the database's now(), so tests move time freely;
+     * replicas' clocks are assumed in sync to well under a minute (NTP).
+     */
+    async countRequest(apiKeyId: string, limit: number, at: Date): Promise<WindowCounts> {
+      const ms = at.getTime();
+      const elapsedMs = ((ms % RATE_WINDOW_MS) + RATE_WINDOW_MS) % RATE_WINDOW_MS;
+      const windowStart = ms - elapsedMs;
+      const { rows } = await pool.query(COUNT_SQL, [
+        apiKeyId, new Date(windowStart), new Date(windowStart - RATE_WINDOW_MS), RATE_WINDOW_MS - elapsedMs, limit,
+      ]);
+      const r = rows[0];
+      const admitted = r.counted !== null;
+      return { admitted, previous: r.previous, current: admitted ? r.counted : r.snapshot, elapsedMs };
+    },
+
+    /** Sets (or with null clears) a key's own ceiling, audited; undefined for an unknown key. */
+    async setKeyRateLimit(
+      keyId: string, perMinute: number | null, actor: string, at: Date,
+    ): Promise<KeyWithRateLimit | undefined> {
+      return withTransaction(pool, async (tx) => {
+        // The old value goes into the audit record, so read it under the row lock we update with.
+        const before = await tx.query('SELECT rate_limit_per_minute FROM api_keys WHERE id = $1 FOR UPDATE', [keyId]);
+        if (before.rows.length === 0) return undefined;
+        const { rows } = await tx.query('UPDATE api_keys SET rate_limit_per_minute = $2 WHERE id = $1 RETURNING *', [
+          keyId, perMinute,
+        ]);
+        const key = rows[0];
+        await tx.query(
+          `INSERT INTO audit_log (id, actor, action, merchant_id, project_id, target_id, data, created_at)
+           VALUES ($1, $2, 'api_key.rate_limit_updated', $3, $4, $5, $6, $7)`,
+          [newId('aud', at), actor, key.merchant_id, key.project_id, keyId,
+            JSON.stringify({ from: before.rows[0].rate_limit_per_minute, to: perMinute }), at],
+        );
+        return keyWithRateLimit(key);
+      });
+    },
+  };
+}
+
+export type RateLimitStore = ReturnType<typeof createRateLimitStore>;

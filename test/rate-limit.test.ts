@@ -1,0 +1,294 @@
+// Per-API-key rate limit: through HTTP on the in-process gateway and on gateway replicas sharing
+// its database, and at the store with an injected clock to show the window rolling without sleeping.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { resetSeconds } from '../gateway/edge/rate-limit.js';
+import { createStore, type GatewayStore } from '../gateway/store/index.js';
+import { createPool, migrate, projectPath, type Pool } from '../services/shared/index.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { startGatewayProcesses, type GatewayProcess } from './helpers/gateways.js';
+import { request, startTestStack, type TestStack } from './helpers/stack.js';
+
+type Reply = Awaited<ReturnType<typeof request>>;
+
+function limitHeaders(r: Reply) {
+  const number = (name: string) => {
+    const value = r.headers.get(name);
+    assert.ok(value !== null && /^\d+$/.test(value), `${name}: ${value} (HTTP ${r.status})`);
+    return Number(value);
+  };
+  return {
+    limit: number('x-ratelimit-limit'),
+    remaining: number('x-ratelimit-remaining'),
+    reset: number('x-ratelimit-reset'),
+  };
+}
+
+function assertRateLimited(r: Reply, limit: number): void {
+  assert.equal(r.status, 429, JSON.stringify(r.body));
+  assert.equal(r.body.error.type, 'rate_limit_error');
+  assert.equal(r.body.error.code, 'rate_limited');
+  assert.match(r.body.request_id, /^req_/);
+  assert.equal(r.body.request_id, r.headers.get('x-request-id'));
+  const headers = limitHeaders(r);
+  assert.equal(headers.limit, limit);
+  assert.equal(headers.remaining, 0);
+  const retryAfter = Number(r.headers.get('retry-after'));
+  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 120, `Retry-After ${retryAfter}`);
+  assert.equal(headers.reset, retryAfter, 'x-ratelimit-reset and Retry-After tell the same wait');
+}
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+function svc(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [projectPath('bin', 'svc.js'), ...args], {
+      cwd: projectPath(), env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('rate limit through HTTP', () => {
+  let stack: TestStack;
+  let db: pg.Client;
+  const gateways: GatewayProcess[] = [];
+
+  const windowCount = async (keyId: string) => {
+    const { rows } = await db.query(
+      'SELECT COALESCE(sum(count), 0)::int AS n FROM gateway.rate_limit_windows WHERE api_key_id = $1', [keyId],
+    );
+    return rows[0].n as number;
+  };
+  const keyWithCeiling = async (perMinute: number) => {
+    const key = await stack.newMerchantKey();
+    const set = await stack.manage('PUT', `/keys/${key.keyId}/rate-limit`, { per_minute: perMinute });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    return key;
+  };
+
+  before(async () => {
+    stack = await startTestStack();
+    db = new pg.Client({ connectionString: stack.db.url });
+    await db.connect();
+  });
+  after(async () => {
+    await Promise.all(gateways.map((g) => g.process.stop()));
+    await db?.end();
+    await stack?.close();
+  });
+
+  it('sends the headers on success, 404 and 422, counts down, and refuses past the ceiling with 429', async () => {
+    const { keyId, secret } = await keyWithCeiling(5);
+    const me = await request(stack.baseUrl, 'GET', '/v1/me', { key: secret });
+    assert.equal(me.status, 200);
+    const first = limitHeaders(me);
+    assert.deepEqual([first.limit, first.remaining], [5, 4]);
+    // The one request leaves the rolling window within two clock minutes at the latest.
+    assert.ok(first.reset >= 1 && first.reset <= 120, `x-ratelimit-reset ${first.reset}`);
+
+    const missing = await request(stack.baseUrl, 'GET', '/v1/payments/pay_doesnotexist', { key: secret });
+    assert.equal(missing.status, 404, JSON.stringify(missing.body));
+    assert.equal(limitHeaders(missing).remaining, 3);
+
+    const invalid = await request(stack.baseUrl, 'POST', '/v1/payments', { key: secret, body: { currency: 'EUR' } });
+    assert.equal(invalid.status, 422, JSON.stringify(invalid.body));
+    assert.equal(limitHeaders(invalid).remaining, 2);
+    assert.equal(limitHeaders(invalid).limit, 5);
+
+    for (const expected of [1, 0]) {
+      const r = await request(stack.baseUrl, 'GET', '/v1/me', { key: secret });
+      assert.equal(r.status, 200);
+      assert.equal(limitHeaders(r).remaining, expected);
+    }
+    assertRateLimited(await request(stack.baseUrl, 'GET', '/v1/me', { key: secret }), 5);
+    // Refused requests, of any route, consume nothing: the stored count stays at the five admitted.
+    assertRateLimited(await request(stack.baseUrl, 'GET', '/v1/payments/pay_doesnotexist', { key: secret }), 5);
+    assert.equal(await windowCount(keyId), 5);
+  });
+
+  it('leaves other keys alone and applies the deployment ceiling to keys without their own', async () => {
+    const limited = await keyWithCeiling(1);
+    await request(stack.baseUrl, 'GET', '/v1/me', { key: limited.secret });
+    assertRateLimited(await request(stack.baseUrl, 'GET', '/v1/me', { key: limited.secret }), 1);
+
+    const other = await stack.newMerchantKey();
+    const r = await request(stack.baseUrl, 'GET', '/v1/me', { key: other.secret });
+    assert.equal(r.status, 200);
+    // startTestStack leaves RATE_LIMIT_PER_MINUTE unset: the configured default applies.
+    assert.equal(limitHeaders(r).limit, 1000);
+    assert.equal(limitHeaders(r).remaining, 999);
+  });
+
+  it('does not count or label requests that fail authentication', async () => {
+    const r = await request(stack.baseUrl, 'GET', '/v1/me', { key: 'svc_sk_test_unknown' });
+    assert.equal(r.status, 401);
+    assert.equal(r.headers.get('x-ratelimit-limit'), null);
+  });
+
+  it('manages a key\'s ceiling: set, back to default with null, audited; unknown key 404; bad values 422', async () => {
+    const { keyId, secret } = await stack.newMerchantKey();
+    const set = await stack.manage('PUT', `/keys/${keyId}/rate-limit`, { per_minute: 5000 });
+    assert.equal(set.status, 200);
+    assert.equal(set.body.id, keyId);
+    assert.equal(set.body.object, 'api_key');
+    assert.equal(set.body.rate_limit_per_minute, 5000);
+    assert.equal(limitHeaders(await request(stack.baseUrl, 'GET', '/v1/me', { key: secret })).limit, 5000);
+
+    const reset = await stack.manage('PUT', `/keys/${keyId}/rate-limit`, { per_minute: null });
+    assert.equal(reset.status, 200);
+    assert.equal(reset.body.rate_limit_per_minute, null);
+    assert.equal(limitHeaders(await request(stack.baseUrl, 'GET', '/v1/me', { key: secret })).limit, 1000);
+
+    const { rows } = await db.query(
+      `SELECT actor, data FROM gateway.audit_log WHERE action = 'api_key.rate_limit_updated' AND target_id = $1
+       ORDER BY created_at, id`,
+      [keyId],
+    );
+    assert.deepEqual(rows, [
+      { actor: 'operator', data: { from: null, to: 5000 } },
+      { actor: 'operator', data: { from: 5000, to: null } },
+    ]);
+
+    const unknown = await stack.manage('PUT', '/keys/key_doesnotexist/rate-limit', { per_minute: 5 });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.error.code, 'resource_not_found');
+
+    for (const body of [{ per_minute: 0 }, { per_minute: 2.5 }, { per_minute: '5' }, { per_minute: true }, {},
+      { per_minute: 10_000_001 }]) {
+      const bad = await stack.manage('PUT', `/keys/${keyId}/rate-limit`, body);
+      assert.equal(bad.status, 422, `${JSON.stringify(body)}: ${JSON.stringify(bad.body)}`);
+      assert.equal(bad.body.error.code, 'validation_error');
+      assert.equal(bad.body.error.param, 'per_minute');
+    }
+  });
+
+  it('svc key rate-limit sets and clears the ceiling', async () => {
+    const { keyId } = await stack.newMerchantKey();
+    const env = { SVC_URL: stack.baseUrl, SVC_OPERATOR_TOKEN: stack.operatorToken };
+    const set = await svc(['key', 'rate-limit', keyId, '--per-minute', '250', '--json'], env);
+    assert.equal(set.code, 0, set.stderr);
+    assert.equal(JSON.parse(set.stdout).rate_limit_per_minute, 250);
+
+    const human = await svc(['key', 'rate-limit', keyId, '--per-minute', 'default'], env);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, new RegExp(`^key ${keyId} .*deployment default`, 'm'));
+
+    const usage = await svc(['key', 'rate-limit', keyId, '--per-minute', 'lots'], env);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--per-minute must be/);
+
+    const unknown = await svc(['key', 'rate-limit', 'key_doesnotexist', '--per-minute', '5', '--json'], env);
+    assert.equal(unknown.code, 1);
+    assert.equal(JSON.parse(unknown.stdout).error.code, 'resource_not_found');
+  });
+
+  it('shares one budget across gateway replicas', async () => {
+    gateways.push(...await startGatewayProcesses(stack, 2));
+    const urls = [stack.baseUrl, gateways[0].baseUrl, gateways[1].baseUrl];
+    const { secret } = await keyWithCeiling(6);
+    for (let i = 0; i < 6; i++) {
+      const r = await request(urls[i % 3], 'GET', '/v1/me', { key: secret });
+      assert.equal(r.status, 200, `request ${i + 1} on gateway ${i % 3}`);
+      assert.equal(limitHeaders(r).remaining, 5 - i, `request ${i + 1} on gateway ${i % 3}`);
+    }
+    for (const url of urls) assertRateLimited(await request(url, 'GET', '/v1/me', { key: secret }), 6);
+  });
+
+  it('enforces RATE_LIMIT_PER_MINUTE on keys without their own ceiling', async () => {
+    const [strict] = await startGatewayProcesses(stack, 1, { RATE_LIMIT_PER_MINUTE: '3' });
+    gateways.push(strict);
+    const { secret } = await stack.newMerchantKey();
+    for (const expected of [2, 1, 0]) {
+      const r = await request(strict.baseUrl, 'GET', '/v1/me', { key: secret });
+      assert.equal(r.status, 200);
+      assert.deepEqual([limitHeaders(r).limit, limitHeaders(r).remaining], [3, expected]);
+    }
+    assertRateLimited(await request(strict.baseUrl, 'GET', '/v1/me', { key: secret }), 3);
+  });
+});
+
+describe('rate-limit store with an injected clock', () => {
+  let testDb: TestDatabase;
+  let pool: Pool;
+  let store: GatewayStore;
+  // A minute boundary, so offsets below read as "seconds into the minute".
+  const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
+  const at = (ms: number) => new Date(T0 + ms);
+
+  const newKey = async () => {
+    const { project } = await store.createMerchant('Clock merchant', 'test', at(0));
+    const created = await store.createKey(project.id, 'test', 'clock key', 'test', at(0));
+    if ('refused' in created) throw new Error(`key refused: ${created.refused}`);
+    return created.key.id;
+  };
+  const rows = async (keyId: string) =>
+    (await pool.query(
+      'SELECT window_start, count FROM rate_limit_windows WHERE api_key_id = $1 ORDER BY window_start', [keyId],
+    )).rows.map((r) => ({ minute: (new Date(r.window_start).getTime() - T0) / 60_000, count: r.count }));
+
+  before(async () => {
+    testDb = await createTestDatabase();
+    pool = createPool(testDb.url, 'gateway', 12);
+    await migrate(pool, 'gateway', 'gateway');
+    store = createStore(pool);
+  });
+  after(async () => {
+    await pool?.end();
+    await testDb?.drop();
+  });
+
+  it('returns capacity as the window rolls, and refused requests do not count', async () => {
+    const key = await newKey();
+    for (let i = 1; i <= 5; i++) {
+      const c = await store.countRequest(key, 5, at(50_000));
+      assert.deepEqual(c, { admitted: true, previous: 0, current: i, elapsedMs: 50_000 });
+    }
+    const refused = await store.countRequest(key, 5, at(59_999));
+    assert.equal(refused.admitted, false);
+    assert.deepEqual(await rows(key), [{ minute: 0, count: 5 }]);
+
+    // Next minute, first instant: the previous minute still fully inside the window.
+    const boundary = await store.countRequest(key, 5, at(60_000));
+    assert.deepEqual(boundary, { admitted: false, previous: 5, current: 0, elapsedMs: 0 });
+    assert.equal(resetSeconds(boundary, 5), 12, 'one fifth of the previous minute must roll out');
+    assert.equal((await store.countRequest(key, 5, at(60_000 + 11_999))).admitted, false);
+    const back = await store.countRequest(key, 5, at(60_000 + 12_000));
+    assert.deepEqual(back, { admitted: true, previous: 5, current: 1, elapsedMs: 12_000 });
+    assert.equal((await store.countRequest(key, 5, at(60_000 + 12_001))).admitted, false);
+    // By 36 s in, 2/5 of the previous minute's five remain: two in total, one more fits.
+    assert.equal((await store.countRequest(key, 5, at(60_000 + 36_000))).admitted, true);
+    assert.equal((await store.countRequest(key, 5, at(60_000 + 48_000))).admitted, true);
+    assert.deepEqual(await rows(key), [{ minute: 0, count: 5 }, { minute: 1, count: 3 }]);
+
+    // Long idle: everything has rolled out, and the key's old rows are swept by the same statement.
+    const later = await store.countRequest(key, 5, at(10 * 60_000 + 1));
+    assert.deepEqual(later, { admitted: true, previous: 0, current: 1, elapsedMs: 1 });
+    assert.deepEqual(await rows(key), [{ minute: 10, count: 1 }]);
+  });
+
+  it('keeps each key\'s count apart', async () => {
+    const [a, b] = [await newKey(), await newKey()];
+    await store.countRequest(a, 1, at(5_000));
+    assert.equal((await store.countRequest(a, 1, at(5_000))).admitted, false);
+    assert.equal((await store.countRequest(b, 1, at(5_000))).admitted, true);
+  });
+
+  it('admits exactly the ceiling when many requests race for the last slots', async () => {
+    const key = await newKey();
+    // Four requests in the previous minute, weighing half at 30 s in; and a stale row for every
+    // racer to sweep at once (counting at minute -3 after -1 leaves both rows in place).
+    for (let i = 0; i < 4; i++) await store.countRequest(key, 7, at(-30_000));
+    await store.countRequest(key, 7, at(-150_000));
+    const results = await Promise.all(Array.from({ length: 30 }, () => store.countRequest(key, 7, at(30_000))));
+    assert.equal(results.filter((r) => r.admitted).length, 5); // 7 − 4·½
+    assert.deepEqual(await rows(key), [{ minute: -1, count: 4 }, { minute: 0, count: 5 }]);
+  });
+});
