@@ -27,7 +27,7 @@ export interface ApiKeyView {
 export const KEY_PREFIX = { test: 'svc_sk_test_', live: 'svc_sk_live_' } as const;
 const DISPLAY_PREFIX_RANDOM_CHARS = 4;
 
-function keyView(r: Record<string, any>): ApiKeyView {
+export function keyView(r: Record<string, any>): ApiKeyView {
   return {
     id: r.id,
     object: 'api_key',
@@ -40,7 +40,8 @@ function keyView(r: Record<string, any>): ApiKeyView {
   };
 }
 
-async function audit(db: Queryable, actor: string, action: string, at: Date, ids: {
+/** Every change an operator makes is written to the audit log, in the change's transaction. */
+export async function audit(db: Queryable, actor: string, action: string, at: Date, ids: {
   merchantId?: string; projectId?: string; targetId?: string; data?: Record<string, unknown>;
 }): Promise<void> {
   await db.query(

@@ -1,5 +1,5 @@
-import { newId, withTransaction, type Pool } from '../../services/shared/index.js';
-import type { ApiKeyView } from './keys.js';
+import { withTransaction, type Pool } from '../../services/shared/index.js';
+import { audit, keyView, type ApiKeyView } from './keys.js';
 
 /**
  * Per-key request counting for the rate limit (sliding-window counter) and the per-key ceiling.
@@ -60,17 +60,7 @@ SELECT (SELECT n FROM previous)::integer AS previous,
        COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = $1 AND window_start = $2), 0) AS snapshot`;
 
 function keyWithRateLimit(r: Record<string, any>): KeyWithRateLimit {
-  return {
-    id: r.id,
-    object: 'api_key',
-    project_id: r.project_id,
-    mode: r.mode,
-    name: r.name,
-    prefix: r.prefix,
-    created_at: new Date(r.created_at).toISOString(),
-    revoked_at: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
-    rate_limit_per_minute: r.rate_limit_per_minute,
-  };
+  return { ...keyView(r), rate_limit_per_minute: r.rate_limit_per_minute };
 }
 
 export function createRateLimitStore(pool: Pool) {
@@ -104,12 +94,10 @@ export function createRateLimitStore(pool: Pool) {
           keyId, perMinute,
         ]);
         const key = rows[0];
-        await tx.query(
-          `INSERT INTO audit_log (id, actor, action, merchant_id, project_id, target_id, data, created_at)
-           VALUES ($1, $2, 'api_key.rate_limit_updated', $3, $4, $5, $6, $7)`,
-          [newId('aud', at), actor, key.merchant_id, key.project_id, keyId,
-            JSON.stringify({ from: before.rows[0].rate_limit_per_minute, to: perMinute }), at],
-        );
+        await audit(tx, actor, 'api_key.rate_limit_updated', at, {
+          merchantId: key.merchant_id, projectId: key.project_id, targetId: keyId,
+          data: { from: before.rows[0].rate_limit_per_minute, to: perMinute },
+        });
         return keyWithRateLimit(key);
       });
     },
