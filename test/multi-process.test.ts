@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { connect } from 'nats';
 import { Health, HealthCheckResponse_ServingStatus } from '../proto/gen/grpc/health/v1/health_pb.js';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
-import { newSecret, peerVariable, SERVICE_NAMES, type ServiceName } from '../services/shared/index.js';
-import { deleteStream } from './helpers/bus.js';
-import { createTestDatabase, requireInCi, type TestDatabase } from './helpers/database.js';
-import { freePort, spawnPart, waitForHealth, waitForHttp, type PartProcess } from './helpers/processes.js';
+import { SERVICE_NAMES, type ServiceName } from '../services/shared/index.js';
+import { requireInCi } from './helpers/database.js';
+import { spawnPart } from './helpers/processes.js';
+import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request } from './helpers/stack.js';
 
 requireInCi('NATS_URL');
@@ -17,46 +16,16 @@ const natsUrl = process.env.NATS_URL;
 
 // Parts run on their own only against a real NATS; on a laptop without one this file cannot run.
 describe('six parts as separate processes over real gRPC and NATS JetStream', { skip: !natsUrl && 'NATS_URL is not set' }, () => {
-  let db: TestDatabase;
-  const parts: PartProcess[] = [];
-  const serviceUrls = {} as Record<ServiceName, string>;
+  let split: SplitStack;
   let baseUrl: string;
-  const suffix = randomBytes(5).toString('hex');
-  const stream = `SVC_MP_${suffix}`;
-  const subjectPrefix = `svcmp.${suffix}`;
-  const operatorToken = newSecret('svc_op_', 40);
+  let serviceUrls: Record<ServiceName, string>;
 
   before(async () => {
-    db = await createTestDatabase();
-    for (const s of SERVICE_NAMES) serviceUrls[s] = `http://127.0.0.1:${await freePort()}`;
-    const gatewayPort = await freePort();
-    baseUrl = `http://127.0.0.1:${gatewayPort}`;
-    const common: Record<string, string> = {
-      DATABASE_URL: db.url,
-      NATS_URL: natsUrl!,
-      NATS_STREAM: stream,
-      NATS_SUBJECT_PREFIX: subjectPrefix,
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      OUTBOX_POLL_MS: '50',
-      OPERATOR_TOKEN: operatorToken,
-      ...Object.fromEntries(SERVICE_NAMES.map((s) => [peerVariable(s), serviceUrls[s]])),
-    };
-    for (const s of SERVICE_NAMES) {
-      const part = spawnPart(s, `services/${s}/main.js`, { ...common, GRPC_PORT: new URL(serviceUrls[s]).port });
-      parts.push(part);
-    }
-    const gateway = spawnPart('gateway', 'gateway/main.js', { ...common, PORT: String(gatewayPort) });
-    parts.push(gateway);
-    await Promise.all(parts.slice(0, SERVICE_NAMES.length).map((p) => waitForHealth(p, serviceUrls[p.name as ServiceName])));
-    await waitForHttp(gateway, `${baseUrl}/v1/me`);
+    split = await startSplitStack(natsUrl!);
+    baseUrl = split.baseUrl;
+    serviceUrls = split.serviceUrls;
   });
-
-  after(async () => {
-    for (const p of parts) await p.stop();
-    await deleteStream(natsUrl!, stream).catch(() => undefined);
-    await db?.drop();
-  });
+  after(() => split?.close());
 
   test('every service part answers grpc.health.v1.Health for itself and its services', async () => {
     for (const s of SERVICE_NAMES) {
@@ -70,7 +39,7 @@ describe('six parts as separate processes over real gRPC and NATS JetStream', { 
 
   test('the first payment succeeds, GET returns it identically, and its events are in the stream', async () => {
     const manage = (method: string, path: string, body?: unknown) =>
-      request(baseUrl, method, `/manage/v1${path}`, { key: operatorToken, body });
+      request(baseUrl, method, `/manage/v1${path}`, { key: split.operatorToken, body });
     const merchant = await manage('POST', '/merchants', { name: 'Split merchant' });
     assert.equal(merchant.status, 201);
     const key = await manage('POST', `/projects/${merchant.body.project.id}/keys`, { mode: 'test', name: 'k' });
@@ -88,8 +57,8 @@ describe('six parts as separate processes over real gRPC and NATS JetStream', { 
     const nc = await connect({ servers: natsUrl });
     try {
       const jsm = await nc.jetstreamManager();
-      await jsm.consumers.add(stream, { durable_name: 'mp_check', ack_policy: 'explicit' as never });
-      const consumer = await nc.jetstream().consumers.get(stream, 'mp_check');
+      await jsm.consumers.add(split.stream, { durable_name: 'mp_check', ack_policy: 'explicit' as never });
+      const consumer = await nc.jetstream().consumers.get(split.stream, 'mp_check');
       const types: string[] = [];
       const deadline = Date.now() + 10_000;
       while (types.length < 2 && Date.now() < deadline) {
@@ -97,7 +66,7 @@ describe('six parts as separate processes over real gRPC and NATS JetStream', { 
         if (!m) continue;
         const event = JSON.parse(Buffer.from(m.data).toString());
         assert.equal(m.headers?.get('Nats-Msg-Id'), event.id);
-        assert.equal(m.subject, `${subjectPrefix}.${event.type}`);
+        assert.equal(m.subject, `${split.subjectPrefix}.${event.type}`);
         if (event.data.object.id === created.body.id) types.push(event.type);
         m.ack();
       }
@@ -108,9 +77,8 @@ describe('six parts as separate processes over real gRPC and NATS JetStream', { 
   });
 
   test('SIGTERM stops every part gracefully with exit code 0', async () => {
-    for (const p of [...parts].reverse()) {
-      assert.equal(await p.stop(), 0, `${p.name} exit code\n${p.output()}`);
-    }
+    const codes = await split.stop();
+    for (const p of split.parts) assert.equal(codes[p.name], 0, `${p.name} exit code\n${p.output()}`);
   });
 });
 
