@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { newSecret } from '../shared/index.js';
+// Only ids.js: the svc CLI imports this file and should not load the whole runtime to start.
+import { newSecret } from '../shared/ids.js';
 
 export function operatorTokenPath(dataDir: string): string {
   return resolve(dataDir, 'operator-token');
