@@ -3,25 +3,31 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { PaymentMethodsService } from '../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import type { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import type { RefundsService } from '../proto/gen/svc/payments/v1/refunds_pb.js';
+import type { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import { newId, type Clock, type Config, type Logger, type Pool } from '../services/shared/index.js';
 import { authenticate } from './auth/authenticate.js';
 import { installIdempotency } from './edge/idempotency.js';
+import { installIpAllowlist } from './edge/ip-allowlist.js';
 import { installRateLimit } from './edge/rate-limit.js';
 import { installErrorHandling } from './http/errors.js';
 import { managementRoutes } from './management/routes.js';
 import { buildOpenApi, registerOperations } from './contract/index.js';
 import { meHandlers } from './routes/me.js';
 import { lifecycleHandlers } from './routes/payment-lifecycle.js';
+import { paymentMethodHandlers } from './routes/payment-methods.js';
 import { paymentHandlers } from './routes/payments.js';
 import { refundHandlers } from './routes/refunds.js';
 import { notYetHandlers } from './routes/not-yet.js';
 import { sandboxHandlers } from './routes/sandbox.js';
+import { timelineHandlers } from './routes/timeline.js';
 import { createStore } from './store/index.js';
 
 export interface GatewayClients {
   payments: Client<typeof PaymentsService>;
   refunds: Client<typeof RefundsService>;
   paymentMethods: Client<typeof PaymentMethodsService>;
+  /** routing-risk, for the management API's routing rules; optional so /v1 runs without it. */
+  routing?: Client<typeof RoutingService>;
 }
 
 export interface GatewayDeps {
@@ -53,7 +59,7 @@ export function build(deps: GatewayDeps): FastifyInstance {
   // The edge rules run in this order, each only on authenticated /v1 requests: the IP allow-list
   // and the rate limit as onRequest hooks right after authentication, idempotency as a preHandler
   // (after validation, so a request refused as invalid leaves no idempotency record).
-  // EDGE-SLOT: ip-allowlist
+  installIpAllowlist(app, deps.config);
   installRateLimit(app, { store, clock: deps.clock, config: deps.config });
   installIdempotency(app, { store, clock: deps.clock, config: deps.config });
   installErrorHandling(app);
@@ -65,9 +71,14 @@ export function build(deps: GatewayDeps): FastifyInstance {
     ...paymentHandlers(deps.clients.payments),
     ...lifecycleHandlers(deps.clients.payments),
     ...refundHandlers(deps.clients.refunds),
-    ...sandboxHandlers(),
+    ...paymentMethodHandlers(deps.clients.paymentMethods),
+    ...sandboxHandlers(deps.clients.payments),
+    ...timelineHandlers(deps.clients.payments),
     ...notYetHandlers(),
   });
-  if (deps.operatorToken) managementRoutes(app, store, deps.clock, deps.operatorToken);
+  if (deps.operatorToken) managementRoutes(app, store, deps.clock, deps.operatorToken, {
+    routing: deps.clients.routing,
+    pool: deps.pool,
+  });
   return app;
 }

@@ -13,7 +13,7 @@ try {
   await migrate(pool, PART.schema, PART.dir);
   const app = build({
     pool,
-    clients: createGatewayClients({ payments: config.peers.payments }),
+    clients: createGatewayClients({ payments: config.peers.payments, routingRisk: config.peers['routing-risk'] }),
     clock: systemClock,
     logger,
     config,

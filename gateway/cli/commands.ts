@@ -1,3 +1,4 @@
+import { MAX_ALLOWLIST_ENTRIES, normaliseEntry } from '../edge/ip-allowlist.js';
 import type { ManagementClient } from './client.js';
 
 /** The command table of `svc`: what each command takes, which API call it makes, how it reads to a person. */
@@ -14,6 +15,8 @@ export interface Command {
   options: string[];
   /** Names of the positional arguments it requires, in order. */
   positionals: string[];
+  /** Takes any number of further positionals (allow-list entries); otherwise an extra one is a usage mistake. */
+  variadic?: boolean;
   /** A usage mistake in the parsed values, or undefined when they are fine. */
   check(values: Values, positionals: string[]): string | undefined;
   call(api: ManagementClient, values: Values, positionals: string[]): Promise<any>;
@@ -38,10 +41,112 @@ function perMinuteOf(value: string): number | null | undefined {
   return /^\s*\d+\s*$/.test(value) && Number(value) >= 1 ? Number(value) : undefined;
 }
 
+// The gateway's own parser, so an entry refused here is exactly one the API would refuse with 422.
+function allowlistProblem(entries: string[]): string | undefined {
+  if (entries.length > MAX_ALLOWLIST_ENTRIES) {
+    return `an allow-list holds at most ${MAX_ALLOWLIST_ENTRIES} entries, got ${entries.length}; use CIDR ranges to cover more`;
+  }
+  const bad = entries.find((entry) => normaliseEntry(entry) === undefined);
+  return bad === undefined
+    ? undefined
+    : `"${bad}" is not an IP address or CIDR range (examples: 203.0.113.7, 10.0.0.0/8, 2001:db8::/32)`;
+}
+
+function allowlistLines(body: any): string[] {
+  if (body.entries.length === 0) return [`project ${body.project_id}  IP allow-list: empty, requests from any address are accepted`];
+  return [`project ${body.project_id}  IP allow-list (${body.entries.length}):`, ...body.entries.map((e: string) => `  ${e}`)];
+}
+
 function keyLine(key: any): string {
   const state = key.revoked_at ? `revoked ${key.revoked_at}` : 'active';
   return `${key.id}  ${key.mode.padEnd(4)}  ${key.prefix}…  ${state.padEnd(6)}  ${key.name}`;
 }
+
+// --- routing rules (issue 4) ---
+// ManagementClient.request is typed for the methods earlier commands needed; fetch takes any.
+const del = (api: ManagementClient, path: string): Promise<any> =>
+  (api.request as (method: string, path: string) => Promise<any>)('DELETE', path);
+
+const csv = (value: string | undefined): string[] | undefined =>
+  value === undefined ? undefined : value.split(',').map((v) => v.trim()).filter(Boolean);
+
+const wholeOf = (value: string | undefined): number | undefined =>
+  value !== undefined && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined;
+
+function ruleProblem(values: Values): string | undefined {
+  const missing = required(values, 'project', 'mode', 'name', 'priority', 'providers');
+  if (missing) return missing;
+  if (!MODES.includes(values.mode!)) return `--mode must be test or live, got "${values.mode}"`;
+  for (const name of ['priority', 'min-amount', 'max-amount']) {
+    if (values[name] !== undefined && wholeOf(values[name]) === undefined) {
+      return `--${name} must be a whole number, got "${values[name]}"`;
+    }
+  }
+  return csv(values.providers)!.length === 0 ? '--providers must name at least one provider' : undefined;
+}
+
+function modeProblem(values: Values): string | undefined {
+  return required(values, 'project', 'mode') ??
+    (MODES.includes(values.mode!) ? undefined : `--mode must be test or live, got "${values.mode}"`);
+}
+
+function ruleLine(rule: any): string {
+  const conditions = [
+    rule.currencies.length > 0 && `currency ${rule.currencies.join('|')}`,
+    rule.countries.length > 0 && `country ${rule.countries.join('|')}`,
+    rule.payment_method_types.length > 0 && `method ${rule.payment_method_types.join('|')}`,
+    (rule.min_amount !== null || rule.max_amount !== null) && `amount ${rule.min_amount ?? 0}..${rule.max_amount ?? '∞'}`,
+  ].filter(Boolean);
+  const when = conditions.length > 0 ? conditions.join(', ') : 'any payment';
+  return `${rule.id}  ${rule.mode.padEnd(4)}  #${rule.priority}  ${rule.name}: ${when} -> ${rule.providers.join(', ')}`;
+}
+
+const ROUTING_RULE_COMMANDS: Command[] = [
+  {
+    words: ['routing-rule', 'create'],
+    summary: 'add a routing rule, lowest priority tried first; MATCH: --currencies, --countries, ' +
+      '--methods (comma lists), --min-amount, --max-amount (inclusive, minor units)',
+    synopsis: '--project PRJ_ID --mode test|live --name NAME --priority N --providers P,... [MATCH]',
+    options: ['project', 'mode', 'name', 'priority', 'providers', 'currencies', 'countries', 'methods', 'min-amount',
+      'max-amount'],
+    positionals: [],
+    check: ruleProblem,
+    call: (api, values) => api.request('POST', `/projects/${id(values.project!)}/routing-rules`, {
+      mode: values.mode,
+      name: values.name,
+      priority: wholeOf(values.priority),
+      providers: csv(values.providers),
+      currencies: csv(values.currencies),
+      countries: csv(values.countries),
+      payment_method_types: csv(values.methods),
+      min_amount: wholeOf(values['min-amount']),
+      max_amount: wholeOf(values['max-amount']),
+    }),
+    human: (body) => [ruleLine(body)],
+  },
+  {
+    words: ['routing-rule', 'list'],
+    summary: 'list a project\'s routing rules of one mode, in the order they are tried',
+    synopsis: '--project PRJ_ID --mode test|live',
+    options: ['project', 'mode'],
+    positionals: [],
+    check: modeProblem,
+    call: (api, values) =>
+      api.request('GET', `/projects/${id(values.project!)}/routing-rules?mode=${id(values.mode!)}`),
+    human: (body) => (body.data.length === 0 ? ['no routing rules: the default rule routes every payment'] : body.data.map(ruleLine)),
+  },
+  {
+    words: ['routing-rule', 'delete'],
+    summary: 'delete a routing rule',
+    synopsis: 'RULE_ID --project PRJ_ID --mode test|live',
+    options: ['project', 'mode'],
+    positionals: ['RULE_ID'],
+    check: modeProblem,
+    call: (api, values, [ruleId]) =>
+      del(api, `/projects/${id(values.project!)}/routing-rules/${id(ruleId)}?mode=${id(values.mode!)}`),
+    human: (body) => [`deleted ${ruleLine(body)}`],
+  },
+];
 
 export const COMMANDS: Command[] = [
   {
@@ -124,6 +229,28 @@ export const COMMANDS: Command[] = [
         : `${body.rate_limit_per_minute} requests per minute`}`,
     ],
   },
+  {
+    words: ['allowlist', 'set'],
+    summary: 'replace a project\'s IP allow-list; with no entries, lift the restriction',
+    synopsis: '--project PRJ_ID [ENTRY...]',
+    options: ['project'],
+    positionals: [],
+    variadic: true,
+    check: (values, entries) => required(values, 'project') ?? allowlistProblem(entries),
+    call: (api, values, entries) => api.request('PUT', `/projects/${id(values.project!)}/allowlist`, { entries }),
+    human: allowlistLines,
+  },
+  {
+    words: ['allowlist', 'show'],
+    summary: 'show a project\'s IP allow-list',
+    synopsis: '--project PRJ_ID',
+    options: ['project'],
+    positionals: [],
+    check: (values) => required(values, 'project'),
+    call: (api, values) => api.request('GET', `/projects/${id(values.project!)}/allowlist`),
+    human: allowlistLines,
+  },
+  ...ROUTING_RULE_COMMANDS,
 ];
 
 export const COMMON_OPTIONS = '[--json] [--url URL]';

@@ -86,7 +86,7 @@ function parseInvocation(argv: string[]): Invocation {
   if (positionals.length < command.positionals.length) {
     throw new UsageError(`${command.positionals[positionals.length]} is required`, commandUsage(command));
   }
-  if (positionals.length > command.positionals.length) {
+  if (!command.variadic && positionals.length > command.positionals.length) {
     throw new UsageError(`unexpected argument "${positionals[command.positionals.length]}"`, commandUsage(command));
   }
   const values: Record<string, string | undefined> = {};

@@ -2,13 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import { DomainError, type Clock } from '../../services/shared/index.js';
 import { requireOperator } from '../auth/operator.js';
 import type { GatewayStore, Mode } from '../store/index.js';
+import { allowlistRoutes } from './allowlist-routes.js';
 import { rateLimitRoutes } from './rate-limit-routes.js';
+import { routingRuleRoutes, type RoutingRuleDeps } from './routing-routes.js';
 
 /**
  * The management API: what the contract says is done "in the dashboard", for the `svc` CLI.
  * Authenticated with the deployment's operator token; every change is audited.
  */
-export function managementRoutes(app: FastifyInstance, store: GatewayStore, clock: Clock, operatorToken: string): void {
+export function managementRoutes(
+  app: FastifyInstance, store: GatewayStore, clock: Clock, operatorToken: string, routing: RoutingRuleDeps,
+): void {
   const actor = 'operator';
   const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
 
@@ -68,5 +72,7 @@ export function managementRoutes(app: FastifyInstance, store: GatewayStore, cloc
     });
 
     rateLimitRoutes(scoped, store, clock, actor);
+    routingRuleRoutes(scoped, routing, clock, actor);
+    allowlistRoutes(scoped, store, clock, actor);
   }, { prefix: '/manage/v1' });
 }

@@ -2,7 +2,7 @@ import { DomainError } from '../../services/shared/index.js';
 import type { Handlers } from '../contract/index.js';
 import { refuseScenarioInLive } from './payments.js';
 
-// Refunds and payouts are answered by their services once those are built (issues 4 and 6).
+// Payouts are answered by their service once it is built (issue 6).
 // The edge rule that a live key may not send test_scenario holds already.
 function scenarioCheckedNotYet(what: string) {
   return async (request: { identity?: { mode: string }; body?: unknown }) => {
@@ -13,7 +13,6 @@ function scenarioCheckedNotYet(what: string) {
 
 export function notYetHandlers(): Handlers {
   return {
-    refundPayment: scenarioCheckedNotYet('POST /v1/payments/{id}/refund'),
     createPayout: scenarioCheckedNotYet('POST /v1/payouts'),
   };
 }

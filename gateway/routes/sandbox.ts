@@ -1,14 +1,17 @@
+import type { Client } from '@connectrpc/connect';
+import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { DomainError } from '../../services/shared/index.js';
 import type { Handlers } from '../contract/index.js';
 
-export function sandboxHandlers(): Handlers {
+export function sandboxHandlers(payments: Client<typeof PaymentsService>): Handlers {
   return {
     async listTestScenarios(request) {
       if (request.identity!.mode !== 'test') {
         throw new DomainError('forbidden', 'Sandbox scenarios are available to test keys only.');
       }
-      // The scenario catalogue arrives with the demo providers' failover behaviour (issue 4).
-      throw new DomainError('not_implemented', 'GET /v1/test/scenarios is not available yet.');
+      // The payments part owns the demo providers, so its catalogue is the one they play.
+      const { scenarios } = await payments.listTestScenarios({});
+      return { data: scenarios.map((s) => ({ name: s.name, description: s.description })) };
     },
   };
 }

@@ -66,7 +66,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await migrate(gatewayPool, gateway.PART.schema, gateway.PART.dir);
     const app = gateway.build({
       pool: gatewayPool,
-      clients: gateway.createGatewayClients({ payments: paymentsUrl }),
+      clients: gateway.createGatewayClients({ payments: paymentsUrl, routingRisk: routingUrl }),
       clock,
       logger: opts.logger.child({ part: 'gateway' }),
       config: opts.config,

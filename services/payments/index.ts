@@ -1,10 +1,19 @@
-// payments: runs payment orchestration (PaymentsService). Owns schema payments; emits payment.* events.
+// payments: runs payment orchestration (PaymentsService) and refunds (RefundsService). Owns schema
+// payments; emits payment.* and refund.* events.
 import type { Client } from '@connectrpc/connect';
+import { PaymentMethodsService } from '../../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
+import { RefundsService } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { assemblePart, createRelay, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
 import { createConnectorRegistry, type Connector } from './connectors/index.js';
+import { createAuthorizationExpiry } from './authorization-expiry.js';
+import { createLifecycle } from './lifecycle.js';
 import { createOrchestrator } from './orchestrator.js';
+import { createPaymentMethodStore } from './payment-method-store.js';
+import { paymentMethodRoutes } from './payment-methods.js';
+import { createRefunds } from './refunds.js';
+import { refundRoutes } from './refunds-service.js';
 import { routes } from './service.js';
 import { createStore } from './store.js';
 
@@ -18,17 +27,47 @@ export interface PaymentsDeps extends ServiceDeps {
 
 export function build(deps: PaymentsDeps): ServicePart {
   const relay = createRelay(deps);
+  const store = createStore(deps.pool);
+  const paymentMethods = createPaymentMethodStore(deps.pool);
   const orchestrator = createOrchestrator({
-    store: createStore(deps.pool),
+    store,
     routing: deps.routing,
     connectors: createConnectorRegistry(deps.connectors),
     clock: deps.clock,
     relay,
+    providerTimeoutMs: deps.config.providerTimeoutMs,
+    paymentMethods,
+  });
+  const lifecycle = createLifecycle({ store, clock: deps.clock, relay });
+  const refunds = createRefunds({
+    store,
+    pool: deps.pool,
+    connectors: createConnectorRegistry(deps.connectors),
+    clock: deps.clock,
+    relay,
+    logger: deps.logger,
+  });
+  const expiry = createAuthorizationExpiry({
+    store,
+    clock: deps.clock,
+    relay,
+    logger: deps.logger,
+    ttlHours: deps.config.authorizationTtlHours,
+    intervalMs: deps.config.expirySweepMs,
   });
   return assemblePart(deps, {
     name: PART.name,
-    services: [PaymentsService.typeName],
-    routes: routes(orchestrator),
+    services: [PaymentsService.typeName, RefundsService.typeName, PaymentMethodsService.typeName],
+    routes: (router) => {
+      routes(orchestrator, lifecycle)(router);
+      refundRoutes(refunds)(router);
+      paymentMethodRoutes(paymentMethods, deps.clock)(router);
+    },
     relay,
+    async start() {
+      expiry.start();
+    },
+    // Before the relay's final drain, so the events of a last sweep are published too.
+    stop: () => expiry.stop(),
   });
 }

@@ -4,9 +4,14 @@ import type { CreatePaymentRequest } from '../../proto/gen/svc/payments/v1/payme
 import type { RouteCandidate, RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { paymentJson } from '../shared/contract/index.js';
 import { enqueueEvent, newId, type Clock, type OutboxRelay, type Queryable } from '../shared/index.js';
-import type { AuthorizeResult, ConnectorRegistry } from './connectors/index.js';
+import { callProvider, newAttempt, nextStep, paymentFailure, recordAnswer } from './attempts.js';
+import type { ConnectorRegistry } from './connectors/index.js';
+import { applyApproval } from './lifecycle.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
+import type { PaymentMethodStore } from './payment-method-store.js';
+import { resolveStoredMethod } from './payment-methods.js';
 import type { PaymentFilter, PaymentsStore } from './store.js';
+import { timelineEventToProto } from './timeline.js';
 import { paymentToProto } from './to-proto.js';
 
 export interface OrchestratorDeps {
@@ -15,27 +20,19 @@ export interface OrchestratorDeps {
   connectors: ConnectorRegistry;
   clock: Clock;
   relay: OutboxRelay;
+  /** Deadline of each provider call (authorize, and the status query after a time-out). */
+  providerTimeoutMs: number;
+  paymentMethods: PaymentMethodStore;
 }
-
-const FAILOVER_OUTCOMES = new Set(['soft_decline', 'technical_error', 'timeout', 'provider_unavailable']);
-
-const FAILURE_BY_OUTCOME: Record<string, FailureJson> = {
-  soft_decline: { code: 'soft_decline', category: 'soft', message: 'The provider declined the payment; it may succeed elsewhere.' },
-  hard_decline: { code: 'hard_decline', category: 'hard', message: 'The provider declined the payment.' },
-  technical_error: { code: 'provider_error', category: 'technical', message: 'The provider reported a technical error.' },
-  timeout: { code: 'provider_timeout', category: 'technical', message: 'The provider did not answer in time.' },
-  provider_unavailable: { code: 'provider_unavailable', category: 'technical', message: 'The provider was unavailable.' },
-  unknown: { code: 'provider_unknown_outcome', category: 'technical', message: 'The provider outcome is unknown.' },
-};
 
 /** Runs a payment's orchestration synchronously: risk and route, then attempts until one completes. */
 export function createOrchestrator(deps: OrchestratorDeps) {
   const { store, clock } = deps;
 
-  async function emit(db: Queryable, payment: PaymentRecord, type: string, at: Date): Promise<void> {
+  async function emit(db: Queryable, payment: PaymentRecord, event: { id: string; type: string }, at: Date): Promise<void> {
     await enqueueEvent(db, {
-      id: newId('evt', at),
-      type,
+      id: event.id,
+      type: event.type,
       mode: payment.mode,
       merchant_id: payment.merchantId,
       project_id: payment.projectId,
@@ -44,37 +41,26 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     });
   }
 
-  /** One commit: the payment, its attempts, its timeline and its events change together. */
+  /**
+   * One commit: the payment, its attempts, its timeline and its events change together. Each
+   * event gets an `event.emitted` timeline entry, the point from which webhooks fan it out.
+   */
   async function commit(
     payment: PaymentRecord, attempts: AttemptRecord[], timeline: TimelineEntry[], events: string[], at: Date,
   ): Promise<void> {
+    const emitted = events.map((type) => ({ id: newId('evt', at), type }));
+    const entries: TimelineEntry[] = [
+      ...timeline,
+      ...emitted.map((e) => ({
+        type: 'event.emitted', title: `Event ${e.type} emitted`, data: { event_id: e.id, event_type: e.type },
+      })),
+    ];
     await store.transaction(async (tx) => {
       await store.save(tx, payment, attempts);
-      await store.addTimeline(tx, payment, timeline, at);
-      for (const type of events) await emit(tx, payment, type, at);
+      await store.addTimeline(tx, payment, entries, at);
+      for (const e of emitted) await emit(tx, payment, e, at);
     });
     deps.relay.kick();
-  }
-
-  function newAttempt(payment: PaymentRecord, c: RouteCandidate, at: Date): AttemptRecord {
-    return {
-      id: newId('att', at),
-      attemptNumber: payment.attempts.length + 1,
-      status: 'processing',
-      outcome: null,
-      providerId: c.providerId,
-      providerCode: c.providerCode,
-      providerName: c.providerName,
-      providerAccountId: c.providerAccountId,
-      providerPaymentId: null,
-      providerResponseCode: null,
-      providerMessage: null,
-      failure: null,
-      feeAmount: 0n,
-      latencyMs: null,
-      createdAt: at,
-      updatedAt: at,
-    };
   }
 
   function finish(payment: PaymentRecord, status: string, failure: FailureJson | null, startedMs: number): Date {
@@ -88,6 +74,8 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   }
 
   async function create(scope: Scope, req: CreatePaymentRequest): Promise<PaymentRecord> {
+    // A stored method of another scope or type is refused before anything is planned or written.
+    await resolveStoredMethod(deps.paymentMethods, scope, req.paymentMethod);
     const startedMs = performance.now();
     const createdAt = clock.now();
     const paymentId = newId('pay', createdAt);
@@ -150,6 +138,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       attempts: [],
     };
     const timeline: TimelineEntry[] = [
+      { type: 'payment.created', title: 'Payment created', data: { amount: Number(payment.amount), currency: payment.currency } },
       {
         type: 'risk.evaluated',
         title: `Risk score ${plan.risk?.score ?? 0}`,
@@ -188,8 +177,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     await commit(payment, [attempt], timeline, ['payment.created'], createdAt);
 
     for (let i = 0; ; i++) {
-      const callStarted = performance.now();
-      const result = await deps.connectors.forProvider(candidates[i].providerCode)!.authorize({
+      const answer = await callProvider(deps.connectors.forProvider(candidates[i].providerCode), {
         paymentId,
         attemptId: attempt.id,
         attemptNumber: attempt.attemptNumber,
@@ -199,35 +187,52 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         captureMethod: payment.captureMethod,
         candidate: candidates[i],
         testScenario: payment.testScenario ?? undefined,
-      });
+      }, deps.providerTimeoutMs);
       const steps: TimelineEntry[] = [];
-      recordResult(attempt, result, Math.round(performance.now() - callStarted), steps);
-      if (result.outcome === 'success') {
-        payment.providerPaymentId = result.providerPaymentId;
-        payment.feeAmount = result.fee;
-        payment.capturedAmount = payment.amount;
-        steps.push({ type: 'payment.successful', title: 'Payment successful' });
-        const at = finish(payment, 'successful', null, startedMs);
-        await commit(payment, [attempt], steps, ['payment.successful'], at);
+      recordAnswer(attempt, answer, clock.now(), steps);
+      const next = candidates[i + 1];
+      const step = nextStep(answer.result.outcome, next !== undefined);
+      if (step === 'succeed') {
+        payment.providerPaymentId = attempt.providerPaymentId;
+        payment.feeAmount = attempt.feeAmount;
+        // Manual capture stops at authorized (funds held); automatic completes the payment.
+        const approved = applyApproval(payment, attempt, steps);
+        const at = finish(payment, approved.status, null, startedMs);
+        await commit(payment, [attempt], steps, [approved.event], at);
         return payment;
       }
-      const next = candidates[i + 1];
-      if (!FAILOVER_OUTCOMES.has(result.outcome) || !next) {
-        steps.push({ type: 'payment.failed', title: 'Payment failed' });
-        const at = finish(payment, 'failed', attempt.failure, startedMs);
+      if (step === 'await_provider') {
+        // The provider may yet charge the customer, so no other provider is tried: the payment
+        // stays in flight (processing) until the provider's outcome is known.
+        payment.providerPaymentId = attempt.providerPaymentId;
+        steps.push({ type: 'payment.processing', title: "Awaiting the provider's outcome" });
+        const at = finish(payment, 'processing', null, startedMs);
+        payment.processedAt = null;
+        await commit(payment, [attempt], steps, ['payment.processing'], at);
+        return payment;
+      }
+      if (step === 'fail') {
+        const failure = paymentFailure(payment.attempts);
+        steps.push({ type: 'payment.failed', title: 'Payment failed', data: { code: failure?.code, category: failure?.category } });
+        const at = finish(payment, 'failed', failure, startedMs);
         await commit(payment, [attempt], steps, ['payment.failed'], at);
         return payment;
       }
       const previous = attempt;
       const at = clock.now();
-      steps.push({ type: 'failover', title: `Failing over to ${next.providerName}`, attemptId: previous.id });
-      attempt = startAttempt(payment, next, steps, at);
+      steps.push({
+        type: 'failover',
+        title: `Failing over from ${previous.providerName} to ${next!.providerName}`,
+        attemptId: previous.id,
+        data: { reason: previous.outcome, from_provider: previous.providerCode, to_provider: next!.providerCode },
+      });
+      attempt = startAttempt(payment, next!, steps, at);
       await commit(payment, [previous, attempt], steps, [], at);
     }
   }
 
   function startAttempt(payment: PaymentRecord, c: RouteCandidate, timeline: TimelineEntry[], at: Date): AttemptRecord {
-    const attempt = newAttempt(payment, c, at);
+    const attempt = newAttempt(payment, c, newId('att', at), at);
     payment.attempts.push(attempt);
     payment.attemptCount = payment.attempts.length;
     payment.providerId = c.providerId;
@@ -244,28 +249,14 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     return attempt;
   }
 
-  function recordResult(attempt: AttemptRecord, result: AuthorizeResult, latencyMs: number, timeline: TimelineEntry[]) {
-    attempt.outcome = result.outcome;
-    attempt.status = result.outcome === 'success' ? 'succeeded' : result.outcome === 'unknown' ? 'unknown' : 'failed';
-    attempt.providerPaymentId = result.providerPaymentId;
-    attempt.providerResponseCode = result.providerCode;
-    attempt.providerMessage = result.providerMessage;
-    attempt.failure = result.outcome === 'success' ? null : (FAILURE_BY_OUTCOME[result.outcome] ?? FAILURE_BY_OUTCOME.unknown);
-    attempt.feeAmount = result.fee;
-    attempt.latencyMs = latencyMs;
-    attempt.updatedAt = clock.now();
-    timeline.push({
-      type: `attempt.${attempt.status}`,
-      title: `Attempt ${attempt.attemptNumber}: ${result.outcome}`,
-      attemptId: attempt.id,
-      data: { provider_code: result.providerCode, latency_ms: latencyMs },
-    });
-  }
-
   return {
     create,
     get: (scope: Scope, id: string) => store.get(scope, id),
     list: (scope: Scope, filter: PaymentFilter) => store.list(scope, filter),
+    /** The timeline as proto messages; undefined when the scope has no such payment. */
+    async timeline(scope: Scope, id: string) {
+      return (await store.timeline(scope, id))?.map(timelineEventToProto);
+    },
   };
 }
 

@@ -3,7 +3,8 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { PaymentsService, type CreatePaymentRequest } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { serviceError } from '../shared/index.js';
-import { DemoConnector } from './connectors/index.js';
+import { DemoConnector, PAYMENT_SCENARIOS } from './connectors/index.js';
+import type { Lifecycle } from './lifecycle.js';
 import type { Orchestrator } from './orchestrator.js';
 import { paymentToProto } from './to-proto.js';
 
@@ -42,7 +43,7 @@ function checkCreate(scope: Scope, req: CreatePaymentRequest): void {
   }
 }
 
-export function routes(orchestrator: Orchestrator) {
+export function routes(orchestrator: Orchestrator, lifecycle: Lifecycle) {
   return (router: ConnectRouter) => {
     router.service(PaymentsService, {
       async createPayment(req) {
@@ -73,6 +74,29 @@ export function routes(orchestrator: Orchestrator) {
         const payment = await orchestrator.get(requireScope(req.scope), req.id);
         if (!payment) throw serviceError('resource_not_found', `No payment ${req.id}`, { param: 'id' });
         return { payment: paymentToProto(payment) };
+      },
+      async getPaymentTimeline(req) {
+        const events = await orchestrator.timeline(requireScope(req.scope), req.id);
+        if (!events) throw serviceError('resource_not_found', `No payment ${req.id}`, { param: 'id' });
+        return { paymentId: req.id, events };
+      },
+      async listTestScenarios() {
+        return { scenarios: PAYMENT_SCENARIOS.map((s) => ({ name: s.name, description: s.description })) };
+      },
+      async capturePayment(req) {
+        const scope = requireScope(req.scope);
+        if (req.amount !== undefined && req.amount < 1n) {
+          throw serviceError('validation_error', 'amount must be at least 1', { param: 'amount' });
+        }
+        // Whether the amount fits the authorization is decided under the row lock.
+        return { payment: paymentToProto(await lifecycle.capture(scope, req.id, req.amount)) };
+      },
+      async cancelPayment(req) {
+        const scope = requireScope(req.scope);
+        if (req.reason !== undefined && req.reason.length > 500) {
+          throw serviceError('validation_error', 'reason must be at most 500 characters', { param: 'reason' });
+        }
+        return { payment: paymentToProto(await lifecycle.cancel(scope, req.id, req.reason)) };
       },
     });
   };

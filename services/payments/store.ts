@@ -1,6 +1,7 @@
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { newId, withTransaction, type Pool, type PoolClient, type Queryable } from '../shared/index.js';
+import { withTransaction, type Pool, type PoolClient, type Queryable } from '../shared/index.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
+import { monotonicIds, type TimelineRow } from './timeline.js';
 
 /** Postgres access of payments. Every read filters on merchant, project and mode. */
 
@@ -117,6 +118,12 @@ function withAttempts(row: Record<string, any>): PaymentRecord {
   return toPayment(row, (row.attempts_json as Record<string, any>[]).map(toAttempt));
 }
 
+/**
+ * When an authorization was granted: the provider's answer sets processed_at. The fallback only
+ * guards a path that reaches authorized without it. Migration 0004 indexes this very expression.
+ */
+const AUTHORIZED_AT = 'COALESCE(processed_at, updated_at)';
+
 export interface PaymentFilter {
   statuses: string[];
   currency?: string;
@@ -131,6 +138,7 @@ export interface PaymentFilter {
 }
 
 export function createStore(pool: Pool) {
+  const timelineId = monotonicIds();
   return {
     transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
       return withTransaction(pool, fn);
@@ -147,7 +155,7 @@ export function createStore(pool: Pool) {
       const values: unknown[] = [];
       const rows = entries.map((e, i) => {
         values.push(
-          newId('tle', at), payment.id, payment.merchantId, payment.projectId, payment.mode, e.type, e.title,
+          timelineId(at), payment.id, payment.merchantId, payment.projectId, payment.mode, e.type, e.title,
           e.description ?? null, e.attemptId ?? null, JSON.stringify(e.data ?? {}), at,
         );
         const base = i * 11;
@@ -158,6 +166,28 @@ export function createStore(pool: Pool) {
            attempt_id, data, created_at) VALUES ${rows.join(', ')}`,
         values,
       );
+    },
+
+    /** The payment's timeline in write order; undefined when the scope has no such payment. */
+    async timeline(scope: Scope, paymentId: string): Promise<TimelineRow[] | undefined> {
+      // One round trip: the payment row answers "exists in this scope", the join brings its entries.
+      const { rows } = await pool.query(
+        `SELECT t.id, t.type, t.title, t.description, t.attempt_id, t.data, t.created_at
+         FROM payments p LEFT JOIN timeline_events t ON t.payment_id = p.id
+         WHERE p.id = $1 AND p.merchant_id = $2 AND p.project_id = $3 AND p.mode = $4
+         ORDER BY t.id`,
+        [paymentId, scope.merchantId, scope.projectId, scope.mode],
+      );
+      if (rows.length === 0) return undefined;
+      return rows.filter((r) => r.id !== null).map((r) => ({
+        id: r.id,
+        type: r.type,
+        title: r.title,
+        description: r.description,
+        attemptId: r.attempt_id,
+        data: r.data,
+        createdAt: new Date(r.created_at),
+      }));
     },
 
     async get(scope: Scope, id: string): Promise<PaymentRecord | undefined> {
@@ -199,6 +229,39 @@ export function createStore(pool: Pool) {
         values,
       );
       return { payments: rows.slice(0, f.limit).map(withAttempts), hasMore: rows.length > f.limit };
+    },
+
+    /**
+     * Locks the payment row for the rest of the transaction, then reads it. The read is a second
+     * statement on purpose: under READ COMMITTED it takes a fresh snapshot, so it sees the attempts
+     * a transaction that held the lock before us committed (one statement would see them stale).
+     */
+    async getForUpdate(tx: Queryable, scope: Scope, id: string): Promise<PaymentRecord | undefined> {
+      const locked = await tx.query(
+        `SELECT id FROM payments WHERE id = $1 AND merchant_id = $2 AND project_id = $3 AND mode = $4 FOR UPDATE`,
+        [id, scope.merchantId, scope.projectId, scope.mode],
+      );
+      if (locked.rows.length === 0) return undefined;
+      const { rows } = await tx.query(`SELECT ${WITH_ATTEMPTS} FROM payments p WHERE p.id = $1`, [id]);
+      return withAttempts(rows[0]);
+    },
+
+    /**
+     * Locks up to `limit` authorizations granted at or before `cutoff`, oldest first, skipping rows
+     * another replica (or a capture or cancel) holds. Across all scopes: this is the platform's own
+     * housekeeping, and every write that follows uses each payment's own scope.
+     */
+    async claimExpiredAuthorizations(tx: Queryable, cutoff: Date, limit: number): Promise<PaymentRecord[]> {
+      const locked = await tx.query(
+        `SELECT id FROM payments WHERE status = 'authorized' AND ${AUTHORIZED_AT} <= $1
+         ORDER BY ${AUTHORIZED_AT}, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [cutoff, limit],
+      );
+      if (locked.rows.length === 0) return [];
+      const { rows } = await tx.query(`SELECT ${WITH_ATTEMPTS} FROM payments p WHERE p.id = ANY($1) ORDER BY p.id`, [
+        locked.rows.map((r) => r.id),
+      ]);
+      return rows.map(withAttempts);
     },
   };
 }

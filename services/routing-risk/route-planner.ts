@@ -1,3 +1,5 @@
+import { DEFAULT_RULE, byPriority, ruleMatches, type RoutingRule } from './routing-rules.js';
+
 /** A provider account as routing sees it. */
 export interface ProviderAccount {
   providerId: string;
@@ -20,7 +22,10 @@ export interface RouteRequest {
 }
 
 export interface RoutePlan {
+  /** The deciding rule's name, or "default". */
   rule: string;
+  /** Absent for the built-in default rule. */
+  ruleId?: string;
   candidates: ProviderAccount[];
 }
 
@@ -36,16 +41,38 @@ function eligible(account: ProviderAccount, req: RouteRequest): boolean {
   );
 }
 
+function cheapestFirst(amount: bigint) {
+  return (a: ProviderAccount, b: ProviderAccount): number => {
+    const diff = feeFor(a, amount) - feeFor(b, amount);
+    return diff !== 0n ? (diff < 0n ? -1 : 1) : a.providerCode.localeCompare(b.providerCode);
+  };
+}
+
+/** The eligible accounts a rule names, in the rule's order; several accounts of one provider cheapest first. */
+function orderedBy(rule: RoutingRule, eligibleAccounts: ProviderAccount[]): ProviderAccount[] {
+  const chosen: ProviderAccount[] = [];
+  for (const entry of rule.providers) {
+    for (const a of eligibleAccounts) {
+      if ((a.providerAccountId === entry || a.providerCode === entry) && !chosen.includes(a)) chosen.push(a);
+    }
+  }
+  return chosen;
+}
+
 /**
- * The default rule: every eligible account, cheapest first for this amount, ties broken by
- * provider code so the order is deterministic.
+ * The merchant's rules first, lowest priority number first: the first rule that matches the
+ * payment and names at least one eligible account decides, and its accounts (only those, in its
+ * order) are the candidates. A matching rule whose providers cannot take the payment (not
+ * connected, or not serving this method, currency or country) falls through, so a rule can prefer
+ * providers but never strands a payment that another route could take. With no deciding rule, the
+ * default rule: every eligible account, cheapest first for this amount, ties by provider code.
  */
-export function planRoute(accounts: ProviderAccount[], req: RouteRequest): RoutePlan {
-  const candidates = accounts
-    .filter((a) => eligible(a, req))
-    .sort((a, b) => {
-      const diff = feeFor(a, req.amount) - feeFor(b, req.amount);
-      return diff !== 0n ? (diff < 0n ? -1 : 1) : a.providerCode.localeCompare(b.providerCode);
-    });
-  return { rule: 'default', candidates };
+export function planRoute(accounts: ProviderAccount[], req: RouteRequest, rules: RoutingRule[] = []): RoutePlan {
+  const eligibleAccounts = accounts.filter((a) => eligible(a, req)).sort(cheapestFirst(req.amount));
+  for (const rule of [...rules].sort(byPriority)) {
+    if (!ruleMatches(rule, req)) continue;
+    const candidates = orderedBy(rule, eligibleAccounts);
+    if (candidates.length > 0) return { rule: rule.name, ruleId: rule.id, candidates };
+  }
+  return { rule: DEFAULT_RULE, candidates: eligibleAccounts };
 }

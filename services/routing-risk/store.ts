@@ -1,19 +1,56 @@
 import type { Pool } from '../shared/db.js';
+import { sha256Hex } from '../shared/ids.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import type { RiskAssessment } from './risk-rules.js';
+import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
+import { NO_VELOCITY, VELOCITY_WINDOW_MS, type RiskAssessment, type VelocityCounts } from './risk-rules.js';
 import type { ProviderAccount, RoutePlan } from './route-planner.js';
+import type { NewRule, RoutingRule } from './routing-rules.js';
+
+/** The velocity keys of a payment as stored: digests, scoped to the project so they do not join across merchants. */
+function velocityKeys(scope: Scope, input: RiskInput) {
+  const digest = (kind: string, v: string | undefined) => (v ? sha256Hex(`${scope.projectId}:${kind}:${v}`) : null);
+  return {
+    customer: digest('customer', input.customerKey?.trim().toLowerCase()),
+    fingerprint: digest('fingerprint', input.deviceFingerprint),
+    ip: digest('ip', input.deviceIp?.trim().toLowerCase()),
+  };
+}
+
+function toRule(r: Record<string, any>): RoutingRule {
+  return {
+    id: r.id,
+    name: r.name,
+    priority: r.priority,
+    currencies: r.currencies,
+    countries: r.countries,
+    methods: r.methods,
+    minAmount: r.min_amount === null ? null : BigInt(r.min_amount),
+    maxAmount: r.max_amount === null ? null : BigInt(r.max_amount),
+    providers: r.providers,
+    createdAt: r.created_at,
+  };
+}
+
+const RULE_COLUMNS = 'id, name, priority, currencies, countries, methods, min_amount, max_amount, providers, created_at';
+const SCOPE = 'merchant_id = $1 AND project_id = $2 AND mode = $3';
+const scopeValues = (s: Scope) => [s.merchantId, s.projectId, s.mode];
 
 /** Postgres access of routing-risk; every query names its scope. */
 export function createStore(pool: Pool) {
   return {
-    /** Active accounts a scope may route to: in test mode the shared demo accounts. */
+    /**
+     * Active accounts a scope may route to. Test mode reaches demo providers only (the shared
+     * platform accounts, or the project's own); live mode only licensed providers' accounts
+     * connected to the project, so a live payment can never land on a provider that moves no money.
+     */
     async accountsFor(scope: Scope): Promise<ProviderAccount[]> {
       const { rows } = await pool.query(
         `SELECT p.id AS provider_id, p.code, p.name, p.currencies, p.countries, p.methods, p.latency_ms,
                 a.id AS account_id, a.fee_fixed, a.fee_bps
          FROM provider_accounts a JOIN providers p ON p.id = a.provider_id
          WHERE a.status = 'active' AND a.mode = $1
-           AND ((a.mode = 'test' AND p.kind = 'demo' AND a.project_id IS NULL)
+           AND p.kind = CASE WHEN $1 = 'live' THEN 'licensed' ELSE 'demo' END
+           AND ((a.mode = 'test' AND a.project_id IS NULL)
              OR (a.merchant_id = $2 AND a.project_id = $3))`,
         [scope.mode, scope.merchantId, scope.projectId],
       );
@@ -31,24 +68,87 @@ export function createStore(pool: Pool) {
       }));
     },
 
+    async rulesFor(scope: Scope): Promise<RoutingRule[]> {
+      const { rows } = await pool.query(
+        `SELECT ${RULE_COLUMNS} FROM routing_rules WHERE ${SCOPE} ORDER BY priority, name`,
+        scopeValues(scope),
+      );
+      return rows.map(toRule);
+    },
+
+    /** Provider entries of a rule that name neither a known provider code nor an account this scope may use. */
+    async unknownProviders(scope: Scope, entries: string[]): Promise<string[]> {
+      const { rows } = await pool.query(
+        `SELECT e FROM unnest($4::text[]) AS e
+         WHERE NOT EXISTS (SELECT 1 FROM providers p WHERE p.code = e)
+           AND NOT EXISTS (SELECT 1 FROM provider_accounts a WHERE a.id = e AND a.mode = $3
+                             AND (a.project_id IS NULL OR (a.merchant_id = $1 AND a.project_id = $2)))`,
+        [...scopeValues(scope), entries],
+      );
+      return rows.map((r) => r.e as string);
+    },
+
+    /** The new rule, or undefined when the scope already has a rule of that name. */
+    async createRule(scope: Scope, id: string, rule: NewRule, at: Date): Promise<RoutingRule | undefined> {
+      const { rows } = await pool.query(
+        `INSERT INTO routing_rules (id, merchant_id, project_id, mode, name, priority, currencies, countries, methods,
+           min_amount, max_amount, providers, created_at)
+         VALUES ($4, $1, $2, $3, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+         ON CONFLICT (merchant_id, project_id, mode, name) DO NOTHING
+         RETURNING ${RULE_COLUMNS}`,
+        [
+          ...scopeValues(scope), id, rule.name, rule.priority, rule.currencies, rule.countries, rule.methods,
+          rule.minAmount, rule.maxAmount, rule.providers, at,
+        ],
+      );
+      return rows[0] && toRule(rows[0]);
+    },
+
+    async deleteRule(scope: Scope, id: string): Promise<RoutingRule | undefined> {
+      const { rows } = await pool.query(
+        `DELETE FROM routing_rules WHERE ${SCOPE} AND id = $4 RETURNING ${RULE_COLUMNS}`,
+        [...scopeValues(scope), id],
+      );
+      return rows[0] && toRule(rows[0]);
+    },
+
+    /** Earlier decisions inside the velocity window sharing this payment's customer or device. */
+    async velocity(scope: Scope, input: RiskInput, at: Date): Promise<VelocityCounts> {
+      const keys = velocityKeys(scope, input);
+      if (!keys.customer && !keys.fingerprint && !keys.ip) return NO_VELOCITY;
+      const { rows } = await pool.query(
+        `SELECT count(*) FILTER (WHERE customer_key_hash = $4)::int AS customer,
+                count(*) FILTER (WHERE device_fingerprint_hash = $5)::int AS fingerprint,
+                count(*) FILTER (WHERE device_ip_hash = $6)::int AS ip
+         FROM risk_decisions
+         WHERE ${SCOPE} AND created_at > $7 AND created_at <= $8
+           AND (customer_key_hash = $4 OR device_fingerprint_hash = $5 OR device_ip_hash = $6)`,
+        [...scopeValues(scope), keys.customer, keys.fingerprint, keys.ip, new Date(at.getTime() - VELOCITY_WINDOW_MS), at],
+      );
+      return { customer: rows[0].customer, fingerprint: rows[0].fingerprint, ip: rows[0].ip };
+    },
+
     /** Both decisions in one statement: one round trip and one commit on the payment hot path. */
     async recordDecisions(
       scope: Scope,
-      paymentId: string,
+      input: RiskInput,
       risk: { id: string } & RiskAssessment,
       routing: ({ id: string } & RoutePlan) | undefined,
       at: Date,
     ): Promise<void> {
+      const keys = velocityKeys(scope, input);
       await pool.query(
         `WITH r AS (
-           INSERT INTO risk_decisions (id, merchant_id, project_id, mode, payment_id, score, outcome, reasons, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9))
-         INSERT INTO routing_decisions (id, merchant_id, project_id, mode, payment_id, rule, candidates, created_at)
-         SELECT $10, $2, $3, $4, $5, $11, $12, $9 WHERE $10::text IS NOT NULL`,
+           INSERT INTO risk_decisions (id, merchant_id, project_id, mode, payment_id, score, outcome, reasons, created_at,
+             customer_key_hash, device_fingerprint_hash, device_ip_hash)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $14, $15, $16))
+         INSERT INTO routing_decisions (id, merchant_id, project_id, mode, payment_id, rule, rule_id, candidates, created_at)
+         SELECT $10, $2, $3, $4, $5, $11, $13, $12, $9 WHERE $10::text IS NOT NULL`,
         [
-          risk.id, scope.merchantId, scope.projectId, scope.mode, paymentId, risk.score, risk.outcome,
+          risk.id, scope.merchantId, scope.projectId, scope.mode, input.paymentId, risk.score, risk.outcome,
           JSON.stringify(risk.reasons), at, routing?.id ?? null, routing?.rule ?? null,
-          JSON.stringify(routing?.candidates.map((c) => c.providerAccountId) ?? []),
+          JSON.stringify(routing?.candidates.map((c) => c.providerAccountId) ?? []), routing?.ruleId ?? null,
+          keys.customer, keys.fingerprint, keys.ip,
         ],
       );
     },

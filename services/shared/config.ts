@@ -35,6 +35,12 @@ export interface Config {
   idempotencyTtlHours: number;
   /** After this long a request still "in progress" is taken as dead and its key can be retried. */
   idempotencyLockSeconds: number;
+  /** Deadline of one call to a payment provider; past it the provider is asked for the outcome. */
+  providerTimeoutMs: number;
+  /** A manual-capture authorization not captured within this long is cancelled. */
+  authorizationTtlHours: number;
+  /** How often the payments part looks for expired authorizations. */
+  expirySweepMs: number;
 }
 
 export class ConfigError extends Error {
@@ -135,6 +141,10 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1, 10_000_000),
     idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30),
     idempotencyLockSeconds: int(env, 'IDEMPOTENCY_LOCK_SECONDS', 120, 1, 3600),
+    providerTimeoutMs: int(env, 'PROVIDER_TIMEOUT_MS', 10_000, 100, 120_000),
+    // Card schemes hold funds for at most about 30 days; a longer hold is never honoured upstream.
+    authorizationTtlHours: int(env, 'AUTHORIZATION_TTL_HOURS', 168, 1, 24 * 31),
+    expirySweepMs: int(env, 'EXPIRY_SWEEP_MS', 60_000, 10, 3_600_000),
   };
 }
 

@@ -1,24 +1,88 @@
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AuthorizeRequest, AuthorizeResult, Connector } from './types.js';
+import { PAYMENT_SCENARIOS, playFor, type Play } from './scenarios.js';
+import type { AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from './types.js';
+import type { RefundRequest, RefundResult } from './types.js';
+
+type Answer = Omit<AuthorizeResult, 'providerPaymentId' | 'fee'>;
+
+// How a demo provider answers each play, with the codes a real provider would send.
+const ANSWERS: Record<Exclude<Play, 'timeout_not_received' | 'timeout_approved'>, Answer> = {
+  approve: { outcome: 'success', providerCode: 'approved', providerMessage: 'Approved' },
+  soft_decline: {
+    outcome: 'soft_decline', providerCode: 'do_not_honor', providerMessage: 'Declined by the issuer (do not honor)',
+  },
+  hard_decline: {
+    outcome: 'hard_decline', providerCode: 'stolen_card', providerMessage: 'Declined: the card is reported stolen',
+  },
+  technical_error: {
+    outcome: 'technical_error', providerCode: 'processing_error', providerMessage: 'The provider could not process the payment',
+  },
+  unavailable: {
+    outcome: 'provider_unavailable', providerCode: 'service_unavailable', providerMessage: 'The provider is temporarily unavailable',
+  },
+};
 
 /**
  * The sandbox's demo providers: they move no money and answer as the test scenario says,
- * after the provider account's simulated latency.
+ * after the provider account's simulated latency. A scripted time-out is reported at once
+ * rather than waited for, so the sandbox (and its tests) never sit out a real deadline.
  */
 export class DemoConnector implements Connector {
   /** Scenarios these providers can play; the orchestrator refuses any other before it starts. */
-  static readonly scenarios: ReadonlySet<string> = new Set(['success']);
+  static readonly scenarios: ReadonlySet<string> = new Set(PAYMENT_SCENARIOS.map((s) => s.name));
 
   async authorize(req: AuthorizeRequest): Promise<AuthorizeResult> {
-    if (req.candidate.latencyMs > 0) await sleep(req.candidate.latencyMs);
-    const fee = req.candidate.feeFixed + (req.amount * BigInt(req.candidate.feeBps)) / 10_000n;
+    if (req.candidate.latencyMs > 0) await sleep(req.candidate.latencyMs, undefined, { signal: req.signal });
+    const play = playFor(req.testScenario, req.attemptNumber);
+    if (play === 'timeout_not_received' || play === 'timeout_approved') {
+      return { outcome: 'timeout', providerPaymentId: null, providerCode: null, providerMessage: null, fee: 0n };
+    }
+    return this.answer(req, ANSWERS[play]);
+  }
+
+  async getStatus(req: AuthorizeRequest): Promise<PaymentStatusResult> {
+    const play = playFor(req.testScenario, req.attemptNumber);
+    if (play === 'timeout_not_received') return { found: false };
+    return { found: true, ...this.answer(req, ANSWERS[play === 'timeout_approved' ? 'approve' : play]) };
+  }
+
+  /** Refunds answer at once: the sandbox plays success, technical_error or hard_decline. */
+  async refund(req: RefundRequest): Promise<RefundResult> {
+    const a = refundAnswer(req.testScenario);
     return {
-      outcome: 'success',
-      providerPaymentId: `${req.candidate.providerCode}_${randomBytes(8).toString('hex')}`,
-      providerCode: 'approved',
-      providerMessage: 'Approved',
-      fee,
+      ...a,
+      providerRefundId: a.outcome === 'technical_error' ? null : demoRefundId(req),
     };
   }
+
+  private answer(req: AuthorizeRequest, a: Answer): AuthorizeResult {
+    const answered = a.outcome === 'success' || a.outcome === 'soft_decline' || a.outcome === 'hard_decline';
+    return {
+      ...a,
+      // Derived from the attempt id, so a status query names the same payment authorize did.
+      providerPaymentId: answered ? providerPaymentId(req) : null,
+      fee: a.outcome === 'success' ? req.candidate.feeFixed + (req.amount * BigInt(req.candidate.feeBps)) / 10_000n : 0n,
+    };
+  }
+}
+
+function providerPaymentId(req: AuthorizeRequest): string {
+  return `${req.candidate.providerCode}_${createHash('sha256').update(req.attemptId).digest('hex').slice(0, 16)}`;
+}
+
+function refundAnswer(scenario: string | undefined): Omit<RefundResult, 'providerRefundId'> {
+  switch (scenario) {
+    case 'hard_decline':
+      return { outcome: 'hard_decline', providerCode: 'refund_declined', providerMessage: 'Declined: the refund was refused' };
+    case 'technical_error':
+      return { outcome: 'technical_error', providerCode: 'processing_error', providerMessage: 'The provider could not process the refund' };
+    default:
+      return { outcome: 'success', providerCode: 'refunded', providerMessage: 'Refund accepted' };
+  }
+}
+
+/** Derived from our refund id, as a provider would echo the reference it was sent. */
+function demoRefundId(req: RefundRequest): string {
+  return `${req.providerCode}_rf_${createHash('sha256').update(req.refundId).digest('hex').slice(0, 16)}`;
 }

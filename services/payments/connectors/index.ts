@@ -2,8 +2,9 @@
 import { DemoConnector } from './demo.js';
 import type { Connector } from './types.js';
 
-export type { AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector } from './types.js';
+export type { AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from './types.js';
 export { DemoConnector };
+export { PAYMENT_SCENARIOS, type Scenario } from './scenarios.js';
 
 export interface ConnectorRegistry {
   forProvider(providerCode: string): Connector | undefined;

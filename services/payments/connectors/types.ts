@@ -21,6 +21,8 @@ export interface AuthorizeRequest {
   candidate: RouteCandidate;
   /** Sandbox only: the scenario that forces this payment's outcomes. */
   testScenario?: string;
+  /** Aborted when the orchestrator's deadline passes; a connector should stop its call then. */
+  signal?: AbortSignal;
 }
 
 export interface AuthorizeResult {
@@ -32,7 +34,44 @@ export interface AuthorizeResult {
   fee: bigint;
 }
 
+/**
+ * What the provider knows of one attempt, asked after a time-out. The attempt id is the
+ * reference sent with authorize, so a provider can look the attempt up by it.
+ */
+export type PaymentStatusResult =
+  /** The provider never received the attempt: nobody was charged, failing over is safe. */
+  | { found: false }
+  /** The provider's own outcome; `timeout` or `unknown` here means it cannot tell yet. */
+  | ({ found: true } & AuthorizeResult);
+
 /** How payments talks to one provider. A licensed provider plugs in by implementing this. */
 export interface Connector {
   authorize(req: AuthorizeRequest): Promise<AuthorizeResult>;
+  /** The outcome of an earlier authorize whose answer never arrived (same request, same attempt id). */
+  getStatus(req: AuthorizeRequest): Promise<PaymentStatusResult>;
+  /** Returns money of a completed payment to the payer, at the provider that took it. */
+  refund(req: RefundRequest): Promise<RefundResult>;
+}
+
+export type RefundOutcome = 'success' | 'hard_decline' | 'technical_error' | 'provider_unavailable';
+
+export interface RefundRequest {
+  /** Our refund id, sent as the provider-side reference so a retry or a lookup can name it. */
+  refundId: string;
+  paymentId: string;
+  providerCode: string;
+  providerAccountId: string | null;
+  providerPaymentId: string | null;
+  amount: bigint;
+  currency: string;
+  reason?: string;
+  /** Sandbox only: success, technical_error or hard_decline. */
+  testScenario?: string;
+}
+
+export interface RefundResult {
+  outcome: RefundOutcome;
+  providerRefundId: string | null;
+  providerCode: string | null;
+  providerMessage: string | null;
 }

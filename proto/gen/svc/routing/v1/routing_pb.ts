@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Scope } from "../../common/v1/common_pb.js";
 import { file_svc_common_v1_common } from "../../common/v1/common_pb.js";
 import type { RiskDecision, RiskInput } from "../../risk/v1/risk_pb.js";
@@ -14,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/routing/v1/routing.proto.
  */
 export const file_svc_routing_v1_routing: GenFile = /*@__PURE__*/
-  fileDesc("ChxzdmMvcm91dGluZy92MS9yb3V0aW5nLnByb3RvEg5zdmMucm91dGluZy52MSJgChJQbGFuUGF5bWVudFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEiUKBWlucHV0GAIgASgLMhYuc3ZjLnJpc2sudjEuUmlza0lucHV0IqgBCg5Sb3V0ZUNhbmRpZGF0ZRITCgtwcm92aWRlcl9pZBgBIAEoCRIVCg1wcm92aWRlcl9jb2RlGAIgASgJEhUKDXByb3ZpZGVyX25hbWUYAyABKAkSGwoTcHJvdmlkZXJfYWNjb3VudF9pZBgEIAEoCRIRCglmZWVfZml4ZWQYBSABKAMSDwoHZmVlX2JwcxgGIAEoBRISCgpsYXRlbmN5X21zGAcgASgFImgKD1JvdXRpbmdEZWNpc2lvbhITCgtkZWNpc2lvbl9pZBgBIAEoCRIMCgRydWxlGAIgASgJEjIKCmNhbmRpZGF0ZXMYAyADKAsyHi5zdmMucm91dGluZy52MS5Sb3V0ZUNhbmRpZGF0ZSKBAQoTUGxhblBheW1lbnRSZXNwb25zZRInCgRyaXNrGAEgASgLMhkuc3ZjLnJpc2sudjEuUmlza0RlY2lzaW9uEjUKB3JvdXRpbmcYAiABKAsyHy5zdmMucm91dGluZy52MS5Sb3V0aW5nRGVjaXNpb25IAIgBAUIKCghfcm91dGluZzJoCg5Sb3V0aW5nU2VydmljZRJWCgtQbGFuUGF5bWVudBIiLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXltZW50UmVxdWVzdBojLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXltZW50UmVzcG9uc2ViBnByb3RvMw", [file_svc_common_v1_common, file_svc_risk_v1_risk]);
+  fileDesc("ChxzdmMvcm91dGluZy92MS9yb3V0aW5nLnByb3RvEg5zdmMucm91dGluZy52MSJgChJQbGFuUGF5bWVudFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEiUKBWlucHV0GAIgASgLMhYuc3ZjLnJpc2sudjEuUmlza0lucHV0IqgBCg5Sb3V0ZUNhbmRpZGF0ZRITCgtwcm92aWRlcl9pZBgBIAEoCRIVCg1wcm92aWRlcl9jb2RlGAIgASgJEhUKDXByb3ZpZGVyX25hbWUYAyABKAkSGwoTcHJvdmlkZXJfYWNjb3VudF9pZBgEIAEoCRIRCglmZWVfZml4ZWQYBSABKAMSDwoHZmVlX2JwcxgGIAEoBRISCgpsYXRlbmN5X21zGAcgASgFIooBCg9Sb3V0aW5nRGVjaXNpb24SEwoLZGVjaXNpb25faWQYASABKAkSDAoEcnVsZRgCIAEoCRIyCgpjYW5kaWRhdGVzGAMgAygLMh4uc3ZjLnJvdXRpbmcudjEuUm91dGVDYW5kaWRhdGUSFAoHcnVsZV9pZBgEIAEoCUgAiAEBQgoKCF9ydWxlX2lkIoEBChNQbGFuUGF5bWVudFJlc3BvbnNlEicKBHJpc2sYASABKAsyGS5zdmMucmlzay52MS5SaXNrRGVjaXNpb24SNQoHcm91dGluZxgCIAEoCzIfLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdEZWNpc2lvbkgAiAEBQgoKCF9yb3V0aW5nIpECCgtSb3V0aW5nUnVsZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCHByaW9yaXR5GAMgASgFEhIKCmN1cnJlbmNpZXMYBCADKAkSEQoJY291bnRyaWVzGAUgAygJEhwKFHBheW1lbnRfbWV0aG9kX3R5cGVzGAYgAygJEhcKCm1pbl9hbW91bnQYByABKANIAIgBARIXCgptYXhfYW1vdW50GAggASgDSAGIAQESEQoJcHJvdmlkZXJzGAkgAygJEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQg0KC19taW5fYW1vdW50Qg0KC19tYXhfYW1vdW50ImoKGENyZWF0ZVJvdXRpbmdSdWxlUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSKQoEcnVsZRgCIAEoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlIkYKGUNyZWF0ZVJvdXRpbmdSdWxlUmVzcG9uc2USKQoEcnVsZRgBIAEoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlIj4KF0xpc3RSb3V0aW5nUnVsZXNSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZSJGChhMaXN0Um91dGluZ1J1bGVzUmVzcG9uc2USKgoFcnVsZXMYASADKAsyGy5zdmMucm91dGluZy52MS5Sb3V0aW5nUnVsZSJLChhEZWxldGVSb3V0aW5nUnVsZVJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIkYKGURlbGV0ZVJvdXRpbmdSdWxlUmVzcG9uc2USKQoEcnVsZRgBIAEoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlMqMDCg5Sb3V0aW5nU2VydmljZRJWCgtQbGFuUGF5bWVudBIiLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXltZW50UmVxdWVzdBojLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXltZW50UmVzcG9uc2USaAoRQ3JlYXRlUm91dGluZ1J1bGUSKC5zdmMucm91dGluZy52MS5DcmVhdGVSb3V0aW5nUnVsZVJlcXVlc3QaKS5zdmMucm91dGluZy52MS5DcmVhdGVSb3V0aW5nUnVsZVJlc3BvbnNlEmUKEExpc3RSb3V0aW5nUnVsZXMSJy5zdmMucm91dGluZy52MS5MaXN0Um91dGluZ1J1bGVzUmVxdWVzdBooLnN2Yy5yb3V0aW5nLnYxLkxpc3RSb3V0aW5nUnVsZXNSZXNwb25zZRJoChFEZWxldGVSb3V0aW5nUnVsZRIoLnN2Yy5yb3V0aW5nLnYxLkRlbGV0ZVJvdXRpbmdSdWxlUmVxdWVzdBopLnN2Yy5yb3V0aW5nLnYxLkRlbGV0ZVJvdXRpbmdSdWxlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_common_v1_common, file_svc_risk_v1_risk]);
 
 /**
  * @generated from message svc.routing.v1.PlanPaymentRequest
@@ -99,6 +101,8 @@ export type RoutingDecision = Message<"svc.routing.v1.RoutingDecision"> & {
   decisionId: string;
 
   /**
+   * The name of the rule that chose the candidates, or "default".
+   *
    * @generated from field: string rule = 2;
    */
   rule: string;
@@ -107,6 +111,13 @@ export type RoutingDecision = Message<"svc.routing.v1.RoutingDecision"> & {
    * @generated from field: repeated svc.routing.v1.RouteCandidate candidates = 3;
    */
   candidates: RouteCandidate[];
+
+  /**
+   * Absent for the built-in default rule.
+   *
+   * @generated from field: optional string rule_id = 4;
+   */
+  ruleId?: string | undefined;
 };
 
 /**
@@ -141,6 +152,195 @@ export const PlanPaymentResponseSchema: GenMessage<PlanPaymentResponse> = /*@__P
   messageDesc(file_svc_routing_v1_routing, 3);
 
 /**
+ * A rule matches a payment when every condition it sets holds (an empty list or an absent bound
+ * matches anything) and then routes it to its providers, in its order.
+ *
+ * @generated from message svc.routing.v1.RoutingRule
+ */
+export type RoutingRule = Message<"svc.routing.v1.RoutingRule"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Unique within the project and mode; shown as the payment's route.rule.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Rules are tried lowest number first; ties by name.
+   *
+   * @generated from field: int32 priority = 3;
+   */
+  priority: number;
+
+  /**
+   * @generated from field: repeated string currencies = 4;
+   */
+  currencies: string[];
+
+  /**
+   * @generated from field: repeated string countries = 5;
+   */
+  countries: string[];
+
+  /**
+   * PaymentMethodType values.
+   *
+   * @generated from field: repeated string payment_method_types = 6;
+   */
+  paymentMethodTypes: string[];
+
+  /**
+   * Inclusive bounds in minor units.
+   *
+   * @generated from field: optional int64 min_amount = 7;
+   */
+  minAmount?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 max_amount = 8;
+   */
+  maxAmount?: bigint | undefined;
+
+  /**
+   * Provider codes or provider account ids (pac_...), in the order to try them.
+   *
+   * @generated from field: repeated string providers = 9;
+   */
+  providers: string[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 10;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message svc.routing.v1.RoutingRule.
+ * Use `create(RoutingRuleSchema)` to create a new message.
+ */
+export const RoutingRuleSchema: GenMessage<RoutingRule> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 4);
+
+/**
+ * @generated from message svc.routing.v1.CreateRoutingRuleRequest
+ */
+export type CreateRoutingRuleRequest = Message<"svc.routing.v1.CreateRoutingRuleRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * id and created_at are assigned by the service.
+   *
+   * @generated from field: svc.routing.v1.RoutingRule rule = 2;
+   */
+  rule?: RoutingRule | undefined;
+};
+
+/**
+ * Describes the message svc.routing.v1.CreateRoutingRuleRequest.
+ * Use `create(CreateRoutingRuleRequestSchema)` to create a new message.
+ */
+export const CreateRoutingRuleRequestSchema: GenMessage<CreateRoutingRuleRequest> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 5);
+
+/**
+ * @generated from message svc.routing.v1.CreateRoutingRuleResponse
+ */
+export type CreateRoutingRuleResponse = Message<"svc.routing.v1.CreateRoutingRuleResponse"> & {
+  /**
+   * @generated from field: svc.routing.v1.RoutingRule rule = 1;
+   */
+  rule?: RoutingRule | undefined;
+};
+
+/**
+ * Describes the message svc.routing.v1.CreateRoutingRuleResponse.
+ * Use `create(CreateRoutingRuleResponseSchema)` to create a new message.
+ */
+export const CreateRoutingRuleResponseSchema: GenMessage<CreateRoutingRuleResponse> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 6);
+
+/**
+ * @generated from message svc.routing.v1.ListRoutingRulesRequest
+ */
+export type ListRoutingRulesRequest = Message<"svc.routing.v1.ListRoutingRulesRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+};
+
+/**
+ * Describes the message svc.routing.v1.ListRoutingRulesRequest.
+ * Use `create(ListRoutingRulesRequestSchema)` to create a new message.
+ */
+export const ListRoutingRulesRequestSchema: GenMessage<ListRoutingRulesRequest> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 7);
+
+/**
+ * @generated from message svc.routing.v1.ListRoutingRulesResponse
+ */
+export type ListRoutingRulesResponse = Message<"svc.routing.v1.ListRoutingRulesResponse"> & {
+  /**
+   * @generated from field: repeated svc.routing.v1.RoutingRule rules = 1;
+   */
+  rules: RoutingRule[];
+};
+
+/**
+ * Describes the message svc.routing.v1.ListRoutingRulesResponse.
+ * Use `create(ListRoutingRulesResponseSchema)` to create a new message.
+ */
+export const ListRoutingRulesResponseSchema: GenMessage<ListRoutingRulesResponse> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 8);
+
+/**
+ * @generated from message svc.routing.v1.DeleteRoutingRuleRequest
+ */
+export type DeleteRoutingRuleRequest = Message<"svc.routing.v1.DeleteRoutingRuleRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message svc.routing.v1.DeleteRoutingRuleRequest.
+ * Use `create(DeleteRoutingRuleRequestSchema)` to create a new message.
+ */
+export const DeleteRoutingRuleRequestSchema: GenMessage<DeleteRoutingRuleRequest> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 9);
+
+/**
+ * @generated from message svc.routing.v1.DeleteRoutingRuleResponse
+ */
+export type DeleteRoutingRuleResponse = Message<"svc.routing.v1.DeleteRoutingRuleResponse"> & {
+  /**
+   * @generated from field: svc.routing.v1.RoutingRule rule = 1;
+   */
+  rule?: RoutingRule | undefined;
+};
+
+/**
+ * Describes the message svc.routing.v1.DeleteRoutingRuleResponse.
+ * Use `create(DeleteRoutingRuleResponseSchema)` to create a new message.
+ */
+export const DeleteRoutingRuleResponseSchema: GenMessage<DeleteRoutingRuleResponse> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 10);
+
+/**
  * RoutingService turns a payment into an ordered list of eligible provider accounts.
  *
  * @generated from service svc.routing.v1.RoutingService
@@ -156,6 +356,34 @@ export const RoutingService: GenService<{
     methodKind: "unary";
     input: typeof PlanPaymentRequestSchema;
     output: typeof PlanPaymentResponseSchema;
+  },
+  /**
+   * Named routing rules of one project and mode, managed by the operator (management API).
+   *
+   * @generated from rpc svc.routing.v1.RoutingService.CreateRoutingRule
+   */
+  createRoutingRule: {
+    methodKind: "unary";
+    input: typeof CreateRoutingRuleRequestSchema;
+    output: typeof CreateRoutingRuleResponseSchema;
+  },
+  /**
+   * Lowest priority number first: the order PlanPayment tries them in.
+   *
+   * @generated from rpc svc.routing.v1.RoutingService.ListRoutingRules
+   */
+  listRoutingRules: {
+    methodKind: "unary";
+    input: typeof ListRoutingRulesRequestSchema;
+    output: typeof ListRoutingRulesResponseSchema;
+  },
+  /**
+   * @generated from rpc svc.routing.v1.RoutingService.DeleteRoutingRule
+   */
+  deleteRoutingRule: {
+    methodKind: "unary";
+    input: typeof DeleteRoutingRuleRequestSchema;
+    output: typeof DeleteRoutingRuleResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_routing_v1_routing, 0);

@@ -1,0 +1,38 @@
+import type { Client } from '@connectrpc/connect';
+import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
+import { paymentJson } from '../../services/shared/contract/index.js';
+import { scopeOf } from '../auth/authenticate.js';
+import type { Handlers } from '../contract/index.js';
+
+// Capture and cancel of an existing payment. Bodies arrive schema-validated (an absent body is {});
+// whether the payment's state allows the operation is the payments service's call (409).
+
+interface CaptureBody {
+  amount?: number;
+}
+
+interface CancelBody {
+  reason?: string;
+}
+
+export function lifecycleHandlers(payments: Client<typeof PaymentsService>): Handlers {
+  return {
+    async capturePayment(request) {
+      const { id } = request.params as { id: string };
+      const body = request.body as CaptureBody;
+      const { payment } = await payments.capturePayment({
+        scope: scopeOf(request.identity!),
+        id,
+        amount: body.amount === undefined ? undefined : BigInt(body.amount),
+      });
+      return paymentJson(payment!);
+    },
+
+    async cancelPayment(request) {
+      const { id } = request.params as { id: string };
+      const body = request.body as CancelBody;
+      const { payment } = await payments.cancelPayment({ scope: scopeOf(request.identity!), id, reason: body.reason });
+      return paymentJson(payment!);
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { JsonObject } from '@bufbuild/protobuf';
+import type { Client } from '@connectrpc/connect';
+import type { RefundsService } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
+import { refundJson } from '../../services/shared/contract/index.js';
+import { scopeOf } from '../auth/authenticate.js';
+import type { Handlers } from '../contract/index.js';
+import { refuseScenarioInLive } from './payments.js';
+
+interface RefundBody {
+  amount?: number;
+  reason?: string;
+  metadata?: JsonObject;
+  test_scenario?: string;
+}
+
+export function refundHandlers(refunds: Client<typeof RefundsService>): Handlers {
+  return {
+    async refundPayment(request, reply) {
+      const identity = request.identity!;
+      const { id } = request.params as { id: string };
+      // The body is optional; registerOperations hands an absent one over as {}.
+      const body = (request.body ?? {}) as RefundBody;
+      refuseScenarioInLive(identity.mode, body.test_scenario);
+      const { refund } = await refunds.createRefund({
+        scope: scopeOf(identity),
+        paymentId: id,
+        amount: body.amount === undefined ? undefined : BigInt(body.amount),
+        reason: body.reason,
+        metadata: body.metadata ?? {},
+        testScenario: body.test_scenario,
+      });
+      return reply.code(201).send(refundJson(refund!));
+    },
+
+    async listPaymentRefunds(request) {
+      const { id } = request.params as { id: string };
+      const res = await refunds.listRefunds({ scope: scopeOf(request.identity!), paymentId: id });
+      return { data: res.refunds.map(refundJson) };
+    },
+
+    async getRefund(request) {
+      const { id } = request.params as { id: string };
+      const { refund } = await refunds.getRefund({ scope: scopeOf(request.identity!), id });
+      return refundJson(refund!);
+    },
+  };
+}

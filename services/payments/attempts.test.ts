@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RouteCandidate } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import { callProvider, nextStep, paymentFailure, recordAnswer, withDeadline } from './attempts.js';
+import type { AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from './connectors/index.js';
+import type { AttemptRecord, FailureJson, TimelineEntry } from './model.js';
+
+const candidate = { providerCode: 'lic_x', providerName: 'X', feeFixed: 10n, feeBps: 100, latencyMs: 0 } as RouteCandidate;
+const req: AuthorizeRequest = {
+  paymentId: 'pay_1', attemptId: 'att_1', attemptNumber: 1, amount: 1000n, currency: 'EUR', methodType: 'card',
+  captureMethod: 'automatic', candidate,
+};
+const approved: AuthorizeResult = { outcome: 'success', providerPaymentId: 'x_1', providerCode: 'approved', providerMessage: 'OK', fee: 20n };
+const never = () => new Promise<never>(() => {});
+
+/** A connector whose calls are scripted; counts how often each is made. */
+function fake(authorize: (r: AuthorizeRequest) => Promise<AuthorizeResult>, getStatus?: (r: AuthorizeRequest) => Promise<PaymentStatusResult>) {
+  const calls = { authorize: 0, getStatus: 0, signals: [] as AbortSignal[] };
+  const connector: Connector = {
+    authorize: (r) => { calls.authorize++; calls.signals.push(r.signal!); return authorize(r); },
+    getStatus: (r) => { calls.getStatus++; return getStatus ? getStatus(r) : Promise.reject(new Error('no status')); },
+  } as Connector;
+  return { connector, calls };
+}
+
+test('nextStep: success completes, hard declines are final, open outcomes never fail over', () => {
+  assert.equal(nextStep('success', true), 'succeed');
+  for (const o of ['soft_decline', 'technical_error', 'timeout', 'provider_unavailable']) {
+    assert.equal(nextStep(o, true), 'fail_over', o);
+    assert.equal(nextStep(o, false), 'fail', o);
+  }
+  assert.equal(nextStep('hard_decline', true), 'fail');
+  assert.equal(nextStep('unknown', true), 'await_provider');
+  assert.equal(nextStep('unknown', false), 'await_provider');
+});
+
+test('paymentFailure: a decline outranks a technical fault; the latest of a category wins', () => {
+  const f = (code: string, category: string) => ({ failure: { code, category, message: code } as FailureJson });
+  assert.equal(paymentFailure([]), null);
+  assert.equal(paymentFailure([f('provider_error', 'technical'), f('provider_timeout', 'technical')])!.code, 'provider_timeout');
+  assert.equal(paymentFailure([f('soft_decline', 'soft'), f('provider_error', 'technical')])!.code, 'soft_decline');
+  assert.equal(paymentFailure([f('provider_error', 'technical'), f('hard_decline', 'hard')])!.code, 'hard_decline');
+  assert.equal(paymentFailure([{ failure: null }, f('provider_unavailable', 'technical')])!.code, 'provider_unavailable');
+});
+
+test('withDeadline: aborts the signal and stops waiting for a call that ignores it', async () => {
+  let seen: AbortSignal | undefined;
+  const started = Date.now();
+  await assert.rejects(withDeadline(30, (signal) => { seen = signal; return never(); }), /no answer within 30 ms/);
+  assert.ok(Date.now() - started < 1000);
+  assert.equal(seen!.aborted, true);
+  assert.equal(await withDeadline(1000, async () => 7), 7);
+});
+
+test('a definite answer is taken as is, with no status query, and a fee only on success', async () => {
+  const ok = fake(async () => approved);
+  const a = await callProvider(ok.connector, req, 1000);
+  assert.deepEqual(a.result, approved);
+  assert.equal(a.statusQuery, undefined);
+  assert.equal(ok.calls.getStatus, 0);
+  assert.ok(ok.calls.signals[0] instanceof AbortSignal, 'the connector gets the deadline signal');
+
+  const declined = fake(async () => ({ ...approved, outcome: 'soft_decline', fee: 5n }));
+  assert.equal((await callProvider(declined.connector, req, 1000)).result.fee, 0n);
+});
+
+test('a real deadline: the provider that never answers is asked, and "never received" is a plain time-out', async () => {
+  const { connector, calls } = fake(never, async () => ({ found: false }));
+  const a = await callProvider(connector, req, 30);
+  assert.equal(a.result.outcome, 'timeout');
+  assert.equal(calls.signals[0].aborted, true);
+  assert.equal(calls.getStatus, 1);
+  assert.deepEqual({ found: a.statusQuery!.found, outcome: a.statusQuery!.outcome }, { found: false, outcome: null });
+  assert.equal(nextStep(a.result.outcome, true), 'fail_over');
+});
+
+test('a time-out whose status query shows an approval is a success, charged once', async () => {
+  const { connector } = fake(async () => ({ ...approved, outcome: 'timeout', providerPaymentId: null, fee: 0n }), async () => ({ found: true, ...approved }));
+  const a = await callProvider(connector, req, 1000);
+  assert.deepEqual(a.result, approved);
+  assert.equal(a.statusQuery!.outcome, 'success');
+});
+
+test('a failed call or a status still open leaves the attempt unknown, which never fails over', async () => {
+  const cases: Array<[string, Connector]> = [
+    ['query fails', fake(async () => { throw new Error('socket hang up'); }).connector],
+    ['query times out', fake(never, never).connector],
+    ['provider still undecided', fake(never, async () => ({ found: true, ...approved, outcome: 'unknown', fee: 0n })).connector],
+  ];
+  for (const [name, connector] of cases) {
+    const a = await callProvider(connector, req, 30);
+    assert.equal(a.result.outcome, 'unknown', name);
+    assert.equal(a.result.fee, 0n, name);
+    assert.equal(nextStep(a.result.outcome, true), 'await_provider', name);
+  }
+});
+
+test('no connector for the provider: unavailable, nothing was sent', async () => {
+  const a = await callProvider(undefined, req, 1000);
+  assert.equal(a.result.outcome, 'provider_unavailable');
+});
+
+test('recordAnswer: attempt fields and the timeline of a recovered time-out', async () => {
+  const attempt = { id: 'att_1', attemptNumber: 1, providerName: 'X', status: 'processing', outcome: null } as AttemptRecord;
+  const timeline: TimelineEntry[] = [];
+  recordAnswer(attempt, {
+    result: approved, latencyMs: 12, statusQuery: { reason: 'late', found: true, outcome: 'success', error: null, latencyMs: 3 },
+  }, new Date(), timeline);
+  assert.equal(attempt.status, 'succeeded');
+  assert.equal(attempt.outcome, 'success');
+  assert.equal(attempt.feeAmount, 20n);
+  assert.equal(attempt.latencyMs, 12);
+  assert.equal(attempt.failure, null);
+  assert.deepEqual(timeline.map((t) => t.type), ['attempt.timed_out', 'attempt.status_checked', 'attempt.succeeded']);
+
+  const failed = { id: 'att_2', attemptNumber: 2, providerName: 'X' } as AttemptRecord;
+  recordAnswer(failed, { result: { ...approved, outcome: 'hard_decline', fee: 0n }, latencyMs: 1 }, new Date(), []);
+  assert.equal(failed.status, 'failed');
+  assert.deepEqual(failed.failure, { code: 'hard_decline', category: 'hard', message: 'The provider declined the payment.' });
+});

@@ -1,0 +1,201 @@
+// One provider attempt: the call under a deadline, the status query after a time-out, and
+// what the answer means for the payment. Pure of storage, so it is tested without a database.
+import type { RouteCandidate } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import type { AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from './connectors/index.js';
+import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
+
+export const FAILURE_BY_OUTCOME: Record<string, FailureJson> = {
+  soft_decline: { code: 'soft_decline', category: 'soft', message: 'The provider declined the payment; it may succeed elsewhere.' },
+  hard_decline: { code: 'hard_decline', category: 'hard', message: 'The provider declined the payment.' },
+  technical_error: { code: 'provider_error', category: 'technical', message: 'The provider reported a technical error.' },
+  timeout: { code: 'provider_timeout', category: 'technical', message: 'The provider did not answer in time.' },
+  provider_unavailable: { code: 'provider_unavailable', category: 'technical', message: 'The provider was unavailable.' },
+  unknown: { code: 'provider_unknown_outcome', category: 'technical', message: 'The provider outcome is unknown.' },
+};
+
+/** Outcomes after which the provider certainly charged nobody, so the next provider may be tried. */
+const FAILOVER_OUTCOMES = new Set<string>(['soft_decline', 'technical_error', 'timeout', 'provider_unavailable']);
+
+export type NextStep = 'succeed' | 'fail_over' | 'fail' | 'await_provider';
+
+/**
+ * What the payment does after an attempt. An outcome that is still open (unknown, or the
+ * customer's turn) never fails over: the first provider may yet charge, and a second could
+ * charge the customer again.
+ */
+export function nextStep(outcome: string, hasNextProvider: boolean): NextStep {
+  if (outcome === 'success') return 'succeed';
+  if (outcome === 'unknown' || outcome === 'requires_action') return 'await_provider';
+  return FAILOVER_OUTCOMES.has(outcome) && hasNextProvider ? 'fail_over' : 'fail';
+}
+
+const CATEGORY_RANK: Record<string, number> = { hard: 3, soft: 2, technical: 1, policy: 0 };
+
+/**
+ * The failure a failed payment reports: a decline says more about the payment than a technical
+ * fault elsewhere (the merchant should ask for another method, not retry), so the strongest
+ * category wins and, within it, the latest attempt.
+ */
+export function paymentFailure(attempts: Pick<AttemptRecord, 'failure'>[]): FailureJson | null {
+  let best: FailureJson | null = null;
+  for (const a of attempts) {
+    if (a.failure && (!best || CATEGORY_RANK[a.failure.category] >= CATEGORY_RANK[best.category])) best = a.failure;
+  }
+  return best;
+}
+
+export class DeadlineExceeded extends Error {}
+
+/** Runs `call` with an AbortSignal that fires after `ms`; stops waiting then even if the call ignores it. */
+export async function withDeadline<T>(ms: number, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(new DeadlineExceeded(`no answer within ${ms} ms`));
+      reject(controller.signal.reason);
+    }, ms);
+  });
+  const running = call(controller.signal);
+  running.catch(() => {}); // a late failure after the deadline has no one left to hear it
+  try {
+    return await Promise.race([running, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The settled answer for one attempt, and how it was reached. */
+export interface ProviderAnswer {
+  result: AuthorizeResult;
+  latencyMs: number;
+  /** authorize gave no definite answer (deadline, time-out, error), so the provider was asked. */
+  statusQuery?: { reason: string; found: boolean | null; outcome: string | null; error: string | null; latencyMs: number };
+}
+
+const OPEN_OUTCOMES = new Set<AttemptOutcome>(['timeout', 'unknown']);
+
+const noAnswer = (outcome: AttemptOutcome, message: string): AuthorizeResult => ({
+  outcome, providerPaymentId: null, providerCode: null, providerMessage: message, fee: 0n,
+});
+
+/**
+ * Calls the provider and settles the outcome. A call that times out or fails in transit may
+ * still have reached the provider, so the provider is asked before anything else happens:
+ * never received means a plain time-out (safe to fail over); an answer is taken as the
+ * outcome; no usable answer leaves the attempt `unknown`.
+ */
+export async function callProvider(
+  connector: Connector | undefined, req: AuthorizeRequest, timeoutMs: number,
+): Promise<ProviderAnswer> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  // Nothing was sent, so nothing can have been charged.
+  if (!connector) return { result: noAnswer('provider_unavailable', 'No connector is installed for this provider.'), latencyMs: 0 };
+
+  let result: AuthorizeResult | undefined;
+  let trouble = 'The provider did not answer in time.';
+  try {
+    result = await withDeadline(timeoutMs, (signal) => connector.authorize({ ...req, signal }));
+  } catch (err) {
+    if (!(err instanceof DeadlineExceeded)) trouble = `The call to the provider failed: ${(err as Error).message}`;
+  }
+  if (result && !OPEN_OUTCOMES.has(result.outcome)) return { result: settled(result), latencyMs: elapsed() };
+  if (result?.outcome === 'unknown') trouble = 'The provider could not tell the outcome.';
+
+  const queryStarted = performance.now();
+  let status: PaymentStatusResult | undefined;
+  let queryError: string | null = null;
+  try {
+    status = await withDeadline(timeoutMs, (signal) => connector.getStatus({ ...req, signal }));
+  } catch (err) {
+    queryError = (err as Error).message;
+  }
+  const statusQuery = {
+    reason: trouble,
+    found: status ? status.found : null,
+    outcome: status?.found ? status.outcome : null,
+    error: queryError,
+    latencyMs: Math.round(performance.now() - queryStarted),
+  };
+  let final: AuthorizeResult;
+  if (status && !status.found) {
+    final = noAnswer('timeout', `${trouble} Its status query shows it never received the payment.`);
+  } else if (status?.found && !OPEN_OUTCOMES.has(status.outcome) && status.outcome !== 'requires_action') {
+    const { found: _found, ...answer } = status;
+    final = settled(answer);
+  } else {
+    final = noAnswer('unknown', `${trouble} Its status query could not tell the outcome, so no other provider is tried.`);
+  }
+  return { result: final, latencyMs: elapsed(), statusQuery };
+}
+
+/** Only a successful attempt costs a fee, whatever a connector reports. */
+function settled(r: AuthorizeResult): AuthorizeResult {
+  return r.outcome === 'success' ? r : { ...r, fee: 0n };
+}
+
+export function newAttempt(payment: PaymentRecord, c: RouteCandidate, id: string, at: Date): AttemptRecord {
+  return {
+    id,
+    attemptNumber: payment.attempts.length + 1,
+    status: 'processing',
+    outcome: null,
+    providerId: c.providerId,
+    providerCode: c.providerCode,
+    providerName: c.providerName,
+    providerAccountId: c.providerAccountId,
+    providerPaymentId: null,
+    providerResponseCode: null,
+    providerMessage: null,
+    failure: null,
+    feeAmount: 0n,
+    latencyMs: null,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+const STATUS_BY_OUTCOME: Record<string, string> = { success: 'succeeded', unknown: 'unknown', requires_action: 'processing' };
+
+/** Writes the answer into the attempt and narrates it: time-out, status query, result. */
+export function recordAnswer(attempt: AttemptRecord, answer: ProviderAnswer, at: Date, timeline: TimelineEntry[]): void {
+  const { result } = answer;
+  const n = attempt.attemptNumber;
+  if (answer.statusQuery) {
+    const q = answer.statusQuery;
+    timeline.push({
+      type: 'attempt.timed_out',
+      title: `Attempt ${n}: no answer from ${attempt.providerName ?? attempt.providerCode}`,
+      description: q.reason,
+      attemptId: attempt.id,
+    });
+    timeline.push({
+      type: 'attempt.status_checked',
+      title: q.found === null ? `Attempt ${n}: status query failed`
+        : q.found ? `Attempt ${n}: provider reports ${q.outcome}` : `Attempt ${n}: provider never received the payment`,
+      attemptId: attempt.id,
+      data: { found: q.found, outcome: q.outcome, error: q.error, latency_ms: q.latencyMs },
+    });
+  }
+  attempt.outcome = result.outcome;
+  attempt.status = STATUS_BY_OUTCOME[result.outcome] ?? 'failed';
+  attempt.providerPaymentId = result.providerPaymentId;
+  attempt.providerResponseCode = result.providerCode;
+  attempt.providerMessage = result.providerMessage;
+  attempt.failure = attempt.status === 'failed' ? (FAILURE_BY_OUTCOME[result.outcome] ?? FAILURE_BY_OUTCOME.unknown) : null;
+  attempt.feeAmount = result.fee;
+  attempt.latencyMs = answer.latencyMs;
+  attempt.updatedAt = at;
+  timeline.push({
+    type: `attempt.${attempt.status}`,
+    title: `Attempt ${n}: ${result.outcome}`,
+    attemptId: attempt.id,
+    data: {
+      outcome: result.outcome,
+      provider_code: result.providerCode,
+      fee_amount: Number(result.fee),
+      latency_ms: answer.latencyMs,
+    },
+  });
+}

@@ -1,0 +1,61 @@
+import type { ConnectRouter } from '@connectrpc/connect';
+import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { RefundsService, type CreateRefundRequest } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
+import { serviceError } from '../shared/index.js';
+import { REFUND_SCENARIOS, refundToProto, type Refunds } from './refunds.js';
+
+function requireScope(scope: Scope | undefined): Scope {
+  if (!scope || !scope.merchantId || !scope.projectId || !['test', 'live'].includes(scope.mode)) {
+    throw serviceError('validation_error', 'scope with merchant_id, project_id and mode is required', { param: 'scope' });
+  }
+  return scope;
+}
+
+/**
+ * The service's own invariants. The gateway validates the full contract first; these checks
+ * protect the service from internal gRPC callers that bypass it.
+ */
+function checkCreate(scope: Scope, req: CreateRefundRequest): void {
+  const bad = (param: string, message: string) => serviceError('validation_error', message, { param });
+  if (req.amount !== undefined && req.amount < 1n) throw bad('amount', 'amount must be at least 1');
+  if (req.reason !== undefined && req.reason.length > 500) throw bad('reason', 'reason must be at most 500 characters');
+  if (req.testScenario !== undefined) {
+    if (scope.mode === 'live') {
+      throw serviceError('test_scenario_not_allowed', 'test_scenario is only accepted with test keys', {
+        param: 'test_scenario',
+      });
+    }
+    if (!REFUND_SCENARIOS.has(req.testScenario)) {
+      throw bad('test_scenario', `test_scenario "${req.testScenario}" is not a refund scenario`);
+    }
+  }
+}
+
+export function refundRoutes(refunds: Refunds) {
+  return (router: ConnectRouter) => {
+    router.service(RefundsService, {
+      async createRefund(req) {
+        const scope = requireScope(req.scope);
+        checkCreate(scope, req);
+        const refund = await refunds.create(scope, {
+          paymentId: req.paymentId,
+          amount: req.amount,
+          reason: req.reason,
+          metadata: req.metadata ?? {},
+          testScenario: req.testScenario,
+        });
+        return { refund: refundToProto(refund) };
+      },
+      async getRefund(req) {
+        const refund = await refunds.get(requireScope(req.scope), req.id);
+        if (!refund) throw serviceError('resource_not_found', `No refund ${req.id}`, { param: 'id' });
+        return { refund: refundToProto(refund) };
+      },
+      async listRefunds(req) {
+        const list = await refunds.listForPayment(requireScope(req.scope), req.paymentId);
+        if (!list) throw serviceError('resource_not_found', `No payment ${req.paymentId}`, { param: 'id' });
+        return { refunds: list.map(refundToProto) };
+      },
+    });
+  };
+}

@@ -1,0 +1,227 @@
+import { create, type JsonObject } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { Logger } from 'pino';
+import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { RefundSchema, type Refund } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
+import { paymentJson, refundJson } from '../shared/contract/index.js';
+import { enqueueEvent, newId, serviceError, type Clock, type Pool, type Queryable } from '../shared/index.js';
+import type { ConnectorRegistry } from './connectors/index.js';
+import type { RefundOutcome, RefundResult } from './connectors/types.js';
+import type { FailureJson, PaymentRecord, TimelineEntry } from './model.js';
+import { createRefundStore, type RefundRecord } from './refund-store.js';
+import { assertAllowed } from './state-machine.js';
+import type { PaymentsStore } from './store.js';
+import { paymentToProto } from './to-proto.js';
+
+/**
+ * Refunds of completed payments, in three steps so the refundable rest holds under concurrent
+ * requests without holding a row lock across a provider call:
+ *  1. reserve: lock the payment, check its state and rest, insert the refund as `processing`
+ *     (its amount now counts against the rest), commit;
+ *  2. call the provider that took the payment, outside any transaction;
+ *  3. settle: lock the payment again, record the outcome; on success add the amount to the
+ *     payment's refunded_amount and move it to partially_refunded or refunded, with the events.
+ */
+
+export const REFUND_SCENARIOS: ReadonlySet<string> = new Set(['success', 'technical_error', 'hard_decline']);
+
+const FAILURE_BY_OUTCOME: Record<Exclude<RefundOutcome, 'success'>, FailureJson> = {
+  hard_decline: { code: 'hard_decline', category: 'hard', message: 'The provider declined the refund.' },
+  technical_error: { code: 'provider_error', category: 'technical', message: 'The provider reported a technical error.' },
+  provider_unavailable: {
+    code: 'provider_unavailable', category: 'technical', message: 'The provider of this payment cannot be reached for refunds.',
+  },
+};
+
+export interface RefundInput {
+  paymentId: string;
+  /** Default: the remaining refundable amount. */
+  amount?: bigint;
+  reason?: string;
+  metadata: Record<string, unknown>;
+  testScenario?: string;
+}
+
+export interface RefundsDeps {
+  store: PaymentsStore;
+  pool: Pool;
+  connectors: ConnectorRegistry;
+  clock: Clock;
+  relay: { kick(): void };
+  logger: Logger;
+}
+
+export function refundToProto(r: RefundRecord): Refund {
+  return create(RefundSchema, {
+    id: r.id,
+    paymentId: r.paymentId,
+    amount: r.amount,
+    currency: r.currency,
+    status: r.status,
+    reason: r.reason ?? undefined,
+    providerRefundId: r.providerRefundId ?? undefined,
+    failure: r.failure ?? undefined,
+    metadata: r.metadata as JsonObject,
+    createdAt: timestampFromDate(r.createdAt),
+  });
+}
+
+export function createRefunds(deps: RefundsDeps) {
+  const { store, clock } = deps;
+  const refunds = createRefundStore(deps.pool);
+
+  async function emit(
+    tx: Queryable, p: PaymentRecord, id: string, type: string, object: Record<string, unknown>, at: Date,
+  ): Promise<void> {
+    await enqueueEvent(tx, {
+      id,
+      type,
+      mode: p.mode,
+      merchant_id: p.merchantId,
+      project_id: p.projectId,
+      created_at: at.toISOString(),
+      data: { object },
+    });
+  }
+
+  /** Step 1. Nothing reaches the provider unless this commits. */
+  async function reserve(scope: Scope, input: RefundInput): Promise<{ refund: RefundRecord; payment: PaymentRecord }> {
+    return store.transaction(async (tx) => {
+      const payment = await store.getForUpdate(tx, scope, input.paymentId);
+      if (!payment) throw serviceError('resource_not_found', `No payment ${input.paymentId}`, { param: 'id' });
+      assertAllowed('refund', payment);
+      const remaining = payment.capturedAmount - (await refunds.reservedAmount(tx, scope, payment.id));
+      // Like a capture above the authorized amount: the same body could pass before earlier
+      // refunds, so it is the payment's state that refuses it (409), named on `amount`.
+      if (input.amount !== undefined && input.amount > remaining) {
+        throw serviceError(
+          'invalid_state_transition',
+          `amount ${input.amount} exceeds the refundable rest of payment ${payment.id}: ${remaining > 0n ? remaining : 0n}`,
+          { param: 'amount' },
+        );
+      }
+      if (remaining <= 0n) {
+        throw serviceError(
+          'invalid_state_transition',
+          `Payment ${payment.id} has nothing left to refund: the rest is held by refunds still at the provider.`,
+          { param: 'id' },
+        );
+      }
+      const at = clock.now();
+      const refund: RefundRecord = {
+        id: newId('rf', at),
+        paymentId: payment.id,
+        merchantId: payment.merchantId,
+        projectId: payment.projectId,
+        mode: payment.mode,
+        amount: input.amount ?? remaining,
+        currency: payment.currency,
+        status: 'processing',
+        reason: input.reason ?? null,
+        metadata: input.metadata,
+        providerRefundId: null,
+        failure: null,
+        createdAt: at,
+        updatedAt: at,
+      };
+      await refunds.insert(tx, refund);
+      await store.addTimeline(tx, payment, [{
+        type: 'refund.processing', title: `Refund of ${refund.amount} ${refund.currency} sent to ${payment.providerName ?? 'the provider'}`,
+        data: { refund_id: refund.id, amount: Number(refund.amount) },
+      }], at);
+      return { refund, payment };
+    });
+  }
+
+  /** Step 2. A throw means the outcome is unknown; a missing connector means nothing was sent. */
+  async function callProvider(payment: PaymentRecord, refund: RefundRecord, testScenario?: string): Promise<RefundResult> {
+    const connector = payment.providerCode ? deps.connectors.forProvider(payment.providerCode) : undefined;
+    if (!connector) {
+      return { outcome: 'provider_unavailable', providerRefundId: null, providerCode: null, providerMessage: null };
+    }
+    return connector.refund({
+      refundId: refund.id,
+      paymentId: payment.id,
+      providerCode: payment.providerCode!,
+      providerAccountId: payment.providerAccountId,
+      providerPaymentId: payment.providerPaymentId,
+      amount: refund.amount,
+      currency: refund.currency,
+      reason: refund.reason ?? undefined,
+      testScenario,
+    });
+  }
+
+  /** Step 3. The refund's outcome, the payment's amounts, the timeline and the events commit together. */
+  async function settle(scope: Scope, refund: RefundRecord, result: RefundResult): Promise<void> {
+    await store.transaction(async (tx) => {
+      const payment = (await store.getForUpdate(tx, scope, refund.paymentId))!;
+      const at = clock.now();
+      const ok = result.outcome === 'success';
+      refund.status = ok ? 'successful' : 'failed';
+      refund.providerRefundId = result.providerRefundId;
+      refund.failure = ok
+        ? null
+        : (FAILURE_BY_OUTCOME[result.outcome as Exclude<RefundOutcome, 'success'>] ?? FAILURE_BY_OUTCOME.technical_error);
+      refund.updatedAt = at;
+      await refunds.saveOutcome(tx, refund);
+      const timeline: TimelineEntry[] = [{
+        type: `refund.${refund.status}`,
+        title: ok ? `Refund of ${refund.amount} ${refund.currency} successful` : `Refund failed: ${refund.failure!.code}`,
+        data: { refund_id: refund.id, provider_code: result.providerCode, ...(refund.failure && { code: refund.failure.code }) },
+      }];
+      const events: Array<{ type: string; object: Record<string, unknown> }> = [
+        { type: ok ? 'refund.successful' : 'refund.failed', object: refundJson(refundToProto(refund)) },
+      ];
+      if (ok) {
+        payment.refundedAmount += refund.amount;
+        payment.status = payment.refundedAmount >= payment.capturedAmount ? 'refunded' : 'partially_refunded';
+        payment.updatedAt = at;
+        await store.save(tx, payment, []);
+        timeline.push({
+          type: `payment.${payment.status}`,
+          title: payment.status === 'refunded' ? 'Payment fully refunded' : 'Payment partially refunded',
+          data: { refunded_amount: Number(payment.refundedAmount) },
+        });
+        events.push({ type: 'payment.refunded', object: paymentJson(paymentToProto(payment)) });
+      }
+      // As in the create flow, each event leaves an `event.emitted` entry naming its id.
+      const emitted = events.map((e) => ({ ...e, id: newId('evt', at) }));
+      for (const e of emitted) {
+        timeline.push({
+          type: 'event.emitted', title: `Event ${e.type} emitted`, data: { event_id: e.id, event_type: e.type },
+        });
+      }
+      await store.addTimeline(tx, payment, timeline, at);
+      for (const e of emitted) await emit(tx, payment, e.id, e.type, e.object, at);
+    });
+    deps.relay.kick();
+  }
+
+  async function createRefund(scope: Scope, input: RefundInput): Promise<RefundRecord> {
+    const { refund, payment } = await reserve(scope, input);
+    let result: RefundResult;
+    try {
+      result = await callProvider(payment, refund, input.testScenario);
+    } catch (err) {
+      // The provider may have refunded or not: the refund stays `processing` and keeps its amount
+      // reserved until reconciled, rather than being failed and refunded again.
+      deps.logger.error({ err: (err as Error).message, refund_id: refund.id }, 'refund outcome unknown');
+      return refund;
+    }
+    await settle(scope, refund, result);
+    return refund;
+  }
+
+  return {
+    create: createRefund,
+    get: (scope: Scope, id: string) => refunds.get(scope, id),
+    /** undefined when the scope has no such payment (404), so an empty list means "no refunds". */
+    async listForPayment(scope: Scope, paymentId: string): Promise<RefundRecord[] | undefined> {
+      if (!(await store.get(scope, paymentId))) return undefined;
+      return refunds.listForPayment(scope, paymentId);
+    },
+  };
+}
+
+export type Refunds = ReturnType<typeof createRefunds>;
