@@ -76,9 +76,6 @@ export function build(deps: GatewayDeps): FastifyInstance {
     ...timelineHandlers(deps.clients.payments),
     ...notYetHandlers(),
   });
-  if (deps.operatorToken) managementRoutes(app, store, deps.clock, deps.operatorToken, {
-    routing: deps.clients.routing,
-    pool: deps.pool,
-  });
+  if (deps.operatorToken) managementRoutes(app, store, deps.clock, deps.operatorToken, deps.clients.routing);
   return app;
 }

@@ -11,7 +11,7 @@ import { routingRuleRoutes, type RoutingRuleDeps } from './routing-routes.js';
  * Authenticated with the deployment's operator token; every change is audited.
  */
 export function managementRoutes(
-  app: FastifyInstance, store: GatewayStore, clock: Clock, operatorToken: string, routing: RoutingRuleDeps,
+  app: FastifyInstance, store: GatewayStore, clock: Clock, operatorToken: string, routing: RoutingRuleDeps['routing'],
 ): void {
   const actor = 'operator';
   const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
@@ -72,7 +72,7 @@ export function managementRoutes(
     });
 
     rateLimitRoutes(scoped, store, clock, actor);
-    routingRuleRoutes(scoped, routing, clock, actor);
+    routingRuleRoutes(scoped, { routing, store }, clock, actor);
     allowlistRoutes(scoped, store, clock, actor);
   }, { prefix: '/manage/v1' });
 }

@@ -2,7 +2,8 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Client } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import type { RoutingRule, RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { DomainError, newId, type Clock, type Queryable } from '../../services/shared/index.js';
+import { DomainError, type Clock } from '../../services/shared/index.js';
+import type { GatewayStore } from '../store/index.js';
 
 /**
  * Named routing rules of a project and mode, kept by routing-risk and managed here over gRPC:
@@ -14,8 +15,8 @@ import { DomainError, newId, type Clock, type Queryable } from '../../services/s
 export interface RoutingRuleDeps {
   /** routing-risk; without ROUTING_RISK_URL these routes answer 503. */
   routing?: Client<typeof RoutingService>;
-  /** The gateway's pool, for the project's merchant and the audit log (schema gateway). */
-  pool: Queryable;
+  /** The gateway's store: the project's merchant and the audit log. */
+  store: GatewayStore;
 }
 
 type Mode = 'test' | 'live';
@@ -75,20 +76,17 @@ export function routingRuleRoutes(scoped: FastifyInstance, deps: RoutingRuleDeps
   };
 
   async function scopeOf(projectId: string, mode: Mode) {
-    const { rows } = await deps.pool.query('SELECT merchant_id FROM projects WHERE id = $1', [projectId]);
-    if (!rows[0]) throw new DomainError('resource_not_found', `No project ${projectId}`, { param: 'id' });
-    return { merchantId: rows[0].merchant_id as string, projectId, mode };
+    const merchantId = await deps.store.projectMerchant(projectId);
+    if (!merchantId) throw new DomainError('resource_not_found', `No project ${projectId}`, { param: 'id' });
+    return { merchantId, projectId, mode };
   }
 
   // After routing-risk has answered: the change and its record live in two parts, and an audit
   // row for a change that was refused would be worse than none for one whose reply was lost.
   async function audit(action: string, scope: { merchantId: string; projectId: string }, rule: ReturnType<typeof ruleJson>) {
-    const at = clock.now();
-    await deps.pool.query(
-      `INSERT INTO audit_log (id, actor, action, merchant_id, project_id, target_id, data, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [newId('aud', at), actor, action, scope.merchantId, scope.projectId, rule.id, JSON.stringify(rule), at],
-    );
+    await deps.store.recordAudit(actor, action, clock.now(), {
+      merchantId: scope.merchantId, projectId: scope.projectId, targetId: rule.id, data: rule,
+    });
   }
 
   scoped.post<{ Params: { id: string }; Body: RuleBody }>(

@@ -160,6 +160,17 @@ export function createKeyStore(pool: Pool) {
       return rows.map(keyView);
     },
 
+    /** The merchant owning a project, or undefined for an unknown project. */
+    async projectMerchant(projectId: string): Promise<string | undefined> {
+      const { rows } = await pool.query('SELECT merchant_id FROM projects WHERE id = $1', [projectId]);
+      return rows[0]?.merchant_id;
+    },
+
+    /** Audits a change made in another part (e.g. routing rules kept by routing-risk). */
+    async recordAudit(actor: string, action: string, at: Date, ids: Parameters<typeof audit>[4]): Promise<void> {
+      await audit(pool, actor, action, at, ids);
+    },
+
     async hasMerchants(): Promise<boolean> {
       const { rowCount } = await pool.query('SELECT 1 FROM merchants LIMIT 1');
       return (rowCount ?? 0) > 0;

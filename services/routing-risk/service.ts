@@ -57,9 +57,8 @@ function newRuleOf(m: RuleMessage | undefined): NewRule {
   return rule;
 }
 
-// Routing rules are internal records with no contract prefix; `rtr_` keeps the time-ordered id
-// scheme of newId (whose prefix list is the shared library's to extend).
-const newRuleId = (at: Date) => `rtr_${newId('rtd', at).slice('rtd_'.length)}`;
+// Routing rules are internal records with no contract prefix: `rtr_`.
+const newRuleId = (at: Date) => newId('rtr', at);
 
 export function routes(store: RoutingRiskStore, clock: Clock) {
   return (router: ConnectRouter) => {

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix = 'pay' | 'att' | 'tle' | 'rf' | 'po' | 'pm' | 'evt' | 'whd' | 'whsec' | 'mer' | 'prj' | 'key'
-  | 'req' | 'rsk' | 'rtd' | 'prv' | 'pac' | 'aud';
+  | 'req' | 'rsk' | 'rtd' | 'rtr' | 'prv' | 'pac' | 'aud';
 
 function encodeTime(ms: number): string {
   let out = '';
