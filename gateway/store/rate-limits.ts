@@ -1,4 +1,4 @@
-import { withTransaction, type Pool } from '../../services/shared/index.js';
+import { ASYNC_COMMIT_CTE, withTransaction, type Pool } from '../../services/shared/index.js';
 import { audit, keyView, type ApiKeyView } from './keys.js';
 
 /**
@@ -39,8 +39,10 @@ export interface KeyWithRateLimit extends ApiKeyView {
 // Older rows of the key are deleted in passing: at most one real delete per key per minute.
 // SKIP LOCKED leaves a row another statement holds to a later sweep; waiting for it instead could
 // deadlock against a replica whose clock (skewed by minutes) still counts into that row.
+// A count lost in a database crash only lets a few more requests through: commit asynchronously.
 const COUNT_SQL = `
-WITH previous AS (
+WITH ${ASYNC_COMMIT_CTE},
+previous AS (
   SELECT COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = $1 AND window_start = $3), 0)::bigint AS n
 ),
 counted AS (
@@ -57,7 +59,8 @@ swept AS (
 )
 SELECT (SELECT n FROM previous)::integer AS previous,
        (SELECT count FROM counted) AS counted,
-       COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = $1 AND window_start = $2), 0) AS snapshot`;
+       COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = $1 AND window_start = $2), 0) AS snapshot
+FROM async_commit`;
 
 function keyWithRateLimit(r: Record<string, any>): KeyWithRateLimit {
   return { ...keyView(r), rate_limit_per_minute: r.rate_limit_per_minute };

@@ -1,4 +1,4 @@
-import type { Pool } from '../shared/db.js';
+import { ASYNC_COMMIT_CTE, type Pool } from '../shared/db.js';
 import { sha256Hex } from '../shared/ids.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
@@ -138,12 +138,12 @@ export function createStore(pool: Pool) {
     ): Promise<void> {
       const keys = velocityKeys(scope, input);
       await pool.query(
-        `WITH r AS (
+        `WITH ${ASYNC_COMMIT_CTE}, r AS (
            INSERT INTO risk_decisions (id, merchant_id, project_id, mode, payment_id, score, outcome, reasons, created_at,
              customer_key_hash, device_fingerprint_hash, device_ip_hash)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $14, $15, $16))
          INSERT INTO routing_decisions (id, merchant_id, project_id, mode, payment_id, rule, rule_id, candidates, created_at)
-         SELECT $10, $2, $3, $4, $5, $11, $13, $12, $9 WHERE $10::text IS NOT NULL`,
+         SELECT $10, $2, $3, $4, $5, $11, $13, $12, $9 FROM async_commit WHERE $10::text IS NOT NULL`,
         [
           risk.id, scope.merchantId, scope.projectId, scope.mode, input.paymentId, risk.score, risk.outcome,
           JSON.stringify(risk.reasons), at, routing?.id ?? null, routing?.rule ?? null,
