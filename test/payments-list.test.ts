@@ -12,9 +12,9 @@ before(async () => {
   const bodies = [
     { amount: 100, currency: 'EUR', payment_method: 'card', reference: 'ord_1', country: 'DE', description: 'Blue 50%_off shoes' },
     { amount: 200, currency: 'USD', payment_method: 'wallet', reference: 'ord_2', customer: { email: 'ada@example.com' } },
-    { amount: 300, currency: 'EUR', payment_method: 'bank_transfer', reference: 'ord_3', country: 'FR' },
+    { amount: 300, currency: 'EUR', payment_method: 'instant', reference: 'ord_3', country: 'FR' },
     { amount: 400, currency: 'GBP', payment_method: 'card', reference: 'ord_4', description: 'Red hat' },
-    { amount: 500, currency: 'EUR', payment_method: 'qr', reference: 'ord_5' },
+    { amount: 500, currency: 'EUR', payment_method: 'local', reference: 'ord_5' },
   ];
   for (const body of bodies) {
     const res = await request(stack.baseUrl, 'POST', '/v1/payments', { key, body });

@@ -1,3 +1,4 @@
+import { peerVariable, type ServiceName } from '../../services/shared/index.js';
 import { freePort, spawnPart, waitForHttp, type PartProcess } from './processes.js';
 import type { TestStack } from './stack.js';
 
@@ -18,7 +19,8 @@ export async function startGatewayProcesses(
     const port = await freePort();
     const process = spawnPart(`gateway-${i + 1}`, 'gateway/main.js', {
       DATABASE_URL: stack.db.url,
-      PAYMENTS_URL: stack.serviceUrls.payments,
+      // Every peer the gateway may call, so adding one to the gateway needs no change here.
+      ...Object.fromEntries(Object.entries(stack.serviceUrls).map(([part, url]) => [peerVariable(part as ServiceName), url])),
       OPERATOR_TOKEN: stack.operatorToken,
       HOST: '127.0.0.1',
       PORT: String(port),
