@@ -1,0 +1,193 @@
+{{/*
+The parts and what each calls over gRPC: the source of the peer URLs (<PART>_URL) and of the
+NetworkPolicies. Keep in step with services/<part>/main.ts and gateway/main.ts (test/kubernetes.test.ts
+checks it). `internet`: the part calls out of the cluster (providers, merchant endpoints).
+*/}}
+{{- define "svc.topology" -}}
+gateway:
+  calls: [payments, routing-risk, ledger, payouts, webhooks]
+  internet: false
+payments:
+  calls: [routing-risk]
+  internet: true
+routing-risk:
+  calls: []
+  internet: false
+ledger:
+  calls: []
+  internet: false
+payouts:
+  calls: [routing-risk, ledger]
+  internet: true
+webhooks:
+  calls: []
+  internet: true
+{{- end }}
+
+{{/* Chart name, for app.kubernetes.io/name. */}}
+{{- define "svc.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Prefix of every resource name: the release name, plus the chart name unless it is in it. */}}
+{{- define "svc.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 40 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Name of one part's resources; called with (dict "root" $ "part" "payments"). */}}
+{{- define "svc.partName" -}}
+{{- printf "%s-%s" (include "svc.fullname" .root) .part | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "svc.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels of resources that belong to no single part; called with the root context. */}}
+{{- define "svc.commonLabels" -}}
+helm.sh/chart: {{ include "svc.chart" . }}
+app.kubernetes.io/name: {{ include "svc.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: svc
+{{- end }}
+
+{{/* Selector labels of one part; called with (dict "root" $ "part" NAME). */}}
+{{- define "svc.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "svc.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .part }}
+{{- end }}
+
+{{/* All labels of one part's resources; called with (dict "root" $ "part" NAME). */}}
+{{- define "svc.labels" -}}
+{{ include "svc.commonLabels" .root }}
+app.kubernetes.io/component: {{ .part }}
+{{- end }}
+
+{{/* The Secret holding DATABASE_URL, NATS_URL, OPERATOR_TOKEN, WEBHOOK_SECRET_KEY. */}}
+{{- define "svc.secretName" -}}
+{{- .Values.secrets.existingSecret | default (include "svc.fullname" .) }}
+{{- end }}
+
+{{- define "svc.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+{{- end }}
+
+{{/* A secretKeyRef env entry; called with (dict "root" $ "name" VAR "optional" BOOL). */}}
+{{- define "svc.secretEnv" -}}
+- name: {{ .name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "svc.secretName" .root }}
+      key: {{ .name }}
+      {{- if .optional }}
+      optional: true
+      {{- end }}
+{{- end }}
+
+{{/* The environment of one part's container; called with (dict "root" $ "part" NAME). */}}
+{{- define "svc.env" -}}
+{{- $root := .root }}
+{{- $topology := include "svc.topology" $root | fromYaml }}
+{{- include "svc.secretEnv" (dict "root" $root "name" "DATABASE_URL" "optional" false) | nindent 0 }}
+{{- include "svc.secretEnv" (dict "root" $root "name" "NATS_URL" "optional" false) | nindent 0 }}
+- name: NATS_STREAM
+  value: {{ $root.Values.nats.stream | quote }}
+- name: NATS_SUBJECT_PREFIX
+  value: {{ $root.Values.nats.subjectPrefix | quote }}
+{{- if eq .part "gateway" }}
+- name: PORT
+  value: "8080"
+{{- include "svc.secretEnv" (dict "root" $root "name" "OPERATOR_TOKEN" "optional" false) | nindent 0 }}
+{{- else }}
+- name: GRPC_PORT
+  value: {{ $root.Values.grpcPort | quote }}
+{{- end }}
+{{- if eq .part "webhooks" }}
+{{- include "svc.secretEnv" (dict "root" $root "name" "WEBHOOK_SECRET_KEY" "optional" true) | nindent 0 }}
+{{- end }}
+{{- range $peer := (index $topology .part).calls }}
+- name: {{ $peer | upper | replace "-" "_" }}_URL
+  value: {{ printf "http://%s:%v" (include "svc.partName" (dict "root" $root "part" $peer)) $root.Values.grpcPort | quote }}
+{{- end }}
+{{- range $key, $value := merge (dict) (index $root.Values.parts .part).env $root.Values.env }}
+- name: {{ $key }}
+  value: {{ $value | toString | quote }}
+{{- end }}
+{{- end }}
+
+{{/* Pod-level settings shared by every part and the migration Job; called with the root context. */}}
+{{- define "svc.podSpecCommon" -}}
+automountServiceAccountToken: false
+enableServiceLinks: false
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext:
+  {{- toYaml .Values.podSecurityContext | nindent 2 }}
+{{- with .Values.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with .Values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+volumes:
+  - name: tmp
+    emptyDir:
+      sizeLimit: {{ .Values.tmpSizeLimit }}
+{{- end }}
+
+{{/* Egress rules to DNS, Postgres and, if "nats" is true, NATS; called with (dict "root" $ "nats" BOOL). */}}
+{{- define "svc.egressInfra" -}}
+{{- $egress := .root.Values.networkPolicy.egress }}
+- ports:
+    - port: 53
+      protocol: UDP
+    - port: 53
+      protocol: TCP
+  {{- with $egress.dns.to }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+- ports:
+    - port: {{ $egress.postgres.port }}
+      protocol: TCP
+  {{- with $egress.postgres.to }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- if .nats }}
+- ports:
+    - port: {{ $egress.nats.port }}
+      protocol: TCP
+  {{- with $egress.nats.to }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}
+{{- end }}
