@@ -1,10 +1,66 @@
 // webhooks: stores every event and delivers it, signed, to merchants' endpoints (WebhooksService).
-// Owns schema webhooks. Built in the foundation as a running part with health and its schema; its
-// consumer, dispatcher and RPCs arrive with the webhooks issue.
-import { assemblePart, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
+// Owns schema webhooks. Its durable consumer `webhooks` stores each event once with one delivery
+// per subscribed endpoint; its dispatcher makes the attempts, retries on the contract's schedule
+// and keeps every attempt; its RPCs manage endpoints, show history, resend and send test events.
+import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
+import { assemblePart, type PartInfo, type ServiceDeps, type ServicePart, type Subscription } from '../shared/index.js';
+import { createDeliveryStore } from './deliveries.js';
+import { createDispatcher } from './dispatcher.js';
+import { createEndpointStore } from './endpoints.js';
+import { consumeEvents } from './fan-out.js';
+import { createSecretBox } from './secret-box.js';
+import { createSender } from './sender.js';
+import { webhooksRoutes } from './service.js';
 
 export const PART: PartInfo = { name: 'webhooks', schema: 'webhooks', dir: 'services/webhooks' };
 
+export { verifyWebhookSignature } from './verify.js';
+
+// Enough concurrent event inserts to outrun a burst (each is one round trip to Postgres).
+const CONSUMER_PULLERS = 4;
+
 export function build(deps: ServiceDeps): ServicePart {
-  return assemblePart(deps, { name: PART.name, services: [], routes: () => undefined });
+  const { config } = deps;
+  const policy = { allowLoopbackInTest: config.webhooksAllowLoopbackInTest };
+  const box = createSecretBox(config.webhookSecretKey);
+  const endpoints = createEndpointStore(deps.pool, box, policy);
+  const deliveries = createDeliveryStore(deps.pool);
+  const sender = createSender({ timeoutMs: config.webhookTimeoutMs, policy, socketsPerOrigin: config.webhookEndpointConcurrency });
+  const dispatcher = createDispatcher({
+    store: deliveries,
+    sender,
+    box,
+    clock: deps.clock,
+    logger: deps.logger,
+    timeoutMs: config.webhookTimeoutMs,
+    maxAttempts: config.webhookMaxAttempts,
+    concurrency: config.webhookConcurrency,
+    perEndpoint: config.webhookEndpointConcurrency,
+    pollMs: config.webhookPollMs,
+  });
+  let subscription: Subscription | undefined;
+
+  return assemblePart(deps, {
+    name: PART.name,
+    services: [WebhooksService.typeName],
+    routes: webhooksRoutes({ pool: deps.pool, endpoints, deliveries, dispatcher, clock: deps.clock }),
+    async start() {
+      dispatcher.start();
+      subscription = await consumeEvents({
+        pool: deps.pool,
+        bus: deps.bus,
+        clock: deps.clock,
+        logger: deps.logger,
+        subjectPrefix: config.natsSubjectPrefix,
+        parallel: CONSUMER_PULLERS,
+        onDeliveries: () => dispatcher.kick(),
+      });
+    },
+    async stop() {
+      // Stop taking events first; attempts under way finish (bounded by the time-out) and are recorded.
+      await subscription?.stop();
+      await dispatcher.stop();
+      sender.close();
+    },
+  });
 }

@@ -1,0 +1,201 @@
+import type { Pool } from '../shared/index.js';
+import type { Scope } from './endpoints.js';
+import { attemptId } from './ids.js';
+
+export type DeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'failed' | 'exhausted';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivering', 'succeeded', 'failed', 'exhausted'];
+
+export interface DeliveryRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AttemptRow {
+  id: string;
+  attempt_number: number;
+  manual: boolean;
+  started_at: Date;
+  duration_ms: number;
+  request_headers: Array<[string, string]>;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+}
+
+/** A delivery taken by one dispatcher: everything needed to make its next attempt. */
+export interface Claim {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  mode: 'test' | 'live';
+  /** The number of the attempt this claim makes. */
+  attempt: number;
+  url: string;
+  storedSecret: string;
+  body: string;
+}
+
+export interface Outcome {
+  claim: Claim;
+  manual: boolean;
+  startedAt: Date;
+  status: 'succeeded' | 'failed' | 'exhausted';
+  nextAttemptAt: Date | null;
+  requestHeaders: Array<[string, string]>;
+  responseStatus?: number;
+  responseBody?: string;
+  error?: string;
+  durationMs: number;
+}
+
+// Looked up per claimed row by primary key, so no plan ever scans the events table.
+const CLAIMED = `d.id, d.endpoint_id, d.event_id, d.event_type, d.mode, d.attempt_count,
+  (SELECT e.url FROM endpoints e WHERE e.id = d.endpoint_id) AS url,
+  (SELECT e.secret FROM endpoints e WHERE e.id = d.endpoint_id) AS secret,
+  (SELECT ev.body FROM events ev WHERE ev.id = d.event_id) AS body`;
+// A delivery parked by its disabled endpoint (next attempt 'infinity') has no next attempt to show.
+const COLUMNS = `id, endpoint_id, event_id, event_type, status, attempt_count,
+  CASE WHEN status IN ('pending', 'failed') AND next_attempt_at <> 'infinity' THEN next_attempt_at END AS next_attempt_at,
+  last_response_status, last_error, created_at, updated_at`;
+
+function toClaim(row: any): Claim {
+  return {
+    id: row.id, endpointId: row.endpoint_id, eventId: row.event_id, eventType: row.event_type, mode: row.mode,
+    attempt: row.attempt_count, url: row.url, storedSecret: row.secret, body: row.body,
+  };
+}
+
+export function createDeliveryStore(pool: Pool) {
+  return {
+    /**
+     * Claims up to `limit` due deliveries (pending, failed and due, or delivering with a lapsed
+     * lease) as `delivering` until `leaseUntil`. Rows another dispatcher holds are skipped, so
+     * replicas never take the same one. Oldest first, but never an endpoint this dispatcher already
+     * has `perEndpoint` attempts in flight to, nor more than its remaining room: a slow endpoint's
+     * backlog is stepped over instead of filling the batch (no head-of-line blocking).
+     *
+     * The statement is claim_deliveries() of the migration, which also says why it is a function.
+     */
+    async claim(now: Date, limit: number, perEndpoint: number, busy: Map<string, number>, leaseUntil: Date): Promise<Claim[]> {
+      const full = [...busy].filter(([, n]) => n >= perEndpoint).map(([endpoint]) => endpoint);
+      const { rows } = await pool.query({
+        name: 'webhooks-claim',
+        text: 'SELECT * FROM claim_deliveries($1, $2, $3, $4, $5, $6, $7)',
+        values: [now, limit, perEndpoint, [...busy.keys()], [...busy.values()], leaseUntil, full],
+      });
+      return rows.map(toClaim);
+    },
+
+    /**
+     * Claims one delivery of the scope for a manual resend, whatever its state, unless an attempt
+     * is under way right now. Waits for (rather than skips) a dispatcher's brief claim lock.
+     */
+    async claimForResend(scope: Scope, id: string, now: Date, leaseUntil: Date): Promise<Claim | 'busy' | undefined> {
+      const { rows } = await pool.query(
+        `UPDATE deliveries d
+         SET status = 'delivering', attempt_count = d.attempt_count + 1, next_attempt_at = $6, updated_at = $1
+         FROM (SELECT id FROM deliveries
+               WHERE id = $2 AND merchant_id = $3 AND project_id = $4 AND mode = $5
+                 AND NOT (status = 'delivering' AND next_attempt_at > $1)
+               FOR UPDATE) c
+         WHERE d.id = c.id
+         RETURNING ${CLAIMED}`,
+        [now, id, scope.merchantId, scope.projectId, scope.mode, leaseUntil],
+      );
+      if (rows[0]) return toClaim(rows[0]);
+      return (await this.get(scope, id)) ? 'busy' : undefined;
+    },
+
+    /**
+     * Records attempts and moves their deliveries on, many in one statement (the dispatcher
+     * batches them). A move applies only while its claim still holds (same attempt number, still
+     * delivering): if the lease lapsed and another dispatcher took over, that one decides; the
+     * attempt is kept in history either way. Returns the ids of the deliveries moved.
+     */
+    async complete(outcomes: Outcome[], now: Date): Promise<Set<string>> {
+      const col = <T>(f: (o: Outcome) => T) => outcomes.map(f);
+      const { rows } = await pool.query({
+        name: 'webhooks-complete',
+        text: `WITH input AS (
+           SELECT * FROM unnest($2::text[], $3::int[], $4::text[], $5::timestamptz[], $6::int[], $7::text[], $8::text[],
+             $9::bool[], $10::timestamptz[], $11::int[], $12::text[], $13::text[])
+             AS t(delivery_id, attempt, status, next_attempt_at, response_status, error, attempt_id, manual, started_at,
+               duration_ms, request_headers, response_body)
+         ), recorded AS (
+           INSERT INTO delivery_attempts (id, delivery_id, attempt_number, manual, started_at, duration_ms,
+             request_headers, response_status, response_body, error)
+           SELECT attempt_id, delivery_id, attempt, manual, started_at, duration_ms, request_headers::jsonb,
+             response_status, response_body, error
+           FROM input
+         )
+         UPDATE deliveries d SET status = i.status,
+           -- A retry for an endpoint disabled meanwhile waits, parked, until it is enabled.
+           next_attempt_at = CASE WHEN i.next_attempt_at IS NOT NULL
+             AND NOT (SELECT e.enabled FROM endpoints e WHERE e.id = d.endpoint_id) THEN 'infinity' ELSE i.next_attempt_at END,
+           last_response_status = i.response_status, last_error = i.error, updated_at = $1
+         FROM input i
+         WHERE d.id = i.delivery_id AND d.attempt_count = i.attempt AND d.status = 'delivering'
+         RETURNING d.id`,
+        values: [now, col((o) => o.claim.id), col((o) => o.claim.attempt), col((o) => o.status), col((o) => o.nextAttemptAt),
+          col((o) => o.responseStatus ?? null), col((o) => o.error ?? null), col((o) => attemptId(o.startedAt)),
+          col((o) => o.manual), col((o) => o.startedAt), col((o) => o.durationMs), col((o) => JSON.stringify(o.requestHeaders)),
+          col((o) => o.responseBody ?? null)],
+      });
+      return new Set(rows.map((r) => r.id as string));
+    },
+
+    async list(scope: Scope, filters: { endpointId?: string; eventType?: string; status?: string; startingAfter?: string; limit: number }) {
+      const { rows } = await pool.query(
+        `SELECT ${COLUMNS} FROM deliveries
+         WHERE merchant_id = $1 AND project_id = $2 AND mode = $3
+           AND ($4::text IS NULL OR endpoint_id = $4) AND ($5::text IS NULL OR event_type = $5)
+           AND ($6::text IS NULL OR status = $6) AND ($7::text IS NULL OR id < $7)
+         ORDER BY id DESC LIMIT $8`,
+        [scope.merchantId, scope.projectId, scope.mode, filters.endpointId ?? null, filters.eventType ?? null,
+          filters.status ?? null, filters.startingAfter ?? null, filters.limit + 1],
+      );
+      return { deliveries: rows.slice(0, filters.limit) as DeliveryRow[], hasMore: rows.length > filters.limit };
+    },
+
+    async get(scope: Scope, id: string): Promise<DeliveryRow | undefined> {
+      const { rows } = await pool.query(
+        `SELECT ${COLUMNS} FROM deliveries WHERE id = $1 AND merchant_id = $2 AND project_id = $3 AND mode = $4`,
+        [id, scope.merchantId, scope.projectId, scope.mode],
+      );
+      return rows[0];
+    },
+
+    async history(deliveryId: string): Promise<{ attempts: AttemptRow[]; body: string }> {
+      const [attempts, event] = await Promise.all([
+        pool.query(
+          `SELECT id, attempt_number, manual, started_at, duration_ms, request_headers, response_status, response_body, error
+           FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt_number`,
+          [deliveryId],
+        ),
+        pool.query('SELECT ev.body FROM deliveries d JOIN events ev ON ev.id = d.event_id WHERE d.id = $1', [deliveryId]),
+      ]);
+      return { attempts: attempts.rows, body: event.rows[0]?.body ?? '' };
+    },
+
+    async attempt(deliveryId: string, attemptNumber: number): Promise<AttemptRow | undefined> {
+      const { rows } = await pool.query(
+        `SELECT id, attempt_number, manual, started_at, duration_ms, request_headers, response_status, response_body, error
+         FROM delivery_attempts WHERE delivery_id = $1 AND attempt_number = $2`,
+        [deliveryId, attemptNumber],
+      );
+      return rows[0];
+    },
+  };
+}
+
+export type DeliveryStore = ReturnType<typeof createDeliveryStore>;

@@ -1,0 +1,84 @@
+import { MemoryBus, type Clock, type EventBus, type EventEnvelope, type Logger, type Pool, type Subscription } from '../shared/index.js';
+
+/** The contract's body: exactly these five fields; the bus's merchant_id and project_id stay home. */
+export function eventBody(event: EventEnvelope): string {
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    mode: event.mode,
+    created_at: event.created_at,
+    data: { object: event.data.object },
+  });
+}
+
+function wellFormed(e: EventEnvelope): boolean {
+  return typeof e?.id === 'string' && /^evt_\w+$/.test(e.id) && typeof e.type === 'string' && e.type.length > 0 &&
+    (e.mode === 'test' || e.mode === 'live') && typeof e.merchant_id === 'string' && typeof e.project_id === 'string' &&
+    typeof e.created_at === 'string' && !Number.isNaN(Date.parse(e.created_at)) &&
+    typeof e.data?.object === 'object' && e.data.object !== null;
+}
+
+/**
+ * Stores an event once (its id is the key: a redelivered event changes nothing) and, in the same
+ * statement, one pending delivery for every enabled endpoint of its merchant, project and mode
+ * subscribed to its type. Returns the number of deliveries created (0 for a repeat).
+ */
+export async function storeEvent(pool: Pool, event: EventEnvelope, now: Date, test = false): Promise<number> {
+  const { rowCount } = await pool.query({
+    name: 'webhooks-store-event',
+    text: `WITH ev AS (
+       INSERT INTO events (id, type, merchant_id, project_id, mode, body, created_at, received_at, test)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id, type, merchant_id, project_id, mode
+     )
+     INSERT INTO deliveries (id, event_id, endpoint_id, merchant_id, project_id, mode, event_type, status,
+       attempt_count, next_attempt_at, created_at, updated_at)
+     SELECT new_id('whd', $8), ev.id, e.id, ev.merchant_id, ev.project_id, ev.mode, ev.type, 'pending', 0, $8, $8, $8
+     FROM ev JOIN endpoints e
+       ON e.merchant_id = ev.merchant_id AND e.project_id = ev.project_id AND e.mode = ev.mode
+     WHERE e.enabled AND (e.events = '{*}' OR ev.type = ANY (e.events))`,
+    values: [event.id, event.type, event.merchant_id, event.project_id, event.mode, eventBody(event), event.created_at, now, test],
+  });
+  return rowCount ?? 0;
+}
+
+export interface ConsumerOptions {
+  pool: Pool;
+  bus: EventBus;
+  clock: Clock;
+  logger: Logger;
+  subjectPrefix: string;
+  /** Pullers on the durable consumer, each storing one event at a time. */
+  parallel: number;
+  /** Called when deliveries were created, so they are attempted at once. */
+  onDeliveries(): void;
+}
+
+/**
+ * The durable consumer `webhooks` over every event subject. A handler stores one event per round
+ * trip, so several pullers share the durable consumer (JetStream hands each message to one of
+ * them) to keep up with bursts; events may then be stored out of order, which the contract allows.
+ * The in-process bus gives every puller every message, so there one is enough.
+ */
+export async function consumeEvents(opts: ConsumerOptions): Promise<Subscription> {
+  const handler = async (event: EventEnvelope) => {
+    // A malformed message would be redelivered forever; it is dropped, loudly.
+    if (!wellFormed(event)) {
+      opts.logger.error({ id: (event as { id?: unknown })?.id }, 'webhooks: malformed event dropped');
+      return;
+    }
+    // A throw (database unavailable) leaves the message unacknowledged: the bus delivers it again.
+    if ((await storeEvent(opts.pool, event, opts.clock.now())) > 0) opts.onDeliveries();
+  };
+  const pullers = opts.bus instanceof MemoryBus ? 1 : opts.parallel;
+  const subscriptions: Subscription[] = [];
+  try {
+    // One after the other: the first creates the durable consumer, the rest attach to it.
+    for (let i = 0; i < pullers; i++) subscriptions.push(await opts.bus.consume('webhooks', [`${opts.subjectPrefix}.>`], handler));
+  } catch (err) {
+    await Promise.all(subscriptions.map((s) => s.stop()));
+    throw err;
+  }
+  return { stop: async () => { await Promise.all(subscriptions.map((s) => s.stop())); } };
+}

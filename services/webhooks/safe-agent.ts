@@ -1,0 +1,47 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+
+/** Why a resolved address may not be connected to, or undefined when it may. */
+export type AddressCheck = (address: string) => string | undefined;
+
+export class AddressNotAllowedError extends Error {
+  readonly code = 'EADDRNOTALLOWED';
+}
+
+/**
+ * A DNS lookup that refuses the connection when any address the name resolves to is forbidden.
+ * This is the check that counts: it runs at connect time on the addresses actually used, so a
+ * name that passed when the endpoint was saved and now resolves inside (DNS rebinding) is refused.
+ * Node calls it with `all: true` when it races address families (autoSelectFamily), else without.
+ */
+export function guardedLookup(check: AddressCheck): LookupFunction {
+  return ((hostname: string, options: LookupOptions, callback: (...args: unknown[]) => void) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err);
+      const problem = addresses.map((a) => check(a.address)).find((p) => p !== undefined);
+      if (problem !== undefined || addresses.length === 0) {
+        return callback(new AddressNotAllowedError(problem ?? `${hostname} resolved to no address`));
+      }
+      if (options.all) callback(null, addresses);
+      else callback(null, addresses[0].address, addresses[0].family);
+    });
+  }) as LookupFunction;
+}
+
+export interface SafeAgents {
+  http: http.Agent;
+  https: https.Agent;
+  destroy(): void;
+}
+
+/**
+ * Keep-alive agents whose every new connection goes through the guarded lookup. One pair per
+ * mode, so a connection opened under test mode's rules (loopback allowed) is never reused for live.
+ */
+export function createSafeAgents(check: AddressCheck, socketsPerOrigin: number): SafeAgents {
+  const options = { keepAlive: true, maxSockets: socketsPerOrigin, maxFreeSockets: socketsPerOrigin, lookup: guardedLookup(check) };
+  const agents = { http: new http.Agent(options), https: new https.Agent(options) };
+  return { ...agents, destroy: () => { agents.http.destroy(); agents.https.destroy(); } };
+}

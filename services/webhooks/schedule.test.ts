@@ -1,0 +1,19 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { afterFailure, delayBeforeAttempt } from './schedule.js';
+
+test('the contract\'s schedule: +30 s, +2 min, +10 min, +30 min, then every 2 h', () => {
+  const seconds = [2, 3, 4, 5, 6, 7, 12].map((n) => delayBeforeAttempt(n) / 1000);
+  assert.deepEqual(seconds, [30, 120, 600, 1800, 7200, 7200, 7200]);
+  assert.throws(() => delayBeforeAttempt(1), RangeError);
+});
+
+test('a failure schedules the next attempt from the failed one\'s start, until the limit', () => {
+  const start = new Date('2030-01-01T00:00:00.000Z');
+  assert.deepEqual(afterFailure(1, start, 6), { status: 'failed', nextAttemptAt: new Date('2030-01-01T00:00:30.000Z') });
+  assert.deepEqual(afterFailure(5, start, 6), { status: 'failed', nextAttemptAt: new Date('2030-01-01T02:00:00.000Z') });
+  assert.deepEqual(afterFailure(6, start, 6), { status: 'exhausted', nextAttemptAt: null });
+  assert.deepEqual(afterFailure(1, start, 1), { status: 'exhausted', nextAttemptAt: null });
+  // A resend past the limit is its own last attempt.
+  assert.deepEqual(afterFailure(9, start, 6), { status: 'exhausted', nextAttemptAt: null });
+});

@@ -1,0 +1,23 @@
+// The contract's retry schedule. Each delay counts from the start of the previous attempt, so the
+// schedule holds whatever the receiver's response time (up to WEBHOOK_TIMEOUT_MS).
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+
+/** Delay before attempt 2, 3, 4, 5; attempt 6 and later wait LATER_DELAY_MS. */
+const EARLY_DELAYS_MS = [30 * SECOND, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE];
+const LATER_DELAY_MS = 2 * 60 * MINUTE;
+
+/** How long attempt `attempt` (2 or more) waits after the previous one started. */
+export function delayBeforeAttempt(attempt: number): number {
+  if (!Number.isInteger(attempt) || attempt < 2) throw new RangeError(`attempt ${attempt} has no delay before it`);
+  return EARLY_DELAYS_MS[attempt - 2] ?? LATER_DELAY_MS;
+}
+
+export type AfterFailure = { status: 'failed'; nextAttemptAt: Date } | { status: 'exhausted'; nextAttemptAt: null };
+
+/** What a failed attempt number `attempt`, started at `startedAt`, leaves the delivery in. */
+export function afterFailure(attempt: number, startedAt: Date, maxAttempts: number): AfterFailure {
+  if (attempt >= maxAttempts) return { status: 'exhausted', nextAttemptAt: null };
+  return { status: 'failed', nextAttemptAt: new Date(startedAt.getTime() + delayBeforeAttempt(attempt + 1)) };
+}

@@ -1,0 +1,128 @@
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { createSafeAgents, type SafeAgents } from './safe-agent.js';
+import { addressProblem, type Mode, type UrlPolicy } from './url-policy.js';
+
+/** The contract keeps the first 2 KB of a response body. */
+export const RESPONSE_BODY_LIMIT = 2048;
+
+export interface AttemptRequest {
+  url: string;
+  mode: Mode;
+  body: string;
+  /** Exactly the headers to send, in order. */
+  headers: Array<[string, string]>;
+}
+
+export interface AttemptResult {
+  /** Absent when no response arrived. */
+  status?: number;
+  responseBody?: string;
+  /** Why the request did not complete. */
+  error?: string;
+  durationMs: number;
+}
+
+export interface Sender {
+  send(request: AttemptRequest): Promise<AttemptResult>;
+  close(): void;
+}
+
+export interface SenderOptions {
+  timeoutMs: number;
+  policy: UrlPolicy;
+  /** Connections kept per endpoint origin; the dispatcher never has more attempts in flight to one. */
+  socketsPerOrigin: number;
+}
+
+class TimedOut extends Error {}
+
+function describe(err: NodeJS.ErrnoException, timeoutMs: number): string {
+  if (err instanceof TimedOut) return `timed out after ${timeoutMs} ms`;
+  switch (err.code) {
+    case 'ECONNREFUSED': return 'connection refused (ECONNREFUSED)';
+    case 'ECONNRESET': return 'connection reset by the receiver (ECONNRESET)';
+    case 'ENOTFOUND': return 'host not found (ENOTFOUND)';
+    case 'EAI_AGAIN': return 'DNS lookup failed temporarily (EAI_AGAIN)';
+    case 'EADDRNOTALLOWED': return `address not allowed: ${err.message}`;
+    default: return err.code ? `${err.message} (${err.code})` : err.message;
+  }
+}
+
+/** Postgres text cannot hold NUL; the rest of a binary body is kept as decoded. */
+function printable(bytes: Buffer): string {
+  return bytes.toString('utf8').replace(/\u0000/g, '');
+}
+
+/**
+ * Makes one HTTP POST per attempt. Redirects are not followed (node:http never does), so a 3xx is
+ * a failure like any non-2xx. WEBHOOK_TIMEOUT_MS bounds the whole attempt: lookup, connect, TLS,
+ * sending and the response up to its first 2 KB.
+ */
+export function createSender(options: SenderOptions): Sender {
+  const agents: Record<Mode, SafeAgents> = {
+    test: createSafeAgents((a) => addressProblem(a, 'test', options.policy), options.socketsPerOrigin),
+    live: createSafeAgents((a) => addressProblem(a, 'live', options.policy), options.socketsPerOrigin),
+  };
+
+  function once(request: AttemptRequest, url: URL, deadline: number): Promise<Omit<AttemptResult, 'durationMs'> & { retryable?: boolean }> {
+    return new Promise((resolve) => {
+      const agent = url.protocol === 'https:' ? agents[request.mode].https : agents[request.mode].http;
+      const send = url.protocol === 'https:' ? https.request : http.request;
+      let settled = false;
+      const finish = (result: Omit<AttemptResult, 'durationMs'> & { retryable?: boolean }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      const req = send(url, { method: 'POST', agent, headers: Object.fromEntries(request.headers) });
+      const timer = setTimeout(() => req.destroy(new TimedOut()), Math.max(0, deadline - performance.now()));
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        // A kept-alive socket the receiver had just closed: nothing reached it, so try a fresh one.
+        const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+        finish({ error: describe(err, options.timeoutMs), retryable: stale });
+      });
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () => finish({ status: res.statusCode, responseBody: printable(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT)) });
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          // Enough is kept; the rest is not worth waiting for (the connection is dropped instead).
+          if (size >= RESPONSE_BODY_LIMIT) {
+            done();
+            res.destroy();
+          }
+        });
+        res.on('end', done);
+        res.on('error', () => done());
+        res.on('close', done);
+      });
+      req.end(request.body);
+    });
+  }
+
+  return {
+    async send(request) {
+      const started = performance.now();
+      const deadline = started + options.timeoutMs;
+      const url = new URL(request.url);
+      // A literal address never goes through the lookup, so it is checked here.
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      const literal = isIP(host) ? addressProblem(host, request.mode, options.policy) : undefined;
+      if (literal !== undefined) return { error: `address not allowed: ${literal}`, durationMs: 0 };
+      let result = await once(request, url, deadline);
+      if (result.retryable && performance.now() < deadline) result = await once(request, url, deadline);
+      const { retryable: _ignored, ...rest } = result;
+      return { ...rest, durationMs: Math.round(performance.now() - started) };
+    },
+    close() {
+      agents.test.destroy();
+      agents.live.destroy();
+    },
+  };
+}

@@ -1,0 +1,134 @@
+import type { ConnectRouter } from '@connectrpc/connect';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { Scope as ProtoScope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
+import { EVENT_TYPES, serviceError, type Clock, type Pool } from '../shared/index.js';
+import { DELIVERY_STATUSES, type AttemptRow, type DeliveryRow, type DeliveryStore } from './deliveries.js';
+import type { Dispatcher } from './dispatcher.js';
+import type { EndpointRow, EndpointStore, Scope } from './endpoints.js';
+import { storeEvent } from './fan-out.js';
+import { testEvent } from './test-events.js';
+
+export interface WebhooksServiceDeps {
+  pool: Pool;
+  endpoints: EndpointStore;
+  deliveries: DeliveryStore;
+  dispatcher: Dispatcher;
+  clock: Clock;
+}
+
+const invalid = (param: string, message: string) => serviceError('validation_error', message, { param });
+
+function requireScope(scope: ProtoScope | undefined): Scope {
+  if (!scope || !scope.merchantId || !scope.projectId || (scope.mode !== 'test' && scope.mode !== 'live')) {
+    throw invalid('scope', 'scope with merchant_id, project_id and mode is required');
+  }
+  return { merchantId: scope.merchantId, projectId: scope.projectId, mode: scope.mode };
+}
+
+const ts = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
+const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
+
+function endpointProto(e: EndpointRow) {
+  return {
+    id: e.id, url: e.url, events: e.events, enabled: e.enabled, description: opt(e.description),
+    createdAt: ts(e.created_at), updatedAt: ts(e.updated_at),
+  };
+}
+
+function deliveryProto(d: DeliveryRow) {
+  return {
+    id: d.id, endpointId: d.endpoint_id, eventId: d.event_id, eventType: d.event_type, status: d.status,
+    attemptCount: d.attempt_count, nextAttemptAt: ts(d.next_attempt_at), lastResponseStatus: opt(d.last_response_status),
+    lastError: opt(d.last_error), createdAt: ts(d.created_at), updatedAt: ts(d.updated_at),
+  };
+}
+
+function attemptProto(a: AttemptRow) {
+  return {
+    id: a.id, attemptNumber: a.attempt_number, startedAt: ts(a.started_at), durationMs: a.duration_ms,
+    requestHeaders: a.request_headers.map(([name, value]) => ({ name, value })),
+    responseStatus: opt(a.response_status), responseBody: opt(a.response_body), error: opt(a.error), manual: a.manual,
+  };
+}
+
+export function webhooksRoutes(deps: WebhooksServiceDeps) {
+  const { endpoints, deliveries, clock } = deps;
+  const notFound = (id: string) => serviceError('resource_not_found', `No webhook delivery ${id}`, { param: 'id' });
+
+  return (router: ConnectRouter) => {
+    router.service(WebhooksService, {
+      async createEndpoint(req) {
+        const scope = requireScope(req.scope);
+        const { endpoint, secret } = await endpoints.create(
+          scope, { url: req.url, events: req.events, description: req.description }, clock.now());
+        return { endpoint: endpointProto(endpoint), secret };
+      },
+      async listEndpoints(req) {
+        return { endpoints: (await endpoints.list(requireScope(req.scope))).map(endpointProto) };
+      },
+      async getEndpoint(req) {
+        return { endpoint: endpointProto(await endpoints.get(requireScope(req.scope), req.id)) };
+      },
+      async updateEndpoint(req) {
+        const changes = { url: req.url, events: req.setEvents ? req.events : undefined, description: req.description };
+        return { endpoint: endpointProto(await endpoints.update(requireScope(req.scope), req.id, changes, clock.now())) };
+      },
+      async setEndpointEnabled(req) {
+        const endpoint = await endpoints.setEnabled(requireScope(req.scope), req.id, req.enabled, clock.now());
+        // Deliveries held back while it was disabled are due now.
+        if (req.enabled) deps.dispatcher.kick();
+        return { endpoint: endpointProto(endpoint) };
+      },
+      async rotateEndpointSecret(req) {
+        const { endpoint, secret } = await endpoints.rotateSecret(requireScope(req.scope), req.id, clock.now());
+        return { endpoint: endpointProto(endpoint), secret };
+      },
+
+      async listDeliveries(req) {
+        const scope = requireScope(req.scope);
+        if (req.limit < 1 || req.limit > 200) throw invalid('limit', 'limit must be between 1 and 200');
+        if (req.status !== undefined && !DELIVERY_STATUSES.includes(req.status as never)) {
+          throw invalid('status', `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
+        }
+        const page = await deliveries.list(scope, {
+          endpointId: req.endpointId, eventType: req.eventType, status: req.status, startingAfter: req.startingAfter, limit: req.limit,
+        });
+        return { deliveries: page.deliveries.map(deliveryProto), hasMore: page.hasMore };
+      },
+      async getDelivery(req) {
+        const delivery = await deliveries.get(requireScope(req.scope), req.id);
+        if (!delivery) throw notFound(req.id);
+        const { attempts, body } = await deliveries.history(delivery.id);
+        return { delivery: deliveryProto(delivery), attempts: attempts.map(attemptProto), eventBody: body };
+      },
+      async resendDelivery(req) {
+        const scope = requireScope(req.scope);
+        const now = clock.now();
+        const claim = await deliveries.claimForResend(scope, req.id, now, deps.dispatcher.leaseFrom(now));
+        if (claim === undefined) throw notFound(req.id);
+        if (claim === 'busy') {
+          throw serviceError('invalid_state_transition', `Delivery ${req.id} is being attempted right now; try again shortly.`, { param: 'id' });
+        }
+        await deps.dispatcher.resend(claim);
+        const [delivery, attempt] = await Promise.all([deliveries.get(scope, req.id), deliveries.attempt(req.id, claim.attempt)]);
+        return { delivery: deliveryProto(delivery!), attempt: attempt && attemptProto(attempt) };
+      },
+
+      async sendTestEvent(req) {
+        const scope = requireScope(req.scope);
+        const type = req.eventType ?? 'payment.successful';
+        if (!(EVENT_TYPES as readonly string[]).includes(type)) {
+          throw invalid('event_type', `"${type}" is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
+        }
+        const now = clock.now();
+        const event = testEvent(scope, type, now);
+        // Stored and fanned out here rather than published: on the bus the ledger would book a
+        // sample payment as money. Delivery, signature, retries and history are the same.
+        const count = await storeEvent(deps.pool, event, now, true);
+        if (count > 0) deps.dispatcher.kick();
+        return { eventId: event.id, deliveries: count };
+      },
+    });
+  };
+}

@@ -1,0 +1,88 @@
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { PaymentSchema } from '../../proto/gen/svc/payments/v1/payments_pb.js';
+import { RefundSchema } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
+import { newId, type EventEnvelope } from '../shared/index.js';
+import { paymentJson, refundJson } from '../shared/contract/index.js';
+import type { Scope } from './endpoints.js';
+
+// POST /v1/webhooks/test sends a sample of the resource the event type is about, serialised
+// like the API (the shared contract serialisers where they exist), so a receiver's parser meets
+// the real shape. Its ids are fresh and match nothing stored anywhere.
+
+function samplePayment(type: string, mode: string, at: Date): Record<string, unknown> {
+  const ts = timestampFromDate(at);
+  const status = {
+    'payment.created': 'created', 'payment.processing': 'processing', 'payment.authorized': 'authorized',
+    'payment.failed': 'failed', 'payment.cancelled': 'cancelled', 'payment.refunded': 'refunded',
+  }[type] ?? 'successful';
+  const done = ['successful', 'refunded'].includes(status);
+  const attempt = status === 'created' ? [] : [{
+    id: newId('att', at), attemptNumber: 1, providerId: 'prv_demo_alpha', providerName: 'Demo Alpha',
+    providerAccountId: 'pac_demo_alpha', providerPaymentId: 'demo_alpha_sample',
+    status: { failed: 'failed', processing: 'processing', authorized: 'authorized', cancelled: 'cancelled' }[status] ?? 'succeeded',
+    outcome: { failed: 'soft_decline', processing: 'requires_action', cancelled: 'success' }[status] ?? 'success',
+    feeAmount: done ? 39n : 0n, latencyMs: 120, createdAt: ts,
+  }];
+  return paymentJson(create(PaymentSchema, {
+    id: newId('pay', at), mode, status, amount: 1000n, currency: 'EUR',
+    capturedAmount: done ? 1000n : 0n, refundedAmount: status === 'refunded' ? 1000n : 0n,
+    captureMethod: status === 'authorized' ? 'manual' : 'automatic', paymentMethodType: 'card',
+    description: 'Test webhook event', reference: 'test_webhook', metadata: {},
+    route: {
+      provider: { id: 'prv_demo_alpha', code: 'demo_alpha', name: 'Demo Alpha' }, providerAccountId: 'pac_demo_alpha',
+      providerPaymentId: status === 'created' ? undefined : 'demo_alpha_sample', attempts: attempt.length, rule: 'default',
+    },
+    risk: { score: 0 },
+    failure: status === 'failed' ? { code: 'soft_decline', category: 'soft', message: 'The provider declined the payment.' } : undefined,
+    feeAmount: done ? 39n : 0n, feeCurrency: 'EUR', attempts: attempt,
+    createdAt: ts, updatedAt: ts, processedAt: done || status === 'failed' ? ts : undefined,
+  }));
+}
+
+function sampleRefund(type: string, at: Date): Record<string, unknown> {
+  const failed = type === 'refund.failed';
+  return refundJson(create(RefundSchema, {
+    id: newId('rf', at), paymentId: newId('pay', at), amount: 500n, currency: 'EUR',
+    status: failed ? 'failed' : 'successful', reason: 'Test webhook event',
+    providerRefundId: failed ? undefined : 'demo_alpha_refund_sample',
+    failure: failed ? { code: 'hard_decline', category: 'hard', message: 'The provider refused the refund.' } : undefined,
+    createdAt: timestampFromDate(at),
+  }));
+}
+
+function samplePayout(type: string, mode: string, at: Date): Record<string, unknown> {
+  const status = { 'payout.created': 'pending', 'payout.successful': 'successful', 'payout.failed': 'failed' }[type];
+  return {
+    id: newId('po', at), object: 'payout', mode, status, amount: 2500, currency: 'EUR',
+    destination: { type: 'bank_account', display: '•••• 4321', holder_name: 'Test Recipient', country: 'DE' },
+    route: { provider: { id: 'prv_demo_alpha', code: 'demo_alpha', name: 'Demo Alpha' }, provider_account_id: 'pac_demo_alpha' },
+    fee: { amount: status === 'successful' ? 25 : 0, currency: 'EUR' },
+    failure: status === 'failed' ? { code: 'hard_decline', category: 'hard', message: 'The provider rejected the payout.' } : null,
+    created_at: at.toISOString(),
+  };
+}
+
+function sampleSettlement(at: Date): Record<string, unknown> {
+  const start = new Date(at.getTime() - 24 * 3600 * 1000);
+  return {
+    id: `stl_${newId('pay', at).slice(4)}`, provider_name: 'Demo Alpha', settlement_entity: 'Demo Alpha Ltd',
+    settlement_reference: 'demo_alpha_settlement_sample', currency: 'EUR', gross_amount: 10000, fee_amount: 390,
+    net_amount: 9610, transaction_count: 10, period_start: start.toISOString(), period_end: at.toISOString(),
+    status: 'settled', settled_at: at.toISOString(),
+  };
+}
+
+export function sampleObject(type: string, mode: string, at: Date): Record<string, unknown> {
+  if (type.startsWith('refund.')) return sampleRefund(type, at);
+  if (type.startsWith('payout.')) return samplePayout(type, mode, at);
+  if (type.startsWith('settlement.')) return sampleSettlement(at);
+  return samplePayment(type, mode, at);
+}
+
+export function testEvent(scope: Scope, type: string, at: Date): EventEnvelope {
+  return {
+    id: newId('evt', at), type, mode: scope.mode, merchant_id: scope.merchantId, project_id: scope.projectId,
+    created_at: at.toISOString(), data: { object: sampleObject(type, scope.mode, at) },
+  };
+}

@@ -1,0 +1,118 @@
+// Several dispatchers on one database share the deliveries without ever making the same attempt
+// twice at once (FOR UPDATE SKIP LOCKED claims with a lease), retries included.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createLogger, createPool, migrate, type Pool } from '../services/shared/index.js';
+import { createDeliveryStore } from '../services/webhooks/deliveries.js';
+import { createDispatcher, type Dispatcher } from '../services/webhooks/dispatcher.js';
+import { createEndpointStore } from '../services/webhooks/endpoints.js';
+import { storeEvent } from '../services/webhooks/fan-out.js';
+import { createSecretBox } from '../services/webhooks/secret-box.js';
+import { createSender, type Sender } from '../services/webhooks/sender.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { MovableClock, event, eventually, newScope, startReceiver, type Receiver } from './webhooks-support.js';
+
+const EVENTS = 150;
+const ENDPOINTS = 3;
+
+let db: TestDatabase;
+const pools: Pool[] = [];
+let receiver: Receiver;
+const clock = new MovableClock();
+const logger = createLogger('test', 'silent');
+const box = createSecretBox(undefined);
+const policy = { allowLoopbackInTest: true };
+
+before(async () => {
+  db = await createTestDatabase();
+  const pool = createPool(db.url, 'webhooks', 4);
+  pools.push(pool);
+  await migrate(pool, 'webhooks', 'services/webhooks');
+});
+after(async () => {
+  await receiver?.close();
+  await Promise.all(pools.map((p) => p.end()));
+  await db?.drop();
+});
+
+/** A dispatcher of its own (own pool, own sender), as in another process; counts what it sent. */
+function dispatcher(sent: string[]): { d: Dispatcher; sender: Sender } {
+  const pool = createPool(db.url, 'webhooks', 4);
+  pools.push(pool);
+  const real = createSender({ timeoutMs: 5000, policy, socketsPerOrigin: 8 });
+  const sender: Sender = {
+    send: (req) => {
+      sent.push(req.headers.find(([n]) => n === 'svc-delivery-id')![1]);
+      return real.send(req);
+    },
+    close: () => real.close(),
+  };
+  const d = createDispatcher({
+    store: createDeliveryStore(pool), sender, box, clock, logger,
+    timeoutMs: 5000, maxAttempts: 6, concurrency: 24, perEndpoint: 8, pollMs: 20,
+  });
+  return { d, sender };
+}
+
+test('two dispatchers on one database never send a delivery twice at once, and each succeeds once', async () => {
+  // Every delivery fails its first attempt, so the retries are contended for as well.
+  const firstSeen = new Set<string>();
+  receiver = await startReceiver((r) => {
+    const key = String(r.headers['svc-delivery-id']);
+    if (!firstSeen.has(key)) {
+      firstSeen.add(key);
+      return { status: 500, delayMs: 5 };
+    }
+    return { status: 200, delayMs: 10 };
+  });
+  const pool = pools[0];
+  const endpoints = createEndpointStore(pool, box, policy);
+  const scope = newScope();
+  for (let i = 0; i < ENDPOINTS; i++) await endpoints.create(scope, { url: `${receiver.url}/${i}`, events: ['*'] }, clock.now());
+  for (let i = 0; i < EVENTS; i++) await storeEvent(pool, event(scope, 'payment.created', { n: i }), clock.now());
+  const total = EVENTS * ENDPOINTS;
+
+  const sentA: string[] = [];
+  const sentB: string[] = [];
+  const a = dispatcher(sentA);
+  const b = dispatcher(sentB);
+  a.d.start();
+  b.d.start();
+  try {
+    await receiver.waitFor(total, 60_000);
+    await eventually(async () => {
+      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM deliveries WHERE status = 'failed'`);
+      return rows[0].n === total ? true : undefined;
+    }, 30_000, 'every first attempt recorded');
+    clock.advance(30_000);
+    a.d.kick();
+    b.d.kick();
+    await receiver.waitFor(2 * total, 60_000);
+    await eventually(async () => {
+      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM deliveries WHERE status = 'succeeded'`);
+      return rows[0].n === total ? true : undefined;
+    }, 30_000, 'every delivery succeeded');
+  } finally {
+    await a.d.stop();
+    await b.d.stop();
+    a.sender.close();
+    b.sender.close();
+  }
+
+  assert.equal(receiver.maxConcurrentPerDelivery(), 1, 'never two requests of one delivery at once');
+  assert.ok(sentA.length > 0 && sentB.length > 0, `both dispatchers worked (${sentA.length} / ${sentB.length})`);
+  assert.equal(sentA.length + sentB.length, 2 * total);
+  // Each (delivery, attempt) arrived exactly once, and each delivery got exactly one 2xx.
+  const seen = new Set(receiver.received.map((r) => `${r.headers['svc-delivery-id']}#${r.headers['svc-delivery-attempt']}`));
+  assert.equal(seen.size, 2 * total);
+  const { rows } = await pool.query(
+    `SELECT d.id, d.attempt_count, count(a.*)::int AS attempts, count(a.*) FILTER (WHERE a.response_status = 200)::int AS ok
+     FROM deliveries d JOIN delivery_attempts a ON a.delivery_id = d.id GROUP BY d.id`,
+  );
+  assert.equal(rows.length, total);
+  for (const row of rows) {
+    assert.equal(row.attempt_count, 2);
+    assert.equal(row.attempts, 2);
+    assert.equal(row.ok, 1);
+  }
+});
