@@ -1,9 +1,12 @@
 import type { Client } from '@connectrpc/connect';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import type { PaymentMethodsService } from '../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import type { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import type { RefundsService } from '../proto/gen/svc/payments/v1/refunds_pb.js';
+import type { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
 import type { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
+import type { WebhooksService } from '../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import { newId, type Clock, type Config, type Logger, type Pool } from '../services/shared/index.js';
 import { authenticate } from './auth/authenticate.js';
 import { installIdempotency } from './edge/idempotency.js';
@@ -12,14 +15,17 @@ import { installRateLimit } from './edge/rate-limit.js';
 import { installErrorHandling } from './http/errors.js';
 import { managementRoutes } from './management/routes.js';
 import { buildOpenApi, registerOperations } from './contract/index.js';
+import { ledgerHandlers } from './routes/ledger.js';
 import { meHandlers } from './routes/me.js';
 import { lifecycleHandlers } from './routes/payment-lifecycle.js';
 import { paymentMethodHandlers } from './routes/payment-methods.js';
 import { paymentHandlers } from './routes/payments.js';
+import { installPayoutDestinationCheck, payoutHandlers } from './routes/payouts.js';
 import { refundHandlers } from './routes/refunds.js';
-import { notYetHandlers } from './routes/not-yet.js';
 import { sandboxHandlers } from './routes/sandbox.js';
+import { sandboxPages } from './sandbox/index.js';
 import { timelineHandlers } from './routes/timeline.js';
+import { webhookHandlers } from './routes/webhooks.js';
 import { createStore } from './store/index.js';
 
 export interface GatewayClients {
@@ -28,6 +34,11 @@ export interface GatewayClients {
   paymentMethods: Client<typeof PaymentMethodsService>;
   /** routing-risk, for the management API's routing rules; optional so /v1 runs without it. */
   routing?: Client<typeof RoutingService>;
+  /** webhooks; a standalone gateway requires WEBHOOKS_URL, in-process tests may leave it out. */
+  webhooks?: Client<typeof WebhooksService>;
+  /** ledger and payouts; a standalone gateway requires LEDGER_URL and PAYOUTS_URL, in-process tests may leave them out. */
+  ledger?: Client<typeof LedgerService>;
+  payouts?: Client<typeof PayoutsService>;
 }
 
 export interface GatewayDeps {
@@ -63,9 +74,11 @@ export function build(deps: GatewayDeps): FastifyInstance {
   installRateLimit(app, { store, clock: deps.clock, config: deps.config });
   installIdempotency(app, { store, clock: deps.clock, config: deps.config });
   installErrorHandling(app);
+  installPayoutDestinationCheck(app);
 
   const openApi = JSON.stringify(buildOpenApi());
   app.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(openApi));
+  app.register(sandboxPages(deps.clients.payments)); // the customer's browser: token, not API key (not /v1)
   registerOperations(app, {
     ...meHandlers(),
     ...paymentHandlers(deps.clients.payments),
@@ -74,8 +87,11 @@ export function build(deps: GatewayDeps): FastifyInstance {
     ...paymentMethodHandlers(deps.clients.paymentMethods),
     ...sandboxHandlers(deps.clients.payments),
     ...timelineHandlers(deps.clients.payments),
-    ...notYetHandlers(),
+    ...webhookHandlers(deps.clients.webhooks),
+    ...ledgerHandlers(deps.clients.ledger),
+    ...payoutHandlers(deps.clients.payouts),
   });
-  if (deps.operatorToken) managementRoutes(app, store, deps.clock, deps.operatorToken, deps.clients.routing);
+  if (deps.operatorToken) managementRoutes(app, store, deps.clock, deps.operatorToken, deps.clients.routing,
+    deps.clients.webhooks);
   return app;
 }

@@ -8,12 +8,18 @@ try {
   const config = loadConfig();
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL', 'is required to run gateway on its own');
   if (!config.peers.payments) throw new ConfigError(peerVariable('payments'), 'is required: gateway calls payments');
+  if (!config.peers.webhooks) throw new ConfigError(peerVariable('webhooks'), 'is required: gateway calls webhooks');
+  if (!config.peers.ledger) throw new ConfigError(peerVariable('ledger'), 'is required: gateway calls ledger');
+  if (!config.peers.payouts) throw new ConfigError(peerVariable('payouts'), 'is required: gateway calls payouts');
   const logger = createLogger(PART.name, config.logLevel);
   const pool = createPool(config.databaseUrl, PART.schema);
   await migrate(pool, PART.schema, PART.dir);
   const app = build({
     pool,
-    clients: createGatewayClients({ payments: config.peers.payments, routingRisk: config.peers['routing-risk'] }),
+    clients: createGatewayClients({
+      payments: config.peers.payments, routingRisk: config.peers['routing-risk'], webhooks: config.peers.webhooks,
+      ledger: config.peers.ledger, payouts: config.peers.payouts,
+    }),
     clock: systemClock,
     logger,
     config,

@@ -174,8 +174,16 @@ describe('Errors table', () => {
     await expectError(await request(stack.baseUrl, 'GET', '/v1/payments?from=yesterday', { key: testKey }), 422, 'invalid_request_error', 'validation_error', 'from');
   });
 
-  test('an operation whose service is not built yet answers in the envelope, never with made-up data', async () => {
-    await expectError(await request(stack.baseUrl, 'GET', '/v1/balances', { key: testKey }), 501, 'internal_error', 'not_implemented');
+  // Every operation is built now (the 501 of operations not built yet is gone): the ledger's lists
+  // refuse what they do not know like the others.
+  test('ledger lists: unknown filters are 422, a cursor of another list is 400, an unknown settlement 404', async () => {
+    const get = (path: string) => request(stack.baseUrl, 'GET', path, { key: testKey });
+    await expectError(await get('/v1/transactions?type=chargeback'), 422, 'invalid_request_error', 'validation_error', 'type');
+    await expectError(await get('/v1/transactions?status=lost'), 422, 'invalid_request_error', 'validation_error', 'status');
+    await expectError(await get('/v1/transactions?cursor=' + Buffer.from('v1:po_01m80zang4dfw7mkr5dxcarxx4').toString('base64url')),
+      400, 'invalid_request_error', 'invalid_cursor', 'cursor');
+    await expectError(await get('/v1/settlements?status=paid'), 422, 'invalid_request_error', 'validation_error', 'status');
+    await expectError(await get('/v1/settlements/stl_unknown'), 404, 'not_found_error', 'resource_not_found', 'id');
   });
 });
 

@@ -30,14 +30,14 @@ export class ApiError extends Error {
 /** A failure before or outside the API (no token, nothing listening): exit 1 with a plain message. */
 export class CliError extends Error {}
 
-/** A bad --url is a usage mistake like a missing flag, so it exits 2 with the usage. */
+/** A bad --api-url is a usage mistake like a missing flag, so it exits 2 with the usage. */
 export class BadUrlError extends Error {}
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-/** `--url`, else SVC_URL, else the address `npm start` listens on; without a trailing slash. */
+/** `--api-url`, else SVC_URL, else the address `npm start` listens on; without a trailing slash. */
 export function resolveBaseUrl(flag: string | undefined, env: Env): string {
   const raw = nonEmpty(flag) ?? nonEmpty(env.SVC_URL) ?? DEFAULT_URL;
   let parsed: URL;
@@ -108,10 +108,10 @@ function describeNetworkError(err: unknown, url: string): string {
   switch (cause?.code) {
     case 'ECONNREFUSED':
       return `cannot connect to ${url}: connection refused. Is svc running? Start it with \`npm start\`, ` +
-        'or point --url / SVC_URL at the deployment.';
+        'or point --api-url / SVC_URL at the deployment.';
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return `cannot connect to ${url}: host not found. Check --url / SVC_URL.`;
+      return `cannot connect to ${url}: host not found. Check --api-url / SVC_URL.`;
     default:
       return `cannot connect to ${url}: ${cause?.message ?? cause?.code ?? (err as Error).message}`;
   }
@@ -128,7 +128,7 @@ function foreignReply(status: number, url: string): ApiError {
     error: {
       type: 'api_error',
       code: `http_${status}`,
-      message: `unexpected reply from ${url} (HTTP ${status}); is --url / SVC_URL the svc gateway?`,
+      message: `unexpected reply from ${url} (HTTP ${status}); is --api-url / SVC_URL the svc gateway?`,
     },
   });
 }

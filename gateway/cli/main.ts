@@ -25,7 +25,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 const COMMON: Options = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
-  url: { type: 'string' },
+  'api-url': { type: 'string' },
 };
 
 function optionsOf(names: string[]): Options {
@@ -90,7 +90,7 @@ function parseInvocation(argv: string[]): Invocation {
     throw new UsageError(`unexpected argument "${positionals[command.positionals.length]}"`, commandUsage(command));
   }
   const values: Record<string, string | undefined> = {};
-  for (const name of [...command.options, 'url']) values[name] = parsed.values[name] as string | undefined;
+  for (const name of [...command.options, 'api-url']) values[name] = parsed.values[name] as string | undefined;
   const problem = command.check(values, positionals);
   if (problem) throw new UsageError(problem, commandUsage(command));
   return { command, values, positionals, json: parsed.values.json === true };
@@ -105,7 +105,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     invocation = parseInvocation(argv);
     try {
-      baseUrl = resolveBaseUrl(invocation.values.url, io.env);
+      baseUrl = resolveBaseUrl(invocation.values['api-url'], io.env);
     } catch (err) {
       if (err instanceof BadUrlError) throw new UsageError(err.message, commandUsage(invocation.command));
       throw err;

@@ -23,8 +23,5 @@ export const PAYMENT_SCENARIOS = [
 ] as const;
 export const REFUND_SCENARIOS = ['success', 'technical_error', 'hard_decline'] as const;
 export const PAYOUT_SCENARIOS = ['success', 'technical_error', 'hard_decline', 'unavailable', 'timeout'] as const;
-export const EVENT_TYPES = [
-  'payment.created', 'payment.processing', 'payment.authorized', 'payment.successful', 'payment.failed',
-  'payment.cancelled', 'payment.refunded', 'refund.successful', 'refund.failed', 'payout.created',
-  'payout.successful', 'payout.failed', 'settlement.created',
-] as const;
+// The one list of event types lives with the bus's envelope, so the webhooks part shares it.
+export { EVENT_TYPES } from '../../services/shared/events.js';

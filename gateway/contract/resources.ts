@@ -3,7 +3,7 @@ import {
   anyObject, bool, component, dateTime, enumOf, int, nullable, object, str, type Schema,
 } from './components.js';
 import {
-  ATTEMPT_OUTCOMES, ATTEMPT_STATUSES, CAPTURE_METHODS, FAILURE_CATEGORIES, MODES, NEXT_ACTION_TYPES,
+  ATTEMPT_OUTCOMES, ATTEMPT_STATUSES, CAPTURE_METHODS, DESTINATION_TYPES, FAILURE_CATEGORIES, MODES, NEXT_ACTION_TYPES,
   PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, REFUND_STATUSES, SETTLEMENT_STATUSES,
 } from './enums.js';
 
@@ -94,9 +94,18 @@ export const Payout = component('Payout', object({
   status: enumOf(PAYOUT_STATUSES),
   amount: int,
   currency: str,
-  destination: anyObject,
-  route: anyObject,
-  fee: anyObject,
+  // The destination as sent, without the provider token (docs/ledger.md, "Payouts"). The
+  // payouts part always sends every field; the required lists are what a receiver may rely on.
+  destination: object({
+    type: enumOf(DESTINATION_TYPES), display: str, holder_name: nullStr, country: nullStr,
+  }, ['type', 'display']),
+  route: object({
+    provider: { anyOf: [object({ id: str, code: str, name: str }), { type: 'null' }] },
+    provider_account_id: nullStr,
+    provider_payout_id: nullStr,
+    rule: nullStr,
+  }, ['provider', 'provider_account_id']),
+  fee: object({ amount: int, currency: str }),
   failure: nullFailure,
   created_at: dateTime,
 }));

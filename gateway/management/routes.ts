@@ -5,6 +5,7 @@ import type { GatewayStore, Mode } from '../store/index.js';
 import { allowlistRoutes } from './allowlist-routes.js';
 import { rateLimitRoutes } from './rate-limit-routes.js';
 import { routingRuleRoutes, type RoutingRuleDeps } from './routing-routes.js';
+import { webhookRoutes, type WebhookRouteDeps } from './webhook-routes.js';
 
 /**
  * The management API: what the contract says is done "in the dashboard", for the `svc` CLI.
@@ -12,6 +13,7 @@ import { routingRuleRoutes, type RoutingRuleDeps } from './routing-routes.js';
  */
 export function managementRoutes(
   app: FastifyInstance, store: GatewayStore, clock: Clock, operatorToken: string, routing: RoutingRuleDeps['routing'],
+  webhooks?: WebhookRouteDeps['webhooks'],
 ): void {
   const actor = 'operator';
   const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
@@ -74,5 +76,6 @@ export function managementRoutes(
     rateLimitRoutes(scoped, store, clock, actor);
     routingRuleRoutes(scoped, { routing, store }, clock, actor);
     allowlistRoutes(scoped, store, clock, actor);
+    webhookRoutes(scoped, { webhooks, store }, clock, actor);
   }, { prefix: '/manage/v1' });
 }

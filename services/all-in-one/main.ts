@@ -10,7 +10,9 @@ import { loadOrCreateOperatorToken, operatorTokenPath } from './operator-token.j
 import { startStack } from './stack.js';
 
 // A laptop run listens on loopback only and keeps its logs quiet unless told otherwise.
-const env = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...process.env };
+const env: Record<string, string | undefined> = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...process.env };
+// Hosted-page links point at this gateway unless the deployment says where customers reach it.
+env.PUBLIC_BASE_URL ??= `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT ?? 8080}`;
 
 try {
   const config = loadConfig(env);

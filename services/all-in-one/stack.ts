@@ -1,5 +1,6 @@
 import { createClient } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
+import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import * as gateway from '../../gateway/index.js';
 import * as ledger from '../ledger/index.js';
@@ -57,16 +58,23 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const paymentsUrl = await run(
       payments.build({ ...paymentsDeps, routing: createClient(RoutingService, createPeerTransport(routingUrl)) }),
     );
-    await run(ledger.build(await depsFor(ledger.PART)));
-    await run(payouts.build(await depsFor(payouts.PART)));
-    await run(webhooks.build(await depsFor(webhooks.PART)));
+    const ledgerUrl = await run(ledger.build(await depsFor(ledger.PART)));
+    const payoutsDeps = await depsFor(payouts.PART);
+    const payoutsUrl = await run(payouts.build({
+      ...payoutsDeps,
+      routing: createClient(RoutingService, createPeerTransport(routingUrl)),
+      ledger: createClient(LedgerService, createPeerTransport(ledgerUrl)),
+    }));
+    const webhooksUrl = await run(webhooks.build(await depsFor(webhooks.PART)));
 
     const gatewayPool = createPool(opts.databaseUrl, gateway.PART.schema);
     pools.push(gatewayPool);
     await migrate(gatewayPool, gateway.PART.schema, gateway.PART.dir);
     const app = gateway.build({
       pool: gatewayPool,
-      clients: gateway.createGatewayClients({ payments: paymentsUrl, routingRisk: routingUrl }),
+      clients: gateway.createGatewayClients({
+        payments: paymentsUrl, routingRisk: routingUrl, webhooks: webhooksUrl, ledger: ledgerUrl, payouts: payoutsUrl,
+      }),
       clock,
       logger: opts.logger.child({ part: 'gateway' }),
       config: opts.config,

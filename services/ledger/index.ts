@@ -1,10 +1,56 @@
-// ledger: transactions, balances and settlements (LedgerService). Owns schema ledger.
-// Built in the foundation as a running part with health and its schema; its RPCs and its event
-// consumer arrive with the ledger issue.
-import { assemblePart, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
+// ledger: transactions, balances and settlements (LedgerService). Owns schema ledger; consumes the
+// payment, refund and payout events and emits settlement.created. docs/ledger.md describes it.
+import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import {
+  assemblePart, createRelay, type PartInfo, type ServiceDeps, type ServicePart, type Subscription,
+} from '../shared/index.js';
+import { createLedgerConsumer } from './consumer.js';
+import { createDemoSettlement } from './demo-settlement.js';
+import { every } from './scheduler.js';
+import { routes } from './service.js';
+import { createSettlementStore } from './settlement-store.js';
+import { createSettlementIngestion } from './settlements.js';
+import { createLedgerStore } from './store.js';
 
 export const PART: PartInfo = { name: 'ledger', schema: 'ledger', dir: 'services/ledger' };
 
+/** The durable consumer's name: every ledger replica shares it, so each event is applied by one. */
+export const CONSUMER = 'ledger';
+
+export { createLedgerConsumer } from './consumer.js';
+
 export function build(deps: ServiceDeps): ServicePart {
-  return assemblePart(deps, { name: PART.name, services: [], routes: () => undefined });
+  const relay = createRelay(deps);
+  const handle = createLedgerConsumer(deps);
+  const ingestion = createSettlementIngestion({ pool: deps.pool, relay });
+  const demo = createDemoSettlement({
+    pool: deps.pool, ingestion, logger: deps.logger, cutoffMs: deps.config.settlementCutoffMs,
+  });
+  const sweep = every(deps.config.settlementSweepMs, 'demo settlement cycle', deps.logger, () => {
+    const now = deps.clock.now();
+    return demo.runCycle(now, now);
+  });
+  let subscription: Subscription | undefined;
+  return assemblePart(deps, {
+    name: PART.name,
+    services: [LedgerService.typeName],
+    routes: routes({
+      store: createLedgerStore(deps.pool),
+      settlements: createSettlementStore(deps.pool),
+      ingestion,
+      demo,
+      clock: deps.clock,
+    }),
+    relay,
+    async start() {
+      // One subject for the whole stream: NATS 2.9 takes a single filter subject. Events that move
+      // no money (and the ledger's own settlement.created) are passed over by the handler.
+      subscription = await deps.bus.consume(CONSUMER, [`${deps.config.natsSubjectPrefix}.>`], (event) => handle(event));
+      sweep.start();
+    },
+    async stop() {
+      await sweep.stop();
+      await subscription?.stop();
+    },
+  });
 }

@@ -121,7 +121,8 @@ export async function callProvider(
   let final: AuthorizeResult;
   if (status && !status.found) {
     final = noAnswer('timeout', `${trouble} Its status query shows it never received the payment.`);
-  } else if (status?.found && !OPEN_OUTCOMES.has(status.outcome) && status.outcome !== 'requires_action') {
+  } else if (status?.found && !OPEN_OUTCOMES.has(status.outcome)) {
+    // requires_action included: the provider holds the payment for the customer, as if authorize had said so.
     const { found: _found, ...answer } = status;
     final = settled(answer);
   } else {

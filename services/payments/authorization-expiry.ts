@@ -1,12 +1,12 @@
 import type { Clock, Logger } from '../shared/index.js';
 import { expireAuthorization, writeChange } from './lifecycle.js';
 import type { PaymentsStore } from './store.js';
+import { createSweep } from './sweep.js';
 
 /**
  * Cancels manual-capture authorizations nobody captured within the configured period, with
- * payment.cancelled. Every replica of payments runs this job; `FOR UPDATE SKIP LOCKED` lets them
- * share the work without cancelling one payment twice, and lets a merchant's concurrent capture
- * or cancel (which holds the row) win or lose cleanly rather than block the sweep.
+ * payment.cancelled. Every replica of payments runs this job (the shared loop in sweep.ts); a
+ * merchant's concurrent capture or cancel either wins or gets 409.
  */
 
 export interface AuthorizationExpiryDeps {
@@ -26,60 +26,19 @@ export function expiryCutoff(now: Date, ttlHours: number): Date {
 }
 
 export function createAuthorizationExpiry(deps: AuthorizationExpiryDeps) {
-  const batchSize = deps.batchSize ?? 100;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
-  // Set by stop() only: a direct call (a test, an operator) still drains every batch.
-  let closing = false;
-
-  /** Cancels every authorization due at `now`; returns how many. Safe to run on many replicas at once. */
-  async function sweepExpiredAuthorizations(now: Date = deps.clock.now()): Promise<number> {
-    const cutoff = expiryCutoff(now, deps.ttlHours);
-    let total = 0;
-    for (;;) {
-      const n = await deps.store.transaction(async (tx) => {
-        const due = await deps.store.claimExpiredAuthorizations(tx, cutoff, batchSize);
-        for (const payment of due) {
-          await writeChange(deps.store, tx, payment, expireAuthorization(payment, deps.ttlHours, now), now);
-        }
-        return due.length;
-      });
-      total += n;
-      if (n > 0) deps.relay.kick();
-      if (n < batchSize || closing) return total;
+  const loop = createSweep({ ...deps, name: 'authorization expiry' }, async (tx, now, limit) => {
+    const due = await deps.store.claimExpiredAuthorizations(tx, expiryCutoff(now, deps.ttlHours), limit);
+    for (const payment of due) {
+      await writeChange(deps.store, tx, payment, expireAuthorization(payment, deps.ttlHours, now), now);
     }
-  }
-
-  function schedule(): void {
-    timer = setTimeout(() => {
-      running = sweepExpiredAuthorizations()
-        .then((n) => {
-          if (n > 0) deps.logger.info({ cancelled: n }, 'authorization expiry: cancelled expired authorizations');
-        })
-        .catch((err: Error) => deps.logger.warn({ err: err.message }, 'authorization expiry: sweep failed, will retry'))
-        .finally(() => {
-          running = undefined;
-          if (!stopped) schedule();
-        });
-    }, deps.intervalMs);
-  }
+    return due.length;
+  });
 
   return {
-    sweepExpiredAuthorizations,
-    start(): void {
-      if (!stopped) return;
-      stopped = false;
-      closing = false;
-      schedule();
-    },
-    /** Stops scheduling and waits for a sweep under way, so the pool is not closed beneath it. */
-    async stop(): Promise<void> {
-      stopped = true;
-      closing = true;
-      clearTimeout(timer);
-      await running;
-    },
+    /** Cancels every authorization due at `now`; returns how many. Safe to run on many replicas at once. */
+    sweepExpiredAuthorizations: (now: Date = deps.clock.now()) => loop.sweep(now),
+    start: () => loop.start(() => deps.clock.now()),
+    stop: () => loop.stop(),
   };
 }
 

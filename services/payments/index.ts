@@ -8,6 +8,8 @@ import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.j
 import { assemblePart, createRelay, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
 import { createConnectorRegistry, type Connector } from './connectors/index.js';
 import { createAuthorizationExpiry } from './authorization-expiry.js';
+import { createCustomerActionExpiry } from './customer-action-expiry.js';
+import { createCustomerActions } from './customer-actions.js';
 import { createLifecycle } from './lifecycle.js';
 import { createOrchestrator } from './orchestrator.js';
 import { createPaymentMethodStore } from './payment-method-store.js';
@@ -29,6 +31,10 @@ export function build(deps: PaymentsDeps): ServicePart {
   const relay = createRelay(deps);
   const store = createStore(deps.pool);
   const paymentMethods = createPaymentMethodStore(deps.pool);
+  const customerActions = createCustomerActions({
+    store, clock: deps.clock, relay, ttlMinutes: deps.config.customerActionTtlMinutes,
+    publicBaseUrl: deps.config.publicBaseUrl,
+  });
   const orchestrator = createOrchestrator({
     store,
     routing: deps.routing,
@@ -37,6 +43,7 @@ export function build(deps: PaymentsDeps): ServicePart {
     relay,
     providerTimeoutMs: deps.config.providerTimeoutMs,
     paymentMethods,
+    customerActions,
   });
   const lifecycle = createLifecycle({ store, clock: deps.clock, relay });
   const refunds = createRefunds({
@@ -55,19 +62,25 @@ export function build(deps: PaymentsDeps): ServicePart {
     ttlHours: deps.config.authorizationTtlHours,
     intervalMs: deps.config.expirySweepMs,
   });
+  const actionExpiry = createCustomerActionExpiry({
+    store, clock: deps.clock, relay, logger: deps.logger, intervalMs: deps.config.expirySweepMs,
+  });
   return assemblePart(deps, {
     name: PART.name,
     services: [PaymentsService.typeName, RefundsService.typeName, PaymentMethodsService.typeName],
     routes: (router) => {
-      routes(orchestrator, lifecycle)(router);
+      routes(orchestrator, lifecycle, customerActions)(router);
       refundRoutes(refunds)(router);
       paymentMethodRoutes(paymentMethods, deps.clock)(router);
     },
     relay,
     async start() {
       expiry.start();
+      actionExpiry.start();
     },
     // Before the relay's final drain, so the events of a last sweep are published too.
-    stop: () => expiry.stop(),
+    stop: async () => {
+      await Promise.all([expiry.stop(), actionExpiry.stop()]);
+    },
   });
 }

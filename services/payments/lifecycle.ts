@@ -2,7 +2,7 @@ import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { paymentJson } from '../shared/contract/index.js';
 import { enqueueEvent, newId, serviceError, type Clock, type Queryable } from '../shared/index.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
-import { assertAllowed } from './state-machine.js';
+import { assertAllowed, awaitingCustomer } from './state-machine.js';
 import type { PaymentsStore } from './store.js';
 import { paymentToProto } from './to-proto.js';
 
@@ -18,6 +18,8 @@ export interface Change {
   attempts: AttemptRecord[];
   timeline: TimelineEntry[];
   events: string[];
+  /** Closes the payment's open customer action with this outcome (its page stops offering to pay). */
+  closesCustomerAction?: 'approved' | 'declined' | 'expired' | 'cancelled';
 }
 
 /**
@@ -89,6 +91,7 @@ export function capture(payment: PaymentRecord, requested: bigint | undefined, a
 function toCancelled(payment: PaymentRecord, at: Date): AttemptRecord[] {
   payment.status = 'cancelled';
   payment.updatedAt = at;
+  payment.nextAction = null;
   const attempts = openAttempts(payment);
   for (const a of attempts) {
     a.status = 'cancelled';
@@ -100,8 +103,10 @@ function toCancelled(payment: PaymentRecord, at: Date): AttemptRecord[] {
 /** The merchant cancels; the optional reason is kept on the timeline. */
 export function cancel(payment: PaymentRecord, reason: string | undefined, at: Date): Change {
   assertAllowed('cancel', payment);
+  const customerWaiting = awaitingCustomer(payment);
   const attempts = toCancelled(payment, at);
   return {
+    ...(customerWaiting && { closesCustomerAction: 'cancelled' as const }),
     attempts,
     timeline: [{
       type: 'payment.cancelled',
@@ -134,6 +139,7 @@ export async function writeChange(
   store: PaymentsStore, tx: Queryable, payment: PaymentRecord, change: Change, at: Date,
 ): Promise<void> {
   await store.save(tx, payment, change.attempts);
+  if (change.closesCustomerAction) await store.closeCustomerAction(tx, payment.id, change.closesCustomerAction, at);
   await store.addTimeline(tx, payment, change.timeline, at);
   for (const type of change.events) {
     await enqueueEvent(tx, {

@@ -32,6 +32,8 @@ export interface PaymentRecord {
   riskDecisionId: string | null;
   riskScore: number | null;
   failure: FailureJson | null;
+  /** Set while the customer's action is awaited (payments.next_action); null otherwise. */
+  nextAction: NextActionJson | null;
   feeAmount: bigint;
   processingTimeMs: number | null;
   createdAt: Date;
@@ -61,10 +63,37 @@ export interface AttemptRecord {
 
 export type FailureJson = Pick<Failure, 'code' | 'category' | 'message'>;
 
+/** The contract's next_action, as stored in payments.next_action; `expiresAt` is ISO 8601. */
+export interface NextActionJson {
+  type: string;
+  url: string;
+  qrPayload: string;
+  expiresAt: string;
+}
+
 export interface TimelineEntry {
   type: string;
   title: string;
   description?: string;
   attemptId?: string;
   data?: Record<string, unknown>;
+}
+
+/** A provider's request for the customer's action, one per attempt that answered requires_action. */
+export interface CustomerActionRecord {
+  attemptId: string;
+  paymentId: string;
+  merchantId: string;
+  projectId: string;
+  mode: string;
+  /** SHA-256 of the sandbox page's token; null for a provider-hosted page. */
+  tokenHash: string | null;
+  type: string;
+  /** The provider's quote, charged only if the customer approves. */
+  feeAmount: bigint;
+  expiresAt: Date;
+  createdAt: Date;
+  completedAt: Date | null;
+  /** approved, declined, expired or cancelled, once completed. */
+  outcome: string | null;
 }

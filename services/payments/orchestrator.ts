@@ -6,6 +6,7 @@ import { paymentJson } from '../shared/contract/index.js';
 import { enqueueEvent, newId, type Clock, type OutboxRelay, type Queryable } from '../shared/index.js';
 import { callProvider, newAttempt, nextStep, paymentFailure, recordAnswer } from './attempts.js';
 import type { ConnectorRegistry } from './connectors/index.js';
+import { actionable, type CustomerActions } from './customer-actions.js';
 import { applyApproval } from './lifecycle.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 import type { PaymentMethodStore } from './payment-method-store.js';
@@ -23,6 +24,8 @@ export interface OrchestratorDeps {
   /** Deadline of each provider call (authorize, and the status query after a time-out). */
   providerTimeoutMs: number;
   paymentMethods: PaymentMethodStore;
+  /** Opens the customer's action when a provider answers requires_action (asynchronous rails). */
+  customerActions: CustomerActions;
 }
 
 /** Runs a payment's orchestration synchronously: risk and route, then attempts until one completes. */
@@ -47,6 +50,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
    */
   async function commit(
     payment: PaymentRecord, attempts: AttemptRecord[], timeline: TimelineEntry[], events: string[], at: Date,
+    also?: (tx: Queryable) => Promise<void>,
   ): Promise<void> {
     const emitted = events.map((type) => ({ id: newId('evt', at), type }));
     const entries: TimelineEntry[] = [
@@ -57,6 +61,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     ];
     await store.transaction(async (tx) => {
       await store.save(tx, payment, attempts);
+      await also?.(tx);
       await store.addTimeline(tx, payment, entries, at);
       for (const e of emitted) await emit(tx, payment, e, at);
     });
@@ -130,6 +135,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       riskDecisionId: plan.risk?.decisionId ?? null,
       riskScore: plan.risk?.score ?? null,
       failure: null,
+      nextAction: null,
       feeAmount: 0n,
       processingTimeMs: null,
       createdAt,
@@ -177,7 +183,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     await commit(payment, [attempt], timeline, ['payment.created'], createdAt);
 
     for (let i = 0; ; i++) {
-      const answer = await callProvider(deps.connectors.forProvider(candidates[i].providerCode), {
+      const answer = actionable(payment.mode, await callProvider(deps.connectors.forProvider(candidates[i].providerCode), {
         paymentId,
         attemptId: attempt.id,
         attemptNumber: attempt.attemptNumber,
@@ -187,7 +193,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         captureMethod: payment.captureMethod,
         candidate: candidates[i],
         testScenario: payment.testScenario ?? undefined,
-      }, deps.providerTimeoutMs);
+      }, deps.providerTimeoutMs));
       const steps: TimelineEntry[] = [];
       recordAnswer(attempt, answer, clock.now(), steps);
       const next = candidates[i + 1];
@@ -205,10 +211,16 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         // The provider may yet charge the customer, so no other provider is tried: the payment
         // stays in flight (processing) until the provider's outcome is known.
         payment.providerPaymentId = attempt.providerPaymentId;
-        steps.push({ type: 'payment.processing', title: "Awaiting the provider's outcome" });
         const at = finish(payment, 'processing', null, startedMs);
         payment.processedAt = null;
-        await commit(payment, [attempt], steps, ['payment.processing'], at);
+        // On an asynchronous rail the provider waits for the customer, who acts on next_action's page.
+        const required = answer.result.outcome === 'requires_action' ? answer.result.customerAction : undefined;
+        const action = required && deps.customerActions.open(payment, attempt, required, at, steps);
+        const title = action ? 'Awaiting the customer' : "Awaiting the provider's outcome";
+        steps.push({ type: 'payment.processing', title });
+        await commit(
+          payment, [attempt], steps, ['payment.processing'], at, action && ((tx) => store.insertCustomerAction(tx, action)),
+        );
         return payment;
       }
       if (step === 'fail') {

@@ -4,6 +4,7 @@ import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { PaymentsService, type CreatePaymentRequest } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { serviceError } from '../shared/index.js';
 import { DemoConnector, PAYMENT_SCENARIOS } from './connectors/index.js';
+import { CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome } from './customer-actions.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Orchestrator } from './orchestrator.js';
 import { paymentToProto } from './to-proto.js';
@@ -43,7 +44,7 @@ function checkCreate(scope: Scope, req: CreatePaymentRequest): void {
   }
 }
 
-export function routes(orchestrator: Orchestrator, lifecycle: Lifecycle) {
+export function routes(orchestrator: Orchestrator, lifecycle: Lifecycle, customerActions: CustomerActions) {
   return (router: ConnectRouter) => {
     router.service(PaymentsService, {
       async createPayment(req) {
@@ -97,6 +98,17 @@ export function routes(orchestrator: Orchestrator, lifecycle: Lifecycle) {
           throw serviceError('validation_error', 'reason must be at most 500 characters', { param: 'reason' });
         }
         return { payment: paymentToProto(await lifecycle.cancel(scope, req.id, req.reason)) };
+      },
+      // No scope: the hosted page's token is the authority (the customer's browser has no API key).
+      // An empty outcome only reads what the page shows; it changes nothing.
+      async completeCustomerAction(req) {
+        if (req.outcome !== '' && !(CUSTOMER_OUTCOMES as readonly string[]).includes(req.outcome)) {
+          throw serviceError('validation_error', 'outcome must be approve, decline or expire', { param: 'outcome' });
+        }
+        const payment = req.outcome === ''
+          ? await customerActions.view(req.actionToken)
+          : await customerActions.complete(req.actionToken, req.outcome as CustomerOutcome);
+        return { payment: paymentToProto(payment), returnUrl: payment.returnUrl ?? undefined };
       },
     });
   };

@@ -1,6 +1,6 @@
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { withTransaction, type Pool, type PoolClient, type Queryable } from '../shared/index.js';
-import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
+import type { AttemptRecord, CustomerActionRecord, PaymentRecord, TimelineEntry } from './model.js';
 import { monotonicIds, type TimelineRow } from './timeline.js';
 
 /** Postgres access of payments. Every read filters on merchant, project and mode. */
@@ -10,7 +10,7 @@ const PAYMENT_COLUMNS = [
   'capture_method', 'payment_method_type', 'payment_method_id', 'country', 'description', 'reference', 'customer',
   'metadata', 'return_url', 'test_scenario', 'provider_id', 'provider_code', 'provider_name', 'provider_account_id',
   'provider_payment_id', 'attempt_count', 'routing_decision_id', 'routing_rule', 'risk_decision_id', 'risk_score',
-  'failure', 'fee_amount', 'processing_time_ms', 'created_at', 'updated_at', 'processed_at',
+  'failure', 'next_action', 'fee_amount', 'processing_time_ms', 'created_at', 'updated_at', 'processed_at',
 ] as const;
 
 function paymentValues(p: PaymentRecord): unknown[] {
@@ -19,7 +19,8 @@ function paymentValues(p: PaymentRecord): unknown[] {
     p.captureMethod, p.paymentMethodType, p.paymentMethodId, p.country, p.description, p.reference,
     p.customer && JSON.stringify(p.customer), JSON.stringify(p.metadata), p.returnUrl, p.testScenario, p.providerId,
     p.providerCode, p.providerName, p.providerAccountId, p.providerPaymentId, p.attemptCount, p.routingDecisionId,
-    p.routingRule, p.riskDecisionId, p.riskScore, p.failure && JSON.stringify(p.failure), p.feeAmount,
+    p.routingRule, p.riskDecisionId, p.riskScore, p.failure && JSON.stringify(p.failure),
+    p.nextAction && JSON.stringify(p.nextAction), p.feeAmount,
     p.processingTimeMs, p.createdAt, p.updatedAt, p.processedAt,
   ];
 }
@@ -102,12 +103,30 @@ function toPayment(r: Record<string, any>, attempts: AttemptRecord[]): PaymentRe
     riskDecisionId: r.risk_decision_id,
     riskScore: r.risk_score,
     failure: r.failure,
+    nextAction: r.next_action ?? null,
     feeAmount: r.fee_amount,
     processingTimeMs: r.processing_time_ms,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     processedAt: r.processed_at,
     attempts,
+  };
+}
+
+function toCustomerAction(r: Record<string, any>): CustomerActionRecord {
+  return {
+    attemptId: r.attempt_id,
+    paymentId: r.payment_id,
+    merchantId: r.merchant_id,
+    projectId: r.project_id,
+    mode: r.mode,
+    tokenHash: r.token_hash,
+    type: r.type,
+    feeAmount: BigInt(r.fee_amount),
+    expiresAt: r.expires_at,
+    createdAt: r.created_at,
+    completedAt: r.completed_at,
+    outcome: r.outcome,
   };
 }
 
@@ -256,6 +275,57 @@ export function createStore(pool: Pool) {
         `SELECT id FROM payments WHERE status = 'authorized' AND ${AUTHORIZED_AT} <= $1
          ORDER BY ${AUTHORIZED_AT}, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [cutoff, limit],
+      );
+      if (locked.rows.length === 0) return [];
+      const { rows } = await tx.query(`SELECT ${WITH_ATTEMPTS} FROM payments p WHERE p.id = ANY($1) ORDER BY p.id`, [
+        locked.rows.map((r) => r.id),
+      ]);
+      return rows.map(withAttempts);
+    },
+
+    async insertCustomerAction(db: Queryable, a: CustomerActionRecord): Promise<void> {
+      await db.query(
+        `INSERT INTO customer_actions (attempt_id, payment_id, merchant_id, project_id, mode, token_hash, type,
+           fee_amount, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [a.attemptId, a.paymentId, a.merchantId, a.projectId, a.mode, a.tokenHash, a.type, a.feeAmount, a.expiresAt,
+          a.createdAt],
+      );
+    },
+
+    /** The action a sandbox page's token opens, completed or not; across scopes, since the token is the authority. */
+    async customerActionByToken(tokenHash: string, db: Queryable = pool): Promise<CustomerActionRecord | undefined> {
+      const { rows } = await db.query('SELECT * FROM customer_actions WHERE token_hash = $1', [tokenHash]);
+      return rows.length === 0 ? undefined : toCustomerAction(rows[0]);
+    },
+
+    /** The payment's open action (at most one: only one attempt at a time waits for the customer). */
+    async openCustomerAction(db: Queryable, paymentId: string): Promise<CustomerActionRecord | undefined> {
+      const { rows } = await db.query(
+        'SELECT * FROM customer_actions WHERE payment_id = $1 AND completed_at IS NULL', [paymentId],
+      );
+      return rows.length === 0 ? undefined : toCustomerAction(rows[0]);
+    },
+
+    /** Closes the payment's open action, in the transaction that moves the payment on. */
+    async closeCustomerAction(db: Queryable, paymentId: string, outcome: string, at: Date): Promise<void> {
+      await db.query(
+        'UPDATE customer_actions SET completed_at = $3, outcome = $2 WHERE payment_id = $1 AND completed_at IS NULL',
+        [paymentId, outcome, at],
+      );
+    },
+
+    /**
+     * Locks up to `limit` payments whose customer action expired at or before `now`, skipping rows
+     * another replica, or a customer completing the page right now, holds. Across all scopes, like
+     * claimExpiredAuthorizations. `p.status` is re-checked on the locked row, so a payment the page
+     * completed since this statement's snapshot is not returned.
+     */
+    async claimExpiredCustomerActions(tx: Queryable, now: Date, limit: number): Promise<PaymentRecord[]> {
+      const locked = await tx.query(
+        `SELECT p.id FROM customer_actions c JOIN payments p ON p.id = c.payment_id
+         WHERE c.completed_at IS NULL AND c.expires_at <= $1 AND p.status = 'processing'
+         ORDER BY c.expires_at, p.id LIMIT $2 FOR UPDATE OF p SKIP LOCKED`,
+        [now, limit],
       );
       if (locked.rows.length === 0) return [];
       const { rows } = await tx.query(`SELECT ${WITH_ATTEMPTS} FROM payments p WHERE p.id = ANY($1) ORDER BY p.id`, [

@@ -33,6 +33,9 @@ export function paymentToProto(p: PaymentRecord): Payment {
     },
     risk: { decisionId: opt(p.riskDecisionId), score: opt(p.riskScore) },
     failure: opt(p.failure),
+    nextAction: p.nextAction
+      ? { ...p.nextAction, expiresAt: timestampFromDate(new Date(p.nextAction.expiresAt)) }
+      : undefined,
     feeAmount: p.feeAmount,
     feeCurrency: p.currency,
     processingTimeMs: opt(p.processingTimeMs),

@@ -1,10 +1,44 @@
-// payouts: payouts to merchants' beneficiaries (PayoutsService). Owns schema payouts.
-// Built in the foundation as a running part with health and its schema; its RPCs arrive with
-// the payouts issue.
-import { assemblePart, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
+// payouts: payouts to merchants' beneficiaries (PayoutsService). Owns schema payouts; emits
+// payout.created, payout.successful and payout.failed. Calls routing-risk (PlanPayout) and the
+// ledger (settled funds). docs/ledger.md describes it.
+import type { Client } from '@connectrpc/connect';
+import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
+import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import { assemblePart, createRelay, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
+import { createDispatcher } from './dispatcher.js';
+import { createPayouts } from './payouts.js';
+import type { PayoutConnector } from './providers.js';
+import { every } from './scheduler.js';
+import { routes } from './service.js';
+import { createPayoutStore } from './store.js';
 
 export const PART: PartInfo = { name: 'payouts', schema: 'payouts', dir: 'services/payouts' };
 
-export function build(deps: ServiceDeps): ServicePart {
-  return assemblePart(deps, { name: PART.name, services: [], routes: () => undefined });
+export interface PayoutsDeps extends ServiceDeps {
+  routing: Client<typeof RoutingService>;
+  ledger: Client<typeof LedgerService>;
+  /** Licensed providers' payout connectors by provider code; demo providers are built in. */
+  connectors?: Record<string, PayoutConnector>;
+}
+
+export function build(deps: PayoutsDeps): ServicePart {
+  const relay = createRelay(deps);
+  const store = createPayoutStore(deps.pool);
+  const payouts = createPayouts({
+    store, routing: deps.routing, ledger: deps.ledger, clock: deps.clock, relay, holdMs: deps.config.payoutHoldMs,
+  });
+  const dispatcher = createDispatcher({ store, clock: deps.clock, relay, logger: deps.logger, connectors: deps.connectors });
+  const sweep = every(deps.config.payoutSweepMs, 'payout dispatch', deps.logger, () => dispatcher.dispatch(deps.clock.now()));
+  return assemblePart(deps, {
+    name: PART.name,
+    services: [PayoutsService.typeName],
+    routes: routes(payouts, dispatcher, deps.clock),
+    relay,
+    async start() {
+      sweep.start();
+    },
+    // Before the relay's final drain, so the events of a last dispatch are published too.
+    stop: () => sweep.stop(),
+  });
 }

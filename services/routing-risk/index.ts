@@ -2,6 +2,7 @@
 import { RiskService } from '../../proto/gen/svc/risk/v1/risk_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { assemblePart, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
+import { payoutRoutingRoutes } from './payout-routing.js';
 import { routes } from './service.js';
 import { createStore } from './store.js';
 
@@ -11,6 +12,11 @@ export function build(deps: ServiceDeps): ServicePart {
   return assemblePart(deps, {
     name: PART.name,
     services: [RoutingService.typeName, RiskService.typeName],
-    routes: routes(createStore(deps.pool), deps.clock),
+    routes: (router) => {
+      const store = createStore(deps.pool);
+      routes(store, deps.clock)(router);
+      // Registered after RoutingService's other methods, so it replaces their unimplemented stub.
+      payoutRoutingRoutes(store)(router);
+    },
   });
 }

@@ -41,6 +41,32 @@ export interface Config {
   authorizationTtlHours: number;
   /** How often the payments part looks for expired authorizations. */
   expirySweepMs: number;
+  /** How long a customer action (redirect, QR, bank transfer page) waits before the payment fails. */
+  customerActionTtlMinutes: number;
+  /** Where merchants' customers reach the gateway, for hosted-page links (no trailing slash). */
+  publicBaseUrl?: string;
+  /** Deadline of one webhook delivery attempt: connect, request and response together. */
+  webhookTimeoutMs: number;
+  /** Attempts per delivery before it is exhausted (the contract's default is 6). */
+  webhookMaxAttempts: number;
+  /** Webhook attempts in flight at once per webhooks replica. */
+  webhookConcurrency: number;
+  /** Of those, at most this many to one endpoint, so a slow endpoint cannot take every slot. */
+  webhookEndpointConcurrency: number;
+  /** How often each webhooks replica looks for due retries (it is also woken by new events). */
+  webhookPollMs: number;
+  /** Whether test-mode endpoints may point at loopback addresses (local development). */
+  webhooksAllowLoopbackInTest: boolean;
+  /** 32-byte key that encrypts endpoint signing secrets at rest; unset: stored as they are. */
+  webhookSecretKey?: Buffer;
+  /** Demo providers settle a movement once it is this old (T+1 by default). */
+  settlementCutoffMs: number;
+  /** How often the ledger runs a cycle of the demo providers' settlement reports. */
+  settlementSweepMs: number;
+  /** A payout waits this long in `created` (cancellable) before it is sent to its provider. */
+  payoutHoldMs: number;
+  /** How often the payouts part sends the payouts whose hold has passed. */
+  payoutSweepMs: number;
 }
 
 export class ConfigError extends Error {
@@ -100,6 +126,25 @@ function addressList(env: Env, name: string): string[] {
   return entries;
 }
 
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+/** 32 bytes, as 64 hex characters or base64. */
+function key32(env: Env, name: string): Buffer | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (bytes.length !== 32 || (!/^[0-9a-fA-F]{64}$/.test(raw) && bytes.toString('base64') !== raw)) {
+    throw new ConfigError(name, 'must be 32 bytes written as 64 hex characters or base64 (e.g. `openssl rand -hex 32`)');
+  }
+  return bytes;
+}
+
 function subjectToken(env: Env, name: string, fallback: string, pattern: RegExp): string {
   const raw = str(env, name) ?? fallback;
   if (!pattern.test(raw)) throw new ConfigError(name, `has characters NATS does not allow here: "${raw}"`);
@@ -145,6 +190,19 @@ export function loadConfig(env: Env = process.env): Config {
     // Card schemes hold funds for at most about 30 days; a longer hold is never honoured upstream.
     authorizationTtlHours: int(env, 'AUTHORIZATION_TTL_HOURS', 168, 1, 24 * 31),
     expirySweepMs: int(env, 'EXPIRY_SWEEP_MS', 60_000, 10, 3_600_000),
+    customerActionTtlMinutes: int(env, 'CUSTOMER_ACTION_TTL_MINUTES', 15, 1, 7 * 24 * 60),
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookMaxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 6, 1, 50),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 200, 1, 10_000),
+    webhookEndpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1, 1000),
+    webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 500, 10, 60_000),
+    webhooksAllowLoopbackInTest: bool(env, 'WEBHOOKS_ALLOW_LOOPBACK_IN_TEST', true),
+    webhookSecretKey: key32(env, 'WEBHOOK_SECRET_KEY'),
+    settlementCutoffMs: int(env, 'SETTLEMENT_CUTOFF_MS', 86_400_000, 0, 30 * 86_400_000),
+    settlementSweepMs: int(env, 'SETTLEMENT_SWEEP_MS', 60_000, 10, 86_400_000),
+    payoutHoldMs: int(env, 'PAYOUT_HOLD_MS', 60_000, 0, 7 * 86_400_000),
+    payoutSweepMs: int(env, 'PAYOUT_SWEEP_MS', 1_000, 10, 3_600_000),
   };
 }
 

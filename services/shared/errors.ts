@@ -18,6 +18,7 @@ export const ERRORS = {
   route_not_found: { status: 404, type: 'not_found_error', grpc: Code.NotFound },
   invalid_state_transition: { status: 409, type: 'state_error', grpc: Code.FailedPrecondition },
   live_mode_not_verified: { status: 409, type: 'state_error', grpc: Code.FailedPrecondition },
+  insufficient_settled_funds: { status: 409, type: 'state_error', grpc: Code.FailedPrecondition },
   rate_limited: { status: 429, type: 'rate_limit_error', grpc: Code.ResourceExhausted },
   idempotency_key_reused: { status: 422, type: 'idempotency_error', grpc: Code.InvalidArgument },
   idempotency_in_progress: { status: 429, type: 'idempotency_error', grpc: Code.Aborted },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PAYMENT_SCENARIOS, playFor, type Play } from './scenarios.js';
-import type { AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from './types.js';
+import type { AuthorizeRequest, AuthorizeResult, Connector, NextActionType, PaymentStatusResult } from './types.js';
 import type { RefundRequest, RefundResult } from './types.js';
 
 type Answer = Omit<AuthorizeResult, 'providerPaymentId' | 'fee'>;
@@ -21,6 +21,17 @@ const ANSWERS: Record<Exclude<Play, 'timeout_not_received' | 'timeout_approved'>
   unavailable: {
     outcome: 'provider_unavailable', providerCode: 'service_unavailable', providerMessage: 'The provider is temporarily unavailable',
   },
+};
+
+/**
+ * The demo providers' asynchronous rails: the customer finishes these payments on a page (the
+ * sandbox hosted page), so where a synchronous rail would approve, the provider first asks for the
+ * customer's action. Card, wallet, instant and local answer at once.
+ */
+export const DEMO_ASYNC_RAILS: Readonly<Record<string, NextActionType>> = {
+  open_banking: 'redirect',
+  qr: 'qr_code',
+  bank_transfer: 'display_details',
 };
 
 /**
@@ -57,12 +68,24 @@ export class DemoConnector implements Connector {
   }
 
   private answer(req: AuthorizeRequest, a: Answer): AuthorizeResult {
+    const fee = req.candidate.feeFixed + (req.amount * BigInt(req.candidate.feeBps)) / 10_000n;
+    const rail = DEMO_ASYNC_RAILS[req.methodType];
+    if (a.outcome === 'success' && rail) {
+      return {
+        outcome: 'requires_action',
+        providerCode: 'customer_action_required',
+        providerMessage: 'Awaiting the customer on the hosted page',
+        providerPaymentId: providerPaymentId(req),
+        fee: 0n,
+        customerAction: { type: rail, fee },
+      };
+    }
     const answered = a.outcome === 'success' || a.outcome === 'soft_decline' || a.outcome === 'hard_decline';
     return {
       ...a,
       // Derived from the attempt id, so a status query names the same payment authorize did.
       providerPaymentId: answered ? providerPaymentId(req) : null,
-      fee: a.outcome === 'success' ? req.candidate.feeFixed + (req.amount * BigInt(req.candidate.feeBps)) / 10_000n : 0n,
+      fee: a.outcome === 'success' ? fee : 0n,
     };
   }
 }

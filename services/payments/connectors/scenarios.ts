@@ -28,7 +28,9 @@ export const PAYMENT_SCENARIOS: readonly Scenario[] = [
     name: 'success',
     description:
       'The first provider on the route approves: one attempt, succeeded; the payment is successful '
-      + '(authorized when capture_method is manual). Payments without test_scenario behave the same.',
+      + '(authorized when capture_method is manual). Payments without test_scenario behave the same. On the '
+      + 'asynchronous rails (open_banking, qr, bank_transfer) the provider first asks for the customer: the payment '
+      + 'is processing with next_action until the customer approves, declines or lets it expire on the sandbox page.',
     first: 'approve',
     others: 'approve',
   },

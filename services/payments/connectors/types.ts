@@ -32,6 +32,28 @@ export interface AuthorizeResult {
   providerMessage: string | null;
   /** What the provider charges for this attempt, in minor units; 0 unless it succeeded. */
   fee: bigint;
+  /** With outcome requires_action: what the customer must do before the provider decides. */
+  customerAction?: CustomerActionRequired;
+}
+
+/** The contract's next_action.type values. */
+export type NextActionType = 'redirect' | 'qr_code' | 'display_details';
+
+/**
+ * A provider waits for the customer: a redirect to its page, a QR code to scan, or bank details to
+ * transfer to. In live mode `url` is the provider's hosted page and is required (without it the
+ * customer could not act, and payments treats the answer as unknown); in test mode payments shows
+ * its own sandbox page instead, so the demo providers leave it out.
+ */
+export interface CustomerActionRequired {
+  type: NextActionType;
+  url?: string;
+  /** What a QR code encodes; defaults to `url`. */
+  qrPayload?: string;
+  /** When the provider stops waiting; default: now plus CUSTOMER_ACTION_TTL_MINUTES. */
+  expiresAt?: Date;
+  /** What the provider will charge if the customer approves; the attempt's fee stays 0 until then. */
+  fee: bigint;
 }
 
 /**

@@ -2,3 +2,7 @@
 export { paymentJson } from './payment.js';
 export { refundJson } from './refund.js';
 export { paymentMethodJson } from './payment-method.js';
+export { transactionJson } from './transaction.js';
+export { balanceJson, balancesJson } from './balance.js';
+export { settlementJson, settlementItemJson } from './settlement.js';
+export { payoutJson, rawAccountNumberField, type DestinationInput } from './payout.js';

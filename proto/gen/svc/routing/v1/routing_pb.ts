@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/routing/v1/routing.proto.
  */
 export const file_svc_routing_v1_routing: GenFile = /*@__PURE__*/
-  fileDesc("ChxzdmMvcm91dGluZy92MS9yb3V0aW5nLnByb3RvEg5zdmMucm91dGluZy52MSJgChJQbGFuUGF5bWVudFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEiUKBWlucHV0GAIgASgLMhYuc3ZjLnJpc2sudjEuUmlza0lucHV0IqgBCg5Sb3V0ZUNhbmRpZGF0ZRITCgtwcm92aWRlcl9pZBgBIAEoCRIVCg1wcm92aWRlcl9jb2RlGAIgASgJEhUKDXByb3ZpZGVyX25hbWUYAyABKAkSGwoTcHJvdmlkZXJfYWNjb3VudF9pZBgEIAEoCRIRCglmZWVfZml4ZWQYBSABKAMSDwoHZmVlX2JwcxgGIAEoBRISCgpsYXRlbmN5X21zGAcgASgFIooBCg9Sb3V0aW5nRGVjaXNpb24SEwoLZGVjaXNpb25faWQYASABKAkSDAoEcnVsZRgCIAEoCRIyCgpjYW5kaWRhdGVzGAMgAygLMh4uc3ZjLnJvdXRpbmcudjEuUm91dGVDYW5kaWRhdGUSFAoHcnVsZV9pZBgEIAEoCUgAiAEBQgoKCF9ydWxlX2lkIoEBChNQbGFuUGF5bWVudFJlc3BvbnNlEicKBHJpc2sYASABKAsyGS5zdmMucmlzay52MS5SaXNrRGVjaXNpb24SNQoHcm91dGluZxgCIAEoCzIfLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdEZWNpc2lvbkgAiAEBQgoKCF9yb3V0aW5nIpECCgtSb3V0aW5nUnVsZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCHByaW9yaXR5GAMgASgFEhIKCmN1cnJlbmNpZXMYBCADKAkSEQoJY291bnRyaWVzGAUgAygJEhwKFHBheW1lbnRfbWV0aG9kX3R5cGVzGAYgAygJEhcKCm1pbl9hbW91bnQYByABKANIAIgBARIXCgptYXhfYW1vdW50GAggASgDSAGIAQESEQoJcHJvdmlkZXJzGAkgAygJEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQg0KC19taW5fYW1vdW50Qg0KC19tYXhfYW1vdW50ImoKGENyZWF0ZVJvdXRpbmdSdWxlUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSKQoEcnVsZRgCIAEoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlIkYKGUNyZWF0ZVJvdXRpbmdSdWxlUmVzcG9uc2USKQoEcnVsZRgBIAEoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlIj4KF0xpc3RSb3V0aW5nUnVsZXNSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZSJGChhMaXN0Um91dGluZ1J1bGVzUmVzcG9uc2USKgoFcnVsZXMYASADKAsyGy5zdmMucm91dGluZy52MS5Sb3V0aW5nUnVsZSJLChhEZWxldGVSb3V0aW5nUnVsZVJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIkYKGURlbGV0ZVJvdXRpbmdSdWxlUmVzcG9uc2USKQoEcnVsZRgBIAEoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlMqMDCg5Sb3V0aW5nU2VydmljZRJWCgtQbGFuUGF5bWVudBIiLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXltZW50UmVxdWVzdBojLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXltZW50UmVzcG9uc2USaAoRQ3JlYXRlUm91dGluZ1J1bGUSKC5zdmMucm91dGluZy52MS5DcmVhdGVSb3V0aW5nUnVsZVJlcXVlc3QaKS5zdmMucm91dGluZy52MS5DcmVhdGVSb3V0aW5nUnVsZVJlc3BvbnNlEmUKEExpc3RSb3V0aW5nUnVsZXMSJy5zdmMucm91dGluZy52MS5MaXN0Um91dGluZ1J1bGVzUmVxdWVzdBooLnN2Yy5yb3V0aW5nLnYxLkxpc3RSb3V0aW5nUnVsZXNSZXNwb25zZRJoChFEZWxldGVSb3V0aW5nUnVsZRIoLnN2Yy5yb3V0aW5nLnYxLkRlbGV0ZVJvdXRpbmdSdWxlUmVxdWVzdBopLnN2Yy5yb3V0aW5nLnYxLkRlbGV0ZVJvdXRpbmdSdWxlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_common_v1_common, file_svc_risk_v1_risk]);
+  fileDesc("ChxzdmMvcm91dGluZy92MS9yb3V0aW5nLnByb3RvEg5zdmMucm91dGluZy52MSJgChJQbGFuUGF5bWVudFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEiUKBWlucHV0GAIgASgLMhYuc3ZjLnJpc2sudjEuUmlza0lucHV0IqgBCg5Sb3V0ZUNhbmRpZGF0ZRITCgtwcm92aWRlcl9pZBgBIAEoCRIVCg1wcm92aWRlcl9jb2RlGAIgASgJEhUKDXByb3ZpZGVyX25hbWUYAyABKAkSGwoTcHJvdmlkZXJfYWNjb3VudF9pZBgEIAEoCRIRCglmZWVfZml4ZWQYBSABKAMSDwoHZmVlX2JwcxgGIAEoBRISCgpsYXRlbmN5X21zGAcgASgFIooBCg9Sb3V0aW5nRGVjaXNpb24SEwoLZGVjaXNpb25faWQYASABKAkSDAoEcnVsZRgCIAEoCRIyCgpjYW5kaWRhdGVzGAMgAygLMh4uc3ZjLnJvdXRpbmcudjEuUm91dGVDYW5kaWRhdGUSFAoHcnVsZV9pZBgEIAEoCUgAiAEBQgoKCF9ydWxlX2lkIoEBChNQbGFuUGF5bWVudFJlc3BvbnNlEicKBHJpc2sYASABKAsyGS5zdmMucmlzay52MS5SaXNrRGVjaXNpb24SNQoHcm91dGluZxgCIAEoCzIfLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdEZWNpc2lvbkgAiAEBQgoKCF9yb3V0aW5nIpECCgtSb3V0aW5nUnVsZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCHByaW9yaXR5GAMgASgFEhIKCmN1cnJlbmNpZXMYBCADKAkSEQoJY291bnRyaWVzGAUgAygJEhwKFHBheW1lbnRfbWV0aG9kX3R5cGVzGAYgAygJEhcKCm1pbl9hbW91bnQYByABKANIAIgBARIXCgptYXhfYW1vdW50GAggASgDSAGIAQESEQoJcHJvdmlkZXJzGAkgAygJEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQg0KC19taW5fYW1vdW50Qg0KC19tYXhfYW1vdW50ImoKGENyZWF0ZVJvdXRpbmdSdWxlUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSKQoEcnVsZRgCIAEoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlIkYKGUNyZWF0ZVJvdXRpbmdSdWxlUmVzcG9uc2USKQoEcnVsZRgBIAEoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlIj4KF0xpc3RSb3V0aW5nUnVsZXNSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZSJGChhMaXN0Um91dGluZ1J1bGVzUmVzcG9uc2USKgoFcnVsZXMYASADKAsyGy5zdmMucm91dGluZy52MS5Sb3V0aW5nUnVsZSJLChhEZWxldGVSb3V0aW5nUnVsZVJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIkYKGURlbGV0ZVJvdXRpbmdSdWxlUmVzcG9uc2USKQoEcnVsZRgBIAEoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlIpYBChFQbGFuUGF5b3V0UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSDgoGYW1vdW50GAIgASgDEhAKCGN1cnJlbmN5GAMgASgJEhgKEGRlc3RpbmF0aW9uX3R5cGUYBCABKAkSFAoHY291bnRyeRgFIAEoCUgAiAEBQgoKCF9jb3VudHJ5In4KD1BheW91dENhbmRpZGF0ZRITCgtwcm92aWRlcl9pZBgBIAEoCRIVCg1wcm92aWRlcl9jb2RlGAIgASgJEhUKDXByb3ZpZGVyX25hbWUYAyABKAkSGwoTcHJvdmlkZXJfYWNjb3VudF9pZBgEIAEoCRILCgNmZWUYBSABKAMiVwoSUGxhblBheW91dFJlc3BvbnNlEgwKBHJ1bGUYASABKAkSMwoKY2FuZGlkYXRlcxgCIAMoCzIfLnN2Yy5yb3V0aW5nLnYxLlBheW91dENhbmRpZGF0ZTL4AwoOUm91dGluZ1NlcnZpY2USVgoLUGxhblBheW1lbnQSIi5zdmMucm91dGluZy52MS5QbGFuUGF5bWVudFJlcXVlc3QaIy5zdmMucm91dGluZy52MS5QbGFuUGF5bWVudFJlc3BvbnNlEmgKEUNyZWF0ZVJvdXRpbmdSdWxlEiguc3ZjLnJvdXRpbmcudjEuQ3JlYXRlUm91dGluZ1J1bGVSZXF1ZXN0Gikuc3ZjLnJvdXRpbmcudjEuQ3JlYXRlUm91dGluZ1J1bGVSZXNwb25zZRJlChBMaXN0Um91dGluZ1J1bGVzEicuc3ZjLnJvdXRpbmcudjEuTGlzdFJvdXRpbmdSdWxlc1JlcXVlc3QaKC5zdmMucm91dGluZy52MS5MaXN0Um91dGluZ1J1bGVzUmVzcG9uc2USaAoRRGVsZXRlUm91dGluZ1J1bGUSKC5zdmMucm91dGluZy52MS5EZWxldGVSb3V0aW5nUnVsZVJlcXVlc3QaKS5zdmMucm91dGluZy52MS5EZWxldGVSb3V0aW5nUnVsZVJlc3BvbnNlElMKClBsYW5QYXlvdXQSIS5zdmMucm91dGluZy52MS5QbGFuUGF5b3V0UmVxdWVzdBoiLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXlvdXRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_svc_common_v1_common, file_svc_risk_v1_risk]);
 
 /**
  * @generated from message svc.routing.v1.PlanPaymentRequest
@@ -341,6 +341,110 @@ export const DeleteRoutingRuleResponseSchema: GenMessage<DeleteRoutingRuleRespon
   messageDesc(file_svc_routing_v1_routing, 10);
 
 /**
+ * @generated from message svc.routing.v1.PlanPayoutRequest
+ */
+export type PlanPayoutRequest = Message<"svc.routing.v1.PlanPayoutRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: int64 amount = 2;
+   */
+  amount: bigint;
+
+  /**
+   * @generated from field: string currency = 3;
+   */
+  currency: string;
+
+  /**
+   * bank_account, wallet or card_token.
+   *
+   * @generated from field: string destination_type = 4;
+   */
+  destinationType: string;
+
+  /**
+   * @generated from field: optional string country = 5;
+   */
+  country?: string | undefined;
+};
+
+/**
+ * Describes the message svc.routing.v1.PlanPayoutRequest.
+ * Use `create(PlanPayoutRequestSchema)` to create a new message.
+ */
+export const PlanPayoutRequestSchema: GenMessage<PlanPayoutRequest> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 11);
+
+/**
+ * @generated from message svc.routing.v1.PayoutCandidate
+ */
+export type PayoutCandidate = Message<"svc.routing.v1.PayoutCandidate"> & {
+  /**
+   * @generated from field: string provider_id = 1;
+   */
+  providerId: string;
+
+  /**
+   * @generated from field: string provider_code = 2;
+   */
+  providerCode: string;
+
+  /**
+   * @generated from field: string provider_name = 3;
+   */
+  providerName: string;
+
+  /**
+   * @generated from field: string provider_account_id = 4;
+   */
+  providerAccountId: string;
+
+  /**
+   * What this provider charges to send the payout, in minor units.
+   *
+   * @generated from field: int64 fee = 5;
+   */
+  fee: bigint;
+};
+
+/**
+ * Describes the message svc.routing.v1.PayoutCandidate.
+ * Use `create(PayoutCandidateSchema)` to create a new message.
+ */
+export const PayoutCandidateSchema: GenMessage<PayoutCandidate> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 12);
+
+/**
+ * @generated from message svc.routing.v1.PlanPayoutResponse
+ */
+export type PlanPayoutResponse = Message<"svc.routing.v1.PlanPayoutResponse"> & {
+  /**
+   * The name of the payout rule that chose the candidates.
+   *
+   * @generated from field: string rule = 1;
+   */
+  rule: string;
+
+  /**
+   * Best first; empty when no provider can send the payout.
+   *
+   * @generated from field: repeated svc.routing.v1.PayoutCandidate candidates = 2;
+   */
+  candidates: PayoutCandidate[];
+};
+
+/**
+ * Describes the message svc.routing.v1.PlanPayoutResponse.
+ * Use `create(PlanPayoutResponseSchema)` to create a new message.
+ */
+export const PlanPayoutResponseSchema: GenMessage<PlanPayoutResponse> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 13);
+
+/**
  * RoutingService turns a payment into an ordered list of eligible provider accounts.
  *
  * @generated from service svc.routing.v1.RoutingService
@@ -384,6 +488,16 @@ export const RoutingService: GenService<{
     methodKind: "unary";
     input: typeof DeleteRoutingRuleRequestSchema;
     output: typeof DeleteRoutingRuleResponseSchema;
+  },
+  /**
+   * PlanPayout orders the provider accounts that can send a payout by the payout routing rules.
+   *
+   * @generated from rpc svc.routing.v1.RoutingService.PlanPayout
+   */
+  planPayout: {
+    methodKind: "unary";
+    input: typeof PlanPayoutRequestSchema;
+    output: typeof PlanPayoutResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_routing_v1_routing, 0);

@@ -1,0 +1,73 @@
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { Client } from '@connectrpc/connect';
+import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import {
+  balancesJson, settlementJson, transactionJson,
+} from '../../services/shared/contract/index.js';
+import { DomainError } from '../../services/shared/index.js';
+import { scopeOf } from '../auth/authenticate.js';
+import type { Handlers } from '../contract/index.js';
+import { SETTLEMENT_STATUSES } from '../contract/enums.js';
+import { decodeCursor, page } from '../http/cursor.js';
+import { currencyOf } from './payments.js';
+
+interface TransactionQuery {
+  type?: string;
+  status?: string;
+  currency?: string;
+  provider_account_id?: string;
+  from?: string;
+  to?: string;
+  limit: number;
+  cursor?: string;
+}
+
+/** `status=successful,failed`: any of them. The ledger refuses a status it does not know (422). */
+const statusesOf = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+
+export function ledgerHandlers(client: Client<typeof LedgerService> | undefined): Handlers {
+  // A standalone gateway requires LEDGER_URL; a gateway built in-process without it answers 503.
+  const ledger = () => {
+    if (!client) throw new DomainError('service_unavailable', 'The ledger is not reachable from this gateway.');
+    return client;
+  };
+  return {
+    async listTransactions(request) {
+      const q = request.query as TransactionQuery;
+      const res = await ledger().listTransactions({
+        scope: scopeOf(request.identity!),
+        type: q.type,
+        statuses: statusesOf(q.status),
+        currency: q.currency && currencyOf(q.currency),
+        providerAccountId: q.provider_account_id,
+        occurredFrom: q.from ? timestampFromDate(new Date(q.from)) : undefined,
+        occurredTo: q.to ? timestampFromDate(new Date(q.to)) : undefined,
+        limit: q.limit,
+        startingAfter: q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'txn'),
+      });
+      return page(res.transactions.map((t) => transactionJson(t) as { id: string }), res.hasMore);
+    },
+
+    async getBalances(request) {
+      const { balances } = await ledger().getBalances({ scope: scopeOf(request.identity!) });
+      return balancesJson(balances);
+    },
+
+    async listSettlements(request) {
+      const q = request.query as { status?: string; provider_account_id?: string };
+      if (q.status !== undefined && !(SETTLEMENT_STATUSES as readonly string[]).includes(q.status)) {
+        throw new DomainError('validation_error', `status "${q.status}" is not a settlement status`, { param: 'status' });
+      }
+      const { settlements } = await ledger().listSettlements({
+        scope: scopeOf(request.identity!), status: q.status, providerAccountId: q.provider_account_id,
+      });
+      return { data: settlements.map((s) => settlementJson(s)) };
+    },
+
+    async getSettlement(request) {
+      const { id } = request.params as { id: string };
+      const { settlement } = await ledger().getSettlement({ scope: scopeOf(request.identity!), id });
+      return settlementJson(settlement!, true);
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import type { JsonObject } from '@bufbuild/protobuf';
+import type { Client } from '@connectrpc/connect';
+import type { FastifyInstance } from 'fastify';
+import type { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
+import { payoutJson, rawAccountNumberField } from '../../services/shared/contract/index.js';
+import { DomainError } from '../../services/shared/index.js';
+import { scopeOf } from '../auth/authenticate.js';
+import type { Handlers } from '../contract/index.js';
+import { PAYOUT_STATUSES } from '../contract/enums.js';
+import { refuseCardData } from '../edge/card-data.js';
+import { decodeCursor, page } from '../http/cursor.js';
+import { currencyOf, refuseScenarioInLive } from './payments.js';
+
+interface CreatePayoutBody {
+  amount: number;
+  currency: string;
+  destination: { type: string; token?: string; display: string; holder_name?: string; country?: string };
+  description?: string;
+  reference?: string;
+  metadata?: JsonObject;
+  test_scenario?: string;
+}
+
+/**
+ * Raw account numbers in a payout destination are refused like card data: before schema
+ * validation and idempotency, so the value is never echoed, stored or logged, and a corrected body
+ * may reuse its Idempotency-Key. Card numbers are looked for first, so they keep their own code.
+ */
+export function installPayoutDestinationCheck(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (request.routeOptions.config?.operationId !== 'createPayout' || request.body === undefined) return;
+    refuseCardData(request.body);
+    const d = (request.body as { destination?: unknown }).destination;
+    if (typeof d !== 'object' || d === null) return;
+    const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const { token, display, holder_name } = d as Record<string, unknown>;
+    const field = rawAccountNumberField({ token: text(token), display: text(display), holderName: text(holder_name) });
+    if (field) {
+      throw new DomainError('validation_error',
+        `${field} looks like a raw account number; send the provider's beneficiary token and a masked display.`, { param: field });
+    }
+  });
+}
+
+function statusesOf(value: string | undefined): string[] {
+  const statuses = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = statuses.find((s) => !(PAYOUT_STATUSES as readonly string[]).includes(s));
+  if (bad !== undefined) throw new DomainError('validation_error', `status "${bad}" is not a payout status`, { param: 'status' });
+  return statuses;
+}
+
+export function payoutHandlers(client: Client<typeof PayoutsService> | undefined): Handlers {
+  // A standalone gateway requires PAYOUTS_URL; a gateway built in-process without it answers 503.
+  const payouts = () => {
+    if (!client) throw new DomainError('service_unavailable', 'The payouts part is not reachable from this gateway.');
+    return client;
+  };
+  return {
+    async createPayout(request, reply) {
+      const identity = request.identity!;
+      const body = request.body as CreatePayoutBody;
+      refuseScenarioInLive(identity.mode, body.test_scenario);
+      const d = body.destination;
+      const { payout } = await payouts().createPayout({
+        scope: scopeOf(identity),
+        amount: BigInt(body.amount),
+        currency: currencyOf(body.currency),
+        destination: {
+          type: d.type, token: d.token, display: d.display, holderName: d.holder_name, country: d.country?.toUpperCase(),
+        },
+        description: body.description,
+        reference: body.reference,
+        metadata: body.metadata ?? {},
+        testScenario: body.test_scenario,
+      });
+      return reply.code(201).send(payoutJson(payout!));
+    },
+
+    async listPayouts(request) {
+      const q = request.query as { status?: string; limit: number; cursor?: string };
+      const res = await payouts().listPayouts({
+        scope: scopeOf(request.identity!),
+        statuses: statusesOf(q.status),
+        limit: q.limit,
+        startingAfter: q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'po'),
+      });
+      return page(res.payouts.map((p) => payoutJson(p) as { id: string }), res.hasMore);
+    },
+
+    async getPayout(request) {
+      const { id } = request.params as { id: string };
+      const { payout } = await payouts().getPayout({ scope: scopeOf(request.identity!), id });
+      return payoutJson(payout!);
+    },
+
+    async cancelPayout(request) {
+      const { id } = request.params as { id: string };
+      const { payout } = await payouts().cancelPayout({ scope: scopeOf(request.identity!), id });
+      return payoutJson(payout!);
+    },
+  };
+}

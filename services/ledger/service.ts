@@ -1,0 +1,133 @@
+import type { ConnectRouter } from '@connectrpc/connect';
+import { timestampDate } from '@bufbuild/protobuf/wkt';
+import type { Scope as ScopeMessage } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { LedgerService, type SettlementReport as ReportMessage } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import { serviceError, toConnectError, DomainError, type Clock } from '../shared/index.js';
+import type { DemoSettlement } from './demo-settlement.js';
+import type { Scope } from './movements.js';
+import type { SettlementStore } from './settlement-store.js';
+import type { SettlementIngestion, SettlementReport } from './settlements.js';
+import type { LedgerStore } from './store.js';
+import { balanceToProto, settlementToProto, transactionToProto } from './to-proto.js';
+
+const TRANSACTION_TYPES = ['payment', 'refund', 'payout', 'fee', 'adjustment'];
+const TRANSACTION_STATUSES = ['pending', 'successful', 'failed'];
+const SETTLEMENT_STATUSES = ['pending', 'settled', 'failed'];
+
+function requireScope(scope: ScopeMessage | undefined): Scope {
+  if (!scope || !scope.merchantId || !scope.projectId || !['test', 'live'].includes(scope.mode)) {
+    throw serviceError('validation_error', 'scope with merchant_id, project_id and mode is required', { param: 'scope' });
+  }
+  return { merchantId: scope.merchantId, projectId: scope.projectId, mode: scope.mode };
+}
+
+const bad = (param: string, message: string) => serviceError('validation_error', message, { param });
+
+/** Ingestion and the other domain code throw DomainErrors; over gRPC they travel as ConnectErrors. */
+async function rpc<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw err instanceof DomainError ? toConnectError(err) : err;
+  }
+}
+
+function reportOf(m: ReportMessage | undefined): SettlementReport {
+  if (!m) throw bad('report', 'report is required');
+  return {
+    scope: requireScope(m.scope),
+    providerAccountId: m.providerAccountId,
+    providerName: m.providerName ?? null,
+    settlementEntity: m.settlementEntity ?? null,
+    reference: m.reference,
+    currency: m.currency,
+    status: m.status as SettlementReport['status'],
+    periodStart: m.periodStart ? timestampDate(m.periodStart) : new Date(NaN),
+    periodEnd: m.periodEnd ? timestampDate(m.periodEnd) : new Date(NaN),
+    settledAt: m.settledAt ? timestampDate(m.settledAt) : null,
+    items: m.items.map((i) => ({
+      type: i.type as 'payment' | 'refund', entityId: i.entityId, providerReference: i.providerReference,
+      amount: i.amount, feeAmount: i.feeAmount,
+    })),
+    fees: m.fees.map((f) => ({ amount: f.amount, description: f.description })),
+    grossAmount: m.grossAmount,
+    feeAmount: m.feeAmount,
+    netAmount: m.netAmount,
+  };
+}
+
+export interface LedgerServiceDeps {
+  store: LedgerStore;
+  settlements: SettlementStore;
+  ingestion: SettlementIngestion;
+  demo: DemoSettlement;
+  clock: Clock;
+}
+
+export function routes(deps: LedgerServiceDeps) {
+  return (router: ConnectRouter) => {
+    router.service(LedgerService, {
+      async listTransactions(req) {
+        const scope = requireScope(req.scope);
+        if (req.limit < 1 || req.limit > 200) throw bad('limit', 'limit must be between 1 and 200');
+        if (req.type !== undefined && !TRANSACTION_TYPES.includes(req.type)) throw bad('type', `type "${req.type}" is not a transaction type`);
+        const unknown = req.statuses.find((s) => !TRANSACTION_STATUSES.includes(s));
+        if (unknown !== undefined) throw bad('status', `status "${unknown}" is not a transaction status`);
+        const { transactions, hasMore } = await deps.store.listTransactions(scope, {
+          type: req.type,
+          statuses: req.statuses,
+          currency: req.currency,
+          providerAccountId: req.providerAccountId,
+          occurredFrom: req.occurredFrom && timestampDate(req.occurredFrom),
+          occurredTo: req.occurredTo && timestampDate(req.occurredTo),
+          startingAfter: req.startingAfter,
+          limit: req.limit,
+        });
+        return { transactions: transactions.map(transactionToProto), hasMore };
+      },
+
+      async getBalances(req) {
+        const balances = await deps.store.balances(requireScope(req.scope));
+        return { balances: balances.map(balanceToProto) };
+      },
+
+      async listSettlements(req) {
+        const scope = requireScope(req.scope);
+        if (req.status !== undefined && !SETTLEMENT_STATUSES.includes(req.status)) {
+          throw bad('status', `status "${req.status}" is not a settlement status`);
+        }
+        const list = await deps.settlements.list(scope, { status: req.status, providerAccountId: req.providerAccountId });
+        return { settlements: list.map((s) => settlementToProto(s)) };
+      },
+
+      async getSettlement(req) {
+        const found = await deps.settlements.get(requireScope(req.scope), req.id);
+        if (!found) throw serviceError('resource_not_found', `No settlement ${req.id}`, { param: 'id' });
+        return { settlement: settlementToProto(found.settlement, found.items) };
+      },
+
+      async getSettledFunds(req) {
+        const scope = requireScope(req.scope);
+        if (!/^[A-Z]{3}$/.test(req.currency)) throw bad('currency', 'currency must be an upper-case ISO 4217 code');
+        const [balance] = await deps.store.balances(scope, req.currency);
+        return {
+          currency: req.currency,
+          settledByProviders: balance?.settledByProviders ?? 0n,
+          payoutsSent: balance?.payoutsSent ?? 0n,
+        };
+      },
+
+      async ingestSettlementReport(req) {
+        const report = reportOf(req.report);
+        const { settlement, changed } = await rpc(() => deps.ingestion.ingest(report, deps.clock.now()));
+        return { settlement: settlementToProto(settlement), changed };
+      },
+
+      async runSettlementCycle(req) {
+        const now = deps.clock.now();
+        const created = await rpc(() => deps.demo.runCycle(req.asOf ? timestampDate(req.asOf) : now, now));
+        return { settlements: created.map((s) => settlementToProto(s)) };
+      },
+    });
+  };
+}

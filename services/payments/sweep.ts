@@ -1,0 +1,79 @@
+import type { Logger, PoolClient } from '../shared/index.js';
+import type { PaymentsStore } from './store.js';
+
+/**
+ * The loop every housekeeping job of payments shares (authorization expiry, customer-action expiry):
+ * claim a batch of due payments with `FOR UPDATE SKIP LOCKED`, change them, commit, repeat until a
+ * batch comes back short. Every replica runs it; SKIP LOCKED lets them share the work without
+ * changing one payment twice, and lets a merchant's or customer's concurrent change (which holds
+ * the row) win or lose cleanly rather than block the sweep.
+ */
+
+export interface SweepDeps {
+  store: PaymentsStore;
+  relay: { kick(): void };
+  logger: Logger;
+  intervalMs: number;
+  /** Payments per transaction: bounds how long one sweep holds row locks. */
+  batchSize?: number;
+  /** Names the job in its log lines. */
+  name: string;
+}
+
+/**
+ * `batch` claims and changes up to `limit` payments due at `now` inside `tx`, returning how many it
+ * claimed; a batch shorter than the limit ends the sweep.
+ */
+export type SweepBatch = (tx: PoolClient, now: Date, limit: number) => Promise<number>;
+
+export function createSweep(deps: SweepDeps, batch: SweepBatch) {
+  const batchSize = deps.batchSize ?? 100;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  let stopped = true;
+  // Set by stop() only: a direct call (a test, an operator) still drains every batch.
+  let closing = false;
+
+  /** Changes every payment due at `now`; returns how many. Safe to run on many replicas at once. */
+  async function sweep(now: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await deps.store.transaction((tx) => batch(tx, now, batchSize));
+      total += n;
+      if (n > 0) deps.relay.kick();
+      if (n < batchSize || closing) return total;
+    }
+  }
+
+  function schedule(now: () => Date): void {
+    timer = setTimeout(() => {
+      running = sweep(now())
+        .then((n) => {
+          if (n > 0) deps.logger.info({ changed: n }, `${deps.name}: changed due payments`);
+        })
+        .catch((err: Error) => deps.logger.warn({ err: err.message }, `${deps.name}: sweep failed, will retry`))
+        .finally(() => {
+          running = undefined;
+          if (!stopped) schedule(now);
+        });
+    }, deps.intervalMs);
+  }
+
+  return {
+    sweep,
+    /** Sweeps every `intervalMs`, each time as of `now()` (the injected clock). */
+    start(now: () => Date): void {
+      if (!stopped) return;
+      stopped = false;
+      closing = false;
+      schedule(now);
+    },
+    /** Stops scheduling and waits for a sweep under way, so the pool is not closed beneath it. */
+    async stop(): Promise<void> {
+      stopped = true;
+      closing = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { outcomeOf } from './dispatcher.js';
+import type { PayoutRecord } from './model.js';
+import { DemoPayoutConnector, PAYOUT_SCENARIOS, payoutConnectorFor } from './providers.js';
+import { availableFunds } from './payouts.js';
+
+const at = new Date('2026-03-01T00:00:00.000Z');
+const queued = (): PayoutRecord => ({
+  id: 'po_1', merchantId: 'mer_1', projectId: 'prj_1', mode: 'test', status: 'pending', amount: 5000n, currency: 'EUR',
+  destination: { type: 'bank_account', token: 'ben_1', display: '•••• 1', holderName: null, country: null },
+  description: null, reference: null, metadata: {}, testScenario: null, providerId: 'prv_demo_beta',
+  providerCode: 'demo_beta', providerName: 'Demo Beta', providerAccountId: 'pac_demo_beta', providerPayoutId: null,
+  routingRule: 'bank_account', feeAmount: 20n, failure: null, sendAfter: at, sentAt: null, createdAt: at, updatedAt: at,
+});
+
+test('each demo scenario forces its outcome: status, failure, the fee charged and the funds released', async () => {
+  const expected: Record<string, [string, string | null, bigint, bigint, string | undefined]> = {
+    success: ['successful', null, 20n, 0n, 'payout.successful'],
+    technical_error: ['failed', 'provider_error', 0n, 5020n, 'payout.failed'],
+    hard_decline: ['failed', 'hard_decline', 0n, 5020n, 'payout.failed'],
+    unavailable: ['failed', 'provider_unavailable', 0n, 5020n, 'payout.failed'],
+    timeout: ['processing', null, 20n, 0n, undefined],
+  };
+  assert.deepEqual(PAYOUT_SCENARIOS.map((s) => s.name), Object.keys(expected));
+  for (const [scenario, [status, code, fee, release, event]] of Object.entries(expected)) {
+    const p = queued();
+    const answer = await new DemoPayoutConnector().send({
+      ...p, payoutId: p.id, providerCode: 'demo_beta', providerAccountId: 'pac_demo_beta', testScenario: scenario,
+    });
+    const change = outcomeOf(p, answer, at);
+    assert.deepEqual(
+      [p.status, p.failure?.code ?? null, p.feeAmount, change.release, change.event], [status, code, fee, release, event], scenario,
+    );
+    if (status === 'successful') assert.match(p.providerPayoutId!, /^demo_beta_po_/);
+  }
+});
+
+test('connectors: demo providers built in, licensed ones by code, none otherwise; the funds rule', () => {
+  assert.ok(payoutConnectorFor('demo_alpha') instanceof DemoPayoutConnector);
+  const acme = { send: async () => ({ outcome: 'success' as const, providerPayoutId: 'x', providerCode: null, providerMessage: null }) };
+  assert.equal(payoutConnectorFor('acme', { acme }), acme);
+  assert.equal(payoutConnectorFor('acme'), undefined);
+  assert.equal(availableFunds(10_000n, 9_980n), 20n);
+  assert.equal(availableFunds(-205n, 0n), -205n, 'a provider that collected fees leaves nothing to pay out');
+});

@@ -1,0 +1,159 @@
+import type { Client } from '@connectrpc/connect';
+import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import { payoutJson } from '../shared/contract/index.js';
+import { enqueueEvent, newId, serviceError, type Clock, type Queryable } from '../shared/index.js';
+import { cost, payoutToProto, type PayoutRecord } from './model.js';
+import type { PayoutStore } from './store.js';
+
+/**
+ * Creating and cancelling payouts. A payout spends funds providers have already settled to the
+ * merchant (the ledger's settled_by_providers), never money still awaiting settlement: the service
+ * is not a custodian and cannot advance funds. The check and the insert are one step under the
+ * scope's funds row lock, so of two concurrent payouts that each fit but not both, one is refused.
+ */
+
+export interface PayoutInput {
+  amount: bigint;
+  currency: string;
+  destination: { type: string; token: string | null; display: string; holderName: string | null; country: string | null };
+  description: string | null;
+  reference: string | null;
+  metadata: Record<string, unknown>;
+  testScenario: string | null;
+}
+
+export interface PayoutsDeps {
+  store: PayoutStore;
+  routing: Client<typeof RoutingService>;
+  ledger: Client<typeof LedgerService>;
+  clock: Clock;
+  relay: { kick(): void };
+  holdMs: number;
+}
+
+/** Writes a payout event; the payload is the payout as the API shows it. */
+export async function emitPayout(tx: Queryable, p: PayoutRecord, type: string, at: Date): Promise<void> {
+  await enqueueEvent(tx, {
+    id: newId('evt', at),
+    type,
+    mode: p.mode,
+    merchant_id: p.merchantId,
+    project_id: p.projectId,
+    created_at: at.toISOString(),
+    data: { object: payoutJson(payoutToProto(p)) },
+  });
+}
+
+/** The funds rule (pure): how much of the settled funds is left for a new payout. */
+export function availableFunds(settledByProviders: bigint, committed: bigint): bigint {
+  return settledByProviders - committed;
+}
+
+export function createPayouts(deps: PayoutsDeps) {
+  const { store, clock } = deps;
+
+  async function create(scope: Scope, input: PayoutInput): Promise<PayoutRecord> {
+    const createdAt = clock.now();
+    const id = newId('po', createdAt);
+    // Both reads before any lock: settled funds only grow with new settlements, and the plan is
+    // advice about providers. Neither is a reason to hold the funds row across a network call.
+    const [plan, funds] = await Promise.all([
+      deps.routing.planPayout({
+        scope,
+        amount: input.amount,
+        currency: input.currency,
+        destinationType: input.destination.type,
+        country: input.destination.country ?? undefined,
+      }),
+      deps.ledger.getSettledFunds({ scope, currency: input.currency }),
+    ]);
+    const chosen = plan.candidates[0];
+    const payout: PayoutRecord = {
+      id,
+      merchantId: scope.merchantId,
+      projectId: scope.projectId,
+      mode: scope.mode,
+      status: 'created',
+      amount: input.amount,
+      currency: input.currency,
+      destination: input.destination,
+      description: input.description,
+      reference: input.reference,
+      metadata: input.metadata,
+      testScenario: input.testScenario,
+      providerId: chosen?.providerId ?? null,
+      providerCode: chosen?.providerCode ?? null,
+      providerName: chosen?.providerName ?? null,
+      providerAccountId: chosen?.providerAccountId ?? null,
+      providerPayoutId: null,
+      routingRule: plan.rule || null,
+      feeAmount: chosen?.fee ?? 0n,
+      failure: null,
+      sendAfter: new Date(createdAt.getTime() + deps.holdMs),
+      sentAt: null,
+      createdAt,
+      updatedAt: createdAt,
+    };
+    await store.transaction(async (tx) => {
+      const committed = await store.lockFunds(tx, scope, input.currency);
+      const available = availableFunds(funds.settledByProviders, committed);
+      if (cost(payout) > available) {
+        throw serviceError(
+          'insufficient_settled_funds',
+          `This payout needs ${cost(payout)} ${input.currency} (amount ${payout.amount} plus fee ${payout.feeAmount}); ` +
+            `${available > 0n ? available : 0n} ${input.currency} of the funds providers settled is available.`,
+          { param: 'amount' },
+        );
+      }
+      if (!chosen) {
+        // Like a payment with no eligible provider: a failed resource, not an HTTP error; it never
+        // queued, so it commits no funds and emits only payout.failed.
+        payout.status = 'failed';
+        payout.failure = {
+          code: 'no_eligible_provider', category: 'policy',
+          message: 'No provider connected to this account can send this payout.',
+        };
+        await store.insert(tx, payout);
+        await emitPayout(tx, payout, 'payout.failed', createdAt);
+        return;
+      }
+      await store.insert(tx, payout);
+      await store.commitFunds(tx, payout, cost(payout));
+      await emitPayout(tx, payout, 'payout.created', createdAt);
+    });
+    deps.relay.kick();
+    return payout;
+  }
+
+  /** Only a payout still queued can be cancelled; its funds are released at once. No event: the contract has none. */
+  async function cancel(scope: Scope, id: string): Promise<PayoutRecord> {
+    return store.transaction(async (tx) => {
+      const payout = await store.getForUpdate(tx, scope, id);
+      if (!payout) throw serviceError('resource_not_found', `No payout ${id}`, { param: 'id' });
+      if (payout.status !== 'created') {
+        throw serviceError(
+          'invalid_state_transition',
+          `Payout ${id} is ${payout.status}; only a payout not yet sent to its provider (created) can be cancelled.`,
+          { param: 'id' },
+        );
+      }
+      await store.lockFunds(tx, scope, payout.currency);
+      payout.status = 'cancelled';
+      payout.updatedAt = clock.now();
+      await store.save(tx, payout);
+      await store.commitFunds(tx, payout, -cost(payout));
+      return payout;
+    });
+  }
+
+  return {
+    create,
+    cancel,
+    get: (scope: Scope, id: string) => store.get(scope, id),
+    list: store.list,
+  };
+}
+
+export type Payouts = ReturnType<typeof createPayouts>;

@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * How payouts talks to a provider that sends money to a beneficiary. A licensed provider plugs in
+ * by implementing PayoutConnector; the demo providers below move no money and answer as the test
+ * scenario says, at once.
+ */
+
+export type PayoutOutcome = 'success' | 'hard_decline' | 'technical_error' | 'provider_unavailable' | 'timeout';
+
+export interface SendPayoutRequest {
+  /** Our payout id, sent as the provider-side reference so a retry or a lookup can name it. */
+  payoutId: string;
+  providerCode: string;
+  providerAccountId: string;
+  amount: bigint;
+  currency: string;
+  destination: { type: string; token: string | null; holderName: string | null; country: string | null };
+  /** Sandbox only: success, technical_error, hard_decline, unavailable or timeout. */
+  testScenario?: string;
+}
+
+export interface SendPayoutResult {
+  outcome: PayoutOutcome;
+  providerPayoutId: string | null;
+  providerCode: string | null;
+  providerMessage: string | null;
+}
+
+export interface PayoutConnector {
+  send(req: SendPayoutRequest): Promise<SendPayoutResult>;
+}
+
+/** The scenarios the demo providers play on payouts, as the contract names them. */
+export const PAYOUT_SCENARIOS = [
+  { name: 'success', description: 'The provider sends the payout.' },
+  { name: 'technical_error', description: 'The provider fails with a technical error; nothing is sent.' },
+  { name: 'hard_decline', description: 'The beneficiary account refuses the payout (closed account).' },
+  { name: 'unavailable', description: 'The provider is unavailable; nothing is sent.' },
+  { name: 'timeout', description: 'The provider never answers: the payout stays processing, its funds held.' },
+] as const;
+
+export const PAYOUT_SCENARIO_NAMES: ReadonlySet<string> = new Set(PAYOUT_SCENARIOS.map((s) => s.name));
+
+const ANSWERS: Record<string, Omit<SendPayoutResult, 'providerPayoutId'>> = {
+  success: { outcome: 'success', providerCode: 'paid', providerMessage: 'Payout sent' },
+  technical_error: {
+    outcome: 'technical_error', providerCode: 'processing_error', providerMessage: 'The provider could not process the payout',
+  },
+  hard_decline: {
+    outcome: 'hard_decline', providerCode: 'account_closed', providerMessage: 'Declined: the beneficiary account is closed',
+  },
+  unavailable: {
+    outcome: 'provider_unavailable', providerCode: 'service_unavailable', providerMessage: 'The provider is temporarily unavailable',
+  },
+  timeout: { outcome: 'timeout', providerCode: null, providerMessage: null },
+};
+
+export class DemoPayoutConnector implements PayoutConnector {
+  async send(req: SendPayoutRequest): Promise<SendPayoutResult> {
+    const answer = ANSWERS[req.testScenario ?? 'success'] ?? ANSWERS.success;
+    const answered = answer.outcome === 'success' || answer.outcome === 'hard_decline';
+    return {
+      ...answer,
+      // Derived from our payout id, as a provider echoes the reference it was sent.
+      providerPayoutId: answered
+        ? `${req.providerCode}_po_${createHash('sha256').update(req.payoutId).digest('hex').slice(0, 16)}`
+        : null,
+    };
+  }
+}
+
+export const DEMO_PROVIDER_CODES: ReadonlySet<string> = new Set(['demo_alpha', 'demo_beta', 'demo_gamma']);
+
+/** Connectors by provider code: the demo providers, plus licensed ones a deployment installs. */
+export function payoutConnectorFor(
+  providerCode: string, installed: Record<string, PayoutConnector> = {},
+): PayoutConnector | undefined {
+  return installed[providerCode] ?? (DEMO_PROVIDER_CODES.has(providerCode) ? new DemoPayoutConnector() : undefined);
+}

@@ -1,0 +1,88 @@
+import type { ConnectRouter } from '@connectrpc/connect';
+import { timestampDate } from '@bufbuild/protobuf/wkt';
+import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { PayoutsService, type CreatePayoutRequest } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
+import { rawAccountNumberField } from '../shared/contract/index.js';
+import { serviceError, type Clock } from '../shared/index.js';
+import { payoutToProto } from './model.js';
+import type { Dispatcher } from './dispatcher.js';
+import type { Payouts } from './payouts.js';
+import { PAYOUT_SCENARIO_NAMES } from './providers.js';
+
+export const DESTINATION_TYPES = ['bank_account', 'wallet', 'card_token'];
+const STATUSES = ['created', 'pending', 'processing', 'successful', 'failed', 'cancelled'];
+
+function requireScope(scope: Scope | undefined): Scope {
+  if (!scope || !scope.merchantId || !scope.projectId || !['test', 'live'].includes(scope.mode)) {
+    throw serviceError('validation_error', 'scope with merchant_id, project_id and mode is required', { param: 'scope' });
+  }
+  return scope;
+}
+
+const bad = (param: string, message: string) => serviceError('validation_error', message, { param });
+
+/**
+ * The service's own invariants. The gateway validates the full contract first; these checks
+ * protect the service from internal gRPC callers that bypass it, raw account numbers included.
+ */
+function checkCreate(scope: Scope, req: CreatePayoutRequest): void {
+  if (req.amount < 1n) throw bad('amount', 'amount must be at least 1');
+  if (!/^[A-Z]{3}$/.test(req.currency)) throw bad('currency', 'currency must be a 3-letter ISO 4217 code');
+  const d = req.destination;
+  if (!d || !DESTINATION_TYPES.includes(d.type)) throw bad('destination.type', 'destination.type must be bank_account, wallet or card_token');
+  if (!d.display) throw bad('destination.display', 'destination.display (a masked value) is required');
+  if (d.country !== undefined && !/^[A-Z]{2}$/.test(d.country)) throw bad('destination.country', 'destination.country must be 2 letters');
+  const raw = rawAccountNumberField(d);
+  if (raw) throw bad(raw, `${raw} looks like a raw account number; send the provider's beneficiary token and a masked display`);
+  if (req.testScenario !== undefined) {
+    if (scope.mode === 'live') {
+      throw serviceError('test_scenario_not_allowed', 'test_scenario is only accepted with test keys', { param: 'test_scenario' });
+    }
+    if (!PAYOUT_SCENARIO_NAMES.has(req.testScenario)) throw bad('test_scenario', `test_scenario "${req.testScenario}" is not a payout scenario`);
+  }
+}
+
+export function routes(payouts: Payouts, dispatcher: Dispatcher, clock: Clock) {
+  return (router: ConnectRouter) => {
+    router.service(PayoutsService, {
+      async createPayout(req) {
+        const scope = requireScope(req.scope);
+        checkCreate(scope, req);
+        const d = req.destination!;
+        const payout = await payouts.create(scope, {
+          amount: req.amount,
+          currency: req.currency,
+          destination: {
+            type: d.type, token: d.token ?? null, display: d.display, holderName: d.holderName ?? null, country: d.country ?? null,
+          },
+          description: req.description ?? null,
+          reference: req.reference ?? null,
+          metadata: req.metadata ?? {},
+          testScenario: req.testScenario ?? null,
+        });
+        return { payout: payoutToProto(payout) };
+      },
+      async getPayout(req) {
+        const payout = await payouts.get(requireScope(req.scope), req.id);
+        if (!payout) throw serviceError('resource_not_found', `No payout ${req.id}`, { param: 'id' });
+        return { payout: payoutToProto(payout) };
+      },
+      async listPayouts(req) {
+        const scope = requireScope(req.scope);
+        if (req.limit < 1 || req.limit > 200) throw bad('limit', 'limit must be between 1 and 200');
+        const unknown = req.statuses.find((s) => !STATUSES.includes(s));
+        if (unknown !== undefined) throw bad('status', `status "${unknown}" is not a payout status`);
+        const { payouts: list, hasMore } = await payouts.list(scope, {
+          statuses: req.statuses, startingAfter: req.startingAfter, limit: req.limit,
+        });
+        return { payouts: list.map(payoutToProto), hasMore };
+      },
+      async cancelPayout(req) {
+        return { payout: payoutToProto(await payouts.cancel(requireScope(req.scope), req.id)) };
+      },
+      async dispatchPayouts(req) {
+        return { sent: await dispatcher.dispatch(req.asOf ? timestampDate(req.asOf) : clock.now()) };
+      },
+    });
+  };
+}

@@ -1,0 +1,107 @@
+import type { ConnectRouter } from '@connectrpc/connect';
+import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import { serviceError } from '../shared/index.js';
+import type { ProviderAccount } from './route-planner.js';
+import type { RoutingRiskStore } from './store.js';
+
+/**
+ * Payout routing: which provider account sends a payout. Payouts have their own rules, apart
+ * from the payment routing rules, because what a provider can pay out to (a bank account, a
+ * wallet, a card) and what it charges for it have nothing to do with the methods it accepts.
+ *
+ * The rules are tried in order; the first whose destination types include the payout's and that
+ * names at least one eligible account (connected to the scope, serving the currency and country)
+ * decides, its accounts in its order. Otherwise the `default` rule: every account able to send to
+ * that destination type, cheapest first, ties by provider code. Merchant-defined payout rules are
+ * not built yet (docs/ledger.md).
+ */
+
+/** What a provider can pay out to, and its price: fee = fixed + amount * bps / 10000. */
+export interface PayoutCapability {
+  destinationTypes: string[];
+  feeFixed: bigint;
+  feeBps: number;
+}
+
+/** The demo providers' payout capabilities. A licensed provider sends payouts once listed here. */
+export const PAYOUT_CAPABILITIES: Readonly<Record<string, PayoutCapability>> = {
+  demo_alpha: { destinationTypes: ['card_token', 'wallet'], feeFixed: 25n, feeBps: 0 },
+  demo_beta: { destinationTypes: ['bank_account'], feeFixed: 20n, feeBps: 0 },
+  demo_gamma: { destinationTypes: ['bank_account', 'wallet', 'card_token'], feeFixed: 15n, feeBps: 50 },
+};
+
+export interface PayoutRule {
+  name: string;
+  destinationTypes: string[];
+  /** Provider codes in the order to try them. */
+  providers: string[];
+}
+
+/** Bank rails first for bank accounts, card networks first for card tokens. */
+export const PAYOUT_RULES: readonly PayoutRule[] = [
+  { name: 'bank_account', destinationTypes: ['bank_account'], providers: ['demo_beta', 'demo_gamma'] },
+  { name: 'card_token', destinationTypes: ['card_token'], providers: ['demo_alpha', 'demo_gamma'] },
+];
+
+export interface PayoutRequest {
+  amount: bigint;
+  currency: string;
+  destinationType: string;
+  country?: string;
+}
+
+export interface PayoutCandidate {
+  account: ProviderAccount;
+  fee: bigint;
+}
+
+const feeOf = (c: PayoutCapability, amount: bigint) => c.feeFixed + (amount * BigInt(c.feeBps)) / 10_000n;
+
+export function planPayoutRoute(
+  accounts: ProviderAccount[], req: PayoutRequest, rules: readonly PayoutRule[] = PAYOUT_RULES,
+  capabilities: Readonly<Record<string, PayoutCapability>> = PAYOUT_CAPABILITIES,
+): { rule: string; candidates: PayoutCandidate[] } {
+  const eligible = accounts
+    .filter((a) => {
+      const c = capabilities[a.providerCode];
+      return c !== undefined && c.destinationTypes.includes(req.destinationType)
+        && (a.currencies.length === 0 || a.currencies.includes(req.currency))
+        && (a.countries.length === 0 || !req.country || a.countries.includes(req.country));
+    })
+    .map((account) => ({ account, fee: feeOf(capabilities[account.providerCode], req.amount) }))
+    .sort((a, b) => (a.fee !== b.fee ? (a.fee < b.fee ? -1 : 1) : a.account.providerCode.localeCompare(b.account.providerCode)));
+  for (const rule of rules) {
+    if (!rule.destinationTypes.includes(req.destinationType)) continue;
+    const chosen = rule.providers.flatMap((code) => eligible.filter((c) => c.account.providerCode === code));
+    if (chosen.length > 0) return { rule: rule.name, candidates: chosen };
+  }
+  return { rule: 'default', candidates: eligible };
+}
+
+/** PlanPayout, registered on its own beside the RoutingService routes (services/routing-risk/index.ts). */
+export function payoutRoutingRoutes(store: RoutingRiskStore) {
+  return (router: ConnectRouter) => {
+    router.rpc(RoutingService.method.planPayout, async (req) => {
+      const scope = req.scope;
+      if (!scope || !scope.merchantId || !scope.projectId || !['test', 'live'].includes(scope.mode)) {
+        throw serviceError('validation_error', 'scope with merchant_id, project_id and mode is required', { param: 'scope' });
+      }
+      if (req.amount < 1n || !/^[A-Z]{3}$/.test(req.currency) || !req.destinationType) {
+        throw serviceError('validation_error', 'amount, currency and destination_type are required', { param: 'input' });
+      }
+      const plan = planPayoutRoute(await store.accountsFor(scope), {
+        amount: req.amount, currency: req.currency, destinationType: req.destinationType, country: req.country,
+      });
+      return {
+        rule: plan.rule,
+        candidates: plan.candidates.map((c) => ({
+          providerId: c.account.providerId,
+          providerCode: c.account.providerCode,
+          providerName: c.account.providerName,
+          providerAccountId: c.account.providerAccountId,
+          fee: c.fee,
+        })),
+      };
+    });
+  };
+}

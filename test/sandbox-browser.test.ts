@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type BrowserContext } from 'playwright-core';
+import type { EventEnvelope, Subscription } from '../services/shared/index.js';
+import { request, startTestStack, type TestStack } from './helpers/stack.js';
+
+// A person completes a redirect payment in a real browser: Debian's Chromium driven by
+// playwright-core (which downloads no browser of its own). CI installs Chromium (.ci/run), so there
+// a missing browser fails the test; elsewhere it is skipped with the reason.
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync',
+];
+const skip = !existsSync(CHROMIUM) && !process.env.CI
+  ? `${CHROMIUM} is not installed (apt-get install -y chromium); CI installs it and never skips this`
+  : false;
+
+describe('the sandbox hosted page in a real browser', { skip }, () => {
+  let stack: TestStack;
+  let key: string;
+  let shop: Server;
+  let shopUrl: string;
+  let userDataDir: string;
+  let browser: BrowserContext | undefined;
+  let sub: Subscription;
+  const returns: IncomingMessage[] = [];
+  const seen: EventEnvelope[] = [];
+
+  before(async () => {
+    // The merchant's site the customer returns to.
+    shop = createServer((req, res) => {
+      returns.push(req);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><html lang="en"><title>Shop</title><h1>Thanks for your order</h1></html>');
+    });
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+    shopUrl = `http://127.0.0.1:${(shop.address() as { port: number }).port}`;
+    stack = await startTestStack();
+    key = (await stack.newMerchantKey('test')).secret;
+    const filter = stack.testBus.nats ? `${stack.testBus.nats.subjectPrefix}.>` : '>';
+    sub = await stack.testBus.bus.consume('sandbox_browser_test', [filter], async (event) => {
+      seen.push(event);
+    });
+    userDataDir = await mkdtemp(join(tmpdir(), 'svc-chromium-'));
+  });
+  after(async () => {
+    await browser?.close();
+    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+    await sub?.stop();
+    await stack?.close();
+    shop?.closeAllConnections();
+    await new Promise((resolve) => shop?.close(resolve));
+  });
+
+  test('create an open_banking payment, approve it on the page, land on the return_url; the payment is successful', async () => {
+    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: CI must install Chromium before the tests (.ci/run)`);
+    const created = await request(stack.baseUrl, 'POST', '/v1/payments', {
+      key,
+      body: {
+        amount: 2500, currency: 'EUR', payment_method: 'open_banking', reference: 'order-7',
+        return_url: `${shopUrl}/return?order=7`,
+      },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.status, 'processing');
+    assert.equal(created.body.next_action.type, 'redirect');
+    const pageUrl = new URL(created.body.next_action.url, stack.baseUrl).toString();
+
+    browser = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 60_000,
+    });
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(30_000);
+    const shown = await page.goto(pageUrl);
+    assert.equal(shown?.status(), 200);
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Approve this payment');
+    assert.match(await page.locator('main').textContent() ?? '', /€25\.00/);
+
+    await Promise.all([
+      page.waitForURL((url) => url.toString().startsWith(`${shopUrl}/return`)),
+      page.getByRole('button', { name: 'Approve payment' }).click(),
+    ]);
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Thanks for your order');
+    // The browser may also ask the shop for /favicon.ico.
+    const landed = returns.filter((r) => r.url!.startsWith('/return'));
+    assert.equal(landed.length, 1, 'the merchant\'s server saw the customer come back');
+    const back = new URL(landed[0].url!, shopUrl);
+    assert.equal(back.pathname, '/return');
+    assert.equal(back.searchParams.get('order'), '7');
+    assert.equal(back.searchParams.get('payment_id'), created.body.id);
+    assert.equal(landed[0].headers.referer, undefined, 'the page\'s token never leaks in a Referer');
+
+    const payment = await request(stack.baseUrl, 'GET', `/v1/payments/${created.body.id}`, { key });
+    assert.equal(payment.body.status, 'successful');
+    assert.equal(payment.body.next_action, null);
+    const types = async () => seen.filter((e) => (e.data.object as { id: string }).id === created.body.id).map((e) => e.type);
+    const deadline = Date.now() + 15_000;
+    while (!(await types()).includes('payment.successful') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(await types(), ['payment.created', 'payment.processing', 'payment.successful']);
+  });
+});
