@@ -10,7 +10,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   422: 'Validation failed; error.param names the field. Also an Idempotency-Key reused with another body.',
   429: 'Rate limit exceeded, or the same Idempotency-Key is still being processed; retry after Retry-After.',
   500: 'Internal error.',
-  501: 'Declared by the contract but not built into this deployment yet.',
+  501: 'The part behind this operation does not offer it yet (a part older than the gateway, mid-upgrade).',
   503: 'A dependency is temporarily unavailable; retry.',
 };
 

@@ -1,12 +1,12 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
 import { refuseCardData } from '../edge/card-data.js';
 import { ErrorEnvelope } from './resources.js';
 import { OPERATIONS, type OperationId } from './operations.js';
 
 export type Handler = (request: FastifyRequest<any>, reply: FastifyReply) => Promise<unknown>;
+/** Each route file offers the handlers of its operations; together they must cover the table. */
 export type Handlers = Partial<Record<OperationId, Handler>>;
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
@@ -22,13 +22,10 @@ function ajv(options: Options): Ajv {
 const bodyAjv = ajv({ coerceTypes: false });
 const queryAjv = ajv({ coerceTypes: true });
 
-/** Behaviour that is declared by the contract but not built yet answers so, in the envelope. */
-const notImplemented: Handler = async (request) => {
-  throw new DomainError('not_implemented', `${request.method} ${request.routeOptions.url} is not available yet.`);
-};
-
-/** Declares every operation of the table on the app, with the handlers that exist. */
+/** Declares every operation of the table on the app with its handler; a missing one is a startup error. */
 export function registerOperations(app: FastifyInstance, handlers: Handlers): void {
+  const missing = OPERATIONS.filter((op) => !handlers[op.id]).map((op) => op.id);
+  if (missing.length > 0) throw new Error(`no handler for the contract operations: ${missing.join(', ')}`);
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object),
   );
@@ -48,7 +45,7 @@ export function registerOperations(app: FastifyInstance, handlers: Handlers): vo
         if (op.body && op.bodyOptional && request.body === undefined) request.body = {};
         if (request.body !== undefined) refuseCardData(request.body);
       },
-      handler: handlers[op.id] ?? notImplemented,
+      handler: handlers[op.id]!,
     });
   }
 }

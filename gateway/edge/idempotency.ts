@@ -10,12 +10,7 @@ import type { GatewayStore, IdempotencyScope } from '../store/index.js';
 // idempotency_in_progress. Responses of 5xx are not stored: they mean "retry safely", so the key
 // is freed and the retry runs again. A runner that dies leaves its claim until the lock expires.
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Marked (idem) in the contract: honours Idempotency-Key. */
-    idempotent?: boolean;
-  }
-}
+// Routes are marked `config.idempotent` by contract/register.ts, which declares the field.
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;

@@ -2,12 +2,14 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { PaymentSchema } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { RefundSchema } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
+import { SettlementSchema } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import { PayoutSchema } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { newId, type EventEnvelope } from '../shared/index.js';
-import { paymentJson, refundJson } from '../shared/contract/index.js';
+import { paymentJson, payoutJson, refundJson, settlementJson } from '../shared/contract/index.js';
 import type { Scope } from './endpoints.js';
 
 // POST /v1/webhooks/test sends a sample of the resource the event type is about, serialised
-// like the API (the shared contract serialisers where they exist), so a receiver's parser meets
+// like the API (the shared contract serialisers), so a receiver's parser meets
 // the real shape. Its ids are fresh and match nothing stored anywhere.
 
 function samplePayment(type: string, mode: string, at: Date): Record<string, unknown> {
@@ -52,25 +54,28 @@ function sampleRefund(type: string, at: Date): Record<string, unknown> {
 }
 
 function samplePayout(type: string, mode: string, at: Date): Record<string, unknown> {
-  const status = { 'payout.created': 'pending', 'payout.successful': 'successful', 'payout.failed': 'failed' }[type];
-  return {
-    id: newId('po', at), object: 'payout', mode, status, amount: 2500, currency: 'EUR',
-    destination: { type: 'bank_account', display: '•••• 4321', holder_name: 'Test Recipient', country: 'DE' },
-    route: { provider: { id: 'prv_demo_alpha', code: 'demo_alpha', name: 'Demo Alpha' }, provider_account_id: 'pac_demo_alpha' },
-    fee: { amount: status === 'successful' ? 25 : 0, currency: 'EUR' },
-    failure: status === 'failed' ? { code: 'hard_decline', category: 'hard', message: 'The provider rejected the payout.' } : null,
-    created_at: at.toISOString(),
-  };
+  // The statuses the payouts part has when it emits each event (payout.created: queued, still `created`).
+  const status = { 'payout.created': 'created', 'payout.successful': 'successful', 'payout.failed': 'failed' }[type] ?? 'created';
+  return payoutJson(create(PayoutSchema, {
+    id: newId('po', at), mode, status, amount: 2500n, currency: 'EUR',
+    destination: { type: 'bank_account', display: '•••• 4321', holderName: 'Test Recipient', country: 'DE' },
+    route: {
+      provider: { id: 'prv_demo_alpha', code: 'demo_alpha', name: 'Demo Alpha' }, providerAccountId: 'pac_demo_alpha',
+      providerPayoutId: status === 'successful' ? 'demo_alpha_payout_sample' : undefined, rule: 'default',
+    },
+    feeAmount: 25n, feeCurrency: 'EUR',
+    failure: status === 'failed' ? { code: 'hard_decline', category: 'hard', message: 'The provider rejected the payout.' } : undefined,
+    createdAt: timestampFromDate(at),
+  }));
 }
 
 function sampleSettlement(at: Date): Record<string, unknown> {
-  const start = new Date(at.getTime() - 24 * 3600 * 1000);
-  return {
-    id: `stl_${newId('pay', at).slice(4)}`, provider_name: 'Demo Alpha', settlement_entity: 'Demo Alpha Ltd',
-    settlement_reference: 'demo_alpha_settlement_sample', currency: 'EUR', gross_amount: 10000, fee_amount: 390,
-    net_amount: 9610, transaction_count: 10, period_start: start.toISOString(), period_end: at.toISOString(),
-    status: 'settled', settled_at: at.toISOString(),
-  };
+  return settlementJson(create(SettlementSchema, {
+    id: newId('evt', at).replace(/^evt_/, 'stl_'), providerName: 'Demo Alpha', settlementEntity: 'Demo Alpha Ltd',
+    settlementReference: 'demo_alpha_settlement_sample', currency: 'EUR', grossAmount: 10000n, feeAmount: 390n,
+    netAmount: 9610n, transactionCount: 10, periodStart: timestampFromDate(new Date(at.getTime() - 24 * 3600 * 1000)),
+    periodEnd: timestampFromDate(at), status: 'settled', settledAt: timestampFromDate(at),
+  }));
 }
 
 export function sampleObject(type: string, mode: string, at: Date): Record<string, unknown> {

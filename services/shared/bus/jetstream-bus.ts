@@ -4,6 +4,7 @@ import {
 } from 'nats';
 import type { Logger } from 'pino';
 import type { EventEnvelope } from '../events.js';
+import { natsConnectionOptions } from './nats-url.js';
 import type { BusMessage, EventBus, EventHandler, Subscription } from './types.js';
 
 const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
@@ -31,7 +32,7 @@ export class JetStreamBus implements EventBus {
   ) {}
 
   static async connect(opts: JetStreamBusOptions): Promise<JetStreamBus> {
-    const nc = await connect({ servers: opts.url, name: opts.name, maxReconnectAttempts: -1 });
+    const nc = await connect({ ...natsConnectionOptions(opts.url), name: opts.name, maxReconnectAttempts: -1 });
     const jsm = await nc.jetstreamManager();
     await ensureStream(jsm, opts.stream, `${opts.subjectPrefix}.>`);
     return new JetStreamBus(nc, nc.jetstream(), jsm, opts);
