@@ -3,7 +3,7 @@ import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { CreatePaymentRequest } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import type { RouteCandidate, RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { paymentJson } from '../shared/contract/index.js';
-import { enqueueEvent, newId, type Clock, type OutboxRelay, type Queryable } from '../shared/index.js';
+import { enqueueEventStatement, newId, type Clock, type OutboxRelay, type Queryable, type Statement } from '../shared/index.js';
 import { callProvider, newAttempt, nextStep, paymentFailure, recordAnswer } from './attempts.js';
 import type { ConnectorRegistry } from './connectors/index.js';
 import { actionable, type CustomerActions } from './customer-actions.js';
@@ -32,8 +32,8 @@ export interface OrchestratorDeps {
 export function createOrchestrator(deps: OrchestratorDeps) {
   const { store, clock } = deps;
 
-  async function emit(db: Queryable, payment: PaymentRecord, event: { id: string; type: string }, at: Date): Promise<void> {
-    await enqueueEvent(db, {
+  function emit(payment: PaymentRecord, event: { id: string; type: string }, at: Date): Statement {
+    return enqueueEventStatement({
       id: event.id,
       type: event.type,
       mode: payment.mode,
@@ -59,12 +59,11 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         type: 'event.emitted', title: `Event ${e.type} emitted`, data: { event_id: e.id, event_type: e.type },
       })),
     ];
-    await store.transaction(async (tx) => {
-      await store.save(tx, payment, attempts);
-      await also?.(tx);
-      await store.addTimeline(tx, payment, entries, at);
-      for (const e of emitted) await emit(tx, payment, e, at);
-    });
+    await store.write([
+      ...store.saveStatements(payment, attempts),
+      ...store.timelineStatements(payment, entries, at),
+      ...emitted.map((e) => emit(payment, e, at)),
+    ], also);
     deps.relay.kick();
   }
 

@@ -1,5 +1,5 @@
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { withTransaction, type Pool, type PoolClient, type Queryable } from '../shared/index.js';
+import { runAsOne, withTransaction, type Pool, type PoolClient, type Queryable, type Statement } from '../shared/index.js';
 import type { AttemptRecord, CustomerActionRecord, PaymentRecord, TimelineEntry } from './model.js';
 import { monotonicIds, type TimelineRow } from './timeline.js';
 
@@ -163,14 +163,36 @@ export function createStore(pool: Pool) {
       return withTransaction(pool, fn);
     },
 
+    /**
+     * Commits the statements together, with `also`'s writes when given. Without them it is one
+     * statement, one round trip: the hot path of every payment commits this way.
+     */
+    async write(statements: Statement[], also?: (tx: Queryable) => Promise<void>): Promise<void> {
+      if (!also) return runAsOne(pool, statements);
+      await withTransaction(pool, async (tx) => {
+        await runAsOne(tx, statements);
+        await also(tx);
+      });
+    },
+
     /** Writes the payment and the given attempts as they stand now. */
     async save(db: Queryable, payment: PaymentRecord, attempts: AttemptRecord[] = payment.attempts): Promise<void> {
-      await db.query(UPSERT_PAYMENT, paymentValues(payment));
-      for (const a of attempts) await db.query(UPSERT_ATTEMPT, attemptValues(payment, a));
+      await runAsOne(db, this.saveStatements(payment, attempts));
+    },
+
+    saveStatements(payment: PaymentRecord, attempts: AttemptRecord[]): Statement[] {
+      return [
+        { text: UPSERT_PAYMENT, values: paymentValues(payment) },
+        ...attempts.map((a) => ({ text: UPSERT_ATTEMPT, values: attemptValues(payment, a) })),
+      ];
     },
 
     async addTimeline(db: Queryable, payment: PaymentRecord, entries: TimelineEntry[], at: Date): Promise<void> {
-      if (entries.length === 0) return;
+      await runAsOne(db, this.timelineStatements(payment, entries, at));
+    },
+
+    timelineStatements(payment: PaymentRecord, entries: TimelineEntry[], at: Date): Statement[] {
+      if (entries.length === 0) return [];
       const values: unknown[] = [];
       const rows = entries.map((e, i) => {
         values.push(
@@ -180,11 +202,11 @@ export function createStore(pool: Pool) {
         const base = i * 11;
         return `(${Array.from({ length: 11 }, (_, k) => `$${base + k + 1}`).join(', ')})`;
       });
-      await db.query(
-        `INSERT INTO timeline_events (id, payment_id, merchant_id, project_id, mode, type, title, description,
+      return [{
+        text: `INSERT INTO timeline_events (id, payment_id, merchant_id, project_id, mode, type, title, description,
            attempt_id, data, created_at) VALUES ${rows.join(', ')}`,
         values,
-      );
+      }];
     },
 
     /** The payment's timeline in write order; undefined when the scope has no such payment. */

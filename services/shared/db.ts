@@ -45,6 +45,32 @@ export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) =>
   }
 }
 
+/** One SQL statement with its parameters ($1, $2, ...). */
+export interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * Runs several writes as one statement: each but the last becomes a data-modifying CTE, which
+ * Postgres runs exactly once whether or not it is referenced. One round trip and one implicit
+ * transaction instead of BEGIN, a round trip each and COMMIT; all or none of them apply. The
+ * writes share one snapshot, so none may depend on another's effect, nor touch the same row;
+ * foreign keys are checked at the end of the whole statement, so a child may come with its parent.
+ */
+export async function runAsOne(db: Queryable, statements: Statement[]): Promise<void> {
+  if (statements.length === 0) return;
+  const values: unknown[] = [];
+  const renumbered = statements.map((s) => {
+    const offset = values.length;
+    values.push(...s.values);
+    return offset === 0 ? s.text : s.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+  });
+  const last = renumbered.pop()!;
+  const text = renumbered.length === 0 ? last : `WITH ${renumbered.map((t, i) => `w${i} AS (${t})`).join(', ')} ${last}`;
+  await db.query(text, values);
+}
+
 /**
  * A CTE that lets its statement's transaction commit without waiting for the WAL flush. For
  * records whose loss in a database crash is harmless (a rate-limit count) or covered: a later

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventBus } from './bus/index.js';
-import type { Pool, Queryable } from './db.js';
+import type { Pool, Queryable, Statement } from './db.js';
 import { eventSubject, type EventEnvelope } from './events.js';
 
 /**
@@ -9,12 +9,17 @@ import { eventSubject, type EventEnvelope } from './events.js';
  * the message id and marks them sent only after the bus acknowledged them.
  * Every producing part has an `outbox` table in its own schema (see its migrations).
  */
-export async function enqueueEvent(db: Queryable, event: EventEnvelope): Promise<void> {
-  await db.query(
-    `INSERT INTO outbox (event_id, type, merchant_id, project_id, mode, payload, created_at)
+export function enqueueEventStatement(event: EventEnvelope): Statement {
+  return {
+    text: `INSERT INTO outbox (event_id, type, merchant_id, project_id, mode, payload, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [event.id, event.type, event.merchant_id, event.project_id, event.mode, JSON.stringify(event), event.created_at],
-  );
+    values: [event.id, event.type, event.merchant_id, event.project_id, event.mode, JSON.stringify(event), event.created_at],
+  };
+}
+
+export async function enqueueEvent(db: Queryable, event: EventEnvelope): Promise<void> {
+  const { text, values } = enqueueEventStatement(event);
+  await db.query(text, values);
 }
 
 export interface OutboxRelayOptions {
