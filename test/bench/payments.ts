@@ -50,6 +50,11 @@ try {
   const pay = await closedLoop(split.baseUrl, payment, 201, CLIENTS, SECONDS);
   console.log(format('POST /v1/payments, six processes', pay));
 
+  // Latency without queueing: at half of what the closed loop just sustained.
+  const half = Math.max(1, Math.round(pay.perSecond / 2));
+  const atHalf = await openLoop(split.baseUrl, payment, 201, half, SECONDS);
+  console.log(format(`POST /v1/payments at ${half}/s (half the closed loop)`, atHalf));
+
   const quarter = Math.max(1, Math.round(base.perSecond / 4));
   const atQuarter = await openLoop(split.baseUrl, payment, 201, quarter, SECONDS);
   console.log(format(`POST /v1/payments at ${quarter}/s (baseline / 4)`, atQuarter));
