@@ -5,6 +5,7 @@ import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import * as gateway from '../../gateway/index.js';
 import * as ledger from '../ledger/index.js';
 import * as payments from '../payments/index.js';
+import type { Connector } from '../payments/index.js';
 import * as payouts from '../payouts/index.js';
 import * as routingRisk from '../routing-risk/index.js';
 import * as webhooks from '../webhooks/index.js';
@@ -19,6 +20,8 @@ export interface StackOptions {
   bus: EventBus;
   logger: Logger;
   clock?: Clock;
+  /** Licensed providers' connectors by provider code (docs/connectors.md). */
+  connectors?: Record<string, Connector>;
 }
 
 export interface Stack {
@@ -56,7 +59,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const routingUrl = await run(routingRisk.build(await depsFor(routingRisk.PART)));
     const paymentsDeps = await depsFor(payments.PART);
     const paymentsUrl = await run(
-      payments.build({ ...paymentsDeps, routing: createClient(RoutingService, createPeerTransport(routingUrl)) }),
+      payments.build({
+        ...paymentsDeps, routing: createClient(RoutingService, createPeerTransport(routingUrl)), connectors: opts.connectors,
+      }),
     );
     const ledgerUrl = await run(ledger.build(await depsFor(ledger.PART)));
     const payoutsDeps = await depsFor(payouts.PART);

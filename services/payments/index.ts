@@ -19,6 +19,11 @@ import { refundRoutes } from './refunds-service.js';
 import { routes } from './service.js';
 import { createStore } from './store.js';
 
+// What a licensed provider implements to plug in (docs/connectors.md).
+export type {
+  AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RefundRequest, RefundResult,
+} from './connectors/index.js';
+
 export const PART: PartInfo = { name: 'payments', schema: 'payments', dir: 'services/payments' };
 
 export interface PaymentsDeps extends ServiceDeps {

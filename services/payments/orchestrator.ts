@@ -79,7 +79,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
 
   async function create(scope: Scope, req: CreatePaymentRequest): Promise<PaymentRecord> {
     // A stored method of another scope or type is refused before anything is planned or written.
-    await resolveStoredMethod(deps.paymentMethods, scope, req.paymentMethod);
+    const stored = await resolveStoredMethod(deps.paymentMethods, scope, req.paymentMethod);
     const startedMs = performance.now();
     const createdAt = clock.now();
     const paymentId = newId('pay', createdAt);
@@ -191,6 +191,9 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         methodType: payment.paymentMethodType,
         captureMethod: payment.captureMethod,
         candidate: candidates[i],
+        paymentMethodToken: stored
+          ? (!stored.providerCode || stored.providerCode === candidates[i].providerCode ? stored.providerToken : undefined)
+          : req.paymentMethod?.token,
         testScenario: payment.testScenario ?? undefined,
       }, deps.providerTimeoutMs));
       const steps: TimelineEntry[] = [];

@@ -1,4 +1,5 @@
 import { startStack, type Stack } from '../../services/all-in-one/stack.js';
+import type { Connector } from '../../services/payments/index.js';
 import { createLogger, loadConfig, newSecret, type Clock, type Logger } from '../../services/shared/index.js';
 import { createTestBus, type TestBus } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -29,7 +30,9 @@ export async function request(
 }
 
 /** All six parts in this process on a fresh database and (with NATS_URL) a fresh JetStream stream. */
-export async function startTestStack(opts: { logger?: Logger; clock?: Clock } = {}): Promise<TestStack> {
+export async function startTestStack(
+  opts: { logger?: Logger; clock?: Clock; connectors?: Record<string, Connector> } = {},
+): Promise<TestStack> {
   const db = await createTestDatabase();
   const testBus = await createTestBus();
   const operatorToken = newSecret('svc_op_', 40);
@@ -47,6 +50,7 @@ export async function startTestStack(opts: { logger?: Logger; clock?: Clock } = 
     bus: testBus.bus,
     logger: opts.logger ?? createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent'),
     clock: opts.clock,
+    connectors: opts.connectors,
   });
   const manage = async (method: string, path: string, body?: unknown) =>
     request(stack.baseUrl, method, `/manage/v1${path}`, { key: operatorToken, body });

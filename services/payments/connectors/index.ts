@@ -2,7 +2,9 @@
 import { DemoConnector } from './demo.js';
 import type { Connector } from './types.js';
 
-export type { AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from './types.js';
+export type {
+  AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RefundRequest, RefundResult,
+} from './types.js';
 export { DemoConnector };
 export { PAYMENT_SCENARIOS, type Scenario } from './scenarios.js';
 

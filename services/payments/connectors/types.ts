@@ -19,6 +19,12 @@ export interface AuthorizeRequest {
   methodType: string;
   captureMethod: string;
   candidate: RouteCandidate;
+  /**
+   * The payment method's token: the request's `payment_method.token`, or a stored method's
+   * (`payment_method.id`) for the provider that issued it (any, when it names none). Never stored
+   * with the payment, never logged.
+   */
+  paymentMethodToken?: string;
   /** Sandbox only: the scenario that forces this payment's outcomes. */
   testScenario?: string;
   /** Aborted when the orchestrator's deadline passes; a connector should stop its call then. */
