@@ -164,7 +164,7 @@ describe('asynchronous rails and the sandbox hosted page, through the HTTP gatew
       const events = await eventsOf(p.id, ['payment.failed']);
       assert.deepEqual(events.find((e) => e.type === 'payment.failed')!.data.object, after);
       const types = (await timeline(p.id)).map((t) => t.type);
-      assert.deepEqual(types.slice(-3), ['customer_action.completed', 'attempt.failed', 'payment.failed']);
+      assert.deepEqual(types.slice(-4), ['customer_action.completed', 'attempt.failed', 'payment.failed', 'event.emitted']);
     }
   });
 

@@ -3,28 +3,41 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import type { AuthorizeRequest, AuthorizeResult, Connector } from '../services/payments/index.js';
+import type { AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from '../services/payments/index.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
-/** A provider that approves everything and remembers each request it got. */
+/**
+ * A provider that approves everything and remembers each request it got, except for the token
+ * `tok_silent`: then authorize never answers, and its status stays unknown until the test says
+ * what the provider decided (`later`).
+ */
 function recordingConnector() {
   const authorized: AuthorizeRequest[] = [];
+  const statusQueries: AuthorizeRequest[] = [];
+  const later = new Map<string, PaymentStatusResult>();
   const approve = (req: AuthorizeRequest): AuthorizeResult => ({
     outcome: 'success', providerPaymentId: `acme_${req.attemptId}`, providerCode: '00', providerMessage: 'Approved', fee: 40n,
   });
   const connector: Connector = {
     async authorize(req) {
       authorized.push(req);
+      if (req.paymentMethodToken === 'tok_silent') return new Promise(() => undefined);
       return approve(req);
     },
     async getStatus(req) {
-      return { found: true, ...approve(req) };
+      statusQueries.push(req);
+      if (authorized.find((a) => a.attemptId === req.attemptId)?.paymentMethodToken !== 'tok_silent') {
+        return { found: true, ...approve(req) };
+      }
+      return later.get(req.paymentId) ?? {
+        found: true, outcome: 'unknown', providerPaymentId: null, providerCode: null, providerMessage: 'Still checking', fee: 0n,
+      };
     },
     async refund(req) {
       return { outcome: 'success', providerRefundId: `acme_rf_${req.refundId}`, providerCode: '00', providerMessage: 'Refunded' };
     },
   };
-  return { connector, authorized };
+  return { connector, authorized, statusQueries, later, approve };
 }
 
 describe('a licensed provider connector, reached by live keys', () => {
@@ -33,7 +46,10 @@ describe('a licensed provider connector, reached by live keys', () => {
   const acme = recordingConnector();
 
   before(async () => {
-    stack = await startTestStack({ connectors: { acme_pay: acme.connector } });
+    stack = await startTestStack({
+      connectors: { acme_pay: acme.connector },
+      env: { PROVIDER_TIMEOUT_MS: '300', RECONCILIATION_SWEEP_MS: '100' },
+    });
     db = new pg.Pool({ connectionString: stack.db.url, max: 2 });
     await db.query(
       `INSERT INTO routing_risk.providers (id, code, name, kind, methods) VALUES ('prv_acme', 'acme_pay', 'Acme Pay', 'licensed', '{card}')`,
@@ -97,5 +113,93 @@ describe('a licensed provider connector, reached by live keys', () => {
     assert.equal(refund.status, 201);
     assert.equal(refund.body.status, 'successful');
     assert.equal(refund.body.provider_refund_id, `acme_rf_${refund.body.id}`);
+  });
+
+  const get = async (key: string, id: string) => (await request(stack.baseUrl, 'GET', `/v1/payments/${id}`, { key })).body;
+  async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await check();
+      if (v !== undefined) return v;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  const ledgerRows = async (paymentId: string) =>
+    (await db.query(`SELECT type, status, amount FROM ledger.transactions WHERE payment_id = $1`, [paymentId])).rows;
+
+  test('an outcome the provider could not tell is asked again until known; the charge then completes the payment', async () => {
+    const m = await connectedLiveMerchant();
+    const res = await pay(m.secret, { payment_method: { type: 'card', token: 'tok_silent' } });
+    assert.equal(res.body.status, 'processing');
+    assert.equal(res.body.attempts[0].status, 'unknown');
+    const attemptId = res.body.attempts[0].id;
+    // Reconciliation keeps asking, and changes nothing while the provider cannot tell.
+    await eventually(async () => (acme.statusQueries.filter((q) => q.attemptId === attemptId).length >= 3 ? true : undefined), 'status queries');
+    assert.equal((await get(m.secret, res.body.id)).status, 'processing');
+    const asked = acme.statusQueries.find((q) => q.attemptId === attemptId)!;
+    assert.equal(asked.amount, 2500n);
+    assert.equal(asked.candidate.providerAccountId, `pac_acme_${m.projectId}`);
+    assert.equal(asked.candidate.feeFixed, 25n);
+
+    acme.later.set(res.body.id, { found: true, ...acme.approve(asked) });
+    const done = await eventually(async () => {
+      const p = await get(m.secret, res.body.id);
+      return p.status === 'successful' ? p : undefined;
+    }, 'the payment to complete');
+    assert.equal(done.attempts[0].status, 'succeeded');
+    assert.equal(done.attempts[0].provider_payment_id, `acme_${attemptId}`);
+    assert.equal(done.fee.amount, 40);
+    const timeline = (await request(stack.baseUrl, 'GET', `/v1/payments/${res.body.id}/timeline`, { key: m.secret })).body.data;
+    const checked = timeline.filter((t: any) => t.type === 'attempt.status_checked').at(-1);
+    assert.equal(checked.data.by, 'reconciliation');
+    assert.deepEqual(timeline.filter((t: any) => t.type === 'event.emitted').map((t: any) => t.data.event_type),
+      ['payment.created', 'payment.processing', 'payment.successful']);
+    // The charge is in the books once, as one payment transaction.
+    const rows = await eventually(async () => {
+      const r = await ledgerRows(res.body.id);
+      return r.length > 0 ? r : undefined;
+    }, 'the ledger to record the payment');
+    assert.deepEqual(rows.map((r) => [r.type, r.status, Number(r.amount)]), [['payment', 'successful', 2500]]);
+  });
+
+  test('a provider that never received the attempt: the payment fails, nothing is recorded as charged', async () => {
+    const m = await connectedLiveMerchant();
+    const res = await pay(m.secret, { payment_method: { type: 'card', token: 'tok_silent' } });
+    assert.equal(res.body.status, 'processing');
+    acme.later.set(res.body.id, { found: false });
+    const failed = await eventually(async () => {
+      const p = await get(m.secret, res.body.id);
+      return p.status === 'failed' ? p : undefined;
+    }, 'the payment to fail');
+    assert.equal(failed.failure.code, 'provider_timeout');
+    assert.equal(failed.failure.category, 'technical');
+    assert.equal(failed.attempts.length, 1, 'no other provider is tried after the request');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual((await ledgerRows(res.body.id)).filter((r) => r.status === 'successful'), []);
+  });
+
+  test('an attempt left in flight by a payments process that died is settled from the provider\'s answer', async () => {
+    const m = await connectedLiveMerchant();
+    const res = await pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_crash' } });
+    assert.equal(res.body.status, 'successful');
+    // The state right after the payment's first commit, as a process killed during the provider
+    // call leaves it: payment created, its attempt in flight, long ago.
+    await db.query(
+      `UPDATE payments.payment_attempts SET status = 'processing', outcome = NULL, provider_payment_id = NULL, fee_amount = 0,
+         updated_at = now() - interval '1 hour' WHERE payment_id = $1`,
+      [res.body.id],
+    );
+    await db.query(
+      `UPDATE payments.payments SET status = 'created', captured_amount = 0, fee_amount = 0, provider_payment_id = NULL WHERE id = $1`,
+      [res.body.id],
+    );
+    const before = acme.statusQueries.length;
+    const settled = await eventually(async () => {
+      const p = await get(m.secret, res.body.id);
+      return p.status === 'successful' && acme.statusQueries.length > before ? p : undefined;
+    }, 'the orphaned attempt to be settled');
+    assert.equal(settled.attempts[0].status, 'succeeded');
+    assert.equal(settled.captured_amount, 2500);
   });
 });

@@ -102,7 +102,19 @@ export async function callProvider(
   }
   if (result && !OPEN_OUTCOMES.has(result.outcome)) return { result: settled(result), latencyMs: elapsed() };
   if (result?.outcome === 'unknown') trouble = 'The provider could not tell the outcome.';
+  const answer = await queryStatus(connector, req, timeoutMs, trouble);
+  return { ...answer, latencyMs: elapsed() };
+}
 
+/**
+ * Asks the provider what became of an attempt whose answer never arrived (`reason` says why):
+ * never received means a plain time-out, nobody charged; a definite answer is the outcome; no
+ * usable answer leaves the attempt `unknown`. Used right after a failed call, and later by the
+ * reconciliation of attempts left open.
+ */
+export async function queryStatus(
+  connector: Connector, req: AuthorizeRequest, timeoutMs: number, trouble: string,
+): Promise<ProviderAnswer> {
   const queryStarted = performance.now();
   let status: PaymentStatusResult | undefined;
   let queryError: string | null = null;
@@ -128,7 +140,7 @@ export async function callProvider(
   } else {
     final = noAnswer('unknown', `${trouble} Its status query could not tell the outcome, so no other provider is tried.`);
   }
-  return { result: final, latencyMs: elapsed(), statusQuery };
+  return { result: final, latencyMs: statusQuery.latencyMs, statusQuery };
 }
 
 /** Only a successful attempt costs a fee, whatever a connector reports. */
@@ -152,6 +164,8 @@ export function newAttempt(payment: PaymentRecord, c: RouteCandidate, id: string
     failure: null,
     feeAmount: 0n,
     latencyMs: null,
+    feeFixed: c.feeFixed,
+    feeBps: c.feeBps,
     createdAt: at,
     updatedAt: at,
   };

@@ -10,6 +10,7 @@ import { createConnectorRegistry, type Connector } from './connectors/index.js';
 import { createAuthorizationExpiry } from './authorization-expiry.js';
 import { createCustomerActionExpiry } from './customer-action-expiry.js';
 import { createCustomerActions } from './customer-actions.js';
+import { createReconciliation } from './reconciliation.js';
 import { createLifecycle } from './lifecycle.js';
 import { createOrchestrator } from './orchestrator.js';
 import { createPaymentMethodStore } from './payment-method-store.js';
@@ -40,10 +41,11 @@ export function build(deps: PaymentsDeps): ServicePart {
     store, clock: deps.clock, relay, ttlMinutes: deps.config.customerActionTtlMinutes,
     publicBaseUrl: deps.config.publicBaseUrl,
   });
+  const connectors = createConnectorRegistry(deps.connectors);
   const orchestrator = createOrchestrator({
     store,
     routing: deps.routing,
-    connectors: createConnectorRegistry(deps.connectors),
+    connectors,
     clock: deps.clock,
     relay,
     providerTimeoutMs: deps.config.providerTimeoutMs,
@@ -54,7 +56,7 @@ export function build(deps: PaymentsDeps): ServicePart {
   const refunds = createRefunds({
     store,
     pool: deps.pool,
-    connectors: createConnectorRegistry(deps.connectors),
+    connectors,
     clock: deps.clock,
     relay,
     logger: deps.logger,
@@ -70,6 +72,10 @@ export function build(deps: PaymentsDeps): ServicePart {
   const actionExpiry = createCustomerActionExpiry({
     store, clock: deps.clock, relay, logger: deps.logger, intervalMs: deps.config.expirySweepMs,
   });
+  const reconciliation = createReconciliation({
+    store, connectors, clock: deps.clock, relay, logger: deps.logger,
+    intervalMs: deps.config.reconciliationSweepMs, providerTimeoutMs: deps.config.providerTimeoutMs,
+  });
   return assemblePart(deps, {
     name: PART.name,
     services: [PaymentsService.typeName, RefundsService.typeName, PaymentMethodsService.typeName],
@@ -82,10 +88,11 @@ export function build(deps: PaymentsDeps): ServicePart {
     async start() {
       expiry.start();
       actionExpiry.start();
+      reconciliation.start();
     },
     // Before the relay's final drain, so the events of a last sweep are published too.
     stop: async () => {
-      await Promise.all([expiry.stop(), actionExpiry.stop()]);
+      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop()]);
     },
   });
 }

@@ -1,6 +1,8 @@
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { paymentJson } from '../shared/contract/index.js';
-import { enqueueEvent, newId, serviceError, type Clock, type Queryable } from '../shared/index.js';
+import {
+  enqueueEventStatement, newId, runAsOne, serviceError, type Clock, type Queryable, type Statement,
+} from '../shared/index.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
 import { assertAllowed, awaitingCustomer } from './state-machine.js';
 import type { PaymentsStore } from './store.js';
@@ -134,24 +136,37 @@ export function expireAuthorization(payment: PaymentRecord, ttlHours: number, at
   };
 }
 
-/** Writes a decided change: payment row, touched attempts, timeline and outbox events together. */
+/**
+ * The writes of a decided change, to commit together: the payment row, the touched attempts, the
+ * timeline and one outbox event per event type. Each event also leaves an `event.emitted` entry
+ * naming its id, the point from which webhooks fan it out.
+ */
+export function changeStatements(store: PaymentsStore, payment: PaymentRecord, change: Change, at: Date): Statement[] {
+  const emitted = change.events.map((type) => ({ id: newId('evt', at), type }));
+  // Serialised once: every event of one change carries the payment as it stands after it.
+  const object = emitted.length > 0 ? paymentJson(paymentToProto(payment)) : {};
+  const timeline: TimelineEntry[] = [
+    ...change.timeline,
+    ...emitted.map((e) => ({
+      type: 'event.emitted', title: `Event ${e.type} emitted`, data: { event_id: e.id, event_type: e.type },
+    })),
+  ];
+  return [
+    ...store.saveStatements(payment, change.attempts),
+    ...store.timelineStatements(payment, timeline, at),
+    ...emitted.map((e) => enqueueEventStatement({
+      id: e.id, type: e.type, mode: payment.mode, merchant_id: payment.merchantId, project_id: payment.projectId,
+      created_at: at.toISOString(), data: { object },
+    })),
+  ];
+}
+
+/** Writes a decided change inside the caller's transaction (which holds the payment's row lock). */
 export async function writeChange(
   store: PaymentsStore, tx: Queryable, payment: PaymentRecord, change: Change, at: Date,
 ): Promise<void> {
-  await store.save(tx, payment, change.attempts);
   if (change.closesCustomerAction) await store.closeCustomerAction(tx, payment.id, change.closesCustomerAction, at);
-  await store.addTimeline(tx, payment, change.timeline, at);
-  for (const type of change.events) {
-    await enqueueEvent(tx, {
-      id: newId('evt', at),
-      type,
-      mode: payment.mode,
-      merchant_id: payment.merchantId,
-      project_id: payment.projectId,
-      created_at: at.toISOString(),
-      data: { object: paymentJson(paymentToProto(payment)) },
-    });
-  }
+  await runAsOne(tx, changeStatements(store, payment, change, at));
 }
 
 export interface LifecycleDeps {

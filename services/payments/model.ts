@@ -57,6 +57,9 @@ export interface AttemptRecord {
   failure: FailureJson | null;
   feeAmount: bigint;
   latencyMs: number | null;
+  /** The account's pricing as routed (null for attempts made before it was recorded). */
+  feeFixed: bigint | null;
+  feeBps: number | null;
   createdAt: Date;
   updatedAt: Date;
 }

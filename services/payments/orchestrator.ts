@@ -2,18 +2,16 @@ import type { Client } from '@connectrpc/connect';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { CreatePaymentRequest } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import type { RouteCandidate, RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { paymentJson } from '../shared/contract/index.js';
-import { enqueueEventStatement, newId, type Clock, type OutboxRelay, type Queryable, type Statement } from '../shared/index.js';
+import { newId, type Clock, type OutboxRelay, type Queryable } from '../shared/index.js';
 import { callProvider, newAttempt, nextStep, paymentFailure, recordAnswer } from './attempts.js';
 import type { ConnectorRegistry } from './connectors/index.js';
 import { actionable, type CustomerActions } from './customer-actions.js';
-import { applyApproval } from './lifecycle.js';
+import { applyApproval, changeStatements } from './lifecycle.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 import type { PaymentMethodStore } from './payment-method-store.js';
 import { resolveStoredMethod } from './payment-methods.js';
 import type { PaymentFilter, PaymentsStore } from './store.js';
 import { timelineEventToProto } from './timeline.js';
-import { paymentToProto } from './to-proto.js';
 
 export interface OrchestratorDeps {
   store: PaymentsStore;
@@ -32,38 +30,12 @@ export interface OrchestratorDeps {
 export function createOrchestrator(deps: OrchestratorDeps) {
   const { store, clock } = deps;
 
-  function emit(payment: PaymentRecord, event: { id: string; type: string }, at: Date): Statement {
-    return enqueueEventStatement({
-      id: event.id,
-      type: event.type,
-      mode: payment.mode,
-      merchant_id: payment.merchantId,
-      project_id: payment.projectId,
-      created_at: at.toISOString(),
-      data: { object: paymentJson(paymentToProto(payment)) },
-    });
-  }
-
-  /**
-   * One commit: the payment, its attempts, its timeline and its events change together. Each
-   * event gets an `event.emitted` timeline entry, the point from which webhooks fan it out.
-   */
+  /** One commit: the payment, its attempts, its timeline and its events change together. */
   async function commit(
     payment: PaymentRecord, attempts: AttemptRecord[], timeline: TimelineEntry[], events: string[], at: Date,
     also?: (tx: Queryable) => Promise<void>,
   ): Promise<void> {
-    const emitted = events.map((type) => ({ id: newId('evt', at), type }));
-    const entries: TimelineEntry[] = [
-      ...timeline,
-      ...emitted.map((e) => ({
-        type: 'event.emitted', title: `Event ${e.type} emitted`, data: { event_id: e.id, event_type: e.type },
-      })),
-    ];
-    await store.write([
-      ...store.saveStatements(payment, attempts),
-      ...store.timelineStatements(payment, entries, at),
-      ...emitted.map((e) => emit(payment, e, at)),
-    ], also);
+    await store.write(changeStatements(store, payment, { attempts, timeline, events }, at), also);
     deps.relay.kick();
   }
 

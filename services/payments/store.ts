@@ -1,4 +1,5 @@
-import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { create } from '@bufbuild/protobuf';
+import { ScopeSchema, type Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { runAsOne, withTransaction, type Pool, type PoolClient, type Queryable, type Statement } from '../shared/index.js';
 import type { AttemptRecord, CustomerActionRecord, PaymentRecord, TimelineEntry } from './model.js';
 import { monotonicIds, type TimelineRow } from './timeline.js';
@@ -28,14 +29,14 @@ function paymentValues(p: PaymentRecord): unknown[] {
 const ATTEMPT_COLUMNS = [
   'id', 'payment_id', 'merchant_id', 'project_id', 'mode', 'attempt_number', 'status', 'outcome', 'provider_id',
   'provider_code', 'provider_name', 'provider_account_id', 'provider_payment_id', 'provider_response_code',
-  'provider_message', 'failure', 'fee_amount', 'latency_ms', 'created_at', 'updated_at',
+  'provider_message', 'failure', 'fee_amount', 'latency_ms', 'fee_fixed', 'fee_bps', 'created_at', 'updated_at',
 ] as const;
 
 function attemptValues(p: PaymentRecord, a: AttemptRecord): unknown[] {
   return [
     a.id, p.id, p.merchantId, p.projectId, p.mode, a.attemptNumber, a.status, a.outcome, a.providerId, a.providerCode,
     a.providerName, a.providerAccountId, a.providerPaymentId, a.providerResponseCode, a.providerMessage,
-    a.failure && JSON.stringify(a.failure), a.feeAmount, a.latencyMs, a.createdAt, a.updatedAt,
+    a.failure && JSON.stringify(a.failure), a.feeAmount, a.latencyMs, a.feeFixed, a.feeBps, a.createdAt, a.updatedAt,
   ];
 }
 
@@ -66,6 +67,8 @@ function toAttempt(r: Record<string, any>): AttemptRecord {
     failure: r.failure,
     feeAmount: BigInt(r.fee_amount),
     latencyMs: r.latency_ms,
+    feeFixed: r.fee_fixed === null ? null : BigInt(r.fee_fixed),
+    feeBps: r.fee_bps,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
   };
@@ -285,6 +288,25 @@ export function createStore(pool: Pool) {
       if (locked.rows.length === 0) return undefined;
       const { rows } = await tx.query(`SELECT ${WITH_ATTEMPTS} FROM payments p WHERE p.id = $1`, [id]);
       return withAttempts(rows[0]);
+    },
+
+    /**
+     * Attempts whose outcome is still open, oldest first: `unknown`, or in flight since before
+     * `inFlightBefore` (no request waits on them any more). Across all scopes: the platform's own
+     * reconciliation. Read without locks: each is locked and checked again before it changes.
+     */
+    async openAttempts(inFlightBefore: Date, limit: number): Promise<Array<{ scope: Scope; paymentId: string; attemptId: string }>> {
+      const { rows } = await pool.query(
+        `SELECT a.id, a.payment_id, a.merchant_id, a.project_id, a.mode FROM payment_attempts a
+         WHERE (a.status = 'unknown' OR (a.status = 'processing' AND a.outcome IS NULL AND a.updated_at < $1))
+         ORDER BY a.updated_at, a.id LIMIT $2`,
+        [inFlightBefore, limit],
+      );
+      return rows.map((r) => ({
+        scope: create(ScopeSchema, { merchantId: r.merchant_id, projectId: r.project_id, mode: r.mode }),
+        paymentId: r.payment_id,
+        attemptId: r.id,
+      }));
     },
 
     /**

@@ -43,6 +43,8 @@ export interface Config {
   expirySweepMs: number;
   /** How long a customer action (redirect, QR, bank transfer page) waits before the payment fails. */
   customerActionTtlMinutes: number;
+  /** How often payments asks providers about attempts whose outcome is still open. */
+  reconciliationSweepMs: number;
   /** Where merchants' customers reach the gateway, for hosted-page links (no trailing slash). */
   publicBaseUrl?: string;
   /** Deadline of one webhook delivery attempt: connect, request and response together. */
@@ -190,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Card schemes hold funds for at most about 30 days; a longer hold is never honoured upstream.
     authorizationTtlHours: int(env, 'AUTHORIZATION_TTL_HOURS', 168, 1, 24 * 31),
     expirySweepMs: int(env, 'EXPIRY_SWEEP_MS', 60_000, 10, 3_600_000),
+    reconciliationSweepMs: int(env, 'RECONCILIATION_SWEEP_MS', 60_000, 10, 3_600_000),
     customerActionTtlMinutes: int(env, 'CUSTOMER_ACTION_TTL_MINUTES', 15, 1, 7 * 24 * 60),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),

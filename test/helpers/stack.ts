@@ -31,7 +31,7 @@ export async function request(
 
 /** All six parts in this process on a fresh database and (with NATS_URL) a fresh JetStream stream. */
 export async function startTestStack(
-  opts: { logger?: Logger; clock?: Clock; connectors?: Record<string, Connector> } = {},
+  opts: { logger?: Logger; clock?: Clock; connectors?: Record<string, Connector>; env?: Record<string, string> } = {},
 ): Promise<TestStack> {
   const db = await createTestDatabase();
   const testBus = await createTestBus();
@@ -43,6 +43,7 @@ export async function startTestStack(
     OUTBOX_POLL_MS: '50',
     NATS_STREAM: testBus.nats?.stream,
     NATS_SUBJECT_PREFIX: testBus.nats?.subjectPrefix,
+    ...opts.env,
   });
   const stack = await startStack({
     config,

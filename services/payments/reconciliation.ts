@@ -1,0 +1,160 @@
+import { create } from '@bufbuild/protobuf';
+import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { RouteCandidateSchema } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import type { Clock, Logger } from '../shared/index.js';
+import { paymentFailure, queryStatus, recordAnswer, type ProviderAnswer } from './attempts.js';
+import type { ConnectorRegistry } from './connectors/index.js';
+import { applyApproval, writeChange, type Change } from './lifecycle.js';
+import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
+import type { PaymentsStore } from './store.js';
+
+/**
+ * Settles attempts whose outcome stayed open, so no payment waits in `processing` forever and no
+ * charge goes unrecorded: those the provider could not tell about (`unknown`), and those still in
+ * flight long after their request ended (the payments process died mid-call). Each is asked about
+ * again with the attempt's own reference: never received fails the payment (nobody was charged);
+ * a definite answer completes or fails it with its events; no answer yet waits for the next round.
+ * A reconciled payment never fails over: its request is long gone, and the merchant decides.
+ *
+ * Every replica runs it. The provider is asked outside any transaction; the change is then made
+ * under the payment's row lock and only if the attempt is still open, so two replicas, or a
+ * reconciliation and a late orchestrator, never apply two outcomes.
+ */
+
+export interface ReconciliationDeps {
+  store: PaymentsStore;
+  connectors: ConnectorRegistry;
+  clock: Clock;
+  relay: { kick(): void };
+  logger: Logger;
+  intervalMs: number;
+  providerTimeoutMs: number;
+  batchSize?: number;
+}
+
+const OPEN_STATUSES = new Set(['created', 'pending', 'processing']);
+
+export function createReconciliation(deps: ReconciliationDeps) {
+  const { store, clock } = deps;
+  const batchSize = deps.batchSize ?? 50;
+  // A request waits at most for authorize and then a status query, each under the provider time-out.
+  const abandonedAfterMs = 3 * deps.providerTimeoutMs + 5_000;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  let stopped = true;
+  // Set by stop() only: a direct call (a test, an operator) still goes through the whole batch.
+  let closing = false;
+
+  function isOpen(a: AttemptRecord | undefined, inFlightBefore: Date): a is AttemptRecord {
+    return !!a && (a.status === 'unknown' || (a.status === 'processing' && a.outcome === null && a.updatedAt < inFlightBefore));
+  }
+
+  /** What the provider's answer does to the payment; undefined while it still cannot tell. */
+  function settle(payment: PaymentRecord, attempt: AttemptRecord, answer: ProviderAnswer, at: Date): Change | undefined {
+    const outcome = answer.result.outcome;
+    if (outcome === 'unknown' || outcome === 'requires_action') return undefined;
+    const timeline: TimelineEntry[] = [];
+    // The attempt keeps the latency of its own call; the status query's is in its timeline entry.
+    recordAnswer(attempt, { ...answer, latencyMs: attempt.latencyMs ?? answer.latencyMs }, at, timeline);
+    // The status query's narration says it came from reconciliation, not from the request.
+    for (const t of timeline) if (t.type === 'attempt.status_checked') t.data = { ...t.data, by: 'reconciliation' };
+    payment.updatedAt = at;
+    payment.processedAt = at;
+    payment.processingTimeMs = at.getTime() - payment.createdAt.getTime();
+    payment.nextAction = null;
+    if (outcome === 'success') {
+      payment.providerPaymentId = attempt.providerPaymentId;
+      payment.feeAmount = attempt.feeAmount;
+      const approved = applyApproval(payment, attempt, timeline);
+      payment.status = approved.status;
+      return { attempts: [attempt], timeline, events: [approved.event] };
+    }
+    payment.status = 'failed';
+    payment.failure = paymentFailure(payment.attempts);
+    timeline.push({
+      type: 'payment.failed', title: 'Payment failed',
+      data: { code: payment.failure?.code, category: payment.failure?.category },
+    });
+    return { attempts: [attempt], timeline, events: ['payment.failed'] };
+  }
+
+  async function reconcileOne(scope: Scope, paymentId: string, attemptId: string, inFlightBefore: Date): Promise<boolean> {
+    const before = await store.get(scope, paymentId);
+    const attempt = before?.attempts.find((a) => a.id === attemptId);
+    if (!before || !isOpen(attempt, inFlightBefore)) return false;
+    const connector = deps.connectors.forProvider(attempt.providerCode);
+    if (!connector) return false;
+    const answer = await queryStatus(connector, {
+      paymentId,
+      attemptId,
+      attemptNumber: attempt.attemptNumber,
+      amount: before.amount,
+      currency: before.currency,
+      methodType: before.paymentMethodType,
+      captureMethod: before.captureMethod,
+      candidate: create(RouteCandidateSchema, {
+        providerId: attempt.providerId, providerCode: attempt.providerCode, providerName: attempt.providerName ?? '',
+        providerAccountId: attempt.providerAccountId, feeFixed: attempt.feeFixed ?? 0n, feeBps: attempt.feeBps ?? 0,
+      }),
+      testScenario: before.testScenario ?? undefined,
+    }, deps.providerTimeoutMs, attempt.status === 'unknown'
+      ? 'The provider could not tell the outcome when the payment was made.'
+      : 'The request that made this attempt ended before the provider answered.');
+
+    const changed = await store.transaction(async (tx) => {
+      const payment = await store.getForUpdate(tx, scope, paymentId);
+      const locked = payment?.attempts.find((a) => a.id === attemptId);
+      if (!payment || !OPEN_STATUSES.has(payment.status) || !isOpen(locked, inFlightBefore)) return false;
+      const at = clock.now();
+      const change = settle(payment, locked, answer, at);
+      if (!change) return false;
+      await writeChange(store, tx, payment, change, at);
+      return true;
+    });
+    if (changed) deps.relay.kick();
+    return changed;
+  }
+
+  /** Asks about every open attempt once; returns how many payments it settled. */
+  async function reconcile(now: Date = clock.now()): Promise<number> {
+    const inFlightBefore = new Date(now.getTime() - abandonedAfterMs);
+    const open = await store.openAttempts(inFlightBefore, batchSize);
+    let settled = 0;
+    for (const o of open) {
+      if (closing) break;
+      try {
+        if (await reconcileOne(o.scope, o.paymentId, o.attemptId, inFlightBefore)) settled++;
+      } catch (err) {
+        deps.logger.warn({ err: (err as Error).message, paymentId: o.paymentId }, 'reconciliation: attempt not settled, will retry');
+      }
+    }
+    return settled;
+  }
+
+  function schedule(): void {
+    timer = setTimeout(() => {
+      running = reconcile()
+        .then((n) => { if (n > 0) deps.logger.info({ settled: n }, 'reconciliation: settled open attempts'); })
+        .catch((err: Error) => deps.logger.warn({ err: err.message }, 'reconciliation failed, will retry'))
+        .finally(() => {
+          running = undefined;
+          if (!stopped) schedule();
+        });
+    }, deps.intervalMs);
+    timer.unref();
+  }
+
+  return {
+    reconcile,
+    start(): void {
+      stopped = false;
+      schedule();
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      closing = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
