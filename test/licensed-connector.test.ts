@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import type { AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from '../services/payments/index.js';
+import type {
+  AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RefundRequest,
+} from '../services/payments/index.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 /**
@@ -15,6 +17,7 @@ function recordingConnector() {
   const authorized: AuthorizeRequest[] = [];
   const statusQueries: AuthorizeRequest[] = [];
   const later = new Map<string, PaymentStatusResult>();
+  const refunds: RefundRequest[] = [];
   const approve = (req: AuthorizeRequest): AuthorizeResult => ({
     outcome: 'success', providerPaymentId: `acme_${req.attemptId}`, providerCode: '00', providerMessage: 'Approved', fee: 40n,
   });
@@ -34,10 +37,15 @@ function recordingConnector() {
       };
     },
     async refund(req) {
+      refunds.push(req);
+      // The first call of a 13.13 refund is lost on the way back (the provider did refund it).
+      if (req.amount === 1313n && refunds.filter((r) => r.refundId === req.refundId).length === 1) {
+        throw new Error('connection reset by the provider');
+      }
       return { outcome: 'success', providerRefundId: `acme_rf_${req.refundId}`, providerCode: '00', providerMessage: 'Refunded' };
     },
   };
-  return { connector, authorized, statusQueries, later, approve };
+  return { connector, authorized, statusQueries, later, approve, refunds };
 }
 
 describe('a licensed provider connector, reached by live keys', () => {
@@ -201,5 +209,33 @@ describe('a licensed provider connector, reached by live keys', () => {
     }, 'the orphaned attempt to be settled');
     assert.equal(settled.attempts[0].status, 'succeeded');
     assert.equal(settled.captured_amount, 2500);
+  });
+
+  test('a refund whose answer was lost stays processing, is sent again with the same id, and settles once', async () => {
+    const m = await connectedLiveMerchant();
+    const paid = await pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_lost_refund' } });
+    const res = await request(stack.baseUrl, 'POST', `/v1/payments/${paid.body.id}/refund`, { key: m.secret, body: { amount: 1313 } });
+    assert.equal(res.status, 201);
+    assert.equal(res.body.status, 'processing');
+    // Its amount stays reserved meanwhile: the rest of the payment is all that can be refunded.
+    const tooMuch = await request(stack.baseUrl, 'POST', `/v1/payments/${paid.body.id}/refund`, { key: m.secret, body: { amount: 2500 - 1313 + 1 } });
+    assert.equal(tooMuch.status, 409);
+
+    const settled = await eventually(async () => {
+      const r = await request(stack.baseUrl, 'GET', `/v1/refunds/${res.body.id}`, { key: m.secret });
+      return r.body.status === 'successful' ? r.body : undefined;
+    }, 'the refund to settle');
+    assert.equal(settled.provider_refund_id, `acme_rf_${res.body.id}`);
+    const calls = acme.refunds.filter((r) => r.refundId === res.body.id);
+    assert.ok(calls.length >= 2, 'sent again');
+    assert.ok(calls.every((c) => c.amount === 1313n && c.paymentId === paid.body.id), 'with the same refund');
+    const payment = await get(m.secret, paid.body.id);
+    assert.equal(payment.status, 'partially_refunded');
+    assert.equal(payment.refunded_amount, 1313);
+    const rows = await eventually(async () => {
+      const r = (await ledgerRows(paid.body.id)).filter((x) => x.type === 'refund');
+      return r.length > 0 ? r : undefined;
+    }, 'the ledger to record the refund');
+    assert.deepEqual(rows.map((r) => [r.status, Number(r.amount)]), [['successful', -1313]]);
   });
 });

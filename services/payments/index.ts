@@ -60,6 +60,7 @@ export function build(deps: PaymentsDeps): ServicePart {
     clock: deps.clock,
     relay,
     logger: deps.logger,
+    providerTimeoutMs: deps.config.providerTimeoutMs,
   });
   const expiry = createAuthorizationExpiry({
     store,
@@ -73,7 +74,7 @@ export function build(deps: PaymentsDeps): ServicePart {
     store, clock: deps.clock, relay, logger: deps.logger, intervalMs: deps.config.expirySweepMs,
   });
   const reconciliation = createReconciliation({
-    store, connectors, clock: deps.clock, relay, logger: deps.logger,
+    store, connectors, refunds, clock: deps.clock, relay, logger: deps.logger,
     intervalMs: deps.config.reconciliationSweepMs, providerTimeoutMs: deps.config.providerTimeoutMs,
   });
   return assemblePart(deps, {

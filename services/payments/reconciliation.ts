@@ -6,11 +6,12 @@ import { paymentFailure, queryStatus, recordAnswer, type ProviderAnswer } from '
 import type { ConnectorRegistry } from './connectors/index.js';
 import { applyApproval, writeChange, type Change } from './lifecycle.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
+import type { Refunds } from './refunds.js';
 import type { PaymentsStore } from './store.js';
 
 /**
  * Settles attempts whose outcome stayed open, so no payment waits in `processing` forever and no
- * charge goes unrecorded: those the provider could not tell about (`unknown`), and those still in
+ * charge goes unrecorded (and, through refunds.ts, refunds whose answer was lost): those the provider could not tell about (`unknown`), and those still in
  * flight long after their request ended (the payments process died mid-call). Each is asked about
  * again with the attempt's own reference: never received fails the payment (nobody was charged);
  * a definite answer completes or fails it with its events; no answer yet waits for the next round.
@@ -24,6 +25,7 @@ import type { PaymentsStore } from './store.js';
 export interface ReconciliationDeps {
   store: PaymentsStore;
   connectors: ConnectorRegistry;
+  refunds: Pick<Refunds, 'retryInFlight'>;
   clock: Clock;
   relay: { kick(): void };
   logger: Logger;
@@ -115,11 +117,11 @@ export function createReconciliation(deps: ReconciliationDeps) {
     return changed;
   }
 
-  /** Asks about every open attempt once; returns how many payments it settled. */
+  /** Asks about every open attempt and refund once; returns how many payments and refunds it settled. */
   async function reconcile(now: Date = clock.now()): Promise<number> {
     const inFlightBefore = new Date(now.getTime() - abandonedAfterMs);
     const open = await store.openAttempts(inFlightBefore, batchSize);
-    let settled = 0;
+    let settled = await deps.refunds.retryInFlight(inFlightBefore, batchSize);
     for (const o of open) {
       if (closing) break;
       try {

@@ -74,16 +74,29 @@ export function createRefundStore(pool: Pool) {
       );
     },
 
-    /** Records the provider's outcome; amount, currency and scope never change. */
-    async saveOutcome(tx: Queryable, r: RefundRecord): Promise<void> {
-      await tx.query(
+    /**
+     * Records the provider's outcome of a refund still `processing`; amount, currency and scope
+     * never change. False when it was already settled (by a reconciliation on another replica).
+     */
+    async saveOutcome(tx: Queryable, r: RefundRecord): Promise<boolean> {
+      const { rowCount } = await tx.query(
         `UPDATE refunds SET status = $5, provider_refund_id = $6, failure = $7, updated_at = $8
-         WHERE ${SCOPE} AND id = $4`,
+         WHERE ${SCOPE} AND id = $4 AND status = 'processing'`,
         [
           r.merchantId, r.projectId, r.mode, r.id, r.status, r.providerRefundId,
           r.failure && JSON.stringify(r.failure), r.updatedAt,
         ],
       );
+      return rowCount === 1;
+    },
+
+    /** Refunds still at the provider since before `before`, oldest first, across all scopes. */
+    async inFlightSince(before: Date, limit: number): Promise<RefundRecord[]> {
+      const { rows } = await pool.query(
+        `SELECT * FROM refunds WHERE status IN ('created', 'processing') AND updated_at < $1 ORDER BY updated_at, id LIMIT $2`,
+        [before, limit],
+      );
+      return rows.map(toRefund);
     },
 
     async get(scope: Scope, id: string): Promise<RefundRecord | undefined> {

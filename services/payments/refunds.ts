@@ -1,10 +1,11 @@
 import { create, type JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Logger } from 'pino';
-import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { ScopeSchema, type Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { RefundSchema, type Refund } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import { paymentJson, refundJson } from '../shared/contract/index.js';
 import { enqueueEvent, newId, serviceError, type Clock, type Pool, type Queryable } from '../shared/index.js';
+import { withDeadline } from './attempts.js';
 import type { ConnectorRegistry } from './connectors/index.js';
 import type { RefundOutcome, RefundResult } from './connectors/types.js';
 import type { FailureJson, PaymentRecord, TimelineEntry } from './model.js';
@@ -49,6 +50,8 @@ export interface RefundsDeps {
   clock: Clock;
   relay: { kick(): void };
   logger: Logger;
+  /** Deadline of a refund call; past it the outcome is unknown and reconciliation retries it. */
+  providerTimeoutMs: number;
 }
 
 export function refundToProto(r: RefundRecord): Refund {
@@ -139,7 +142,8 @@ export function createRefunds(deps: RefundsDeps) {
     if (!connector) {
       return { outcome: 'provider_unavailable', providerRefundId: null, providerCode: null, providerMessage: null };
     }
-    return connector.refund({
+    return withDeadline(deps.providerTimeoutMs, (signal) => connector.refund({
+      signal,
       refundId: refund.id,
       paymentId: payment.id,
       providerCode: payment.providerCode!,
@@ -149,7 +153,7 @@ export function createRefunds(deps: RefundsDeps) {
       currency: refund.currency,
       reason: refund.reason ?? undefined,
       testScenario,
-    });
+    }));
   }
 
   /** Step 3. The refund's outcome, the payment's amounts, the timeline and the events commit together. */
@@ -164,7 +168,8 @@ export function createRefunds(deps: RefundsDeps) {
         ? null
         : (FAILURE_BY_OUTCOME[result.outcome as Exclude<RefundOutcome, 'success'>] ?? FAILURE_BY_OUTCOME.technical_error);
       refund.updatedAt = at;
-      await refunds.saveOutcome(tx, refund);
+      // Settled meanwhile (a reconciliation elsewhere): that outcome stands, nothing is counted twice.
+      if (!(await refunds.saveOutcome(tx, refund))) return;
       const timeline: TimelineEntry[] = [{
         type: `refund.${refund.status}`,
         title: ok ? `Refund of ${refund.amount} ${refund.currency} successful` : `Refund failed: ${refund.failure!.code}`,
@@ -213,8 +218,34 @@ export function createRefunds(deps: RefundsDeps) {
     return refund;
   }
 
+  /**
+   * Sends again every refund left at the provider since before `before` (its call failed or timed
+   * out, or its process died), with the same refund id, which connectors treat as the provider-side
+   * idempotency reference: a refund the provider already made is answered, not made twice. A
+   * definite answer settles it; another failure leaves it for the next round. Returns how many settled.
+   */
+  async function retryInFlight(before: Date, limit: number): Promise<number> {
+    let settled = 0;
+    for (const refund of await refunds.inFlightSince(before, limit)) {
+      const scope = create(ScopeSchema, { merchantId: refund.merchantId, projectId: refund.projectId, mode: refund.mode });
+      const payment = await store.get(scope, refund.paymentId);
+      if (!payment) continue;
+      let result: RefundResult;
+      try {
+        result = await callProvider(payment, refund);
+      } catch (err) {
+        deps.logger.warn({ err: (err as Error).message, refund_id: refund.id }, 'refund outcome still unknown, will retry');
+        continue;
+      }
+      await settle(scope, refund, result);
+      settled++;
+    }
+    return settled;
+  }
+
   return {
     create: createRefund,
+    retryInFlight,
     get: (scope: Scope, id: string) => refunds.get(scope, id),
     /** undefined when the scope has no such payment (404), so an empty list means "no refunds". */
     async listForPayment(scope: Scope, paymentId: string): Promise<RefundRecord[] | undefined> {

@@ -84,7 +84,11 @@ export interface Connector {
 export type RefundOutcome = 'success' | 'hard_decline' | 'technical_error' | 'provider_unavailable';
 
 export interface RefundRequest {
-  /** Our refund id, sent as the provider-side reference so a retry or a lookup can name it. */
+  /**
+   * Our refund id, sent as the provider-side reference. A refund whose answer was lost is sent
+   * again with the same id, so a connector must make it idempotent by this reference: a second
+   * call answers the first refund's outcome and never refunds twice.
+   */
   refundId: string;
   paymentId: string;
   providerCode: string;
@@ -95,6 +99,8 @@ export interface RefundRequest {
   reason?: string;
   /** Sandbox only: success, technical_error or hard_decline. */
   testScenario?: string;
+  /** Aborted when the deadline passes; the refund is then sent again later with the same refundId. */
+  signal?: AbortSignal;
 }
 
 export interface RefundResult {
