@@ -6,6 +6,7 @@ import * as gateway from '../../gateway/index.js';
 import * as ledger from '../ledger/index.js';
 import * as payments from '../payments/index.js';
 import type { Connector } from '../payments/index.js';
+import type { PayoutConnector } from '../payouts/index.js';
 import * as payouts from '../payouts/index.js';
 import * as routingRisk from '../routing-risk/index.js';
 import * as webhooks from '../webhooks/index.js';
@@ -22,6 +23,8 @@ export interface StackOptions {
   clock?: Clock;
   /** Licensed providers' connectors by provider code (docs/connectors.md). */
   connectors?: Record<string, Connector>;
+  /** Payout connectors by provider code; one named like a demo provider replaces it. */
+  payoutConnectors?: Record<string, PayoutConnector>;
 }
 
 export interface Stack {
@@ -69,6 +72,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       ...payoutsDeps,
       routing: createClient(RoutingService, createPeerTransport(routingUrl)),
       ledger: createClient(LedgerService, createPeerTransport(ledgerUrl)),
+      connectors: opts.payoutConnectors,
     }));
     const webhooksUrl = await run(webhooks.build(await depsFor(webhooks.PART)));
 

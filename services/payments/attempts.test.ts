@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RouteCandidate } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { callProvider, nextStep, paymentFailure, recordAnswer, withDeadline } from './attempts.js';
+import { callProvider, nextStep, paymentFailure, recordAnswer } from './attempts.js';
 import type { AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from './connectors/index.js';
 import type { AttemptRecord, FailureJson, TimelineEntry } from './model.js';
 
@@ -41,15 +41,6 @@ test('paymentFailure: a decline outranks a technical fault; the latest of a cate
   assert.equal(paymentFailure([f('soft_decline', 'soft'), f('provider_error', 'technical')])!.code, 'soft_decline');
   assert.equal(paymentFailure([f('provider_error', 'technical'), f('hard_decline', 'hard')])!.code, 'hard_decline');
   assert.equal(paymentFailure([{ failure: null }, f('provider_unavailable', 'technical')])!.code, 'provider_unavailable');
-});
-
-test('withDeadline: aborts the signal and stops waiting for a call that ignores it', async () => {
-  let seen: AbortSignal | undefined;
-  const started = Date.now();
-  await assert.rejects(withDeadline(30, (signal) => { seen = signal; return never(); }), /no answer within 30 ms/);
-  assert.ok(Date.now() - started < 1000);
-  assert.equal(seen!.aborted, true);
-  assert.equal(await withDeadline(1000, async () => 7), 7);
 });
 
 test('a definite answer is taken as is, with no status query, and a fee only on success', async () => {

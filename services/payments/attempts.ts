@@ -2,6 +2,7 @@
 // what the answer means for the payment. Pure of storage, so it is tested without a database.
 import type { RouteCandidate } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import type { AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from './connectors/index.js';
+import { DeadlineExceeded, withDeadline } from '../shared/index.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 
 export const FAILURE_BY_OUTCOME: Record<string, FailureJson> = {
@@ -42,27 +43,6 @@ export function paymentFailure(attempts: Pick<AttemptRecord, 'failure'>[]): Fail
     if (a.failure && (!best || CATEGORY_RANK[a.failure.category] >= CATEGORY_RANK[best.category])) best = a.failure;
   }
   return best;
-}
-
-export class DeadlineExceeded extends Error {}
-
-/** Runs `call` with an AbortSignal that fires after `ms`; stops waiting then even if the call ignores it. */
-export async function withDeadline<T>(ms: number, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort(new DeadlineExceeded(`no answer within ${ms} ms`));
-      reject(controller.signal.reason);
-    }, ms);
-  });
-  const running = call(controller.signal);
-  running.catch(() => {}); // a late failure after the deadline has no one left to hear it
-  try {
-    return await Promise.race([running, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The settled answer for one attempt, and how it was reached. */

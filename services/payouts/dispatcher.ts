@@ -1,5 +1,5 @@
 import type { Logger } from '../shared/index.js';
-import { type Clock } from '../shared/index.js';
+import { withDeadline, type Clock } from '../shared/index.js';
 import { cost, type PayoutRecord } from './model.js';
 import { emitPayout } from './payouts.js';
 import { payoutConnectorFor, type PayoutConnector, type PayoutOutcome, type SendPayoutResult } from './providers.js';
@@ -11,7 +11,9 @@ import type { PayoutStore } from './store.js';
  * provider outside any transaction, then record the outcome with its event in a second commit.
  * Payouts do not fail over: a payout goes to the provider routing chose, and a failed one releases
  * its funds so the merchant can send a new one. An answer that never came (time-out, a connector
- * that throws) leaves the payout `processing` with its funds held, since the money may have left.
+ * that throws) leaves the payout `processing` with its funds held, since the money may have left;
+ * it is sent again, with the same payout id, once it has waited `3 × timeout + 5 s` (also a payout
+ * whose process died mid-call), until the provider gives a definite answer.
  */
 
 const FAILURES: Record<Exclude<PayoutOutcome, 'success' | 'timeout'>, NonNullable<PayoutRecord['failure']>> = {
@@ -28,6 +30,8 @@ export interface DispatcherDeps {
   /** Licensed providers' payout connectors by provider code; the demo providers are built in. */
   connectors?: Record<string, PayoutConnector>;
   batchSize?: number;
+  /** Deadline of one call to a provider. */
+  timeoutMs: number;
 }
 
 /** The decided change for a provider's answer (pure): status, failure, fee, and the event if any. */
@@ -60,7 +64,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     const connector = payoutConnectorFor(p.providerCode ?? '', deps.connectors);
     if (!connector) return { outcome: 'provider_unavailable', providerPayoutId: null, providerCode: null, providerMessage: null };
     try {
-      return await connector.send({
+      return await withDeadline(deps.timeoutMs, (signal) => connector.send({
+        signal,
         payoutId: p.id,
         providerCode: p.providerCode!,
         providerAccountId: p.providerAccountId!,
@@ -68,7 +73,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         currency: p.currency,
         destination: p.destination,
         testScenario: p.testScenario ?? undefined,
-      });
+      }));
     } catch (err) {
       deps.logger.error({ err: (err as Error).message, payout_id: p.id }, 'payout outcome unknown');
       return { outcome: 'timeout', providerPayoutId: null, providerCode: null, providerMessage: null };
@@ -79,6 +84,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     const scope = { merchantId: claimed.merchantId, projectId: claimed.projectId, mode: claimed.mode };
     await store.transaction(async (tx) => {
       const p = (await store.getForUpdate(tx, scope, claimed.id))!;
+      // Settled meanwhile by a retry on another replica: that outcome stands, funds move once.
+      if (p.status !== 'pending' && p.status !== 'processing') return;
       const at = deps.clock.now();
       const { release, event } = outcomeOf(p, result, at);
       await store.save(tx, p);
@@ -90,15 +97,23 @@ export function createDispatcher(deps: DispatcherDeps) {
     });
   }
 
-  /** Sends every payout due at `asOf`; returns how many were sent. Safe on many replicas at once. */
+  /**
+   * Sends every payout due at `asOf`, and again those whose answer is overdue; returns how many
+   * were sent. Safe on many replicas at once.
+   */
   async function dispatch(asOf: Date): Promise<number> {
+    const staleBefore = new Date(asOf.getTime() - (3 * deps.timeoutMs + 5_000));
     let total = 0;
-    for (;;) {
-      const claimed = await store.transaction((tx) => store.claimDue(tx, asOf, batchSize));
+    for (let stale = true; ;) {
+      const claimed = await store.transaction((tx) =>
+        stale ? store.claimStale(tx, staleBefore, asOf, batchSize) : store.claimDue(tx, asOf, batchSize));
       await Promise.all(claimed.map(async (p) => record(p, await send(p))));
       if (claimed.length > 0) deps.relay.kick();
       total += claimed.length;
-      if (claimed.length < batchSize) return total;
+      if (claimed.length < batchSize) {
+        if (!stale) return total;
+        stale = false;
+      }
     }
   }
 

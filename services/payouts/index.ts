@@ -13,6 +13,9 @@ import { every } from './scheduler.js';
 import { routes } from './service.js';
 import { createPayoutStore } from './store.js';
 
+// What a licensed provider implements to send payouts, and the demo one tests can wrap.
+export { DemoPayoutConnector, type PayoutConnector, type SendPayoutRequest, type SendPayoutResult } from './providers.js';
+
 export const PART: PartInfo = { name: 'payouts', schema: 'payouts', dir: 'services/payouts' };
 
 export interface PayoutsDeps extends ServiceDeps {
@@ -28,7 +31,9 @@ export function build(deps: PayoutsDeps): ServicePart {
   const payouts = createPayouts({
     store, routing: deps.routing, ledger: deps.ledger, clock: deps.clock, relay, holdMs: deps.config.payoutHoldMs,
   });
-  const dispatcher = createDispatcher({ store, clock: deps.clock, relay, logger: deps.logger, connectors: deps.connectors });
+  const dispatcher = createDispatcher({
+    store, clock: deps.clock, relay, logger: deps.logger, connectors: deps.connectors, timeoutMs: deps.config.providerTimeoutMs,
+  });
   const sweep = every(deps.config.payoutSweepMs, 'payout dispatch', deps.logger, () => dispatcher.dispatch(deps.clock.now()));
   return assemblePart(deps, {
     name: PART.name,

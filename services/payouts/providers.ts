@@ -9,7 +9,11 @@ import { createHash } from 'node:crypto';
 export type PayoutOutcome = 'success' | 'hard_decline' | 'technical_error' | 'provider_unavailable' | 'timeout';
 
 export interface SendPayoutRequest {
-  /** Our payout id, sent as the provider-side reference so a retry or a lookup can name it. */
+  /**
+   * Our payout id, sent as the provider-side reference. A payout whose answer was lost is sent
+   * again with the same id, so a connector must make it idempotent by this reference: a second
+   * call answers the first payout's outcome and never sends the money twice.
+   */
   payoutId: string;
   providerCode: string;
   providerAccountId: string;
@@ -18,6 +22,8 @@ export interface SendPayoutRequest {
   destination: { type: string; token: string | null; holderName: string | null; country: string | null };
   /** Sandbox only: success, technical_error, hard_decline, unavailable or timeout. */
   testScenario?: string;
+  /** Aborted when the deadline passes; the payout is then sent again later with the same payoutId. */
+  signal?: AbortSignal;
 }
 
 export interface SendPayoutResult {

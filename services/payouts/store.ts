@@ -120,6 +120,22 @@ export function createPayoutStore(pool: Pool) {
       return rows.map(toPayout);
     },
 
+    /**
+     * Takes up to `limit` payouts sent (`pending`) or awaiting their provider (`processing`)
+     * since before `before`: their answer was lost, or their process died mid-call. Taking one
+     * moves its `updated_at` to `now`, a lease other replicas respect.
+     */
+    async claimStale(tx: Queryable, before: Date, now: Date, limit: number): Promise<PayoutRecord[]> {
+      const { rows } = await tx.query(
+        `UPDATE payouts SET updated_at = $2
+         WHERE id IN (SELECT id FROM payouts WHERE status IN ('pending', 'processing') AND updated_at < $1
+                      ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+         RETURNING *`,
+        [before, now, limit],
+      );
+      return rows.map(toPayout);
+    },
+
     /** Locks the scope's funds row for this currency (creating it) and returns what is committed. */
     async lockFunds(tx: Queryable, scope: Scope, currency: string): Promise<bigint> {
       await tx.query(

@@ -6,6 +6,7 @@ export * from './migrate.js';
 export * from './paths.js';
 export * from './ids.js';
 export * from './clock.js';
+export * from './deadline.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './outbox.js';

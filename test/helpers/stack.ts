@@ -1,5 +1,6 @@
 import { startStack, type Stack } from '../../services/all-in-one/stack.js';
 import type { Connector } from '../../services/payments/index.js';
+import type { PayoutConnector } from '../../services/payouts/index.js';
 import { createLogger, loadConfig, newSecret, type Clock, type Logger } from '../../services/shared/index.js';
 import { createTestBus, type TestBus } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -31,7 +32,10 @@ export async function request(
 
 /** All six parts in this process on a fresh database and (with NATS_URL) a fresh JetStream stream. */
 export async function startTestStack(
-  opts: { logger?: Logger; clock?: Clock; connectors?: Record<string, Connector>; env?: Record<string, string> } = {},
+  opts: {
+    logger?: Logger; clock?: Clock; env?: Record<string, string>;
+    connectors?: Record<string, Connector>; payoutConnectors?: Record<string, PayoutConnector>;
+  } = {},
 ): Promise<TestStack> {
   const db = await createTestDatabase();
   const testBus = await createTestBus();
@@ -52,6 +56,7 @@ export async function startTestStack(
     logger: opts.logger ?? createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent'),
     clock: opts.clock,
     connectors: opts.connectors,
+    payoutConnectors: opts.payoutConnectors,
   });
   const manage = async (method: string, path: string, body?: unknown) =>
     request(stack.baseUrl, method, `/manage/v1${path}`, { key: operatorToken, body });
