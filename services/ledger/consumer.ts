@@ -1,7 +1,7 @@
 import type { EventEnvelope, Logger, Pool } from '../shared/index.js';
 import { withTransaction, type Clock } from '../shared/index.js';
 import { movementFromEvent } from './movements.js';
-import { claimEvent, createLedgerStore, insertTransaction } from './store.js';
+import { claimEvent, createLedgerStore, insertTransaction, recordEventMovement } from './store.js';
 
 /**
  * The ledger's event handler: each money event becomes at most one transaction, with its journal
@@ -25,17 +25,20 @@ export function createLedgerConsumer(deps: LedgerConsumerDeps) {
   return async function handle(event: EventEnvelope): Promise<void> {
     const movement = movementFromEvent(event);
     if (!movement) return;
+    const { inheritsFromPayment, ...fields } = movement;
+    if (!inheritsFromPayment) {
+      // Payments and payouts: one statement, the hot path of every payment.
+      await recordEventMovement(deps.pool, event, { ...fields, settlementId: null }, deps.clock.now());
+      return;
+    }
+    // Refunds go back through the provider that took the payment, so they settle in its batches:
+    // they read the payment's transaction first, inside the transaction that claims the event.
     await withTransaction(deps.pool, async (tx) => {
       const at = deps.clock.now();
       if (!(await claimEvent(tx, event.id, event.type, at))) return;
-      let { providerName, providerAccountId, paymentMethod, country } = movement;
-      if (movement.inheritsFromPayment) {
-        // Refunds go back through the provider that took the payment, so they settle in its batches.
-        const payment = await store.paymentTransaction(tx, movement.scope, movement.paymentId!);
-        if (!payment) throw new NotReadyError(`${event.type} ${event.id}: payment ${movement.paymentId} not recorded yet`);
-        ({ providerName, providerAccountId, paymentMethod, country } = payment);
-      }
-      const { inheritsFromPayment: _, ...fields } = movement;
+      const payment = await store.paymentTransaction(tx, movement.scope, movement.paymentId!);
+      if (!payment) throw new NotReadyError(`${event.type} ${event.id}: payment ${movement.paymentId} not recorded yet`);
+      const { providerName, providerAccountId, paymentMethod, country } = payment;
       await insertTransaction(tx, {
         ...fields, providerName, providerAccountId, paymentMethod, country, settlementId: null,
       }, event.id, at);

@@ -132,6 +132,57 @@ export async function insertTransaction(
   return record;
 }
 
+/**
+ * What the consumer writes for one money event, as one statement: the event is claimed and, only
+ * if this is its first delivery, its transaction is inserted (unless its entity already has one of
+ * its kind) with, when successful, its balanced journal entry. One round trip and one implicit
+ * transaction instead of eight; the same rules as claimEvent, insertTransaction and postEntry.
+ */
+export async function recordEventMovement(
+  db: Queryable, event: { id: string; type: string }, t: Omit<TransactionRecord, 'id'>, at: Date,
+): Promise<void> {
+  const lines = t.status === 'successful'
+    ? movementLines({ type: t.type, amount: t.amount, feeAmount: t.feeAmount, providerAccountId: t.providerAccountId })
+    : [];
+  if (!isBalanced(lines)) throw new Error(`unbalanced ${t.type} entry`);
+  const values: unknown[] = [
+    event.id, event.type, at, transactionId(t.occurredAt), ...scopeValues(t.scope), t.type, t.status, t.entityType,
+    t.entityId, t.paymentId, t.amount, t.currency, t.feeAmount, t.providerName, t.providerAccountId, t.providerReference,
+    t.paymentMethod, t.country, t.processingTimeMs, t.failureCode, t.settlementId, t.occurredAt,
+  ];
+  let posting = '';
+  if (lines.length > 0) {
+    values.push(journalEntryId(at), lines.map((l) => l.account), lines.map((l) => l.providerAccountId), lines.map((l) => l.amount.toString()));
+    posting = `, entry AS (
+       INSERT INTO journal_entries (id, merchant_id, project_id, mode, currency, kind, transaction_id, settlement_id, posted_at)
+       SELECT $25, $5, $6, $7, $14, $8, txn.id, NULL, $3 FROM txn
+       RETURNING id
+     ), lines AS (
+       INSERT INTO journal_lines (entry_id, line_no, merchant_id, project_id, mode, currency, account, provider_account_id, amount)
+       SELECT entry.id, n, $5, $6, $7, $14, a, p, v
+       FROM entry, unnest($26::text[], $27::text[], $28::bigint[]) WITH ORDINALITY AS l(a, p, v, n)
+     )`;
+  }
+  await db.query(
+    `WITH claim AS (
+       INSERT INTO consumed_events (event_id, type, consumed_at) VALUES ($1, $2, $3)
+       ON CONFLICT (event_id) DO UPDATE SET redeliveries = consumed_events.redeliveries + 1
+       RETURNING (xmax = 0) AS fresh
+     ), txn AS (
+       INSERT INTO transactions (id, merchant_id, project_id, mode, type, status, entity_type, entity_id, payment_id,
+         amount, currency, fee_amount, net_amount, provider_name, provider_account_id, provider_reference, payment_method,
+         country, processing_time_ms, failure_code, settlement_id, occurred_at, source_event_id, recorded_at)
+       SELECT $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $13::bigint - $15::bigint, $16, $17, $18, $19, $20, $21,
+         $22, $23, $24, $1, $3
+       WHERE (SELECT fresh FROM claim)
+       ON CONFLICT (merchant_id, project_id, mode, entity_type, entity_id, type) DO NOTHING
+       RETURNING id
+     )${posting}
+     SELECT 1`,
+    values,
+  );
+}
+
 export async function postTransaction(tx: Queryable, t: TransactionRecord, at: Date): Promise<void> {
   const lines = movementLines({
     type: t.type, amount: t.amount, feeAmount: t.feeAmount, providerAccountId: t.providerAccountId,
