@@ -8,6 +8,7 @@ import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { createLedgerConsumer } from '../services/ledger/index.js';
 import { createLogger, createPool, type EventEnvelope, type Pool } from '../services/shared/index.js';
+import { eventually } from './helpers/eventually.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 // The Done-when of the ledger: a day of mixed activity through the HTTP gateway, after which
@@ -87,16 +88,6 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
     assert.equal(res.status, 201, JSON.stringify(res.body));
     payouts.set(res.body.id, res.body);
     return res.body;
-  }
-
-  async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
   }
 
   /** Every transaction of the key, newest first, gathered page by page. */

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RefundRequest,
 } from '../services/payments/index.js';
+import { eventually } from './helpers/eventually.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 /**
@@ -124,15 +125,6 @@ describe('a licensed provider connector, reached by live keys', () => {
   });
 
   const get = async (key: string, id: string) => (await request(stack.baseUrl, 'GET', `/v1/payments/${id}`, { key })).body;
-  async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await check();
-      if (v !== undefined) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
   const ledgerRows = async (paymentId: string) =>
     (await db.query(`SELECT type, status, amount FROM ledger.transactions WHERE payment_id = $1`, [paymentId])).rows;
 
@@ -143,7 +135,7 @@ describe('a licensed provider connector, reached by live keys', () => {
     assert.equal(res.body.attempts[0].status, 'unknown');
     const attemptId = res.body.attempts[0].id;
     // Reconciliation keeps asking, and changes nothing while the provider cannot tell.
-    await eventually(async () => (acme.statusQueries.filter((q) => q.attemptId === attemptId).length >= 3 ? true : undefined), 'status queries');
+    await eventually('status queries', async () => (acme.statusQueries.filter((q) => q.attemptId === attemptId).length >= 3 ? true : undefined));
     assert.equal((await get(m.secret, res.body.id)).status, 'processing');
     const asked = acme.statusQueries.find((q) => q.attemptId === attemptId)!;
     assert.equal(asked.amount, 2500n);
@@ -151,10 +143,10 @@ describe('a licensed provider connector, reached by live keys', () => {
     assert.equal(asked.candidate.feeFixed, 25n);
 
     acme.later.set(res.body.id, { found: true, ...acme.approve(asked) });
-    const done = await eventually(async () => {
+    const done = await eventually('the payment to complete', async () => {
       const p = await get(m.secret, res.body.id);
       return p.status === 'successful' ? p : undefined;
-    }, 'the payment to complete');
+    });
     assert.equal(done.attempts[0].status, 'succeeded');
     assert.equal(done.attempts[0].provider_payment_id, `acme_${attemptId}`);
     assert.equal(done.fee.amount, 40);
@@ -164,10 +156,10 @@ describe('a licensed provider connector, reached by live keys', () => {
     assert.deepEqual(timeline.filter((t: any) => t.type === 'event.emitted').map((t: any) => t.data.event_type),
       ['payment.created', 'payment.processing', 'payment.successful']);
     // The charge is in the books once, as one payment transaction.
-    const rows = await eventually(async () => {
+    const rows = await eventually('the ledger to record the payment', async () => {
       const r = await ledgerRows(res.body.id);
       return r.length > 0 ? r : undefined;
-    }, 'the ledger to record the payment');
+    });
     assert.deepEqual(rows.map((r) => [r.type, r.status, Number(r.amount)]), [['payment', 'successful', 2500]]);
   });
 
@@ -176,10 +168,10 @@ describe('a licensed provider connector, reached by live keys', () => {
     const res = await pay(m.secret, { payment_method: { type: 'card', token: 'tok_silent' } });
     assert.equal(res.body.status, 'processing');
     acme.later.set(res.body.id, { found: false });
-    const failed = await eventually(async () => {
+    const failed = await eventually('the payment to fail', async () => {
       const p = await get(m.secret, res.body.id);
       return p.status === 'failed' ? p : undefined;
-    }, 'the payment to fail');
+    });
     assert.equal(failed.failure.code, 'provider_timeout');
     assert.equal(failed.failure.category, 'technical');
     assert.equal(failed.attempts.length, 1, 'no other provider is tried after the request');
@@ -203,10 +195,10 @@ describe('a licensed provider connector, reached by live keys', () => {
       [res.body.id],
     );
     const before = acme.statusQueries.length;
-    const settled = await eventually(async () => {
+    const settled = await eventually('the orphaned attempt to be settled', async () => {
       const p = await get(m.secret, res.body.id);
       return p.status === 'successful' && acme.statusQueries.length > before ? p : undefined;
-    }, 'the orphaned attempt to be settled');
+    });
     assert.equal(settled.attempts[0].status, 'succeeded');
     assert.equal(settled.captured_amount, 2500);
   });
@@ -221,10 +213,10 @@ describe('a licensed provider connector, reached by live keys', () => {
     const tooMuch = await request(stack.baseUrl, 'POST', `/v1/payments/${paid.body.id}/refund`, { key: m.secret, body: { amount: 2500 - 1313 + 1 } });
     assert.equal(tooMuch.status, 409);
 
-    const settled = await eventually(async () => {
+    const settled = await eventually('the refund to settle', async () => {
       const r = await request(stack.baseUrl, 'GET', `/v1/refunds/${res.body.id}`, { key: m.secret });
       return r.body.status === 'successful' ? r.body : undefined;
-    }, 'the refund to settle');
+    });
     assert.equal(settled.provider_refund_id, `acme_rf_${res.body.id}`);
     const calls = acme.refunds.filter((r) => r.refundId === res.body.id);
     assert.ok(calls.length >= 2, 'sent again');
@@ -232,10 +224,10 @@ describe('a licensed provider connector, reached by live keys', () => {
     const payment = await get(m.secret, paid.body.id);
     assert.equal(payment.status, 'partially_refunded');
     assert.equal(payment.refunded_amount, 1313);
-    const rows = await eventually(async () => {
+    const rows = await eventually('the ledger to record the refund', async () => {
       const r = (await ledgerRows(paid.body.id)).filter((x) => x.type === 'refund');
       return r.length > 0 ? r : undefined;
-    }, 'the ledger to record the refund');
+    });
     assert.deepEqual(rows.map((r) => [r.status, Number(r.amount)]), [['successful', -1313]]);
   });
 });

@@ -8,6 +8,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { DemoPayoutConnector, type PayoutConnector, type SendPayoutRequest } from '../services/payouts/index.js';
+import { eventually } from './helpers/eventually.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 const DAY = 86_400_000;
@@ -50,15 +51,6 @@ describe('a payout whose answer was lost', () => {
   after(() => stack?.close());
 
   const get = (key: string, path: string) => request(stack.baseUrl, 'GET', path, { key });
-  async function eventually<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
   const balance = async (key: string) => (await get(key, '/v1/balances')).body.data.find((b: any) => b.currency === 'EUR');
 
   test('stays processing with its funds held, is sent again with the same id, and is paid once', async () => {

@@ -4,6 +4,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
+import { eventually } from './helpers/eventually.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 const DAY = 86_400_000;
@@ -41,16 +42,6 @@ describe('payouts, through the HTTP gateway', () => {
     assert.equal(res.body.error.code, code);
     assert.equal(res.body.error.param, param);
     assert.match(res.body.request_id, /^req_/);
-  }
-
-  async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
   }
 
   /** Settles, at the demo providers, every movement the ledger has: the clock moves a day on. */

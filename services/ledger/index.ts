@@ -2,11 +2,10 @@
 // payment, refund and payout events and emits settlement.created. docs/ledger.md describes it.
 import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import {
-  assemblePart, createRelay, type PartInfo, type ServiceDeps, type ServicePart, type Subscription,
+  assemblePart, createRelay, every, type PartInfo, type ServiceDeps, type ServicePart, type Subscription,
 } from '../shared/index.js';
 import { createLedgerConsumer } from './consumer.js';
 import { createDemoSettlement } from './demo-settlement.js';
-import { every } from './scheduler.js';
 import { routes } from './service.js';
 import { createSettlementStore } from './settlement-store.js';
 import { createSettlementIngestion } from './settlements.js';

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { RouteCandidateSchema } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import type { Clock, Logger } from '../shared/index.js';
+import { every, type Clock, type Logger } from '../shared/index.js';
 import { paymentFailure, queryStatus, recordAnswer, type ProviderAnswer } from './attempts.js';
 import type { ConnectorRegistry } from './connectors/index.js';
 import { applyApproval, writeChange, type Change } from './lifecycle.js';
@@ -41,9 +41,6 @@ export function createReconciliation(deps: ReconciliationDeps) {
   const batchSize = deps.batchSize ?? 50;
   // A request waits at most for authorize and then a status query, each under the provider time-out.
   const abandonedAfterMs = 3 * deps.providerTimeoutMs + 5_000;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
   // Set by stop() only: a direct call (a test, an operator) still goes through the whole batch.
   let closing = false;
 
@@ -133,30 +130,20 @@ export function createReconciliation(deps: ReconciliationDeps) {
     return settled;
   }
 
-  function schedule(): void {
-    timer = setTimeout(() => {
-      running = reconcile()
-        .then((n) => { if (n > 0) deps.logger.info({ settled: n }, 'reconciliation: settled open attempts'); })
-        .catch((err: Error) => deps.logger.warn({ err: err.message }, 'reconciliation failed, will retry'))
-        .finally(() => {
-          running = undefined;
-          if (!stopped) schedule();
-        });
-    }, deps.intervalMs);
-    timer.unref();
-  }
+  const loop = every(deps.intervalMs, 'reconciliation', deps.logger, async () => {
+    const n = await reconcile();
+    if (n > 0) deps.logger.info({ settled: n }, 'reconciliation: settled open attempts and refunds');
+  });
 
   return {
     reconcile,
     start(): void {
-      stopped = false;
-      schedule();
+      closing = false;
+      loop.start();
     },
     async stop(): Promise<void> {
-      stopped = true;
       closing = true;
-      clearTimeout(timer);
-      await running;
+      await loop.stop();
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Logger, PoolClient } from '../shared/index.js';
+import { every, type Logger, type PoolClient } from '../shared/index.js';
 import type { PaymentsStore } from './store.js';
 
 /**
@@ -28,11 +28,9 @@ export type SweepBatch = (tx: PoolClient, now: Date, limit: number) => Promise<n
 
 export function createSweep(deps: SweepDeps, batch: SweepBatch) {
   const batchSize = deps.batchSize ?? 100;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
   // Set by stop() only: a direct call (a test, an operator) still drains every batch.
   let closing = false;
+  let loop: ReturnType<typeof every> | undefined;
 
   /** Changes every payment due at `now`; returns how many. Safe to run on many replicas at once. */
   async function sweep(now: Date): Promise<number> {
@@ -45,35 +43,21 @@ export function createSweep(deps: SweepDeps, batch: SweepBatch) {
     }
   }
 
-  function schedule(now: () => Date): void {
-    timer = setTimeout(() => {
-      running = sweep(now())
-        .then((n) => {
-          if (n > 0) deps.logger.info({ changed: n }, `${deps.name}: changed due payments`);
-        })
-        .catch((err: Error) => deps.logger.warn({ err: err.message }, `${deps.name}: sweep failed, will retry`))
-        .finally(() => {
-          running = undefined;
-          if (!stopped) schedule(now);
-        });
-    }, deps.intervalMs);
-  }
-
   return {
     sweep,
     /** Sweeps every `intervalMs`, each time as of `now()` (the injected clock). */
     start(now: () => Date): void {
-      if (!stopped) return;
-      stopped = false;
       closing = false;
-      schedule(now);
+      loop ??= every(deps.intervalMs, deps.name, deps.logger, async () => {
+        const n = await sweep(now());
+        if (n > 0) deps.logger.info({ changed: n }, `${deps.name}: changed due payments`);
+      });
+      loop.start();
     },
     /** Stops scheduling and waits for a sweep under way, so the pool is not closed beneath it. */
     async stop(): Promise<void> {
-      stopped = true;
       closing = true;
-      clearTimeout(timer);
-      await running;
+      await loop?.stop();
     },
   };
 }

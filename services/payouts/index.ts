@@ -5,11 +5,10 @@ import type { Client } from '@connectrpc/connect';
 import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { assemblePart, createRelay, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
+import { assemblePart, createRelay, every, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
 import { createDispatcher } from './dispatcher.js';
 import { createPayouts } from './payouts.js';
 import type { PayoutConnector } from './providers.js';
-import { every } from './scheduler.js';
 import { routes } from './service.js';
 import { createPayoutStore } from './store.js';
 

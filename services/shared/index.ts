@@ -7,6 +7,7 @@ export * from './paths.js';
 export * from './ids.js';
 export * from './clock.js';
 export * from './deadline.js';
+export * from './every.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './outbox.js';

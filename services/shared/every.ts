@@ -1,4 +1,4 @@
-import type { Logger } from '../shared/index.js';
+import type { Logger } from './logger.js';
 
 /**
  * Runs `job` every `intervalMs` until stopped; a run that throws is logged and retried at the next
