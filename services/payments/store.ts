@@ -1,7 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { runAsOne, withTransaction, type Pool, type PoolClient, type Queryable, type Statement } from '../shared/index.js';
-import type { AttemptRecord, CustomerActionRecord, PaymentRecord, TimelineEntry } from './model.js';
+import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
+import { customerActionQueries } from './customer-action-store.js';
 import { monotonicIds, type TimelineRow } from './timeline.js';
 
 /** Postgres access of payments. Every read filters on merchant, project and mode. */
@@ -116,23 +117,6 @@ function toPayment(r: Record<string, any>, attempts: AttemptRecord[]): PaymentRe
   };
 }
 
-function toCustomerAction(r: Record<string, any>): CustomerActionRecord {
-  return {
-    attemptId: r.attempt_id,
-    paymentId: r.payment_id,
-    merchantId: r.merchant_id,
-    projectId: r.project_id,
-    mode: r.mode,
-    tokenHash: r.token_hash,
-    type: r.type,
-    feeAmount: BigInt(r.fee_amount),
-    expiresAt: r.expires_at,
-    createdAt: r.created_at,
-    completedAt: r.completed_at,
-    outcome: r.outcome,
-  };
-}
-
 const WITH_ATTEMPTS = `p.*, COALESCE(
   (SELECT json_agg(a ORDER BY a.attempt_number) FROM payment_attempts a WHERE a.payment_id = p.id), '[]') AS attempts_json`;
 
@@ -162,6 +146,8 @@ export interface PaymentFilter {
 export function createStore(pool: Pool) {
   const timelineId = monotonicIds();
   return {
+    ...customerActionQueries(pool),
+
     transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
       return withTransaction(pool, fn);
     },
@@ -325,37 +311,6 @@ export function createStore(pool: Pool) {
         locked.rows.map((r) => r.id),
       ]);
       return rows.map(withAttempts);
-    },
-
-    async insertCustomerAction(db: Queryable, a: CustomerActionRecord): Promise<void> {
-      await db.query(
-        `INSERT INTO customer_actions (attempt_id, payment_id, merchant_id, project_id, mode, token_hash, type,
-           fee_amount, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [a.attemptId, a.paymentId, a.merchantId, a.projectId, a.mode, a.tokenHash, a.type, a.feeAmount, a.expiresAt,
-          a.createdAt],
-      );
-    },
-
-    /** The action a sandbox page's token opens, completed or not; across scopes, since the token is the authority. */
-    async customerActionByToken(tokenHash: string, db: Queryable = pool): Promise<CustomerActionRecord | undefined> {
-      const { rows } = await db.query('SELECT * FROM customer_actions WHERE token_hash = $1', [tokenHash]);
-      return rows.length === 0 ? undefined : toCustomerAction(rows[0]);
-    },
-
-    /** The payment's open action (at most one: only one attempt at a time waits for the customer). */
-    async openCustomerAction(db: Queryable, paymentId: string): Promise<CustomerActionRecord | undefined> {
-      const { rows } = await db.query(
-        'SELECT * FROM customer_actions WHERE payment_id = $1 AND completed_at IS NULL', [paymentId],
-      );
-      return rows.length === 0 ? undefined : toCustomerAction(rows[0]);
-    },
-
-    /** Closes the payment's open action, in the transaction that moves the payment on. */
-    async closeCustomerAction(db: Queryable, paymentId: string, outcome: string, at: Date): Promise<void> {
-      await db.query(
-        'UPDATE customer_actions SET completed_at = $3, outcome = $2 WHERE payment_id = $1 AND completed_at IS NULL',
-        [paymentId, outcome, at],
-      );
     },
 
     /**
