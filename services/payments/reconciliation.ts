@@ -11,15 +11,17 @@ import type { PaymentsStore } from './store.js';
 
 /**
  * Settles attempts whose outcome stayed open, so no payment waits in `processing` forever and no
- * charge goes unrecorded (and, through refunds.ts, refunds whose answer was lost): those the provider could not tell about (`unknown`), and those still in
+ * charge goes unrecorded: those the provider could not tell about (`unknown`), and those still in
  * flight long after their request ended (the payments process died mid-call). Each is asked about
  * again with the attempt's own reference: never received fails the payment (nobody was charged);
  * a definite answer completes or fails it with its events; no answer yet waits for the next round.
  * A reconciled payment never fails over: its request is long gone, and the merchant decides.
+ * Each round also re-sends the refunds whose answer was lost (refunds.ts, retryInFlight).
  *
  * Every replica runs it. The provider is asked outside any transaction; the change is then made
- * under the payment's row lock and only if the attempt is still open, so two replicas, or a
- * reconciliation and a late orchestrator, never apply two outcomes.
+ * under the payment's row lock and only if the attempt is still open, so two replicas never apply
+ * two outcomes. An attempt in flight is left alone until no request can still be waiting on it:
+ * the request's calls are bounded by two provider deadlines, and the margin is three plus 5 s.
  */
 
 export interface ReconciliationDeps {
