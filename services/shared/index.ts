@@ -6,6 +6,7 @@ export * from './migrate.js';
 export * from './paths.js';
 export * from './ids.js';
 export * from './clock.js';
+export * from './batcher.js';
 export * from './deadline.js';
 export * from './every.js';
 export * from './errors.js';

@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '../shared/index.js';
+import { createBatcher, type Clock, type Logger } from '../shared/index.js';
 import type { Claim, DeliveryStore, Outcome } from './deliveries.js';
 import { afterFailure } from './schedule.js';
 import type { SecretBox } from './secret-box.js';
@@ -6,7 +6,6 @@ import type { AttemptResult, Sender } from './sender.js';
 import { signatureHeader, truncateSignature } from './signature.js';
 
 export const USER_AGENT = 'svc-webhooks/1.0';
-const MAX_RECORD_BATCH = 500;
 
 export interface DispatcherOptions {
   store: DeliveryStore;
@@ -55,29 +54,10 @@ export function createDispatcher(opts: DispatcherOptions) {
 
   // Finished attempts are recorded together: while one batch is being written the next gathers,
   // so under load a single statement records many attempts instead of one round trip each.
-  const finished: Array<{ outcome: Outcome; done: (applied: boolean) => void; failed: (err: unknown) => void }> = [];
-  let recording = false;
-
-  function record(outcome: Outcome): Promise<boolean> {
-    return new Promise((done, failed) => {
-      finished.push({ outcome, done, failed });
-      if (!recording) void flush();
-    });
-  }
-
-  async function flush(): Promise<void> {
-    recording = true;
-    while (finished.length > 0) {
-      const batch = finished.splice(0, MAX_RECORD_BATCH);
-      try {
-        const moved = await opts.store.complete(batch.map((b) => b.outcome), opts.clock.now());
-        for (const b of batch) b.done(moved.has(b.outcome.claim.id));
-      } catch (err) {
-        for (const b of batch) b.failed(err);
-      }
-    }
-    recording = false;
-  }
+  const record = createBatcher(async (outcomes: Outcome[]) => {
+    const moved = await opts.store.complete(outcomes, opts.clock.now());
+    return outcomes.map((o) => moved.has(o.claim.id));
+  });
 
   /** Makes the claimed attempt and records it; returns what was recorded. */
   async function attempt(claim: Claim, manual: boolean): Promise<Outcome> {

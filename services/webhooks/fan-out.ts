@@ -1,4 +1,4 @@
-import { MemoryBus, type Clock, type EventBus, type EventEnvelope, type Logger, type Pool, type Subscription } from '../shared/index.js';
+import { createBatcher, MemoryBus, type Clock, type EventBus, type EventEnvelope, type Logger, type Pool, type Subscription } from '../shared/index.js';
 
 /** The contract's body: exactly these five fields; the bus's merchant_id and project_id stay home. */
 export function eventBody(event: EventEnvelope): string {
@@ -19,16 +19,19 @@ function wellFormed(e: EventEnvelope): boolean {
 }
 
 /**
- * Stores an event once (its id is the key: a redelivered event changes nothing) and, in the same
- * statement, one pending delivery for every enabled endpoint of its merchant, project and mode
- * subscribed to its type. Returns the number of deliveries created (0 for a repeat).
+ * Stores events once each (the id is the key: a redelivered event changes nothing) and, in the
+ * same statement, one pending delivery for every enabled endpoint of each event's merchant,
+ * project and mode subscribed to its type. Returns the number of deliveries created (0 for repeats).
  */
-export async function storeEvent(pool: Pool, event: EventEnvelope, now: Date, test = false): Promise<number> {
+export async function storeEvents(pool: Pool, events: EventEnvelope[], now: Date, test = false): Promise<number> {
+  const col = <T>(f: (e: EventEnvelope) => T) => events.map(f);
   const { rowCount } = await pool.query({
-    name: 'webhooks-store-event',
+    name: 'webhooks-store-events',
     text: `WITH ev AS (
        INSERT INTO events (id, type, merchant_id, project_id, mode, body, created_at, received_at, test)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       SELECT DISTINCT ON (id) id, type, merchant_id, project_id, mode, body, created_at, $8, $9
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+         AS t(id, type, merchant_id, project_id, mode, body, created_at)
        ON CONFLICT (id) DO NOTHING
        RETURNING id, type, merchant_id, project_id, mode
      )
@@ -38,9 +41,14 @@ export async function storeEvent(pool: Pool, event: EventEnvelope, now: Date, te
      FROM ev JOIN endpoints e
        ON e.merchant_id = ev.merchant_id AND e.project_id = ev.project_id AND e.mode = ev.mode
      WHERE e.enabled AND (e.events = '{*}' OR ev.type = ANY (e.events))`,
-    values: [event.id, event.type, event.merchant_id, event.project_id, event.mode, eventBody(event), event.created_at, now, test],
+    values: [col((e) => e.id), col((e) => e.type), col((e) => e.merchant_id), col((e) => e.project_id), col((e) => e.mode),
+      col(eventBody), col((e) => e.created_at), now, test],
   });
   return rowCount ?? 0;
+}
+
+export function storeEvent(pool: Pool, event: EventEnvelope, now: Date, test = false): Promise<number> {
+  return storeEvents(pool, [event], now, test);
 }
 
 export interface ConsumerOptions {
@@ -49,7 +57,7 @@ export interface ConsumerOptions {
   clock: Clock;
   logger: Logger;
   subjectPrefix: string;
-  /** Pullers on the durable consumer, each storing one event at a time. */
+  /** Pullers on the durable consumer, each handling one event at a time. */
   parallel: number;
   /** Called when deliveries were created, so they are attempted at once. */
   onDeliveries(): void;
@@ -62,6 +70,11 @@ export interface ConsumerOptions {
  * The in-process bus gives every puller every message, so there one is enough.
  */
 export async function consumeEvents(opts: ConsumerOptions): Promise<Subscription> {
+  // Events arriving while a batch is being written are stored together by the next statement.
+  const store = createBatcher(async (events: EventEnvelope[]) => {
+    if ((await storeEvents(opts.pool, events, opts.clock.now())) > 0) opts.onDeliveries();
+    return events.map(() => undefined);
+  });
   const handler = async (event: EventEnvelope) => {
     // A malformed message would be redelivered forever; it is dropped, loudly.
     if (!wellFormed(event)) {
@@ -69,7 +82,7 @@ export async function consumeEvents(opts: ConsumerOptions): Promise<Subscription
       return;
     }
     // A throw (database unavailable) leaves the message unacknowledged: the bus delivers it again.
-    if ((await storeEvent(opts.pool, event, opts.clock.now())) > 0) opts.onDeliveries();
+    await store(event);
   };
   const pullers = opts.bus instanceof MemoryBus ? 1 : opts.parallel;
   const subscriptions: Subscription[] = [];

@@ -16,8 +16,9 @@ export const PART: PartInfo = { name: 'webhooks', schema: 'webhooks', dir: 'serv
 
 export { verifyWebhookSignature } from './verify.js';
 
-// Enough concurrent event inserts to outrun a burst (each is one round trip to Postgres).
-const CONSUMER_PULLERS = 4;
+// Pullers each hold one event at a time; what they hold together is stored in one statement, so
+// more pullers make bigger batches under a burst.
+const CONSUMER_PULLERS = 16;
 
 export function build(deps: ServiceDeps): ServicePart {
   const { config } = deps;

@@ -1,0 +1,30 @@
+/**
+ * Gathers calls while the previous batch is being written, so under load one statement serves many
+ * callers instead of one round trip each; alone, a call is written at once. `run` gets the items
+ * in call order and returns one result per item, in the same order. A failed batch fails each of
+ * its callers.
+ */
+export function createBatcher<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch = 500): (item: T) => Promise<R> {
+  const waiting: Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
+  let writing = false;
+
+  async function drain(): Promise<void> {
+    writing = true;
+    while (waiting.length > 0) {
+      const batch = waiting.splice(0, maxBatch);
+      try {
+        const results = await run(batch.map((b) => b.item));
+        batch.forEach((b, i) => b.resolve(results[i]));
+      } catch (err) {
+        for (const b of batch) b.reject(err);
+      }
+    }
+    writing = false;
+  }
+
+  return (item: T) =>
+    new Promise<R>((resolve, reject) => {
+      waiting.push({ item, resolve, reject });
+      if (!writing) void drain();
+    });
+}
