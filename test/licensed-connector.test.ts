@@ -19,6 +19,8 @@ function recordingConnector() {
   const statusQueries: AuthorizeRequest[] = [];
   const later = new Map<string, PaymentStatusResult>();
   const refunds: RefundRequest[] = [];
+  // `tok_held`: authorize tells the test it was called, then answers when the test lets it.
+  let held: { called: (req: AuthorizeRequest) => void; answer: Promise<AuthorizeResult> } | undefined;
   const approve = (req: AuthorizeRequest): AuthorizeResult => ({
     outcome: 'success', providerPaymentId: `acme_${req.attemptId}`, providerCode: '00', providerMessage: 'Approved', fee: 40n,
   });
@@ -26,6 +28,10 @@ function recordingConnector() {
     async authorize(req) {
       authorized.push(req);
       if (req.paymentMethodToken === 'tok_silent') return new Promise(() => undefined);
+      if (req.paymentMethodToken === 'tok_held' && held) {
+        held.called(req);
+        return held.answer;
+      }
       return approve(req);
     },
     async getStatus(req) {
@@ -46,7 +52,15 @@ function recordingConnector() {
       return { outcome: 'success', providerRefundId: `acme_rf_${req.refundId}`, providerCode: '00', providerMessage: 'Refunded' };
     },
   };
-  return { connector, authorized, statusQueries, later, approve, refunds };
+  /** Holds the next `tok_held` authorize: resolves with its request when called; `answer` lets it return. */
+  function holdNext() {
+    let called!: (req: AuthorizeRequest) => void;
+    let answer!: (r: AuthorizeResult) => void;
+    const reached = new Promise<AuthorizeRequest>((r) => (called = r));
+    held = { called, answer: new Promise<AuthorizeResult>((r) => (answer = r)) };
+    return { reached, answer };
+  }
+  return { connector, authorized, statusQueries, later, approve, refunds, holdNext };
 }
 
 describe('a licensed provider connector, reached by live keys', () => {
@@ -229,5 +243,31 @@ describe('a licensed provider connector, reached by live keys', () => {
       return r.length > 0 ? r : undefined;
     });
     assert.deepEqual(rows.map((r) => [r.status, Number(r.amount)]), [['successful', -1313]]);
+  });
+
+  test('a request whose attempt reconciliation settled meanwhile answers the stored outcome and emits nothing twice', async () => {
+    const m = await connectedLiveMerchant();
+    const gate = acme.holdNext();
+    const pending = pay(m.secret, { payment_method: { type: 'card', token: 'tok_held' } });
+    const req = await gate.reached;
+    // As reconciliation would, had this request stalled: the attempt is settled and the payment
+    // completed by another writer while the provider's answer is still on its way here.
+    await db.query(
+      `UPDATE payments.payment_attempts SET status = 'succeeded', outcome = 'success', provider_payment_id = 'acme_settled'
+       WHERE id = $1`,
+      [req.attemptId],
+    );
+    await db.query(
+      `UPDATE payments.payments SET status = 'successful', captured_amount = amount, provider_payment_id = 'acme_settled'
+       WHERE id = $1`,
+      [req.paymentId],
+    );
+    gate.answer({ ...acme.approve(req), providerPaymentId: 'acme_late' });
+    const res = await pending;
+    assert.equal(res.status, 201);
+    assert.equal(res.body.status, 'successful');
+    assert.equal(res.body.attempts[0].provider_payment_id, 'acme_settled', 'the stored outcome stands');
+    const { rows } = await db.query('SELECT type FROM payments.outbox WHERE payload->\'data\'->\'object\'->>\'id\' = $1', [req.paymentId]);
+    assert.deepEqual(rows.map((r) => r.type), ['payment.created'], 'the late answer emitted nothing');
   });
 });

@@ -10,7 +10,7 @@ import { applyApproval, changeStatements } from './lifecycle.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 import type { PaymentMethodStore } from './payment-method-store.js';
 import { resolveStoredMethod } from './payment-methods.js';
-import type { PaymentFilter, PaymentsStore } from './store.js';
+import { AttemptSettledElsewhere, type PaymentFilter, type PaymentsStore } from './store.js';
 import { timelineEventToProto } from './timeline.js';
 
 export interface OrchestratorDeps {
@@ -30,12 +30,17 @@ export interface OrchestratorDeps {
 export function createOrchestrator(deps: OrchestratorDeps) {
   const { store, clock } = deps;
 
-  /** One commit: the payment, its attempts, its timeline and its events change together. */
+  /**
+   * One commit: the payment, its attempts, its timeline and its events change together. After a
+   * provider call, `answered` names the attempt it answered: the commit applies only while that
+   * attempt is still in flight (reconciliation may have settled it if this request stalled).
+   */
   async function commit(
     payment: PaymentRecord, attempts: AttemptRecord[], timeline: TimelineEntry[], events: string[], at: Date,
-    also?: (tx: Queryable) => Promise<void>,
+    also?: (tx: Queryable) => Promise<void>, answered?: AttemptRecord,
   ): Promise<void> {
-    await store.write(changeStatements(store, payment, { attempts, timeline, events }, at), also);
+    const inFlight = answered && { paymentId: payment.id, attemptId: answered.id };
+    await store.write(changeStatements(store, payment, { attempts, timeline, events }, at), also, inFlight);
     deps.relay.kick();
   }
 
@@ -50,6 +55,16 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   }
 
   async function create(scope: Scope, req: CreatePaymentRequest): Promise<PaymentRecord> {
+    try {
+      return await orchestrate(scope, req);
+    } catch (err) {
+      // Reconciliation recorded the outcome first: answer the payment as it stands.
+      if (err instanceof AttemptSettledElsewhere) return (await store.get(scope, err.paymentId))!;
+      throw err;
+    }
+  }
+
+  async function orchestrate(scope: Scope, req: CreatePaymentRequest): Promise<PaymentRecord> {
     // A stored method of another scope or type is refused before anything is planned or written.
     const stored = await resolveStoredMethod(deps.paymentMethods, scope, req.paymentMethod);
     const startedMs = performance.now();
@@ -178,7 +193,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         // Manual capture stops at authorized (funds held); automatic completes the payment.
         const approved = applyApproval(payment, attempt, steps);
         const at = finish(payment, approved.status, null, startedMs);
-        await commit(payment, [attempt], steps, [approved.event], at);
+        await commit(payment, [attempt], steps, [approved.event], at, undefined, attempt);
         return payment;
       }
       if (step === 'await_provider') {
@@ -194,6 +209,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         steps.push({ type: 'payment.processing', title });
         await commit(
           payment, [attempt], steps, ['payment.processing'], at, action && ((tx) => store.insertCustomerAction(tx, action)),
+          attempt,
         );
         return payment;
       }
@@ -201,7 +217,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         const failure = paymentFailure(payment.attempts);
         steps.push({ type: 'payment.failed', title: 'Payment failed', data: { code: failure?.code, category: failure?.category } });
         const at = finish(payment, 'failed', failure, startedMs);
-        await commit(payment, [attempt], steps, ['payment.failed'], at);
+        await commit(payment, [attempt], steps, ['payment.failed'], at, undefined, attempt);
         return payment;
       }
       const previous = attempt;
@@ -213,7 +229,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         data: { reason: previous.outcome, from_provider: previous.providerCode, to_provider: next!.providerCode },
       });
       attempt = startAttempt(payment, next!, steps, at);
-      await commit(payment, [previous, attempt], steps, [], at);
+      await commit(payment, [previous, attempt], steps, [], at, undefined, previous);
     }
   }
 
