@@ -6,6 +6,7 @@ import type { AttemptResult, Sender } from './sender.js';
 import { signatureHeader, truncateSignature } from './signature.js';
 
 export const USER_AGENT = 'svc-webhooks/1.0';
+const COALESCE_MS = 5;
 
 export interface DispatcherOptions {
   store: DeliveryStore;
@@ -95,9 +96,20 @@ export function createDispatcher(opts: DispatcherOptions) {
         if (n === 0) busy.delete(claim.endpointId);
         else busy.set(claim.endpointId, n);
         inFlight.delete(running);
-        kick();
+        kickSoon();
       });
     inFlight.add(running);
+  }
+
+  // A finished attempt frees one slot; claiming for it alone would cost a statement per delivery.
+  // While others are still in flight, slots freed within a few milliseconds are claimed together.
+  let soon: NodeJS.Timeout | undefined;
+  function kickSoon(): void {
+    if (inFlight.size === 0) return kick();
+    soon ??= setTimeout(() => {
+      soon = undefined;
+      kick();
+    }, COALESCE_MS);
   }
 
   async function pump(): Promise<void> {
@@ -148,6 +160,7 @@ export function createDispatcher(opts: DispatcherOptions) {
     async stop(): Promise<void> {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(soon);
       await pumping;
       await Promise.all(inFlight);
     },
