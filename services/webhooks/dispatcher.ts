@@ -36,9 +36,9 @@ export function deliveryHeaders(claim: Claim, signature: string): Array<[string,
 }
 
 /**
- * Claims due deliveries and makes their attempts, at most `concurrency` at once and at most
- * `perEndpoint` to one endpoint, so one slow or dead endpoint holds a few slots while every other
- * endpoint keeps being served. Woken by new events and by each finished attempt; polls for
+ * Claims due deliveries and makes their attempts, at most `concurrency` at once (until recorded)
+ * and at most `perEndpoint` HTTP requests open to one endpoint, so one slow or dead endpoint holds
+ * a few slots while every other endpoint keeps being served. Woken by new events and by each finished attempt; polls for
  * retries that come due. A claim is a lease: an attempt cannot outlast it (the time-out is far
  * shorter), and if this process dies the lease lapses and another dispatcher makes the attempt.
  */
@@ -60,8 +60,11 @@ export function createDispatcher(opts: DispatcherOptions) {
     return outcomes.map((o) => moved.has(o.claim.id));
   });
 
-  /** Makes the claimed attempt and records it; returns what was recorded. */
-  async function attempt(claim: Claim, manual: boolean): Promise<Outcome> {
+  /**
+   * Makes the claimed attempt and records it; returns what was recorded. `sent` is called once the
+   * HTTP exchange is over, before recording: the endpoint is no longer loaded by this attempt.
+   */
+  async function attempt(claim: Claim, manual: boolean, sent?: () => void): Promise<Outcome> {
     const startedAt = opts.clock.now();
     let signature: string;
     let result: AttemptResult;
@@ -72,6 +75,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       signature = 't=?,v1=?';
       result = { error: `not sent: ${(err as Error).message}`, durationMs: 0 };
     }
+    sent?.();
     const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
     const next = ok ? { status: 'succeeded' as const, nextAttemptAt: null } : afterFailure(claim.attempt, startedAt, opts.maxAttempts);
     const outcome: Outcome = {
@@ -86,15 +90,23 @@ export function createDispatcher(opts: DispatcherOptions) {
 
   function launch(claim: Claim): void {
     busy.set(claim.endpointId, (busy.get(claim.endpointId) ?? 0) + 1);
-    const running: Promise<void> = attempt(claim, false)
+    // The endpoint's slot is held for the HTTP exchange only; the dispatcher's until it is recorded.
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const n = (busy.get(claim.endpointId) ?? 1) - 1;
+      if (n === 0) busy.delete(claim.endpointId);
+      else busy.set(claim.endpointId, n);
+      kickSoon();
+    };
+    const running: Promise<void> = attempt(claim, false, release)
       .then(() => undefined, (err) => {
         // The lease brings it back: nothing is lost if recording failed.
         opts.logger.warn({ err: (err as Error).message, delivery: claim.id }, 'webhook attempt could not be recorded');
       })
       .finally(() => {
-        const n = (busy.get(claim.endpointId) ?? 1) - 1;
-        if (n === 0) busy.delete(claim.endpointId);
-        else busy.set(claim.endpointId, n);
+        release();
         inFlight.delete(running);
         kickSoon();
       });
