@@ -113,6 +113,22 @@ describe('stored payment methods, through the HTTP gateway', () => {
     assert.deepEqual(fetched.body.payment_method, { type: 'card', id: pm.id });
   });
 
+  test('a stored method is routed to the provider that issued its token only', async () => {
+    const pay = (payment_method: unknown) =>
+      request(stack.baseUrl, 'POST', '/v1/payments', { key, body: { amount: 5000, currency: 'EUR', payment_method } });
+    const plain = (await pay('card')).body;
+    const timeline = async (id: string) => (await request(stack.baseUrl, 'GET', `/v1/payments/${id}/timeline`, { key })).body.data;
+    const defaultOrder: string[] = (await timeline(plain.id)).find((t: any) => t.type === 'routing.decided').data.candidates;
+    assert.ok(defaultOrder.length > 1);
+    const issuer = defaultOrder.at(-1)!;
+    const pm = (await createMethod(key, { provider_code: issuer })).body;
+    const res = (await pay({ type: 'card', id: pm.id })).body;
+    assert.equal(res.status, 'successful');
+    assert.equal(res.route.provider.code, issuer, `default routing puts ${defaultOrder[0]} first`);
+    const decided = (await timeline(res.id)).find((t: any) => t.type === 'routing.decided');
+    assert.deepEqual(decided.data.candidates, [issuer]);
+  });
+
   test('another project\'s or mode\'s pm_, or an unknown one, is refused with 422 on payment_method.id and creates nothing', async () => {
     const theirs = (await createMethod(otherProject)).body;
     const mineInLive = (await createMethod(sameProjectLive)).body;

@@ -77,6 +77,8 @@ export function createOrchestrator(deps: OrchestratorDeps) {
 
     const plan = await deps.routing.planPayment({
       scope,
+      // A stored method's token is valid at the provider that issued it only.
+      providerCode: stored?.providerCode ?? undefined,
       input: {
         paymentId,
         amount: req.amount,
@@ -178,9 +180,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         methodType: payment.paymentMethodType,
         captureMethod: payment.captureMethod,
         candidate: candidates[i],
-        paymentMethodToken: stored
-          ? (!stored.providerCode || stored.providerCode === candidates[i].providerCode ? stored.providerToken : undefined)
-          : req.paymentMethod?.token,
+        paymentMethodToken: stored ? stored.providerToken : req.paymentMethod?.token,
         testScenario: payment.testScenario ?? undefined,
       }, deps.providerTimeoutMs));
       const steps: TimelineEntry[] = [];

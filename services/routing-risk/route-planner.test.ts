@@ -32,4 +32,8 @@ test('the default rule keeps eligible accounts only, cheapest first for the amou
   const eur = planRoute(accounts, { amount: 1000n, currency: 'EUR', country: 'FR', methodType: 'card' });
   assert.deepEqual(eur.candidates.map((c) => c.providerCode), ['eur_only', 'fr_only', 'c', 'b', 'a']);
   assert.deepEqual(planRoute(accounts, { amount: 1n, currency: 'EUR', methodType: 'instant' }).candidates, []);
+  // A stored method's issuer: only its accounts, and none if it cannot take the payment.
+  const issuer = planRoute(accounts, { amount: 1000n, currency: 'USD', country: 'DE', methodType: 'card', providerCode: 'b' });
+  assert.deepEqual(issuer.candidates.map((c) => c.providerCode), ['b']);
+  assert.deepEqual(planRoute(accounts, { amount: 1000n, currency: 'USD', methodType: 'card', providerCode: 'eur_only' }).candidates, []);
 });

@@ -19,6 +19,8 @@ export interface RouteRequest {
   currency: string;
   country?: string;
   methodType: string;
+  /** Only this provider's accounts are eligible (a stored payment method's issuer). */
+  providerCode?: string;
 }
 
 export interface RoutePlan {
@@ -36,6 +38,7 @@ export function feeFor(account: Pick<ProviderAccount, 'feeFixed' | 'feeBps'>, am
 function eligible(account: ProviderAccount, req: RouteRequest): boolean {
   return (
     account.methods.includes(req.methodType) &&
+    (!req.providerCode || account.providerCode === req.providerCode) &&
     (account.currencies.length === 0 || account.currencies.includes(req.currency)) &&
     (account.countries.length === 0 || !req.country || account.countries.includes(req.country))
   );

@@ -93,6 +93,7 @@ export function routes(store: RoutingRiskStore, clock: Clock) {
                   currency: input.currency,
                   country: input.country,
                   methodType: input.paymentMethodType,
+                  providerCode: req.providerCode,
                 }, rules),
               };
         await store.recordDecisions(scope, input, risk, plan, at);

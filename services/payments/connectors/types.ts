@@ -21,8 +21,8 @@ export interface AuthorizeRequest {
   candidate: RouteCandidate;
   /**
    * The payment method's token: the request's `payment_method.token`, or a stored method's
-   * (`payment_method.id`) for the provider that issued it (any, when it names none). Never stored
-   * with the payment, never logged.
+   * (`payment_method.id`), whose payments go only to the provider that issued it when it names
+   * one. Never stored with the payment, never logged.
    */
   paymentMethodToken?: string;
   /** Sandbox only: the scenario that forces this payment's outcomes. */
