@@ -13,6 +13,7 @@ import {
 } from '../services/shared/index.js';
 import { createTestBus, type TestBus } from './helpers/bus.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { eventually as pollUntil } from './helpers/eventually.js';
 
 export interface Received {
   path: string;
@@ -189,13 +190,7 @@ export function publishEvent(bus: EventBus, prefix: string, e: EventEnvelope): P
   return bus.publish({ subject: eventSubject(prefix, e.type), msgId: e.id, data: Buffer.from(JSON.stringify(e)) });
 }
 
-/** Polls until `check` returns a value other than undefined. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** Polls until `check` returns a value other than undefined (helpers/eventually, argument order of these tests). */
+export function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+  return pollUntil(what, check, timeoutMs);
 }

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '../shared/index.js';
+import type { TransactionRecord } from './store.js';
 
 /**
  * What a money event means to the ledger: the movement it records, or nothing. Pure, so the
@@ -14,25 +15,11 @@ export interface Scope {
   mode: string;
 }
 
-export interface Movement {
-  scope: Scope;
+/** The transaction an event records, before it has an id or a settlement. */
+export interface Movement extends Omit<TransactionRecord, 'id' | 'settlementId' | 'type' | 'status' | 'entityType'> {
   type: 'payment' | 'refund' | 'payout';
   status: 'successful' | 'failed';
   entityType: 'payment' | 'refund' | 'payout';
-  entityId: string;
-  paymentId: string | null;
-  /** Signed: negative for refunds and payouts. */
-  amount: bigint;
-  currency: string;
-  feeAmount: bigint;
-  providerName: string | null;
-  providerAccountId: string | null;
-  providerReference: string | null;
-  paymentMethod: string | null;
-  country: string | null;
-  processingTimeMs: number | null;
-  failureCode: string | null;
-  occurredAt: Date;
   /** A refund names its payment only: provider, account and method come from the payment's transaction. */
   inheritsFromPayment: boolean;
 }

@@ -14,6 +14,7 @@ export interface TransactionRecord {
   entityType: string;
   entityId: string;
   paymentId: string | null;
+  /** Signed: negative for refunds and payouts. */
   amount: bigint;
   currency: string;
   feeAmount: bigint;

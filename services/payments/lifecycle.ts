@@ -19,7 +19,8 @@ import { paymentToProto } from './to-proto.js';
 export interface Change {
   attempts: AttemptRecord[];
   timeline: TimelineEntry[];
-  events: string[];
+  /** Event types about the payment, or events about another object of it (a refund). */
+  events: Array<string | { type: string; object: Record<string, unknown> }>;
   /** Closes the payment's open customer action with this outcome (its page stops offering to pay). */
   closesCustomerAction?: 'approved' | 'declined' | 'expired' | 'cancelled';
 }
@@ -138,13 +139,17 @@ export function expireAuthorization(payment: PaymentRecord, ttlHours: number, at
 
 /**
  * The writes of a decided change, to commit together: the payment row, the touched attempts, the
- * timeline and one outbox event per event type. Each event also leaves an `event.emitted` entry
+ * timeline and one outbox event per event. Each event also leaves an `event.emitted` entry
  * naming its id, the point from which webhooks fan it out.
  */
 export function changeStatements(store: PaymentsStore, payment: PaymentRecord, change: Change, at: Date): Statement[] {
-  const emitted = change.events.map((type) => ({ id: newId('evt', at), type }));
-  // Serialised once: every event of one change carries the payment as it stands after it.
-  const object = emitted.length > 0 ? paymentJson(paymentToProto(payment)) : {};
+  // Serialised once: every payment event of one change carries the payment as it stands after it.
+  let paymentObject: Record<string, unknown> | undefined;
+  const emitted = change.events.map((e) => ({
+    id: newId('evt', at),
+    type: typeof e === 'string' ? e : e.type,
+    object: () => (typeof e === 'string' ? (paymentObject ??= paymentJson(paymentToProto(payment))) : e.object),
+  }));
   const timeline: TimelineEntry[] = [
     ...change.timeline,
     ...emitted.map((e) => ({
@@ -156,7 +161,7 @@ export function changeStatements(store: PaymentsStore, payment: PaymentRecord, c
     ...store.timelineStatements(payment, timeline, at),
     ...emitted.map((e) => enqueueEventStatement({
       id: e.id, type: e.type, mode: payment.mode, merchant_id: payment.merchantId, project_id: payment.projectId,
-      created_at: at.toISOString(), data: { object },
+      created_at: at.toISOString(), data: { object: e.object() },
     })),
   ];
 }

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { RouteCandidateSchema } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { every, type Clock, type Logger } from '../shared/index.js';
+import { abandonedAfterMs, every, type Clock, type Logger } from '../shared/index.js';
 import { paymentFailure, queryStatus, recordAnswer, type ProviderAnswer } from './attempts.js';
 import type { ConnectorRegistry } from './connectors/index.js';
 import { applyApproval, writeChange, type Change } from './lifecycle.js';
@@ -20,8 +20,8 @@ import type { PaymentsStore } from './store.js';
  *
  * Every replica runs it. The provider is asked outside any transaction; the change is then made
  * under the payment's row lock and only if the attempt is still open, so two replicas never apply
- * two outcomes. An attempt in flight is left alone until no request can still be waiting on it:
- * the request's calls are bounded by two provider deadlines, and the margin is three plus 5 s.
+ * two outcomes. An attempt in flight is left alone until no request can still be waiting on it
+ * (abandonedAfterMs).
  */
 
 export interface ReconciliationDeps {
@@ -41,8 +41,7 @@ const OPEN_STATUSES = new Set(['created', 'pending', 'processing']);
 export function createReconciliation(deps: ReconciliationDeps) {
   const { store, clock } = deps;
   const batchSize = deps.batchSize ?? 50;
-  // A request waits at most for authorize and then a status query, each under the provider time-out.
-  const abandonedAfterMs = 3 * deps.providerTimeoutMs + 5_000;
+  const openSinceMs = abandonedAfterMs(deps.providerTimeoutMs);
   // Set by stop() only: a direct call (a test, an operator) still goes through the whole batch.
   let closing = false;
 
@@ -118,7 +117,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
 
   /** Asks about every open attempt and refund once; returns how many payments and refunds it settled. */
   async function reconcile(now: Date = clock.now()): Promise<number> {
-    const inFlightBefore = new Date(now.getTime() - abandonedAfterMs);
+    const inFlightBefore = new Date(now.getTime() - openSinceMs);
     const open = await store.openAttempts(inFlightBefore, batchSize);
     let settled = await deps.refunds.retryInFlight(inFlightBefore, batchSize);
     for (const o of open) {

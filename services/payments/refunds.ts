@@ -3,15 +3,15 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Logger } from 'pino';
 import { ScopeSchema, type Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { RefundSchema, type Refund } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
-import { paymentJson, refundJson } from '../shared/contract/index.js';
-import { enqueueEvent, newId, serviceError, withDeadline, type Clock, type Pool, type Queryable } from '../shared/index.js';
+import { refundJson } from '../shared/contract/index.js';
+import { newId, serviceError, withDeadline, type Clock, type Pool } from '../shared/index.js';
 import type { ConnectorRegistry } from './connectors/index.js';
 import type { RefundOutcome, RefundResult } from './connectors/types.js';
+import { writeChange, type Change } from './lifecycle.js';
 import type { FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 import { createRefundStore, type RefundRecord } from './refund-store.js';
 import { assertAllowed } from './state-machine.js';
 import type { PaymentsStore } from './store.js';
-import { paymentToProto } from './to-proto.js';
 
 /**
  * Refunds of completed payments, in three steps so the refundable rest holds under concurrent
@@ -71,20 +71,6 @@ export function refundToProto(r: RefundRecord): Refund {
 export function createRefunds(deps: RefundsDeps) {
   const { store, clock } = deps;
   const refunds = createRefundStore(deps.pool);
-
-  async function emit(
-    tx: Queryable, p: PaymentRecord, id: string, type: string, object: Record<string, unknown>, at: Date,
-  ): Promise<void> {
-    await enqueueEvent(tx, {
-      id,
-      type,
-      mode: p.mode,
-      merchant_id: p.merchantId,
-      project_id: p.projectId,
-      created_at: at.toISOString(),
-      data: { object },
-    });
-  }
 
   /** Step 1. Nothing reaches the provider unless this commits. */
   async function reserve(scope: Scope, input: RefundInput): Promise<{ refund: RefundRecord; payment: PaymentRecord }> {
@@ -174,30 +160,21 @@ export function createRefunds(deps: RefundsDeps) {
         title: ok ? `Refund of ${refund.amount} ${refund.currency} successful` : `Refund failed: ${refund.failure!.code}`,
         data: { refund_id: refund.id, provider_code: result.providerCode, ...(refund.failure && { code: refund.failure.code }) },
       }];
-      const events: Array<{ type: string; object: Record<string, unknown> }> = [
+      const events: Change['events'] = [
         { type: ok ? 'refund.successful' : 'refund.failed', object: refundJson(refundToProto(refund)) },
       ];
       if (ok) {
         payment.refundedAmount += refund.amount;
         payment.status = payment.refundedAmount >= payment.capturedAmount ? 'refunded' : 'partially_refunded';
         payment.updatedAt = at;
-        await store.save(tx, payment, []);
         timeline.push({
           type: `payment.${payment.status}`,
           title: payment.status === 'refunded' ? 'Payment fully refunded' : 'Payment partially refunded',
           data: { refunded_amount: Number(payment.refundedAmount) },
         });
-        events.push({ type: 'payment.refunded', object: paymentJson(paymentToProto(payment)) });
+        events.push('payment.refunded');
       }
-      // As in the create flow, each event leaves an `event.emitted` entry naming its id.
-      const emitted = events.map((e) => ({ ...e, id: newId('evt', at) }));
-      for (const e of emitted) {
-        timeline.push({
-          type: 'event.emitted', title: `Event ${e.type} emitted`, data: { event_id: e.id, event_type: e.type },
-        });
-      }
-      await store.addTimeline(tx, payment, timeline, at);
-      for (const e of emitted) await emit(tx, payment, e.id, e.type, e.object, at);
+      await writeChange(store, tx, payment, { attempts: [], timeline, events }, at);
     });
     deps.relay.kick();
   }

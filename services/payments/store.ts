@@ -192,10 +192,6 @@ export function createStore(pool: Pool) {
     },
 
     /** Writes the payment and the given attempts as they stand now. */
-    async save(db: Queryable, payment: PaymentRecord, attempts: AttemptRecord[] = payment.attempts): Promise<void> {
-      await runAsOne(db, this.saveStatements(payment, attempts));
-    },
-
     saveStatements(payment: PaymentRecord, attempts: AttemptRecord[]): Statement[] {
       return [
         { text: UPSERT_PAYMENT, values: paymentValues(payment) },

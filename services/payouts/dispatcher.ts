@@ -1,5 +1,5 @@
 import type { Logger } from '../shared/index.js';
-import { withDeadline, type Clock } from '../shared/index.js';
+import { abandonedAfterMs, withDeadline, type Clock, type PoolClient } from '../shared/index.js';
 import { cost, type PayoutRecord } from './model.js';
 import { emitPayout } from './payouts.js';
 import { payoutConnectorFor, type PayoutConnector, type PayoutOutcome, type SendPayoutResult } from './providers.js';
@@ -12,7 +12,7 @@ import type { PayoutStore } from './store.js';
  * Payouts do not fail over: a payout goes to the provider routing chose, and a failed one releases
  * its funds so the merchant can send a new one. An answer that never came (time-out, a connector
  * that throws) leaves the payout `processing` with its funds held, since the money may have left;
- * it is sent again, with the same payout id, once it has waited `3 × timeout + 5 s` (also a payout
+ * it is sent again, with the same payout id, once it has waited abandonedAfterMs (also a payout
  * whose process died mid-call), until the provider gives a definite answer.
  */
 
@@ -102,18 +102,20 @@ export function createDispatcher(deps: DispatcherDeps) {
    * were sent. Safe on many replicas at once.
    */
   async function dispatch(asOf: Date): Promise<number> {
-    const staleBefore = new Date(asOf.getTime() - (3 * deps.timeoutMs + 5_000));
+    const staleBefore = new Date(asOf.getTime() - abandonedAfterMs(deps.timeoutMs));
+    const overdue = await sendAll((tx) => store.claimStale(tx, staleBefore, asOf, batchSize));
+    return overdue + (await sendAll((tx) => store.claimDue(tx, asOf, batchSize)));
+  }
+
+  /** Claims batch after batch and sends each, until a batch comes back short. */
+  async function sendAll(claim: (tx: PoolClient) => Promise<PayoutRecord[]>): Promise<number> {
     let total = 0;
-    for (let stale = true; ;) {
-      const claimed = await store.transaction((tx) =>
-        stale ? store.claimStale(tx, staleBefore, asOf, batchSize) : store.claimDue(tx, asOf, batchSize));
+    for (;;) {
+      const claimed = await store.transaction(claim);
       await Promise.all(claimed.map(async (p) => record(p, await send(p))));
       if (claimed.length > 0) deps.relay.kick();
       total += claimed.length;
-      if (claimed.length < batchSize) {
-        if (!stale) return total;
-        stale = false;
-      }
+      if (claimed.length < batchSize) return total;
     }
   }
 

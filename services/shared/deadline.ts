@@ -21,3 +21,12 @@ export async function withDeadline<T>(ms: number, call: (signal: AbortSignal) =>
     clearTimeout(timer);
   }
 }
+
+/**
+ * How long after a provider call began no request can still be waiting on it: the call and a
+ * status query each run under `timeoutMs`; the rest is room for a slow event loop or database.
+ * Past it, reconciliation may settle an outcome that is still open.
+ */
+export function abandonedAfterMs(timeoutMs: number): number {
+  return 3 * timeoutMs + 5_000;
+}
