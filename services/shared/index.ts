@@ -11,6 +11,7 @@ export * from './deadline.js';
 export * from './every.js';
 export * from './errors.js';
 export * from './events.js';
+export * from './limits.js';
 export * from './outbox.js';
 export * from './bus/index.js';
 export * from './rpc.js';

@@ -1,0 +1,23 @@
+// The input limits that keep every event the service emits far inside the bus's message limit
+// (NATS's max_payload, 1 MiB by default). One home: the gateway's schemas and body parser, the
+// OpenAPI document and the parts' start-up check all read them from here.
+
+/** A request body above this is refused with 413 before it is parsed. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Stripe's metadata rule: at most 50 keys, a key at most 40 characters, a value a string of at most 500. */
+export const METADATA_MAX_KEYS = 50;
+export const METADATA_KEY_MAX_LENGTH = 40;
+export const METADATA_VALUE_MAX_LENGTH = 500;
+
+/** No request of the contract nests deeper than this; deeper JSON is refused before it is walked. */
+export const MAX_JSON_DEPTH = 8;
+
+/**
+ * The largest event a valid request can produce. An event carries one resource serialised as the
+ * API shows it: every merchant-supplied string at most as long as it was in the body (JSON text
+ * never grows when parsed and written again: escapes in the body are as long or longer), plus the
+ * service's own fields (route, attempts, fees, times), a few KiB. Twice the body limit leaves
+ * room for both; the parts refuse to start against a bus whose max_payload is below it.
+ */
+export const MAX_EVENT_BYTES = 2 * MAX_BODY_BYTES;
