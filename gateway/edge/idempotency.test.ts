@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DomainError } from '../../services/shared/index.js';
-import { canonicalJson, idempotencyKeyOf, requestHash } from './idempotency.js';
+import { canonicalJson } from '../../services/shared/index.js';
+import { idempotencyKeyOf, requestHash } from './idempotency.js';
 
 test('canonical JSON sorts keys at every depth and keeps array order', () => {
   assert.equal(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } }), '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');

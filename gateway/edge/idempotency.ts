@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DomainError, type Clock, type Config } from '../../services/shared/index.js';
+import { canonicalJson, DomainError, type Clock, type Config } from '../../services/shared/index.js';
 import type { GatewayStore, IdempotencyScope } from '../store/index.js';
 
 // Idempotency-Key on the operations the contract marks (idem). A key belongs to the API key that
@@ -9,6 +9,11 @@ import type { GatewayStore, IdempotencyScope } from '../store/index.js';
 // body 422 idempotency_key_reused, and a repeat while the first still runs 429
 // idempotency_in_progress. Responses of 5xx are not stored: they mean "retry safely", so the key
 // is freed and the retry runs again. A runner that dies leaves its claim until the lock expires.
+//
+// This record is a cache of responses, not what keeps money from moving twice: the key also travels
+// to the part that moves the money, which binds it to the resource before any provider is called
+// (services/shared/idempotency-bindings.ts). A retry that runs again here (lock expired, 5xx, a
+// gateway died) gets that resource back from the part, or 503 idempotency_in_progress.
 
 // Routes are marked `config.idempotent` by contract/register.ts, which declares the field.
 
@@ -16,17 +21,6 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** Expired records are swept at most this often per gateway process, off the request path. */
 const SWEEP_INTERVAL_MS = 60_000;
-
-/** JSON with object keys sorted at every depth: the same data always gives the same text. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  const entries = Object.keys(value)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-  return `{${entries.join(',')}}`;
-}
 
 /**
  * What makes two requests "the same" for a key: method, path and the parsed body, so whitespace
@@ -49,6 +43,30 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
     );
   }
   return key;
+}
+
+/** The key of a request to an (idem) operation, for the part that binds it; undefined without one. */
+export function idempotencyKeyFor(request: FastifyRequest): string | undefined {
+  if (request.routeOptions.config.idempotent !== true) return undefined;
+  return idempotencyKeyOf(request.headers[IDEMPOTENCY_HEADER]);
+}
+
+/**
+ * What a keyed request answers when its call to a part failed without a contract answer (the part
+ * died, shut down or could not be reached mid-call): the part may already have bound the key and
+ * moved money, so never a 500 that reads "failed": the retry with the same key is safe and gets
+ * the resource, or this again while its outcome is decided.
+ */
+export function keyedFailure(request: FastifyRequest, err: DomainError): DomainError {
+  const lost = err.code === 'internal_error' || err.code === 'service_unavailable';
+  if (!lost || request.routeOptions.config?.idempotent !== true || request.headers[IDEMPOTENCY_HEADER] === undefined) {
+    return err;
+  }
+  return new DomainError(
+    'idempotency_in_progress',
+    'The outcome of this request is not known yet; retry with the same Idempotency-Key after Retry-After seconds.',
+    { status: 503 },
+  );
 }
 
 interface Claim {
@@ -119,7 +137,7 @@ export function installIdempotency(
           'This Idempotency-Key was already used with a different request; use a new key for a new request.',
         );
       case 'in_progress':
-        reply.header('retry-after', '1');
+        // The error handler adds Retry-After to every idempotency_in_progress.
         throw new DomainError(
           'idempotency_in_progress',
           'A request with this Idempotency-Key is still being processed; retry after Retry-After seconds.',

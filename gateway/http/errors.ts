@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { DomainError, fromConnectError } from '../../services/shared/index.js';
 import { ConnectError } from '@connectrpc/connect';
+import { keyedFailure } from '../edge/idempotency.js';
 
 /** Writes the contract's error envelope; status and type come from the one registry. */
 export function sendError(reply: FastifyReply, err: DomainError): FastifyReply {
@@ -55,10 +56,12 @@ export function toDomainError(err: unknown): DomainError {
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
-    const domain = toDomainError(err);
-    if (domain.code === 'internal_error' || domain.code === 'service_unavailable') {
+    const cause = toDomainError(err);
+    if (cause.code === 'internal_error' || cause.code === 'service_unavailable') {
       request.log.error({ err }, 'request failed');
     }
+    const domain = keyedFailure(request, cause);
+    if (domain.code === 'idempotency_in_progress') reply.header('retry-after', '1');
     return sendError(reply, domain);
   });
   app.setNotFoundHandler((request, reply) =>

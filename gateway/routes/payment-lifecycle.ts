@@ -3,6 +3,7 @@ import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_p
 import { paymentJson } from '../../services/shared/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../contract/index.js';
+import { idempotencyKeyFor } from '../edge/idempotency.js';
 
 // Capture and cancel of an existing payment. Bodies arrive schema-validated (an absent body is {});
 // whether the payment's state allows the operation is the payments service's call (409).
@@ -24,6 +25,7 @@ export function lifecycleHandlers(payments: Client<typeof PaymentsService>): Han
         scope: scopeOf(request.identity!),
         id,
         amount: body.amount === undefined ? undefined : BigInt(body.amount),
+        idempotencyKey: idempotencyKeyFor(request),
       });
       return paymentJson(payment!);
     },
@@ -31,7 +33,9 @@ export function lifecycleHandlers(payments: Client<typeof PaymentsService>): Han
     async cancelPayment(request) {
       const { id } = request.params as { id: string };
       const body = request.body as CancelBody;
-      const { payment } = await payments.cancelPayment({ scope: scopeOf(request.identity!), id, reason: body.reason });
+      const { payment } = await payments.cancelPayment({
+        scope: scopeOf(request.identity!), id, reason: body.reason, idempotencyKey: idempotencyKeyFor(request),
+      });
       return paymentJson(payment!);
     },
   };

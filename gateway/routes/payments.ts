@@ -6,6 +6,7 @@ import { paymentJson } from '../../services/shared/contract/index.js';
 import { DomainError } from '../../services/shared/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import { CURRENCIES, type Handlers } from '../contract/index.js';
+import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { PAYMENT_STATUSES } from '../contract/enums.js';
 import { decodeCursor, page } from '../http/cursor.js';
 
@@ -89,6 +90,7 @@ export function paymentHandlers(payments: Client<typeof PaymentsService>): Handl
         metadata: body.metadata ?? {},
         testScenario: body.test_scenario,
         device: body.device && { ip: body.device.ip, userAgent: body.device.user_agent, fingerprint: body.device.fingerprint },
+        idempotencyKey: idempotencyKeyFor(request),
       });
       return reply.code(201).send(paymentJson(payment!));
     },

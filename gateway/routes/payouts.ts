@@ -8,6 +8,7 @@ import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../contract/index.js';
 import { PAYOUT_STATUSES } from '../contract/enums.js';
 import { refuseCardData } from '../edge/card-data.js';
+import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import { currencyOf, refuseScenarioInLive } from './payments.js';
 
@@ -72,6 +73,7 @@ export function payoutHandlers(client: Client<typeof PayoutsService> | undefined
         reference: body.reference,
         metadata: body.metadata ?? {},
         testScenario: body.test_scenario,
+        idempotencyKey: idempotencyKeyFor(request),
       });
       return reply.code(201).send(payoutJson(payout!));
     },

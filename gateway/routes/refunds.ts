@@ -4,6 +4,7 @@ import type { RefundsService } from '../../proto/gen/svc/payments/v1/refunds_pb.
 import { refundJson } from '../../services/shared/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../contract/index.js';
+import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { refuseScenarioInLive } from './payments.js';
 
 interface RefundBody {
@@ -28,6 +29,7 @@ export function refundHandlers(refunds: Client<typeof RefundsService>): Handlers
         reason: body.reason,
         metadata: body.metadata ?? {},
         testScenario: body.test_scenario,
+        idempotencyKey: idempotencyKeyFor(request),
       });
       return reply.code(201).send(refundJson(refund!));
     },

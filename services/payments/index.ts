@@ -42,6 +42,7 @@ export function build(deps: PaymentsDeps): ServicePart {
     publicBaseUrl: deps.config.publicBaseUrl,
   });
   const connectors = createConnectorRegistry(deps.connectors);
+  const idempotencyTtlMs = deps.config.idempotencyTtlHours * 3_600_000;
   const orchestrator = createOrchestrator({
     store,
     routing: deps.routing,
@@ -51,8 +52,9 @@ export function build(deps: PaymentsDeps): ServicePart {
     providerTimeoutMs: deps.config.providerTimeoutMs,
     paymentMethods,
     customerActions,
+    idempotencyTtlMs,
   });
-  const lifecycle = createLifecycle({ store, clock: deps.clock, relay });
+  const lifecycle = createLifecycle({ store, clock: deps.clock, relay, idempotencyTtlMs });
   const refunds = createRefunds({
     store,
     pool: deps.pool,
@@ -61,6 +63,7 @@ export function build(deps: PaymentsDeps): ServicePart {
     relay,
     logger: deps.logger,
     providerTimeoutMs: deps.config.providerTimeoutMs,
+    idempotencyTtlMs,
   });
   const expiry = createAuthorizationExpiry({
     store,

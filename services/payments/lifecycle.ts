@@ -1,7 +1,7 @@
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { paymentJson } from '../shared/contract/index.js';
 import {
-  enqueueEventStatement, newId, runAsOne, serviceError, type Clock, type Queryable, type Statement,
+  enqueueEventStatement, newId, runAsOne, serviceError, type Binding, type Clock, type Queryable, type Statement,
 } from '../shared/index.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
 import { assertAllowed, awaitingCustomer } from './state-machine.js';
@@ -166,32 +166,43 @@ export function changeStatements(store: PaymentsStore, payment: PaymentRecord, c
   ];
 }
 
-/** Writes a decided change inside the caller's transaction (which holds the payment's row lock). */
+/**
+ * Writes a decided change inside the caller's transaction (which holds the payment's row lock),
+ * with `also`'s statements (a keyed request's binding) in the same statement.
+ */
 export async function writeChange(
-  store: PaymentsStore, tx: Queryable, payment: PaymentRecord, change: Change, at: Date,
+  store: PaymentsStore, tx: Queryable, payment: PaymentRecord, change: Change, at: Date, also: Statement[] = [],
 ): Promise<void> {
   if (change.closesCustomerAction) await store.closeCustomerAction(tx, payment.id, change.closesCustomerAction, at);
-  await runAsOne(tx, changeStatements(store, payment, change, at));
+  await runAsOne(tx, [...also, ...changeStatements(store, payment, change, at)]);
 }
 
 export interface LifecycleDeps {
   store: PaymentsStore;
   clock: Clock;
   relay: { kick(): void };
+  /** How long a capture's or cancel's Idempotency-Key stays bound (IDEMPOTENCY_TTL_HOURS). */
+  idempotencyTtlMs: number;
 }
 
 export function createLifecycle(deps: LifecycleDeps) {
   const { store, clock } = deps;
 
-  /** Lock, re-read, decide, write: all in one transaction; the relay is woken after the commit. */
+  /**
+   * Lock, re-read, decide, write: all in one transaction; the relay is woken after the commit. A
+   * keyed request binds its key in that transaction; its retry, finding the key bound under the
+   * same lock, answers the payment as it stands instead of deciding again.
+   */
   async function change(
-    scope: Scope, id: string, decide: (p: PaymentRecord, at: Date) => Change,
+    scope: Scope, id: string, decide: (p: PaymentRecord, at: Date) => Change, binding?: Binding,
   ): Promise<PaymentRecord> {
     const payment = await store.transaction(async (tx) => {
       const p = await store.getForUpdate(tx, scope, id);
       if (!p) throw serviceError('resource_not_found', `No payment ${id}`, { param: 'id' });
       const at = clock.now();
-      await writeChange(store, tx, p, decide(p, at), at);
+      if (binding && (await store.boundResource(scope, binding, at, tx))) return p;
+      const binds = binding ? [store.bindStatement(scope, { ...binding, resourceId: p.id }, at, deps.idempotencyTtlMs)] : [];
+      await writeChange(store, tx, p, decide(p, at), at, binds);
       return p;
     });
     deps.relay.kick();
@@ -199,8 +210,10 @@ export function createLifecycle(deps: LifecycleDeps) {
   }
 
   return {
-    capture: (scope: Scope, id: string, amount?: bigint) => change(scope, id, (p, at) => capture(p, amount, at)),
-    cancel: (scope: Scope, id: string, reason?: string) => change(scope, id, (p, at) => cancel(p, reason, at)),
+    capture: (scope: Scope, id: string, amount?: bigint, binding?: Binding) =>
+      change(scope, id, (p, at) => capture(p, amount, at), binding),
+    cancel: (scope: Scope, id: string, reason?: string, binding?: Binding) =>
+      change(scope, id, (p, at) => cancel(p, reason, at), binding),
   };
 }
 

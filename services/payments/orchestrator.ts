@@ -1,8 +1,11 @@
 import type { Client } from '@connectrpc/connect';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import type { CreatePaymentRequest } from '../../proto/gen/svc/payments/v1/payments_pb.js';
+import { CreatePaymentRequestSchema, type CreatePaymentRequest } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import type { RouteCandidate, RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { newId, type Clock, type OutboxRelay, type Queryable } from '../shared/index.js';
+import {
+  bindingOf, isBindingConflict, newId, stillInProgress, type Binding, type Clock, type OutboxRelay, type Queryable,
+  type Statement,
+} from '../shared/index.js';
 import { callProvider, newAttempt, nextStep, paymentFailure, recordAnswer } from './attempts.js';
 import type { ConnectorRegistry } from './connectors/index.js';
 import { actionable, type CustomerActions } from './customer-actions.js';
@@ -24,6 +27,16 @@ export interface OrchestratorDeps {
   paymentMethods: PaymentMethodStore;
   /** Opens the customer's action when a provider answers requires_action (asynchronous rails). */
   customerActions: CustomerActions;
+  /** How long a payment's Idempotency-Key stays bound to it (the gateway's IDEMPOTENCY_TTL_HOURS). */
+  idempotencyTtlMs: number;
+}
+
+interface CommitOptions {
+  /** After a provider call: the attempt it answered, which must still be in flight. */
+  answered?: AttemptRecord;
+  also?: (tx: Queryable) => Promise<void>;
+  /** The first commit of a keyed payment binds its key in the same statement. */
+  binds?: Statement;
 }
 
 /** Runs a payment's orchestration synchronously: risk and route, then attempts until one completes. */
@@ -37,10 +50,11 @@ export function createOrchestrator(deps: OrchestratorDeps) {
    */
   async function commit(
     payment: PaymentRecord, attempts: AttemptRecord[], timeline: TimelineEntry[], events: string[], at: Date,
-    also?: (tx: Queryable) => Promise<void>, answered?: AttemptRecord,
+    { answered, also, binds }: CommitOptions = {},
   ): Promise<void> {
     const inFlight = answered && { paymentId: payment.id, attemptId: answered.id };
-    await store.write(changeStatements(store, payment, { attempts, timeline, events }, at), also, inFlight);
+    const statements = changeStatements(store, payment, { attempts, timeline, events }, at);
+    await store.write(binds ? [binds, ...statements] : statements, also, inFlight);
     deps.relay.kick();
   }
 
@@ -54,22 +68,44 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     return at;
   }
 
+  /**
+   * A keyed payment runs once: a retry finds the key bound to its payment and answers that payment
+   * as it stands, or idempotency_in_progress while its outcome is still being decided (status
+   * `created`: its request, or reconciliation after that request died, is still at a provider).
+   */
   async function create(scope: Scope, req: CreatePaymentRequest): Promise<PaymentRecord> {
+    const binding = bindingOf(CreatePaymentRequestSchema, req);
+    if (binding) {
+      const bound = await store.boundResource(scope, binding, clock.now());
+      if (bound) return replay(scope, bound);
+    }
     try {
-      return await orchestrate(scope, req);
+      return await orchestrate(scope, req, binding);
     } catch (err) {
       // Reconciliation recorded the outcome first: answer the payment as it stands.
       if (err instanceof AttemptSettledElsewhere) return (await store.get(scope, err.paymentId))!;
+      // A request with the same key committed its payment first: this one wrote nothing.
+      if (binding && isBindingConflict(err)) {
+        const bound = await store.boundResource(scope, binding, clock.now());
+        if (bound) return replay(scope, bound);
+      }
       throw err;
     }
   }
 
-  async function orchestrate(scope: Scope, req: CreatePaymentRequest): Promise<PaymentRecord> {
+  async function replay(scope: Scope, paymentId: string): Promise<PaymentRecord> {
+    const payment = await store.get(scope, paymentId);
+    if (!payment || payment.status === 'created') throw stillInProgress('payment');
+    return payment;
+  }
+
+  async function orchestrate(scope: Scope, req: CreatePaymentRequest, binding?: Binding): Promise<PaymentRecord> {
     // A stored method of another scope or type is refused before anything is planned or written.
     const stored = await resolveStoredMethod(deps.paymentMethods, scope, req.paymentMethod);
     const startedMs = performance.now();
     const createdAt = clock.now();
     const paymentId = newId('pay', createdAt);
+    const binds = binding && store.bindStatement(scope, { ...binding, resourceId: paymentId }, createdAt, deps.idempotencyTtlMs);
     // Only the fields the merchant sent: proto messages also carry $typeName and unset fields.
     const customer = req.customer
       ? Object.fromEntries(Object.entries(req.customer).filter(([k, v]) => !k.startsWith('$') && v !== undefined))
@@ -145,7 +181,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       const at = finish(payment, 'failed', {
         code: 'risk_blocked', category: 'policy', message: 'The payment was blocked by risk rules.',
       }, startedMs);
-      await commit(payment, [], timeline, ['payment.created', 'payment.failed'], at);
+      await commit(payment, [], timeline, ['payment.created', 'payment.failed'], at, { binds });
       return payment;
     }
 
@@ -162,13 +198,13 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         category: 'policy',
         message: 'No provider connected to this account can process this payment.',
       }, startedMs);
-      await commit(payment, [], timeline, ['payment.created', 'payment.failed'], at);
+      await commit(payment, [], timeline, ['payment.created', 'payment.failed'], at, { binds });
       return payment;
     }
 
-    // The payment and its first attempt are durable before any provider is called.
+    // The payment, its first attempt and its key are durable before any provider is called.
     let attempt = startAttempt(payment, candidates[0], timeline, createdAt);
-    await commit(payment, [attempt], timeline, ['payment.created'], createdAt);
+    await commit(payment, [attempt], timeline, ['payment.created'], createdAt, { binds });
 
     for (let i = 0; ; i++) {
       const answer = actionable(payment.mode, await callProvider(deps.connectors.forProvider(candidates[i].providerCode), {
@@ -193,7 +229,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         // Manual capture stops at authorized (funds held); automatic completes the payment.
         const approved = applyApproval(payment, attempt, steps);
         const at = finish(payment, approved.status, null, startedMs);
-        await commit(payment, [attempt], steps, [approved.event], at, undefined, attempt);
+        await commit(payment, [attempt], steps, [approved.event], at, { answered: attempt });
         return payment;
       }
       if (step === 'await_provider') {
@@ -207,17 +243,16 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         const action = required && deps.customerActions.open(payment, attempt, required, at, steps);
         const title = action ? 'Awaiting the customer' : "Awaiting the provider's outcome";
         steps.push({ type: 'payment.processing', title });
-        await commit(
-          payment, [attempt], steps, ['payment.processing'], at, action && ((tx) => store.insertCustomerAction(tx, action)),
-          attempt,
-        );
+        await commit(payment, [attempt], steps, ['payment.processing'], at, {
+          answered: attempt, also: action && ((tx) => store.insertCustomerAction(tx, action)),
+        });
         return payment;
       }
       if (step === 'fail') {
         const failure = paymentFailure(payment.attempts);
         steps.push({ type: 'payment.failed', title: 'Payment failed', data: { code: failure?.code, category: failure?.category } });
         const at = finish(payment, 'failed', failure, startedMs);
-        await commit(payment, [attempt], steps, ['payment.failed'], at, undefined, attempt);
+        await commit(payment, [attempt], steps, ['payment.failed'], at, { answered: attempt });
         return payment;
       }
       const previous = attempt;
@@ -229,7 +264,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         data: { reason: previous.outcome, from_provider: previous.providerCode, to_provider: next!.providerCode },
       });
       attempt = startAttempt(payment, next!, steps, at);
-      await commit(payment, [previous, attempt], steps, [], at, undefined, previous);
+      await commit(payment, [previous, attempt], steps, [], at, { answered: previous });
     }
   }
 

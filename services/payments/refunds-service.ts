@@ -1,7 +1,9 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { RefundsService, type CreateRefundRequest } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
-import { serviceError } from '../shared/index.js';
+import {
+  CreateRefundRequestSchema, RefundsService, type CreateRefundRequest,
+} from '../../proto/gen/svc/payments/v1/refunds_pb.js';
+import { bindingOf, serviceError } from '../shared/index.js';
 import { REFUND_SCENARIOS, refundToProto, type Refunds } from './refunds.js';
 
 function requireScope(scope: Scope | undefined): Scope {
@@ -43,7 +45,7 @@ export function refundRoutes(refunds: Refunds) {
           reason: req.reason,
           metadata: req.metadata ?? {},
           testScenario: req.testScenario,
-        });
+        }, bindingOf(CreateRefundRequestSchema, req));
         return { refund: refundToProto(refund) };
       },
       async getRefund(req) {

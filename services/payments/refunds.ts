@@ -4,7 +4,10 @@ import type { Logger } from 'pino';
 import { ScopeSchema, type Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { RefundSchema, type Refund } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import { refundJson } from '../shared/contract/index.js';
-import { newId, serviceError, withDeadline, type Clock, type Pool } from '../shared/index.js';
+import {
+  abandonedAfterMs, isBindingConflict, newId, runAsOne, serviceError, stillInProgress, withDeadline, type Binding,
+  type Clock, type Pool,
+} from '../shared/index.js';
 import type { ConnectorRegistry } from './connectors/index.js';
 import type { RefundOutcome, RefundResult } from './connectors/types.js';
 import { writeChange, type Change } from './lifecycle.js';
@@ -51,7 +54,12 @@ export interface RefundsDeps {
   logger: Logger;
   /** Deadline of a refund call; past it the outcome is unknown and reconciliation retries it. */
   providerTimeoutMs: number;
+  /** How long a refund's Idempotency-Key stays bound to it (IDEMPOTENCY_TTL_HOURS). */
+  idempotencyTtlMs: number;
 }
+
+/** What reserving gave: a new refund to send, or the one a retry's key is already bound to. */
+type Reserved = { refund: RefundRecord; payment: PaymentRecord } | { boundTo: string };
 
 export function refundToProto(r: RefundRecord): Refund {
   return create(RefundSchema, {
@@ -72,11 +80,13 @@ export function createRefunds(deps: RefundsDeps) {
   const { store, clock } = deps;
   const refunds = createRefundStore(deps.pool);
 
-  /** Step 1. Nothing reaches the provider unless this commits. */
-  async function reserve(scope: Scope, input: RefundInput): Promise<{ refund: RefundRecord; payment: PaymentRecord }> {
+  /** Step 1. Nothing reaches the provider unless this commits, with the request's key bound to the refund. */
+  async function reserve(scope: Scope, input: RefundInput, binding?: Binding): Promise<Reserved> {
     return store.transaction(async (tx) => {
       const payment = await store.getForUpdate(tx, scope, input.paymentId);
       if (!payment) throw serviceError('resource_not_found', `No payment ${input.paymentId}`, { param: 'id' });
+      const boundTo = binding && (await store.boundResource(scope, binding, clock.now(), tx));
+      if (boundTo) return { boundTo };
       assertAllowed('refund', payment);
       const remaining = payment.capturedAmount - (await refunds.reservedAmount(tx, scope, payment.id));
       // Like a capture above the authorized amount: the same body could pass before earlier
@@ -113,6 +123,9 @@ export function createRefunds(deps: RefundsDeps) {
         updatedAt: at,
       };
       await refunds.insert(tx, refund);
+      if (binding) {
+        await runAsOne(tx, [store.bindStatement(scope, { ...binding, resourceId: refund.id }, at, deps.idempotencyTtlMs)]);
+      }
       await store.addTimeline(tx, payment, [{
         type: 'refund.processing', title: `Refund of ${refund.amount} ${refund.currency} sent to ${payment.providerName ?? 'the provider'}`,
         data: { refund_id: refund.id, amount: Number(refund.amount) },
@@ -179,8 +192,34 @@ export function createRefunds(deps: RefundsDeps) {
     deps.relay.kick();
   }
 
-  async function createRefund(scope: Scope, input: RefundInput): Promise<RefundRecord> {
-    const { refund, payment } = await reserve(scope, input);
+  /**
+   * A retry of a keyed refund answers the refund its key is bound to: as it stands, or
+   * idempotency_in_progress while the request that made it may still be at the provider.
+   */
+  async function replay(scope: Scope, refundId: string): Promise<RefundRecord> {
+    const refund = await refunds.get(scope, refundId);
+    const decidingSince = clock.now().getTime() - abandonedAfterMs(deps.providerTimeoutMs);
+    if (!refund || (refund.status === 'processing' && refund.createdAt.getTime() > decidingSince)) {
+      throw stillInProgress('refund');
+    }
+    return refund;
+  }
+
+  async function reserveOnce(scope: Scope, input: RefundInput, binding?: Binding): Promise<Reserved> {
+    try {
+      return await reserve(scope, input, binding);
+    } catch (err) {
+      // A request with the same key reserved its refund first (it may be of another payment's lock).
+      const boundTo = binding && isBindingConflict(err) && (await store.boundResource(scope, binding, clock.now()));
+      if (boundTo) return { boundTo };
+      throw err;
+    }
+  }
+
+  async function createRefund(scope: Scope, input: RefundInput, binding?: Binding): Promise<RefundRecord> {
+    const reserved = await reserveOnce(scope, input, binding);
+    if ('boundTo' in reserved) return replay(scope, reserved.boundTo);
+    const { refund, payment } = reserved;
     let result: RefundResult;
     try {
       result = await callProvider(payment, refund, input.testScenario);

@@ -1,8 +1,10 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { PaymentsService, type CreatePaymentRequest } from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import { serviceError } from '../shared/index.js';
+import {
+  CancelPaymentRequestSchema, CapturePaymentRequestSchema, PaymentsService, type CreatePaymentRequest,
+} from '../../proto/gen/svc/payments/v1/payments_pb.js';
+import { bindingOf, serviceError } from '../shared/index.js';
 import { DemoConnector, PAYMENT_SCENARIOS } from './connectors/index.js';
 import { CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome } from './customer-actions.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -90,14 +92,16 @@ export function routes(orchestrator: Orchestrator, lifecycle: Lifecycle, custome
           throw serviceError('validation_error', 'amount must be at least 1', { param: 'amount' });
         }
         // Whether the amount fits the authorization is decided under the row lock.
-        return { payment: paymentToProto(await lifecycle.capture(scope, req.id, req.amount)) };
+        const binding = bindingOf(CapturePaymentRequestSchema, req);
+        return { payment: paymentToProto(await lifecycle.capture(scope, req.id, req.amount, binding)) };
       },
       async cancelPayment(req) {
         const scope = requireScope(req.scope);
         if (req.reason !== undefined && req.reason.length > 500) {
           throw serviceError('validation_error', 'reason must be at most 500 characters', { param: 'reason' });
         }
-        return { payment: paymentToProto(await lifecycle.cancel(scope, req.id, req.reason)) };
+        const binding = bindingOf(CancelPaymentRequestSchema, req);
+        return { payment: paymentToProto(await lifecycle.cancel(scope, req.id, req.reason, binding)) };
       },
       // No scope: the hosted page's token is the authority (the customer's browser has no API key).
       // An empty outcome only reads what the page shows; it changes nothing.

@@ -1,6 +1,9 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { runAsOne, withTransaction, type Pool, type PoolClient, type Queryable, type Statement } from '../shared/index.js';
+import {
+  bindStatement, boundResource, runAsOne, withTransaction, type Binding, type Pool, type PoolClient, type Queryable,
+  type Statement,
+} from '../shared/index.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
 import { customerActionQueries } from './customer-action-store.js';
 import { monotonicIds, type TimelineRow } from './timeline.js';
@@ -170,6 +173,15 @@ export function createStore(pool: Pool) {
 
     transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
       return withTransaction(pool, fn);
+    },
+
+    /** The id a keyed request's key is bound to, in this scope (idempotency-bindings.ts). */
+    boundResource(scope: Scope, binding: Binding, now: Date, db: Queryable = pool): Promise<string | undefined> {
+      return boundResource(db, scope, binding, now);
+    },
+
+    bindStatement(scope: Scope, binding: Binding, at: Date, ttlMs: number): Statement {
+      return bindStatement(scope, binding, at, new Date(at.getTime() + ttlMs));
     },
 
     /**

@@ -29,6 +29,7 @@ export function build(deps: PayoutsDeps): ServicePart {
   const store = createPayoutStore(deps.pool);
   const payouts = createPayouts({
     store, routing: deps.routing, ledger: deps.ledger, clock: deps.clock, relay, holdMs: deps.config.payoutHoldMs,
+    idempotencyTtlMs: deps.config.idempotencyTtlHours * 3_600_000,
   });
   const dispatcher = createDispatcher({
     store, clock: deps.clock, relay, logger: deps.logger, connectors: deps.connectors, timeoutMs: deps.config.providerTimeoutMs,

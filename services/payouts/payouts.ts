@@ -3,7 +3,9 @@ import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { payoutJson } from '../shared/contract/index.js';
-import { enqueueEvent, newId, serviceError, type Clock, type Queryable } from '../shared/index.js';
+import {
+  enqueueEvent, isBindingConflict, newId, serviceError, type Binding, type Clock, type Queryable,
+} from '../shared/index.js';
 import { cost, payoutToProto, type PayoutRecord } from './model.js';
 import type { PayoutStore } from './store.js';
 
@@ -31,6 +33,8 @@ export interface PayoutsDeps {
   clock: Clock;
   relay: { kick(): void };
   holdMs: number;
+  /** How long a payout's Idempotency-Key stays bound to it (IDEMPOTENCY_TTL_HOURS). */
+  idempotencyTtlMs: number;
 }
 
 /** Writes a payout event; the payload is the payout as the API shows it. */
@@ -54,7 +58,24 @@ export function availableFunds(settledByProviders: bigint, committed: bigint): b
 export function createPayouts(deps: PayoutsDeps) {
   const { store, clock } = deps;
 
-  async function create(scope: Scope, input: PayoutInput): Promise<PayoutRecord> {
+  /**
+   * A keyed payout is created once: a retry finds its key bound to the payout and answers it as it
+   * stands. The payout is durable in one commit with its key, long before its provider sees it.
+   */
+  async function create(scope: Scope, input: PayoutInput, binding?: Binding): Promise<PayoutRecord> {
+    const bound = binding && (await store.boundResource(scope, binding, clock.now()));
+    if (bound) return (await store.get(scope, bound))!;
+    try {
+      return await createOnce(scope, input, binding);
+    } catch (err) {
+      // A request with the same key committed its payout first: this one wrote nothing.
+      const winner = binding && isBindingConflict(err) && (await store.boundResource(scope, binding, clock.now()));
+      if (winner) return (await store.get(scope, winner))!;
+      throw err;
+    }
+  }
+
+  async function createOnce(scope: Scope, input: PayoutInput, binding?: Binding): Promise<PayoutRecord> {
     const createdAt = clock.now();
     const id = newId('po', createdAt);
     // Both reads before any lock: settled funds only grow with new settlements, and the plan is
@@ -97,6 +118,7 @@ export function createPayouts(deps: PayoutsDeps) {
       updatedAt: createdAt,
     };
     await store.transaction(async (tx) => {
+      if (binding) await store.bind(tx, scope, { ...binding, resourceId: id }, createdAt, deps.idempotencyTtlMs);
       const committed = await store.lockFunds(tx, scope, input.currency);
       const available = availableFunds(funds.settledByProviders, committed);
       if (cost(payout) > available) {

@@ -1,9 +1,9 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { PayoutsService, type CreatePayoutRequest } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
+import { CreatePayoutRequestSchema, PayoutsService, type CreatePayoutRequest } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { rawAccountNumberField } from '../shared/contract/index.js';
-import { serviceError, type Clock } from '../shared/index.js';
+import { bindingOf, serviceError, type Clock } from '../shared/index.js';
 import { payoutToProto } from './model.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { Payouts } from './payouts.js';
@@ -59,7 +59,7 @@ export function routes(payouts: Payouts, dispatcher: Dispatcher, clock: Clock) {
           reference: req.reference ?? null,
           metadata: req.metadata ?? {},
           testScenario: req.testScenario ?? null,
-        });
+        }, bindingOf(CreatePayoutRequestSchema, req));
         return { payout: payoutToProto(payout) };
       },
       async getPayout(req) {

@@ -1,5 +1,7 @@
 import type { Scope as ScopeMessage } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { withTransaction, type Pool, type PoolClient, type Queryable } from '../shared/index.js';
+import {
+  bindStatement, boundResource, withTransaction, type Binding, type Pool, type PoolClient, type Queryable,
+} from '../shared/index.js';
 import type { PayoutRecord } from './model.js';
 
 /** Postgres access of payouts. Every read filters on merchant, project and mode. */
@@ -65,6 +67,13 @@ const MUTABLE = ['status', 'provider_payout_id', 'fee_amount', 'failure', 'sent_
 
 export function createPayoutStore(pool: Pool) {
   return {
+    /** The payout a keyed request's key is bound to, in this scope (idempotency-bindings.ts). */
+    boundResource: (scope: Scope, binding: Binding, now: Date) => boundResource(pool, scope, binding, now),
+
+    async bind(tx: Queryable, scope: Scope, binding: Binding, at: Date, ttlMs: number): Promise<void> {
+      const { text, values } = bindStatement(scope, binding, at, new Date(at.getTime() + ttlMs));
+      await tx.query(text, values);
+    },
     transaction: <T>(fn: (tx: PoolClient) => Promise<T>) => withTransaction(pool, fn),
 
     async insert(tx: Queryable, p: PayoutRecord): Promise<void> {

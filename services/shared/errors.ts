@@ -21,7 +21,9 @@ export const ERRORS = {
   insufficient_settled_funds: { status: 409, type: 'state_error', grpc: Code.FailedPrecondition },
   rate_limited: { status: 429, type: 'rate_limit_error', grpc: Code.ResourceExhausted },
   idempotency_key_reused: { status: 422, type: 'idempotency_error', grpc: Code.InvalidArgument },
-  idempotency_in_progress: { status: 429, type: 'idempotency_error', grpc: Code.Aborted },
+  // 429 while a concurrent request holds the key at the gateway; 503 while the resource the key is
+  // bound to is still being decided (the request that created it died or lost its gateway).
+  idempotency_in_progress: { status: 429, type: 'idempotency_error', grpc: Code.Aborted, alternative: 503 },
   service_unavailable: { status: 503, type: 'internal_error', grpc: Code.Unavailable },
   internal_error: { status: 500, type: 'internal_error', grpc: Code.Internal },
   not_implemented: { status: 501, type: 'internal_error', grpc: Code.Unimplemented },
@@ -32,6 +34,8 @@ export type ErrorCode = keyof typeof ERRORS;
 export interface ErrorOptions {
   param?: string;
   details?: unknown;
+  /** The registry's alternative status of this code, where it has one. */
+  status?: number;
 }
 
 /** A contract error: its code picks status and type from the registry. */
@@ -40,18 +44,21 @@ export class DomainError extends Error {
   readonly type: string;
   constructor(readonly code: ErrorCode, message: string, readonly options: ErrorOptions = {}) {
     super(message);
-    this.status = ERRORS[code].status;
+    const entry: { status: number; alternative?: number } = ERRORS[code];
+    this.status = options.status !== undefined && options.status === entry.alternative ? options.status : entry.status;
     this.type = ERRORS[code].type;
   }
 }
 
 const CODE_HEADER = 'svc-error-code';
 const PARAM_HEADER = 'svc-error-param';
+const STATUS_HEADER = 'svc-error-status';
 
 /** What a service throws: the gRPC code for gRPC callers, the contract code in metadata for the gateway. */
 export function toConnectError(err: DomainError): ConnectError {
   const metadata = new Headers({ [CODE_HEADER]: err.code });
   if (err.options.param) metadata.set(PARAM_HEADER, err.options.param);
+  if (err.status !== ERRORS[err.code].status) metadata.set(STATUS_HEADER, String(err.status));
   return new ConnectError(err.message, ERRORS[err.code].grpc, metadata);
 }
 
@@ -69,7 +76,11 @@ export function fromConnectError(err: unknown): DomainError {
   const ce = ConnectError.from(err);
   const code = ce.metadata.get(CODE_HEADER);
   if (isErrorCode(code)) {
-    return new DomainError(code, ce.rawMessage, { param: ce.metadata.get(PARAM_HEADER) ?? undefined });
+    const status = ce.metadata.get(STATUS_HEADER);
+    return new DomainError(code, ce.rawMessage, {
+      param: ce.metadata.get(PARAM_HEADER) ?? undefined,
+      ...(status !== null && { status: Number(status) }),
+    });
   }
   if (ce.code === Code.Unavailable || ce.code === Code.DeadlineExceeded) {
     return new DomainError('service_unavailable', 'A dependency is temporarily unavailable; retry the request.');

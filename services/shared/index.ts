@@ -12,6 +12,7 @@ export * from './every.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './limits.js';
+export * from './idempotency-bindings.js';
 export * from './outbox.js';
 export * from './bus/index.js';
 export * from './rpc.js';
