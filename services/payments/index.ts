@@ -5,7 +5,9 @@ import { PaymentMethodsService } from '../../proto/gen/svc/payments/v1/payment_m
 import { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { RefundsService } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { assemblePart, createRelay, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
+import {
+  assemblePart, bindingSweep, createRelay, type PartInfo, type ServiceDeps, type ServicePart,
+} from '../shared/index.js';
 import { createConnectorRegistry, type Connector } from './connectors/index.js';
 import { createAuthorizationExpiry } from './authorization-expiry.js';
 import { createCustomerActionExpiry } from './customer-action-expiry.js';
@@ -80,6 +82,7 @@ export function build(deps: PaymentsDeps): ServicePart {
     store, connectors, refunds, clock: deps.clock, relay, logger: deps.logger,
     intervalMs: deps.config.reconciliationSweepMs, providerTimeoutMs: deps.config.providerTimeoutMs,
   });
+  const bindings = bindingSweep(deps.pool, deps.clock, deps.logger);
   return assemblePart(deps, {
     name: PART.name,
     services: [PaymentsService.typeName, RefundsService.typeName, PaymentMethodsService.typeName],
@@ -93,10 +96,11 @@ export function build(deps: PaymentsDeps): ServicePart {
       expiry.start();
       actionExpiry.start();
       reconciliation.start();
+      bindings.start();
     },
     // Before the relay's final drain, so the events of a last sweep are published too.
     stop: async () => {
-      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop()]);
+      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop(), bindings.stop()]);
     },
   });
 }

@@ -5,7 +5,9 @@ import type { Client } from '@connectrpc/connect';
 import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { assemblePart, createRelay, every, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
+import {
+  assemblePart, bindingSweep, createRelay, every, type PartInfo, type ServiceDeps, type ServicePart,
+} from '../shared/index.js';
 import { createDispatcher } from './dispatcher.js';
 import { createPayouts } from './payouts.js';
 import type { PayoutConnector } from './providers.js';
@@ -35,6 +37,7 @@ export function build(deps: PayoutsDeps): ServicePart {
     store, clock: deps.clock, relay, logger: deps.logger, connectors: deps.connectors, timeoutMs: deps.config.providerTimeoutMs,
   });
   const sweep = every(deps.config.payoutSweepMs, 'payout dispatch', deps.logger, () => dispatcher.dispatch(deps.clock.now()));
+  const bindings = bindingSweep(deps.pool, deps.clock, deps.logger);
   return assemblePart(deps, {
     name: PART.name,
     services: [PayoutsService.typeName],
@@ -42,8 +45,11 @@ export function build(deps: PayoutsDeps): ServicePart {
     relay,
     async start() {
       sweep.start();
+      bindings.start();
     },
     // Before the relay's final drain, so the events of a last dispatch are published too.
-    stop: () => sweep.stop(),
+    stop: async () => {
+      await Promise.all([sweep.stop(), bindings.stop()]);
+    },
   });
 }

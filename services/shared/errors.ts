@@ -82,7 +82,9 @@ export function fromConnectError(err: unknown): DomainError {
       ...(status !== null && { status: Number(status) }),
     });
   }
-  if (ce.code === Code.Unavailable || ce.code === Code.DeadlineExceeded) {
+  // The part could not be reached, did not answer in time, or went away mid-call (a stream its
+  // process reset as it died or shut down): all worth a retry, never a plain 500.
+  if (ce.code === Code.Unavailable || ce.code === Code.DeadlineExceeded || ce.code === Code.Canceled) {
     return new DomainError('service_unavailable', 'A dependency is temporarily unavailable; retry the request.');
   }
   return new DomainError('internal_error', 'An internal error occurred.');

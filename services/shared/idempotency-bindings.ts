@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { toJson, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
+import type { Clock } from './clock.js';
 import type { Queryable, Statement } from './db.js';
 import { serviceError } from './errors.js';
+import { every } from './every.js';
+import type { Logger } from './logger.js';
 
 /**
  * An Idempotency-Key bound to what its request moved, in the part that moves the money.
@@ -99,6 +102,8 @@ export async function boundResource(db: Queryable, scope: BindingScope, b: Bindi
   return row.resource_id;
 }
 
+const SWEEP_INTERVAL_MS = 60_000;
+
 /** Forgets expired bindings, a batch at a time, off the request path. */
 export async function deleteExpiredBindings(db: Queryable, now: Date, limit = 1000): Promise<number> {
   const { rowCount } = await db.query(
@@ -107,6 +112,11 @@ export async function deleteExpiredBindings(db: Queryable, now: Date, limit = 10
     [now, limit],
   );
   return rowCount ?? 0;
+}
+
+/** The job every money-moving part runs: expired bindings go once a minute (a lookup also drops its own). */
+export function bindingSweep(db: Queryable, clock: Clock, logger: Logger) {
+  return every(SWEEP_INTERVAL_MS, 'idempotency bindings sweep', logger, () => deleteExpiredBindings(db, clock.now()));
 }
 
 /**
