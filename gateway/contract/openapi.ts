@@ -11,7 +11,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   429: 'Rate limit exceeded, or the same Idempotency-Key is still being processed; retry after Retry-After.',
   500: 'Internal error.',
   501: 'The part behind this operation does not offer it yet (a part older than the gateway, mid-upgrade).',
-  503: 'A dependency is temporarily unavailable; retry.',
+  503: 'A dependency is temporarily unavailable; retry. With an Idempotency-Key, idempotency_in_progress: the ' +
+    'outcome is still being decided; retry with the same key after Retry-After, it never moves money twice.',
 };
 
 const RATE_LIMIT_HEADERS = {
