@@ -2,7 +2,7 @@
 // without them an embedded Postgres (data under DATA_DIR) and an in-process event bus.
 import { bootstrapLocal } from '../../gateway/index.js';
 import {
-  JetStreamBus, MemoryBus, createLogger, createPool, exitOnStartupError, loadConfig, onShutdown, systemClock,
+  JetStreamBus, MemoryBus, checkBroker, createLogger, createPool, exitOnStartupError, loadConfig, onShutdown, systemClock,
   type EventBus,
 } from '../shared/index.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
@@ -29,6 +29,8 @@ try {
         url: config.natsUrl, stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, logger, name: 'svc',
       })
     : new MemoryBus();
+  // Every part runs here, producers included: the bus must carry their largest event.
+  if (bus instanceof JetStreamBus) checkBroker(await bus.facts(), logger);
   if (!config.operatorToken) config.operatorToken = (await loadOrCreateOperatorToken(config.dataDir)).token;
 
   const stack = await startStack({ config, databaseUrl, bus, logger });

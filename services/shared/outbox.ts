@@ -1,19 +1,24 @@
 import type { Logger } from 'pino';
-import type { EventBus } from './bus/index.js';
+import { UnpublishableMessage, type EventBus } from './bus/index.js';
 import type { Pool, Queryable, Statement } from './db.js';
-import { eventSubject, type EventEnvelope } from './events.js';
+import { aggregateIdOf, eventSubject, type EventEnvelope } from './events.js';
+import { claimBatch, markPublished, recordFailures, type ClaimedRow, type PublishFailure } from './outbox-claims.js';
 
 /**
  * Transactional outbox. A state change and its event are written in one transaction
  * (enqueueEvent with the transaction's client); the relay publishes rows with the event id as
- * the message id and marks them sent only after the bus acknowledged them.
+ * the message id and marks them sent only after the bus acknowledged them. Published rows stay
+ * (published_at), so events a broker lost can be published again (svc outbox republish).
  * Every producing part has an `outbox` table in its own schema (see its migrations).
  */
 export function enqueueEventStatement(event: EventEnvelope): Statement {
   return {
-    text: `INSERT INTO outbox (event_id, type, merchant_id, project_id, mode, payload, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    values: [event.id, event.type, event.merchant_id, event.project_id, event.mode, JSON.stringify(event), event.created_at],
+    text: `INSERT INTO outbox (event_id, type, merchant_id, project_id, mode, payload, created_at, aggregate_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    values: [
+      event.id, event.type, event.merchant_id, event.project_id, event.mode, JSON.stringify(event), event.created_at,
+      aggregateIdOf(event),
+    ],
   };
 }
 
@@ -29,6 +34,23 @@ export interface OutboxRelayOptions {
   subjectPrefix: string;
   pollMs: number;
   batchSize?: number;
+  /** Failed attempts after which an event is parked (default 5: after about 15 s of retries). */
+  maxAttempts?: number;
+  /** Wait before an event's second attempt, doubled for each further one up to 5 min (default 1 s). */
+  retryBaseMs?: number;
+}
+
+const MAX_RETRY_DELAY_MS = 5 * 60_000;
+// While the bus takes nothing at all, the relay itself waits longer between rounds, up to this.
+const MAX_PAUSE_MS = 5_000;
+const MAX_ERROR_LENGTH = 1000;
+
+interface BatchOutcome {
+  claimed: number;
+  /** Something was published or parked: another round may find more. */
+  progressed: boolean;
+  /** Nothing got through: the bus seems down. */
+  unavailable?: Error;
 }
 
 export class OutboxRelay {
@@ -36,6 +58,7 @@ export class OutboxRelay {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = true;
+  private pauseMs = 0;
 
   constructor(private readonly opts: OutboxRelayOptions) {}
 
@@ -46,7 +69,7 @@ export class OutboxRelay {
 
   /** Publish now rather than at the next poll: called right after a commit that enqueued events. */
   kick(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.pauseMs > 0) return;
     if (this.running) {
       this.again = true;
       return;
@@ -66,54 +89,104 @@ export class OutboxRelay {
       this.running = this.drain().finally(() => {
         this.running = undefined;
         if (this.stopped) return;
-        const now = this.again;
+        const now = this.again && this.pauseMs === 0;
         this.again = false;
-        this.schedule(now ? 0 : this.opts.pollMs);
+        this.schedule(now ? 0 : Math.max(this.pauseMs, this.opts.pollMs));
       });
     }, ms);
   }
 
-  /** Publishes every unsent row, a batch per transaction; returns when none is left or on error. */
+  /** Publishes every due row, a batch per transaction; returns when none is left or the bus is down. */
   async drain(): Promise<void> {
-    const batch = this.opts.batchSize ?? 200;
+    const limit = this.opts.batchSize ?? 200;
     try {
-      while ((await this.publishBatch(batch)) === batch);
+      for (;;) {
+        const { claimed, progressed, unavailable } = await this.publishBatch(limit);
+        if (unavailable) throw unavailable;
+        if (claimed < limit || !progressed) break;
+      }
+      this.pauseMs = 0;
     } catch (err) {
+      this.pauseMs = Math.min(Math.max(this.opts.pollMs, this.pauseMs * 2), MAX_PAUSE_MS);
       this.opts.logger.warn({ err: (err as Error).message }, 'outbox relay: publish failed, will retry');
     }
   }
 
-  private async publishBatch(limit: number): Promise<number> {
+  private async publishBatch(limit: number): Promise<BatchOutcome> {
     const client = await this.opts.pool.connect();
     try {
       await client.query('BEGIN');
-      // SKIP LOCKED lets several replicas relay side by side without publishing a row twice at once.
-      const { rows } = await client.query(
-        `SELECT event_id, type, payload FROM outbox WHERE published_at IS NULL
-         ORDER BY created_at, event_id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [limit],
-      );
-      await Promise.all(
-        rows.map((row) =>
-          this.opts.bus.publish({
-            subject: eventSubject(this.opts.subjectPrefix, row.type),
-            msgId: row.event_id,
-            data: Buffer.from(JSON.stringify(row.payload)),
-          }),
-        ),
-      );
-      if (rows.length > 0) {
-        await client.query('UPDATE outbox SET published_at = now() WHERE event_id = ANY($1)', [
-          rows.map((r) => r.event_id),
-        ]);
-      }
+      const rows = await claimBatch(client, limit);
+      const { published, failed } = await this.publishInOrder(rows);
+      const { failures, unavailable } = this.judge(failed, published.length > 0);
+      await markPublished(client, published);
+      await recordFailures(client, failures);
       await client.query('COMMIT');
-      return rows.length;
+      return { claimed: rows.length, progressed: published.length + failures.length > 0, unavailable };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
       client.release();
     }
+  }
+
+  /**
+   * Each aggregate's rows one after another, each publish awaiting its ack, so a later event never
+   * overtakes an earlier one that failed; different aggregates side by side.
+   */
+  private async publishInOrder(rows: ClaimedRow[]) {
+    const chains = new Map<string, ClaimedRow[]>();
+    for (const row of rows) {
+      if (row.blocked) continue;
+      const chain = chains.get(row.aggregate_id);
+      if (chain) chain.push(row);
+      else chains.set(row.aggregate_id, [row]);
+    }
+    const published: string[] = [];
+    const failed: Array<{ row: ClaimedRow; err: unknown }> = [];
+    await Promise.all([...chains.values()].map(async (chain) => {
+      for (const row of chain) {
+        try {
+          await this.opts.bus.publish({
+            subject: eventSubject(this.opts.subjectPrefix, row.type),
+            msgId: row.event_id,
+            data: Buffer.from(JSON.stringify(row.payload)),
+          });
+          published.push(row.event_id);
+        } catch (err) {
+          failed.push({ row, err });
+          return;
+        }
+      }
+    }));
+    return { published, failed };
+  }
+
+  /**
+   * Whom a failure is blamed on. An event the bus can never take is parked at once. Otherwise, if
+   * another event of the batch got through, the bus works and the attempt counts against the
+   * event; if nothing got through, the bus is down and no event is blamed (the relay pauses).
+   */
+  private judge(failed: Array<{ row: ClaimedRow; err: unknown }>, busWorks: boolean) {
+    const maxAttempts = this.opts.maxAttempts ?? 5;
+    const base = this.opts.retryBaseMs ?? 1000;
+    const failures: PublishFailure[] = [];
+    let unavailable: Error | undefined;
+    for (const { row, err } of failed) {
+      const permanent = err instanceof UnpublishableMessage;
+      if (!permanent && !busWorks) {
+        unavailable ??= err as Error;
+        continue;
+      }
+      const attempts = row.attempts + 1;
+      const park = permanent || attempts >= maxAttempts;
+      const error = String((err as Error)?.message ?? err).slice(0, MAX_ERROR_LENGTH);
+      failures.push({ eventId: row.event_id, error, park, delayMs: Math.min(base * 2 ** (attempts - 1), MAX_RETRY_DELAY_MS) });
+      const where = { event_id: row.event_id, type: row.type, aggregate_id: row.aggregate_id, attempts, err: error };
+      if (park) this.opts.logger.error(where, 'outbox relay: event parked (svc dead-letter list); later events of its aggregate wait behind it');
+      else this.opts.logger.warn(where, 'outbox relay: event not published, will retry it');
+    }
+    return { failures, unavailable };
   }
 }

@@ -5,7 +5,9 @@ import type { EventBus } from './bus/index.js';
 import type { Clock } from './clock.js';
 import type { Config, ServiceName } from './config.js';
 import type { Pool } from './db.js';
+import { OutboxService } from '../../proto/gen/svc/outbox/v1/outbox_pb.js';
 import { OutboxRelay } from './outbox.js';
+import { outboxRoutes } from './outbox-service.js';
 import { HealthState, ServingStatus, closeRpcServer, createRpcServer } from './rpc.js';
 
 /** What every service part is built from; tests pass real or in-memory pieces. */
@@ -22,6 +24,8 @@ export interface ServicePart {
   name: ServiceName;
   server: http2.Http2Server;
   health: HealthState;
+  /** Set for parts that emit events: start-up checks that the bus can carry them. */
+  relay?: OutboxRelay;
   /** Starts background work (outbox relay, consumers, schedulers). */
   start(): Promise<void>;
   /** Stops taking work, lets in-flight requests finish, stops background work. */
@@ -40,12 +44,19 @@ export interface PartSpec {
 }
 
 export function assemblePart(deps: ServiceDeps, spec: PartSpec): ServicePart {
-  const health = new HealthState(spec.services);
-  const server = createRpcServer(spec.routes, health);
+  const relay = spec.relay;
+  // A part with an outbox also lets operators see and re-publish the events it parked.
+  const services = relay ? [...spec.services, OutboxService.typeName] : spec.services;
+  const health = new HealthState(services);
+  const server = createRpcServer((router) => {
+    spec.routes(router);
+    if (relay) outboxRoutes(deps.pool, relay)(router);
+  }, health);
   return {
     name: spec.name,
     server,
     health,
+    relay,
     async start() {
       spec.relay?.start();
       await spec.start?.();

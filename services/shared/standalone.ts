@@ -1,11 +1,12 @@
 import type http2 from 'node:http2';
-import { JetStreamBus } from './bus/index.js';
+import { JetStreamBus, checkBroker } from './bus/index.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig, requireForPart, type Config, type ServiceName } from './config.js';
 import { createPool } from './db.js';
 import { createLogger, type Logger } from './logger.js';
 import { migrate } from './migrate.js';
 import type { ServiceDeps, ServicePart } from './part.js';
+import { retryAtStart } from './retry.js';
 
 /** Where a part keeps its tables and its migrations. */
 export interface PartInfo<N extends string = ServiceName> {
@@ -69,15 +70,19 @@ export async function runServicePart(
   const logger = createLogger(info.name, config.logLevel);
   const pool = createPool(config.databaseUrl!, info.schema);
   try {
-    await migrate(pool, info.schema, info.dir);
-    const bus = await JetStreamBus.connect({
+    // Postgres and NATS may come up after the part (Kubernetes starts everything at once): wait.
+    await retryAtStart('Postgres', () => pool.query('SELECT 1'), { logger });
+    await retryAtStart('Postgres', () => migrate(pool, info.schema, info.dir), { logger });
+    const bus = await retryAtStart('NATS JetStream', () => JetStreamBus.connect({
       url: config.natsUrl!,
       stream: config.natsStream,
       subjectPrefix: config.natsSubjectPrefix,
       logger,
       name: info.name,
-    });
+    }), { logger });
     const part = build({ pool, bus, clock: systemClock, logger, config });
+    // A part that emits events refuses a bus that cannot carry its largest one.
+    if (part.relay) checkBroker(await bus.facts(), logger);
     await part.start();
     const port = await listen(part.server, config.grpcPort, config.host);
     logger.info({ port }, `${info.name} serving gRPC`);

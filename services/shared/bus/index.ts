@@ -1,4 +1,6 @@
 // The event bus: JetStream in deployments, an in-process bus for the embedded default.
-export type { BusMessage, EventBus, EventHandler, Subscription } from './types.js';
+export type { BrokerFacts, BusMessage, EventBus, EventHandler, Subscription } from './types.js';
+export { UnpublishableMessage } from './types.js';
+export { checkBroker, brokerFindings } from './broker-checks.js';
 export { JetStreamBus } from './jetstream-bus.js';
 export { MemoryBus } from './memory-bus.js';

@@ -1,11 +1,11 @@
 import {
-  AckPolicy, DeliverPolicy, StorageType, connect, nanos,
+  AckPolicy, DeliverPolicy, ErrorCode, NatsError, StorageType, connect, nanos,
   type JetStreamClient, type JetStreamManager, type NatsConnection,
 } from 'nats';
 import type { Logger } from 'pino';
 import type { EventEnvelope } from '../events.js';
 import { natsConnectionOptions } from './nats-url.js';
-import type { BusMessage, EventBus, EventHandler, Subscription } from './types.js';
+import { UnpublishableMessage, type BrokerFacts, type BusMessage, type EventBus, type EventHandler, type Subscription } from './types.js';
 
 const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
 const REDELIVERY_DELAY_MS = 1000;
@@ -33,13 +33,51 @@ export class JetStreamBus implements EventBus {
 
   static async connect(opts: JetStreamBusOptions): Promise<JetStreamBus> {
     const nc = await connect({ ...natsConnectionOptions(opts.url), name: opts.name, maxReconnectAttempts: -1 });
-    const jsm = await nc.jetstreamManager();
-    await ensureStream(jsm, opts.stream, `${opts.subjectPrefix}.>`);
-    return new JetStreamBus(nc, nc.jetstream(), jsm, opts);
+    try {
+      const jsm = await nc.jetstreamManager();
+      await ensureStream(jsm, opts.stream, `${opts.subjectPrefix}.>`);
+      return new JetStreamBus(nc, nc.jetstream(), jsm, opts);
+    } catch (err) {
+      // JetStream not ready yet (the caller may try again): leave no connection behind.
+      await nc.close().catch(() => undefined);
+      throw err;
+    }
   }
 
   async publish(message: BusMessage): Promise<void> {
-    await this.js.publish(message.subject, message.data, { msgID: message.msgId });
+    try {
+      await this.js.publish(message.subject, message.data, { msgID: message.msgId });
+    } catch (err) {
+      throw this.tooLarge(err, message.data.length) ?? err;
+    }
+  }
+
+  /** The server's version and limits and the stream's replicas, for the start-up checks. */
+  async facts(): Promise<BrokerFacts> {
+    const stream = await this.jsm.streams.info(this.opts.stream);
+    return {
+      serverVersion: this.nc.info?.version ?? 'unknown',
+      maxPayload: this.nc.info?.max_payload ?? 0,
+      stream: this.opts.stream,
+      streamReplicas: stream.config.num_replicas ?? 1,
+      streamMaxMsgSize: stream.config.max_msg_size ?? -1,
+    };
+  }
+
+  // The client refuses a message above the server's max_payload before sending it; the stream
+  // answers one above its max_msg_size with API error 10054. Neither ever succeeds on a retry.
+  private tooLarge(err: unknown, bytes: number): UnpublishableMessage | undefined {
+    if (!(err instanceof NatsError)) return undefined;
+    const nats = err as { code?: string; api_error?: { err_code?: number }; message: string };
+    if (nats.code === ErrorCode.MaxPayloadExceeded) {
+      return new UnpublishableMessage(
+        `event of ${bytes} bytes is above the NATS server's max_payload of ${this.nc.info?.max_payload} bytes`,
+      );
+    }
+    if (nats.api_error?.err_code === 10054 || /message size exceeds maximum/i.test(nats.message)) {
+      return new UnpublishableMessage(`event of ${bytes} bytes is above stream ${this.opts.stream}'s max_msg_size`);
+    }
+    return undefined;
   }
 
   async consume(durable: string, subjects: string[], handler: EventHandler): Promise<Subscription> {

@@ -22,3 +22,22 @@ export interface EventBus {
   /** Finishes in-flight work and disconnects. */
   close(): Promise<void>;
 }
+
+/**
+ * What publish throws for a message the bus can never accept as it is (larger than the server's
+ * max_payload or the stream's max_msg_size): retrying cannot help, so the outbox parks it at once.
+ */
+export class UnpublishableMessage extends Error {
+  override readonly name = 'UnpublishableMessage';
+}
+
+/** What a broker tells a client about itself, read at start-up (services/shared/bus/broker-checks.ts). */
+export interface BrokerFacts {
+  serverVersion: string;
+  /** The server's max_payload: the largest message, headers included, it takes from a client. */
+  maxPayload: number;
+  stream: string;
+  streamReplicas: number;
+  /** The stream's own message size limit; -1 when it has none. */
+  streamMaxMsgSize: number;
+}
