@@ -9,10 +9,16 @@ import type { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import type { WebhooksService } from '../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import { newId, type Clock, type Config, type Logger, type Pool } from '../services/shared/index.js';
 import { authenticate } from './auth/authenticate.js';
+import { installCardDataCheck, withCardNumbersWithheld } from './edge/card-data.js';
 import { installIdempotency } from './edge/idempotency.js';
 import { installIpAllowlist } from './edge/ip-allowlist.js';
 import { installRateLimit } from './edge/rate-limit.js';
 import { installErrorHandling } from './http/errors.js';
+import { installJsonBody } from './http/json-body.js';
+import { serverOptions } from './http/server-options.js';
+import { refuseWhileClosing, trackClosing } from './http/shutdown.js';
+import { installTextRules } from './http/text-rules.js';
+import { refuseLongUrl } from './http/transport-errors.js';
 import { managementRoutes } from './management/routes.js';
 import { buildOpenApi, registerOperations } from './contract/index.js';
 import { ledgerHandlers } from './routes/ledger.js';
@@ -58,13 +64,17 @@ export function isApiRequest(url: string): boolean {
 /** The HTTP gateway, ready to listen. */
 export function build(deps: GatewayDeps): FastifyInstance {
   const app: FastifyInstance = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    ...serverOptions(deps.config),
+    loggerInstance: withCardNumbersWithheld(deps.logger) as FastifyBaseLogger,
     genReqId: () => newId('req'),
   });
   const store = createStore(deps.pool);
+  const isClosing = trackClosing(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    refuseWhileClosing(isClosing, reply);
+    refuseLongUrl(request.url);
     if (isApiRequest(request.url)) request.identity = await authenticate(store, request);
   });
   // The edge rules run in this order, each only on authenticated /v1 requests: the IP allow-list
@@ -74,6 +84,11 @@ export function build(deps: GatewayDeps): FastifyInstance {
   installRateLimit(app, { store, clock: deps.clock, config: deps.config });
   installIdempotency(app, { store, clock: deps.clock, config: deps.config });
   installErrorHandling(app);
+  // Bodies are parsed strictly (json-body.ts); then, before validation, every route's path and query
+  // text (text-rules.ts), card data in any /v1 request, and bank accounts in a payout are refused.
+  installJsonBody(app);
+  installTextRules(app);
+  installCardDataCheck(app);
   installPayoutDestinationCheck(app);
 
   const openApi = JSON.stringify(buildOpenApi());

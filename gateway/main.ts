@@ -3,6 +3,7 @@ import {
   peerVariable, systemClock,
 } from '../services/shared/index.js';
 import { PART, build, createGatewayClients } from './index.js';
+import { closeGateway, exitAfter } from './http/shutdown.js';
 
 try {
   const config = loadConfig();
@@ -27,7 +28,9 @@ try {
   });
   await app.listen({ port: config.port, host: config.host });
   onShutdown(logger, async () => {
-    await app.close();
+    // Exits within SHUTDOWN_TIMEOUT_MS whatever clients do: a half-sent body is cut, not awaited.
+    exitAfter(config.shutdownTimeoutMs, logger);
+    await closeGateway(app, config.shutdownTimeoutMs, logger);
     await pool.end();
   });
 } catch (err) {

@@ -64,7 +64,7 @@ test('real responses of every operation validate against the schema documented f
   const post = async (path: string, body: unknown) => (await request(stack.baseUrl, 'POST', path, { key, body })).body;
   // Real objects of every kind, so each operation answers its success shape where its state allows.
   const payment = await post('/v1/payments', {
-    amount: 50_000, currency: 'EUR', payment_method: 'card', customer: { email: 'a@b.co' }, metadata: { a: 1 },
+    amount: 50_000, currency: 'EUR', payment_method: 'card', customer: { email: 'a@b.co' }, metadata: { a: '1' },
   });
   await eventually('the ledger to record the payment', async () =>
     ((await request(stack.baseUrl, 'GET', '/v1/transactions', { key })).body.data.length > 0 ? true : undefined));

@@ -1,11 +1,16 @@
+import {
+  MAX_BODY_BYTES, MAX_JSON_DEPTH, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH,
+} from '../../services/shared/limits.js';
 import { allComponents, componentName, type Schema } from './components.js';
 import { COMMON_ERRORS, OPERATIONS, type Operation } from './operations.js';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Bad request (malformed JSON, a cursor this list did not issue, test_scenario with a live key).',
+  400: 'Bad request (malformed JSON, a byte order mark, JSON nested too deeply, a cursor this list did not issue, test_scenario with a live key).',
   401: 'Missing, malformed, unknown or revoked API key.',
   403: 'Source address not in the project allow-list, or an operation the key is not entitled to.',
   404: 'No such resource for this key\'s project and mode.',
+  413: `The request body is larger than ${MAX_BODY_BYTES} bytes (body_too_large).`,
+  415: 'The body is not JSON in UTF-8 (unsupported_media_type).',
   409: 'Not allowed in the resource\'s current state, or an idempotency conflict.',
   422: 'Validation failed; error.param names the field. Also an Idempotency-Key reused with another body.',
   429: 'Rate limit exceeded, or the same Idempotency-Key is still being processed; retry after Retry-After.',
@@ -63,7 +68,8 @@ function responses(op: Operation): Record<string, unknown> {
       content: { 'application/json': { schema: ref(op.success.schema) } },
     },
   };
-  for (const status of [...new Set([...op.errors, ...COMMON_ERRORS])].sort()) {
+  const bodyErrors = op.body ? [400, 413, 415] : [];
+  for (const status of [...new Set([...op.errors, ...COMMON_ERRORS, ...bodyErrors])].sort()) {
     out[status] = {
       description: ERROR_DESCRIPTIONS[status] ?? 'Error.',
       headers: status === 401 ? { 'x-request-id': RATE_LIMIT_HEADERS['x-request-id'] } : RATE_LIMIT_HEADERS,
@@ -96,7 +102,18 @@ export function buildOpenApi(): Record<string, unknown> {
     info: {
       title: 'Payment orchestration API',
       version: '1.0.0',
-      description: 'Payments, refunds and payouts routed across providers with failover, a ledger and signed webhooks.',
+      description: 'Payments, refunds and payouts routed across providers with failover, a ledger and signed webhooks. '
+        + `Request bodies are JSON in UTF-8 of at most ${MAX_BODY_BYTES} bytes, nesting arrays and objects at most `
+        + `${MAX_JSON_DEPTH} levels deep; metadata holds at most ${METADATA_MAX_KEYS} keys of at most `
+        + `${METADATA_KEY_MAX_LENGTH} characters with string values of at most ${METADATA_VALUE_MAX_LENGTH} characters. `
+        + 'Card numbers and security codes are refused anywhere in a request (422 card_data_not_accepted).',
+      'x-limits': {
+        max_body_bytes: MAX_BODY_BYTES,
+        max_json_depth: MAX_JSON_DEPTH,
+        metadata_max_keys: METADATA_MAX_KEYS,
+        metadata_key_max_length: METADATA_KEY_MAX_LENGTH,
+        metadata_value_max_length: METADATA_VALUE_MAX_LENGTH,
+      },
     },
     servers: [{ url: '/' }],
     security: [{ bearerAuth: [] }],

@@ -1,7 +1,6 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { refuseCardData } from '../edge/card-data.js';
 import { ErrorEnvelope } from './resources.js';
 import { OPERATIONS, type OperationId } from './operations.js';
 
@@ -40,10 +39,10 @@ export function registerOperations(app: FastifyInstance, handlers: Handlers): vo
         ...(op.params && { params: op.params }),
         response: { [op.success.status]: op.success.schema, '4xx': ErrorEnvelope, '5xx': ErrorEnvelope },
       },
-      // Card data is refused before validation so it is never echoed, stored or logged.
+      // Card data and text rules are checked by app-wide preValidation hooks (gateway/edge/card-data.ts,
+      // gateway/http/text-rules.ts), which run before this one.
       preValidation: async (request) => {
         if (op.body && op.bodyOptional && request.body === undefined) request.body = {};
-        if (request.body !== undefined) refuseCardData(request.body);
       },
       handler: handlers[op.id]!,
     });

@@ -1,6 +1,7 @@
 // Request schemas: the contract's field rules. Bodies are strict (unknown fields refused);
 // queries arrive as strings and are coerced where a number is expected.
 import { component, dateTime, enumOf, object, str, type Schema } from './components.js';
+import { METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH } from '../../services/shared/limits.js';
 import {
   CAPTURE_METHODS, DESTINATION_TYPES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_SCENARIOS, PAYOUT_SCENARIOS,
   REFUND_SCENARIOS, TRANSACTION_TYPES,
@@ -10,7 +11,14 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const amount = { type: 'integer', minimum: 1, maximum: MAX_SAFE } as const;
 const currency = { type: 'string', pattern: '^[A-Za-z]{3}$' } as const;
 const country = { type: 'string', pattern: '^[A-Za-z]{2}$' } as const;
-const metadata = { type: 'object', maxProperties: 50 } as const;
+// Stripe's metadata rule (services/shared/limits.ts): it keeps every event far inside the bus's limit.
+const metadata = component('Metadata', {
+  type: 'object',
+  maxProperties: METADATA_MAX_KEYS,
+  propertyNames: { type: 'string', minLength: 1, maxLength: METADATA_KEY_MAX_LENGTH },
+  additionalProperties: { type: 'string', maxLength: METADATA_VALUE_MAX_LENGTH },
+  description: `At most ${METADATA_MAX_KEYS} keys of at most ${METADATA_KEY_MAX_LENGTH} characters, each value a string of at most ${METADATA_VALUE_MAX_LENGTH} characters.`,
+});
 const optional = (properties: Record<string, Schema>, required: string[] = []) => object(properties, required);
 
 export const CustomerInput = component('CustomerInput', optional({

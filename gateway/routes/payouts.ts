@@ -2,12 +2,11 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import type { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
-import { payoutJson, rawAccountNumberField } from '../../services/shared/contract/index.js';
+import { payoutFreeTextAccountField, payoutJson, rawAccountNumberField } from '../../services/shared/contract/index.js';
 import { DomainError } from '../../services/shared/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../contract/index.js';
 import { PAYOUT_STATUSES } from '../contract/enums.js';
-import { refuseCardData } from '../edge/card-data.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import { currencyOf, refuseScenarioInLive } from './payments.js';
@@ -23,22 +22,32 @@ interface CreatePayoutBody {
 }
 
 /**
- * Raw account numbers in a payout destination are refused like card data: before schema
- * validation and idempotency, so the value is never echoed, stored or logged, and a corrected body
- * may reuse its Idempotency-Key. Card numbers are looked for first, so they keep their own code.
+ * Raw account numbers in a payout are refused like card data: before schema validation and
+ * idempotency, so the value is never echoed, stored or logged, and a corrected body may reuse its
+ * Idempotency-Key. Installed after the card-data check, so card numbers keep their own code. The
+ * destination is held to the stricter rule (no eight digits in a row in a masked display or a
+ * name); free text (description, reference, metadata) only to IBANs and labelled account numbers.
  */
 export function installPayoutDestinationCheck(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
-    if (request.routeOptions.config?.operationId !== 'createPayout' || request.body === undefined) return;
-    refuseCardData(request.body);
-    const d = (request.body as { destination?: unknown }).destination;
-    if (typeof d !== 'object' || d === null) return;
+    if (request.routeOptions.config?.operationId !== 'createPayout') return;
+    const body = request.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+    const d = (body as { destination?: unknown }).destination;
     const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
-    const { token, display, holder_name } = d as Record<string, unknown>;
-    const field = rawAccountNumberField({ token: text(token), display: text(display), holderName: text(holder_name) });
-    if (field) {
+    if (typeof d === 'object' && d !== null) {
+      const { token, display, holder_name } = d as Record<string, unknown>;
+      const field = rawAccountNumberField({ token: text(token), display: text(display), holderName: text(holder_name) });
+      if (field) {
+        throw new DomainError('validation_error',
+          `${field} looks like a raw account number; send the provider's beneficiary token and a masked display.`, { param: field });
+      }
+    }
+    const free = payoutFreeTextAccountField(body as Record<string, unknown>);
+    if (free !== undefined) {
       throw new DomainError('validation_error',
-        `${field} looks like a raw account number; send the provider's beneficiary token and a masked display.`, { param: field });
+        `${free} holds a bank account number (an IBAN or a labelled account number); payouts never carry one in text.`,
+        { param: free });
     }
   });
 }

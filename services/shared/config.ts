@@ -27,6 +27,8 @@ export interface Config {
   embeddedPostgresPort: number;
   outboxPollMs: number;
   shutdownTimeoutMs: number;
+  /** The gateway's limit for receiving a whole request (headers and body) from a client. */
+  httpRequestTimeoutMs: number;
   /** Proxies whose X-Forwarded-For is believed (exact addresses or CIDR ranges); empty: none. */
   trustedProxies: string[];
   /** Requests per API key per rolling minute, unless the key has its own ceiling. */
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS', 250, 10, 60_000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
+    httpRequestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     trustedProxies: addressList(env, 'TRUSTED_PROXIES'),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1, 10_000_000),
     idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30),

@@ -27,6 +27,12 @@ export const ERRORS = {
   service_unavailable: { status: 503, type: 'internal_error', grpc: Code.Unavailable },
   internal_error: { status: 500, type: 'internal_error', grpc: Code.Internal },
   not_implemented: { status: 501, type: 'internal_error', grpc: Code.Unimplemented },
+  // Raised by the HTTP layer itself (gateway/http/transport-errors.ts), before a route is reached.
+  json_too_deep: { status: 400, type: 'invalid_request_error', grpc: Code.InvalidArgument },
+  malformed_request: { status: 400, type: 'invalid_request_error', grpc: Code.InvalidArgument },
+  request_timeout: { status: 408, type: 'invalid_request_error', grpc: Code.DeadlineExceeded },
+  url_too_long: { status: 414, type: 'invalid_request_error', grpc: Code.InvalidArgument },
+  headers_too_large: { status: 431, type: 'invalid_request_error', grpc: Code.InvalidArgument },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

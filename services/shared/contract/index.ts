@@ -5,4 +5,9 @@ export { paymentMethodJson } from './payment-method.js';
 export { transactionJson } from './transaction.js';
 export { balanceJson, balancesJson } from './balance.js';
 export { settlementJson, settlementItemJson } from './settlement.js';
-export { payoutJson, rawAccountNumberField, type DestinationInput } from './payout.js';
+export {
+  containsAccountNumber, payoutFreeTextAccountField, payoutJson, rawAccountNumberField, type DestinationInput,
+} from './payout.js';
+export {
+  containsCardNumber, findCardData, isCardFieldName, looksLikeCardNumber, normaliseText, passesLuhn,
+} from './card-data.js';

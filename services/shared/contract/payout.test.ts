@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { rawAccountNumberField } from './payout.js';
+import { containsAccountNumber, payoutFreeTextAccountField, rawAccountNumberField } from './payout.js';
 
 test('an IBAN (valid checksum) is refused in every destination field, compact, grouped or in a sentence', () => {
   for (const iban of ['GB82WEST12345698765432', 'GB82 WEST 1234 5698 7654 32', 'de89-3704-0044-0532-0130-00', 'NL91ABNA0417164300']) {
@@ -31,4 +31,31 @@ test('tokens and masked displays of the usual shapes pass', () => {
   ]) {
     assert.equal(rawAccountNumberField(d), undefined, JSON.stringify(d));
   }
+});
+
+test('IBANs in any width, digit or separator form; account numbers after a label', () => {
+  for (const text of [
+    'refund to GB82WEST12345698765432 please', 'GB82 WEST 1234 5698 7654 32', 'gb82.west.1234.5698.7654.32',
+    'ＧＢ８２ＷＥＳＴ１２３４５６９８７６５４３２', 'DE89\u00a03704\u00a00044\u00a00532\u00a00130\u00a000', 'NL91_ABNA_0417_1643_00',
+    'Account 12345678', 'acct no: 1234-5678-90', 'Kontonummer 0532013000', 'a/c 00123456', 'routing 021000021 x',
+  ]) {
+    assert.equal(containsAccountNumber(text), true, text);
+  }
+  for (const text of ['order 12345678', 'INV-2024000123', 'accepted 12345678', 'account 1234', 'GB00WEST12345698765432', '+44 20 7946 0958']) {
+    assert.equal(containsAccountNumber(text), false, text);
+  }
+});
+
+test('a payout body: description, reference and metadata are searched; a key is reported at metadata', () => {
+  assert.equal(payoutFreeTextAccountField({ description: 'to DE89 3704 0044 0532 0130 00' }), 'description');
+  assert.equal(payoutFreeTextAccountField({ reference: 'NL91ABNA0417164300' }), 'reference');
+  assert.equal(payoutFreeTextAccountField({ metadata: { note: 'IBAN GB82WEST12345698765432' } }), 'metadata.note');
+  assert.equal(payoutFreeTextAccountField({ metadata: { GB82WEST12345698765432: 'x' } }), 'metadata');
+  assert.equal(payoutFreeTextAccountField({ description: 'May payout', reference: 'INV-2024000123', metadata: { order: '12345678' } }), undefined);
+});
+
+test('destination fields are normalised too: full-width digits and no-break spaces hide nothing', () => {
+  assert.equal(rawAccountNumberField({ display: '１２３４５６７８' }), 'destination.display');
+  assert.equal(rawAccountNumberField({ holderName: 'Ada 1234\u00a05678' }), 'destination.holder_name');
+  assert.equal(rawAccountNumberField({ token: '１２３４ ５６７８ ９０' }), 'destination.token');
 });

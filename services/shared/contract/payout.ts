@@ -1,5 +1,8 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Payout } from '../../../proto/gen/svc/payouts/v1/payouts_pb.js';
+import { normaliseText } from './card-data.js';
+
+const ACCOUNT_DIGITS = 8;
 
 // The contract's JSON shape of a payout, in the contract's field order, and the contract's rule
 // that a payout destination is a token, never a raw account number. Both are shared: the REST API
@@ -48,21 +51,68 @@ function isIban(candidate: string): boolean {
   return rest === 1;
 }
 
-/** Any IBAN inside the text, written compactly or in groups separated by spaces or dashes. */
+// The separators people group IBANs and account numbers with, as for card numbers (any space,
+// dashes, dots, slashes, underscores, invisible format characters), after the same normalisation.
+const SEP = '[\\s\\p{Zs}\\p{Pd}\\p{Cf}./_]';
+
+/** Any IBAN inside the text, written compactly or in groups, in any digit or width form. */
 function containsIban(text: string): boolean {
-  for (const m of text.toUpperCase().matchAll(/[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}/g)) {
-    const compact = m[0].replace(/[ -]/g, '');
+  const upper = normaliseText(text).toUpperCase();
+  for (const m of upper.matchAll(new RegExp(`[A-Z]{2}\\d{2}(?:${SEP}?[A-Z0-9]){11,30}`, 'gu'))) {
+    const compact = m[0].replace(new RegExp(SEP, 'gu'), '');
     // IBAN lengths differ by country (15 to 34): a longer match may hold a valid one at its start.
     for (let len = compact.length; len >= 15; len--) if (isIban(compact.slice(0, len))) return true;
   }
   return false;
 }
 
-/** Eight or more digits in one run, allowing the single spaces or dashes account numbers are grouped by. */
+const DIGIT_RUN = new RegExp(`\\d(?:${SEP}?\\d)*`, 'gu');
+
+/** The most digits in one run, allowing the single separators account numbers are grouped by. */
 function longestDigitRun(text: string): number {
   let best = 0;
-  for (const m of text.matchAll(/\d(?:[ -]?\d)*/g)) best = Math.max(best, m[0].replace(/[ -]/g, '').length);
+  for (const m of normaliseText(text).matchAll(DIGIT_RUN)) best = Math.max(best, m[0].replace(/\D/g, '').length);
   return best;
+}
+
+// "Account 12345678", "acct no: 1234-5678-90", "Kontonummer 12345678", "routing 021000021": a
+// label that names a bank account followed closely by eight or more digits.
+const ACCOUNT_LABEL = new RegExp(
+  `(?<!\\p{L})(?:account|acct|acc|a/c|konto|kontonummer|bban|routing|aba|sort${SEP}*code)(?:${SEP}*(?:no|nr|number|num|#))?(?!\\p{L})[^\\d\\n]{0,8}(\\d(?:${SEP}?\\d)*)`,
+  'giu',
+);
+
+function containsLabelledAccountNumber(text: string): boolean {
+  for (const m of normaliseText(text).matchAll(ACCOUNT_LABEL)) {
+    if (m[1].replace(/\D/g, '').length >= ACCOUNT_DIGITS) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether free text (a payout's description, reference, metadata) carries a bank account: an
+ * IBAN with a valid checksum anywhere, or eight or more digits right after an account label. A
+ * bare digit run is left alone there, since order and invoice numbers are what references hold.
+ */
+export function containsAccountNumber(text: string): boolean {
+  return containsIban(text) || containsLabelledAccountNumber(text);
+}
+
+/** The path of the first free-text field of a payout body holding a bank account, or undefined. */
+export function payoutFreeTextAccountField(body: Record<string, unknown>): string | undefined {
+  for (const field of ['description', 'reference'] as const) {
+    const v = body[field];
+    if (typeof v === 'string' && containsAccountNumber(v)) return field;
+  }
+  const metadata = body.metadata;
+  if (metadata && typeof metadata === 'object' && !Array.isArray(metadata)) {
+    for (const [key, v] of Object.entries(metadata)) {
+      // A key holding one is reported as `metadata`, so the error never echoes it.
+      if (containsAccountNumber(key)) return 'metadata';
+      if (typeof v === 'string' && containsAccountNumber(v)) return `metadata.${key}`;
+    }
+  }
+  return undefined;
 }
 
 export interface DestinationInput {
@@ -70,8 +120,6 @@ export interface DestinationInput {
   display?: string;
   holderName?: string;
 }
-
-const ACCOUNT_DIGITS = 8;
 
 /**
  * The path of the first destination field that carries a raw account number, or undefined. An
@@ -81,7 +129,7 @@ const ACCOUNT_DIGITS = 8;
  */
 export function rawAccountNumberField(d: DestinationInput): string | undefined {
   const checks: Array<[string, string | undefined, (v: string) => boolean]> = [
-    ['destination.token', d.token, (v) => containsIban(v) || (/^[\d -]+$/.test(v.trim()) && longestDigitRun(v) >= ACCOUNT_DIGITS)],
+    ['destination.token', d.token, (v) => containsIban(v) || (/^[\d\s\p{Zs}\p{Pd}\p{Cf}./_]+$/u.test(normaliseText(v).trim()) && longestDigitRun(v) >= ACCOUNT_DIGITS)],
     ['destination.display', d.display, (v) => containsIban(v) || longestDigitRun(v) >= ACCOUNT_DIGITS],
     ['destination.holder_name', d.holderName, (v) => containsIban(v) || longestDigitRun(v) >= ACCOUNT_DIGITS],
   ];
