@@ -19,6 +19,7 @@ import { serverOptions } from './http/server-options.js';
 import { refuseWhileClosing, trackClosing } from './http/shutdown.js';
 import { installTextRules } from './http/text-rules.js';
 import { refuseLongUrl } from './http/transport-errors.js';
+import type { OutboxClients } from './management/dead-letter-routes.js';
 import { managementRoutes } from './management/routes.js';
 import { buildOpenApi, registerOperations } from './contract/index.js';
 import { ledgerHandlers } from './routes/ledger.js';
@@ -45,6 +46,8 @@ export interface GatewayClients {
   /** ledger and payouts; a standalone gateway requires LEDGER_URL and PAYOUTS_URL, in-process tests may leave them out. */
   ledger?: Client<typeof LedgerService>;
   payouts?: Client<typeof PayoutsService>;
+  /** OutboxService of each part with an outbox (payments, ledger, payouts), for /manage/v1/dead-letters. */
+  outbox?: OutboxClients;
 }
 
 export interface GatewayDeps {
@@ -107,6 +110,6 @@ export function build(deps: GatewayDeps): FastifyInstance {
     ...payoutHandlers(deps.clients.payouts),
   });
   if (deps.operatorToken) managementRoutes(app, store, deps.clock, deps.operatorToken, deps.clients.routing,
-    deps.clients.webhooks);
+    deps.clients.webhooks, deps.clients.outbox);
   return app;
 }

@@ -2,6 +2,7 @@ import {
   ConfigError, createLogger, createPool, exitOnStartupError, loadConfig, migrate, onShutdown,
   peerVariable, systemClock,
 } from '../services/shared/index.js';
+import { retryAtStart } from '../services/shared/retry.js';
 import { PART, build, createGatewayClients } from './index.js';
 import { closeGateway, exitAfter } from './http/shutdown.js';
 
@@ -14,7 +15,9 @@ try {
   if (!config.peers.payouts) throw new ConfigError(peerVariable('payouts'), 'is required: gateway calls payouts');
   const logger = createLogger(PART.name, config.logLevel);
   const pool = createPool(config.databaseUrl, PART.schema);
-  await migrate(pool, PART.schema, PART.dir);
+  // Postgres may come up after the gateway (Kubernetes starts everything at once): wait for it.
+  await retryAtStart('Postgres', () => pool.query('SELECT 1'), { logger });
+  await retryAtStart('Postgres', () => migrate(pool, PART.schema, PART.dir), { logger });
   const app = build({
     pool,
     clients: createGatewayClients({

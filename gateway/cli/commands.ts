@@ -1,10 +1,11 @@
 import { MAX_ALLOWLIST_ENTRIES, normaliseEntry } from '../edge/ip-allowlist.js';
 import { id, MODES, required, SHOWN_ONCE, type Command } from './command.js';
+import { OUTBOX_COMMANDS } from './outbox-commands.js';
 import { ROUTING_RULE_COMMANDS } from './routing-rule-commands.js';
 import { WEBHOOK_COMMANDS } from './webhook-commands.js';
 
 // The command table of `svc`: what each command takes, which API call it makes, how it reads to a
-// person. Merchants, keys and allow-lists here; routing rules and webhooks in their own files.
+// person. Merchants, keys and allow-lists here; routing rules, webhooks and the outbox in their own files.
 
 export type { Command } from './command.js';
 export { SHOWN_ONCE } from './command.js';
@@ -140,6 +141,7 @@ export const COMMANDS: Command[] = [
   },
   ...ROUTING_RULE_COMMANDS,
   ...WEBHOOK_COMMANDS,
+  ...OUTBOX_COMMANDS,
 ];
 
 export const COMMON_OPTIONS = '[--json] [--api-url URL]';

@@ -3,6 +3,7 @@ import { DomainError, type Clock } from '../../services/shared/index.js';
 import { requireOperator } from '../auth/operator.js';
 import type { GatewayStore, Mode } from '../store/index.js';
 import { allowlistRoutes } from './allowlist-routes.js';
+import { deadLetterRoutes, type OutboxClients } from './dead-letter-routes.js';
 import { rateLimitRoutes } from './rate-limit-routes.js';
 import { routingRuleRoutes, type RoutingRuleDeps } from './routing-routes.js';
 import { webhookRoutes, type WebhookRouteDeps } from './webhook-routes.js';
@@ -13,7 +14,7 @@ import { webhookRoutes, type WebhookRouteDeps } from './webhook-routes.js';
  */
 export function managementRoutes(
   app: FastifyInstance, store: GatewayStore, clock: Clock, operatorToken: string, routing: RoutingRuleDeps['routing'],
-  webhooks?: WebhookRouteDeps['webhooks'],
+  webhooks?: WebhookRouteDeps['webhooks'], outbox?: OutboxClients,
 ): void {
   const actor = 'operator';
   const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
@@ -77,5 +78,6 @@ export function managementRoutes(
     routingRuleRoutes(scoped, { routing, store }, clock, actor);
     allowlistRoutes(scoped, store, clock, actor);
     webhookRoutes(scoped, { webhooks, store }, clock, actor);
+    deadLetterRoutes(scoped, { outbox, store }, clock, actor);
   }, { prefix: '/manage/v1' });
 }

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { eventually } from './helpers/eventually.js';
+import { startOwnNats, type OwnNats } from './helpers/own-nats.js';
+import { freePort, spawnPart, waitForHealth, type PartProcess } from './helpers/processes.js';
+
+// A part started on its own against a NATS or Postgres that is not there yet waits for it; a
+// producing part refuses a NATS whose max_payload cannot carry its largest event.
+
+let db: TestDatabase;
+const started: PartProcess[] = [];
+const servers: OwnNats[] = [];
+
+before(async () => {
+  db = await createTestDatabase();
+});
+after(async () => {
+  for (const p of started) await p.stop(5000);
+  for (const s of servers) await s.close();
+  await db?.drop();
+});
+
+/** The ledger: it emits settlement.created and calls no peer, so it starts with the fewest variables. */
+async function startLedger(natsUrl: string, databaseUrl = db.url): Promise<{ part: PartProcess; url: string }> {
+  const port = await freePort();
+  const part = spawnPart('ledger', 'services/ledger/main.js', {
+    DATABASE_URL: databaseUrl, NATS_URL: natsUrl, NATS_STREAM: `SVC_START_${port}`, NATS_SUBJECT_PREFIX: `svcstart.p${port}`,
+    HOST: '127.0.0.1', GRPC_PORT: String(port), LOG_LEVEL: 'warn',
+  });
+  started.push(part);
+  return { part, url: `http://127.0.0.1:${port}` };
+}
+
+function exitOf(part: PartProcess, timeoutMs: number): Promise<number | null | 'running'> {
+  if (part.child.exitCode !== null) return Promise.resolve(part.child.exitCode);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve('running'), timeoutMs);
+    part.child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+test('a producing part refuses to start when NATS max_payload cannot carry its largest event', async () => {
+  const small = await startOwnNats({ maxPayload: 64 * 1024 });
+  servers.push(small);
+  const { part } = await startLedger(small.url);
+  assert.equal(await exitOf(part, 30_000), 78, part.output());
+  assert.match(part.output(), /configuration: NATS_URL points at a NATS server that cannot carry this service's largest event: the server's max_payload \(65536 bytes\) is below 132096 bytes/);
+});
+
+test('a part started while NATS is down waits, logging it, and serves once NATS starts', async () => {
+  const port = await freePort();
+  const { part, url } = await startLedger(`nats://127.0.0.1:${port}`);
+  await eventually('the part to say what it waits for', async () =>
+    (/waiting for NATS JetStream: not reachable yet/.test(part.output()) ? true : undefined), 20_000);
+  assert.equal(await exitOf(part, 1500), 'running', `it must not exit:\n${part.output()}`);
+  const nats = await startOwnNats({ port });
+  servers.push(nats);
+  await waitForHealth(part, url, 30_000);
+  // A 1-replica stream (and on Debian's 2.9, no sync_interval): the part says what may be lost.
+  assert.match(part.output(), /WARNING: stream SVC_START_\d+ has 1 replica\(s\): an acknowledged event survives a broker crash only if/);
+  const version = /Version:\s+(\d+)\.(\d+)/.exec(nats.output());
+  assert.ok(version, nats.output());
+  const old = Number(version[1]) === 2 && Number(version[2]) < 10;
+  assert.equal(/WARNING: NATS [\d.]+ has no sync_interval/.test(part.output()), old, part.output());
+});
+
+test('a part and a gateway started while Postgres is unreachable wait for it instead of exiting', async () => {
+  const closed = `postgres://postgres@127.0.0.1:${await freePort()}/nothing`;
+  const { part } = await startLedger('nats://127.0.0.1:4222', closed);
+  const gatewayPort = await freePort();
+  const gateway = spawnPart('gateway', 'gateway/main.js', {
+    DATABASE_URL: closed, HOST: '127.0.0.1', PORT: String(gatewayPort), LOG_LEVEL: 'warn',
+    PAYMENTS_URL: 'http://127.0.0.1:1', WEBHOOKS_URL: 'http://127.0.0.1:1', LEDGER_URL: 'http://127.0.0.1:1',
+    PAYOUTS_URL: 'http://127.0.0.1:1',
+  });
+  started.push(gateway);
+  for (const p of [part, gateway]) {
+    await eventually(`${p.name} to say it waits for Postgres`, async () =>
+      (/waiting for Postgres: not reachable yet/.test(p.output()) ? true : undefined), 20_000);
+    assert.equal(await exitOf(p, 1000), 'running', `${p.name} must not exit:\n${p.output()}`);
+    assert.ok(!p.output().includes('start-up failed'), p.output());
+  }
+});
