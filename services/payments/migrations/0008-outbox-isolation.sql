@@ -35,5 +35,7 @@ DROP INDEX outbox_unpublished;
 CREATE INDEX outbox_pending ON outbox (seq) WHERE published_at IS NULL AND parked_at IS NULL;
 -- "Is an earlier event of this aggregate still unpublished?", asked for every claimed row.
 CREATE INDEX outbox_pending_aggregate ON outbox (aggregate_id, seq) WHERE published_at IS NULL;
+-- "... one that has failed before?": few rows, so a backlog is never scanned to answer it.
+CREATE INDEX outbox_retrying ON outbox (aggregate_id, seq) WHERE published_at IS NULL AND attempts > 0;
 -- The dead letters operators list (svc dead-letter list).
 CREATE INDEX outbox_parked ON outbox (seq) WHERE parked_at IS NOT NULL;
