@@ -80,3 +80,12 @@ export async function waitForHttp(part: PartProcess, url: string, timeoutMs = 30
     }
   }
 }
+
+/** kill -9: the part gets no chance to finish anything; resolves once the process is gone. */
+export async function killPart(part: PartProcess): Promise<void> {
+  const { child } = part;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGKILL');
+  await gone;
+}

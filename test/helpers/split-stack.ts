@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { newSecret, peerVariable, SERVICE_NAMES, type ServiceName } from '../../services/shared/index.js';
 import { deleteStream } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
-import { freePort, spawnPart, waitForHealth, waitForHttp, type PartProcess } from './processes.js';
+import { request } from './stack.js';
+import { freePort, killPart, spawnPart, waitForHealth, waitForHttp, type PartProcess } from './processes.js';
 
 export interface SplitStack {
   baseUrl: string;
@@ -17,6 +18,12 @@ export interface SplitStack {
   stop(): Promise<Record<string, number | null>>;
   /** stop() plus dropping the database and the stream. */
   close(): Promise<void>;
+  /** kill -9 of the named part (a service or a gateway); resolves once it is gone. */
+  kill(name: string): Promise<void>;
+  /** Starts the named part again with the same environment and port; resolves once it answers. */
+  restart(name: string): Promise<PartProcess>;
+  /** Another gateway process with the same environment on a port of its own (stopped by stop()). */
+  addGateway(name: string): Promise<{ baseUrl: string; process: PartProcess }>;
 }
 
 /** The six parts as separate processes over real gRPC, on a fresh database and JetStream stream. */
@@ -41,11 +48,32 @@ export async function startSplitStack(natsUrl: string, env: Record<string, strin
     ...Object.fromEntries(SERVICE_NAMES.map((s) => [peerVariable(s), serviceUrls[s]])),
     ...env,
   };
-  const parts = SERVICE_NAMES.map((s) =>
-    spawnPart(s, `services/${s}/main.js`, { ...common, GRPC_PORT: new URL(serviceUrls[s]).port }));
-  const gateway = spawnPart('gateway', 'gateway/main.js', { ...common, PORT: String(gatewayPort) });
+  // How each part was started, so it can be started again exactly so.
+  const launches = new Map<string, { entry: string; env: Record<string, string>; ready: (p: PartProcess) => Promise<void> }>();
+  const launch = (name: string) => {
+    const { entry, env } = launches.get(name)!;
+    return spawnPart(name, entry, env);
+  };
+  for (const s of SERVICE_NAMES) {
+    launches.set(s, {
+      entry: `services/${s}/main.js`, env: { ...common, GRPC_PORT: new URL(serviceUrls[s]).port },
+      ready: (p) => waitForHealth(p, serviceUrls[s]),
+    });
+  }
+  const gatewayLaunch = (port: number) => ({
+    entry: 'gateway/main.js', env: { ...common, PORT: String(port) },
+    ready: (p: PartProcess) => waitForHttp(p, `http://127.0.0.1:${port}/v1/me`),
+  });
+  launches.set('gateway', gatewayLaunch(gatewayPort));
+  const parts = SERVICE_NAMES.map((s) => launch(s));
+  const gateway = launch('gateway');
   parts.push(gateway);
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
+  const partNamed = (name: string) => {
+    const part = parts.find((p) => p.name === name);
+    if (!part) throw new Error(`no part named ${name}`);
+    return part;
+  };
   let stopped: Record<string, number | null> | undefined;
   const stop = async () => {
     if (!stopped) {
@@ -64,10 +92,38 @@ export async function startSplitStack(natsUrl: string, env: Record<string, strin
   }
   return {
     baseUrl, operatorToken, serviceUrls, parts, stream, subjectPrefix, db, stop,
+    kill: (name) => killPart(partNamed(name)),
+    async restart(name) {
+      const old = partNamed(name);
+      await killPart(old);
+      const fresh = launch(name);
+      parts[parts.indexOf(old)] = fresh;
+      await launches.get(name)!.ready(fresh);
+      return fresh;
+    },
+    async addGateway(name) {
+      const port = await freePort();
+      launches.set(name, gatewayLaunch(port));
+      const process = launch(name);
+      parts.push(process);
+      await launches.get(name)!.ready(process);
+      return { baseUrl: `http://127.0.0.1:${port}`, process };
+    },
     async close() {
       await stop();
       await deleteStream(natsUrl, stream).catch(() => undefined);
       await db.drop();
     },
   };
+}
+
+/** A fresh merchant's test-mode secret key, made through the stack's management API. */
+export async function newSplitMerchantKey(split: SplitStack): Promise<string> {
+  const manage = (method: string, path: string, body?: unknown) =>
+    request(split.baseUrl, method, `/manage/v1${path}`, { key: split.operatorToken, body });
+  const merchant = await manage('POST', '/merchants', { name: 'Split merchant' });
+  if (merchant.status !== 201) throw new Error(`creating a merchant: ${merchant.status} ${JSON.stringify(merchant.body)}`);
+  const key = await manage('POST', `/projects/${merchant.body.project.id}/keys`, { mode: 'test', name: 'test' });
+  if (key.status !== 201) throw new Error(`creating a key: ${key.status} ${JSON.stringify(key.body)}`);
+  return key.body.secret;
 }
