@@ -43,7 +43,7 @@ export function brokerFindings(facts: BrokerFacts, largestEvent = MAX_EVENT_BYTE
   if (old) {
     warnings.push(
       `NATS ${facts.serverVersion} has no sync_interval (it exists from 2.10): JetStream acknowledges an ` +
-      'event before it is on disk and syncs every 2 minutes, so a crash of the broker machine can lose ' +
+      'event before it is on disk and syncs every 2 minutes, so a crash of the server or its machine can lose ' +
       'acknowledged events. The outbox keeps published events: after such a crash re-publish them with ' +
       '`svc outbox republish --part PART --since TIME`. Upgrade to NATS 2.10+ with ' +
       '`jetstream { sync_interval: always }`, or use a 3-replica stream.',
