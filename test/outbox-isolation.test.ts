@@ -11,7 +11,7 @@ import {
 import { outboxRoutes } from '../services/shared/outbox-service.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
-import { startOwnNats, type OwnNats } from './helpers/own-nats.js';
+import { startNatsServer, type NatsServer } from './helpers/nats-server.js';
 
 // The relay on a real JetStream whose max_payload is small (8 KiB), so one event cannot be
 // published: it is parked, everything else keeps flowing, one aggregate's events keep their order.
@@ -20,7 +20,7 @@ const MAX_PAYLOAD = 8192;
 const PREFIX = 'iso';
 const logger = createLogger('test', 'silent');
 
-let nats: OwnNats;
+let nats: NatsServer;
 let db: TestDatabase;
 let pool: Pool;
 let bus: JetStreamBus;
@@ -28,7 +28,7 @@ const received: EventEnvelope[] = [];
 let stopConsumer: () => Promise<void>;
 
 before(async () => {
-  nats = await startOwnNats({ maxPayload: MAX_PAYLOAD });
+  nats = await startNatsServer({ maxPayload: MAX_PAYLOAD });
   db = await createTestDatabase();
   pool = createPool(db.url, 'payments', 6);
   await migrate(pool, 'payments', 'services/payments');

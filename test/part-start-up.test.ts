@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
-import { startOwnNats, type OwnNats } from './helpers/own-nats.js';
+import { startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { freePort, spawnPart, waitForHealth, type PartProcess } from './helpers/processes.js';
 
 // A part started on its own against a NATS or Postgres that is not there yet waits for it; a
@@ -10,7 +10,7 @@ import { freePort, spawnPart, waitForHealth, type PartProcess } from './helpers/
 
 let db: TestDatabase;
 const started: PartProcess[] = [];
-const servers: OwnNats[] = [];
+const servers: NatsServer[] = [];
 
 before(async () => {
   db = await createTestDatabase();
@@ -44,7 +44,7 @@ function exitOf(part: PartProcess, timeoutMs: number): Promise<number | null | '
 }
 
 test('a producing part refuses to start when NATS max_payload cannot carry its largest event', async () => {
-  const small = await startOwnNats({ maxPayload: 64 * 1024 });
+  const small = await startNatsServer({ maxPayload: 64 * 1024 });
   servers.push(small);
   const { part } = await startLedger(small.url);
   assert.equal(await exitOf(part, 30_000), 78, part.output());
@@ -57,7 +57,7 @@ test('a part started while NATS is down waits, logging it, and serves once NATS 
   await eventually('the part to say what it waits for', async () =>
     (/waiting for NATS JetStream: not reachable yet/.test(part.output()) ? true : undefined), 20_000);
   assert.equal(await exitOf(part, 1500), 'running', `it must not exit:\n${part.output()}`);
-  const nats = await startOwnNats({ port });
+  const nats = await startNatsServer({ port });
   servers.push(nats);
   await waitForHealth(part, url, 30_000);
   // A 1-replica stream (and on Debian's 2.9, no sync_interval): the part says what may be lost.

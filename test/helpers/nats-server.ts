@@ -1,13 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { freePort } from './processes.js';
 
 // A NATS server process of the test's own (not the shared NATS_URL), so a test can kill it and
-// start it again on the same port and storage directory.
+// start it again on the same port and storage directory, start it late on a port chosen before,
+// or give it a small max_payload (an event the bus refuses).
 
 export const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
@@ -57,16 +58,27 @@ async function waitForJetStream(url: string, child: ChildProcess, output: () => 
   }
 }
 
-export async function startNatsServer(): Promise<NatsServer> {
+export interface NatsServerOptions {
+  /** Default: a free one. */
+  port?: number;
+  /** The server's max_payload in bytes; default the server's own (1 MiB). */
+  maxPayload?: number;
+}
+
+export async function startNatsServer(opts: NatsServerOptions = {}): Promise<NatsServer> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-test-nats-'));
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const url = `nats://127.0.0.1:${port}`;
+  const config = [
+    `listen: "127.0.0.1:${port}"`,
+    ...(opts.maxPayload ? [`max_payload: ${opts.maxPayload}`] : []),
+    `jetstream { store_dir: "${join(dir, 'js')}" }`,
+  ];
+  await writeFile(join(dir, 'nats.conf'), `${config.join('\n')}\n`);
   let out = '';
   let child: ChildProcess;
   const launch = async () => {
-    child = spawn(NATS_SERVER_BIN, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(NATS_SERVER_BIN, ['-c', join(dir, 'nats.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
     await waitForJetStream(url, child, () => out);
