@@ -5,7 +5,9 @@ import pg from 'pg';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
-import { createLogger } from '../services/shared/index.js';
+import {
+  createLogger, MAX_BODY_BYTES, MAX_JSON_DEPTH, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH,
+} from '../services/shared/index.js';
 import { eventually } from './helpers/eventually.js';
 import { head, rawRequest, type RawResponse } from './helpers/raw-http.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
@@ -268,6 +270,23 @@ describe('bad input is refused in the envelope and stores nothing', () => {
     for (const c of cases) assertEnvelope(c, await c.send());
     assert.deepEqual(await counts(), before);
   });
+
+test('the limits are published in the OpenAPI document', async () => {
+  const doc: any = await (await fetch(`${stack.baseUrl}/openapi.json`)).json();
+  const metadata = doc.components.schemas.Metadata;
+  assert.equal(metadata.maxProperties, METADATA_MAX_KEYS);
+  assert.equal(metadata.propertyNames.maxLength, METADATA_KEY_MAX_LENGTH);
+  assert.equal(metadata.additionalProperties.maxLength, METADATA_VALUE_MAX_LENGTH);
+  for (const name of ['CreatePaymentRequest', 'CreateRefundRequest', 'CreatePayoutRequest']) {
+    assert.deepEqual(doc.components.schemas[name].properties.metadata, { $ref: '#/components/schemas/Metadata' }, name);
+  }
+  assert.deepEqual(doc.info['x-limits'], {
+    max_body_bytes: MAX_BODY_BYTES, max_json_depth: MAX_JSON_DEPTH, metadata_max_keys: METADATA_MAX_KEYS,
+    metadata_key_max_length: METADATA_KEY_MAX_LENGTH, metadata_value_max_length: METADATA_VALUE_MAX_LENGTH,
+  });
+  assert.ok(doc.paths['/v1/payments'].post.responses['413']);
+  assert.ok(doc.paths['/v1/payments'].post.responses['415']);
+});
 
 describe('valid input close to the lines passes', () => {
   test('order and phone numbers, timestamps, the largest metadata, Unicode text and plain integers', async () => {

@@ -24,6 +24,8 @@ function validationMessage(v: NonNullable<FastifyError['validation']>[number], p
   const params = v.params as Record<string, unknown>;
   if (typeof params.additionalProperty === 'string') return `${param} is not a known parameter`;
   if (typeof params.missingProperty === 'string') return `${param} is required`;
+  // propertyNames (metadata keys): the rule is about the keys, not the object.
+  if ((v as { propertyName?: unknown }).propertyName !== undefined) return `${param} keys ${v.message ?? 'are invalid'}`;
   return `${param ?? 'body'} ${v.message ?? 'is invalid'}`;
 }
 
@@ -50,6 +52,10 @@ export function toDomainError(err: unknown): DomainError {
   }
   if (fe instanceof SyntaxError && fe.statusCode === 400) {
     return new DomainError('invalid_json', 'The request body is not valid JSON.');
+  }
+  // Any other refusal Fastify raises about the request itself is the client's, never a 500.
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new DomainError('malformed_request', 'The request could not be read as sent.');
   }
   return new DomainError('internal_error', 'An internal error occurred.');
 }
