@@ -14,7 +14,7 @@ try {
   if (!config.peers.ledger) throw new ConfigError(peerVariable('ledger'), 'is required: gateway calls ledger');
   if (!config.peers.payouts) throw new ConfigError(peerVariable('payouts'), 'is required: gateway calls payouts');
   const logger = createLogger(PART.name, config.logLevel);
-  const pool = createPool(config.databaseUrl, PART.schema);
+  const pool = createPool(config.databaseUrl, PART.schema, config.databasePoolSize);
   // Postgres may come up after the gateway (Kubernetes starts everything at once): wait for it.
   await retryAtStart('Postgres', () => pool.query('SELECT 1'), { logger });
   await retryAtStart('Postgres', () => migrate(pool, PART.schema, PART.dir), { logger });

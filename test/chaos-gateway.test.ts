@@ -58,7 +58,9 @@ describe('a gateway killed (kill -9) during keyed payments, refunds and payouts;
 
   before(async () => {
     nats = await startNatsServer();
-    split = await startSplitStack(nats.url, ENV);
+    // Every refund and payout waits on a row lock inside its part, each holding a connection.
+    const pool = (waiting: number) => ({ DATABASE_POOL_SIZE: String(waiting + 2) });
+    split = await startSplitStack(nats.url, ENV, { payments: pool(REFUNDS), payouts: pool(PAYOUTS) });
     secondGateway = (await split.addGateway('gateway-2')).baseUrl;
     sql = new pg.Pool({ connectionString: split.db.url, max: 4 });
     apiKey = await newSplitMerchantKey(split);

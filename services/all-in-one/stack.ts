@@ -44,7 +44,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const serviceUrls: Record<string, string> = {};
 
   async function depsFor(info: { name: string; schema: string; dir: string }): Promise<ServiceDeps> {
-    const pool = createPool(opts.databaseUrl, info.schema);
+    const pool = createPool(opts.databaseUrl, info.schema, opts.config.databasePoolSize);
     pools.push(pool);
     await migrate(pool, info.schema, info.dir);
     return { pool, bus: opts.bus, clock, logger: opts.logger.child({ part: info.name }), config: opts.config };
@@ -76,7 +76,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     }));
     const webhooksUrl = await run(webhooks.build(await depsFor(webhooks.PART)));
 
-    const gatewayPool = createPool(opts.databaseUrl, gateway.PART.schema);
+    const gatewayPool = createPool(opts.databaseUrl, gateway.PART.schema, opts.config.databasePoolSize);
     pools.push(gatewayPool);
     await migrate(gatewayPool, gateway.PART.schema, gateway.PART.dir);
     const app = gateway.build({

@@ -9,6 +9,8 @@ export const SERVICE_NAMES: readonly ServiceName[] = ['payments', 'routing-risk'
 
 export interface Config {
   databaseUrl?: string;
+  /** Postgres connections each part's pool may open (replicas × parts × this must fit the server). */
+  databasePoolSize: number;
   natsUrl?: string;
   natsStream: string;
   natsSubjectPrefix: string;
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     dataDir: str(env, 'DATA_DIR') ?? '.data',
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS', 250, 10, 60_000),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
     httpRequestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),

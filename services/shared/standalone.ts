@@ -68,7 +68,7 @@ export async function runServicePart(
     exitOnStartupError(err);
   }
   const logger = createLogger(info.name, config.logLevel);
-  const pool = createPool(config.databaseUrl!, info.schema);
+  const pool = createPool(config.databaseUrl!, info.schema, config.databasePoolSize);
   try {
     // Postgres and NATS may come up after the part (Kubernetes starts everything at once): wait.
     await retryAtStart('Postgres', () => pool.query('SELECT 1'), { logger });

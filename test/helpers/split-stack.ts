@@ -26,8 +26,13 @@ export interface SplitStack {
   addGateway(name: string): Promise<{ baseUrl: string; process: PartProcess }>;
 }
 
-/** The six parts as separate processes over real gRPC, on a fresh database and JetStream stream. */
-export async function startSplitStack(natsUrl: string, env: Record<string, string> = {}): Promise<SplitStack> {
+/**
+ * The six parts as separate processes over real gRPC, on a fresh database and JetStream stream.
+ * `env` goes to every part; `partEnv` to one service part on top of it.
+ */
+export async function startSplitStack(
+  natsUrl: string, env: Record<string, string> = {}, partEnv: Partial<Record<ServiceName, Record<string, string>>> = {},
+): Promise<SplitStack> {
   const db = await createTestDatabase();
   const suffix = randomBytes(5).toString('hex');
   const stream = `SVC_SPLIT_${suffix}`;
@@ -44,6 +49,8 @@ export async function startSplitStack(natsUrl: string, env: Record<string, strin
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     OUTBOX_POLL_MS: '50',
+    // Two six-process stacks run side by side in CI on a server of 100 connections.
+    DATABASE_POOL_SIZE: '4',
     OPERATOR_TOKEN: operatorToken,
     ...Object.fromEntries(SERVICE_NAMES.map((s) => [peerVariable(s), serviceUrls[s]])),
     ...env,
@@ -56,7 +63,7 @@ export async function startSplitStack(natsUrl: string, env: Record<string, strin
   };
   for (const s of SERVICE_NAMES) {
     launches.set(s, {
-      entry: `services/${s}/main.js`, env: { ...common, GRPC_PORT: new URL(serviceUrls[s]).port },
+      entry: `services/${s}/main.js`, env: { ...common, ...partEnv[s], GRPC_PORT: new URL(serviceUrls[s]).port },
       ready: (p) => waitForHealth(p, serviceUrls[s]),
     });
   }
