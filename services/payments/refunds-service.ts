@@ -3,6 +3,7 @@ import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import {
   CreateRefundRequestSchema, RefundsService, type CreateRefundRequest,
 } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
+import { refuseUnsafeRequest } from '../shared/contract/index.js';
 import { bindingOf, serviceError } from '../shared/index.js';
 import { REFUND_SCENARIOS, refundToProto, type Refunds } from './refunds.js';
 
@@ -21,6 +22,7 @@ function checkCreate(scope: Scope, req: CreateRefundRequest): void {
   const bad = (param: string, message: string) => serviceError('validation_error', message, { param });
   if (req.amount !== undefined && req.amount < 1n) throw bad('amount', 'amount must be at least 1');
   if (req.reason !== undefined && req.reason.length > 500) throw bad('reason', 'reason must be at most 500 characters');
+  refuseUnsafeRequest(CreateRefundRequestSchema, req);
   if (req.testScenario !== undefined) {
     if (scope.mode === 'live') {
       throw serviceError('test_scenario_not_allowed', 'test_scenario is only accepted with test keys', {

@@ -2,8 +2,10 @@ import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import {
-  CancelPaymentRequestSchema, CapturePaymentRequestSchema, PaymentsService, type CreatePaymentRequest,
+  CancelPaymentRequestSchema, CapturePaymentRequestSchema, CreatePaymentRequestSchema, PaymentsService,
+  type CreatePaymentRequest,
 } from '../../proto/gen/svc/payments/v1/payments_pb.js';
+import { refuseUnsafeRequest } from '../shared/contract/index.js';
 import { bindingOf, serviceError } from '../shared/index.js';
 import { DemoConnector, PAYMENT_SCENARIOS } from './connectors/index.js';
 import { CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome } from './customer-actions.js';
@@ -28,6 +30,7 @@ function checkCreate(scope: Scope, req: CreatePaymentRequest): void {
   const bad = (param: string, message: string) => serviceError('validation_error', message, { param });
   if (req.amount < 1n) throw bad('amount', 'amount must be at least 1');
   if (!/^[A-Z]{3}$/.test(req.currency)) throw bad('currency', 'currency must be a 3-letter ISO 4217 code');
+  refuseUnsafeRequest(CreatePaymentRequestSchema, req);
   if (!req.paymentMethod || !PAYMENT_METHOD_TYPES.includes(req.paymentMethod.type)) {
     throw bad('payment_method.type', 'payment_method.type is not a known payment method type');
   }

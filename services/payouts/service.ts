@@ -2,7 +2,7 @@ import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { CreatePayoutRequestSchema, PayoutsService, type CreatePayoutRequest } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
-import { rawAccountNumberField } from '../shared/contract/index.js';
+import { rawAccountNumberField, refuseUnsafeRequest } from '../shared/contract/index.js';
 import { bindingOf, serviceError, type Clock } from '../shared/index.js';
 import { payoutToProto } from './model.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -28,6 +28,7 @@ const bad = (param: string, message: string) => serviceError('validation_error',
 function checkCreate(scope: Scope, req: CreatePayoutRequest): void {
   if (req.amount < 1n) throw bad('amount', 'amount must be at least 1');
   if (!/^[A-Z]{3}$/.test(req.currency)) throw bad('currency', 'currency must be a 3-letter ISO 4217 code');
+  refuseUnsafeRequest(CreatePayoutRequestSchema, req);
   const d = req.destination;
   if (!d || !DESTINATION_TYPES.includes(d.type)) throw bad('destination.type', 'destination.type must be bank_account, wallet or card_token');
   if (!d.display) throw bad('destination.display', 'destination.display (a masked value) is required');

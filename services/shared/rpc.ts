@@ -4,6 +4,7 @@ import type { ConnectRouter, Transport } from '@connectrpc/connect';
 import { connectNodeAdapter, createGrpcTransport } from '@connectrpc/connect-node';
 import { Health, HealthCheckResponse_ServingStatus as Status } from '../../proto/gen/grpc/health/v1/health_pb.js';
 import { serviceError } from './errors.js';
+import { MAX_EVENT_BYTES } from './limits.js';
 
 // Sessions of each server, so closeRpcServer can ask idle keep-alive connections to go away.
 const sessions = new WeakMap<http2.Http2Server, Set<http2.ServerHttp2Session>>();
@@ -50,6 +51,8 @@ export class HealthState {
 /** An HTTP/2 server speaking gRPC, gRPC-Web and Connect for the given routes plus Health. Not listening. */
 export function createRpcServer(routes: (router: ConnectRouter) => void, health: HealthState): http2.Http2Server {
   const handler = connectNodeAdapter({
+    // No request may carry more than its events can: the bus was checked to carry MAX_EVENT_BYTES.
+    readMaxBytes: MAX_EVENT_BYTES,
     routes: (router) => {
       routes(router);
       health.routes(router);

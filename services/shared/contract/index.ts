@@ -8,6 +8,7 @@ export { settlementJson, settlementItemJson } from './settlement.js';
 export {
   containsAccountNumber, payoutFreeTextAccountField, payoutJson, rawAccountNumberField, type DestinationInput,
 } from './payout.js';
+export { refuseUnsafeRequest } from './internal-requests.js';
 export {
   containsCardNumber, findCardData, isCardFieldName, looksLikeCardNumber, normaliseText, passesLuhn,
 } from './card-data.js';
