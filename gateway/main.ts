@@ -1,8 +1,7 @@
 import {
   ConfigError, createLogger, createPool, exitOnStartupError, loadConfig, migrate, onShutdown,
-  peerVariable, systemClock,
+  peerVariable, retryAtStart, systemClock,
 } from '../services/shared/index.js';
-import { retryAtStart } from '../services/shared/retry.js';
 import { PART, build, createGatewayClients } from './index.js';
 import { closeGateway, exitAfter } from './http/shutdown.js';
 

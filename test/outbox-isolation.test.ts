@@ -6,9 +6,8 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { OutboxService } from '../proto/gen/svc/outbox/v1/outbox_pb.js';
 import {
   HealthState, JetStreamBus, OutboxRelay, closeRpcServer, createLogger, createPool, createRpcServer, enqueueEvent, listen,
-  migrate, newId, type EventBus, type EventEnvelope, type Pool,
+  migrate, newId, outboxRoutes, type EventBus, type EventEnvelope, type Pool,
 } from '../services/shared/index.js';
-import { outboxRoutes } from '../services/shared/outbox-service.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
 import { startNatsServer, type NatsServer } from './helpers/nats-server.js';
