@@ -153,8 +153,8 @@ describe('a licensed provider connector, reached by live keys', () => {
     assert.equal((await get(m.secret, res.body.id)).status, 'processing');
     const asked = acme.statusQueries.find((q) => q.attemptId === attemptId)!;
     assert.equal(asked.amount, 2500n);
-    assert.equal(asked.candidate.providerAccountId, `pac_acme_${m.projectId}`);
-    assert.equal(asked.candidate.feeFixed, 25n);
+    assert.equal(asked.account.id, `pac_acme_${m.projectId}`);
+    assert.equal(asked.account.feeFixed, 25n);
 
     acme.later.set(res.body.id, { found: true, ...acme.approve(asked) });
     const done = await eventually('the payment to complete', async () => {

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RouteCandidate } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { callProvider, nextStep, paymentFailure, recordAnswer } from './attempts.js';
+import { callProvider, nextStep, paymentFailure, recordAnswer, type ProviderCall } from './attempts.js';
 import type { AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from './connectors/index.js';
 import type { AttemptRecord, FailureJson, TimelineEntry } from './model.js';
 
-const candidate = { providerCode: 'lic_x', providerName: 'X', feeFixed: 10n, feeBps: 100, latencyMs: 0 } as RouteCandidate;
-const req: AuthorizeRequest = {
+const account = { providerCode: 'lic_x', id: 'pac_x', feeFixed: 10n, feeBps: 100, latencyMs: 0 };
+const req: ProviderCall = {
   paymentId: 'pay_1', attemptId: 'att_1', attemptNumber: 1, amount: 1000n, currency: 'EUR', methodType: 'card',
-  captureMethod: 'automatic', candidate,
+  captureMethod: 'automatic', account,
 };
 const approved: AuthorizeResult = { outcome: 'success', providerPaymentId: 'x_1', providerCode: 'approved', providerMessage: 'OK', fee: 20n };
 const never = () => new Promise<never>(() => {});

@@ -1,7 +1,9 @@
 // One provider attempt: the call under a deadline, the status query after a time-out, and
 // what the answer means for the payment. Pure of storage, so it is tested without a database.
 import type { RouteCandidate } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import type { AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from './connectors/index.js';
+import type {
+  AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RoutedAccount,
+} from './connectors/index.js';
 import { DeadlineExceeded, withDeadline } from '../shared/index.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 
@@ -45,6 +47,36 @@ export function paymentFailure(attempts: Pick<AttemptRecord, 'failure'>[]): Fail
   return best;
 }
 
+/** An authorize or status request before its deadline is set: the call adds the signal. */
+export type ProviderCall = Omit<AuthorizeRequest, 'signal'>;
+
+/**
+ * What the connector is sent for an attempt: the same request for authorize and for every later
+ * status query, so a provider finds the attempt by its id. Only the request that makes the payment
+ * knows the method's token (it is never stored) and the demo account's latency.
+ */
+export function providerCall(
+  payment: PaymentRecord, attempt: AttemptRecord, routed: { latencyMs?: number; paymentMethodToken?: string } = {},
+): ProviderCall {
+  return {
+    account: accountOf(attempt, routed.latencyMs),
+    paymentId: payment.id,
+    attemptId: attempt.id,
+    attemptNumber: attempt.attemptNumber,
+    amount: payment.amount,
+    currency: payment.currency,
+    methodType: payment.paymentMethodType,
+    captureMethod: payment.captureMethod,
+    paymentMethodToken: routed.paymentMethodToken,
+    testScenario: payment.testScenario ?? undefined,
+  };
+}
+
+/** The account an attempt acts for, with the pricing it was routed with (0 for attempts made before it was recorded). */
+function accountOf(a: AttemptRecord, latencyMs = 0): RoutedAccount {
+  return { providerCode: a.providerCode, id: a.providerAccountId, feeFixed: a.feeFixed ?? 0n, feeBps: a.feeBps ?? 0, latencyMs };
+}
+
 /** The settled answer for one attempt, and how it was reached. */
 export interface ProviderAnswer {
   result: AuthorizeResult;
@@ -66,7 +98,7 @@ const noAnswer = (outcome: AttemptOutcome, message: string): AuthorizeResult => 
  * outcome; no usable answer leaves the attempt `unknown`.
  */
 export async function callProvider(
-  connector: Connector | undefined, req: AuthorizeRequest, timeoutMs: number,
+  connector: Connector | undefined, req: ProviderCall, timeoutMs: number,
 ): Promise<ProviderAnswer> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -93,7 +125,7 @@ export async function callProvider(
  * reconciliation of attempts left open.
  */
 export async function queryStatus(
-  connector: Connector, req: AuthorizeRequest, timeoutMs: number, trouble: string,
+  connector: Connector, req: ProviderCall, timeoutMs: number, trouble: string,
 ): Promise<ProviderAnswer> {
   const queryStarted = performance.now();
   let status: PaymentStatusResult | undefined;

@@ -6,7 +6,7 @@ import {
   bindingOf, isBindingConflict, newId, stillInProgress, type Binding, type Clock, type OutboxRelay, type Queryable,
   type Statement,
 } from '../shared/index.js';
-import { callProvider, newAttempt, nextStep, paymentFailure, recordAnswer } from './attempts.js';
+import { callProvider, newAttempt, nextStep, paymentFailure, providerCall, recordAnswer } from './attempts.js';
 import type { ConnectorRegistry } from './connectors/index.js';
 import { actionable, type CustomerActions } from './customer-actions.js';
 import { applyApproval, changeStatements } from './lifecycle.js';
@@ -207,18 +207,11 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     await commit(payment, [attempt], timeline, ['payment.created'], createdAt, { binds });
 
     for (let i = 0; ; i++) {
-      const answer = actionable(payment.mode, await callProvider(deps.connectors.forProvider(candidates[i].providerCode), {
-        paymentId,
-        attemptId: attempt.id,
-        attemptNumber: attempt.attemptNumber,
-        amount: payment.amount,
-        currency: payment.currency,
-        methodType: payment.paymentMethodType,
-        captureMethod: payment.captureMethod,
-        candidate: candidates[i],
-        paymentMethodToken: stored ? stored.providerToken : req.paymentMethod?.token,
-        testScenario: payment.testScenario ?? undefined,
-      }, deps.providerTimeoutMs));
+      const answer = actionable(payment.mode, await callProvider(deps.connectors.forProvider(candidates[i].providerCode),
+        providerCall(payment, attempt, {
+          latencyMs: candidates[i].latencyMs,
+          paymentMethodToken: stored ? stored.providerToken : req.paymentMethod?.token,
+        }), deps.providerTimeoutMs));
       const steps: TimelineEntry[] = [];
       recordAnswer(attempt, answer, clock.now(), steps);
       const next = candidates[i + 1];

@@ -1,8 +1,6 @@
-import { create } from '@bufbuild/protobuf';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { RouteCandidateSchema } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { abandonedAfterMs, every, type Clock, type Logger } from '../shared/index.js';
-import { paymentFailure, queryStatus, recordAnswer, type ProviderAnswer } from './attempts.js';
+import { paymentFailure, providerCall, queryStatus, recordAnswer, type ProviderAnswer } from './attempts.js';
 import type { ConnectorRegistry } from './connectors/index.js';
 import { applyApproval, writeChange, type Change } from './lifecycle.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
@@ -84,20 +82,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
     if (!before || !isOpen(attempt, inFlightBefore)) return false;
     const connector = deps.connectors.forProvider(attempt.providerCode);
     if (!connector) return false;
-    const answer = await queryStatus(connector, {
-      paymentId,
-      attemptId,
-      attemptNumber: attempt.attemptNumber,
-      amount: before.amount,
-      currency: before.currency,
-      methodType: before.paymentMethodType,
-      captureMethod: before.captureMethod,
-      candidate: create(RouteCandidateSchema, {
-        providerId: attempt.providerId, providerCode: attempt.providerCode, providerName: attempt.providerName ?? '',
-        providerAccountId: attempt.providerAccountId, feeFixed: attempt.feeFixed ?? 0n, feeBps: attempt.feeBps ?? 0,
-      }),
-      testScenario: before.testScenario ?? undefined,
-    }, deps.providerTimeoutMs, attempt.status === 'unknown'
+    const answer = await queryStatus(connector, providerCall(before, attempt), deps.providerTimeoutMs, attempt.status === 'unknown'
       ? 'The provider could not tell the outcome when the payment was made.'
       : 'The request that made this attempt ended before the provider answered.');
 

@@ -136,16 +136,17 @@ export function createRefunds(deps: RefundsDeps) {
 
   /** Step 2. A throw means the outcome is unknown; a missing connector means nothing was sent. */
   async function callProvider(payment: PaymentRecord, refund: RefundRecord, testScenario?: string): Promise<RefundResult> {
-    const connector = payment.providerCode ? deps.connectors.forProvider(payment.providerCode) : undefined;
-    if (!connector) {
+    const { providerCode, providerAccountId } = payment;
+    const connector = providerCode ? deps.connectors.forProvider(providerCode) : undefined;
+    // A completed payment always has its account; without one, as without a connector, nothing is sent.
+    if (!connector || !providerCode || !providerAccountId) {
       return { outcome: 'provider_unavailable', providerRefundId: null, providerCode: null, providerMessage: null };
     }
     return withDeadline(deps.providerTimeoutMs, (signal) => connector.refund({
       signal,
+      account: { providerCode, id: providerAccountId },
       refundId: refund.id,
       paymentId: payment.id,
-      providerCode: payment.providerCode!,
-      providerAccountId: payment.providerAccountId,
       providerPaymentId: payment.providerPaymentId,
       amount: refund.amount,
       currency: refund.currency,

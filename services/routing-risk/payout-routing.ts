@@ -1,6 +1,6 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { serviceError } from '../shared/index.js';
+import { feeFor, serviceError } from '../shared/index.js';
 import type { ProviderAccount } from './route-planner.js';
 import type { RoutingRiskStore } from './store.js';
 
@@ -16,7 +16,7 @@ import type { RoutingRiskStore } from './store.js';
  * not built yet (docs/ledger.md).
  */
 
-/** What a provider can pay out to, and its price: fee = fixed + amount * bps / 10000. */
+/** What a provider can pay out to, and its price (feeFor of the shared library). */
 export interface PayoutCapability {
   destinationTypes: string[];
   feeFixed: bigint;
@@ -55,8 +55,6 @@ export interface PayoutCandidate {
   fee: bigint;
 }
 
-const feeOf = (c: PayoutCapability, amount: bigint) => c.feeFixed + (amount * BigInt(c.feeBps)) / 10_000n;
-
 export function planPayoutRoute(
   accounts: ProviderAccount[], req: PayoutRequest, rules: readonly PayoutRule[] = PAYOUT_RULES,
   capabilities: Readonly<Record<string, PayoutCapability>> = PAYOUT_CAPABILITIES,
@@ -68,7 +66,7 @@ export function planPayoutRoute(
         && (a.currencies.length === 0 || a.currencies.includes(req.currency))
         && (a.countries.length === 0 || !req.country || a.countries.includes(req.country));
     })
-    .map((account) => ({ account, fee: feeOf(capabilities[account.providerCode], req.amount) }))
+    .map((account) => ({ account, fee: feeFor(capabilities[account.providerCode], req.amount) }))
     .sort((a, b) => (a.fee !== b.fee ? (a.fee < b.fee ? -1 : 1) : a.account.providerCode.localeCompare(b.account.providerCode)));
   for (const rule of rules) {
     if (!rule.destinationTypes.includes(req.destinationType)) continue;

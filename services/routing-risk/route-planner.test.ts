@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { feeFor, planRoute, type ProviderAccount } from './route-planner.js';
+import { feeFor } from '../shared/index.js';
+import { planRoute, type ProviderAccount } from './route-planner.js';
 
 function account(code: string, over: Partial<ProviderAccount> = {}): ProviderAccount {
   return {

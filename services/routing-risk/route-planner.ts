@@ -1,3 +1,4 @@
+import { feeFor } from '../shared/index.js';
 import { DEFAULT_RULE, byPriority, ruleMatches, type RoutingRule } from './routing-rules.js';
 
 /** A provider account as routing sees it. */
@@ -29,10 +30,6 @@ export interface RoutePlan {
   /** Absent for the built-in default rule. */
   ruleId?: string;
   candidates: ProviderAccount[];
-}
-
-export function feeFor(account: Pick<ProviderAccount, 'feeFixed' | 'feeBps'>, amount: bigint): bigint {
-  return account.feeFixed + (amount * BigInt(account.feeBps)) / 10_000n;
 }
 
 function eligible(account: ProviderAccount, req: RouteRequest): boolean {

@@ -5,6 +5,7 @@ export * from './db.js';
 export * from './migrate.js';
 export * from './paths.js';
 export * from './ids.js';
+export * from './fees.js';
 export * from './clock.js';
 export * from './batcher.js';
 export * from './deadline.js';

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import { DemoConnector } from './demo.js';
 import { PAYMENT_SCENARIOS, playFor } from './scenarios.js';
-import type { AuthorizeRequest } from './types.js';
+import type { AuthorizeRequest, RoutedAccount } from './types.js';
 
 const demo = new DemoConnector();
-const candidate = { providerCode: 'demo_beta', feeFixed: 20n, feeBps: 250, latencyMs: 0 } as RouteCandidate;
+const account: RoutedAccount = { providerCode: 'demo_beta', id: 'pac_demo_beta', feeFixed: 20n, feeBps: 250, latencyMs: 0 };
 const req = (testScenario: string | undefined, attemptNumber: number): AuthorizeRequest => ({
   paymentId: 'pay_1', attemptId: `att_${attemptNumber}`, attemptNumber, amount: 1000n, currency: 'EUR',
-  methodType: 'card', captureMethod: 'automatic', candidate, testScenario,
+  methodType: 'card', captureMethod: 'automatic', account, testScenario, signal: new AbortController().signal,
 });
 
 test('the catalogue is the contract\'s eight scenarios, each described', () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { feeFor } from '../../shared/index.js';
 import { PAYMENT_SCENARIOS, playFor, type Play } from './scenarios.js';
 import type { AuthorizeRequest, AuthorizeResult, Connector, NextActionType, PaymentStatusResult } from './types.js';
 import type { RefundRequest, RefundResult } from './types.js';
@@ -44,7 +45,7 @@ export class DemoConnector implements Connector {
   static readonly scenarios: ReadonlySet<string> = new Set(PAYMENT_SCENARIOS.map((s) => s.name));
 
   async authorize(req: AuthorizeRequest): Promise<AuthorizeResult> {
-    if (req.candidate.latencyMs > 0) await sleep(req.candidate.latencyMs, undefined, { signal: req.signal });
+    if (req.account.latencyMs > 0) await sleep(req.account.latencyMs, undefined, { signal: req.signal });
     const play = playFor(req.testScenario, req.attemptNumber);
     if (play === 'timeout_not_received' || play === 'timeout_approved') {
       return { outcome: 'timeout', providerPaymentId: null, providerCode: null, providerMessage: null, fee: 0n };
@@ -68,7 +69,7 @@ export class DemoConnector implements Connector {
   }
 
   private answer(req: AuthorizeRequest, a: Answer): AuthorizeResult {
-    const fee = req.candidate.feeFixed + (req.amount * BigInt(req.candidate.feeBps)) / 10_000n;
+    const fee = feeFor(req.account, req.amount);
     const rail = DEMO_ASYNC_RAILS[req.methodType];
     if (a.outcome === 'success' && rail) {
       return {
@@ -91,7 +92,7 @@ export class DemoConnector implements Connector {
 }
 
 function providerPaymentId(req: AuthorizeRequest): string {
-  return `${req.candidate.providerCode}_${createHash('sha256').update(req.attemptId).digest('hex').slice(0, 16)}`;
+  return `${req.account.providerCode}_${createHash('sha256').update(req.attemptId).digest('hex').slice(0, 16)}`;
 }
 
 function refundAnswer(scenario: string | undefined): Omit<RefundResult, 'providerRefundId'> {
@@ -107,5 +108,5 @@ function refundAnswer(scenario: string | undefined): Omit<RefundResult, 'provide
 
 /** Derived from our refund id, as a provider would echo the reference it was sent. */
 function demoRefundId(req: RefundRequest): string {
-  return `${req.providerCode}_rf_${createHash('sha256').update(req.refundId).digest('hex').slice(0, 16)}`;
+  return `${req.account.providerCode}_rf_${createHash('sha256').update(req.refundId).digest('hex').slice(0, 16)}`;
 }

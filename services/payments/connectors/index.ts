@@ -3,7 +3,8 @@ import { DemoConnector } from './demo.js';
 import type { Connector } from './types.js';
 
 export type {
-  AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RefundRequest, RefundResult,
+  AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, CustomerActionRequired, NextActionType,
+  PaymentStatusResult, ProviderAccountRef, RefundOutcome, RefundRequest, RefundResult, RoutedAccount,
 } from './types.js';
 export { DemoConnector };
 export { PAYMENT_SCENARIOS, type Scenario } from './scenarios.js';

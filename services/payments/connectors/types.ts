@@ -1,4 +1,24 @@
-import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
+// The whole interface between payments and a payment provider, in plain TypeScript: a connector
+// compiles against this file alone (no generated proto type, nothing of the rest of payments), and
+// answers in the normalised outcomes below, from which the orchestrator decides what happens next.
+// docs/connectors.md shows how to implement it.
+
+/** The merchant's account at a provider that a call acts for. */
+export interface ProviderAccountRef {
+  /** The provider's code, the one the connector is registered under (e.g. `acme_pay`). */
+  providerCode: string;
+  /** Our id of the account: a connector loads its credentials by it, from the deployment's secret store. */
+  id: string;
+}
+
+/** An account as routing chose it for an attempt, with the price the merchant agreed with the provider. */
+export interface RoutedAccount extends ProviderAccountRef {
+  /** Price: fee = feeFixed + amount × feeBps / 10 000, in minor units (the demo providers charge it). */
+  feeFixed: bigint;
+  feeBps: number;
+  /** How long a demo provider takes to answer; 0 for licensed providers. */
+  latencyMs: number;
+}
 
 export type AttemptOutcome =
   | 'success'
@@ -11,14 +31,22 @@ export type AttemptOutcome =
   | 'unknown';
 
 export interface AuthorizeRequest {
+  account: RoutedAccount;
   paymentId: string;
+  /**
+   * Our attempt id: send it as the provider's idempotency key / reference, so a retry of this call
+   * and the status query after a time-out find this very attempt, and it is never charged twice.
+   */
   attemptId: string;
+  /** 1 for the first provider on the route, 2 after one failover, and so on. */
   attemptNumber: number;
+  /** Minor units of `currency` (ISO 4217). */
   amount: bigint;
   currency: string;
+  /** The contract's payment method type: card, wallet, open_banking, qr, bank_transfer, instant, local. */
   methodType: string;
+  /** automatic or manual; with manual the provider only holds the funds. */
   captureMethod: string;
-  candidate: RouteCandidate;
   /**
    * The payment method's token: the request's `payment_method.token`, or a stored method's
    * (`payment_method.id`), whose payments go only to the provider that issued it when it names
@@ -27,8 +55,8 @@ export interface AuthorizeRequest {
   paymentMethodToken?: string;
   /** Sandbox only: the scenario that forces this payment's outcomes. */
   testScenario?: string;
-  /** Aborted when the orchestrator's deadline passes; a connector should stop its call then. */
-  signal?: AbortSignal;
+  /** Aborted when the call's deadline passes: stop the call then (its outcome is then asked with getStatus). */
+  signal: AbortSignal;
 }
 
 export interface AuthorizeResult {
@@ -72,18 +100,11 @@ export type PaymentStatusResult =
   /** The provider's own outcome; `timeout` or `unknown` here means it cannot tell yet. */
   | ({ found: true } & AuthorizeResult);
 
-/** How payments talks to one provider. A licensed provider plugs in by implementing this. */
-export interface Connector {
-  authorize(req: AuthorizeRequest): Promise<AuthorizeResult>;
-  /** The outcome of an earlier authorize whose answer never arrived (same request, same attempt id). */
-  getStatus(req: AuthorizeRequest): Promise<PaymentStatusResult>;
-  /** Returns money of a completed payment to the payer, at the provider that took it. */
-  refund(req: RefundRequest): Promise<RefundResult>;
-}
-
 export type RefundOutcome = 'success' | 'hard_decline' | 'technical_error' | 'provider_unavailable';
 
 export interface RefundRequest {
+  /** The account that took the payment. */
+  account: ProviderAccountRef;
   /**
    * Our refund id, sent as the provider-side reference. A refund whose answer was lost is sent
    * again with the same id, so a connector must make it idempotent by this reference: a second
@@ -91,8 +112,6 @@ export interface RefundRequest {
    */
   refundId: string;
   paymentId: string;
-  providerCode: string;
-  providerAccountId: string | null;
   providerPaymentId: string | null;
   amount: bigint;
   currency: string;
@@ -100,7 +119,7 @@ export interface RefundRequest {
   /** Sandbox only: success, technical_error or hard_decline. */
   testScenario?: string;
   /** Aborted when the deadline passes; the refund is then sent again later with the same refundId. */
-  signal?: AbortSignal;
+  signal: AbortSignal;
 }
 
 export interface RefundResult {
@@ -108,4 +127,13 @@ export interface RefundResult {
   providerRefundId: string | null;
   providerCode: string | null;
   providerMessage: string | null;
+}
+
+/** How payments talks to one provider. A licensed provider plugs in by implementing this. */
+export interface Connector {
+  authorize(req: AuthorizeRequest): Promise<AuthorizeResult>;
+  /** The outcome of an earlier authorize whose answer never arrived (same request, same attempt id). */
+  getStatus(req: AuthorizeRequest): Promise<PaymentStatusResult>;
+  /** Returns money of a completed payment to the payer, at the provider that took it. */
+  refund(req: RefundRequest): Promise<RefundResult>;
 }
