@@ -6,20 +6,13 @@ import {
   PaymentMethodSchema, PaymentMethodsService, type CreatePaymentMethodRequest, type PaymentMethod,
 } from '../../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import type { PaymentMethodInput } from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import { newId, serviceError, type Clock } from '../shared/index.js';
+import { newId, requireScope, serviceError, type Clock } from '../shared/index.js';
 import type { PaymentMethodRecord, PaymentMethodStore } from './payment-method-store.js';
 
 /** The contract's PaymentMethodType values. */
 const TYPES = ['card', 'bank_transfer', 'qr', 'open_banking', 'wallet', 'instant', 'local'];
 
 const invalid = (param: string, message: string) => serviceError('validation_error', message, { param });
-
-function requireScope(scope: Scope | undefined): Scope {
-  if (!scope || !scope.merchantId || !scope.projectId || !['test', 'live'].includes(scope.mode)) {
-    throw invalid('scope', 'scope with merchant_id, project_id and mode is required');
-  }
-  return scope;
-}
 
 /** The proto shape; it has no field for the provider token, so the token cannot leak through it. */
 export function paymentMethodToProto(pm: PaymentMethodRecord): PaymentMethod {

@@ -4,15 +4,8 @@ import {
   CreateRefundRequestSchema, RefundsService, type CreateRefundRequest,
 } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import { refuseUnsafeRequest } from '../shared/contract/index.js';
-import { bindingOf, serviceError } from '../shared/index.js';
+import { bindingOf, refuseScenarioInLive, requireScope, serviceError } from '../shared/index.js';
 import { REFUND_SCENARIOS, refundToProto, type Refunds } from './refunds.js';
-
-function requireScope(scope: Scope | undefined): Scope {
-  if (!scope || !scope.merchantId || !scope.projectId || !['test', 'live'].includes(scope.mode)) {
-    throw serviceError('validation_error', 'scope with merchant_id, project_id and mode is required', { param: 'scope' });
-  }
-  return scope;
-}
 
 /**
  * The service's own invariants. The gateway validates the full contract first; these checks
@@ -23,15 +16,9 @@ function checkCreate(scope: Scope, req: CreateRefundRequest): void {
   if (req.amount !== undefined && req.amount < 1n) throw bad('amount', 'amount must be at least 1');
   if (req.reason !== undefined && req.reason.length > 500) throw bad('reason', 'reason must be at most 500 characters');
   refuseUnsafeRequest(CreateRefundRequestSchema, req);
-  if (req.testScenario !== undefined) {
-    if (scope.mode === 'live') {
-      throw serviceError('test_scenario_not_allowed', 'test_scenario is only accepted with test keys', {
-        param: 'test_scenario',
-      });
-    }
-    if (!REFUND_SCENARIOS.has(req.testScenario)) {
-      throw bad('test_scenario', `test_scenario "${req.testScenario}" is not a refund scenario`);
-    }
+  refuseScenarioInLive(scope.mode, req.testScenario);
+  if (req.testScenario !== undefined && !REFUND_SCENARIOS.has(req.testScenario)) {
+    throw bad('test_scenario', `test_scenario "${req.testScenario}" is not a refund scenario`);
   }
 }
 

@@ -6,7 +6,7 @@ import {
   type CreatePaymentRequest,
 } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { refuseUnsafeRequest } from '../shared/contract/index.js';
-import { bindingOf, serviceError } from '../shared/index.js';
+import { bindingOf, refuseScenarioInLive, requireLimit, requireScope, serviceError } from '../shared/index.js';
 import { DemoConnector, PAYMENT_SCENARIOS } from './connectors/index.js';
 import { CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome } from './customer-actions.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -14,13 +14,6 @@ import type { Orchestrator } from './orchestrator.js';
 import { paymentToProto } from './to-proto.js';
 
 export const PAYMENT_METHOD_TYPES = ['card', 'bank_transfer', 'qr', 'open_banking', 'wallet', 'instant', 'local'];
-
-function requireScope(scope: Scope | undefined): Scope {
-  if (!scope || !scope.merchantId || !scope.projectId || !['test', 'live'].includes(scope.mode)) {
-    throw serviceError('validation_error', 'scope with merchant_id, project_id and mode is required', { param: 'scope' });
-  }
-  return scope;
-}
 
 /**
  * The service's own invariants. The gateway validates the full contract first; these checks
@@ -37,15 +30,9 @@ function checkCreate(scope: Scope, req: CreatePaymentRequest): void {
   if (req.captureMethod && !['automatic', 'manual'].includes(req.captureMethod)) {
     throw bad('capture_method', 'capture_method must be automatic or manual');
   }
-  if (req.testScenario !== undefined) {
-    if (scope.mode === 'live') {
-      throw serviceError('test_scenario_not_allowed', 'test_scenario is only accepted with test keys', {
-        param: 'test_scenario',
-      });
-    }
-    if (!DemoConnector.scenarios.has(req.testScenario)) {
-      throw bad('test_scenario', `test_scenario "${req.testScenario}" is not available`);
-    }
+  refuseScenarioInLive(scope.mode, req.testScenario);
+  if (req.testScenario !== undefined && !DemoConnector.scenarios.has(req.testScenario)) {
+    throw bad('test_scenario', `test_scenario "${req.testScenario}" is not available`);
   }
 }
 
@@ -59,9 +46,7 @@ export function routes(orchestrator: Orchestrator, lifecycle: Lifecycle, custome
       },
       async listPayments(req) {
         const scope = requireScope(req.scope);
-        if (req.limit < 1 || req.limit > 200) {
-          throw serviceError('validation_error', 'limit must be between 1 and 200', { param: 'limit' });
-        }
+        requireLimit(req.limit);
         const { payments, hasMore } = await orchestrator.list(scope, {
           statuses: req.statuses,
           currency: req.currency,

@@ -12,8 +12,6 @@ import type { PaymentRecord } from './model.js';
  */
 export type PaymentOperation = 'capture' | 'cancel' | 'refund' | 'expire_authorization' | 'complete_customer_action';
 
-export const TERMINAL = new Set(['failed', 'cancelled', 'refunded']);
-
 /** An attempt is at a provider right now: the payment may not be cancelled under it. */
 export function inFlight(p: PaymentRecord): boolean {
   return p.attempts.some((a) => a.status === 'processing' && a.outcome === null);

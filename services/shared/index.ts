@@ -18,6 +18,7 @@ export * from './outbox.js';
 export * from './outbox-service.js';
 export * from './bus/index.js';
 export * from './rpc.js';
+export * from './request-guards.js';
 export * from './part.js';
 export * from './standalone.js';
 export * from './retry.js';
