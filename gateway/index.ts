@@ -1,7 +1,7 @@
 // gateway: the /v1 REST API and the management API. Owns schema gateway (merchants, projects,
 // API keys, audit log) and reaches every service over Connect.
-export { build, type GatewayClients, type GatewayDeps } from './app.js';
+export { build, type GatewayDeps } from './app.js';
 export { bootstrapLocal } from './bootstrap.js';
-export { createGatewayClients } from './clients.js';
+export { clientsOver, createGatewayClients, type GatewayClients, type GatewayTransports } from './clients.js';
 
 export const PART = { name: 'gateway', schema: 'gateway', dir: 'gateway' } as const;

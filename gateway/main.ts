@@ -9,6 +9,9 @@ try {
   const config = loadConfig();
   if (!config.databaseUrl) throw new ConfigError('DATABASE_URL', 'is required to run gateway on its own');
   if (!config.peers.payments) throw new ConfigError(peerVariable('payments'), 'is required: gateway calls payments');
+  if (!config.peers['routing-risk']) {
+    throw new ConfigError(peerVariable('routing-risk'), 'is required: gateway calls routing-risk for routing rules');
+  }
   if (!config.peers.webhooks) throw new ConfigError(peerVariable('webhooks'), 'is required: gateway calls webhooks');
   if (!config.peers.ledger) throw new ConfigError(peerVariable('ledger'), 'is required: gateway calls ledger');
   if (!config.peers.payouts) throw new ConfigError(peerVariable('payouts'), 'is required: gateway calls payouts');

@@ -8,8 +8,9 @@ import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { RefundsService } from '../proto/gen/svc/payments/v1/refunds_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
-import { build, createGatewayClients } from '../gateway/index.js';
+import { build } from '../gateway/index.js';
 import { createLogger, createPool, fromConnectError, loadConfig, type Pool } from '../services/shared/index.js';
+import { gatewayClients } from './helpers/gateway-clients.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 // The Idempotency-Key travels to the part that moves the money and is bound there to what it moved:
@@ -138,7 +139,7 @@ describe('Idempotency-Keys bound in the parts that move money', () => {
   });
 
   test('a keyed request whose call to payments is lost answers 503 idempotency_in_progress; the retry gets the payment', async () => {
-    const real = createGatewayClients({ payments: stack.serviceUrls.payments }).payments;
+    const real = gatewayClients({ payments: stack.serviceUrls.payments }).payments;
     let loseNext = true;
     // The part commits and charges, then the connection drops before its answer reaches the gateway.
     const lossy = {
@@ -155,7 +156,7 @@ describe('Idempotency-Keys bound in the parts that move money', () => {
     const pool = createPool(stack.db.url, 'gateway', 2);
     pools.push(pool);
     const app = build({
-      pool, clients: { ...createGatewayClients({ payments: stack.serviceUrls.payments }), payments: lossy },
+      pool, clients: { ...gatewayClients({ payments: stack.serviceUrls.payments }), payments: lossy },
       clock, logger: createLogger('test', 'silent'), config: loadConfig({}),
     });
     await app.listen({ port: 0, host: '127.0.0.1' });

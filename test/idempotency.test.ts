@@ -6,10 +6,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import pg from 'pg';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
-import { build, createGatewayClients } from '../gateway/index.js';
+import { build } from '../gateway/index.js';
 import { createStore } from '../gateway/store/index.js';
 import { createLogger, createPool, loadConfig, type Pool } from '../services/shared/index.js';
 import { startGatewayProcesses, type GatewayProcess } from './helpers/gateways.js';
+import { gatewayClients } from './helpers/gateway-clients.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 interface RawResponse {
@@ -147,7 +148,7 @@ describe('Idempotency-Key on POST /v1/payments', () => {
   test('a 5xx is not stored (the retry runs again); records expire after the TTL (gateway on a movable clock)', async () => {
     const pool = createPool(stack.db.url, 'gateway', 2);
     pools.push(pool);
-    const clients = createGatewayClients({ payments: stack.serviceUrls.payments });
+    const clients = gatewayClients({ payments: stack.serviceUrls.payments });
     const real = clients.payments;
     let calls = 0;
     let failNext = true;

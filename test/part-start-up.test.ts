@@ -74,8 +74,8 @@ test('a part and a gateway started while Postgres is unreachable wait for it ins
   const gatewayPort = await freePort();
   const gateway = spawnPart('gateway', 'gateway/main.js', {
     DATABASE_URL: closed, HOST: '127.0.0.1', PORT: String(gatewayPort), LOG_LEVEL: 'warn',
-    PAYMENTS_URL: 'http://127.0.0.1:1', WEBHOOKS_URL: 'http://127.0.0.1:1', LEDGER_URL: 'http://127.0.0.1:1',
-    PAYOUTS_URL: 'http://127.0.0.1:1',
+    PAYMENTS_URL: 'http://127.0.0.1:1', ROUTING_RISK_URL: 'http://127.0.0.1:1', WEBHOOKS_URL: 'http://127.0.0.1:1',
+    LEDGER_URL: 'http://127.0.0.1:1', PAYOUTS_URL: 'http://127.0.0.1:1',
   });
   started.push(gateway);
   for (const p of [part, gateway]) {

@@ -1,12 +1,7 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../../services/shared/index.js';
 import type { GatewayStore, Identity } from '../store/index.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    identity?: Identity;
-  }
-}
+import { rememberIdentity } from './identity.js';
 
 // The scheme name is case-insensitive (RFC 7235); the key itself is not.
 const BEARER = /^Bearer +(\S+)$/i;
@@ -21,6 +16,13 @@ export async function authenticate(store: GatewayStore, request: FastifyRequest)
   const identity = /^svc_sk_(test|live)_[0-9A-Za-z]+$/.test(match[1]) ? await store.identify(match[1]) : undefined;
   if (!identity) throw new DomainError('invalid_api_key', 'The API key is unknown or has been revoked.');
   return identity;
+}
+
+/** The first onRequest hook of the /v1 scope: every later hook and handler there has an identity. */
+export function installAuthentication(api: FastifyInstance, store: GatewayStore): void {
+  api.addHook('onRequest', async (request) => {
+    rememberIdentity(request, await authenticate(store, request));
+  });
 }
 
 /** The scope every service call carries. */

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../../services/shared/index.js';
 
 const digest = (v: string) => createHash('sha256').update(v).digest();
@@ -12,4 +12,9 @@ export function requireOperator(token: string, request: FastifyRequest): void {
   if (!timingSafeEqual(digest(match[1]), digest(token))) {
     throw new DomainError('invalid_api_key', 'The operator token is not valid.');
   }
+}
+
+/** The first onRequest hook of the /manage/v1 scope. */
+export function installOperatorAuthentication(scope: FastifyInstance, token: string): void {
+  scope.addHook('onRequest', async (request) => requireOperator(token, request));
 }

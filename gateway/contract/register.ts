@@ -1,37 +1,28 @@
-import { Ajv, type Options } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { identityOf } from '../auth/identity.js';
+import type { Identity } from '../store/index.js';
 import { ErrorEnvelope } from './resources.js';
 import { OPERATIONS, type OperationId } from './operations.js';
 
-export type Handler = (request: FastifyRequest<any>, reply: FastifyReply) => Promise<unknown>;
+/** A /v1 operation's handler: it runs in the /v1 scope, so the caller's identity is always known. */
+export type Handler = (request: FastifyRequest<any>, reply: FastifyReply, identity: Identity) => Promise<unknown>;
 /** Each route file offers the handlers of its operations; together they must cover the table. */
 export type Handlers = Partial<Record<OperationId, Handler>>;
 
-// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: Ajv,
-) => Ajv;
-
-function ajv(options: Options): Ajv {
-  return addFormats(new Ajv({ strict: true, allowUnionTypes: true, allErrors: false, useDefaults: true, ...options }));
-}
-
-// A body keeps its JSON types ("100" is not an amount); query strings are text and are coerced.
-const bodyAjv = ajv({ coerceTypes: false });
-const queryAjv = ajv({ coerceTypes: true });
-
-/** Declares every operation of the table on the app with its handler; a missing one is a startup error. */
-export function registerOperations(app: FastifyInstance, handlers: Handlers): void {
+/**
+ * Declares every operation of the table with its handler on the /v1 scope (whose prefix the table's
+ * paths begin with); a missing handler is a startup error. Validation uses the root's compilers
+ * (gateway/http/validation.ts).
+ */
+export function registerOperations(api: FastifyInstance, handlers: Handlers): void {
   const missing = OPERATIONS.filter((op) => !handlers[op.id]).map((op) => op.id);
   if (missing.length > 0) throw new Error(`no handler for the contract operations: ${missing.join(', ')}`);
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object),
-  );
   for (const op of OPERATIONS) {
-    app.route({
+    if (!op.path.startsWith(`${api.prefix}/`)) throw new Error(`${op.path} is outside the scope ${api.prefix}`);
+    const handler = handlers[op.id]!;
+    api.route({
       method: op.method,
-      url: op.path,
+      url: op.path.slice(api.prefix.length),
       config: { idempotent: op.idempotent === true, operationId: op.id },
       schema: {
         ...(op.body && { body: op.body }),
@@ -39,12 +30,12 @@ export function registerOperations(app: FastifyInstance, handlers: Handlers): vo
         ...(op.params && { params: op.params }),
         response: { [op.success.status]: op.success.schema, '4xx': ErrorEnvelope, '5xx': ErrorEnvelope },
       },
-      // Card data and text rules are checked by app-wide preValidation hooks (gateway/edge/card-data.ts,
+      // Card data and text rules are checked by the scope's preValidation hooks (gateway/edge/card-data.ts,
       // gateway/http/text-rules.ts), which run before this one.
       preValidation: async (request) => {
         if (op.body && op.bodyOptional && request.body === undefined) request.body = {};
       },
-      handler: handlers[op.id]!,
+      handler: (request, reply) => handler(request, reply, identityOf(request)),
     });
   }
 }

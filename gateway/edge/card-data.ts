@@ -20,9 +20,12 @@ export function refuseCardData(value: unknown, prefix: string[] = []): void {
   }
 }
 
-/** Refuses card data in any /v1 operation's path, query and body. */
-export function installCardDataCheck(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+/**
+ * Refuses card data in the path, query and body of the operations of the scope it is installed in
+ * (/v1); the scope's 404 answers route_not_found whatever the request holds, as it always has.
+ */
+export function installCardDataCheck(api: FastifyInstance): void {
+  api.addHook('preValidation', async (request) => {
     if (!request.routeOptions.config?.operationId) return;
     refuseCardData(request.params);
     refuseCardData(request.query);

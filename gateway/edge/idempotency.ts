@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { canonicalJson, DomainError, type Clock, type Config } from '../../services/shared/index.js';
+import { identityOf } from '../auth/identity.js';
 import type { GatewayStore, IdempotencyScope } from '../store/index.js';
 
 // Idempotency-Key on the operations the contract marks (idem). A key belongs to the API key that
@@ -74,6 +75,7 @@ interface Claim {
   token: string;
 }
 
+/** Installed in the /v1 scope: every request there is authenticated, and its API key holds the keys. */
 export function installIdempotency(
   app: FastifyInstance, deps: { store: GatewayStore; clock: Clock; config: Config },
 ): void {
@@ -113,13 +115,11 @@ export function installIdempotency(
   app.addHook('preHandler', async (request, reply) => {
     if (request.routeOptions.config.idempotent !== true) return;
     const key = idempotencyKeyOf(request.headers[IDEMPOTENCY_HEADER]);
-    // Idempotent operations are /v1 routes, authenticated in onRequest; without an identity there
-    // is no scope to keep the key in.
-    if (key === undefined || !request.identity) return;
+    if (key === undefined) return;
 
     const now = deps.clock.now();
     sweepExpired(now);
-    const scope = { apiKeyId: request.identity.apiKey.id, key };
+    const scope = { apiKeyId: identityOf(request).apiKey.id, key };
     const result = await deps.store.claimIdempotencyKey({
       ...scope,
       requestHash: requestHash(request.method, request.url.split('?')[0], request.body),

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 // bad entry locally, and should not load the database and bus clients to do so.
 import { ConfigError, type Config } from '../../services/shared/config.js';
 import { DomainError } from '../../services/shared/errors.js';
+import { identityOf } from '../auth/identity.js';
 
 // Per-project IP allow-list (contract, Authentication item 7) and the client address it is checked
 // against. Addresses are handled as bigints, so matching a CIDR range is one comparison and the
@@ -202,15 +203,15 @@ export function trustedProxyRanges(entries: readonly string[]): AddressRange[] {
 }
 
 /**
- * Refuses an authenticated /v1 request from outside its project's non-empty allow-list with 403
- * ip_not_allowed. Registered right after authentication, so a refused request reaches neither the
+ * Refuses a /v1 request from outside its project's non-empty allow-list with 403 ip_not_allowed.
+ * Installed in the /v1 scope right after authentication, so a refused request reaches neither the
  * rate limit (it costs the key no quota) nor idempotency (it leaves no record) nor any handler.
  */
-export function installIpAllowlist(app: FastifyInstance, config: Config): void {
+export function installIpAllowlist(api: FastifyInstance, config: Config): void {
   const trusted = trustedProxyRanges(config.trustedProxies);
-  app.addHook('onRequest', async (request) => {
-    const entries = request.identity?.project.ipAllowlist;
-    if (!entries || entries.length === 0) return;
+  api.addHook('onRequest', async (request) => {
+    const entries = identityOf(request).project.ipAllowlist;
+    if (entries.length === 0) return;
     const address = clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], trusted);
     if (address !== undefined && isAllowed(address, entries)) return;
     throw new DomainError(

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { DomainError, type Clock, type Config } from '../../services/shared/index.js';
+import { identityOf } from '../auth/identity.js';
 import { RATE_WINDOW_MS, type GatewayStore, type WindowCounts } from '../store/index.js';
 
 // Per-API-key rate limit over a rolling minute, shared by every gateway replica through Postgres
@@ -54,16 +55,15 @@ export function ceilingOf(keyLimit: number | null, config: Pick<Config, 'rateLim
 /**
  * Counts every authenticated /v1 request, whatever its outcome (a 404 or 422 costs the server work
  * too), and refuses with 429 past the ceiling. A refused request is not counted, so a client that
- * keeps retrying too early is not locked out for longer. Unauthenticated requests are not counted:
- * there is no key to charge them to. Registered after authentication and the IP allow-list, so a
- * request refused by either of those never reaches here.
+ * keeps retrying too early is not locked out for longer. Installed in the /v1 scope after
+ * authentication and the IP allow-list, so a request refused by either of those (there is no key
+ * to charge an unauthenticated one to) never reaches here.
  */
 export function installRateLimit(
-  app: FastifyInstance, deps: { store: GatewayStore; clock: Clock; config: Config },
+  api: FastifyInstance, deps: { store: GatewayStore; clock: Clock; config: Config },
 ): void {
-  app.addHook('onRequest', async (request, reply) => {
-    const identity = request.identity;
-    if (!identity) return;
+  api.addHook('onRequest', async (request, reply) => {
+    const identity = identityOf(request);
     const limit = ceilingOf(identity.apiKey.rateLimitPerMinute, deps.config);
     const counts = await deps.store.countRequest(identity.apiKey.id, limit, deps.clock.now());
     const reset = resetSeconds(counts, limit);

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, fromConnectError } from '../../services/shared/index.js';
 import { ConnectError } from '@connectrpc/connect';
 import { keyedFailure } from '../edge/idempotency.js';
@@ -70,8 +70,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (domain.code === 'idempotency_in_progress') reply.header('retry-after', '1');
     return sendError(reply, domain);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new DomainError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler(routeNotFound);
+}
+
+/** The 404 of the root and of the /v1 scope, whose own hooks (authentication first) run before it. */
+export function routeNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendError(reply, new DomainError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}`));
 }
 

@@ -25,17 +25,12 @@ interface TransactionQuery {
 /** `status=successful,failed`: any of them. The ledger refuses a status it does not know (422). */
 const statusesOf = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
-export function ledgerHandlers(client: Client<typeof LedgerService> | undefined): Handlers {
-  // A standalone gateway requires LEDGER_URL; a gateway built in-process without it answers 503.
-  const ledger = () => {
-    if (!client) throw new DomainError('service_unavailable', 'The ledger is not reachable from this gateway.');
-    return client;
-  };
+export function ledgerHandlers(ledger: Client<typeof LedgerService>): Handlers {
   return {
-    async listTransactions(request) {
+    async listTransactions(request, _reply, identity) {
       const q = request.query as TransactionQuery;
-      const res = await ledger().listTransactions({
-        scope: scopeOf(request.identity!),
+      const res = await ledger.listTransactions({
+        scope: scopeOf(identity),
         type: q.type,
         statuses: statusesOf(q.status),
         currency: q.currency && currencyOf(q.currency),
@@ -48,25 +43,25 @@ export function ledgerHandlers(client: Client<typeof LedgerService> | undefined)
       return page(res.transactions.map((t) => transactionJson(t) as { id: string }), res.hasMore);
     },
 
-    async getBalances(request) {
-      const { balances } = await ledger().getBalances({ scope: scopeOf(request.identity!) });
+    async getBalances(_request, _reply, identity) {
+      const { balances } = await ledger.getBalances({ scope: scopeOf(identity) });
       return balancesJson(balances);
     },
 
-    async listSettlements(request) {
+    async listSettlements(request, _reply, identity) {
       const q = request.query as { status?: string; provider_account_id?: string };
       if (q.status !== undefined && !(SETTLEMENT_STATUSES as readonly string[]).includes(q.status)) {
         throw new DomainError('validation_error', `status "${q.status}" is not a settlement status`, { param: 'status' });
       }
-      const { settlements } = await ledger().listSettlements({
-        scope: scopeOf(request.identity!), status: q.status, providerAccountId: q.provider_account_id,
+      const { settlements } = await ledger.listSettlements({
+        scope: scopeOf(identity), status: q.status, providerAccountId: q.provider_account_id,
       });
       return { data: settlements.map((s) => settlementJson(s)) };
     },
 
-    async getSettlement(request) {
+    async getSettlement(request, _reply, identity) {
       const { id } = request.params as { id: string };
-      const { settlement } = await ledger().getSettlement({ scope: scopeOf(request.identity!), id });
+      const { settlement } = await ledger.getSettlement({ scope: scopeOf(identity), id });
       return settlementJson(settlement!, true);
     },
   };

@@ -2,8 +2,7 @@ import type { Handlers } from '../contract/index.js';
 
 export function meHandlers(): Handlers {
   return {
-    async getMe(request) {
-      const id = request.identity!;
+    async getMe(_request, _reply, id) {
       return {
         merchant: { id: id.merchant.id, name: id.merchant.name },
         project: { id: id.project.id, name: id.project.name },

@@ -18,11 +18,11 @@ interface CancelBody {
 
 export function lifecycleHandlers(payments: Client<typeof PaymentsService>): Handlers {
   return {
-    async capturePayment(request) {
+    async capturePayment(request, _reply, identity) {
       const { id } = request.params as { id: string };
       const body = request.body as CaptureBody;
       const { payment } = await payments.capturePayment({
-        scope: scopeOf(request.identity!),
+        scope: scopeOf(identity),
         id,
         amount: body.amount === undefined ? undefined : BigInt(body.amount),
         idempotencyKey: idempotencyKeyFor(request),
@@ -30,11 +30,11 @@ export function lifecycleHandlers(payments: Client<typeof PaymentsService>): Han
       return paymentJson(payment!);
     },
 
-    async cancelPayment(request) {
+    async cancelPayment(request, _reply, identity) {
       const { id } = request.params as { id: string };
       const body = request.body as CancelBody;
       const { payment } = await payments.cancelPayment({
-        scope: scopeOf(request.identity!), id, reason: body.reason, idempotencyKey: idempotencyKeyFor(request),
+        scope: scopeOf(identity), id, reason: body.reason, idempotencyKey: idempotencyKeyFor(request),
       });
       return paymentJson(payment!);
     },

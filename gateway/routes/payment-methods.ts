@@ -14,10 +14,10 @@ interface CreatePaymentMethodBody {
 
 export function paymentMethodHandlers(paymentMethods: Client<typeof PaymentMethodsService>): Handlers {
   return {
-    async createPaymentMethod(request, reply) {
+    async createPaymentMethod(request, reply, identity) {
       const body = request.body as CreatePaymentMethodBody;
       const { paymentMethod } = await paymentMethods.createPaymentMethod({
-        scope: scopeOf(request.identity!),
+        scope: scopeOf(identity),
         type: body.type,
         providerToken: body.provider_token,
         providerCode: body.provider_code,
@@ -33,9 +33,9 @@ export function paymentMethodHandlers(paymentMethods: Client<typeof PaymentMetho
       return reply.code(201).send(paymentMethodJson(paymentMethod!));
     },
 
-    async getPaymentMethod(request) {
+    async getPaymentMethod(request, _reply, identity) {
       const { id } = request.params as { id: string };
-      const { paymentMethod } = await paymentMethods.getPaymentMethod({ scope: scopeOf(request.identity!), id });
+      const { paymentMethod } = await paymentMethods.getPaymentMethod({ scope: scopeOf(identity), id });
       return paymentMethodJson(paymentMethod!);
     },
   };

@@ -65,8 +65,7 @@ function statusesOf(value: string | undefined): string[] {
 
 export function paymentHandlers(payments: Client<typeof PaymentsService>): Handlers {
   return {
-    async createPayment(request, reply) {
-      const identity = request.identity!;
+    async createPayment(request, reply, identity) {
       const body = request.body as CreatePaymentBody;
       refuseScenarioInLive(identity.mode, body.test_scenario);
       const method = typeof body.payment_method === 'string' ? { type: body.payment_method } : body.payment_method;
@@ -95,10 +94,10 @@ export function paymentHandlers(payments: Client<typeof PaymentsService>): Handl
       return reply.code(201).send(paymentJson(payment!));
     },
 
-    async listPayments(request) {
+    async listPayments(request, _reply, identity) {
       const q = request.query as ListQuery;
       const res = await payments.listPayments({
-        scope: scopeOf(request.identity!),
+        scope: scopeOf(identity),
         statuses: statusesOf(q.status),
         currency: q.currency && currencyOf(q.currency),
         country: q.country?.toUpperCase(),
@@ -113,9 +112,9 @@ export function paymentHandlers(payments: Client<typeof PaymentsService>): Handl
       return page(res.payments.map((p) => paymentJson(p) as { id: string }), res.hasMore);
     },
 
-    async getPayment(request) {
+    async getPayment(request, _reply, identity) {
       const { id } = request.params as { id: string };
-      const { payment } = await payments.getPayment({ scope: scopeOf(request.identity!), id });
+      const { payment } = await payments.getPayment({ scope: scopeOf(identity), id });
       return paymentJson(payment!);
     },
   };

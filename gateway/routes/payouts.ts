@@ -59,19 +59,13 @@ function statusesOf(value: string | undefined): string[] {
   return statuses;
 }
 
-export function payoutHandlers(client: Client<typeof PayoutsService> | undefined): Handlers {
-  // A standalone gateway requires PAYOUTS_URL; a gateway built in-process without it answers 503.
-  const payouts = () => {
-    if (!client) throw new DomainError('service_unavailable', 'The payouts part is not reachable from this gateway.');
-    return client;
-  };
+export function payoutHandlers(payouts: Client<typeof PayoutsService>): Handlers {
   return {
-    async createPayout(request, reply) {
-      const identity = request.identity!;
+    async createPayout(request, reply, identity) {
       const body = request.body as CreatePayoutBody;
       refuseScenarioInLive(identity.mode, body.test_scenario);
       const d = body.destination;
-      const { payout } = await payouts().createPayout({
+      const { payout } = await payouts.createPayout({
         scope: scopeOf(identity),
         amount: BigInt(body.amount),
         currency: currencyOf(body.currency),
@@ -87,10 +81,10 @@ export function payoutHandlers(client: Client<typeof PayoutsService> | undefined
       return reply.code(201).send(payoutJson(payout!));
     },
 
-    async listPayouts(request) {
+    async listPayouts(request, _reply, identity) {
       const q = request.query as { status?: string; limit: number; cursor?: string };
-      const res = await payouts().listPayouts({
-        scope: scopeOf(request.identity!),
+      const res = await payouts.listPayouts({
+        scope: scopeOf(identity),
         statuses: statusesOf(q.status),
         limit: q.limit,
         startingAfter: q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'po'),
@@ -98,15 +92,15 @@ export function payoutHandlers(client: Client<typeof PayoutsService> | undefined
       return page(res.payouts.map((p) => payoutJson(p) as { id: string }), res.hasMore);
     },
 
-    async getPayout(request) {
+    async getPayout(request, _reply, identity) {
       const { id } = request.params as { id: string };
-      const { payout } = await payouts().getPayout({ scope: scopeOf(request.identity!), id });
+      const { payout } = await payouts.getPayout({ scope: scopeOf(identity), id });
       return payoutJson(payout!);
     },
 
-    async cancelPayout(request) {
+    async cancelPayout(request, _reply, identity) {
       const { id } = request.params as { id: string };
-      const { payout } = await payouts().cancelPayout({ scope: scopeOf(request.identity!), id });
+      const { payout } = await payouts.cancelPayout({ scope: scopeOf(identity), id });
       return payoutJson(payout!);
     },
   };

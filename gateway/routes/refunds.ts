@@ -16,8 +16,7 @@ interface RefundBody {
 
 export function refundHandlers(refunds: Client<typeof RefundsService>): Handlers {
   return {
-    async refundPayment(request, reply) {
-      const identity = request.identity!;
+    async refundPayment(request, reply, identity) {
       const { id } = request.params as { id: string };
       // The body is optional; registerOperations hands an absent one over as {}.
       const body = (request.body ?? {}) as RefundBody;
@@ -34,15 +33,15 @@ export function refundHandlers(refunds: Client<typeof RefundsService>): Handlers
       return reply.code(201).send(refundJson(refund!));
     },
 
-    async listPaymentRefunds(request) {
+    async listPaymentRefunds(request, _reply, identity) {
       const { id } = request.params as { id: string };
-      const res = await refunds.listRefunds({ scope: scopeOf(request.identity!), paymentId: id });
+      const res = await refunds.listRefunds({ scope: scopeOf(identity), paymentId: id });
       return { data: res.refunds.map(refundJson) };
     },
 
-    async getRefund(request) {
+    async getRefund(request, _reply, identity) {
       const { id } = request.params as { id: string };
-      const { refund } = await refunds.getRefund({ scope: scopeOf(request.identity!), id });
+      const { refund } = await refunds.getRefund({ scope: scopeOf(identity), id });
       return refundJson(refund!);
     },
   };

@@ -5,8 +5,8 @@ import type { Handlers } from '../contract/index.js';
 
 export function sandboxHandlers(payments: Client<typeof PaymentsService>): Handlers {
   return {
-    async listTestScenarios(request) {
-      if (request.identity!.mode !== 'test') {
+    async listTestScenarios(_request, _reply, identity) {
+      if (identity.mode !== 'test') {
         throw new DomainError('forbidden', 'Sandbox scenarios are available to test keys only.');
       }
       // The payments part owns the demo providers, so its catalogue is the one they play.

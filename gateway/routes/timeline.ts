@@ -6,9 +6,9 @@ import type { Handlers } from '../contract/index.js';
 
 export function timelineHandlers(payments: Client<typeof PaymentsService>): Handlers {
   return {
-    async getPaymentTimeline(request) {
+    async getPaymentTimeline(request, _reply, identity) {
       const { id } = request.params as { id: string };
-      const res = await payments.getPaymentTimeline({ scope: scopeOf(request.identity!), id });
+      const res = await payments.getPaymentTimeline({ scope: scopeOf(identity), id });
       return {
         payment_id: res.paymentId,
         data: res.events.map((e) => ({

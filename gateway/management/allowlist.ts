@@ -1,13 +1,10 @@
-import type { FastifyInstance } from 'fastify';
-import { DomainError, type Clock } from '../../services/shared/index.js';
+import { DomainError } from '../../services/shared/index.js';
 import { MAX_ALLOWLIST_ENTRIES, normaliseEntry } from '../edge/ip-allowlist.js';
-import type { GatewayStore } from '../store/index.js';
+import { ACTOR, projectNotFound, type ManageDeps, type ManageHandlers } from './context.js';
 
-/**
- * What the contract leaves to "project settings in the dashboard" (Authentication item 7):
- * `GET` and `PUT /manage/v1/projects/:id/allowlist` with `{entries: [...]}`. A PUT replaces the
- * whole list, `[]` lifts the restriction. It holds from the project's next request on every replica.
- */
+// What the contract leaves to "project settings in the dashboard" (Authentication item 7):
+// `GET` and `PUT /manage/v1/projects/:id/allowlist` with `{entries: [...]}`. A PUT replaces the
+// whole list, `[]` lifts the restriction. It holds from the project's next request on every replica.
 
 const ENTRY_HINT = 'an exact IPv4 or IPv6 address or a CIDR range such as 203.0.113.7, 10.0.0.0/8 or 2001:db8::/32';
 
@@ -42,27 +39,21 @@ export function normalisedEntries(value: unknown): string[] {
   return entries;
 }
 
-export function allowlistRoutes(scoped: FastifyInstance, store: GatewayStore, clock: Clock, actor: string): void {
-  const notFound = (projectId: string) => new DomainError('resource_not_found', `No project ${projectId}`, { param: 'id' });
-
-  scoped.get<{ Params: { id: string } }>('/projects/:id/allowlist', async (request) => {
-    const list = await store.getAllowlist(request.params.id);
-    if (!list) throw notFound(request.params.id);
-    return list;
-  });
-
-  scoped.put<{ Params: { id: string }; Body: { entries: unknown } }>(
-    '/projects/:id/allowlist',
-    {
-      schema: {
-        body: { type: 'object', additionalProperties: false, required: ['entries'], properties: { entries: {} } },
-      },
-    },
-    async (request) => {
-      const entries = normalisedEntries(request.body.entries);
-      const list = await store.setAllowlist(request.params.id, entries, actor, clock.now());
-      if (!list) throw notFound(request.params.id);
+export function allowlistHandlers({ store, clock }: ManageDeps): ManageHandlers {
+  return {
+    async getAllowlist(request) {
+      const { id } = request.params as { id: string };
+      const list = await store.getAllowlist(id);
+      if (!list) throw projectNotFound(id);
       return list;
     },
-  );
+
+    async setAllowlist(request) {
+      const { id } = request.params as { id: string };
+      const entries = normalisedEntries((request.body as { entries: unknown }).entries);
+      const list = await store.setAllowlist(id, entries, ACTOR, clock.now());
+      if (!list) throw projectNotFound(id);
+      return list;
+    },
+  };
 }

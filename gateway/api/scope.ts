@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import type { Clock, Config } from '../../services/shared/index.js';
+import { installAuthentication } from '../auth/authenticate.js';
+import type { GatewayClients } from '../clients.js';
+import { registerOperations, type Handlers } from '../contract/index.js';
+import { installCardDataCheck } from '../edge/card-data.js';
+import { installIdempotency } from '../edge/idempotency.js';
+import { installIpAllowlist } from '../edge/ip-allowlist.js';
+import { installRateLimit } from '../edge/rate-limit.js';
+import { routeNotFound } from '../http/errors.js';
+import { ledgerHandlers } from '../routes/ledger.js';
+import { meHandlers } from '../routes/me.js';
+import { lifecycleHandlers } from '../routes/payment-lifecycle.js';
+import { paymentMethodHandlers } from '../routes/payment-methods.js';
+import { paymentHandlers } from '../routes/payments.js';
+import { installPayoutDestinationCheck, payoutHandlers } from '../routes/payouts.js';
+import { refundHandlers } from '../routes/refunds.js';
+import { sandboxHandlers } from '../routes/sandbox.js';
+import { timelineHandlers } from '../routes/timeline.js';
+import { webhookHandlers } from '../routes/webhooks.js';
+import type { GatewayStore } from '../store/index.js';
+
+// The /v1 API as one encapsulated plugin (Fastify's encapsulation: hooks registered here touch only
+// the routes registered here, and this scope's own 404). The root's hooks run first for every
+// request: x-request-id, 503 while closing, the URL length; then, only here and in this order:
+//   onRequest      authentication, the IP allow-list, the rate limit
+//   preValidation  the root's text rules, then card data and bank accounts in a payout
+//   validation     the operation's schemas
+//   preHandler     idempotency (after validation, so a refused request leaves no record)
+
+export interface ApiDeps {
+  store: GatewayStore;
+  clients: GatewayClients;
+  clock: Clock;
+  config: Config;
+}
+
+function handlersOf(clients: GatewayClients): Handlers {
+  return {
+    ...meHandlers(),
+    ...paymentHandlers(clients.payments),
+    ...lifecycleHandlers(clients.payments),
+    ...refundHandlers(clients.refunds),
+    ...paymentMethodHandlers(clients.paymentMethods),
+    ...sandboxHandlers(clients.payments),
+    ...timelineHandlers(clients.payments),
+    ...webhookHandlers(clients.webhooks),
+    ...ledgerHandlers(clients.ledger),
+    ...payoutHandlers(clients.payouts),
+  };
+}
+
+/** Register with `{ prefix: '/v1' }`: the operation table's paths begin with it. */
+export function apiScope(deps: ApiDeps) {
+  return async function api(scope: FastifyInstance): Promise<void> {
+    installAuthentication(scope, deps.store);
+    installIpAllowlist(scope, deps.config);
+    installRateLimit(scope, deps);
+    installIdempotency(scope, deps);
+    installCardDataCheck(scope);
+    installPayoutDestinationCheck(scope);
+    // An unknown /v1 route is authenticated and counted like a known one: it costs the server work too.
+    scope.setNotFoundHandler(routeNotFound);
+    registerOperations(scope, handlersOf(deps.clients));
+  };
+}

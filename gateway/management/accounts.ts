@@ -1,0 +1,80 @@
+import { DomainError } from '../../services/shared/index.js';
+import type { Mode } from '../store/index.js';
+import { ACTOR, projectNotFound, type ManageDeps, type ManageHandlers } from './context.js';
+
+// Merchants, their projects' API keys and each key's rate limit. The gateway's store keeps them
+// and audits every change in the same transaction.
+
+// Same upper bound as RATE_LIMIT_PER_MINUTE, so a key's own ceiling is never out of a range the
+// deployment-wide one could not be set to.
+const MAX_PER_MINUTE = 10_000_000;
+
+const keyNotFound = (keyId: string) => new DomainError('resource_not_found', `No API key ${keyId}`, { param: 'id' });
+
+/**
+ * `per_minute` of `PUT /manage/v1/keys/:id/rate-limit`: N, or null for the deployment's
+ * RATE_LIMIT_PER_MINUTE. Checked here rather than by type in the schema, so "5" or true is refused
+ * with the range an operator may set rather than a bare type error.
+ */
+function perMinuteOf(value: unknown): number | null {
+  if (value === null) return null;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_PER_MINUTE) return value;
+  throw new DomainError(
+    'validation_error',
+    `per_minute must be a whole number from 1 to ${MAX_PER_MINUTE}, or null for the deployment default`,
+    { param: 'per_minute' },
+  );
+}
+
+export function accountHandlers({ store, clock }: ManageDeps): ManageHandlers {
+  return {
+    async createMerchant(request) {
+      return store.createMerchant((request.body as { name: string }).name, ACTOR, clock.now());
+    },
+
+    async verifyMerchant(request) {
+      const { id } = request.params as { id: string };
+      const merchant = await store.verifyMerchant(id, ACTOR, clock.now());
+      if (!merchant) throw new DomainError('resource_not_found', `No merchant ${id}`, { param: 'id' });
+      return merchant;
+    },
+
+    async createKey(request) {
+      const { id } = request.params as { id: string };
+      const body = request.body as { mode: Mode; name: string };
+      const result = await store.createKey(id, body.mode, body.name, ACTOR, clock.now());
+      if ('refused' in result) {
+        if (result.refused === 'project_not_found') throw projectNotFound(id);
+        throw new DomainError(
+          'live_mode_not_verified',
+          'Live keys can be created only after the merchant\'s business verification is approved.',
+          { param: 'mode' },
+        );
+      }
+      return { ...result.key, secret: result.secret };
+    },
+
+    async listKeys(request) {
+      const { id } = request.params as { id: string };
+      const keys = await store.listKeys(id);
+      if (!keys) throw projectNotFound(id);
+      return { data: keys };
+    },
+
+    async revokeKey(request) {
+      const { id } = request.params as { id: string };
+      const key = await store.revokeKey(id, ACTOR, clock.now());
+      if (!key) throw keyNotFound(id);
+      return key;
+    },
+
+    // Takes effect on the key's next request on every replica (the identity is read per request).
+    async setKeyRateLimit(request) {
+      const { id } = request.params as { id: string };
+      const perMinute = perMinuteOf((request.body as { per_minute: unknown }).per_minute);
+      const key = await store.setKeyRateLimit(id, perMinute, ACTOR, clock.now());
+      if (!key) throw keyNotFound(id);
+      return key;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+// The management API's operations: what the contract says is done "in the dashboard", for the
+// `svc` CLI. Routes and validation are made from this table, as /v1's are from contract/operations.ts.
+import {
+  AllowlistBody, DeadLetterListQuery, DeliveryListQuery, EndpointBody, EndpointUpdateBody, KeyBody, MerchantBody,
+  modeQuery, partQuery, RateLimitBody, RepublishBody, RoutingRuleBody,
+} from './schemas.js';
+
+export type ManageOperationId =
+  | 'createMerchant' | 'verifyMerchant' | 'createKey' | 'listKeys' | 'revokeKey' | 'setKeyRateLimit'
+  | 'getAllowlist' | 'setAllowlist' | 'createRoutingRule' | 'listRoutingRules' | 'deleteRoutingRule'
+  | 'createWebhookEndpoint' | 'listWebhookEndpoints' | 'getWebhookEndpoint' | 'updateWebhookEndpoint'
+  | 'disableWebhookEndpoint' | 'enableWebhookEndpoint' | 'rotateWebhookSecret'
+  | 'listWebhookDeliveries' | 'getWebhookDelivery' | 'resendWebhookDelivery'
+  | 'listDeadLetters' | 'republishDeadLetter' | 'republishOutbox';
+
+export interface ManageOperation {
+  id: ManageOperationId;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Fastify style, under the scope's prefix: `/manage/v1/keys/:id/revoke`. */
+  path: string;
+  /** The status of a success. */
+  status: 200 | 201;
+  body?: object;
+  query?: object;
+}
+
+const op = (o: ManageOperation) => o;
+const endpoint = '/manage/v1/projects/:id/webhook-endpoints/:endpoint';
+const delivery = '/manage/v1/projects/:id/webhook-deliveries/:delivery';
+
+export const MANAGE_OPERATIONS: ManageOperation[] = [
+  // Merchants and API keys (the store audits each change in the same transaction).
+  op({ id: 'createMerchant', method: 'POST', path: '/manage/v1/merchants', status: 201, body: MerchantBody }),
+  op({ id: 'verifyMerchant', method: 'POST', path: '/manage/v1/merchants/:id/verify', status: 200 }),
+  op({ id: 'createKey', method: 'POST', path: '/manage/v1/projects/:id/keys', status: 201, body: KeyBody }),
+  op({ id: 'listKeys', method: 'GET', path: '/manage/v1/projects/:id/keys', status: 200 }),
+  op({ id: 'revokeKey', method: 'POST', path: '/manage/v1/keys/:id/revoke', status: 200 }),
+  op({ id: 'setKeyRateLimit', method: 'PUT', path: '/manage/v1/keys/:id/rate-limit', status: 200, body: RateLimitBody }),
+  // Project settings.
+  op({ id: 'getAllowlist', method: 'GET', path: '/manage/v1/projects/:id/allowlist', status: 200 }),
+  op({ id: 'setAllowlist', method: 'PUT', path: '/manage/v1/projects/:id/allowlist', status: 200, body: AllowlistBody }),
+  // Routing rules, kept by routing-risk.
+  op({ id: 'createRoutingRule', method: 'POST', path: '/manage/v1/projects/:id/routing-rules', status: 201,
+    body: RoutingRuleBody }),
+  op({ id: 'listRoutingRules', method: 'GET', path: '/manage/v1/projects/:id/routing-rules', status: 200, query: modeQuery }),
+  op({ id: 'deleteRoutingRule', method: 'DELETE', path: '/manage/v1/projects/:id/routing-rules/:rule', status: 200,
+    query: modeQuery }),
+  // Webhook endpoints and deliveries, kept by the webhooks part.
+  op({ id: 'createWebhookEndpoint', method: 'POST', path: '/manage/v1/projects/:id/webhook-endpoints', status: 201,
+    body: EndpointBody }),
+  op({ id: 'listWebhookEndpoints', method: 'GET', path: '/manage/v1/projects/:id/webhook-endpoints', status: 200,
+    query: modeQuery }),
+  op({ id: 'getWebhookEndpoint', method: 'GET', path: endpoint, status: 200, query: modeQuery }),
+  op({ id: 'updateWebhookEndpoint', method: 'POST', path: endpoint, status: 200, query: modeQuery, body: EndpointUpdateBody }),
+  op({ id: 'disableWebhookEndpoint', method: 'POST', path: `${endpoint}/disable`, status: 200, query: modeQuery }),
+  op({ id: 'enableWebhookEndpoint', method: 'POST', path: `${endpoint}/enable`, status: 200, query: modeQuery }),
+  op({ id: 'rotateWebhookSecret', method: 'POST', path: `${endpoint}/rotate-secret`, status: 200, query: modeQuery }),
+  op({ id: 'listWebhookDeliveries', method: 'GET', path: '/manage/v1/projects/:id/webhook-deliveries', status: 200,
+    query: DeliveryListQuery }),
+  op({ id: 'getWebhookDelivery', method: 'GET', path: delivery, status: 200, query: modeQuery }),
+  op({ id: 'resendWebhookDelivery', method: 'POST', path: `${delivery}/resend`, status: 200, query: modeQuery }),
+  // Parked outbox events, kept by each producing part.
+  op({ id: 'listDeadLetters', method: 'GET', path: '/manage/v1/dead-letters', status: 200, query: DeadLetterListQuery }),
+  op({ id: 'republishDeadLetter', method: 'POST', path: '/manage/v1/dead-letters/:event_id/republish', status: 200,
+    query: partQuery }),
+  op({ id: 'republishOutbox', method: 'POST', path: '/manage/v1/outbox/republish', status: 200, query: partQuery,
+    body: RepublishBody }),
+];

@@ -1,0 +1,73 @@
+import { EVENT_TYPES } from '../../services/shared/index.js';
+import { OUTBOX_PARTS } from '../clients.js';
+
+// The request schemas of the management API. Numbers an operator types (priority, amounts,
+// per_minute) and allow-list entries are left open here and checked by their handlers, so "5",
+// 1.5 or a lone string is refused by name rather than coerced or reported as a bare type error.
+
+const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
+export const mode = { type: 'string', enum: ['test', 'live'] } as const;
+export const modeQuery = { type: 'object', additionalProperties: false, required: ['mode'], properties: { mode } };
+
+export const MerchantBody = {
+  type: 'object', additionalProperties: false, required: ['name'], properties: { name },
+};
+export const KeyBody = {
+  type: 'object', additionalProperties: false, required: ['mode', 'name'], properties: { mode, name },
+};
+export const RateLimitBody = {
+  type: 'object', additionalProperties: false, required: ['per_minute'], properties: { per_minute: {} },
+};
+export const AllowlistBody = {
+  type: 'object', additionalProperties: false, required: ['entries'], properties: { entries: {} },
+};
+
+const list = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 }, maxItems: 50 } as const;
+export const RoutingRuleBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['mode', 'name', 'priority', 'providers'],
+  properties: {
+    mode,
+    name: { type: 'string', minLength: 1, maxLength: 64 },
+    priority: {},
+    currencies: list,
+    countries: list,
+    payment_method_types: list,
+    min_amount: {},
+    max_amount: {},
+    providers: { ...list, minItems: 1 },
+  },
+};
+
+const events = {
+  type: 'array', minItems: 1, maxItems: EVENT_TYPES.length + 1, items: { type: 'string', minLength: 1, maxLength: 64 },
+} as const;
+const url = { type: 'string', minLength: 1, maxLength: 2048 } as const;
+const description = { type: 'string', maxLength: 500 } as const;
+export const EndpointBody = {
+  type: 'object', additionalProperties: false, required: ['mode', 'url', 'events'],
+  properties: { mode, url, events, description },
+};
+export const EndpointUpdateBody = {
+  type: 'object', additionalProperties: false, minProperties: 1, properties: { url, events, description },
+};
+export const DeliveryListQuery = {
+  type: 'object', additionalProperties: false, required: ['mode'],
+  properties: {
+    mode, endpoint_id: { type: 'string', minLength: 1 }, event_type: { type: 'string', minLength: 1 },
+    status: { type: 'string', enum: ['pending', 'delivering', 'succeeded', 'failed', 'exhausted'] },
+    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 }, cursor: { type: 'string' },
+  },
+};
+
+const part = { type: 'string', enum: OUTBOX_PARTS } as const;
+export const partQuery = { type: 'object', additionalProperties: false, required: ['part'], properties: { part } };
+export const DeadLetterListQuery = {
+  type: 'object', additionalProperties: false, required: ['part'],
+  properties: { part, limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 }, cursor: { type: 'string' } },
+};
+export const RepublishBody = {
+  type: 'object', additionalProperties: false, required: ['since'],
+  properties: { since: { type: 'string', minLength: 1, maxLength: 64 } },
+};

@@ -1,0 +1,20 @@
+import { createRouterTransport } from '@connectrpc/connect';
+import { clientsOver, type GatewayClients, type GatewayTransports } from '../../gateway/index.js';
+import { createPeerTransport } from '../../services/shared/index.js';
+
+/**
+ * Clients for a gateway a test builds itself: the parts named by URL are reached for real, every
+ * other one over an in-memory transport that serves nothing (a call to it answers Unimplemented),
+ * so a test names only the parts it exercises.
+ */
+export function gatewayClients(urls: Partial<Record<keyof GatewayTransports, string>> = {}): GatewayClients {
+  const nothing = createRouterTransport(() => {});
+  const real = (url: string | undefined) => (url === undefined ? nothing : createPeerTransport(url));
+  return clientsOver({
+    payments: real(urls.payments),
+    routingRisk: real(urls.routingRisk),
+    webhooks: real(urls.webhooks),
+    ledger: real(urls.ledger),
+    payouts: real(urls.payouts),
+  });
+}
