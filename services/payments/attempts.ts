@@ -185,8 +185,19 @@ export function newAttempt(payment: PaymentRecord, c: RouteCandidate, id: string
 
 const STATUS_BY_OUTCOME: Record<string, string> = { success: 'succeeded', unknown: 'unknown', requires_action: 'processing' };
 
+export interface Recording {
+  /** A success of a manual-capture payment only holds the funds: its attempt is `authorized`. */
+  approvedAs?: 'succeeded' | 'authorized';
+  /** Who asked the provider when it was not the request itself (reconciliation). */
+  by?: string;
+  /** The failure this answer means when it is not the outcome's own (the customer's decline or expiry). */
+  failure?: FailureJson;
+}
+
 /** Writes the answer into the attempt and narrates it: time-out, status query, result. */
-export function recordAnswer(attempt: AttemptRecord, answer: ProviderAnswer, at: Date, timeline: TimelineEntry[]): void {
+export function recordAnswer(
+  attempt: AttemptRecord, answer: ProviderAnswer, at: Date, timeline: TimelineEntry[], how: Recording = {},
+): void {
   const { result } = answer;
   const n = attempt.attemptNumber;
   if (answer.statusQuery) {
@@ -202,15 +213,19 @@ export function recordAnswer(attempt: AttemptRecord, answer: ProviderAnswer, at:
       title: q.found === null ? `Attempt ${n}: status query failed`
         : q.found ? `Attempt ${n}: provider reports ${q.outcome}` : `Attempt ${n}: provider never received the payment`,
       attemptId: attempt.id,
-      data: { found: q.found, outcome: q.outcome, error: q.error, latency_ms: q.latencyMs },
+      data: {
+        found: q.found, outcome: q.outcome, error: q.error, latency_ms: q.latencyMs, ...(how.by !== undefined && { by: how.by }),
+      },
     });
   }
   attempt.outcome = result.outcome;
-  attempt.status = STATUS_BY_OUTCOME[result.outcome] ?? 'failed';
+  attempt.status = result.outcome === 'success' ? how.approvedAs ?? 'succeeded' : STATUS_BY_OUTCOME[result.outcome] ?? 'failed';
   attempt.providerPaymentId = result.providerPaymentId;
   attempt.providerResponseCode = result.providerCode;
   attempt.providerMessage = result.providerMessage;
-  attempt.failure = attempt.status === 'failed' ? (FAILURE_BY_OUTCOME[result.outcome] ?? FAILURE_BY_OUTCOME.unknown) : null;
+  attempt.failure = attempt.status === 'failed'
+    ? how.failure ?? FAILURE_BY_OUTCOME[result.outcome] ?? FAILURE_BY_OUTCOME.unknown
+    : null;
   attempt.feeAmount = result.fee;
   attempt.latencyMs = answer.latencyMs;
   attempt.updatedAt = at;

@@ -1,5 +1,6 @@
 import type { Clock, Logger } from '../shared/index.js';
-import { expireAuthorization, writeChange } from './lifecycle.js';
+import { commitChange } from './commit.js';
+import { expireAuthorization } from './lifecycle.js';
 import type { PaymentsStore } from './store.js';
 import { createSweep } from './sweep.js';
 
@@ -29,7 +30,7 @@ export function createAuthorizationExpiry(deps: AuthorizationExpiryDeps) {
   const loop = createSweep({ ...deps, name: 'authorization expiry' }, async (tx, now, limit) => {
     const due = await deps.store.claimExpiredAuthorizations(tx, expiryCutoff(now, deps.ttlHours), limit);
     for (const payment of due) {
-      await writeChange(deps.store, tx, payment, expireAuthorization(payment, deps.ttlHours, now), now);
+      await commitChange(deps.store, expireAuthorization(payment, deps.ttlHours, now), { tx });
     }
     return due.length;
   });

@@ -1,6 +1,6 @@
 import type { Clock, Logger } from '../shared/index.js';
 import { completeCustomerAction } from './customer-actions.js';
-import { writeChange } from './lifecycle.js';
+import { commitChange } from './commit.js';
 import { awaitingCustomer } from './state-machine.js';
 import type { PaymentsStore } from './store.js';
 import { createSweep } from './sweep.js';
@@ -35,7 +35,7 @@ export function createCustomerActionExpiry(deps: CustomerActionExpiryDeps) {
         await store.closeCustomerAction(tx, payment.id, 'expired', now);
         continue;
       }
-      await writeChange(store, tx, payment, completeCustomerAction(payment, action, 'expire', now, 'expiry'), now);
+      await commitChange(store, completeCustomerAction(payment, action, 'expire', now, 'expiry'), { tx });
     }
     return due.length;
   });

@@ -39,10 +39,7 @@ export function build(deps: PaymentsDeps): ServicePart {
   const relay = createRelay(deps);
   const store = createStore(deps.pool);
   const paymentMethods = createPaymentMethodStore(deps.pool);
-  const customerActions = createCustomerActions({
-    store, clock: deps.clock, relay, ttlMinutes: deps.config.customerActionTtlMinutes,
-    publicBaseUrl: deps.config.publicBaseUrl,
-  });
+  const customerActions = createCustomerActions({ store, clock: deps.clock, relay });
   const connectors = createConnectorRegistry(deps.connectors);
   const idempotencyTtlMs = deps.config.idempotencyTtlHours * 3_600_000;
   const orchestrator = createOrchestrator({
@@ -53,7 +50,7 @@ export function build(deps: PaymentsDeps): ServicePart {
     relay,
     providerTimeoutMs: deps.config.providerTimeoutMs,
     paymentMethods,
-    customerActions,
+    customerActions: { ttlMinutes: deps.config.customerActionTtlMinutes, publicBaseUrl: deps.config.publicBaseUrl },
     idempotencyTtlMs,
   });
   const lifecycle = createLifecycle({ store, clock: deps.clock, relay, idempotencyTtlMs });

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../shared/config.js';
 import { expiryCutoff } from './authorization-expiry.js';
-import { applyApproval, cancel, capture, expireAuthorization } from './lifecycle.js';
-import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
+import { cancel, capture, expireAuthorization } from './lifecycle.js';
+import type { AttemptRecord, PaymentRecord } from './model.js';
 
 const AT = new Date('2025-01-02T03:04:05.000Z');
 const attempt = (status: string, outcome: string | null = 'success') =>
@@ -13,21 +13,6 @@ const payment = (status: string, attempts: AttemptRecord[] = [], captureMethod =
 
 const codeOf = (e: any) => e.metadata.get('svc-error-code');
 const paramOf = (e: any) => e.metadata.get('svc-error-param');
-
-test('approval: automatic completes the payment, manual only holds the funds', () => {
-  const auto = payment('created', [attempt('succeeded')], 'automatic');
-  const steps: TimelineEntry[] = [];
-  assert.deepEqual(applyApproval(auto, auto.attempts[0], steps), { status: 'successful', event: 'payment.successful' });
-  assert.equal(auto.capturedAmount, 1000n);
-  assert.equal(auto.attempts[0].status, 'succeeded');
-
-  const manual = payment('created', [attempt('succeeded')]);
-  const manualSteps: TimelineEntry[] = [{ type: 'attempt.succeeded', title: 'Attempt 1: success', attemptId: 'att_1' }];
-  assert.deepEqual(applyApproval(manual, manual.attempts[0], manualSteps), { status: 'authorized', event: 'payment.authorized' });
-  assert.equal(manual.capturedAmount, 0n);
-  assert.equal(manual.attempts[0].status, 'authorized');
-  assert.deepEqual(manualSteps.map((s) => s.type), ['attempt.authorized', 'payment.authorized']);
-});
 
 test('capture: full by default, partial on request, announced as payment.successful', () => {
   const full = payment('authorized', [attempt('authorized')]);

@@ -1,11 +1,12 @@
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { abandonedAfterMs, every, type Clock, type Logger } from '../shared/index.js';
-import { paymentFailure, providerCall, queryStatus, recordAnswer, type ProviderAnswer } from './attempts.js';
+import { providerCall, queryStatus } from './attempts.js';
+import { commitChange } from './commit.js';
 import type { ConnectorRegistry } from './connectors/index.js';
-import { applyApproval, writeChange, type Change } from './lifecycle.js';
-import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
+import type { AttemptRecord } from './model.js';
 import type { Refunds } from './refunds.js';
 import type { PaymentsStore } from './store.js';
+import { settleLate } from './transitions.js';
 
 /**
  * Settles attempts whose outcome stayed open, so no payment waits in `processing` forever and no
@@ -47,35 +48,6 @@ export function createReconciliation(deps: ReconciliationDeps) {
     return !!a && (a.status === 'unknown' || (a.status === 'processing' && a.outcome === null && a.updatedAt < inFlightBefore));
   }
 
-  /** What the provider's answer does to the payment; undefined while it still cannot tell. */
-  function settle(payment: PaymentRecord, attempt: AttemptRecord, answer: ProviderAnswer, at: Date): Change | undefined {
-    const outcome = answer.result.outcome;
-    if (outcome === 'unknown' || outcome === 'requires_action') return undefined;
-    const timeline: TimelineEntry[] = [];
-    // The attempt keeps the latency of its own call; the status query's is in its timeline entry.
-    recordAnswer(attempt, { ...answer, latencyMs: attempt.latencyMs ?? answer.latencyMs }, at, timeline);
-    // The status query's narration says it came from reconciliation, not from the request.
-    for (const t of timeline) if (t.type === 'attempt.status_checked') t.data = { ...t.data, by: 'reconciliation' };
-    payment.updatedAt = at;
-    payment.processedAt = at;
-    payment.processingTimeMs = at.getTime() - payment.createdAt.getTime();
-    payment.nextAction = null;
-    if (outcome === 'success') {
-      payment.providerPaymentId = attempt.providerPaymentId;
-      payment.feeAmount = attempt.feeAmount;
-      const approved = applyApproval(payment, attempt, timeline);
-      payment.status = approved.status;
-      return { attempts: [attempt], timeline, events: [approved.event] };
-    }
-    payment.status = 'failed';
-    payment.failure = paymentFailure(payment.attempts);
-    timeline.push({
-      type: 'payment.failed', title: 'Payment failed',
-      data: { code: payment.failure?.code, category: payment.failure?.category },
-    });
-    return { attempts: [attempt], timeline, events: ['payment.failed'] };
-  }
-
   async function reconcileOne(scope: Scope, paymentId: string, attemptId: string, inFlightBefore: Date): Promise<boolean> {
     const before = await store.get(scope, paymentId);
     const attempt = before?.attempts.find((a) => a.id === attemptId);
@@ -90,10 +62,9 @@ export function createReconciliation(deps: ReconciliationDeps) {
       const payment = await store.getForUpdate(tx, scope, paymentId);
       const locked = payment?.attempts.find((a) => a.id === attemptId);
       if (!payment || !OPEN_STATUSES.has(payment.status) || !isOpen(locked, inFlightBefore)) return false;
-      const at = clock.now();
-      const change = settle(payment, locked, answer, at);
+      const change = settleLate(payment, locked, answer, clock.now());
       if (!change) return false;
-      await writeChange(store, tx, payment, change, at);
+      await commitChange(store, change, { tx });
       return true;
     });
     if (changed) deps.relay.kick();

@@ -10,11 +10,12 @@ import {
 } from '../shared/index.js';
 import type { ConnectorRegistry } from './connectors/index.js';
 import type { RefundOutcome, RefundResult } from './connectors/types.js';
-import { writeChange, type Change } from './lifecycle.js';
+import { commitChange } from './commit.js';
 import type { FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 import { createRefundStore, type RefundRecord } from './refund-store.js';
 import { assertAllowed } from './state-machine.js';
 import type { PaymentsStore } from './store.js';
+import type { Change } from './transitions.js';
 
 /**
  * Refunds of completed payments, in three steps so the refundable rest holds under concurrent
@@ -188,7 +189,7 @@ export function createRefunds(deps: RefundsDeps) {
         });
         events.push('payment.refunded');
       }
-      await writeChange(store, tx, payment, { attempts: [], timeline, events }, at);
+      await commitChange(store, { payment, attempts: [], timeline, events, at }, { tx });
     });
     deps.relay.kick();
   }

@@ -146,26 +146,6 @@ export interface PaymentFilter {
   limit: number;
 }
 
-/**
- * An attempt's outcome was recorded by someone else (reconciliation) while its request was still
- * waiting to record it: that outcome stands, and the request answers the payment as stored.
- */
-export class AttemptSettledElsewhere extends Error {
-  constructor(readonly paymentId: string, attemptId: string) {
-    super(`attempt ${attemptId} of payment ${paymentId} was settled while its request waited`);
-  }
-}
-
-/** Locks the payment (as every change to it does) and tells whether its attempt is still in flight. */
-async function attemptStillInFlight(tx: Queryable, paymentId: string, attemptId: string): Promise<boolean> {
-  const { rows } = await tx.query(
-    `SELECT a.status, a.outcome FROM payments p JOIN payment_attempts a ON a.payment_id = p.id
-     WHERE p.id = $1 AND a.id = $2 FOR UPDATE OF p`,
-    [paymentId, attemptId],
-  );
-  return rows.length === 1 && rows[0].status === 'processing' && rows[0].outcome === null;
-}
-
 export function createStore(pool: Pool) {
   const timelineId = monotonicIds();
   return {
@@ -184,23 +164,19 @@ export function createStore(pool: Pool) {
       return bindStatement(scope, binding, at, new Date(at.getTime() + ttlMs));
     },
 
-    /**
-     * Commits the statements together, with `also`'s writes when given. With `inFlight`, only if
-     * that attempt is still in flight under the payment's lock (else AttemptSettledElsewhere): a
-     * request records its provider's answer only if reconciliation has not. Without either it is
-     * one statement, one round trip.
-     */
-    async write(
-      statements: Statement[], also?: (tx: Queryable) => Promise<void>, inFlight?: { paymentId: string; attemptId: string },
-    ): Promise<void> {
-      if (!also && !inFlight) return runAsOne(pool, statements);
-      await withTransaction(pool, async (tx) => {
-        if (inFlight && !(await attemptStillInFlight(tx, inFlight.paymentId, inFlight.attemptId))) {
-          throw new AttemptSettledElsewhere(inFlight.paymentId, inFlight.attemptId);
-        }
-        await runAsOne(tx, statements);
-        await also?.(tx);
-      });
+    /** Runs the statements as one (on `db`, or the pool); commit.ts is what writes a payment's changes. */
+    run(db: Queryable | undefined, statements: Statement[]): Promise<void> {
+      return runAsOne(db ?? pool, statements);
+    },
+
+    /** Locks the payment (as every change to it does) and tells whether its attempt is still in flight. */
+    async attemptStillInFlight(tx: Queryable, paymentId: string, attemptId: string): Promise<boolean> {
+      const { rows } = await tx.query(
+        `SELECT a.status, a.outcome FROM payments p JOIN payment_attempts a ON a.payment_id = p.id
+         WHERE p.id = $1 AND a.id = $2 FOR UPDATE OF p`,
+        [paymentId, attemptId],
+      );
+      return rows.length === 1 && rows[0].status === 'processing' && rows[0].outcome === null;
     },
 
     /** Writes the payment and the given attempts as they stand now. */

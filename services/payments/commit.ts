@@ -1,0 +1,81 @@
+import { paymentJson } from '../shared/contract/index.js';
+import { enqueueEventStatement, newId, type Queryable, type Statement } from '../shared/index.js';
+import type { AttemptRecord, TimelineEntry } from './model.js';
+import type { PaymentsStore } from './store.js';
+import { paymentToProto } from './to-proto.js';
+import type { Change } from './transitions.js';
+
+/**
+ * The one way a decided change is written: the payment row, the touched attempts, the timeline, its
+ * customer action and one outbox event per event, together. Each event also leaves an
+ * `event.emitted` entry naming its id, the point from which webhooks fan it out.
+ */
+
+/**
+ * An attempt's outcome was recorded by someone else (reconciliation) while its request was still
+ * waiting to record it: that outcome stands, and the request answers the payment as stored.
+ */
+export class AttemptSettledElsewhere extends Error {
+  constructor(readonly paymentId: string, attemptId: string) {
+    super(`attempt ${attemptId} of payment ${paymentId} was settled while its request waited`);
+  }
+}
+
+export interface CommitOptions {
+  /** The caller's transaction, which holds the payment's row lock; without it the commit is its own. */
+  tx?: Queryable;
+  /**
+   * After a provider call: the attempt it answered, which must still be in flight under the
+   * payment's lock, else AttemptSettledElsewhere (reconciliation may have settled it if the request
+   * stalled).
+   */
+  ifAttemptInFlight?: AttemptRecord;
+  /** A keyed request binds its Idempotency-Key in the same statement (idempotency-bindings.ts). */
+  binds?: Statement;
+}
+
+/**
+ * Writes the change. Without a transaction, a lock to check or a customer action to touch it is one
+ * statement, one round trip.
+ */
+export async function commitChange(
+  store: PaymentsStore, change: Change, { tx, ifAttemptInFlight, binds }: CommitOptions = {},
+): Promise<void> {
+  const statements = [...(binds ? [binds] : []), ...changeStatements(store, change)];
+  const { payment, at } = change;
+  const write = async (db: Queryable) => {
+    if (ifAttemptInFlight && !(await store.attemptStillInFlight(db, payment.id, ifAttemptInFlight.id))) {
+      throw new AttemptSettledElsewhere(payment.id, ifAttemptInFlight.id);
+    }
+    if (change.closesCustomerAction) await store.closeCustomerAction(db, payment.id, change.closesCustomerAction, at);
+    await store.run(db, statements);
+    if (change.opensCustomerAction) await store.insertCustomerAction(db, change.opensCustomerAction);
+  };
+  if (tx) return write(tx);
+  if (!ifAttemptInFlight && !change.opensCustomerAction && !change.closesCustomerAction) return store.run(undefined, statements);
+  await store.transaction(write);
+}
+
+function changeStatements(store: PaymentsStore, { payment, attempts, timeline, events, at }: Change): Statement[] {
+  // Serialised once: every payment event of one change carries the payment as it stands after it.
+  let paymentObject: Record<string, unknown> | undefined;
+  const emitted = events.map((e) => ({
+    id: newId('evt', at),
+    type: typeof e === 'string' ? e : e.type,
+    object: () => (typeof e === 'string' ? (paymentObject ??= paymentJson(paymentToProto(payment))) : e.object),
+  }));
+  const entries: TimelineEntry[] = [
+    ...timeline,
+    ...emitted.map((e) => ({
+      type: 'event.emitted', title: `Event ${e.type} emitted`, data: { event_id: e.id, event_type: e.type },
+    })),
+  ];
+  return [
+    ...store.saveStatements(payment, attempts),
+    ...store.timelineStatements(payment, entries, at),
+    ...emitted.map((e) => enqueueEventStatement({
+      id: e.id, type: e.type, mode: payment.mode, merchant_id: payment.merchantId, project_id: payment.projectId,
+      created_at: at.toISOString(), data: { object: e.object() },
+    })),
+  ];
+}

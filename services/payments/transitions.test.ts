@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RouteCandidate } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import type { ProviderAnswer } from './attempts.js';
+import type { AttemptRecord, PaymentRecord } from './model.js';
+import { approve, failOver, settleLate } from './transitions.js';
+
+const AT = new Date('2025-01-02T03:04:05.000Z');
+const attempt = (status: string, outcome: string | null = 'success') =>
+  ({ id: 'att_1', attemptNumber: 1, status, outcome, updatedAt: new Date(0) }) as AttemptRecord;
+const payment = (status: string, attempts: AttemptRecord[] = [], captureMethod = 'manual') =>
+  ({
+    id: 'pay_1', status, amount: 1000n, capturedAmount: 0n, captureMethod, attempts, updatedAt: new Date(0), createdAt: new Date(0),
+  }) as unknown as PaymentRecord;
+const answer = (outcome: string, statusQuery?: ProviderAnswer['statusQuery']): ProviderAnswer => ({
+  result: { outcome: outcome as never, providerPaymentId: 'x_1', providerCode: 'approved', providerMessage: 'OK', fee: 0n },
+  latencyMs: 1,
+  statusQuery,
+});
+const approval = answer('success');
+
+test('approval: automatic completes the payment, manual only holds the funds', () => {
+  const auto = payment('created', [attempt('processing', null)], 'automatic');
+  const autoChange = approve(auto, auto.attempts[0], approval, { at: AT });
+  assert.deepEqual({ status: auto.status, event: autoChange.events[0] }, { status: 'successful', event: 'payment.successful' });
+  assert.equal(auto.capturedAmount, 1000n);
+  assert.equal(auto.attempts[0].status, 'succeeded');
+
+  const manual = payment('created', [attempt('processing', null)]);
+  const manualChange = approve(manual, manual.attempts[0], approval, { at: AT });
+  assert.deepEqual({ status: manual.status, event: manualChange.events[0] }, { status: 'authorized', event: 'payment.authorized' });
+  assert.equal(manual.capturedAmount, 0n);
+  assert.equal(manual.attempts[0].status, 'authorized');
+  // Written as an authorization the first time, not a success renamed afterwards.
+  assert.deepEqual(manualChange.timeline.map((s) => s.type), ['attempt.authorized', 'payment.authorized']);
+});
+
+test('failover: the failed attempt, the failover and the next attempt, in one change without events', () => {
+  const p = payment('created', [{ ...attempt('processing', null), providerName: 'A', providerCode: 'a' }]);
+  const next = { providerId: 'prv_b', providerCode: 'b', providerName: 'B', providerAccountId: 'pac_b' } as RouteCandidate;
+  const change = failOver(p, p.attempts[0], answer('soft_decline'), next, { at: AT });
+  assert.deepEqual(change.timeline.map((t) => t.type), ['attempt.failed', 'failover', 'attempt.started']);
+  assert.deepEqual(change.events, []);
+  assert.equal(change.attempts.length, 2);
+  assert.equal(p.status, 'created');
+  assert.equal(p.providerCode, 'b');
+  assert.equal(p.attemptCount, 2);
+});
+
+test('a late answer: its status query is narrated as reconciliation\'s; an open one changes nothing', () => {
+  const q = { reason: 'late', found: true, outcome: 'success', error: null, latencyMs: 3 };
+  const p = payment('processing', [{ ...attempt('unknown', 'unknown'), latencyMs: 9 }], 'automatic');
+  assert.equal(settleLate(p, p.attempts[0], answer('unknown', q), AT), undefined);
+  const change = settleLate(p, p.attempts[0], answer('success', q), AT)!;
+  assert.deepEqual(change.timeline.map((t) => t.type), ['attempt.timed_out', 'attempt.status_checked', 'attempt.succeeded', 'payment.successful']);
+  assert.equal(change.timeline[1].data?.by, 'reconciliation');
+  assert.equal(p.attempts[0].latencyMs, 9, 'the attempt keeps the latency of its own call');
+  assert.equal(p.processingTimeMs, AT.getTime());
+});
