@@ -1,10 +1,8 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import type { Scope as ScopeMessage } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { LedgerService, type SettlementReport as ReportMessage } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
-import { serviceError, toConnectError, DomainError, type Clock } from '../shared/index.js';
+import { requireLimit, requireScope, serviceError, toConnectError, DomainError, type Clock } from '../shared/index.js';
 import type { DemoSettlement } from './demo-settlement.js';
-import type { Scope } from './movements.js';
 import type { SettlementStore } from './settlement-store.js';
 import type { SettlementIngestion, SettlementReport } from './settlements.js';
 import type { LedgerStore } from './store.js';
@@ -13,13 +11,6 @@ import { balanceToProto, settlementToProto, transactionToProto } from './to-prot
 const TRANSACTION_TYPES = ['payment', 'refund', 'payout', 'fee', 'adjustment'];
 const TRANSACTION_STATUSES = ['pending', 'successful', 'failed'];
 const SETTLEMENT_STATUSES = ['pending', 'settled', 'failed'];
-
-function requireScope(scope: ScopeMessage | undefined): Scope {
-  if (!scope || !scope.merchantId || !scope.projectId || !['test', 'live'].includes(scope.mode)) {
-    throw serviceError('validation_error', 'scope with merchant_id, project_id and mode is required', { param: 'scope' });
-  }
-  return { merchantId: scope.merchantId, projectId: scope.projectId, mode: scope.mode };
-}
 
 const bad = (param: string, message: string) => serviceError('validation_error', message, { param });
 
@@ -69,7 +60,7 @@ export function routes(deps: LedgerServiceDeps) {
     router.service(LedgerService, {
       async listTransactions(req) {
         const scope = requireScope(req.scope);
-        if (req.limit < 1 || req.limit > 200) throw bad('limit', 'limit must be between 1 and 200');
+        requireLimit(req.limit);
         if (req.type !== undefined && !TRANSACTION_TYPES.includes(req.type)) throw bad('type', `type "${req.type}" is not a transaction type`);
         const unknown = req.statuses.find((s) => !TRANSACTION_STATUSES.includes(s));
         if (unknown !== undefined) throw bad('status', `status "${unknown}" is not a transaction status`);

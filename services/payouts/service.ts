@@ -3,7 +3,7 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { CreatePayoutRequestSchema, PayoutsService, type CreatePayoutRequest } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { rawAccountNumberField, refuseUnsafeRequest } from '../shared/contract/index.js';
-import { bindingOf, serviceError, type Clock } from '../shared/index.js';
+import { bindingOf, refuseScenarioInLive, requireLimit, requireScope, serviceError, type Clock } from '../shared/index.js';
 import { payoutToProto } from './model.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { Payouts } from './payouts.js';
@@ -11,13 +11,6 @@ import { PAYOUT_SCENARIO_NAMES } from './providers.js';
 
 export const DESTINATION_TYPES = ['bank_account', 'wallet', 'card_token'];
 const STATUSES = ['created', 'pending', 'processing', 'successful', 'failed', 'cancelled'];
-
-function requireScope(scope: Scope | undefined): Scope {
-  if (!scope || !scope.merchantId || !scope.projectId || !['test', 'live'].includes(scope.mode)) {
-    throw serviceError('validation_error', 'scope with merchant_id, project_id and mode is required', { param: 'scope' });
-  }
-  return scope;
-}
 
 const bad = (param: string, message: string) => serviceError('validation_error', message, { param });
 
@@ -35,11 +28,9 @@ function checkCreate(scope: Scope, req: CreatePayoutRequest): void {
   if (d.country !== undefined && !/^[A-Z]{2}$/.test(d.country)) throw bad('destination.country', 'destination.country must be 2 letters');
   const raw = rawAccountNumberField(d);
   if (raw) throw bad(raw, `${raw} looks like a raw account number; send the provider's beneficiary token and a masked display`);
-  if (req.testScenario !== undefined) {
-    if (scope.mode === 'live') {
-      throw serviceError('test_scenario_not_allowed', 'test_scenario is only accepted with test keys', { param: 'test_scenario' });
-    }
-    if (!PAYOUT_SCENARIO_NAMES.has(req.testScenario)) throw bad('test_scenario', `test_scenario "${req.testScenario}" is not a payout scenario`);
+  refuseScenarioInLive(scope.mode, req.testScenario);
+  if (req.testScenario !== undefined && !PAYOUT_SCENARIO_NAMES.has(req.testScenario)) {
+    throw bad('test_scenario', `test_scenario "${req.testScenario}" is not a payout scenario`);
   }
 }
 
@@ -70,7 +61,7 @@ export function routes(payouts: Payouts, dispatcher: Dispatcher, clock: Clock) {
       },
       async listPayouts(req) {
         const scope = requireScope(req.scope);
-        if (req.limit < 1 || req.limit > 200) throw bad('limit', 'limit must be between 1 and 200');
+        requireLimit(req.limit);
         const unknown = req.statuses.find((s) => !STATUSES.includes(s));
         if (unknown !== undefined) throw bad('status', `status "${unknown}" is not a payout status`);
         const { payouts: list, hasMore } = await payouts.list(scope, {

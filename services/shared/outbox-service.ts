@@ -7,6 +7,7 @@ import {
   findOutboxEvent, listDeadLetters, releaseDeadLetter, republishSince, type DeadLetterRow,
 } from './outbox-dead-letters.js';
 import type { OutboxRelay } from './outbox.js';
+import { requireLimit } from './request-guards.js';
 
 // OutboxService (proto/svc/outbox/v1/outbox.proto): every producing part serves it beside its
 // own services (assemblePart adds it), for the gateway's /manage/v1/dead-letters.
@@ -29,9 +30,7 @@ export function outboxRoutes(pool: Pool, relay: OutboxRelay) {
   return (router: ConnectRouter) => {
     router.service(OutboxService, {
       async listDeadLetters(req) {
-        if (req.limit < 1 || req.limit > 200) {
-          throw serviceError('validation_error', 'limit must be between 1 and 200', { param: 'limit' });
-        }
+        requireLimit(req.limit);
         const { rows, hasMore } = await listDeadLetters(pool, req.limit, req.startingAfter);
         return { deadLetters: rows.map(deadLetterOf), hasMore };
       },

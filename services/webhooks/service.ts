@@ -1,11 +1,10 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import type { Scope as ProtoScope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
-import { EVENT_TYPES, serviceError, type Clock, type Pool } from '../shared/index.js';
+import { EVENT_TYPES, requireLimit, requireScope, serviceError, type Clock, type Pool } from '../shared/index.js';
 import { DELIVERY_STATUSES, type AttemptRow, type DeliveryRow, type DeliveryStore } from './deliveries.js';
 import type { Dispatcher } from './dispatcher.js';
-import type { EndpointRow, EndpointStore, Scope } from './endpoints.js';
+import type { EndpointRow, EndpointStore } from './endpoints.js';
 import { storeEvent } from './fan-out.js';
 import { testEvent } from './test-events.js';
 
@@ -18,13 +17,6 @@ export interface WebhooksServiceDeps {
 }
 
 const invalid = (param: string, message: string) => serviceError('validation_error', message, { param });
-
-function requireScope(scope: ProtoScope | undefined): Scope {
-  if (!scope || !scope.merchantId || !scope.projectId || (scope.mode !== 'test' && scope.mode !== 'live')) {
-    throw invalid('scope', 'scope with merchant_id, project_id and mode is required');
-  }
-  return { merchantId: scope.merchantId, projectId: scope.projectId, mode: scope.mode };
-}
 
 const ts = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
 const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
@@ -87,7 +79,7 @@ export function webhooksRoutes(deps: WebhooksServiceDeps) {
 
       async listDeliveries(req) {
         const scope = requireScope(req.scope);
-        if (req.limit < 1 || req.limit > 200) throw invalid('limit', 'limit must be between 1 and 200');
+        requireLimit(req.limit);
         if (req.status !== undefined && !DELIVERY_STATUSES.includes(req.status as never)) {
           throw invalid('status', `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
         }
