@@ -1,8 +1,6 @@
-// routing-risk: scores risk and plans routes (RiskService, RoutingService). Owns schema routing_risk.
-import { RiskService } from '../../proto/gen/svc/risk/v1/risk_pb.js';
+// routing-risk: scores risk and plans routes (RoutingService). Owns schema routing_risk.
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { assemblePart, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
-import { payoutRoutingRoutes } from './payout-routing.js';
 import { routes } from './service.js';
 import { createStore } from './store.js';
 
@@ -11,12 +9,7 @@ export const PART: PartInfo = { name: 'routing-risk', schema: 'routing_risk', di
 export function build(deps: ServiceDeps): ServicePart {
   return assemblePart(deps, {
     name: PART.name,
-    services: [RoutingService.typeName, RiskService.typeName],
-    routes: (router) => {
-      const store = createStore(deps.pool);
-      routes(store, deps.clock)(router);
-      // Registered after RoutingService's other methods, so it replaces their unimplemented stub.
-      payoutRoutingRoutes(store)(router);
-    },
+    services: [RoutingService.typeName],
+    routes: (router) => routes(createStore(deps.pool), deps.clock)(router),
   });
 }

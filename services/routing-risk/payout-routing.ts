@@ -1,6 +1,6 @@
-import type { ConnectRouter } from '@connectrpc/connect';
-import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { feeFor, serviceError } from '../shared/index.js';
+import type { ServiceImpl } from '@connectrpc/connect';
+import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import { feeFor, requireScope, serviceError } from '../shared/index.js';
 import type { ProviderAccount } from './route-planner.js';
 import type { RoutingRiskStore } from './store.js';
 
@@ -76,30 +76,25 @@ export function planPayoutRoute(
   return { rule: 'default', candidates: eligible };
 }
 
-/** PlanPayout, registered on its own beside the RoutingService routes (services/routing-risk/index.ts). */
-export function payoutRoutingRoutes(store: RoutingRiskStore) {
-  return (router: ConnectRouter) => {
-    router.rpc(RoutingService.method.planPayout, async (req) => {
-      const scope = req.scope;
-      if (!scope || !scope.merchantId || !scope.projectId || !['test', 'live'].includes(scope.mode)) {
-        throw serviceError('validation_error', 'scope with merchant_id, project_id and mode is required', { param: 'scope' });
-      }
-      if (req.amount < 1n || !/^[A-Z]{3}$/.test(req.currency) || !req.destinationType) {
-        throw serviceError('validation_error', 'amount, currency and destination_type are required', { param: 'input' });
-      }
-      const plan = planPayoutRoute(await store.accountsFor(scope), {
-        amount: req.amount, currency: req.currency, destinationType: req.destinationType, country: req.country,
-      });
-      return {
-        rule: plan.rule,
-        candidates: plan.candidates.map((c) => ({
-          providerId: c.account.providerId,
-          providerCode: c.account.providerCode,
-          providerName: c.account.providerName,
-          providerAccountId: c.account.providerAccountId,
-          fee: c.fee,
-        })),
-      };
+/** RoutingService.PlanPayout; services/routing-risk/service.ts serves it with the other methods. */
+export function planPayoutHandler(store: RoutingRiskStore): ServiceImpl<typeof RoutingService>['planPayout'] {
+  return async (req) => {
+    const scope = requireScope(req.scope);
+    if (req.amount < 1n || !/^[A-Z]{3}$/.test(req.currency) || !req.destinationType) {
+      throw serviceError('validation_error', 'amount, currency and destination_type are required', { param: 'input' });
+    }
+    const plan = planPayoutRoute(await store.accountsFor(scope), {
+      amount: req.amount, currency: req.currency, destinationType: req.destinationType, country: req.country,
     });
+    return {
+      rule: plan.rule,
+      candidates: plan.candidates.map((c) => ({
+        providerId: c.account.providerId,
+        providerCode: c.account.providerCode,
+        providerName: c.account.providerName,
+        providerAccountId: c.account.providerAccountId,
+        fee: c.fee,
+      })),
+    };
   };
 }

@@ -1,20 +1,13 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { RiskService, type RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
+import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
 import { RoutingService, type RoutingRule as RuleMessage } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { newId, serviceError, type Clock } from '../shared/index.js';
+import { newId, requireScope, serviceError, type Clock } from '../shared/index.js';
+import { planPayoutHandler } from './payout-routing.js';
 import { assessRisk } from './risk-rules.js';
 import { planRoute } from './route-planner.js';
 import { ruleProblem, type NewRule, type RoutingRule } from './routing-rules.js';
 import type { RoutingRiskStore } from './store.js';
-
-function requireScope(scope: Scope | undefined): Scope {
-  if (!scope || !scope.merchantId || !scope.projectId || !['test', 'live'].includes(scope.mode)) {
-    throw serviceError('validation_error', 'scope with merchant_id, project_id and mode is required', { param: 'scope' });
-  }
-  return scope;
-}
 
 function requireInput(input: RiskInput | undefined): RiskInput {
   if (!input || !input.paymentId || input.amount < 1n || input.currency.length !== 3 || !input.paymentMethodType) {
@@ -62,17 +55,6 @@ const newRuleId = (at: Date) => newId('rtr', at);
 
 export function routes(store: RoutingRiskStore, clock: Clock) {
   return (router: ConnectRouter) => {
-    router.service(RiskService, {
-      async evaluateRisk(req) {
-        const scope = requireScope(req.scope);
-        const input = requireInput(req.input);
-        const at = clock.now();
-        const risk = { id: newId('rsk', at), ...assessRisk(input, await store.velocity(scope, input, at)) };
-        await store.recordDecisions(scope, input, risk, undefined, at);
-        return { decision: { decisionId: risk.id, score: risk.score, outcome: risk.outcome, reasons: risk.reasons } };
-      },
-    });
-
     router.service(RoutingService, {
       async planPayment(req) {
         const scope = requireScope(req.scope);
@@ -145,6 +127,8 @@ export function routes(store: RoutingRiskStore, clock: Clock) {
         if (!rule) throw serviceError('resource_not_found', `No routing rule ${req.id}`, { param: 'id' });
         return { rule: ruleToProto(rule) };
       },
+
+      planPayout: planPayoutHandler(store),
     });
   };
 }

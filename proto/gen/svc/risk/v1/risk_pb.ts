@@ -2,17 +2,15 @@
 // @generated from file svc/risk/v1/risk.proto (package svc.risk.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Scope } from "../../common/v1/common_pb.js";
-import { file_svc_common_v1_common } from "../../common/v1/common_pb.js";
+import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file svc/risk/v1/risk.proto.
  */
 export const file_svc_risk_v1_risk: GenFile = /*@__PURE__*/
-  fileDesc("ChZzdmMvcmlzay92MS9yaXNrLnByb3RvEgtzdmMucmlzay52MSK+AgoJUmlza0lucHV0EhIKCnBheW1lbnRfaWQYASABKAkSDgoGYW1vdW50GAIgASgDEhAKCGN1cnJlbmN5GAMgASgJEhQKB2NvdW50cnkYBCABKAlIAIgBARIbChNwYXltZW50X21ldGhvZF90eXBlGAUgASgJEhkKDGN1c3RvbWVyX2tleRgGIAEoCUgBiAEBEh0KEGN1c3RvbWVyX2NvdW50cnkYByABKAlIAogBARIWCglkZXZpY2VfaXAYCCABKAlIA4gBARIfChJkZXZpY2VfZmluZ2VycHJpbnQYCSABKAlIBIgBAUIKCghfY291bnRyeUIPCg1fY3VzdG9tZXJfa2V5QhMKEV9jdXN0b21lcl9jb3VudHJ5QgwKCl9kZXZpY2VfaXBCFQoTX2RldmljZV9maW5nZXJwcmludCJhChNFdmFsdWF0ZVJpc2tSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIlCgVpbnB1dBgCIAEoCzIWLnN2Yy5yaXNrLnYxLlJpc2tJbnB1dCJUCgxSaXNrRGVjaXNpb24SEwoLZGVjaXNpb25faWQYASABKAkSDQoFc2NvcmUYAiABKAUSDwoHb3V0Y29tZRgDIAEoCRIPCgdyZWFzb25zGAQgAygJIkMKFEV2YWx1YXRlUmlza1Jlc3BvbnNlEisKCGRlY2lzaW9uGAEgASgLMhkuc3ZjLnJpc2sudjEuUmlza0RlY2lzaW9uMmIKC1Jpc2tTZXJ2aWNlElMKDEV2YWx1YXRlUmlzaxIgLnN2Yy5yaXNrLnYxLkV2YWx1YXRlUmlza1JlcXVlc3QaIS5zdmMucmlzay52MS5FdmFsdWF0ZVJpc2tSZXNwb25zZWIGcHJvdG8z", [file_svc_common_v1_common]);
+  fileDesc("ChZzdmMvcmlzay92MS9yaXNrLnByb3RvEgtzdmMucmlzay52MSK+AgoJUmlza0lucHV0EhIKCnBheW1lbnRfaWQYASABKAkSDgoGYW1vdW50GAIgASgDEhAKCGN1cnJlbmN5GAMgASgJEhQKB2NvdW50cnkYBCABKAlIAIgBARIbChNwYXltZW50X21ldGhvZF90eXBlGAUgASgJEhkKDGN1c3RvbWVyX2tleRgGIAEoCUgBiAEBEh0KEGN1c3RvbWVyX2NvdW50cnkYByABKAlIAogBARIWCglkZXZpY2VfaXAYCCABKAlIA4gBARIfChJkZXZpY2VfZmluZ2VycHJpbnQYCSABKAlIBIgBAUIKCghfY291bnRyeUIPCg1fY3VzdG9tZXJfa2V5QhMKEV9jdXN0b21lcl9jb3VudHJ5QgwKCl9kZXZpY2VfaXBCFQoTX2RldmljZV9maW5nZXJwcmludCJUCgxSaXNrRGVjaXNpb24SEwoLZGVjaXNpb25faWQYASABKAkSDQoFc2NvcmUYAiABKAUSDwoHb3V0Y29tZRgDIAEoCRIPCgdyZWFzb25zGAQgAygJYgZwcm90bzM");
 
 /**
  * @generated from message svc.risk.v1.RiskInput
@@ -72,28 +70,6 @@ export const RiskInputSchema: GenMessage<RiskInput> = /*@__PURE__*/
   messageDesc(file_svc_risk_v1_risk, 0);
 
 /**
- * @generated from message svc.risk.v1.EvaluateRiskRequest
- */
-export type EvaluateRiskRequest = Message<"svc.risk.v1.EvaluateRiskRequest"> & {
-  /**
-   * @generated from field: svc.common.v1.Scope scope = 1;
-   */
-  scope?: Scope | undefined;
-
-  /**
-   * @generated from field: svc.risk.v1.RiskInput input = 2;
-   */
-  input?: RiskInput | undefined;
-};
-
-/**
- * Describes the message svc.risk.v1.EvaluateRiskRequest.
- * Use `create(EvaluateRiskRequestSchema)` to create a new message.
- */
-export const EvaluateRiskRequestSchema: GenMessage<EvaluateRiskRequest> = /*@__PURE__*/
-  messageDesc(file_svc_risk_v1_risk, 1);
-
-/**
  * @generated from message svc.risk.v1.RiskDecision
  */
 export type RiskDecision = Message<"svc.risk.v1.RiskDecision"> & {
@@ -127,39 +103,5 @@ export type RiskDecision = Message<"svc.risk.v1.RiskDecision"> & {
  * Use `create(RiskDecisionSchema)` to create a new message.
  */
 export const RiskDecisionSchema: GenMessage<RiskDecision> = /*@__PURE__*/
-  messageDesc(file_svc_risk_v1_risk, 2);
-
-/**
- * @generated from message svc.risk.v1.EvaluateRiskResponse
- */
-export type EvaluateRiskResponse = Message<"svc.risk.v1.EvaluateRiskResponse"> & {
-  /**
-   * @generated from field: svc.risk.v1.RiskDecision decision = 1;
-   */
-  decision?: RiskDecision | undefined;
-};
-
-/**
- * Describes the message svc.risk.v1.EvaluateRiskResponse.
- * Use `create(EvaluateRiskResponseSchema)` to create a new message.
- */
-export const EvaluateRiskResponseSchema: GenMessage<EvaluateRiskResponse> = /*@__PURE__*/
-  messageDesc(file_svc_risk_v1_risk, 3);
-
-/**
- * RiskService scores a payment before it is routed.
- *
- * @generated from service svc.risk.v1.RiskService
- */
-export const RiskService: GenService<{
-  /**
-   * @generated from rpc svc.risk.v1.RiskService.EvaluateRisk
-   */
-  evaluateRisk: {
-    methodKind: "unary";
-    input: typeof EvaluateRiskRequestSchema;
-    output: typeof EvaluateRiskResponseSchema;
-  },
-}> = /*@__PURE__*/
-  serviceDesc(file_svc_risk_v1_risk, 0);
+  messageDesc(file_svc_risk_v1_risk, 1);
 
