@@ -1,4 +1,4 @@
-import { createBatcher, MemoryBus, type Clock, type EventBus, type EventEnvelope, type Logger, type Pool, type Subscription } from '../shared/index.js';
+import { createBatcher, type Clock, type EventBus, type EventEnvelope, type Logger, type Pool, type Subscription } from '../shared/index.js';
 
 /** The contract's body: exactly these five fields; the bus's merchant_id and project_id stay home. */
 export function eventBody(event: EventEnvelope): string {
@@ -23,7 +23,7 @@ function wellFormed(e: EventEnvelope): boolean {
  * same statement, one pending delivery for every enabled endpoint of each event's merchant,
  * project and mode subscribed to its type. Returns the number of deliveries created (0 for repeats).
  */
-export async function storeEvents(pool: Pool, events: EventEnvelope[], now: Date, test = false): Promise<number> {
+async function storeEvents(pool: Pool, events: EventEnvelope[], now: Date, test = false): Promise<number> {
   const col = <T>(f: (e: EventEnvelope) => T) => events.map(f);
   const { rowCount } = await pool.query({
     name: 'webhooks-store-events',
@@ -67,7 +67,7 @@ export interface ConsumerOptions {
  * The durable consumer `webhooks` over every event subject. A handler stores one event per round
  * trip, so several pullers share the durable consumer (JetStream hands each message to one of
  * them) to keep up with bursts; events may then be stored out of order, which the contract allows.
- * The in-process bus gives every puller every message, so there one is enough.
+ * A bus that gives every puller every message (the in-process one) gets one puller.
  */
 export async function consumeEvents(opts: ConsumerOptions): Promise<Subscription> {
   // Events arriving while a batch is being written are stored together by the next statement.
@@ -84,7 +84,7 @@ export async function consumeEvents(opts: ConsumerOptions): Promise<Subscription
     // A throw (database unavailable) leaves the message unacknowledged: the bus delivers it again.
     await store(event);
   };
-  const pullers = opts.bus instanceof MemoryBus ? 1 : opts.parallel;
+  const pullers = opts.bus.sharesDurable ? opts.parallel : 1;
   const subscriptions: Subscription[] = [];
   try {
     // One after the other: the first creates the durable consumer, the rest attach to it.
