@@ -30,18 +30,29 @@ export function createPool(databaseUrl: string, schema: string, max = 10): Pool 
   return pool;
 }
 
+/** Runs fn in one transaction on a client of the pool: committed if it resolves, rolled back if it throws. */
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
-    const result = await fn(client);
+    return await transactionOn(client, () => fn(client));
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * The same on a client the caller already holds, for work that must stay in one session around
+ * the transaction (migrate's advisory lock). Everything else uses withTransaction.
+ */
+export async function transactionOn<T>(client: PoolClient, fn: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    const result = await fn();
     await client.query('COMMIT');
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
-  } finally {
-    client.release();
   }
 }
 

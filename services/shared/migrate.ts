@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Pool } from './db.js';
+import { transactionOn, type Pool } from './db.js';
 import { projectPath } from './paths.js';
 
 /**
@@ -28,16 +28,14 @@ export async function migrate(pool: Pool, schema: string, partDir: string): Prom
       for (const file of files) {
         if (done.has(file)) continue;
         const sql = await readFile(join(dir, file), 'utf8');
-        await client.query('BEGIN');
-        try {
+        // On the lock's own session: another replica cannot start this migration meanwhile.
+        await transactionOn(client, async () => {
           await client.query(`SET LOCAL search_path TO ${schema}`);
           await client.query(sql);
           await client.query(`INSERT INTO ${schema}.schema_migrations (version) VALUES ($1)`, [file]);
-          await client.query('COMMIT');
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw new Error(`migration ${schema}/${file} failed: ${(err as Error).message}`);
-        }
+        }).catch((err: Error) => {
+          throw new Error(`migration ${schema}/${file} failed: ${err.message}`);
+        });
         applied.push(file);
       }
     } finally {

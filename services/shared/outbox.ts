@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { UnpublishableMessage, type EventBus } from './bus/index.js';
-import type { Pool, Queryable, Statement } from './db.js';
+import { withTransaction, type Pool, type Queryable, type Statement } from './db.js';
 import { aggregateIdOf, eventSubject, type EventEnvelope } from './events.js';
 import { claimBatch, markPublished, recordFailures, type ClaimedRow, type PublishFailure } from './outbox-claims.js';
 
@@ -112,23 +112,16 @@ export class OutboxRelay {
     }
   }
 
-  private async publishBatch(limit: number): Promise<BatchOutcome> {
-    const client = await this.opts.pool.connect();
-    try {
-      await client.query('BEGIN');
+  // The claim's row locks are held while publishing, so no other replica's relay takes the batch.
+  private publishBatch(limit: number): Promise<BatchOutcome> {
+    return withTransaction(this.opts.pool, async (client) => {
       const rows = await claimBatch(client, limit);
       const { published, failed } = await this.publishInOrder(rows);
       const { failures, unavailable } = this.judge(failed, published.length > 0);
       await markPublished(client, published);
       await recordFailures(client, failures);
-      await client.query('COMMIT');
       return { claimed: rows.length, progressed: published.length + failures.length > 0, unavailable };
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /**
