@@ -11,7 +11,7 @@ import { claimEvent, createLedgerStore, insertTransaction, recordEventMovement }
  */
 
 /** Thrown when an event arrives before one it depends on; the bus delivers it again later. */
-export class NotReadyError extends Error {}
+class NotReadyError extends Error {}
 
 export interface LedgerConsumerDeps {
   pool: Pool;
@@ -45,5 +45,3 @@ export function createLedgerConsumer(deps: LedgerConsumerDeps) {
     });
   };
 }
-
-export type LedgerConsumer = ReturnType<typeof createLedgerConsumer>;

@@ -115,7 +115,7 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
 }
 
 /** An exact IPv4/IPv6 address or a CIDR range. */
-export function isAddressOrRange(entry: string): boolean {
+function isAddressOrRange(entry: string): boolean {
   const [address, prefix, extra] = entry.split('/');
   const family = isIP(address);
   if (family === 0 || extra !== undefined) return false;

@@ -105,7 +105,7 @@ export async function boundResource(db: Queryable, scope: BindingScope, b: Bindi
 const SWEEP_INTERVAL_MS = 60_000;
 
 /** Forgets expired bindings, a batch at a time, off the request path. */
-export async function deleteExpiredBindings(db: Queryable, now: Date, limit = 1000): Promise<number> {
+async function deleteExpiredBindings(db: Queryable, now: Date, limit = 1000): Promise<number> {
   const { rowCount } = await db.query(
     `DELETE FROM idempotency_bindings WHERE ctid IN (
        SELECT ctid FROM idempotency_bindings WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,

@@ -14,7 +14,7 @@ function findRoot(): string {
   return dir;
 }
 
-export const PROJECT_ROOT = findRoot();
+const PROJECT_ROOT = findRoot();
 
 export function projectPath(...segments: string[]): string {
   return join(PROJECT_ROOT, ...segments);

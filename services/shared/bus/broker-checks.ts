@@ -11,7 +11,7 @@ import type { BrokerFacts } from './types.js';
 export const HEADER_ROOM_BYTES = 1024;
 
 /** Replicas a stream needs so that a quorum outlives one crashed server. */
-export const DURABLE_REPLICAS = 3;
+const DURABLE_REPLICAS = 3;
 
 export interface BrokerFindings {
   /** Why the part must not start, or undefined. */
