@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { createClient } from '@connectrpc/connect';
@@ -9,6 +8,7 @@ import {
   createLogger, MAX_BODY_BYTES, MAX_JSON_DEPTH, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH,
 } from '../services/shared/index.js';
 import { eventually } from './helpers/eventually.js';
+import { captureLogs } from './helpers/log-sink.js';
 import { head, rawRequest, type RawResponse } from './helpers/raw-http.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
@@ -18,13 +18,7 @@ import { request, startTestStack, type TestStack } from './helpers/stack.js';
 // the contract's envelope (x-request-id equal to request_id, never a 500) and leaves nothing in
 // the database. Valid inputs close to the lines must still pass.
 
-const logLines: string[] = [];
-const logSink = new Writable({
-  write(chunk, _enc, done) {
-    logLines.push(String(chunk));
-    done();
-  },
-});
+const { stream: logSink, lines: logLines } = captureLogs();
 
 let stack: TestStack;
 let key: string;

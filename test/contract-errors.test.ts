@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { createLogger } from '../services/shared/index.js';
+import { captureLogs } from './helpers/log-sink.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 // Walks the contract's Errors, Authentication and Limits tables through the real HTTP gateway.
@@ -9,13 +9,7 @@ import { request, startTestStack, type TestStack } from './helpers/stack.js';
 // test/rate-limit.test.ts (429 rate_limited, rate-limit headers), test/idempotency.test.ts
 // (Idempotency-Key length, reuse, in progress).
 
-const logLines: string[] = [];
-const logSink = new Writable({
-  write(chunk, _enc, done) {
-    logLines.push(String(chunk));
-    done();
-  },
-});
+const { stream: logSink, lines: logLines } = captureLogs();
 
 let stack: TestStack;
 let testKey: string;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { enqueueEventStatement, newId, projectPath } from '../services/shared/index.js';
+import { enqueueEventStatement, newId } from '../services/shared/index.js';
+import { runSvc } from './helpers/svc-cli.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 // The management API and `svc` over parked outbox events, on the in-process stack. The events are
@@ -40,19 +40,7 @@ async function parkedEvent(paymentId: string, type = 'payment.successful') {
   return event;
 }
 
-function svc(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [projectPath('bin', 'svc.js'), ...args], {
-      env: { PATH: process.env.PATH ?? '', SVC_URL: stack.baseUrl, SVC_OPERATOR_TOKEN: stack.operatorToken },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const svc = (args: string[]) => runSvc(args, { SVC_URL: stack.baseUrl, SVC_OPERATOR_TOKEN: stack.operatorToken });
 
 test('operators list parked events per part, without payloads, and page through them', async () => {
   const paymentId = newId('pay');

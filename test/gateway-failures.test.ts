@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { createClient } from '@connectrpc/connect';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { build, type GatewayClients } from '../gateway/index.js';
 import { createLogger, createPeerTransport, createPool, loadConfig, systemClock, type Pool } from '../services/shared/index.js';
 import { gatewayClients } from './helpers/gateway-clients.js';
+import { captureLogs } from './helpers/log-sink.js';
 import { freePort } from './helpers/processes.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
@@ -26,8 +26,7 @@ after(async () => {
 });
 
 async function gatewayWith(payments: GatewayClients['payments']) {
-  const logs: string[] = [];
-  const sink = new Writable({ write: (chunk, _enc, done) => { logs.push(String(chunk)); done(); } });
+  const { stream: sink, lines: logs } = captureLogs();
   const app = build({ pool, clients: { ...gatewayClients(), payments }, clock: systemClock, logger: createLogger('test', 'info', sink), config: loadConfig({}) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, logs, baseUrl: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` };

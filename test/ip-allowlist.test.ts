@@ -2,17 +2,15 @@
 // proxy (client = socket peer, 127.0.0.1 here), a separate gateway process trusts 127.0.0.1 and
 // 10.0.0.0/8 and so reads the client from X-Forwarded-For. Plus the management API and `svc allowlist`.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { projectPath } from '../services/shared/index.js';
 import { startGatewayProcesses, type GatewayProcess } from './helpers/gateways.js';
+import { runSvc as svc } from './helpers/svc-cli.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 type Reply = Awaited<ReturnType<typeof request>>;
 type Merchant = Awaited<ReturnType<TestStack['newMerchantKey']>>;
-type Run = { code: number | null; stdout: string; stderr: string };
 
 function assertRefused(r: Reply): void {
   assert.equal(r.status, 403, JSON.stringify(r.body));
@@ -22,19 +20,6 @@ function assertRefused(r: Reply): void {
   assert.equal(r.body.request_id, r.headers.get('x-request-id'));
 }
 
-function svc(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [projectPath('bin', 'svc.js'), ...args], {
-      cwd: projectPath(), env: { PATH: process.env.PATH ?? '', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('IP allow-list', () => {
   let stack: TestStack;

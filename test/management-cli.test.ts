@@ -1,19 +1,12 @@
 // Whole-system test of `svc`: the real bin as a child process against a running stack.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { projectPath } from '../services/shared/index.js';
+import { runSvc, type SvcRun as Run } from './helpers/svc-cli.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 // The CLI reads SVC_* and DATA_DIR; the test's own environment must not leak a token or target in.
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -22,17 +15,7 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function svc(args: string[], env: Record<string, string>, cwd = projectPath()): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [projectPath('bin', 'svc.js'), ...args], { cwd, env: cleanEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const svc = (args: string[], env: Record<string, string>, cwd?: string) => runSvc(args, cleanEnv(env), cwd);
 
 async function closedPort(): Promise<number> {
   const server = createServer();

@@ -1,14 +1,14 @@
 // Per-API-key rate limit: through HTTP on the in-process gateway and on gateway replicas sharing
 // its database, and at the store with an injected clock to show the window rolling without sleeping.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { resetSeconds } from '../gateway/edge/rate-limit.js';
 import { createStore, type GatewayStore } from '../gateway/store/index.js';
-import { createPool, migrate, projectPath, type Pool } from '../services/shared/index.js';
+import { createPool, migrate, type Pool } from '../services/shared/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { startGatewayProcesses, type GatewayProcess } from './helpers/gateways.js';
+import { runSvc as svc } from './helpers/svc-cli.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 type Reply = Awaited<ReturnType<typeof request>>;
@@ -40,21 +40,7 @@ function assertRateLimited(r: Reply, limit: number): void {
   assert.equal(headers.reset, retryAfter, 'x-ratelimit-reset and Retry-After tell the same wait');
 }
 
-type Run = { code: number | null; stdout: string; stderr: string };
 
-function svc(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [projectPath('bin', 'svc.js'), ...args], {
-      cwd: projectPath(), env: { PATH: process.env.PATH ?? '', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('rate limit through HTTP', () => {
   let stack: TestStack;

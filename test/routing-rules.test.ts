@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { projectPath } from '../services/shared/index.js';
+import { runSvc } from './helpers/svc-cli.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 interface Merchant {
@@ -217,17 +216,9 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
 
   test('svc routing-rule create, list and delete', async () => {
     const m = await stack.newMerchantKey('test');
-    const svc = (args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const env: NodeJS.ProcessEnv = { ...process.env, SVC_URL: stack.baseUrl, SVC_OPERATOR_TOKEN: stack.operatorToken };
-      delete env.DATA_DIR;
-      const child = spawn(process.execPath, [projectPath('bin', 'svc.js'), ...args], { env });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const env: NodeJS.ProcessEnv = { ...process.env, SVC_URL: stack.baseUrl, SVC_OPERATOR_TOKEN: stack.operatorToken };
+    delete env.DATA_DIR;
+    const svc = (args: string[]) => runSvc(args, env, process.cwd());
     const created = await svc(['routing-rule', 'create', '--project', m.projectId, '--mode', 'test', '--name', 'gbp',
       '--priority', '3', '--providers', 'demo_beta,demo_alpha', '--currencies', 'gbp', '--max-amount', '5000', '--json']);
     assert.equal(created.code, 0, created.stderr);

@@ -2,7 +2,6 @@
 // delivery history, POST /v1/webhooks/test, and a real payment's events reaching an endpoint.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -10,6 +9,7 @@ import pg from 'pg';
 import { Payment, Payout, Refund, Settlement } from '../gateway/contract/resources.js';
 import { runCli } from '../gateway/cli/main.js';
 import { EVENT_TYPES, createLogger, projectPath } from '../services/shared/index.js';
+import { captureLogs } from './helpers/log-sink.js';
 import { freePort } from './helpers/processes.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 import { contractSignatureValid, eventually, startReceiver, type Receiver } from './webhooks-support.js';
@@ -20,10 +20,9 @@ describe('webhooks through the gateway', () => {
   let stack: TestStack;
   let receiver: Receiver;
   let merchant: Awaited<ReturnType<TestStack['newMerchantKey']>>;
-  const logs: string[] = [];
+  const { stream: sink, lines: logs } = captureLogs();
 
   before(async () => {
-    const sink = new Writable({ write: (chunk, _enc, done) => { logs.push(String(chunk)); done(); } });
     stack = await startTestStack({ logger: createLogger('test', 'debug', sink) });
     receiver = await startReceiver(200);
     merchant = await stack.newMerchantKey('test');
