@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createCustomerActionExpiry } from '../services/payments/customer-action-expiry.js';
 import { createStore } from '../services/payments/store.js';
-import { createLogger, createPool, sha256Hex, type EventEnvelope, type Pool, type Subscription } from '../services/shared/index.js';
-import { request, startTestStack, type TestStack } from './helpers/stack.js';
+import { createLogger, sha256Hex, type EventEnvelope, type Pool } from '../services/shared/index.js';
+import { startRecordedStack, type RecordedStack } from './helpers/recorded-stack.js';
+import { request, type TestStack } from './helpers/stack.js';
 
 const MINUTE = 60_000;
 const TOKEN_URL = /^\/sandbox\/actions\/(act_[0-9A-Za-z]{43})$/;
@@ -14,23 +15,17 @@ const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
 describe('asynchronous rails and the sandbox hosted page, through the HTTP gateway', () => {
   let stack: TestStack;
   let key: string;
-  let sub: Subscription;
+  let recorded: RecordedStack;
   let paymentsPool: Pool;
-  const seen: EventEnvelope[] = [];
+  let seen: EventEnvelope[];
 
   before(async () => {
-    stack = await startTestStack({ clock });
+    recorded = await startRecordedStack('async_payments_test', { clock });
+    ({ stack, seen, paymentsPool } = recorded);
     key = (await stack.newMerchantKey('test')).secret;
-    const filter = stack.testBus.nats ? `${stack.testBus.nats.subjectPrefix}.>` : '>';
-    sub = await stack.testBus.bus.consume('async_payments_test', [filter], async (event) => {
-      seen.push(event);
-    });
-    paymentsPool = createPool(stack.db.url, 'payments', 4);
   });
   after(async () => {
-    await sub?.stop();
-    await paymentsPool?.end();
-    await stack?.close();
+    await recorded?.close();
   });
 
   const get = (path: string) => request(stack.baseUrl, 'GET', path, { key });
@@ -60,14 +55,7 @@ describe('asynchronous rails and the sandbox hosted page, through the HTTP gatew
     return p;
   };
 
-  async function eventsOf(paymentId: string, types: string[]): Promise<EventEnvelope[]> {
-    const mine = () => seen.filter((e) => (e.data.object as { id: string }).id === paymentId);
-    const deadline = Date.now() + 15_000;
-    while (!types.every((t) => mine().some((e) => e.type === t)) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return mine();
-  }
+  const eventsOf = (paymentId: string, types: string[]) => recorded.eventsOf(paymentId, types, 15_000);
   const timeline = async (id: string) => (await get(`/v1/payments/${id}/timeline`)).body.data as any[];
 
   test('each asynchronous rail answers 201 processing with its next_action; card stays synchronous', async () => {

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createAuthorizationExpiry } from '../services/payments/authorization-expiry.js';
 import { createStore } from '../services/payments/store.js';
-import { createLogger, createPool, type EventEnvelope, type Pool, type Subscription } from '../services/shared/index.js';
-import { request, startTestStack, type TestStack } from './helpers/stack.js';
+import { createLogger, type EventEnvelope, type Pool } from '../services/shared/index.js';
+import { startRecordedStack, type RecordedStack } from './helpers/recorded-stack.js';
+import { request, type TestStack } from './helpers/stack.js';
 
 const HOUR = 3_600_000;
 
@@ -14,24 +15,18 @@ describe('manual capture, capture, cancel and authorization expiry, through the 
   let stack: TestStack;
   let key: string;
   let other: string;
-  let sub: Subscription;
+  let recorded: RecordedStack;
   let paymentsPool: Pool;
-  const seen: EventEnvelope[] = [];
+  let seen: EventEnvelope[];
 
   before(async () => {
-    stack = await startTestStack({ clock });
+    recorded = await startRecordedStack('capture_cancel_test', { clock });
+    ({ stack, seen, paymentsPool } = recorded);
     key = (await stack.newMerchantKey('test')).secret;
     other = (await stack.newMerchantKey('test')).secret;
-    const filter = stack.testBus.nats ? `${stack.testBus.nats.subjectPrefix}.>` : '>';
-    sub = await stack.testBus.bus.consume('capture_cancel_test', [filter], async (event) => {
-      seen.push(event);
-    });
-    paymentsPool = createPool(stack.db.url, 'payments', 4);
   });
   after(async () => {
-    await sub?.stop();
-    await paymentsPool?.end();
-    await stack?.close();
+    await recorded?.close();
   });
 
   const post = (path: string, body?: unknown, k = key) => request(stack.baseUrl, 'POST', path, { key: k, body });
@@ -52,14 +47,7 @@ describe('manual capture, capture, cancel and authorization expiry, through the 
     expectError(res, 409, 'state_error', 'invalid_state_transition', param);
 
   /** The event types seen for a payment, once `types` have all arrived (or after 10 s). */
-  async function eventsOf(paymentId: string, types: string[]): Promise<EventEnvelope[]> {
-    const mine = () => seen.filter((e) => (e.data.object as { id: string }).id === paymentId);
-    const deadline = Date.now() + 10_000;
-    while (!types.every((t) => mine().some((e) => e.type === t)) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return mine();
-  }
+  const eventsOf = (paymentId: string, types: string[]) => recorded.eventsOf(paymentId, types, 10_000);
 
   async function timelineOf(paymentId: string): Promise<Array<{ type: string; title: string; description: string | null; data: any }>> {
     const { rows } = await paymentsPool.query(
