@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createCustomerActionExpiry } from '../services/payments/customer-action-expiry.js';
-import { createStore } from '../services/payments/store.js';
+import { createCustomerActionExpiry } from '../services/payments/jobs/index.js';
+import { createStore } from '../services/payments/payments/index.js';
 import { createLogger, sha256Hex, type EventEnvelope, type Pool } from '../services/shared/index.js';
 import { startRecordedStack, type RecordedStack } from './helpers/recorded-stack.js';
 import { request, type TestStack } from './helpers/stack.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createAuthorizationExpiry } from '../services/payments/authorization-expiry.js';
-import { createStore } from '../services/payments/store.js';
+import { createAuthorizationExpiry } from '../services/payments/jobs/index.js';
+import { createStore } from '../services/payments/payments/index.js';
 import { createLogger, type EventEnvelope, type Pool } from '../services/shared/index.js';
 import { startRecordedStack, type RecordedStack } from './helpers/recorded-stack.js';
 import { request, type TestStack } from './helpers/stack.js';

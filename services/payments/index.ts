@@ -9,18 +9,11 @@ import {
   assemblePart, bindingSweep, createRelay, type PartInfo, type ServiceDeps, type ServicePart,
 } from '../shared/index.js';
 import { createConnectorRegistry, type Connector } from './connectors/index.js';
-import { createAuthorizationExpiry } from './authorization-expiry.js';
-import { createCustomerActionExpiry } from './customer-action-expiry.js';
-import { createCustomerActions } from './customer-actions.js';
-import { createReconciliation } from './reconciliation.js';
-import { createLifecycle } from './lifecycle.js';
-import { createOrchestrator } from './orchestrator.js';
-import { createPaymentMethodStore } from './payment-method-store.js';
-import { paymentMethodRoutes } from './payment-methods.js';
-import { createRefunds } from './refunds.js';
-import { refundRoutes } from './refunds-service.js';
-import { routes } from './service.js';
-import { createStore } from './store.js';
+import { createAuthorizationExpiry, createCustomerActionExpiry, createReconciliation } from './jobs/index.js';
+import { createCustomerActions } from './customer-actions/index.js';
+import { createLifecycle, createOrchestrator, createStore, routes } from './payments/index.js';
+import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
+import { createRefunds, refundRoutes } from './refunds/index.js';
 
 // What a licensed provider implements to plug in (docs/connectors.md).
 export type {

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { feeFor } from '../../shared/index.js';
 import { PAYMENT_SCENARIOS, playFor, type Play } from './scenarios.js';
-import type { AuthorizeRequest, AuthorizeResult, Connector, NextActionType, PaymentStatusResult } from './types.js';
-import type { RefundRequest, RefundResult } from './types.js';
+import type {
+  AuthorizeRequest, AuthorizeResult, Connector, NextActionType, PaymentStatusResult, RefundRequest, RefundResult,
+} from './types.js';
 
 type Answer = Omit<AuthorizeResult, 'providerPaymentId' | 'fee'>;
 

@@ -1,14 +1,14 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import {
   CancelPaymentRequestSchema, CapturePaymentRequestSchema, CreatePaymentRequestSchema, PaymentsService,
   type CreatePaymentRequest,
-} from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import { refuseUnsafeRequest } from '../shared/contract/index.js';
-import { bindingOf, refuseScenarioInLive, requireLimit, requireScope, serviceError } from '../shared/index.js';
-import { DemoConnector, PAYMENT_SCENARIOS } from './connectors/index.js';
-import { CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome } from './customer-actions.js';
+} from '../../../proto/gen/svc/payments/v1/payments_pb.js';
+import { refuseUnsafeRequest } from '../../shared/contract/index.js';
+import { bindingOf, refuseScenarioInLive, requireLimit, requireScope, serviceError } from '../../shared/index.js';
+import { DemoConnector, PAYMENT_SCENARIOS } from '../connectors/index.js';
+import { CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome } from '../customer-actions/index.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Orchestrator } from './orchestrator.js';
 import { paymentToProto } from './to-proto.js';

@@ -1,8 +1,8 @@
 // A payment's timeline: its rows are read back in id order, so ids must follow write order.
 import { create, type JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { TimelineEventSchema, type TimelineEvent } from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import { newId } from '../shared/index.js';
+import { TimelineEventSchema, type TimelineEvent } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
+import { newId } from '../../shared/index.js';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 

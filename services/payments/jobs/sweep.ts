@@ -1,5 +1,5 @@
-import { every, type Logger, type PoolClient } from '../shared/index.js';
-import type { PaymentsStore } from './store.js';
+import { every, type Logger, type PoolClient } from '../../shared/index.js';
+import type { PaymentsStore } from '../payments/index.js';
 
 /**
  * The loop every housekeeping job of payments shares (authorization expiry, customer-action expiry):

@@ -1,8 +1,6 @@
-import type { Clock, Logger } from '../shared/index.js';
-import { completeCustomerAction } from './customer-actions.js';
-import { commitChange } from './commit.js';
-import { awaitingCustomer } from './state-machine.js';
-import type { PaymentsStore } from './store.js';
+import type { Clock, Logger } from '../../shared/index.js';
+import { completeCustomerAction } from '../customer-actions/index.js';
+import { awaitingCustomer, commitChange, type PaymentsStore } from '../payments/index.js';
 import { createSweep } from './sweep.js';
 
 /**

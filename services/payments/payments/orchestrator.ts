@@ -1,18 +1,17 @@
 import type { Client } from '@connectrpc/connect';
-import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { CreatePaymentRequestSchema, type CreatePaymentRequest } from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
+import { CreatePaymentRequestSchema, type CreatePaymentRequest } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
+import type { RoutingService } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import {
   bindingOf, isBindingConflict, newId, stillInProgress, type Binding, type Clock, type OutboxRelay,
-} from '../shared/index.js';
+} from '../../shared/index.js';
 import { callProvider, providerCall } from './attempts.js';
 import { AttemptSettledElsewhere, commitChange, type CommitOptions } from './commit.js';
-import type { ConnectorRegistry } from './connectors/index.js';
-import { actionable, type CustomerActionSettings } from './customer-action-required.js';
+import type { ConnectorRegistry } from '../connectors/index.js';
+import { actionable, type CustomerActionSettings } from '../customer-actions/index.js';
 import type { PaymentRecord } from './model.js';
 import { newPayment, planRequest } from './new-payment.js';
-import type { PaymentMethodStore } from './payment-method-store.js';
-import { resolveStoredMethod } from './payment-methods.js';
+import { type PaymentMethodStore, resolveStoredMethod } from '../payment-methods/index.js';
 import type { PaymentFilter, PaymentsStore } from './store.js';
 import { timelineEventToProto } from './timeline.js';
 import { open, settleAttempt, type Change } from './transitions.js';

@@ -1,11 +1,11 @@
 import { create } from '@bufbuild/protobuf';
-import { ScopeSchema, type Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import {
   bindStatement, boundResource, runAsOne, withTransaction, type Binding, type Pool, type PoolClient, type Queryable,
   type Statement,
-} from '../shared/index.js';
+} from '../../shared/index.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
-import { customerActionQueries } from './customer-action-store.js';
+import { customerActionQueries } from '../customer-actions/index.js';
 import { monotonicIds, type TimelineRow } from './timeline.js';
 
 /** Postgres access of payments. Every read filters on merchant, project and mode. */

@@ -1,5 +1,5 @@
-import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { serviceError, type Binding, type Clock } from '../shared/index.js';
+import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
+import { serviceError, type Binding, type Clock } from '../../shared/index.js';
 import { commitChange } from './commit.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 import { assertAllowed, awaitingCustomer } from './state-machine.js';

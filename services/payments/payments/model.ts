@@ -1,4 +1,4 @@
-import type { Failure } from '../../proto/gen/svc/common/v1/common_pb.js';
+import type { Failure } from '../../../proto/gen/svc/common/v1/common_pb.js';
 
 /** A payment as payments stores it; the proto and contract shapes are derived from it. */
 export interface PaymentRecord {

@@ -1,5 +1,5 @@
-import { paymentJson } from '../shared/contract/index.js';
-import { enqueueEventStatement, newId, type Queryable, type Statement } from '../shared/index.js';
+import { paymentJson } from '../../shared/contract/index.js';
+import { enqueueEventStatement, newId, type Queryable, type Statement } from '../../shared/index.js';
 import type { AttemptRecord, TimelineEntry } from './model.js';
 import type { PaymentsStore } from './store.js';
 import { paymentToProto } from './to-proto.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../shared/config.js';
-import { expiryCutoff } from './authorization-expiry.js';
+import { loadConfig } from '../../shared/config.js';
+import { expiryCutoff } from '../jobs/index.js';
 import { cancel, capture, expireAuthorization } from './lifecycle.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 

@@ -1,9 +1,9 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import type { CreatePaymentRequest } from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import type { PlanPaymentRequestSchema, PlanPaymentResponse } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
+import type { CreatePaymentRequest } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
+import type { PlanPaymentRequestSchema, PlanPaymentResponse } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import type { PaymentRecord } from './model.js';
-import type { PaymentMethodRecord } from './payment-method-store.js';
+import type { PaymentMethodRecord } from '../payment-methods/index.js';
 
 /** What a create request becomes before anything is decided: the routing plan's input and the new payment. */
 

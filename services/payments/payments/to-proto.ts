@@ -1,7 +1,6 @@
-import { create } from '@bufbuild/protobuf';
+import { create, type JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import type { JsonObject } from '@bufbuild/protobuf';
-import { PaymentSchema, type Payment } from '../../proto/gen/svc/payments/v1/payments_pb.js';
+import { PaymentSchema, type Payment } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
 import type { PaymentRecord } from './model.js';
 
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RouteCandidate } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import type { ProviderAnswer } from './attempts.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 import { approve, failOver, settleLate } from './transitions.js';

@@ -1,8 +1,8 @@
-import type { Pool, Queryable } from '../shared/index.js';
-import type { CustomerActionRecord } from './model.js';
+import type { Pool, Queryable } from '../../shared/index.js';
+import type { CustomerActionRecord } from '../payments/index.js';
 
-// The customer_actions table (asynchronous rails): part of the payments store (store.ts spreads
-// these in), kept apart so each file stays one topic.
+// The customer_actions table (asynchronous rails): part of the payments store (payments/store.ts
+// spreads these in), kept apart so each file stays one topic.
 
 function toCustomerAction(r: Record<string, any>): CustomerActionRecord {
   return {

@@ -1,6 +1,6 @@
-import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import type { Pool, Queryable } from '../shared/index.js';
-import type { FailureJson } from './model.js';
+import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
+import type { Pool, Queryable } from '../../shared/index.js';
+import type { FailureJson } from '../payments/index.js';
 
 /** Postgres access to refunds. Every statement filters on merchant, project and mode. */
 

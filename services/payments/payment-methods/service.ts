@@ -1,13 +1,13 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import {
   PaymentMethodSchema, PaymentMethodsService, type CreatePaymentMethodRequest, type PaymentMethod,
-} from '../../proto/gen/svc/payments/v1/payment_methods_pb.js';
-import type { PaymentMethodInput } from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import { newId, requireScope, serviceError, type Clock } from '../shared/index.js';
-import type { PaymentMethodRecord, PaymentMethodStore } from './payment-method-store.js';
+} from '../../../proto/gen/svc/payments/v1/payment_methods_pb.js';
+import type { PaymentMethodInput } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
+import { newId, requireScope, serviceError, type Clock } from '../../shared/index.js';
+import type { PaymentMethodRecord, PaymentMethodStore } from './store.js';
 
 /** The contract's PaymentMethodType values. */
 const TYPES = ['card', 'bank_transfer', 'qr', 'open_banking', 'wallet', 'instant', 'local'];

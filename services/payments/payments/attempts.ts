@@ -1,10 +1,10 @@
 // One provider attempt: the call under a deadline, the status query after a time-out, and
 // what the answer means for the payment. Pure of storage, so it is tested without a database.
-import type { RouteCandidate } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import type {
   AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RoutedAccount,
-} from './connectors/index.js';
-import { DeadlineExceeded, withDeadline } from '../shared/index.js';
+} from '../connectors/index.js';
+import { DeadlineExceeded, withDeadline } from '../../shared/index.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 
 export const FAILURE_BY_OUTCOME: Record<string, FailureJson> = {

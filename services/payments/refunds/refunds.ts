@@ -1,21 +1,19 @@
 import { create, type JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Logger } from 'pino';
-import { ScopeSchema, type Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { RefundSchema, type Refund } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
-import { refundJson } from '../shared/contract/index.js';
+import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
+import { RefundSchema, type Refund } from '../../../proto/gen/svc/payments/v1/refunds_pb.js';
+import { refundJson } from '../../shared/contract/index.js';
 import {
   abandonedAfterMs, isBindingConflict, newId, runAsOne, serviceError, stillInProgress, withDeadline, type Binding,
   type Clock, type Pool,
-} from '../shared/index.js';
-import type { ConnectorRegistry } from './connectors/index.js';
-import type { RefundOutcome, RefundResult } from './connectors/types.js';
-import { commitChange } from './commit.js';
-import type { FailureJson, PaymentRecord, TimelineEntry } from './model.js';
-import { createRefundStore, type RefundRecord } from './refund-store.js';
-import { assertAllowed } from './state-machine.js';
-import type { PaymentsStore } from './store.js';
-import type { Change } from './transitions.js';
+} from '../../shared/index.js';
+import type { ConnectorRegistry, RefundOutcome, RefundResult } from '../connectors/index.js';
+import {
+  assertAllowed, type Change, commitChange, type FailureJson, type PaymentRecord, type PaymentsStore,
+  type TimelineEntry,
+} from '../payments/index.js';
+import { createRefundStore, type RefundRecord } from './store.js';
 
 /**
  * Refunds of completed payments, in three steps so the refundable rest holds under concurrent

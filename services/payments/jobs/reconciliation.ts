@@ -1,12 +1,10 @@
-import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { abandonedAfterMs, every, type Clock, type Logger } from '../shared/index.js';
-import { providerCall, queryStatus } from './attempts.js';
-import { commitChange } from './commit.js';
-import type { ConnectorRegistry } from './connectors/index.js';
-import type { AttemptRecord } from './model.js';
-import type { Refunds } from './refunds.js';
-import type { PaymentsStore } from './store.js';
-import { settleLate } from './transitions.js';
+import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
+import { abandonedAfterMs, every, type Clock, type Logger } from '../../shared/index.js';
+import {
+  type AttemptRecord, commitChange, type PaymentsStore, providerCall, queryStatus, settleLate,
+} from '../payments/index.js';
+import type { ConnectorRegistry } from '../connectors/index.js';
+import type { Refunds } from '../refunds/index.js';
 
 /**
  * Settles attempts whose outcome stayed open, so no payment waits in `processing` forever and no
@@ -15,7 +13,7 @@ import { settleLate } from './transitions.js';
  * again with the attempt's own reference: never received fails the payment (nobody was charged);
  * a definite answer completes or fails it with its events; no answer yet waits for the next round.
  * A reconciled payment never fails over: its request is long gone, and the merchant decides.
- * Each round also re-sends the refunds whose answer was lost (refunds.ts, retryInFlight).
+ * Each round also re-sends the refunds whose answer was lost (refunds/refunds.ts, retryInFlight).
  *
  * Every replica runs it. The provider is asked outside any transaction; the change is then made
  * under the payment's row lock and only if the attempt is still open, so two replicas never apply

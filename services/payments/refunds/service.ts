@@ -1,10 +1,10 @@
 import type { ConnectRouter } from '@connectrpc/connect';
-import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import {
   CreateRefundRequestSchema, RefundsService, type CreateRefundRequest,
-} from '../../proto/gen/svc/payments/v1/refunds_pb.js';
-import { refuseUnsafeRequest } from '../shared/contract/index.js';
-import { bindingOf, refuseScenarioInLive, requireScope, serviceError } from '../shared/index.js';
+} from '../../../proto/gen/svc/payments/v1/refunds_pb.js';
+import { refuseUnsafeRequest } from '../../shared/contract/index.js';
+import { bindingOf, refuseScenarioInLive, requireScope, serviceError } from '../../shared/index.js';
 import { REFUND_SCENARIOS, refundToProto, type Refunds } from './refunds.js';
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { callProvider, nextStep, paymentFailure, recordAnswer, type ProviderCall } from './attempts.js';
-import type { AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from './connectors/index.js';
+import type { AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from '../connectors/index.js';
 import type { AttemptRecord, FailureJson, TimelineEntry } from './model.js';
 
 const account = { providerCode: 'lic_x', id: 'pac_x', feeFixed: 10n, feeBps: 100, latencyMs: 0 };

@@ -1,7 +1,5 @@
-import type { Clock, Logger } from '../shared/index.js';
-import { commitChange } from './commit.js';
-import { expireAuthorization } from './lifecycle.js';
-import type { PaymentsStore } from './store.js';
+import type { Clock, Logger } from '../../shared/index.js';
+import { commitChange, expireAuthorization, type PaymentsStore } from '../payments/index.js';
 import { createSweep } from './sweep.js';
 
 /**

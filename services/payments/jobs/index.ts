@@ -1,0 +1,6 @@
+// Background jobs every replica of payments runs: authorization expiry and customer-action expiry
+// (on the shared claim-and-change loop of sweep.ts), and reconciliation of attempts and refunds
+// whose outcome stayed open.
+export { createAuthorizationExpiry, expiryCutoff, type AuthorizationExpiry } from './authorization-expiry.js';
+export { createCustomerActionExpiry, type CustomerActionExpiry } from './customer-action-expiry.js';
+export { createReconciliation } from './reconciliation.js';
