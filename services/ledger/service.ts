@@ -1,7 +1,7 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { LedgerService, type SettlementReport as ReportMessage } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
-import { requireLimit, requireScope, serviceError, toConnectError, DomainError, type Clock } from '../shared/index.js';
+import { requireLimit, requireScope, serviceError, type Clock } from '../shared/index.js';
 import type { DemoSettlement } from './demo-settlement.js';
 import type { SettlementStore } from './settlement-store.js';
 import type { SettlementIngestion, SettlementReport } from './settlements.js';
@@ -13,15 +13,6 @@ const TRANSACTION_STATUSES = ['pending', 'successful', 'failed'];
 const SETTLEMENT_STATUSES = ['pending', 'settled', 'failed'];
 
 const bad = (param: string, message: string) => serviceError('validation_error', message, { param });
-
-/** Ingestion and the other domain code throw DomainErrors; over gRPC they travel as ConnectErrors. */
-async function rpc<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw err instanceof DomainError ? toConnectError(err) : err;
-  }
-}
 
 function reportOf(m: ReportMessage | undefined): SettlementReport {
   if (!m) throw bad('report', 'report is required');
@@ -110,13 +101,13 @@ export function routes(deps: LedgerServiceDeps) {
 
       async ingestSettlementReport(req) {
         const report = reportOf(req.report);
-        const { settlement, changed } = await rpc(() => deps.ingestion.ingest(report, deps.clock.now()));
+        const { settlement, changed } = await deps.ingestion.ingest(report, deps.clock.now());
         return { settlement: settlementToProto(settlement), changed };
       },
 
       async runSettlementCycle(req) {
         const now = deps.clock.now();
-        const created = await rpc(() => deps.demo.runCycle(req.asOf ? timestampDate(req.asOf) : now, now));
+        const created = await deps.demo.runCycle(req.asOf ? timestampDate(req.asOf) : now, now);
         return { settlements: created.map((s) => settlementToProto(s)) };
       },
     });

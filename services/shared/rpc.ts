@@ -1,9 +1,9 @@
 import http2 from 'node:http2';
 import { EventEmitter, on } from 'node:events';
-import type { ConnectRouter, Transport } from '@connectrpc/connect';
+import type { ConnectRouter, Interceptor, Transport } from '@connectrpc/connect';
 import { connectNodeAdapter, createGrpcTransport } from '@connectrpc/connect-node';
 import { Health, HealthCheckResponse_ServingStatus as Status } from '../../proto/gen/grpc/health/v1/health_pb.js';
-import { serviceError } from './errors.js';
+import { DomainError, serviceError, toConnectError } from './errors.js';
 import { MAX_EVENT_BYTES } from './limits.js';
 
 // Sessions of each server, so closeRpcServer can ask idle keep-alive connections to go away.
@@ -48,11 +48,24 @@ export class HealthState {
   }
 }
 
+/**
+ * Domain code (a part's own modules, below its handlers) throws DomainErrors; over the wire they
+ * travel as ConnectErrors carrying the contract code. Converted here once for every handler.
+ */
+const domainErrors: Interceptor = (next) => async (req) => {
+  try {
+    return await next(req);
+  } catch (err) {
+    throw err instanceof DomainError ? toConnectError(err) : err;
+  }
+};
+
 /** An HTTP/2 server speaking gRPC, gRPC-Web and Connect for the given routes plus Health. Not listening. */
 export function createRpcServer(routes: (router: ConnectRouter) => void, health: HealthState): http2.Http2Server {
   const handler = connectNodeAdapter({
     // No request may carry more than its events can: the bus was checked to carry MAX_EVENT_BYTES.
     readMaxBytes: MAX_EVENT_BYTES,
+    interceptors: [domainErrors],
     routes: (router) => {
       routes(router);
       health.routes(router);
