@@ -9,12 +9,16 @@ import { serviceError } from './errors.js';
 /** A scope whose merchant, project and mode are all set, the mode one of the two. */
 export type CheckedScope = Scope & { mode: 'test' | 'live' };
 
+function isChecked(scope: Scope | undefined): scope is CheckedScope {
+  return !!scope && !!scope.merchantId && !!scope.projectId && (scope.mode === 'test' || scope.mode === 'live');
+}
+
 /** The request's scope, or 422 on `scope`. */
 export function requireScope(scope: Scope | undefined): CheckedScope {
-  if (!scope || !scope.merchantId || !scope.projectId || (scope.mode !== 'test' && scope.mode !== 'live')) {
+  if (!isChecked(scope)) {
     throw serviceError('validation_error', 'scope with merchant_id, project_id and mode is required', { param: 'scope' });
   }
-  return scope as CheckedScope;
+  return scope;
 }
 
 /** A list page's size: the contract allows 1 to 200. */
