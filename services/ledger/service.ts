@@ -1,7 +1,7 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { LedgerService, type SettlementReport as ReportMessage } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
-import { requireLimit, requireScope, serviceError, type Clock } from '../shared/index.js';
+import { invalidField, requireLimit, requireScope, serviceError, type Clock } from '../shared/index.js';
 import type { DemoSettlement } from './demo-settlement.js';
 import type { SettlementStore } from './settlement-store.js';
 import type { SettlementIngestion, SettlementReport } from './settlements.js';
@@ -12,10 +12,9 @@ const TRANSACTION_TYPES = ['payment', 'refund', 'payout', 'fee', 'adjustment'];
 const TRANSACTION_STATUSES = ['pending', 'successful', 'failed'];
 const SETTLEMENT_STATUSES = ['pending', 'settled', 'failed'];
 
-const bad = (param: string, message: string) => serviceError('validation_error', message, { param });
 
 function reportOf(m: ReportMessage | undefined): SettlementReport {
-  if (!m) throw bad('report', 'report is required');
+  if (!m) throw invalidField('report', 'report is required');
   return {
     scope: requireScope(m.scope),
     providerAccountId: m.providerAccountId,
@@ -52,9 +51,9 @@ export function routes(deps: LedgerServiceDeps) {
       async listTransactions(req) {
         const scope = requireScope(req.scope);
         requireLimit(req.limit);
-        if (req.type !== undefined && !TRANSACTION_TYPES.includes(req.type)) throw bad('type', `type "${req.type}" is not a transaction type`);
+        if (req.type !== undefined && !TRANSACTION_TYPES.includes(req.type)) throw invalidField('type', `type "${req.type}" is not a transaction type`);
         const unknown = req.statuses.find((s) => !TRANSACTION_STATUSES.includes(s));
-        if (unknown !== undefined) throw bad('status', `status "${unknown}" is not a transaction status`);
+        if (unknown !== undefined) throw invalidField('status', `status "${unknown}" is not a transaction status`);
         const { transactions, hasMore } = await deps.store.listTransactions(scope, {
           type: req.type,
           statuses: req.statuses,
@@ -76,7 +75,7 @@ export function routes(deps: LedgerServiceDeps) {
       async listSettlements(req) {
         const scope = requireScope(req.scope);
         if (req.status !== undefined && !SETTLEMENT_STATUSES.includes(req.status)) {
-          throw bad('status', `status "${req.status}" is not a settlement status`);
+          throw invalidField('status', `status "${req.status}" is not a settlement status`);
         }
         const list = await deps.settlements.list(scope, { status: req.status, providerAccountId: req.providerAccountId });
         return { settlements: list.map((s) => settlementToProto(s)) };
@@ -90,7 +89,7 @@ export function routes(deps: LedgerServiceDeps) {
 
       async getSettledFunds(req) {
         const scope = requireScope(req.scope);
-        if (!/^[A-Z]{3}$/.test(req.currency)) throw bad('currency', 'currency must be an upper-case ISO 4217 code');
+        if (!/^[A-Z]{3}$/.test(req.currency)) throw invalidField('currency', 'currency must be an upper-case ISO 4217 code');
         const [balance] = await deps.store.balances(scope, req.currency);
         return {
           currency: req.currency,

@@ -1,5 +1,5 @@
 import { settlementJson } from '../shared/contract/index.js';
-import { DomainError, enqueueEvent, newId, withTransaction, type Pool, type Queryable } from '../shared/index.js';
+import { DomainError, enqueueEvent, invalidField, newId, withTransaction, type Pool, type Queryable } from '../shared/index.js';
 import { settlementId } from './ids.js';
 import { settlementLines } from './journal.js';
 import type { Scope } from './movements.js';
@@ -47,7 +47,6 @@ export interface SettlementReport {
   netAmount: bigint;
 }
 
-const bad = (param: string, message: string) => new DomainError('validation_error', message, { param });
 const sum = (values: bigint[]) => values.reduce((a, b) => a + b, 0n);
 
 /** The report's own consistency, before anything is read: [param, message] of the first problem. */
@@ -88,12 +87,12 @@ async function matchItems(tx: Queryable, r: SettlementReport): Promise<Transacti
       [...scopeValues(r.scope), r.currency, item.type, item.entityId ?? null, item.providerReference ?? null],
     );
     if (rows.length !== 1) {
-      throw bad(`items[${i}]`, `no single successful ${item.type} ${item.entityId ?? item.providerReference} in ${r.currency} ` +
+      throw invalidField(`items[${i}]`, `no single successful ${item.type} ${item.entityId ?? item.providerReference} in ${r.currency} ` +
         'is recorded for this scope yet; ingest the report again once the ledger has it');
     }
     const t = toTransaction(rows[0]);
-    if (t.settlementId) throw bad(`items[${i}]`, `${t.entityId} is already settled by ${t.settlementId}`);
-    if (matched.some((m) => m.id === t.id)) throw bad(`items[${i}]`, `${t.entityId} appears twice in the report`);
+    if (t.settlementId) throw invalidField(`items[${i}]`, `${t.entityId} is already settled by ${t.settlementId}`);
+    if (matched.some((m) => m.id === t.id)) throw invalidField(`items[${i}]`, `${t.entityId} appears twice in the report`);
     matched.push(t);
   }
   return matched;
@@ -125,7 +124,7 @@ export interface IngestResult {
 export function createSettlementIngestion(deps: { pool: Pool; relay: { kick(): void } }) {
   async function ingest(r: SettlementReport, at: Date): Promise<IngestResult> {
     const problem = reportProblem(r);
-    if (problem) throw bad(problem[0], problem[1]);
+    if (problem) throw invalidField(problem[0], problem[1]);
     const result = await withTransaction(deps.pool, async (tx) => {
       // Two deliveries of one report (two replicas, a retried import) take turns.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
@@ -145,7 +144,7 @@ export function createSettlementIngestion(deps: { pool: Pool; relay: { kick(): v
       throw new DomainError('invalid_state_transition', `Settlement ${s.reference} is already ${s.status}`, { param: 'status' });
     }
     if (s.netAmount !== r.netAmount || s.grossAmount !== r.grossAmount) {
-      throw bad('net_amount', `Settlement ${s.reference} was reported with other totals before; a batch does not change`);
+      throw invalidField('net_amount', `Settlement ${s.reference} was reported with other totals before; a batch does not change`);
     }
     const derived = await derivedTransactions(tx, s);
     await updateStatus(tx, s, r.status, r.status === 'settled' ? (r.settledAt ?? at) : null, at);

@@ -3,7 +3,7 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { CreatePayoutRequestSchema, PayoutsService, type CreatePayoutRequest } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { rawAccountNumberField, refuseUnsafeRequest } from '../shared/contract/index.js';
-import { bindingOf, refuseScenarioInLive, requireLimit, requireScope, serviceError, type Clock } from '../shared/index.js';
+import { bindingOf, invalidField, refuseScenarioInLive, requireLimit, requireScope, serviceError, type Clock } from '../shared/index.js';
 import { payoutToProto } from './model.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { Payouts } from './payouts.js';
@@ -12,25 +12,24 @@ import { PAYOUT_SCENARIO_NAMES } from './providers.js';
 export const DESTINATION_TYPES = ['bank_account', 'wallet', 'card_token'];
 const STATUSES = ['created', 'pending', 'processing', 'successful', 'failed', 'cancelled'];
 
-const bad = (param: string, message: string) => serviceError('validation_error', message, { param });
 
 /**
  * The service's own invariants. The gateway validates the full contract first; these checks
  * protect the service from internal gRPC callers that bypass it, raw account numbers included.
  */
 function checkCreate(scope: Scope, req: CreatePayoutRequest): void {
-  if (req.amount < 1n) throw bad('amount', 'amount must be at least 1');
-  if (!/^[A-Z]{3}$/.test(req.currency)) throw bad('currency', 'currency must be a 3-letter ISO 4217 code');
+  if (req.amount < 1n) throw invalidField('amount', 'amount must be at least 1');
+  if (!/^[A-Z]{3}$/.test(req.currency)) throw invalidField('currency', 'currency must be a 3-letter ISO 4217 code');
   refuseUnsafeRequest(CreatePayoutRequestSchema, req);
   const d = req.destination;
-  if (!d || !DESTINATION_TYPES.includes(d.type)) throw bad('destination.type', 'destination.type must be bank_account, wallet or card_token');
-  if (!d.display) throw bad('destination.display', 'destination.display (a masked value) is required');
-  if (d.country !== undefined && !/^[A-Z]{2}$/.test(d.country)) throw bad('destination.country', 'destination.country must be 2 letters');
+  if (!d || !DESTINATION_TYPES.includes(d.type)) throw invalidField('destination.type', 'destination.type must be bank_account, wallet or card_token');
+  if (!d.display) throw invalidField('destination.display', 'destination.display (a masked value) is required');
+  if (d.country !== undefined && !/^[A-Z]{2}$/.test(d.country)) throw invalidField('destination.country', 'destination.country must be 2 letters');
   const raw = rawAccountNumberField(d);
-  if (raw) throw bad(raw, `${raw} looks like a raw account number; send the provider's beneficiary token and a masked display`);
+  if (raw) throw invalidField(raw, `${raw} looks like a raw account number; send the provider's beneficiary token and a masked display`);
   refuseScenarioInLive(scope.mode, req.testScenario);
   if (req.testScenario !== undefined && !PAYOUT_SCENARIO_NAMES.has(req.testScenario)) {
-    throw bad('test_scenario', `test_scenario "${req.testScenario}" is not a payout scenario`);
+    throw invalidField('test_scenario', `test_scenario "${req.testScenario}" is not a payout scenario`);
   }
 }
 
@@ -63,7 +62,7 @@ export function routes(payouts: Payouts, dispatcher: Dispatcher, clock: Clock) {
         const scope = requireScope(req.scope);
         requireLimit(req.limit);
         const unknown = req.statuses.find((s) => !STATUSES.includes(s));
-        if (unknown !== undefined) throw bad('status', `status "${unknown}" is not a payout status`);
+        if (unknown !== undefined) throw invalidField('status', `status "${unknown}" is not a payout status`);
         const { payouts: list, hasMore } = await payouts.list(scope, {
           statuses: req.statuses, startingAfter: req.startingAfter, limit: req.limit,
         });

@@ -72,6 +72,11 @@ export function serviceError(code: ErrorCode, message: string, options: ErrorOpt
   return toConnectError(new DomainError(code, message, options));
 }
 
+/** The commonest refusal: 422 validation_error naming the field at fault. */
+export function invalidField(param: string, message: string): DomainError {
+  return new DomainError('validation_error', message, { param });
+}
+
 function isErrorCode(value: string | null): value is ErrorCode {
   return value !== null && Object.hasOwn(ERRORS, value);
 }

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, newSecret, serviceError, type Pool, type Queryable } from '../shared/index.js';
+import { EVENT_TYPES, invalidField, newSecret, serviceError, type Pool, type Queryable } from '../shared/index.js';
 import { endpointId } from './ids.js';
 import type { SecretBox } from './secret-box.js';
 import { endpointUrlProblem, type Mode, type UrlPolicy } from './url-policy.js';
@@ -29,19 +29,18 @@ const COLUMNS = 'id, url, events, enabled, description, created_at, updated_at';
 const MAX_DESCRIPTION = 500;
 const KNOWN = new Set<string>(EVENT_TYPES);
 
-const invalid = (param: string, message: string) => serviceError('validation_error', message, { param });
 const notFound = (id: string) => serviceError('resource_not_found', `No webhook endpoint ${id}`, { param: 'id' });
 
 /** `*` alone, or known event types (deduplicated, in the contract's order). */
 export function normaliseEvents(events: string[]): string[] {
-  if (events.length === 0) throw invalid('events', 'events must list event types, or "*" for all of them');
+  if (events.length === 0) throw invalidField('events', 'events must list event types, or "*" for all of them');
   if (events.includes('*')) {
-    if (events.length > 1) throw invalid('events', '"*" subscribes to every event type and cannot be combined with others');
+    if (events.length > 1) throw invalidField('events', '"*" subscribes to every event type and cannot be combined with others');
     return ['*'];
   }
   const unknown = events.find((e) => !KNOWN.has(e));
   if (unknown !== undefined) {
-    throw invalid('events', `"${unknown}" is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
+    throw invalidField('events', `"${unknown}" is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
   }
   return EVENT_TYPES.filter((t) => events.includes(t));
 }
@@ -50,13 +49,13 @@ export function normaliseEvents(events: string[]): string[] {
 export function createEndpointStore(pool: Pool, box: SecretBox, policy: UrlPolicy) {
   function checkUrl(url: string, mode: Mode): string {
     const problem = endpointUrlProblem(url, mode, policy);
-    if (problem !== undefined) throw invalid('url', `url: ${problem}`);
+    if (problem !== undefined) throw invalidField('url', `url: ${problem}`);
     return url;
   }
 
   function checkDescription(description: string | undefined): string | null {
     if (description === undefined) return null;
-    if (description.length > MAX_DESCRIPTION) throw invalid('description', `description must be at most ${MAX_DESCRIPTION} characters`);
+    if (description.length > MAX_DESCRIPTION) throw invalidField('description', `description must be at most ${MAX_DESCRIPTION} characters`);
     return description;
   }
 

@@ -1,7 +1,7 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
-import { EVENT_TYPES, requireLimit, requireScope, serviceError, type Clock, type Pool } from '../shared/index.js';
+import { EVENT_TYPES, invalidField, requireLimit, requireScope, serviceError, type Clock, type Pool } from '../shared/index.js';
 import { DELIVERY_STATUSES, type AttemptRow, type DeliveryRow, type DeliveryStore } from './deliveries.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { EndpointRow, EndpointStore } from './endpoints.js';
@@ -16,7 +16,6 @@ export interface WebhooksServiceDeps {
   clock: Clock;
 }
 
-const invalid = (param: string, message: string) => serviceError('validation_error', message, { param });
 
 const ts = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
 const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
@@ -81,7 +80,7 @@ export function webhooksRoutes(deps: WebhooksServiceDeps) {
         const scope = requireScope(req.scope);
         requireLimit(req.limit);
         if (req.status !== undefined && !DELIVERY_STATUSES.includes(req.status as never)) {
-          throw invalid('status', `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
+          throw invalidField('status', `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
         }
         const page = await deliveries.list(scope, {
           endpointId: req.endpointId, eventType: req.eventType, status: req.status, startingAfter: req.startingAfter, limit: req.limit,
@@ -111,7 +110,7 @@ export function webhooksRoutes(deps: WebhooksServiceDeps) {
         const scope = requireScope(req.scope);
         const type = req.eventType ?? 'payment.successful';
         if (!(EVENT_TYPES as readonly string[]).includes(type)) {
-          throw invalid('event_type', `"${type}" is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
+          throw invalidField('event_type', `"${type}" is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
         }
         const now = clock.now();
         const event = testEvent(scope, type, now);

@@ -6,13 +6,12 @@ import {
   PaymentMethodSchema, PaymentMethodsService, type CreatePaymentMethodRequest, type PaymentMethod,
 } from '../../../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import type { PaymentMethodInput } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
-import { newId, requireScope, serviceError, type Clock } from '../../shared/index.js';
+import { invalidField, newId, requireScope, serviceError, type Clock } from '../../shared/index.js';
 import type { PaymentMethodRecord, PaymentMethodStore } from './store.js';
 
 /** The contract's PaymentMethodType values. */
 const TYPES = ['card', 'bank_transfer', 'qr', 'open_banking', 'wallet', 'instant', 'local'];
 
-const invalid = (param: string, message: string) => serviceError('validation_error', message, { param });
 
 /** The proto shape; it has no field for the provider token, so the token cannot leak through it. */
 export function paymentMethodToProto(pm: PaymentMethodRecord): PaymentMethod {
@@ -46,20 +45,20 @@ export async function resolveStoredMethod(
   if (!input?.id) return undefined;
   const pm = await store.get(scope, input.id);
   if (!pm || pm.status !== 'active') {
-    throw invalid('payment_method.id', `payment_method.id: no active payment method ${input.id} in this project and mode`);
+    throw invalidField('payment_method.id', `payment_method.id: no active payment method ${input.id} in this project and mode`);
   }
   if (pm.type !== input.type) {
-    throw invalid('payment_method.type', `payment_method.type is "${input.type}" but ${pm.id} is a stored ${pm.type} method`);
+    throw invalidField('payment_method.type', `payment_method.type is "${input.type}" but ${pm.id} is a stored ${pm.type} method`);
   }
   return pm;
 }
 
 export function paymentMethodRoutes(store: PaymentMethodStore, clock: Clock) {
   const checkCreate = (req: CreatePaymentMethodRequest) => {
-    if (!TYPES.includes(req.type)) throw invalid('type', 'type is not a known payment method type');
-    if (!req.providerToken) throw invalid('provider_token', 'provider_token is required');
+    if (!TYPES.includes(req.type)) throw invalidField('type', 'type is not a known payment method type');
+    if (!req.providerToken) throw invalidField('provider_token', 'provider_token is required');
     if (req.customer?.country !== undefined && !/^[A-Z]{2}$/.test(req.customer.country)) {
-      throw invalid('customer.country', 'customer.country must be a 2-letter country code');
+      throw invalidField('customer.country', 'customer.country must be a 2-letter country code');
     }
   };
 

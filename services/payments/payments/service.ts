@@ -6,7 +6,7 @@ import {
   type CreatePaymentRequest,
 } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
 import { refuseUnsafeRequest } from '../../shared/contract/index.js';
-import { bindingOf, refuseScenarioInLive, requireLimit, requireScope, serviceError } from '../../shared/index.js';
+import { bindingOf, invalidField, refuseScenarioInLive, requireLimit, requireScope, serviceError } from '../../shared/index.js';
 import { DemoConnector, PAYMENT_SCENARIOS } from '../connectors/index.js';
 import { CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome } from '../customer-actions/index.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -20,19 +20,18 @@ export const PAYMENT_METHOD_TYPES = ['card', 'bank_transfer', 'qr', 'open_bankin
  * protect the service from internal gRPC callers that bypass it.
  */
 function checkCreate(scope: Scope, req: CreatePaymentRequest): void {
-  const bad = (param: string, message: string) => serviceError('validation_error', message, { param });
-  if (req.amount < 1n) throw bad('amount', 'amount must be at least 1');
-  if (!/^[A-Z]{3}$/.test(req.currency)) throw bad('currency', 'currency must be a 3-letter ISO 4217 code');
+  if (req.amount < 1n) throw invalidField('amount', 'amount must be at least 1');
+  if (!/^[A-Z]{3}$/.test(req.currency)) throw invalidField('currency', 'currency must be a 3-letter ISO 4217 code');
   refuseUnsafeRequest(CreatePaymentRequestSchema, req);
   if (!req.paymentMethod || !PAYMENT_METHOD_TYPES.includes(req.paymentMethod.type)) {
-    throw bad('payment_method.type', 'payment_method.type is not a known payment method type');
+    throw invalidField('payment_method.type', 'payment_method.type is not a known payment method type');
   }
   if (req.captureMethod && !['automatic', 'manual'].includes(req.captureMethod)) {
-    throw bad('capture_method', 'capture_method must be automatic or manual');
+    throw invalidField('capture_method', 'capture_method must be automatic or manual');
   }
   refuseScenarioInLive(scope.mode, req.testScenario);
   if (req.testScenario !== undefined && !DemoConnector.scenarios.has(req.testScenario)) {
-    throw bad('test_scenario', `test_scenario "${req.testScenario}" is not available`);
+    throw invalidField('test_scenario', `test_scenario "${req.testScenario}" is not available`);
   }
 }
 

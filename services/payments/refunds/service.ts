@@ -4,7 +4,7 @@ import {
   CreateRefundRequestSchema, RefundsService, type CreateRefundRequest,
 } from '../../../proto/gen/svc/payments/v1/refunds_pb.js';
 import { refuseUnsafeRequest } from '../../shared/contract/index.js';
-import { bindingOf, refuseScenarioInLive, requireScope, serviceError } from '../../shared/index.js';
+import { bindingOf, invalidField, refuseScenarioInLive, requireScope, serviceError } from '../../shared/index.js';
 import { REFUND_SCENARIOS, refundToProto, type Refunds } from './refunds.js';
 
 /**
@@ -12,13 +12,12 @@ import { REFUND_SCENARIOS, refundToProto, type Refunds } from './refunds.js';
  * protect the service from internal gRPC callers that bypass it.
  */
 function checkCreate(scope: Scope, req: CreateRefundRequest): void {
-  const bad = (param: string, message: string) => serviceError('validation_error', message, { param });
-  if (req.amount !== undefined && req.amount < 1n) throw bad('amount', 'amount must be at least 1');
-  if (req.reason !== undefined && req.reason.length > 500) throw bad('reason', 'reason must be at most 500 characters');
+  if (req.amount !== undefined && req.amount < 1n) throw invalidField('amount', 'amount must be at least 1');
+  if (req.reason !== undefined && req.reason.length > 500) throw invalidField('reason', 'reason must be at most 500 characters');
   refuseUnsafeRequest(CreateRefundRequestSchema, req);
   refuseScenarioInLive(scope.mode, req.testScenario);
   if (req.testScenario !== undefined && !REFUND_SCENARIOS.has(req.testScenario)) {
-    throw bad('test_scenario', `test_scenario "${req.testScenario}" is not a refund scenario`);
+    throw invalidField('test_scenario', `test_scenario "${req.testScenario}" is not a refund scenario`);
   }
 }
 
