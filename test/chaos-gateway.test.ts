@@ -3,11 +3,11 @@
 // dead one's claims have expired (IDEMPOTENCY_LOCK_SECONDS): no key moves money twice, and every
 // retry's answer names the one resource its key created.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import { assertOnceEach, chaosTag, paySettled, PAYOUT_DESTINATION, SETTLING_ENV, type Keyed, type Kind } from './helpers/chaos.js';
 import { eventually } from './helpers/eventually.js';
-import { keyedRequest, type KeyedOutcome } from './helpers/keyed-client.js';
+import { keyedRequest } from './helpers/keyed-client.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { newSplitMerchantKey, startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request } from './helpers/stack.js';
@@ -27,25 +27,10 @@ const PROVIDER_LATENCY_MS = 3_000;
 const ENV = {
   IDEMPOTENCY_LOCK_SECONDS: '2',
   PROVIDER_TIMEOUT_MS: '5000',
-  // Demo providers settle every movement at the next sweep: payouts need settled funds.
-  SETTLEMENT_CUTOFF_MS: '0',
-  SETTLEMENT_SWEEP_MS: '200',
-  RATE_LIMIT_PER_MINUTE: '1000000',
+  ...SETTLING_ENV,
 };
-const DESTINATION = { type: 'bank_account', token: 'ben_chaos_1', display: 'DE89 •••• 3000', holder_name: 'Ada Lovelace', country: 'de' };
 
 const skip = natsServerMissing();
-
-type Kind = 'payment' | 'refund' | 'payout';
-interface Keyed {
-  kind: Kind;
-  key: string;
-  path: string;
-  body: Record<string, unknown>;
-  /** The payment a refund is for. */
-  paymentId?: string;
-  outcome?: KeyedOutcome;
-}
 
 describe('a gateway killed (kill -9) during keyed payments, refunds and payouts; retried on another', { skip }, () => {
   let nats: NatsServer;
@@ -53,7 +38,7 @@ describe('a gateway killed (kill -9) during keyed payments, refunds and payouts;
   let sql: pg.Pool;
   let apiKey: string;
   let secondGateway: string;
-  const tag = `chaos_gw_${randomBytes(4).toString('hex')}`;
+  const tag = chaosTag('gw');
   const requests: Keyed[] = [];
 
   before(async () => {
@@ -78,20 +63,9 @@ describe('a gateway killed (kill -9) during keyed payments, refunds and payouts;
 
   /** Payments to refund, and settled funds well beyond twice the payouts; returns the payments' ids. */
   async function fund(): Promise<string[]> {
-    const amounts = [50_000, 50_000, ...Array(REFUNDS).fill(REFUNDED_PAYMENT)];
-    const ids: string[] = [];
-    for (const amount of amounts) {
-      const res = await post('/v1/payments', { amount, currency: 'EUR', payment_method: 'card' });
-      assert.equal(res.body?.status, 'successful', JSON.stringify(res.body));
-      ids.push(res.body.id);
-    }
-    await eventually('the payments settled by the demo providers', async () => {
-      const res = await request(split.baseUrl, 'GET', '/v1/balances', { key: apiKey });
-      const eur = res.status === 200 ? res.body.data.find((b: { currency: string }) => b.currency === 'EUR') : undefined;
-      return eur && eur.awaiting_provider_settlement === 0 && eur.settled_by_providers > 0 ? true : undefined;
-    }, 30_000);
+    const ids = await paySettled(split.baseUrl, apiKey, [50_000, 50_000, ...Array(REFUNDS).fill(REFUNDED_PAYMENT)]);
     // The first payout creates the scope's funds row, which killDuringRequests holds.
-    const first = await post('/v1/payouts', { amount: 100, currency: 'EUR', destination: DESTINATION });
+    const first = await post('/v1/payouts', { amount: 100, currency: 'EUR', destination: PAYOUT_DESTINATION });
     assert.equal(first.status, 201, JSON.stringify(first.body));
     return ids.slice(2);
   }
@@ -111,7 +85,7 @@ describe('a gateway killed (kill -9) during keyed payments, refunds and payouts;
     for (let i = 0; i < PAYOUTS; i++) {
       const key = `${tag}_po_${i}`;
       requests.push({
-        kind: 'payout', key, path: '/v1/payouts', body: { amount: PAYOUT + i, currency: 'EUR', destination: DESTINATION, reference: key },
+        kind: 'payout', key, path: '/v1/payouts', body: { amount: PAYOUT + i, currency: 'EUR', destination: PAYOUT_DESTINATION, reference: key },
       });
     }
   }
@@ -159,39 +133,9 @@ describe('a gateway killed (kill -9) during keyed payments, refunds and payouts;
     return rows[0].n;
   }
 
-  /** Per key of the kind, the ids of what it created. */
-  async function createdByKey(kind: Kind): Promise<Map<string, string[]>> {
-    const mine = requests.filter((r) => r.kind === kind);
-    const byKey = new Map<string, string[]>(mine.map((r) => [r.key, []]));
-    if (kind === 'refund') {
-      // One refund key per payment: a payment's refunds are its key's.
-      const keyOf = new Map(mine.map((r) => [r.paymentId!, r.key]));
-      const { rows } = await sql.query('SELECT id, payment_id FROM payments.refunds WHERE payment_id = ANY($1) ORDER BY id', [[...keyOf.keys()]]);
-      for (const row of rows) byKey.get(keyOf.get(row.payment_id)!)!.push(row.id);
-    } else {
-      const table = kind === 'payment' ? 'payments.payments' : 'payouts.payouts';
-      const { rows } = await sql.query(`SELECT id, reference FROM ${table} WHERE reference = ANY($1) ORDER BY id`, [[...byKey.keys()]]);
-      for (const row of rows) byKey.get(row.reference)!.push(row.id);
-    }
-    return byKey;
-  }
-
   for (const kind of ['payment', 'refund', 'payout'] as const) {
     test(`each ${kind} key created one ${kind}, and its client's final answer names it`, async (t) => {
-      const byKey = await createdByKey(kind);
-      const mine = requests.filter((r) => r.kind === kind);
-      const twice = mine.filter((r) => byKey.get(r.key)!.length > 1);
-      const retriedElsewhere = mine.filter((r) => r.outcome!.tries > 1).length;
-      t.diagnostic(`${mine.length} keys, ${retriedElsewhere} retried; ${twice.length} moved money twice; `
-        + `answers: ${mine.map((r) => r.outcome!.status).join(' ')}`);
-      for (const r of twice.slice(0, 3)) t.diagnostic(`${r.key}: ${byKey.get(r.key)!.join(', ')}; tries ${r.outcome!.history.join(' → ')}`);
-
-      assert.deepEqual(twice.map((r) => r.key), [], `${kind} keys that moved money more than once`);
-      for (const r of mine) {
-        const o = r.outcome!;
-        assert.equal(o.status, 201, `${r.key} ended with ${o.status}: ${o.history.join(' → ')}`);
-        assert.deepEqual(byKey.get(r.key), [o.body.id], `${r.key}: the answer names the one ${kind} stored`);
-      }
+      await assertOnceEach(t, sql, kind, requests.filter((r) => r.kind === kind));
     });
   }
 });

@@ -3,9 +3,9 @@
 // the crash cut short, each key ends with exactly one payment, each client's final answer names
 // it, the ledger records one movement per successful payment, and every event reaches webhooks.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import { chaosTag, everyEventDelivered } from './helpers/chaos.js';
 import { eventually } from './helpers/eventually.js';
 import { keyedRequest, type KeyedOutcome } from './helpers/keyed-client.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
@@ -34,7 +34,7 @@ describe('payments killed (kill -9) during a keyed burst, then restarted', { ski
   let nats: NatsServer;
   let split: SplitStack;
   let sql: pg.Pool;
-  const prefix = `chaos_pay_${randomBytes(4).toString('hex')}_`;
+  const prefix = `${chaosTag('pay')}_`;
   const keys = Array.from({ length: PAYMENTS }, (_, i) => `${prefix}${i}`);
   const outcomes = new Map<string, KeyedOutcome>();
   let inFlightAtKill = 0;
@@ -141,22 +141,9 @@ describe('payments killed (kill -9) during a keyed burst, then restarted', { ski
     assert.deepEqual(chargedTwice, [], 'keys charged more than once');
   });
 
-  test('every event of the payments outbox was published and reached webhooks', async (t) => {
-    const { rows } = await eventually('every outbox event in the webhooks events table', async () => {
-      const result = await sql.query(
-        `SELECT count(*)::int AS events,
-                count(*) FILTER (WHERE o.published_at IS NULL)::int AS unpublished,
-                count(*) FILTER (WHERE e.id IS NULL)::int AS missing
-         FROM payments.outbox o LEFT JOIN webhooks.events e ON e.id = o.event_id`);
-      const r = result.rows[0];
-      return r.unpublished === 0 && r.missing === 0 ? result : undefined;
-    }, 60_000).catch(async (err) => {
-      const { rows: [r] } = await sql.query(
-        `SELECT count(*) FILTER (WHERE o.published_at IS NULL)::int AS unpublished, count(*) FILTER (WHERE e.id IS NULL)::int AS missing
-         FROM payments.outbox o LEFT JOIN webhooks.events e ON e.id = o.event_id`);
-      throw new Error(`${(err as Error).message}: ${r.unpublished} unpublished, ${r.missing} not in webhooks`);
-    });
-    t.diagnostic(`${rows[0].events} events, all in webhooks`);
+  test('every event of the payments outbox was published and reached webhooks (money events the ledger too)', async (t) => {
+    const { payments } = await everyEventDelivered(sql, ['payments']);
+    t.diagnostic(`${payments.events} events, all in webhooks (and the money events in the ledger)`);
     // Each payment of the burst announced its creation and its outcome.
     const { rows: [counts] } = await sql.query(
       `SELECT count(DISTINCT p.id)::int AS payments,

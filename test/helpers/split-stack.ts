@@ -28,10 +28,12 @@ export interface SplitStack {
 
 /**
  * The six parts as separate processes over real gRPC, on a fresh database and JetStream stream.
- * `env` goes to every part; `partEnv` to one service part on top of it.
+ * `env` goes to every part; `partEnv` to one service part on top of it; `entries` runs a service
+ * part from another compiled entrypoint (e.g. `test/helpers/slow-payouts-part.js`) than its main.
  */
 export async function startSplitStack(
   natsUrl: string, env: Record<string, string> = {}, partEnv: Partial<Record<ServiceName, Record<string, string>>> = {},
+  entries: Partial<Record<ServiceName, string>> = {},
 ): Promise<SplitStack> {
   const db = await createTestDatabase();
   const suffix = randomBytes(5).toString('hex');
@@ -63,7 +65,7 @@ export async function startSplitStack(
   };
   for (const s of SERVICE_NAMES) {
     launches.set(s, {
-      entry: `services/${s}/main.js`, env: { ...common, ...partEnv[s], GRPC_PORT: new URL(serviceUrls[s]).port },
+      entry: entries[s] ?? `services/${s}/main.js`, env: { ...common, ...partEnv[s], GRPC_PORT: new URL(serviceUrls[s]).port },
       ready: (p) => waitForHealth(p, serviceUrls[s]),
     });
   }

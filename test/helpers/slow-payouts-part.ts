@@ -1,0 +1,29 @@
+// The payouts part exactly as services/payouts/main.ts runs it, except that the demo providers
+// answer each payout DEMO_PAYOUT_LATENCY_MS late. A chaos test can then kill payouts while payouts
+// are at their provider: claimed `pending`, the call sent, no answer recorded yet.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient } from '@connectrpc/connect';
+import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import { DemoPayoutConnector, PART, build, type PayoutConnector } from '../../services/payouts/index.js';
+import { DEMO_PROVIDER_CODES } from '../../services/payouts/providers.js';
+import { createPeerTransport, runServicePart } from '../../services/shared/index.js';
+
+const latencyMs = Number(process.env.DEMO_PAYOUT_LATENCY_MS ?? 0);
+const demo = new DemoPayoutConnector();
+const slow: PayoutConnector = {
+  async send(req) {
+    // The dispatcher's deadline aborts the wait, as it would a real provider's call.
+    await sleep(latencyMs, undefined, { signal: req.signal });
+    return demo.send(req);
+  },
+};
+
+await runServicePart(PART, ['routing-risk', 'ledger'], (deps) =>
+  build({
+    ...deps,
+    routing: createClient(RoutingService, createPeerTransport(deps.config.peers['routing-risk']!)),
+    ledger: createClient(LedgerService, createPeerTransport(deps.config.peers.ledger!)),
+    connectors: Object.fromEntries([...DEMO_PROVIDER_CODES].map((code) => [code, slow])),
+  }),
+);
