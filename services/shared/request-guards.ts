@@ -1,10 +1,11 @@
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { serviceError } from './errors.js';
+import { DomainError, invalidField } from './errors.js';
 
 // The checks every part's handlers make on the fields requests share (scope, limit, test_scenario).
 // The gateway checks the full contract first; these protect the parts from internal gRPC callers
-// that bypass it. Plain functions rather than a connect interceptor: an interceptor sees every
-// method alike and cannot hand the handler its scope typed as checked.
+// that bypass it, and the gateway may use them as they are: they throw DomainErrors, which the
+// parts' RPC server sends as ConnectErrors. Plain functions rather than a connect interceptor: an
+// interceptor sees every method alike and cannot hand the handler its scope typed as checked.
 
 /** A scope whose merchant, project and mode are all set, the mode one of the two. */
 export type CheckedScope = Scope & { mode: 'test' | 'live' };
@@ -16,7 +17,7 @@ function isChecked(scope: Scope | undefined): scope is CheckedScope {
 /** The request's scope, or 422 on `scope`. */
 export function requireScope(scope: Scope | undefined): CheckedScope {
   if (!isChecked(scope)) {
-    throw serviceError('validation_error', 'scope with merchant_id, project_id and mode is required', { param: 'scope' });
+    throw invalidField('scope', 'scope with merchant_id, project_id and mode is required');
   }
   return scope;
 }
@@ -24,14 +25,14 @@ export function requireScope(scope: Scope | undefined): CheckedScope {
 /** A list page's size: the contract allows 1 to 200. */
 export function requireLimit(limit: number): void {
   if (limit < 1 || limit > 200) {
-    throw serviceError('validation_error', 'limit must be between 1 and 200', { param: 'limit' });
+    throw invalidField('limit', 'limit must be between 1 and 200');
   }
 }
 
 /** Sandbox scenarios force outcomes: a live key may not name one. */
 export function refuseScenarioInLive(mode: string, scenario: string | undefined): void {
   if (scenario !== undefined && mode === 'live') {
-    throw serviceError('test_scenario_not_allowed', 'test_scenario is only accepted with test keys.', {
+    throw new DomainError('test_scenario_not_allowed', 'test_scenario is only accepted with test keys.', {
       param: 'test_scenario',
     });
   }
