@@ -59,3 +59,17 @@ test('destination fields are normalised too: full-width digits and no-break spac
   assert.equal(rawAccountNumberField({ holderName: 'Ada 1234\u00a05678' }), 'destination.holder_name');
   assert.equal(rawAccountNumberField({ token: '１２３４ ５６７８ ９０' }), 'destination.token');
 });
+
+test('ordinary references are not taken for IBANs: mod 97 alone passes one mixed text in a hundred', () => {
+  assert.equal(containsAccountNumber('chaos_parts_bc218255_webhooks_po_0'), false, 'a reference once refused');
+  // Fixed pseudo-random references of a common shape: before country lengths and formats were
+  // checked, 10 of these 2,000 passed the checksum and were refused.
+  let seed = 42;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+  const words = ['webhooks', 'ledger', 'order', 'invoice', 'payouts'];
+  for (let i = 0; i < 2000; i++) {
+    const reference = `ref_${next().toString(16)}_${words[next() % words.length]}_po_${next() % 100}`;
+    assert.equal(containsAccountNumber(reference), false, reference);
+  }
+  assert.equal(containsAccountNumber('pay to IBAN GB82 WEST 1234 5698 7654 32 please'), true);
+});

@@ -1,4 +1,5 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { isValidIBAN } from 'ibantools';
 import type { Payout } from '../../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { normaliseText } from './card-data.js';
 
@@ -42,15 +43,6 @@ export function payoutJson(p: Payout): Record<string, unknown> {
   };
 }
 
-/** ISO 13616: move the first four characters to the end, letters to numbers, remainder mod 97 is 1. */
-function isIban(candidate: string): boolean {
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(candidate)) return false;
-  const digits = (candidate.slice(4) + candidate.slice(0, 4)).replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
-  let rest = 0;
-  for (const ch of digits) rest = (rest * 10 + Number(ch)) % 97;
-  return rest === 1;
-}
-
 // The separators people group IBANs and account numbers with, as for card numbers (any space,
 // dashes, dots, slashes, underscores, invisible format characters), after the same normalisation.
 const SEP = '[\\s\\p{Zs}\\p{Pd}\\p{Cf}./_]';
@@ -58,10 +50,13 @@ const SEP = '[\\s\\p{Zs}\\p{Pd}\\p{Cf}./_]';
 /** Any IBAN inside the text, written compactly or in groups, in any digit or width form. */
 function containsIban(text: string): boolean {
   const upper = normaliseText(text).toUpperCase();
-  for (const m of upper.matchAll(new RegExp(`[A-Z]{2}\\d{2}(?:${SEP}?[A-Z0-9]){11,30}`, 'gu'))) {
+  // Not inside a word: "ref_bc218255..." holds no IBAN starting at "BC".
+  for (const m of upper.matchAll(new RegExp(`(?<![A-Z0-9])[A-Z]{2}\\d{2}(?:${SEP}?[A-Z0-9]){11,30}`, 'gu'))) {
     const compact = m[0].replace(new RegExp(SEP, 'gu'), '');
-    // IBAN lengths differ by country (15 to 34): a longer match may hold a valid one at its start.
-    for (let len = compact.length; len >= 15; len--) if (isIban(compact.slice(0, len))) return true;
+    // ibantools checks the country's registered length and BBAN format besides the checksum, so
+    // text that passes mod 97 by chance (about one try in 97) is not taken for an account. A longer
+    // match may hold a valid IBAN at its start.
+    for (let len = compact.length; len >= 15; len--) if (isValidIBAN(compact.slice(0, len))) return true;
   }
   return false;
 }
