@@ -2,7 +2,7 @@ import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
 import { RoutingService, type RoutingRule as RuleMessage } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { newId, requireScope, serviceError, type Clock } from '../shared/index.js';
+import { invalidField, newId, requireScope, serviceError, type Clock } from '../shared/index.js';
 import { planPayoutHandler } from './payout-routing.js';
 import { assessRisk } from './risk-rules.js';
 import { planRoute } from './route-planner.js';
@@ -11,9 +11,7 @@ import type { RoutingRiskStore } from './store.js';
 
 function requireInput(input: RiskInput | undefined): RiskInput {
   if (!input || !input.paymentId || input.amount < 1n || input.currency.length !== 3 || !input.paymentMethodType) {
-    throw serviceError('validation_error', 'input with payment_id, amount, currency and payment_method_type is required', {
-      param: 'input',
-    });
+    throw invalidField('input', 'input with payment_id, amount, currency and payment_method_type is required');
   }
   return input;
 }
@@ -34,7 +32,7 @@ function ruleToProto(r: RoutingRule) {
 }
 
 function newRuleOf(m: RuleMessage | undefined): NewRule {
-  if (!m) throw serviceError('validation_error', 'rule is required', { param: 'rule' });
+  if (!m) throw invalidField('rule', 'rule is required');
   const rule: NewRule = {
     name: m.name,
     priority: m.priority,
@@ -46,7 +44,7 @@ function newRuleOf(m: RuleMessage | undefined): NewRule {
     providers: m.providers,
   };
   const problem = ruleProblem(rule);
-  if (problem) throw serviceError('validation_error', problem[1], { param: problem[0] });
+  if (problem) throw invalidField(problem[0], problem[1]);
   return rule;
 }
 
@@ -103,16 +101,13 @@ export function routes(store: RoutingRiskStore, clock: Clock) {
         const rule = newRuleOf(req.rule);
         const unknown = await store.unknownProviders(scope, rule.providers);
         if (unknown.length > 0) {
-          throw serviceError('validation_error', `providers: "${unknown[0]}" is neither a provider code nor an account of this project and mode`, {
-            param: 'providers',
-          });
+          throw invalidField('providers',
+            `providers: "${unknown[0]}" is neither a provider code nor an account of this project and mode`);
         }
         const at = clock.now();
         const created = await store.createRule(scope, newRuleId(at), rule, at);
         if (!created) {
-          throw serviceError('validation_error', `A routing rule named "${rule.name}" already exists in this project and mode`, {
-            param: 'name',
-          });
+          throw invalidField('name', `A routing rule named "${rule.name}" already exists in this project and mode`);
         }
         return { rule: ruleToProto(created) };
       },

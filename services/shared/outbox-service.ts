@@ -2,7 +2,7 @@ import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ConnectRouter } from '@connectrpc/connect';
 import { OutboxService, type DeadLetter } from '../../proto/gen/svc/outbox/v1/outbox_pb.js';
 import type { Pool } from './db.js';
-import { serviceError } from './errors.js';
+import { invalidField, serviceError } from './errors.js';
 import {
   findOutboxEvent, listDeadLetters, releaseDeadLetter, republishSince, type DeadLetterRow,
 } from './outbox-dead-letters.js';
@@ -50,9 +50,9 @@ export function outboxRoutes(pool: Pool, relay: OutboxRelay) {
       },
 
       async republishSince(req) {
-        if (!req.since) throw serviceError('validation_error', 'since is required', { param: 'since' });
+        if (!req.since) throw invalidField('since', 'since is required');
         const since = timestampDate(req.since);
-        if (since.getTime() > Date.now()) throw serviceError('validation_error', 'since is in the future', { param: 'since' });
+        if (since.getTime() > Date.now()) throw invalidField('since', 'since is in the future');
         const events = await republishSince(pool, since);
         relay.kick();
         return { events: BigInt(events) };

@@ -76,7 +76,7 @@ export function routes(orchestrator: Orchestrator, lifecycle: Lifecycle, custome
       async capturePayment(req) {
         const scope = requireScope(req.scope);
         if (req.amount !== undefined && req.amount < 1n) {
-          throw serviceError('validation_error', 'amount must be at least 1', { param: 'amount' });
+          throw invalidField('amount', 'amount must be at least 1');
         }
         // Whether the amount fits the authorization is decided under the row lock.
         const binding = bindingOf(CapturePaymentRequestSchema, req);
@@ -85,7 +85,7 @@ export function routes(orchestrator: Orchestrator, lifecycle: Lifecycle, custome
       async cancelPayment(req) {
         const scope = requireScope(req.scope);
         if (req.reason !== undefined && req.reason.length > 500) {
-          throw serviceError('validation_error', 'reason must be at most 500 characters', { param: 'reason' });
+          throw invalidField('reason', 'reason must be at most 500 characters');
         }
         const binding = bindingOf(CancelPaymentRequestSchema, req);
         return { payment: paymentToProto(await lifecycle.cancel(scope, req.id, req.reason, binding)) };
@@ -94,7 +94,7 @@ export function routes(orchestrator: Orchestrator, lifecycle: Lifecycle, custome
       // An empty outcome only reads what the page shows; it changes nothing.
       async completeCustomerAction(req) {
         if (req.outcome !== '' && !(CUSTOMER_OUTCOMES as readonly string[]).includes(req.outcome)) {
-          throw serviceError('validation_error', 'outcome must be approve, decline or expire', { param: 'outcome' });
+          throw invalidField('outcome', 'outcome must be approve, decline or expire');
         }
         const payment = req.outcome === ''
           ? await customerActions.view(req.actionToken)
