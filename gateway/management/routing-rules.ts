@@ -1,6 +1,6 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { RoutingRule } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { DomainError } from '../../services/shared/index.js';
+import { invalidField } from '../../services/shared/index.js';
 import type { Mode } from '../store/index.js';
 import { audit, projectScope, type ManageDeps, type ManageHandlers } from './context.js';
 
@@ -22,12 +22,11 @@ interface RuleBody {
   providers: string[];
 }
 
-const invalid = (param: string, message: string) => new DomainError('validation_error', message, { param });
 
 // Whole numbers are checked here rather than by type in the schema, so "5" or 1.5 is refused by
 // name instead of coerced, and amounts stay exact on their way to int64.
 function wholeNumber(value: unknown, param: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalid(param, `${param} must be a whole number`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalidField(param, `${param} must be a whole number`);
   return value;
 }
 

@@ -3,7 +3,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Client } from '@connectrpc/connect';
 import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { paymentJson } from '../../services/shared/contract/index.js';
-import { DomainError } from '../../services/shared/index.js';
+import { invalidField, refuseScenarioInLive } from '../../services/shared/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import { CURRENCIES, type Handlers } from '../contract/index.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
@@ -38,28 +38,18 @@ interface ListQuery {
   cursor?: string;
 }
 
-const invalid = (param: string, message: string) => new DomainError('validation_error', message, { param });
-
 /** Upper-cased ISO 4217 code, or a 422 naming the field. */
 export function currencyOf(value: string, param = 'currency'): string {
   const code = value.toUpperCase();
-  if (!CURRENCIES.has(code)) throw invalid(param, `${param} must be an ISO 4217 currency code`);
+  if (!CURRENCIES.has(code)) throw invalidField(param, `${param} must be an ISO 4217 currency code`);
   return code;
-}
-
-export function refuseScenarioInLive(mode: string, scenario: string | undefined): void {
-  if (scenario !== undefined && mode === 'live') {
-    throw new DomainError('test_scenario_not_allowed', 'test_scenario is only accepted with test keys.', {
-      param: 'test_scenario',
-    });
-  }
 }
 
 function statusesOf(value: string | undefined): string[] {
   if (value === undefined) return [];
   const statuses = value.split(',').map((s) => s.trim()).filter(Boolean);
   const bad = statuses.find((s) => !(PAYMENT_STATUSES as readonly string[]).includes(s));
-  if (bad !== undefined) throw invalid('status', `status "${bad}" is not a payment status`);
+  if (bad !== undefined) throw invalidField('status', `status "${bad}" is not a payment status`);
   return statuses;
 }
 

@@ -3,13 +3,13 @@ import type { Client } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import type { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { payoutFreeTextAccountField, payoutJson, rawAccountNumberField } from '../../services/shared/contract/index.js';
-import { DomainError } from '../../services/shared/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../contract/index.js';
 import { PAYOUT_STATUSES } from '../contract/enums.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { decodeCursor, page } from '../http/cursor.js';
-import { currencyOf, refuseScenarioInLive } from './payments.js';
+import { invalidField, refuseScenarioInLive } from '../../services/shared/index.js';
+import { currencyOf } from './payments.js';
 
 interface CreatePayoutBody {
   amount: number;
@@ -39,15 +39,14 @@ export function installPayoutDestinationCheck(app: FastifyInstance): void {
       const { token, display, holder_name } = d as Record<string, unknown>;
       const field = rawAccountNumberField({ token: text(token), display: text(display), holderName: text(holder_name) });
       if (field) {
-        throw new DomainError('validation_error',
-          `${field} looks like a raw account number; send the provider's beneficiary token and a masked display.`, { param: field });
+        throw invalidField(field,
+          `${field} looks like a raw account number; send the provider's beneficiary token and a masked display.`);
       }
     }
     const free = payoutFreeTextAccountField(body as Record<string, unknown>);
     if (free !== undefined) {
-      throw new DomainError('validation_error',
-        `${free} holds a bank account number (an IBAN or a labelled account number); payouts never carry one in text.`,
-        { param: free });
+      throw invalidField(free,
+        `${free} holds a bank account number (an IBAN or a labelled account number); payouts never carry one in text.`);
     }
   });
 }
@@ -55,7 +54,7 @@ export function installPayoutDestinationCheck(app: FastifyInstance): void {
 function statusesOf(value: string | undefined): string[] {
   const statuses = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const bad = statuses.find((s) => !(PAYOUT_STATUSES as readonly string[]).includes(s));
-  if (bad !== undefined) throw new DomainError('validation_error', `status "${bad}" is not a payout status`, { param: 'status' });
+  if (bad !== undefined) throw invalidField('status', `status "${bad}" is not a payout status`);
   return statuses;
 }
 

@@ -5,7 +5,7 @@ import { refundJson } from '../../services/shared/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../contract/index.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
-import { refuseScenarioInLive } from './payments.js';
+import { refuseScenarioInLive } from '../../services/shared/index.js';
 
 interface RefundBody {
   amount?: number;
