@@ -72,7 +72,7 @@ const receivedIds = () => received.map((e) => e.id);
 
 /** The outbox service on a loopback gRPC port, as a part serves it. */
 async function outboxClient(relay: OutboxRelay): Promise<{ client: Client<typeof OutboxService>; close: () => Promise<void> }> {
-  const server = createRpcServer(outboxRoutes(pool, relay), new HealthState([OutboxService.typeName]));
+  const server = createRpcServer(outboxRoutes(pool, relay), new HealthState([OutboxService.typeName]), createLogger('test', 'silent'));
   const port = await listen(server, 0, '127.0.0.1');
   const client = createClient(OutboxService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}` }));
   return { client, close: () => closeRpcServer(server, 1000) };

@@ -51,7 +51,7 @@ export function assemblePart(deps: ServiceDeps, spec: PartSpec): ServicePart {
   const server = createRpcServer((router) => {
     spec.routes(router);
     if (relay) outboxRoutes(deps.pool, relay)(router);
-  }, health);
+  }, health, deps.logger);
   return {
     name: spec.name,
     server,

@@ -1,10 +1,11 @@
 import http2 from 'node:http2';
 import { EventEmitter, on } from 'node:events';
-import type { ConnectRouter, Interceptor, Transport } from '@connectrpc/connect';
+import { ConnectError, type ConnectRouter, type Interceptor, type Transport } from '@connectrpc/connect';
 import { connectNodeAdapter, createGrpcTransport } from '@connectrpc/connect-node';
 import { Health, HealthCheckResponse_ServingStatus as Status } from '../../proto/gen/grpc/health/v1/health_pb.js';
 import { DomainError, serviceError, toConnectError } from './errors.js';
 import { MAX_EVENT_BYTES } from './limits.js';
+import type { Logger } from './logger.js';
 
 // Sessions of each server, so closeRpcServer can ask idle keep-alive connections to go away.
 const sessions = new WeakMap<http2.Http2Server, Set<http2.ServerHttp2Session>>();
@@ -50,22 +51,30 @@ export class HealthState {
 
 /**
  * Domain code (a part's own modules, below its handlers) throws DomainErrors; over the wire they
- * travel as ConnectErrors carrying the contract code. Converted here once for every handler.
+ * travel as ConnectErrors carrying the contract code. Converted here once for every handler. Any
+ * other failure (a database refusing connections, a bug) reaches the caller as an opaque
+ * `internal error`, so it is logged here, the one place that still sees its cause.
  */
-const domainErrors: Interceptor = (next) => async (req) => {
-  try {
-    return await next(req);
-  } catch (err) {
-    throw err instanceof DomainError ? toConnectError(err) : err;
-  }
-};
+function domainErrors(logger: Logger): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      if (err instanceof DomainError) throw toConnectError(err);
+      if (!(err instanceof ConnectError)) logger.error({ err, method: req.method.name }, 'request failed');
+      throw err;
+    }
+  };
+}
 
 /** An HTTP/2 server speaking gRPC, gRPC-Web and Connect for the given routes plus Health. Not listening. */
-export function createRpcServer(routes: (router: ConnectRouter) => void, health: HealthState): http2.Http2Server {
+export function createRpcServer(
+  routes: (router: ConnectRouter) => void, health: HealthState, logger: Logger,
+): http2.Http2Server {
   const handler = connectNodeAdapter({
     // No request may carry more than its events can: the bus was checked to carry MAX_EVENT_BYTES.
     readMaxBytes: MAX_EVENT_BYTES,
-    interceptors: [domainErrors],
+    interceptors: [domainErrors(logger)],
     routes: (router) => {
       routes(router);
       health.routes(router);
