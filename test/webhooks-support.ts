@@ -6,6 +6,7 @@ import { createClient, type Client } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import pg from 'pg';
 import { WebhooksService } from '../proto/gen/svc/webhooks/v1/webhooks_pb.js';
+import type { Mode } from '../services/shared/contract/enums.js';
 import * as webhooks from '../services/webhooks/index.js';
 import {
   createLogger, createPool, eventSubject, listen, loadConfig, migrate, newId,
@@ -132,9 +133,9 @@ export interface WebhooksHarness {
   close(): Promise<void>;
 }
 
-const scope = (s: { merchantId: string; projectId: string; mode: 'test' | 'live' }) => s;
+const scope = (s: { merchantId: string; projectId: string; mode: Mode }) => s;
 
-export function newScope(mode: 'test' | 'live' = 'test') {
+export function newScope(mode: Mode = 'test') {
   return scope({ merchantId: newId('mer'), projectId: newId('prj'), mode });
 }
 

@@ -1,3 +1,4 @@
+import { MODES as CONTRACT_MODES } from '../../services/shared/contract/enums.js';
 import type { ManagementClient } from './client.js';
 
 // What every `svc` command is, and the small helpers their checks and calls share.
@@ -23,7 +24,7 @@ export interface Command {
   human(body: any): string[];
 }
 
-export const MODES = ['test', 'live'];
+export const MODES: readonly string[] = CONTRACT_MODES;
 
 export const SHOWN_ONCE = 'This secret is shown once: store it now, it cannot be shown again.';
 

@@ -5,7 +5,7 @@ import { METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH }
 import {
   CAPTURE_METHODS, DESTINATION_TYPES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_SCENARIOS, PAYOUT_SCENARIOS,
   REFUND_SCENARIOS, TRANSACTION_TYPES,
-} from './enums.js';
+} from '../../services/shared/contract/enums.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const amount = { type: 'integer', minimum: 1, maximum: MAX_SAFE } as const;

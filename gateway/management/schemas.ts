@@ -1,4 +1,5 @@
 import { EVENT_TYPES } from '../../services/shared/index.js';
+import { MODES } from '../../services/shared/contract/enums.js';
 import { OUTBOX_PARTS } from '../clients.js';
 
 // The request schemas of the management API. Numbers an operator types (priority, amounts,
@@ -6,7 +7,7 @@ import { OUTBOX_PARTS } from '../clients.js';
 // 1.5 or a lone string is refused by name rather than coerced or reported as a bare type error.
 
 const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
-export const mode = { type: 'string', enum: ['test', 'live'] } as const;
+export const mode = { type: 'string', enum: [...MODES] } as const;
 export const modeQuery = { type: 'object', additionalProperties: false, required: ['mode'], properties: { mode } };
 
 export const MerchantBody = {

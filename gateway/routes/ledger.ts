@@ -7,7 +7,7 @@ import {
 import { DomainError } from '../../services/shared/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../contract/index.js';
-import { SETTLEMENT_STATUSES } from '../contract/enums.js';
+import { isOneOf, SETTLEMENT_STATUSES } from '../../services/shared/contract/enums.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import { currencyOf } from './payments.js';
 
@@ -50,7 +50,7 @@ export function ledgerHandlers(ledger: Client<typeof LedgerService>): Handlers {
 
     async listSettlements(request, _reply, identity) {
       const q = request.query as { status?: string; provider_account_id?: string };
-      if (q.status !== undefined && !(SETTLEMENT_STATUSES as readonly string[]).includes(q.status)) {
+      if (q.status !== undefined && !isOneOf(SETTLEMENT_STATUSES, q.status)) {
         throw new DomainError('validation_error', `status "${q.status}" is not a settlement status`, { param: 'status' });
       }
       const { settlements } = await ledger.listSettlements({

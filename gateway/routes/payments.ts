@@ -7,7 +7,7 @@ import { invalidField, refuseScenarioInLive } from '../../services/shared/index.
 import { scopeOf } from '../auth/authenticate.js';
 import { CURRENCIES, type Handlers } from '../contract/index.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
-import { PAYMENT_STATUSES } from '../contract/enums.js';
+import { isOneOf, PAYMENT_STATUSES } from '../../services/shared/contract/enums.js';
 import { decodeCursor, page } from '../http/cursor.js';
 
 interface CreatePaymentBody {
@@ -48,7 +48,7 @@ export function currencyOf(value: string, param = 'currency'): string {
 function statusesOf(value: string | undefined): string[] {
   if (value === undefined) return [];
   const statuses = value.split(',').map((s) => s.trim()).filter(Boolean);
-  const bad = statuses.find((s) => !(PAYMENT_STATUSES as readonly string[]).includes(s));
+  const bad = statuses.find((s) => !isOneOf(PAYMENT_STATUSES, s));
   if (bad !== undefined) throw invalidField('status', `status "${bad}" is not a payment status`);
   return statuses;
 }

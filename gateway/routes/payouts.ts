@@ -5,7 +5,7 @@ import type { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.j
 import { payoutFreeTextAccountField, payoutJson, rawAccountNumberField } from '../../services/shared/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../contract/index.js';
-import { PAYOUT_STATUSES } from '../contract/enums.js';
+import { isOneOf, PAYOUT_STATUSES } from '../../services/shared/contract/enums.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import { invalidField, refuseScenarioInLive } from '../../services/shared/index.js';
@@ -53,7 +53,7 @@ export function installPayoutDestinationCheck(app: FastifyInstance): void {
 
 function statusesOf(value: string | undefined): string[] {
   const statuses = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  const bad = statuses.find((s) => !(PAYOUT_STATUSES as readonly string[]).includes(s));
+  const bad = statuses.find((s) => !isOneOf(PAYOUT_STATUSES, s));
   if (bad !== undefined) throw invalidField('status', `status "${bad}" is not a payout status`);
   return statuses;
 }

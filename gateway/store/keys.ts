@@ -2,7 +2,8 @@ import { newId, newSecret, sha256Hex, withTransaction, type Pool, type Queryable
 
 /** Merchants, projects, API keys and the audit log. */
 
-export type Mode = 'test' | 'live';
+export type { Mode } from '../../services/shared/contract/enums.js';
+import type { Mode } from '../../services/shared/contract/enums.js';
 
 export interface Identity {
   merchant: { id: string; name: string };

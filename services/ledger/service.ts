@@ -1,6 +1,7 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { LedgerService, type SettlementReport as ReportMessage } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import { isOneOf, SETTLEMENT_STATUSES, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../shared/contract/enums.js';
 import { invalidField, requireLimit, requireScope, serviceError, type Clock } from '../shared/index.js';
 import type { DemoSettlement } from './demo-settlement.js';
 import type { SettlementStore } from './settlement-store.js';
@@ -8,9 +9,6 @@ import type { SettlementIngestion, SettlementReport } from './settlements.js';
 import type { LedgerStore } from './store.js';
 import { balanceToProto, settlementToProto, transactionToProto } from './to-proto.js';
 
-const TRANSACTION_TYPES = ['payment', 'refund', 'payout', 'fee', 'adjustment'];
-const TRANSACTION_STATUSES = ['pending', 'successful', 'failed'];
-const SETTLEMENT_STATUSES = ['pending', 'settled', 'failed'];
 
 
 function reportOf(m: ReportMessage | undefined): SettlementReport {
@@ -51,8 +49,8 @@ export function routes(deps: LedgerServiceDeps) {
       async listTransactions(req) {
         const scope = requireScope(req.scope);
         requireLimit(req.limit);
-        if (req.type !== undefined && !TRANSACTION_TYPES.includes(req.type)) throw invalidField('type', `type "${req.type}" is not a transaction type`);
-        const unknown = req.statuses.find((s) => !TRANSACTION_STATUSES.includes(s));
+        if (req.type !== undefined && !isOneOf(TRANSACTION_TYPES, req.type)) throw invalidField('type', `type "${req.type}" is not a transaction type`);
+        const unknown = req.statuses.find((s) => !isOneOf(TRANSACTION_STATUSES, s));
         if (unknown !== undefined) throw invalidField('status', `status "${unknown}" is not a transaction status`);
         const { transactions, hasMore } = await deps.store.listTransactions(scope, {
           type: req.type,
@@ -74,7 +72,7 @@ export function routes(deps: LedgerServiceDeps) {
 
       async listSettlements(req) {
         const scope = requireScope(req.scope);
-        if (req.status !== undefined && !SETTLEMENT_STATUSES.includes(req.status)) {
+        if (req.status !== undefined && !isOneOf(SETTLEMENT_STATUSES, req.status)) {
           throw invalidField('status', `status "${req.status}" is not a settlement status`);
         }
         const list = await deps.settlements.list(scope, { status: req.status, providerAccountId: req.providerAccountId });

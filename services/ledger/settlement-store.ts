@@ -1,10 +1,11 @@
+import type { SettlementStatus } from '../shared/contract/enums.js';
 import type { Pool, Queryable } from '../shared/index.js';
 import type { Scope } from './movements.js';
 import { scopeValues, toTransaction, type TransactionRecord } from './store.js';
 
 /** Postgres access of settlements and their items. Every query names its scope. */
 
-export type SettlementStatus = 'pending' | 'settled' | 'failed';
+export type { SettlementStatus };
 
 export interface SettlementRecord {
   id: string;

@@ -1,4 +1,5 @@
 import { settlementJson } from '../shared/contract/index.js';
+import { isOneOf, SETTLEMENT_STATUSES } from '../shared/contract/enums.js';
 import { DomainError, enqueueEvent, invalidField, newId, withTransaction, type Pool, type Queryable } from '../shared/index.js';
 import { settlementId } from './ids.js';
 import { settlementLines } from './journal.js';
@@ -51,7 +52,7 @@ const sum = (values: bigint[]) => values.reduce((a, b) => a + b, 0n);
 
 /** The report's own consistency, before anything is read: [param, message] of the first problem. */
 export function reportProblem(r: SettlementReport): [string, string] | undefined {
-  if (!['pending', 'settled', 'failed'].includes(r.status)) return ['status', 'status must be pending, settled or failed'];
+  if (!isOneOf(SETTLEMENT_STATUSES, r.status)) return ['status', 'status must be pending, settled or failed'];
   if (!/^[A-Z]{3}$/.test(r.currency)) return ['currency', 'currency must be an upper-case ISO 4217 code'];
   if (!r.providerAccountId) return ['provider_account_id', 'provider_account_id is required'];
   if (!r.reference) return ['reference', 'reference is required'];

@@ -1,5 +1,6 @@
 import { create, type JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { PayoutStatus } from '../shared/contract/enums.js';
 import { PayoutSchema, type Payout } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 
 /** A payout as payouts stores it; the proto and contract shapes are derived from it. */
@@ -36,7 +37,7 @@ export interface PayoutRecord {
   updatedAt: Date;
 }
 
-export type PayoutStatus = 'created' | 'pending' | 'processing' | 'successful' | 'failed' | 'cancelled';
+export type { PayoutStatus };
 
 /** Statuses whose amount and fee count against the settled funds. */
 export const COMMITTED: readonly PayoutStatus[] = ['created', 'pending', 'processing', 'successful'];

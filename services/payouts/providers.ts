@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { PAYOUT_SCENARIOS as CONTRACT_PAYOUT_SCENARIOS, ValueOf } from '../shared/contract/enums.js';
 
 /**
  * How payouts talks to a provider that sends money to a beneficiary. A licensed provider plugs in
@@ -44,7 +45,7 @@ export const PAYOUT_SCENARIOS = [
   { name: 'hard_decline', description: 'The beneficiary account refuses the payout (closed account).' },
   { name: 'unavailable', description: 'The provider is unavailable; nothing is sent.' },
   { name: 'timeout', description: 'The provider never answers: the payout stays processing, its funds held.' },
-] as const;
+] as const satisfies ReadonlyArray<{ name: ValueOf<typeof CONTRACT_PAYOUT_SCENARIOS>; description: string }>;
 
 export const PAYOUT_SCENARIO_NAMES: ReadonlySet<string> = new Set(PAYOUT_SCENARIOS.map((s) => s.name));
 

@@ -3,14 +3,13 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { CreatePayoutRequestSchema, PayoutsService, type CreatePayoutRequest } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { rawAccountNumberField, refuseUnsafeRequest } from '../shared/contract/index.js';
+import { DESTINATION_TYPES, isOneOf, PAYOUT_STATUSES } from '../shared/contract/enums.js';
 import { bindingOf, invalidField, refuseScenarioInLive, requireLimit, requireScope, serviceError, type Clock } from '../shared/index.js';
 import { payoutToProto } from './model.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { Payouts } from './payouts.js';
 import { PAYOUT_SCENARIO_NAMES } from './providers.js';
 
-export const DESTINATION_TYPES = ['bank_account', 'wallet', 'card_token'];
-const STATUSES = ['created', 'pending', 'processing', 'successful', 'failed', 'cancelled'];
 
 
 /**
@@ -22,7 +21,7 @@ function checkCreate(scope: Scope, req: CreatePayoutRequest): void {
   if (!/^[A-Z]{3}$/.test(req.currency)) throw invalidField('currency', 'currency must be a 3-letter ISO 4217 code');
   refuseUnsafeRequest(CreatePayoutRequestSchema, req);
   const d = req.destination;
-  if (!d || !DESTINATION_TYPES.includes(d.type)) throw invalidField('destination.type', 'destination.type must be bank_account, wallet or card_token');
+  if (!d || !isOneOf(DESTINATION_TYPES, d.type)) throw invalidField('destination.type', 'destination.type must be bank_account, wallet or card_token');
   if (!d.display) throw invalidField('destination.display', 'destination.display (a masked value) is required');
   if (d.country !== undefined && !/^[A-Z]{2}$/.test(d.country)) throw invalidField('destination.country', 'destination.country must be 2 letters');
   const raw = rawAccountNumberField(d);
@@ -61,7 +60,7 @@ export function routes(payouts: Payouts, dispatcher: Dispatcher, clock: Clock) {
       async listPayouts(req) {
         const scope = requireScope(req.scope);
         requireLimit(req.limit);
-        const unknown = req.statuses.find((s) => !STATUSES.includes(s));
+        const unknown = req.statuses.find((s) => !isOneOf(PAYOUT_STATUSES, s));
         if (unknown !== undefined) throw invalidField('status', `status "${unknown}" is not a payout status`);
         const { payouts: list, hasMore } = await payouts.list(scope, {
           statuses: req.statuses, startingAfter: req.startingAfter, limit: req.limit,

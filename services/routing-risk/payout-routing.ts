@@ -1,5 +1,6 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import { DESTINATION_TYPES } from '../shared/contract/enums.js';
 import { feeFor, requireScope, serviceError } from '../shared/index.js';
 import type { ProviderAccount } from './route-planner.js';
 import type { RoutingRiskStore } from './store.js';
@@ -27,7 +28,7 @@ export interface PayoutCapability {
 export const PAYOUT_CAPABILITIES: Readonly<Record<string, PayoutCapability>> = {
   demo_alpha: { destinationTypes: ['card_token', 'wallet'], feeFixed: 25n, feeBps: 0 },
   demo_beta: { destinationTypes: ['bank_account'], feeFixed: 20n, feeBps: 0 },
-  demo_gamma: { destinationTypes: ['bank_account', 'wallet', 'card_token'], feeFixed: 15n, feeBps: 50 },
+  demo_gamma: { destinationTypes: [...DESTINATION_TYPES], feeFixed: 15n, feeBps: 50 },
 };
 
 export interface PayoutRule {

@@ -1,3 +1,5 @@
+import { isOneOf, PAYMENT_METHOD_TYPES } from '../shared/contract/enums.js';
+
 /** A merchant's named routing rule, as routing-risk stores it. */
 export interface RoutingRule {
   id: string;
@@ -44,7 +46,6 @@ export function byPriority(a: RoutingRule, b: RoutingRule): number {
 
 export type NewRule = Omit<RoutingRule, 'id' | 'createdAt'>;
 
-const PAYMENT_METHOD_TYPES = ['card', 'bank_transfer', 'qr', 'open_banking', 'wallet', 'instant', 'local'];
 const MAX_PRIORITY = 1_000_000;
 const MAX_LIST = 50;
 
@@ -68,7 +69,7 @@ export function ruleProblem(rule: NewRule): [string, string] | undefined {
   const problem =
     list('currencies', rule.currencies, (v) => /^[A-Z]{3}$/.test(v), 'a 3-letter currency code') ??
     list('countries', rule.countries, (v) => /^[A-Z]{2}$/.test(v), 'a 2-letter country code') ??
-    list('payment_method_types', rule.methods, (v) => PAYMENT_METHOD_TYPES.includes(v), 'a payment method type') ??
+    list('payment_method_types', rule.methods, (v) => isOneOf(PAYMENT_METHOD_TYPES, v), 'a payment method type') ??
     list('providers', rule.providers, (v) => /^[a-z0-9_]{1,64}$/.test(v), 'a provider code or account id');
   if (problem) return problem;
   if (rule.minAmount !== null && rule.minAmount < 0n) return ['min_amount', 'min_amount must not be negative'];

@@ -31,14 +31,6 @@ export function eventSubject(prefix: string, type: string): string {
   return `${prefix}.${type}`;
 }
 
-/**
- * The contract's event types. Shared because the gateway validates `event_type` against them and
- * the webhooks part refuses subscriptions to anything else when an endpoint is saved.
- */
-export const EVENT_TYPES = [
-  'payment.created', 'payment.processing', 'payment.authorized', 'payment.successful', 'payment.failed',
-  'payment.cancelled', 'payment.refunded', 'refund.successful', 'refund.failed', 'payout.created',
-  'payout.successful', 'payout.failed', 'settlement.created',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
+// The contract's event types are one of its enumerations (contract/enums.ts); the bus's users
+// have always found them here.
+export { EVENT_TYPES, type EventType } from './contract/enums.js';

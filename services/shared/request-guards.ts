@@ -1,4 +1,5 @@
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { isOneOf, MODES, type Mode } from './contract/enums.js';
 import { DomainError, invalidField } from './errors.js';
 
 // The checks every part's handlers make on the fields requests share (scope, limit, test_scenario).
@@ -8,10 +9,10 @@ import { DomainError, invalidField } from './errors.js';
 // interceptor sees every method alike and cannot hand the handler its scope typed as checked.
 
 /** A scope whose merchant, project and mode are all set, the mode one of the two. */
-export type CheckedScope = Scope & { mode: 'test' | 'live' };
+export type CheckedScope = Scope & { mode: Mode };
 
 function isChecked(scope: Scope | undefined): scope is CheckedScope {
-  return !!scope && !!scope.merchantId && !!scope.projectId && (scope.mode === 'test' || scope.mode === 'live');
+  return !!scope && !!scope.merchantId && !!scope.projectId && isOneOf(MODES, scope.mode);
 }
 
 /** The request's scope, or 422 on `scope`. */

@@ -1,3 +1,4 @@
+import type { Mode } from '../shared/contract/enums.js';
 import type { Pool } from '../shared/index.js';
 import type { Scope } from './endpoints.js';
 import { attemptId } from './ids.js';
@@ -37,7 +38,7 @@ export interface Claim {
   endpointId: string;
   eventId: string;
   eventType: string;
-  mode: 'test' | 'live';
+  mode: Mode;
   /** The number of the attempt this claim makes. */
   attempt: number;
   url: string;

@@ -1,3 +1,4 @@
+import { isOneOf, MODES } from '../shared/contract/enums.js';
 import { createBatcher, type Clock, type EventBus, type EventEnvelope, type Logger, type Pool, type Subscription } from '../shared/index.js';
 
 /** The contract's body: exactly these five fields; the bus's merchant_id and project_id stay home. */
@@ -13,7 +14,7 @@ export function eventBody(event: EventEnvelope): string {
 
 function wellFormed(e: EventEnvelope): boolean {
   return typeof e?.id === 'string' && /^evt_\w+$/.test(e.id) && typeof e.type === 'string' && e.type.length > 0 &&
-    (e.mode === 'test' || e.mode === 'live') && typeof e.merchant_id === 'string' && typeof e.project_id === 'string' &&
+    isOneOf(MODES, e.mode) && typeof e.merchant_id === 'string' && typeof e.project_id === 'string' &&
     typeof e.created_at === 'string' && !Number.isNaN(Date.parse(e.created_at)) &&
     typeof e.data?.object === 'object' && e.data.object !== null;
 }

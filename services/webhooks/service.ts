@@ -1,6 +1,7 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
+import { isOneOf } from '../shared/contract/enums.js';
 import { EVENT_TYPES, invalidField, requireLimit, requireScope, serviceError, type Clock, type Pool } from '../shared/index.js';
 import { DELIVERY_STATUSES, type AttemptRow, type DeliveryRow, type DeliveryStore } from './deliveries.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -109,7 +110,7 @@ export function webhooksRoutes(deps: WebhooksServiceDeps) {
       async sendTestEvent(req) {
         const scope = requireScope(req.scope);
         const type = req.eventType ?? 'payment.successful';
-        if (!(EVENT_TYPES as readonly string[]).includes(type)) {
+        if (!isOneOf(EVENT_TYPES, type)) {
           throw invalidField('event_type', `"${type}" is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
         }
         const now = clock.now();

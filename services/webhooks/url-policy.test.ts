@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { addressProblem, classifyAddress, endpointUrlProblem } from './url-policy.js';
+import { addressProblem, classifyAddress, endpointUrlProblem, type Mode } from './url-policy.js';
 
 const open = { allowLoopbackInTest: true };
 const closed = { allowLoopbackInTest: false };
@@ -34,7 +34,7 @@ test('loopback is allowed only in test mode and only while the deployment allows
 });
 
 test('endpoint URLs: live needs https and a public host; test may use http and loopback', () => {
-  const ok: Array<[string, 'test' | 'live', typeof open]> = [
+  const ok: Array<[string, Mode, typeof open]> = [
     ['https://hooks.example.com/svc', 'live', open],
     ['https://93.184.216.34:8443/x?y=1', 'live', open],
     ['http://hooks.example.com/svc', 'test', open],
@@ -43,7 +43,7 @@ test('endpoint URLs: live needs https and a public host; test may use http and l
     ['http://[::1]:3000/hooks', 'test', open],
   ];
   for (const [url, mode, policy] of ok) assert.equal(endpointUrlProblem(url, mode, policy), undefined, url);
-  const refused: Array<[string, 'test' | 'live', typeof open, RegExp]> = [
+  const refused: Array<[string, Mode, typeof open, RegExp]> = [
     ['http://hooks.example.com/svc', 'live', open, /https/],
     ['https://127.0.0.1/x', 'live', open, /loopback/],
     ['https://localhost/x', 'live', open, /loopback/],

@@ -4,7 +4,8 @@ import { BlockList, isIP } from 'node:net';
 // resolves to is checked again when a connection is made (safe-agent.ts), so a name that later
 // resolves somewhere internal (DNS rebinding) still cannot reach it.
 
-export type Mode = 'test' | 'live';
+export type { Mode } from '../shared/contract/enums.js';
+import type { Mode } from '../shared/contract/enums.js';
 export type AddressKind = 'public' | 'loopback' | 'private' | 'link-local' | 'metadata' | 'reserved';
 
 export interface UrlPolicy {

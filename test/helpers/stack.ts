@@ -1,6 +1,7 @@
 import { startStack, type Stack } from '../../services/all-in-one/stack.js';
 import type { Connector } from '../../services/payments/index.js';
 import type { PayoutConnector } from '../../services/payouts/index.js';
+import type { Mode } from '../../services/shared/contract/enums.js';
 import { createLogger, loadConfig, newSecret, type Clock, type Logger } from '../../services/shared/index.js';
 import { createTestBus, type TestBus } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -12,7 +13,7 @@ export interface TestStack extends Stack {
   /** Calls the management API as the operator. */
   manage(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** A merchant with its default project and a key of the given mode (verifying the merchant for live). */
-  newMerchantKey(mode?: 'test' | 'live'): Promise<{ merchantId: string; projectId: string; keyId: string; secret: string }>;
+  newMerchantKey(mode?: Mode): Promise<{ merchantId: string; projectId: string; keyId: string; secret: string }>;
 }
 
 export async function request(

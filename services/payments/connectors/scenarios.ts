@@ -1,6 +1,8 @@
 // The sandbox's payment scenarios: what each demo provider on the route does, by its position.
 // One table feeds the demo providers, the create-time check and GET /v1/test/scenarios, so the
-// published descriptions cannot drift from what the providers actually play.
+// published descriptions cannot drift from what the providers actually play. The names are the
+// contract's (shared/contract/enums.ts).
+import type { PAYMENT_SCENARIOS as CONTRACT_SCENARIOS, ValueOf } from '../../shared/contract/enums.js';
 
 /** What one demo provider does with one attempt. */
 export type Play =
@@ -15,7 +17,7 @@ export type Play =
   | 'timeout_approved';
 
 export interface Scenario {
-  name: string;
+  name: ValueOf<typeof CONTRACT_SCENARIOS>;
   description: string;
   /** The first provider on the route. */
   first: Play;
@@ -98,7 +100,7 @@ export const PAYMENT_SCENARIOS: readonly Scenario[] = [
   },
 ];
 
-const BY_NAME = new Map(PAYMENT_SCENARIOS.map((s) => [s.name, s]));
+const BY_NAME = new Map<string, Scenario>(PAYMENT_SCENARIOS.map((s) => [s.name, s]));
 
 /** What the provider at 1-based route position `attemptNumber` plays; no scenario plays `success`. */
 export function playFor(scenario: string | undefined, attemptNumber: number): Play {

@@ -1,7 +1,9 @@
 // The whole interface between payments and a payment provider, in plain TypeScript: a connector
 // compiles against this file alone (no generated proto type, nothing of the rest of payments), and
 // answers in the normalised outcomes below, from which the orchestrator decides what happens next.
-// docs/connectors.md shows how to implement it.
+// docs/connectors.md shows how to implement it. The outcome and next-action values are the
+// contract's enumerations (a file that itself imports nothing).
+import type { AttemptOutcomeValue, NextActionType } from '../../shared/contract/enums.js';
 
 /** The merchant's account at a provider that a call acts for. */
 export interface ProviderAccountRef {
@@ -20,15 +22,8 @@ export interface RoutedAccount extends ProviderAccountRef {
   latencyMs: number;
 }
 
-export type AttemptOutcome =
-  | 'success'
-  | 'requires_action'
-  | 'soft_decline'
-  | 'hard_decline'
-  | 'technical_error'
-  | 'timeout'
-  | 'provider_unavailable'
-  | 'unknown';
+/** The contract's attempt outcomes: every connector's answer is normalised to one of them. */
+export type AttemptOutcome = AttemptOutcomeValue;
 
 export interface AuthorizeRequest {
   account: RoutedAccount;
@@ -71,7 +66,7 @@ export interface AuthorizeResult {
 }
 
 /** The contract's next_action.type values. */
-export type NextActionType = 'redirect' | 'qr_code' | 'display_details';
+export type { NextActionType };
 
 /**
  * A provider waits for the customer: a redirect to its page, a QR code to scan, or bank details to

@@ -6,11 +6,10 @@ import {
   PaymentMethodSchema, PaymentMethodsService, type CreatePaymentMethodRequest, type PaymentMethod,
 } from '../../../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import type { PaymentMethodInput } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
+import { isOneOf, PAYMENT_METHOD_TYPES } from '../../shared/contract/enums.js';
 import { invalidField, newId, requireScope, serviceError, type Clock } from '../../shared/index.js';
 import type { PaymentMethodRecord, PaymentMethodStore } from './store.js';
 
-/** The contract's PaymentMethodType values. */
-const TYPES = ['card', 'bank_transfer', 'qr', 'open_banking', 'wallet', 'instant', 'local'];
 
 
 /** The proto shape; it has no field for the provider token, so the token cannot leak through it. */
@@ -55,7 +54,7 @@ export async function resolveStoredMethod(
 
 export function paymentMethodRoutes(store: PaymentMethodStore, clock: Clock) {
   const checkCreate = (req: CreatePaymentMethodRequest) => {
-    if (!TYPES.includes(req.type)) throw invalidField('type', 'type is not a known payment method type');
+    if (!isOneOf(PAYMENT_METHOD_TYPES, req.type)) throw invalidField('type', 'type is not a known payment method type');
     if (!req.providerToken) throw invalidField('provider_token', 'provider_token is required');
     if (req.customer?.country !== undefined && !/^[A-Z]{2}$/.test(req.customer.country)) {
       throw invalidField('customer.country', 'customer.country must be a 2-letter country code');

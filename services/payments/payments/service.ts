@@ -6,14 +6,13 @@ import {
   type CreatePaymentRequest,
 } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
 import { refuseUnsafeRequest } from '../../shared/contract/index.js';
+import { CAPTURE_METHODS, isOneOf, PAYMENT_METHOD_TYPES } from '../../shared/contract/enums.js';
 import { bindingOf, invalidField, refuseScenarioInLive, requireLimit, requireScope, serviceError } from '../../shared/index.js';
 import { DemoConnector, PAYMENT_SCENARIOS } from '../connectors/index.js';
 import { CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome } from '../customer-actions/index.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Orchestrator } from './orchestrator.js';
 import { paymentToProto } from './to-proto.js';
-
-export const PAYMENT_METHOD_TYPES = ['card', 'bank_transfer', 'qr', 'open_banking', 'wallet', 'instant', 'local'];
 
 /**
  * The service's own invariants. The gateway validates the full contract first; these checks
@@ -23,10 +22,10 @@ function checkCreate(scope: Scope, req: CreatePaymentRequest): void {
   if (req.amount < 1n) throw invalidField('amount', 'amount must be at least 1');
   if (!/^[A-Z]{3}$/.test(req.currency)) throw invalidField('currency', 'currency must be a 3-letter ISO 4217 code');
   refuseUnsafeRequest(CreatePaymentRequestSchema, req);
-  if (!req.paymentMethod || !PAYMENT_METHOD_TYPES.includes(req.paymentMethod.type)) {
+  if (!req.paymentMethod || !isOneOf(PAYMENT_METHOD_TYPES, req.paymentMethod.type)) {
     throw invalidField('payment_method.type', 'payment_method.type is not a known payment method type');
   }
-  if (req.captureMethod && !['automatic', 'manual'].includes(req.captureMethod)) {
+  if (req.captureMethod && !isOneOf(CAPTURE_METHODS, req.captureMethod)) {
     throw invalidField('capture_method', 'capture_method must be automatic or manual');
   }
   refuseScenarioInLive(scope.mode, req.testScenario);

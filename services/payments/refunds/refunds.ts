@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { RefundSchema, type Refund } from '../../../proto/gen/svc/payments/v1/refunds_pb.js';
 import { refundJson } from '../../shared/contract/index.js';
+import { REFUND_SCENARIOS as CONTRACT_REFUND_SCENARIOS } from '../../shared/contract/enums.js';
 import {
   abandonedAfterMs, isBindingConflict, newId, runAsOne, serviceError, stillInProgress, withDeadline, type Binding,
   type Clock, type Pool,
@@ -25,7 +26,7 @@ import { createRefundStore, type RefundRecord } from './store.js';
  *     payment's refunded_amount and move it to partially_refunded or refunded, with the events.
  */
 
-export const REFUND_SCENARIOS: ReadonlySet<string> = new Set(['success', 'technical_error', 'hard_decline']);
+export const REFUND_SCENARIOS: ReadonlySet<string> = new Set(CONTRACT_REFUND_SCENARIOS);
 
 const FAILURE_BY_OUTCOME: Record<Exclude<RefundOutcome, 'success'>, FailureJson> = {
   hard_decline: { code: 'hard_decline', category: 'hard', message: 'The provider declined the refund.' },

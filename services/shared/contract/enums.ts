@@ -1,0 +1,77 @@
+// The contract's enumerations, each written once. The gateway's schemas, the parts' own checks of
+// internal callers and the typed JSON shapes all read these lists, so adding a value is one edit.
+
+/** The union of a list's values: `ValueOf<typeof MODES>` is `'test' | 'live'`. */
+export type ValueOf<T extends readonly string[]> = T[number];
+
+/** Whether a string is one of the list's values (narrowed to the union). */
+export function isOneOf<const T extends readonly string[]>(values: T, value: unknown): value is T[number] {
+  return typeof value === 'string' && (values as readonly string[]).includes(value);
+}
+
+export const MODES = ['test', 'live'] as const;
+export type Mode = ValueOf<typeof MODES>;
+
+export const PAYMENT_METHOD_TYPES = ['card', 'bank_transfer', 'qr', 'open_banking', 'wallet', 'instant', 'local'] as const;
+export type PaymentMethodType = ValueOf<typeof PAYMENT_METHOD_TYPES>;
+
+export const PAYMENT_STATUSES = [
+  'created', 'pending', 'processing', 'authorized', 'captured', 'successful', 'failed', 'cancelled', 'refunded',
+  'partially_refunded',
+] as const;
+export type PaymentStatus = ValueOf<typeof PAYMENT_STATUSES>;
+
+export const CAPTURE_METHODS = ['automatic', 'manual'] as const;
+export type CaptureMethod = ValueOf<typeof CAPTURE_METHODS>;
+
+export const ATTEMPT_STATUSES = ['created', 'processing', 'unknown', 'authorized', 'succeeded', 'failed', 'cancelled'] as const;
+export type AttemptStatus = ValueOf<typeof ATTEMPT_STATUSES>;
+
+export const ATTEMPT_OUTCOMES = [
+  'success', 'requires_action', 'soft_decline', 'hard_decline', 'technical_error', 'timeout', 'provider_unavailable',
+  'unknown',
+] as const;
+export type AttemptOutcomeValue = ValueOf<typeof ATTEMPT_OUTCOMES>;
+
+export const FAILURE_CATEGORIES = ['soft', 'hard', 'technical', 'policy'] as const;
+export type FailureCategory = ValueOf<typeof FAILURE_CATEGORIES>;
+
+export const NEXT_ACTION_TYPES = ['redirect', 'qr_code', 'display_details'] as const;
+export type NextActionType = ValueOf<typeof NEXT_ACTION_TYPES>;
+
+export const REFUND_STATUSES = ['created', 'processing', 'successful', 'failed'] as const;
+export type RefundStatus = ValueOf<typeof REFUND_STATUSES>;
+
+export const PAYOUT_STATUSES = ['created', 'pending', 'processing', 'successful', 'failed', 'cancelled'] as const;
+export type PayoutStatus = ValueOf<typeof PAYOUT_STATUSES>;
+
+export const SETTLEMENT_STATUSES = ['pending', 'settled', 'failed'] as const;
+export type SettlementStatus = ValueOf<typeof SETTLEMENT_STATUSES>;
+
+export const DESTINATION_TYPES = ['bank_account', 'wallet', 'card_token'] as const;
+export type DestinationType = ValueOf<typeof DESTINATION_TYPES>;
+
+export const TRANSACTION_TYPES = ['payment', 'refund', 'payout', 'fee', 'adjustment'] as const;
+export type TransactionType = ValueOf<typeof TRANSACTION_TYPES>;
+
+export const TRANSACTION_STATUSES = ['pending', 'successful', 'failed'] as const;
+export type TransactionStatus = ValueOf<typeof TRANSACTION_STATUSES>;
+
+// Sandbox scenarios by name; what each one plays is the demo providers' business (payments'
+// connectors/scenarios.ts, payouts' providers.ts), whose tests check they play exactly these.
+export const PAYMENT_SCENARIOS = [
+  'success', 'failover', 'timeout', 'timeout_recovered', 'unavailable', 'hard_decline', 'soft_decline', 'all_fail',
+] as const;
+export const REFUND_SCENARIOS = ['success', 'technical_error', 'hard_decline'] as const;
+export const PAYOUT_SCENARIOS = ['success', 'technical_error', 'hard_decline', 'unavailable', 'timeout'] as const;
+
+/**
+ * The contract's event types. The gateway validates `event_type` against them and the webhooks
+ * part refuses subscriptions to anything else when an endpoint is saved.
+ */
+export const EVENT_TYPES = [
+  'payment.created', 'payment.processing', 'payment.authorized', 'payment.successful', 'payment.failed',
+  'payment.cancelled', 'payment.refunded', 'refund.successful', 'refund.failed', 'payout.created',
+  'payout.successful', 'payout.failed', 'settlement.created',
+] as const;
+export type EventType = ValueOf<typeof EVENT_TYPES>;
