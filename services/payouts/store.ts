@@ -1,27 +1,23 @@
 import type { Scope as ScopeMessage } from '../../proto/gen/svc/common/v1/common_pb.js';
 import {
-  bindStatement, boundResource, withTransaction, type Binding, type Pool, type PoolClient, type Queryable,
+  asJson, bindStatement, boundResource, columnsOf, valuesOf, withTransaction, type Binding, type FieldMap, type Pool,
+  type PoolClient, type Queryable,
 } from '../shared/index.js';
 import type { PayoutRecord } from './model.js';
 
 /** Postgres access of payouts. Every read filters on merchant, project and mode. */
 
-const COLUMNS = [
-  'id', 'merchant_id', 'project_id', 'mode', 'status', 'amount', 'currency', 'destination_type', 'destination_token',
-  'destination_display', 'destination_holder_name', 'destination_country', 'description', 'reference', 'metadata',
-  'test_scenario', 'provider_id', 'provider_code', 'provider_name', 'provider_account_id', 'provider_payout_id',
-  'routing_rule', 'fee_amount', 'failure', 'send_after', 'sent_at', 'created_at', 'updated_at',
-] as const;
-
-function values(p: PayoutRecord): unknown[] {
-  const d = p.destination;
-  return [
-    p.id, p.merchantId, p.projectId, p.mode, p.status, p.amount, p.currency, d.type, d.token, d.display, d.holderName,
-    d.country, p.description, p.reference, JSON.stringify(p.metadata), p.testScenario, p.providerId, p.providerCode,
-    p.providerName, p.providerAccountId, p.providerPayoutId, p.routingRule, p.feeAmount,
-    p.failure && JSON.stringify(p.failure), p.sendAfter, p.sentAt, p.createdAt, p.updatedAt,
-  ];
-}
+const FIELDS: FieldMap<PayoutRecord> = {
+  id: 'id', merchant_id: 'merchantId', project_id: 'projectId', mode: 'mode', status: 'status', amount: 'amount',
+  currency: 'currency', destination_type: (p) => p.destination.type, destination_token: (p) => p.destination.token,
+  destination_display: (p) => p.destination.display, destination_holder_name: (p) => p.destination.holderName,
+  destination_country: (p) => p.destination.country, description: 'description', reference: 'reference',
+  metadata: asJson('metadata'), test_scenario: 'testScenario', provider_id: 'providerId', provider_code: 'providerCode',
+  provider_name: 'providerName', provider_account_id: 'providerAccountId', provider_payout_id: 'providerPayoutId',
+  routing_rule: 'routingRule', fee_amount: 'feeAmount', failure: asJson('failure'), send_after: 'sendAfter',
+  sent_at: 'sentAt', created_at: 'createdAt', updated_at: 'updatedAt',
+};
+const COLUMNS = columnsOf(FIELDS);
 
 function toPayout(r: Record<string, any>): PayoutRecord {
   return {
@@ -79,7 +75,7 @@ export function createPayoutStore(pool: Pool) {
     async insert(tx: Queryable, p: PayoutRecord): Promise<void> {
       await tx.query(
         `INSERT INTO payouts (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
-        values(p),
+        valuesOf(FIELDS, p),
       );
     },
 
@@ -87,7 +83,7 @@ export function createPayoutStore(pool: Pool) {
     async save(tx: Queryable, p: PayoutRecord): Promise<void> {
       await tx.query(
         `UPDATE payouts SET ${MUTABLE.map((c, i) => `${c} = $${i + 2}`).join(', ')} WHERE id = $1`,
-        [p.id, p.status, p.providerPayoutId, p.feeAmount, p.failure && JSON.stringify(p.failure), p.sentAt, p.updatedAt],
+        [p.id, ...valuesOf(FIELDS, p, MUTABLE)],
       );
     },
 

@@ -2,6 +2,7 @@
 export * from './config.js';
 export * from './logger.js';
 export * from './db.js';
+export * from './field-map.js';
 export * from './migrate.js';
 export * from './paths.js';
 export * from './ids.js';

@@ -1,8 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import {
-  bindStatement, boundResource, runAsOne, withTransaction, type Binding, type Pool, type PoolClient, type Queryable,
-  type Statement,
+  asJson, bindStatement, boundResource, columnsOf, runAsOne, valuesOf, withTransaction, type Binding, type Pool, type PoolClient, type Queryable,
+  type FieldMap, type Statement,
 } from '../../shared/index.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
 import { customerActionQueries } from '../customer-actions/index.js';
@@ -10,39 +10,34 @@ import { monotonicIds, type TimelineRow } from './timeline.js';
 
 /** Postgres access of payments. Every read filters on merchant, project and mode. */
 
-const PAYMENT_COLUMNS = [
-  'id', 'merchant_id', 'project_id', 'mode', 'status', 'amount', 'currency', 'captured_amount', 'refunded_amount',
-  'capture_method', 'payment_method_type', 'payment_method_id', 'country', 'description', 'reference', 'customer',
-  'metadata', 'return_url', 'test_scenario', 'provider_id', 'provider_code', 'provider_name', 'provider_account_id',
-  'provider_payment_id', 'attempt_count', 'routing_decision_id', 'routing_rule', 'risk_decision_id', 'risk_score',
-  'failure', 'next_action', 'fee_amount', 'processing_time_ms', 'created_at', 'updated_at', 'processed_at',
-] as const;
+const PAYMENT_FIELDS: FieldMap<PaymentRecord> = {
+  id: 'id', merchant_id: 'merchantId', project_id: 'projectId', mode: 'mode', status: 'status', amount: 'amount',
+  currency: 'currency', captured_amount: 'capturedAmount', refunded_amount: 'refundedAmount',
+  capture_method: 'captureMethod', payment_method_type: 'paymentMethodType', payment_method_id: 'paymentMethodId',
+  country: 'country', description: 'description', reference: 'reference', customer: asJson('customer'),
+  metadata: asJson('metadata'), return_url: 'returnUrl', test_scenario: 'testScenario', provider_id: 'providerId',
+  provider_code: 'providerCode', provider_name: 'providerName', provider_account_id: 'providerAccountId',
+  provider_payment_id: 'providerPaymentId', attempt_count: 'attemptCount', routing_decision_id: 'routingDecisionId',
+  routing_rule: 'routingRule', risk_decision_id: 'riskDecisionId', risk_score: 'riskScore', failure: asJson('failure'),
+  next_action: asJson('nextAction'), fee_amount: 'feeAmount', processing_time_ms: 'processingTimeMs',
+  created_at: 'createdAt', updated_at: 'updatedAt', processed_at: 'processedAt',
+};
 
-function paymentValues(p: PaymentRecord): unknown[] {
-  return [
-    p.id, p.merchantId, p.projectId, p.mode, p.status, p.amount, p.currency, p.capturedAmount, p.refundedAmount,
-    p.captureMethod, p.paymentMethodType, p.paymentMethodId, p.country, p.description, p.reference,
-    p.customer && JSON.stringify(p.customer), JSON.stringify(p.metadata), p.returnUrl, p.testScenario, p.providerId,
-    p.providerCode, p.providerName, p.providerAccountId, p.providerPaymentId, p.attemptCount, p.routingDecisionId,
-    p.routingRule, p.riskDecisionId, p.riskScore, p.failure && JSON.stringify(p.failure),
-    p.nextAction && JSON.stringify(p.nextAction), p.feeAmount,
-    p.processingTimeMs, p.createdAt, p.updatedAt, p.processedAt,
-  ];
-}
+/** An attempt row: the attempt with its payment's id and scope. */
+type AttemptRow = AttemptRecord & Pick<PaymentRecord, 'merchantId' | 'projectId' | 'mode'> & { paymentId: string };
 
-const ATTEMPT_COLUMNS = [
-  'id', 'payment_id', 'merchant_id', 'project_id', 'mode', 'attempt_number', 'status', 'outcome', 'provider_id',
-  'provider_code', 'provider_name', 'provider_account_id', 'provider_payment_id', 'provider_response_code',
-  'provider_message', 'failure', 'fee_amount', 'latency_ms', 'fee_fixed', 'fee_bps', 'created_at', 'updated_at',
-] as const;
+const attemptRow = (p: PaymentRecord, a: AttemptRecord): AttemptRow => ({
+  ...a, paymentId: p.id, merchantId: p.merchantId, projectId: p.projectId, mode: p.mode,
+});
 
-function attemptValues(p: PaymentRecord, a: AttemptRecord): unknown[] {
-  return [
-    a.id, p.id, p.merchantId, p.projectId, p.mode, a.attemptNumber, a.status, a.outcome, a.providerId, a.providerCode,
-    a.providerName, a.providerAccountId, a.providerPaymentId, a.providerResponseCode, a.providerMessage,
-    a.failure && JSON.stringify(a.failure), a.feeAmount, a.latencyMs, a.feeFixed, a.feeBps, a.createdAt, a.updatedAt,
-  ];
-}
+const ATTEMPT_FIELDS: FieldMap<AttemptRow> = {
+  id: 'id', payment_id: 'paymentId', merchant_id: 'merchantId', project_id: 'projectId', mode: 'mode',
+  attempt_number: 'attemptNumber', status: 'status', outcome: 'outcome', provider_id: 'providerId',
+  provider_code: 'providerCode', provider_name: 'providerName', provider_account_id: 'providerAccountId',
+  provider_payment_id: 'providerPaymentId', provider_response_code: 'providerResponseCode',
+  provider_message: 'providerMessage', failure: asJson('failure'), fee_amount: 'feeAmount', latency_ms: 'latencyMs',
+  fee_fixed: 'feeFixed', fee_bps: 'feeBps', created_at: 'createdAt', updated_at: 'updatedAt',
+};
 
 /** `INSERT ... ON CONFLICT (id) DO UPDATE` of every column but the immutable scope and creation time. */
 function upsertSql(table: string, columns: readonly string[]): string {
@@ -52,8 +47,8 @@ function upsertSql(table: string, columns: readonly string[]): string {
   return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders}) ON CONFLICT (id) DO UPDATE SET ${updates}`;
 }
 
-const UPSERT_PAYMENT = upsertSql('payments', PAYMENT_COLUMNS);
-const UPSERT_ATTEMPT = upsertSql('payment_attempts', ATTEMPT_COLUMNS);
+const UPSERT_PAYMENT = upsertSql('payments', columnsOf(PAYMENT_FIELDS));
+const UPSERT_ATTEMPT = upsertSql('payment_attempts', columnsOf(ATTEMPT_FIELDS));
 
 function toAttempt(r: Record<string, any>): AttemptRecord {
   return {
@@ -182,8 +177,8 @@ export function createStore(pool: Pool) {
     /** Writes the payment and the given attempts as they stand now. */
     saveStatements(payment: PaymentRecord, attempts: AttemptRecord[]): Statement[] {
       return [
-        { text: UPSERT_PAYMENT, values: paymentValues(payment) },
-        ...attempts.map((a) => ({ text: UPSERT_ATTEMPT, values: attemptValues(payment, a) })),
+        { text: UPSERT_PAYMENT, values: valuesOf(PAYMENT_FIELDS, payment) },
+        ...attempts.map((a) => ({ text: UPSERT_ATTEMPT, values: valuesOf(ATTEMPT_FIELDS, attemptRow(payment, a)) })),
       ];
     },
 
