@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { newId, type Clock, type Config, type Logger, type Pool } from '../services/shared/index.js';
 import { apiScope } from './api/scope.js';
 import type { GatewayClients } from './clients.js';
-import { buildOpenApi } from './contract/index.js';
+import { buildOpenApi } from '../services/shared/contract/openapi.js';
 import { withCardNumbersWithheld } from './edge/card-data.js';
 import { installErrorHandling } from './http/errors.js';
 import { installJsonBody } from './http/json-body.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock, Config } from '../../services/shared/index.js';
 import { installAuthentication } from '../auth/authenticate.js';
 import type { GatewayClients } from '../clients.js';
-import { registerOperations, type Handlers } from '../contract/index.js';
+import { registerOperations, type Handlers } from './register.js';
 import { installCardDataCheck } from '../edge/card-data.js';
 import { installIdempotency } from '../edge/idempotency.js';
 import { installIpAllowlist } from '../edge/ip-allowlist.js';

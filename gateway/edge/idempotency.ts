@@ -16,7 +16,7 @@ import type { GatewayStore, IdempotencyScope } from '../store/index.js';
 // (services/shared/idempotency-bindings.ts). A retry that runs again here (lock expired, 5xx, a
 // gateway died) gets that resource back from the part, or 503 idempotency_in_progress.
 
-// Routes are marked `config.idempotent` by contract/register.ts, which declares the field.
+// Routes are marked `config.idempotent` by api/register.ts, which declares the field.
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;

@@ -6,7 +6,7 @@ import {
 } from '../../services/shared/contract/index.js';
 import { DomainError } from '../../services/shared/index.js';
 import { scopeOf } from '../auth/authenticate.js';
-import type { Handlers } from '../contract/index.js';
+import type { Handlers } from '../api/register.js';
 import { isOneOf, SETTLEMENT_STATUSES } from '../../services/shared/contract/enums.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import { currencyOf } from './payments.js';

@@ -1,4 +1,4 @@
-import type { Handlers } from '../contract/index.js';
+import type { Handlers } from '../api/register.js';
 
 export function meHandlers(): Handlers {
   return {

@@ -5,7 +5,8 @@ import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_p
 import { paymentJson } from '../../services/shared/contract/index.js';
 import { invalidField, refuseScenarioInLive } from '../../services/shared/index.js';
 import { scopeOf } from '../auth/authenticate.js';
-import { CURRENCIES, type Handlers } from '../contract/index.js';
+import { CURRENCIES } from '../../services/shared/contract/currencies.js';
+import type { Handlers } from '../api/register.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { isOneOf, PAYMENT_STATUSES } from '../../services/shared/contract/enums.js';
 import { decodeCursor, page } from '../http/cursor.js';

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { payoutFreeTextAccountField, payoutJson, rawAccountNumberField } from '../../services/shared/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
-import type { Handlers } from '../contract/index.js';
+import type { Handlers } from '../api/register.js';
 import { isOneOf, PAYOUT_STATUSES } from '../../services/shared/contract/enums.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { decodeCursor, page } from '../http/cursor.js';

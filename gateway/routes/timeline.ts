@@ -2,7 +2,7 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Client } from '@connectrpc/connect';
 import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { scopeOf } from '../auth/authenticate.js';
-import type { Handlers } from '../contract/index.js';
+import type { Handlers } from '../api/register.js';
 
 export function timelineHandlers(payments: Client<typeof PaymentsService>): Handlers {
   return {

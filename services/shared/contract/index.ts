@@ -1,4 +1,8 @@
-// The contract's JSON shapes of resources, shared by the REST API and webhook events.
+// The public contract, declared once: its enumerations (enums.ts), the JSON schemas of requests and
+// resources (requests.ts, resources.ts, built with components.ts), the /v1 operation table and the
+// OpenAPI document made from it (operations.ts, openapi.ts), and the serialisers that give each
+// resource its JSON shape for the REST API and webhook events alike. The gateway imports the table
+// and the document by file; the parts import what is below.
 export { paymentJson } from './payment.js';
 export { refundJson } from './refund.js';
 export { paymentMethodJson } from './payment-method.js';
@@ -12,3 +16,4 @@ export { refuseUnsafeRequest } from './internal-requests.js';
 export {
   containsCardNumber, findCardData, isCardFieldName, looksLikeCardNumber, normaliseText, passesLuhn,
 } from './card-data.js';
+export * from './enums.js';

@@ -5,7 +5,7 @@ import {
 import {
   ATTEMPT_OUTCOMES, ATTEMPT_STATUSES, CAPTURE_METHODS, DESTINATION_TYPES, FAILURE_CATEGORIES, MODES, NEXT_ACTION_TYPES,
   PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, REFUND_STATUSES, SETTLEMENT_STATUSES,
-} from '../../services/shared/contract/enums.js';
+} from './enums.js';
 
 const nullStr = nullable(str);
 const nullInt = nullable(int);

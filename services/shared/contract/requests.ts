@@ -1,11 +1,11 @@
 // Request schemas: the contract's field rules. Bodies are strict (unknown fields refused);
 // queries arrive as strings and are coerced where a number is expected.
 import { component, dateTime, enumOf, object, str, type Schema } from './components.js';
-import { METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH } from '../../services/shared/limits.js';
+import { METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH } from '../limits.js';
 import {
   CAPTURE_METHODS, DESTINATION_TYPES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_SCENARIOS, PAYOUT_SCENARIOS,
   REFUND_SCENARIOS, TRANSACTION_TYPES,
-} from '../../services/shared/contract/enums.js';
+} from './enums.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const amount = { type: 'integer', minimum: 1, maximum: MAX_SAFE } as const;

@@ -1,6 +1,6 @@
 import {
   MAX_BODY_BYTES, MAX_JSON_DEPTH, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH,
-} from '../../services/shared/limits.js';
+} from '../limits.js';
 import { allComponents, componentName, type Schema } from './components.js';
 import { COMMON_ERRORS, OPERATIONS, type Operation } from './operations.js';
 
