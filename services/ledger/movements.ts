@@ -1,9 +1,11 @@
+import { contractEvent, type ContractEvent } from '../shared/contract/index.js';
 import type { EventEnvelope } from '../shared/index.js';
 import type { TransactionRecord } from './store.js';
 
 /**
  * What a money event means to the ledger: the movement it records, or nothing. Pure, so the
- * mapping from the contract's JSON (payment, refund, payout as the API shows them) is tested
+ * mapping from the contract's JSON (payment, refund, payout as the API shows them, typed by their
+ * schemas: PaymentJson, RefundJson, PayoutJson) is tested
  * beside this file. The events that move no money (payment.created, .processing, .authorized,
  * .cancelled, .refunded, payout.created) record nothing: refunds are recorded from refund.*
  * events, and a payout from its outcome.
@@ -24,79 +26,89 @@ export interface Movement extends Omit<TransactionRecord, 'id' | 'settlementId' 
   inheritsFromPayment: boolean;
 }
 
-type Json = Record<string, any>;
-
 const big = (v: unknown): bigint => BigInt(Math.trunc(Number(v ?? 0)));
 const orNull = <T>(v: T | undefined | null): T | null => (v === undefined ? null : v);
 
-const MONEY_EVENTS = new Set([
+type MoneyEvent = Extract<ContractEvent, {
+  type: 'payment.successful' | 'payment.failed' | 'refund.successful' | 'refund.failed' | 'payout.successful' | 'payout.failed';
+}>;
+
+const MONEY_EVENTS: ReadonlySet<string> = new Set<MoneyEvent['type']>([
   'payment.successful', 'payment.failed', 'refund.successful', 'refund.failed', 'payout.successful', 'payout.failed',
 ]);
 
-export function movementFromEvent(event: EventEnvelope): Movement | undefined {
-  if (!MONEY_EVENTS.has(event.type)) return undefined;
-  const o = event.data.object as Json;
+const isMoneyEvent = (e: ContractEvent | undefined): e is MoneyEvent => e !== undefined && MONEY_EVENTS.has(e.type);
+
+// The optional chains below stay although the objects are typed: an event is JSON from the bus,
+// and a malformed one records zeros and nulls rather than stopping the consumer (as before).
+export function movementFromEvent(envelope: EventEnvelope): Movement | undefined {
+  const event = contractEvent(envelope);
+  if (!isMoneyEvent(event)) return undefined;
   const ok = event.type.endsWith('.successful');
+  const o = event.data.object;
   const base = {
     scope: { merchantId: event.merchant_id, projectId: event.project_id, mode: event.mode },
     status: ok ? ('successful' as const) : ('failed' as const),
     entityId: String(o.id),
     currency: String(o.currency),
-    failureCode: ok ? null : orNull(o.failure?.code as string | undefined),
+    failureCode: ok ? null : orNull(o.failure?.code),
     // The moment the outcome was committed: the event's emission time (the producer's clock).
     occurredAt: new Date(event.created_at),
   };
-  if (event.type.startsWith('payment.')) {
+  if (event.type === 'payment.successful' || event.type === 'payment.failed') {
+    const p = event.data.object;
     return {
       ...base,
       type: 'payment',
       entityType: 'payment',
-      paymentId: String(o.id),
+      paymentId: String(p.id),
       // What was captured (a manual capture may take less than authorized); a failed payment
       // keeps the amount that was attempted, for monitoring.
-      amount: ok ? big(o.captured_amount) : big(o.amount),
-      feeAmount: ok ? big(o.fee?.amount) : 0n,
-      providerName: orNull(o.route?.provider?.name as string | undefined),
-      providerAccountId: orNull(o.route?.provider_account_id as string | null | undefined),
-      providerReference: orNull(o.route?.provider_payment_id as string | null | undefined),
-      paymentMethod: orNull(o.payment_method?.type as string | undefined),
-      country: orNull(o.country as string | null | undefined),
-      processingTimeMs: orNull(o.processing_time_ms as number | null | undefined),
+      amount: ok ? big(p.captured_amount) : big(p.amount),
+      feeAmount: ok ? big(p.fee?.amount) : 0n,
+      providerName: orNull(p.route?.provider?.name),
+      providerAccountId: orNull(p.route?.provider_account_id),
+      providerReference: orNull(p.route?.provider_payment_id),
+      paymentMethod: orNull(p.payment_method?.type),
+      country: orNull(p.country),
+      processingTimeMs: orNull(p.processing_time_ms),
       inheritsFromPayment: false,
     };
   }
-  if (event.type.startsWith('refund.')) {
+  if (event.type === 'refund.successful' || event.type === 'refund.failed') {
+    const r = event.data.object;
     return {
       ...base,
       type: 'refund',
       entityType: 'refund',
-      paymentId: String(o.payment_id),
-      amount: -big(o.amount),
+      paymentId: String(r.payment_id),
+      amount: -big(r.amount),
       // Providers charge nothing for a refund today; a fee a provider's report shows is recorded
       // as a fee transaction of its settlement.
       feeAmount: 0n,
       providerName: null,
       providerAccountId: null,
-      providerReference: orNull(o.provider_refund_id as string | null | undefined),
+      providerReference: orNull(r.provider_refund_id),
       paymentMethod: null,
       country: null,
       processingTimeMs: null,
       inheritsFromPayment: true,
     };
   }
+  const po = event.data.object;
   return {
     ...base,
     type: 'payout',
     entityType: 'payout',
     paymentId: null,
-    amount: -big(o.amount),
+    amount: -big(po.amount),
     // A payout that failed was not charged for.
-    feeAmount: ok ? big(o.fee?.amount) : 0n,
-    providerName: orNull(o.route?.provider?.name as string | undefined),
-    providerAccountId: orNull(o.route?.provider_account_id as string | null | undefined),
-    providerReference: orNull(o.route?.provider_payout_id as string | null | undefined),
+    feeAmount: ok ? big(po.fee?.amount) : 0n,
+    providerName: orNull(po.route?.provider?.name),
+    providerAccountId: orNull(po.route?.provider_account_id),
+    providerReference: orNull(po.route?.provider_payout_id),
     paymentMethod: null,
-    country: orNull(o.destination?.country as string | null | undefined),
+    country: orNull(po.destination?.country),
     processingTimeMs: null,
     inheritsFromPayment: false,
   };

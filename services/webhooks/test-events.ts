@@ -5,14 +5,17 @@ import { RefundSchema } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import { SettlementSchema } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PayoutSchema } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { newId, type EventEnvelope } from '../shared/index.js';
-import { paymentJson, payoutJson, refundJson, settlementJson } from '../shared/contract/index.js';
+import {
+  paymentJson, payoutJson, refundJson, settlementJson, type PaymentJson, type PayoutJson, type RefundJson,
+  type SettlementJson,
+} from '../shared/contract/index.js';
 import type { Scope } from './endpoints.js';
 
 // POST /v1/webhooks/test sends a sample of the resource the event type is about, serialised
 // like the API (the shared contract serialisers), so a receiver's parser meets
 // the real shape. Its ids are fresh and match nothing stored anywhere.
 
-function samplePayment(type: string, mode: string, at: Date): Record<string, unknown> {
+function samplePayment(type: string, mode: string, at: Date): PaymentJson {
   const ts = timestampFromDate(at);
   const status = {
     'payment.created': 'created', 'payment.processing': 'processing', 'payment.authorized': 'authorized',
@@ -42,7 +45,7 @@ function samplePayment(type: string, mode: string, at: Date): Record<string, unk
   }));
 }
 
-function sampleRefund(type: string, at: Date): Record<string, unknown> {
+function sampleRefund(type: string, at: Date): RefundJson {
   const failed = type === 'refund.failed';
   return refundJson(create(RefundSchema, {
     id: newId('rf', at), paymentId: newId('pay', at), amount: 500n, currency: 'EUR',
@@ -53,7 +56,7 @@ function sampleRefund(type: string, at: Date): Record<string, unknown> {
   }));
 }
 
-function samplePayout(type: string, mode: string, at: Date): Record<string, unknown> {
+function samplePayout(type: string, mode: string, at: Date): PayoutJson {
   // The statuses the payouts part has when it emits each event (payout.created: queued, still `created`).
   const status = { 'payout.created': 'created', 'payout.successful': 'successful', 'payout.failed': 'failed' }[type] ?? 'created';
   return payoutJson(create(PayoutSchema, {
@@ -69,7 +72,7 @@ function samplePayout(type: string, mode: string, at: Date): Record<string, unkn
   }));
 }
 
-function sampleSettlement(at: Date): Record<string, unknown> {
+function sampleSettlement(at: Date): SettlementJson {
   return settlementJson(create(SettlementSchema, {
     id: newId('evt', at).replace(/^evt_/, 'stl_'), providerName: 'Demo Alpha', settlementEntity: 'Demo Alpha Ltd',
     settlementReference: 'demo_alpha_settlement_sample', currency: 'EUR', grossAmount: 10000n, feeAmount: 390n,
@@ -78,7 +81,7 @@ function sampleSettlement(at: Date): Record<string, unknown> {
   }));
 }
 
-export function sampleObject(type: string, mode: string, at: Date): Record<string, unknown> {
+export function sampleObject(type: string, mode: string, at: Date): PaymentJson | RefundJson | PayoutJson | SettlementJson {
   if (type.startsWith('refund.')) return sampleRefund(type, at);
   if (type.startsWith('payout.')) return samplePayout(type, mode, at);
   if (type.startsWith('settlement.')) return sampleSettlement(at);

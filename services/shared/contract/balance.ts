@@ -1,8 +1,9 @@
 import type { Balance } from '../../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import type { BalanceJson, BalancesJson } from './resources.js';
 
 // The contract's JSON shape of one currency's balance figures (definitions: docs/ledger.md).
 
-export function balanceJson(b: Balance): Record<string, unknown> {
+export function balanceJson(b: Balance): BalanceJson {
   return {
     currency: b.currency,
     processed_gross: Number(b.processedGross),
@@ -16,6 +17,6 @@ export function balanceJson(b: Balance): Record<string, unknown> {
 }
 
 /** `GET /v1/balances`: the service holds no funds, and says so in every answer. */
-export function balancesJson(balances: Balance[]): Record<string, unknown> {
+export function balancesJson(balances: Balance[]): BalancesJson {
   return { custodian: false, data: balances.map(balanceJson) };
 }

@@ -17,3 +17,8 @@ export {
   containsCardNumber, findCardData, isCardFieldName, looksLikeCardNumber, normaliseText, passesLuhn,
 } from './card-data.js';
 export * from './enums.js';
+export { contractEvent, type ContractEvent, type EventObject } from './events.js';
+export type {
+  AttemptJson, BalanceJson, BalancesJson, FailureJson, PaymentJson, PaymentMethodJson, PayoutJson, RefundJson,
+  SettlementJson, SettlementWithItemsJson, TransactionJson,
+} from './resources.js';

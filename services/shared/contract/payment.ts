@@ -1,32 +1,45 @@
-import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import type { Failure } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import type { Payment } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
+import {
+  ATTEMPT_OUTCOMES, ATTEMPT_STATUSES, CAPTURE_METHODS, MODES, NEXT_ACTION_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES,
+} from './enums.js';
+import { asOneOf, failureJson, int, iso, isoOrNull, orNull } from './json-values.js';
+import type { AttemptJson, PaymentJson } from './resources.js';
 
 // The contract's JSON shape of a payment, field by field and in the contract's order. The REST
-// API and webhook events both serialise with this, so an event's data.object matches the API.
+// API and webhook events both serialise with this, so an event's data.object matches the API; its
+// return type is the Payment schema's, so a field missing or of another type does not compile.
 
-const iso = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
-const orNull = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
-
-/** Amounts are bigint in proto; the REST layer never admits any above 2^53-1. */
-const int = (v: bigint): number => Number(v);
-
-function failureJson(f: Failure | undefined) {
-  return f ? { code: f.code, category: f.category, message: f.message } : null;
+function attemptJson(a: Payment['attempts'][number]): AttemptJson {
+  return {
+    id: a.id,
+    attempt_number: a.attemptNumber,
+    status: asOneOf(ATTEMPT_STATUSES, a.status),
+    outcome: a.outcome === undefined ? null : asOneOf(ATTEMPT_OUTCOMES, a.outcome),
+    provider_id: a.providerId,
+    provider_name: orNull(a.providerName),
+    provider_account_id: a.providerAccountId,
+    provider_payment_id: orNull(a.providerPaymentId),
+    provider_code: orNull(a.providerCode),
+    provider_message: orNull(a.providerMessage),
+    failure: failureJson(a.failure),
+    fee_amount: int(a.feeAmount),
+    latency_ms: orNull(a.latencyMs),
+    created_at: iso(a.createdAt),
+  };
 }
 
-export function paymentJson(p: Payment): Record<string, unknown> {
+export function paymentJson(p: Payment): PaymentJson {
   return {
     id: p.id,
     object: 'payment',
-    mode: p.mode,
-    status: p.status,
+    mode: asOneOf(MODES, p.mode),
+    status: asOneOf(PAYMENT_STATUSES, p.status),
     amount: int(p.amount),
     currency: p.currency,
     captured_amount: int(p.capturedAmount),
     refunded_amount: int(p.refundedAmount),
-    capture_method: p.captureMethod,
-    payment_method: { type: p.paymentMethodType, id: orNull(p.paymentMethodId) },
+    capture_method: asOneOf(CAPTURE_METHODS, p.captureMethod),
+    payment_method: { type: asOneOf(PAYMENT_METHOD_TYPES, p.paymentMethodType), id: orNull(p.paymentMethodId) },
     country: orNull(p.country),
     description: orNull(p.description),
     reference: orNull(p.reference),
@@ -46,7 +59,7 @@ export function paymentJson(p: Payment): Record<string, unknown> {
     failure: failureJson(p.failure),
     next_action: p.nextAction
       ? {
-          type: p.nextAction.type,
+          type: asOneOf(NEXT_ACTION_TYPES, p.nextAction.type),
           url: p.nextAction.url,
           qrPayload: p.nextAction.qrPayload,
           expiresAt: iso(p.nextAction.expiresAt),
@@ -54,24 +67,9 @@ export function paymentJson(p: Payment): Record<string, unknown> {
       : null,
     fee: { amount: int(p.feeAmount), currency: p.feeCurrency },
     processing_time_ms: orNull(p.processingTimeMs),
-    attempts: p.attempts.map((a) => ({
-      id: a.id,
-      attempt_number: a.attemptNumber,
-      status: a.status,
-      outcome: orNull(a.outcome),
-      provider_id: a.providerId,
-      provider_name: orNull(a.providerName),
-      provider_account_id: a.providerAccountId,
-      provider_payment_id: orNull(a.providerPaymentId),
-      provider_code: orNull(a.providerCode),
-      provider_message: orNull(a.providerMessage),
-      failure: failureJson(a.failure),
-      fee_amount: int(a.feeAmount),
-      latency_ms: orNull(a.latencyMs),
-      created_at: iso(a.createdAt),
-    })),
+    attempts: p.attempts.map(attemptJson),
     created_at: iso(p.createdAt),
     updated_at: iso(p.updatedAt),
-    processed_at: iso(p.processedAt),
+    processed_at: isoOrNull(p.processedAt),
   };
 }

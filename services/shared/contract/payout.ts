@@ -1,7 +1,9 @@
-import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { isValidIBAN } from 'ibantools';
 import type { Payout } from '../../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { normaliseText } from './card-data.js';
+import { DESTINATION_TYPES, MODES, PAYOUT_STATUSES } from './enums.js';
+import { asOneOf, failureJson, int, iso } from './json-values.js';
+import type { PayoutJson } from './resources.js';
 
 const ACCOUNT_DIGITS = 8;
 
@@ -13,23 +15,24 @@ const ACCOUNT_DIGITS = 8;
  * `destination` echoes what was sent except the provider token, which (like a stored payment
  * method's) never leaves the service: the masked `display` is what identifies the beneficiary.
  * `description`, `reference` and `metadata` are stored but are not fields of the contract's Payout.
+ * Every payout has a destination (the payouts part refuses one without); a message lacking it is a bug.
  */
-export function payoutJson(p: Payout): Record<string, unknown> {
+export function payoutJson(p: Payout): PayoutJson {
   const d = p.destination;
+  if (!d) throw new Error('a payout message without its destination');
   const r = p.route;
   return {
     id: p.id,
     object: 'payout',
-    mode: p.mode,
-    status: p.status,
-    // Amounts are bigint in proto; the REST layer never admits any above 2^53-1.
-    amount: Number(p.amount),
+    mode: asOneOf(MODES, p.mode),
+    status: asOneOf(PAYOUT_STATUSES, p.status),
+    amount: int(p.amount),
     currency: p.currency,
     destination: {
-      type: d?.type ?? null,
-      display: d?.display ?? null,
-      holder_name: d?.holderName ?? null,
-      country: d?.country ?? null,
+      type: asOneOf(DESTINATION_TYPES, d.type),
+      display: d.display,
+      holder_name: d.holderName ?? null,
+      country: d.country ?? null,
     },
     route: {
       provider: r?.provider ? { id: r.provider.id, code: r.provider.code, name: r.provider.name } : null,
@@ -37,9 +40,9 @@ export function payoutJson(p: Payout): Record<string, unknown> {
       provider_payout_id: r?.providerPayoutId ?? null,
       rule: r?.rule ?? null,
     },
-    fee: { amount: Number(p.feeAmount), currency: p.feeCurrency },
-    failure: p.failure ? { code: p.failure.code, category: p.failure.category, message: p.failure.message } : null,
-    created_at: p.createdAt ? timestampDate(p.createdAt).toISOString() : null,
+    fee: { amount: int(p.feeAmount), currency: p.feeCurrency },
+    failure: failureJson(p.failure),
+    created_at: iso(p.createdAt),
   };
 }
 

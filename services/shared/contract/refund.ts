@@ -1,22 +1,23 @@
-import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Refund } from '../../../proto/gen/svc/payments/v1/refunds_pb.js';
+import { REFUND_STATUSES } from './enums.js';
+import { asOneOf, failureJson, int, iso } from './json-values.js';
+import type { RefundJson } from './resources.js';
 
 // The contract's JSON shape of a refund, field by field and in the contract's order. The REST API
 // and the refund.* events both serialise with this. The merchant's metadata is stored but is not
 // a field of the contract's Refund, so it is not shown.
 
-export function refundJson(r: Refund): Record<string, unknown> {
+export function refundJson(r: Refund): RefundJson {
   return {
     id: r.id,
     object: 'refund',
     payment_id: r.paymentId,
-    // Amounts are bigint in proto; the REST layer never admits any above 2^53-1.
-    amount: Number(r.amount),
+    amount: int(r.amount),
     currency: r.currency,
-    status: r.status,
+    status: asOneOf(REFUND_STATUSES, r.status),
     reason: r.reason ?? null,
     provider_refund_id: r.providerRefundId ?? null,
-    failure: r.failure ? { code: r.failure.code, category: r.failure.category, message: r.failure.message } : null,
-    created_at: r.createdAt ? timestampDate(r.createdAt).toISOString() : null,
+    failure: failureJson(r.failure),
+    created_at: iso(r.createdAt),
   };
 }

@@ -1,7 +1,9 @@
 // Response schemas of the contract's resources, field by field.
 import {
-  anyObject, bool, component, dateTime, enumOf, int, nullable, object, str, type Schema,
+  anyObject, anyValue, arrayOf, bool, component, dateTime, enumOf, int, literal, nullable, object, orNull, recordOf, str,
+  type Static,
 } from './components.js';
+import type { TSchema } from '@sinclair/typebox';
 import {
   ATTEMPT_OUTCOMES, ATTEMPT_STATUSES, CAPTURE_METHODS, DESTINATION_TYPES, FAILURE_CATEGORIES, MODES, NEXT_ACTION_TYPES,
   PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, REFUND_STATUSES, SETTLEMENT_STATUSES,
@@ -11,13 +13,13 @@ const nullStr = nullable(str);
 const nullInt = nullable(int);
 
 export const Failure = component('Failure', object({ code: str, category: enumOf(FAILURE_CATEGORIES), message: str }));
-const nullFailure = { anyOf: [Failure, { type: 'null' }] };
+const nullFailure = orNull(Failure);
 
 export const Attempt = component('Attempt', object({
   id: str,
   attempt_number: int,
   status: enumOf(ATTEMPT_STATUSES),
-  outcome: { anyOf: [enumOf(ATTEMPT_OUTCOMES), { type: 'null' }] },
+  outcome: orNull(enumOf(ATTEMPT_OUTCOMES)),
   provider_id: str,
   provider_name: nullStr,
   provider_account_id: str,
@@ -32,7 +34,7 @@ export const Attempt = component('Attempt', object({
 
 export const Payment = component('Payment', object({
   id: str,
-  object: { type: 'string', const: 'payment' },
+  object: literal('payment'),
   mode: enumOf(MODES),
   status: enumOf(PAYMENT_STATUSES),
   amount: int,
@@ -44,10 +46,10 @@ export const Payment = component('Payment', object({
   country: nullStr,
   description: nullStr,
   reference: nullStr,
-  customer: { anyOf: [anyObject, { type: 'null' }] },
+  customer: orNull(anyObject),
   metadata: anyObject,
   route: object({
-    provider: { anyOf: [object({ id: str, code: str, name: str }), { type: 'null' }] },
+    provider: orNull(object({ id: str, code: str, name: str })),
     provider_account_id: nullStr,
     provider_payment_id: nullStr,
     attempts: int,
@@ -56,15 +58,10 @@ export const Payment = component('Payment', object({
   }),
   risk: object({ decision_id: nullStr, score: nullInt }),
   failure: nullFailure,
-  next_action: {
-    anyOf: [
-      object({ type: enumOf(NEXT_ACTION_TYPES), url: str, qrPayload: str, expiresAt: str }),
-      { type: 'null' },
-    ],
-  },
+  next_action: orNull(object({ type: enumOf(NEXT_ACTION_TYPES), url: str, qrPayload: str, expiresAt: str })),
   fee: object({ amount: int, currency: str }),
   processing_time_ms: nullInt,
-  attempts: { type: 'array', items: Attempt },
+  attempts: arrayOf(Attempt),
   created_at: dateTime,
   updated_at: dateTime,
   processed_at: nullable(dateTime),
@@ -76,7 +73,7 @@ export const TimelineEvent = component('TimelineEvent', object({
 
 export const Refund = component('Refund', object({
   id: str,
-  object: { type: 'string', const: 'refund' },
+  object: literal('refund'),
   payment_id: str,
   amount: int,
   currency: str,
@@ -89,7 +86,7 @@ export const Refund = component('Refund', object({
 
 export const Payout = component('Payout', object({
   id: str,
-  object: { type: 'string', const: 'payout' },
+  object: literal('payout'),
   mode: enumOf(MODES),
   status: enumOf(PAYOUT_STATUSES),
   amount: int,
@@ -100,7 +97,7 @@ export const Payout = component('Payout', object({
     type: enumOf(DESTINATION_TYPES), display: str, holder_name: nullStr, country: nullStr,
   }, ['type', 'display']),
   route: object({
-    provider: { anyOf: [object({ id: str, code: str, name: str }), { type: 'null' }] },
+    provider: orNull(object({ id: str, code: str, name: str })),
     provider_account_id: nullStr,
     provider_payout_id: nullStr,
     rule: nullStr,
@@ -142,7 +139,7 @@ export const Balance = component('Balance', object({
   note: str,
 }));
 
-const settlementFields: Record<string, Schema> = {
+const settlementFields = {
   id: str,
   provider_name: nullStr,
   settlement_entity: nullStr,
@@ -159,15 +156,15 @@ const settlementFields: Record<string, Schema> = {
 };
 export const Settlement = component('Settlement', object(settlementFields));
 export const SettlementWithItems = component('SettlementWithItems', object({
-  ...settlementFields, items: { type: 'array', items: anyObject },
+  ...settlementFields, items: arrayOf(anyObject),
 }));
 
 export const PaymentMethod = component('PaymentMethod', object({
   id: str,
-  object: { type: 'string', const: 'payment_method' },
+  object: literal('payment_method'),
   type: enumOf(PAYMENT_METHOD_TYPES),
   customer_id: nullStr,
-  display: { type: 'object', additionalProperties: str },
+  display: recordOf(str),
   status: str,
   created_at: dateTime,
 }));
@@ -180,23 +177,35 @@ export const Identity = component('Identity', object({
 }));
 
 export const ErrorEnvelope = component('Error', object({
-  error: object({ type: str, code: str, message: str, param: str, details: {} }, ['type', 'code', 'message']),
+  error: object({ type: str, code: str, message: str, param: str, details: anyValue }, ['type', 'code', 'message']),
   request_id: str,
 }));
 
 /** `{data, has_more, next_cursor}` of a resource. */
-export function page(name: string, item: Schema): Schema {
-  return component(name, object({ data: { type: 'array', items: item }, has_more: bool, next_cursor: nullStr }));
+export function page<S extends TSchema>(name: string, item: S) {
+  return component(name, object({ data: arrayOf(item), has_more: bool, next_cursor: nullStr }));
 }
 
 export const PaymentList = page('PaymentList', Payment);
 export const PayoutList = page('PayoutList', Payout);
 export const TransactionList = page('TransactionList', Transaction);
-export const Timeline = component('Timeline', object({ payment_id: str, data: { type: 'array', items: TimelineEvent } }));
-export const RefundList = component('RefundList', object({ data: { type: 'array', items: Refund } }));
-export const BalanceList = component('Balances', object({ custodian: { type: 'boolean', const: false }, data: { type: 'array', items: Balance } }));
-export const SettlementList = component('SettlementList', object({ data: { type: 'array', items: Settlement } }));
+export const Timeline = component('Timeline', object({ payment_id: str, data: arrayOf(TimelineEvent) }));
+export const RefundList = component('RefundList', object({ data: arrayOf(Refund) }));
+export const BalanceList = component('Balances', object({ custodian: literal(false), data: arrayOf(Balance) }));
+export const SettlementList = component('SettlementList', object({ data: arrayOf(Settlement) }));
 export const WebhookTestResult = component('WebhookTestResult', object({ event_id: str, deliveries: int }));
-export const ScenarioList = component('ScenarioList', object({
-  data: { type: 'array', items: object({ name: str, description: str }) },
-}));
+export const ScenarioList = component('ScenarioList', object({ data: arrayOf(object({ name: str, description: str })) }));
+
+// The JSON of each resource as the REST API answers it and webhook events carry it: the
+// serialisers return these and event consumers read them.
+export type FailureJson = Static<typeof Failure>;
+export type AttemptJson = Static<typeof Attempt>;
+export type PaymentJson = Static<typeof Payment>;
+export type RefundJson = Static<typeof Refund>;
+export type PayoutJson = Static<typeof Payout>;
+export type TransactionJson = Static<typeof Transaction>;
+export type BalanceJson = Static<typeof Balance>;
+export type BalancesJson = Static<typeof BalanceList>;
+export type SettlementJson = Static<typeof Settlement>;
+export type SettlementWithItemsJson = Static<typeof SettlementWithItems>;
+export type PaymentMethodJson = Static<typeof PaymentMethod>;
