@@ -30,7 +30,7 @@ const ANSWERS: Record<Exclude<Play, 'timeout_not_received' | 'timeout_approved'>
  * sandbox hosted page), so where a synchronous rail would approve, the provider first asks for the
  * customer's action. Card, wallet, instant and local answer at once.
  */
-export const DEMO_ASYNC_RAILS: Readonly<Record<string, NextActionType>> = {
+const DEMO_ASYNC_RAILS: Readonly<Record<string, NextActionType>> = {
   open_banking: 'redirect',
   qr: 'qr_code',
   bank_transfer: 'display_details',

@@ -23,7 +23,7 @@ export interface RefundRecord {
 }
 
 /** A refund in these states holds its amount against the payment's refundable rest. */
-export const RESERVING_STATUSES = ['created', 'processing', 'successful'];
+const RESERVING_STATUSES = ['created', 'processing', 'successful'];
 
 const SCOPE = 'merchant_id = $1 AND project_id = $2 AND mode = $3';
 const scopeValues = (s: Scope) => [s.merchantId, s.projectId, s.mode];
