@@ -13,7 +13,7 @@ after(() => db?.drop());
 test('replicas starting together apply each migration exactly once, under the advisory lock', async () => {
   const pools = Array.from({ length: 4 }, () => createPool(db.url, 'payments', 2));
   try {
-    const files = (await readdir(projectPath('services/payments/migrations'))).filter((f) => f.endsWith('.sql')).sort();
+    const files = (await readdir(projectPath('services/payments/migrations'))).filter((f) => /\.(sql|shared)$/.test(f)).sort();
     assert.ok(files.length > 0);
     const results = await Promise.all(pools.map((p) => migrate(p, 'payments', 'services/payments')));
     assert.deepEqual(results.flat().sort(), files, 'each applied by one replica; the others found it done');

@@ -4,14 +4,27 @@ import { join } from 'node:path';
 import { transactionOn, type Pool } from './db.js';
 import { projectPath } from './paths.js';
 
+const MIGRATION = /\.(sql|shared)$/;
+
 /**
- * Applies a part's SQL migrations (`<part dir>/migrations/NNNN-name.sql`, in name order) to its
- * schema. A session-level advisory lock per schema serialises replicas that start together.
+ * A migration's text. `NNNN-name.shared` names a file of services/shared/migrations that several
+ * parts apply into their own schemas (the outbox's columns, idempotency bindings): the DDL is
+ * written once, and each part keeps its own place for it in its order.
+ */
+async function migrationSql(dir: string, file: string): Promise<string> {
+  if (!file.endsWith('.shared')) return readFile(join(dir, file), 'utf8');
+  const shared = (await readFile(join(dir, file), 'utf8')).trim();
+  return readFile(projectPath('services/shared/migrations', shared), 'utf8');
+}
+
+/**
+ * Applies a part's migrations (`<part dir>/migrations/NNNN-name.sql` or `.shared`, in name order)
+ * to its schema. A session-level advisory lock per schema serialises replicas that start together.
  */
 export async function migrate(pool: Pool, schema: string, partDir: string): Promise<string[]> {
   const dir = projectPath(partDir, 'migrations');
   // A part without tables yet has no migrations folder; it still gets its schema.
-  const files = existsSync(dir) ? (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort() : [];
+  const files = existsSync(dir) ? (await readdir(dir)).filter((f) => MIGRATION.test(f)).sort() : [];
   const client = await pool.connect();
   const applied: string[] = [];
   try {
@@ -27,7 +40,7 @@ export async function migrate(pool: Pool, schema: string, partDir: string): Prom
       );
       for (const file of files) {
         if (done.has(file)) continue;
-        const sql = await readFile(join(dir, file), 'utf8');
+        const sql = await migrationSql(dir, file);
         // On the lock's own session: another replica cannot start this migration meanwhile.
         await transactionOn(client, async () => {
           await client.query(`SET LOCAL search_path TO ${schema}`);

@@ -1,4 +1,4 @@
--- Idempotency-Keys bound to the payout they created
+-- Idempotency-Keys bound to the payment, refund, capture, cancel or payout they moved
 -- (services/shared/idempotency-bindings.ts). Inserted in the commit that makes the resource durable,
 -- before any provider is called: the primary key is what makes a retry find it instead of paying again.
 CREATE TABLE idempotency_bindings (
