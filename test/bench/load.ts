@@ -99,3 +99,8 @@ export function format(label: string, r: Result): string {
   const ms = (n: number) => `${n.toFixed(1)} ms`;
   return `${label.padEnd(44)} ${r.perSecond.toFixed(0).padStart(6)}/s  p50 ${ms(r.p50)}  p95 ${ms(r.p95)}  p99 ${ms(r.p99)}  max ${ms(r.max)}  (${r.requests} ok, ${r.errors} errors, ${r.seconds.toFixed(1)} s)`;
 }
+
+/** One request at a time for `seconds`: latency without any queueing. */
+export async function oneClient(origin: string, call: () => Call, expect: number, seconds: number): Promise<Result> {
+  return closedLoop(origin, call, expect, 1, seconds);
+}

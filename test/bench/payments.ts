@@ -1,14 +1,22 @@
-// `npm run bench`: payments/s and latency of POST /v1/payments (scenario success, demo latency 0)
-// through the six parts as separate processes on real Postgres and NATS JetStream, next to the
-// baseline of a bare Fastify route doing one Postgres insert per request. Prints figures; never
-// passes or fails on them.
-import { closedLoop, format, openLoop, type Call } from './load.js';
+// `npm run bench`: POST /v1/payments (scenario success, demo latency 0) through the six parts as
+// separate processes and through the all-in-one process (`npm start`'s entrypoint on DATABASE_URL
+// and NATS_URL), with and without an Idempotency-Key, closed loop, open loop at half the closed
+// loop, and one client at a time; every rate as a ratio to the same run's baseline (a bare Fastify
+// route doing one durable Postgres insert); then messages per payment (statements and transactions
+// per part, write system calls per part process). Prints figures; never passes or fails on them.
+//
+// BENCH_ROOT=<another checkout> runs that checkout's build instead (its parts and its `pg`), so a
+// before/after pair is two invocations a minute apart on the same machine state.
+import { closedLoop, format, oneClient, openLoop, type Call, type Result } from './load.js';
+import { countMessages, printCounts } from './message-counts.js';
+import { startAllInOne, type BenchTarget } from './targets.js';
 import { freePort, spawnPart, waitForHttp } from '../helpers/processes.js';
-import { startSplitStack } from '../helpers/split-stack.js';
-import { request } from '../helpers/stack.js';
+import { newSplitMerchantKey, startSplitStack } from '../helpers/split-stack.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const ALL_IN_ONE_CLIENTS = Number(process.env.BENCH_ALL_IN_ONE_CLIENTS ?? 16);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const LATENCY_SECONDS = Math.max(3, Math.round(SECONDS / 2));
 const WARMUP_SECONDS = 3;
 
 const natsUrl = process.env.NATS_URL;
@@ -17,50 +25,101 @@ if (!process.env.DATABASE_URL || !natsUrl) {
   process.exit(2);
 }
 
-const split = await startSplitStack(natsUrl, { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error' });
+let keys = 0;
+const paymentCall = (secret: string, keyed: boolean) => (): Call => ({
+  method: 'POST', path: '/v1/payments',
+  headers: {
+    authorization: `Bearer ${secret}`, 'content-type': 'application/json',
+    ...(keyed ? { 'idempotency-key': `bench-${process.pid}-${++keys}` } : {}),
+  },
+  body: JSON.stringify({ amount: 1000, currency: 'EUR', payment_method: 'card', test_scenario: 'success' }),
+});
+
+const rows: Array<{ label: string; result: Result; clients: number | string }> = [];
+function record(label: string, result: Result, clients: number | string): Result {
+  rows.push({ label, result, clients });
+  console.log(format(label, result));
+  return result;
+}
+
+async function baseline(label: string): Promise<{ closed: Result; closedAllInOne: Result; single: Result }> {
+  const port = await freePort();
+  const server = spawnPart('baseline', 'test/bench/baseline-server.js', {
+    DATABASE_URL: process.env.DATABASE_URL!, PORT: String(port),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(server, `${url}/`);
+    const insert = (): Call => ({
+      method: 'POST', path: '/insert', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: 1000, currency: 'EUR' }),
+    });
+    await closedLoop(url, insert, 201, CLIENTS, WARMUP_SECONDS);
+    const closed = record(`${label}, ${CLIENTS} clients`, await closedLoop(url, insert, 201, CLIENTS, SECONDS), CLIENTS);
+    const closedAllInOne = record(`${label}, ${ALL_IN_ONE_CLIENTS} clients`,
+      await closedLoop(url, insert, 201, ALL_IN_ONE_CLIENTS, SECONDS), ALL_IN_ONE_CLIENTS);
+    const single = record(`${label}, one client`, await oneClient(url, insert, 201, LATENCY_SECONDS), 1);
+    return { closed, closedAllInOne, single };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Closed loop without and with keys, open loop at half the unkeyed closed loop, one client. */
+async function payments(target: BenchTarget, clients: number) {
+  const plain = paymentCall(target.secret, false);
+  const keyed = paymentCall(target.secret, true);
+  await closedLoop(target.baseUrl, plain, 201, clients, WARMUP_SECONDS);
+  const closed = record(`${target.name}, ${clients} clients`, await closedLoop(target.baseUrl, plain, 201, clients, SECONDS), clients);
+  const withKeys = record(`${target.name}, ${clients} clients, Idempotency-Key`,
+    await closedLoop(target.baseUrl, keyed, 201, clients, SECONDS), clients);
+  const half = Math.max(1, Math.round(closed.perSecond / 2));
+  const atHalf = record(`${target.name}, offered ${half}/s`, await openLoop(target.baseUrl, plain, 201, half, SECONDS), 'open');
+  const single = record(`${target.name}, one client`, await oneClient(target.baseUrl, plain, 201, LATENCY_SECONDS), 1);
+  return { closed, withKeys, atHalf, single };
+}
+
+console.log(`bench: ${SECONDS} s per run, node ${process.version}, build ${process.env.BENCH_ROOT ?? 'this checkout'}`);
+const before = await baseline('baseline: Fastify + one Postgres insert');
+
+const split = await startSplitStack(natsUrl, {
+  RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10',
+});
+let six: Awaited<ReturnType<typeof payments>>;
 try {
-  const manage = (method: string, path: string, body?: unknown) =>
-    request(split.baseUrl, method, `/manage/v1${path}`, { key: split.operatorToken, body });
-  const merchant = await manage('POST', '/merchants', { name: 'Bench merchant' });
-  const key = await manage('POST', `/projects/${merchant.body.project.id}/keys`, { mode: 'test', name: 'bench' });
-  const headers = { authorization: `Bearer ${key.body.secret}`, 'content-type': 'application/json' };
-  const payment: () => Call = () => ({
-    method: 'POST', path: '/v1/payments', headers,
-    body: JSON.stringify({ amount: 1000, currency: 'EUR', payment_method: 'card', test_scenario: 'success' }),
-  });
-
-  const baselinePort = await freePort();
-  const baseline = spawnPart('baseline', 'test/bench/baseline-server.js', {
-    DATABASE_URL: split.db.url, PORT: String(baselinePort),
-  });
-  const baselineUrl = `http://127.0.0.1:${baselinePort}`;
-  await waitForHttp(baseline, `${baselineUrl}/`);
-  const insert: () => Call = () => ({
-    method: 'POST', path: '/insert', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ amount: 1000, currency: 'EUR' }),
-  });
-
-  console.log(`bench: ${CLIENTS} clients, ${SECONDS} s per run, node ${process.version}`);
-  await closedLoop(baselineUrl, insert, 201, CLIENTS, WARMUP_SECONDS);
-  const base = await closedLoop(baselineUrl, insert, 201, CLIENTS, SECONDS);
-  console.log(format('baseline: Fastify + one Postgres insert', base));
-  await baseline.stop();
-
-  await closedLoop(split.baseUrl, payment, 201, CLIENTS, WARMUP_SECONDS);
-  const pay = await closedLoop(split.baseUrl, payment, 201, CLIENTS, SECONDS);
-  console.log(format('POST /v1/payments, six processes', pay));
-
-  // Latency without queueing: at half of what the closed loop just sustained.
-  const half = Math.max(1, Math.round(pay.perSecond / 2));
-  const atHalf = await openLoop(split.baseUrl, payment, 201, half, SECONDS);
-  console.log(format(`POST /v1/payments at ${half}/s (half the closed loop)`, atHalf));
-
-  const quarter = Math.max(1, Math.round(base.perSecond / 4));
-  const atQuarter = await openLoop(split.baseUrl, payment, 201, quarter, SECONDS);
-  console.log(format(`POST /v1/payments at ${quarter}/s (baseline / 4)`, atQuarter));
-
-  console.log(`payments/s ÷ baseline: ${(pay.perSecond / base.perSecond).toFixed(2)} (target ≥ 0.40)`);
-  console.log(`p99 at a quarter of the baseline rate: ${atQuarter.p99.toFixed(1)} ms (target < 25 ms)`);
+  six = await payments({ name: 'six processes', baseUrl: split.baseUrl, secret: await newSplitMerchantKey(split) }, CLIENTS);
+  const pids = Object.fromEntries(split.parts.map((p) => [p.name, p.child.pid!]));
+  const secret = await newSplitMerchantKey(split);
+  await countMessages.writes(split.baseUrl, paymentCall(secret, false), pids);
 } finally {
   await split.close();
 }
+
+const aio = await startAllInOne(natsUrl);
+let one: Awaited<ReturnType<typeof payments>>;
+try {
+  one = await payments(aio, ALL_IN_ONE_CLIENTS);
+} finally {
+  await aio.close();
+}
+
+const after = await baseline('baseline again');
+printCounts(await countMessages.statements(natsUrl, paymentCall));
+
+// The issue's table: each rate against the mean of the two baselines around it.
+const base = (before.closed.perSecond + after.closed.perSecond) / 2;
+const baseAio = (before.closedAllInOne.perSecond + after.closedAllInOne.perSecond) / 2;
+const baseP50 = (before.single.p50 + after.single.p50) / 2;
+const ratio = (n: number, d: number) => (n / d).toFixed(3);
+console.log(`
+| | measured | ÷ baseline |
+|---|---|---|
+| baseline, ${CLIENTS} clients / ${ALL_IN_ONE_CLIENTS} clients / one client p50 | ${base.toFixed(0)}/s / ${baseAio.toFixed(0)}/s / ${baseP50.toFixed(2)} ms | |
+| six processes, ${CLIENTS} clients | ${six.closed.perSecond.toFixed(0)}/s | ${ratio(six.closed.perSecond, base)} |
+| all-in-one, ${ALL_IN_ONE_CLIENTS} clients | ${one.closed.perSecond.toFixed(0)}/s | ${ratio(one.closed.perSecond, baseAio)} |
+| one client at a time, p50: six processes / all-in-one | ${six.single.p50.toFixed(1)} ms / ${one.single.p50.toFixed(1)} ms | ${(six.single.p50 / baseP50).toFixed(1)} × / ${(one.single.p50 / baseP50).toFixed(1)} × |
+| six processes, p99 at half the closed loop | ${six.atHalf.p99.toFixed(1)} ms | |
+| all-in-one, p99 at half the closed loop | ${one.atHalf.p99.toFixed(1)} ms | |
+| Idempotency-Key on every request: six processes / all-in-one | ${six.withKeys.perSecond.toFixed(0)}/s / ${one.withKeys.perSecond.toFixed(0)}/s | ${ratio(six.withKeys.perSecond, base)} / ${ratio(one.withKeys.perSecond, baseAio)} |`);
+const errors = rows.filter((r) => r.result.errors > 0);
+for (const r of errors) console.log(`note: ${r.label} had ${r.result.errors} errors`);

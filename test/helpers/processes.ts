@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { Health, HealthCheckResponse_ServingStatus } from '../../proto/gen/grpc/health/v1/health_pb.js';
@@ -24,10 +25,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
+// The benchmark's before/after runs start another checkout's build (BENCH_ROOT) the same way.
+const buildRoot = process.env.BENCH_ROOT ?? projectPath();
+
 /** Runs a compiled entrypoint (`dist/...js`) as its own process with exactly the given environment. */
 export function spawnPart(name: string, entry: string, env: Record<string, string>): PartProcess {
-  const child = spawn(process.execPath, [projectPath('dist', entry)], {
-    cwd: projectPath(),
+  const child = spawn(process.execPath, [join(buildRoot, 'dist', entry)], {
+    cwd: buildRoot,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

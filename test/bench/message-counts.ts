@@ -1,0 +1,108 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { request as httpRequest } from 'undici';
+import { countPgStatements, perPaymentPg, snapshotPg, writeCallsOf, type PgCounts } from './counts.js';
+import type { Call } from './load.js';
+import { newKey } from './targets.js';
+import { createTestBus } from '../helpers/bus.js';
+import { createTestDatabase } from '../helpers/database.js';
+import { projectPath } from '../../services/shared/index.js';
+
+const PAYMENTS = Number(process.env.BENCH_COUNT_PAYMENTS ?? 200);
+// Long enough for the relay, the ledger and webhooks to finish with the last payment's events.
+const SETTLE_MS = 1500;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function sequential(baseUrl: string, call: () => Call): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < PAYMENTS; i++) {
+    const c = call();
+    const res = await httpRequest(`${baseUrl}${c.path}`, { method: c.method, headers: c.headers, body: c.body });
+    await res.body.dump();
+    if (res.statusCode !== 201) throw new Error(`payment answered ${res.statusCode}`);
+  }
+  await sleep(SETTLE_MS);
+  return performance.now() - started;
+}
+
+export interface MessageCounts {
+  /** Postgres statements (round trips) and transactions per payment, by part. */
+  pg: Map<string, PgCounts>;
+  /** The same with an Idempotency-Key on every request. */
+  keyedPg?: Map<string, PgCounts>;
+  /** Write system calls per payment, by part process (six processes). */
+  writes?: Record<string, number>;
+}
+
+const collected: MessageCounts = { pg: new Map() };
+
+export const countMessages = {
+  /** Write system calls per payment of each process, minus an idle period as long. */
+  async writes(baseUrl: string, call: () => Call, pids: Record<string, number>): Promise<void> {
+    const w0 = await writeCallsOf(pids);
+    const ms = await sequential(baseUrl, call);
+    const w1 = await writeCallsOf(pids);
+    await sleep(ms);
+    const w2 = await writeCallsOf(pids);
+    collected.writes = Object.fromEntries(Object.keys(pids).map((p) => [p, (w1[p] - w0[p] - (w2[p] - w1[p])) / PAYMENTS]));
+  },
+
+  /**
+   * Statements and transactions per payment of each part, with the six parts in this process
+   * (the same code as in their own processes) on a fresh database and stream.
+   */
+  async statements(natsUrl: string, call: (secret: string, keyed: boolean) => () => Call): Promise<MessageCounts> {
+    const root = process.env.BENCH_ROOT ?? projectPath();
+    const counter = await countPgStatements(root);
+    const load = (p: string) => import(pathToFileURL(join(root, 'dist', p)).href);
+    const { startStack } = await load('services/all-in-one/stack.js');
+    const shared = await load('services/shared/index.js');
+    const db = await createTestDatabase();
+    const testBus = await createTestBus();
+    const operatorToken = shared.newSecret('svc_op_', 40);
+    const bus = await shared.JetStreamBus.connect({
+      ...testBus.nats!, url: natsUrl, logger: shared.createLogger('bench', 'silent'), name: 'bench',
+    });
+    const config = shared.loadConfig({
+      HOST: '127.0.0.1', PORT: '0', OPERATOR_TOKEN: operatorToken, RATE_LIMIT_PER_MINUTE: '10000000',
+      NATS_STREAM: testBus.nats!.stream, NATS_SUBJECT_PREFIX: testBus.nats!.subjectPrefix,
+    });
+    const stack = await startStack({ config, databaseUrl: db.url, bus, logger: shared.createLogger('bench', 'silent') });
+    try {
+      const secret = await newKey(stack.baseUrl, operatorToken);
+      for (const keyed of [false, true]) {
+        await sequential(stack.baseUrl, call(secret, keyed));
+        const c0 = snapshotPg(counter);
+        const ms = await sequential(stack.baseUrl, call(secret, keyed));
+        const c1 = snapshotPg(counter);
+        await sleep(ms);
+        const idle = perPaymentPg(c1, snapshotPg(counter), new Map(), 1);
+        const counts = perPaymentPg(c0, c1, idle, PAYMENTS);
+        if (!keyed) collected.pg = counts;
+        else collected.keyedPg = counts;
+      }
+    } finally {
+      await stack.close();
+      await bus.close();
+      await testBus.close();
+      await db.drop();
+    }
+    return collected;
+  },
+};
+
+export function printCounts(counts: MessageCounts): void {
+  const parts = ['gateway', 'payments', 'routing_risk', 'ledger', 'payouts', 'webhooks'];
+  const cell = (m: Map<string, PgCounts> | undefined, p: string, k: keyof PgCounts) => (m?.get(p)?.[k] ?? 0).toFixed(1);
+  const sum = (m: Map<string, PgCounts> | undefined, k: keyof PgCounts) => [...(m?.values() ?? [])].reduce((s, c) => s + c[k], 0);
+  console.log(`\nMessages per payment (${PAYMENTS} sequential payments, idle background subtracted):`);
+  console.log('| part | statements | transactions | statements, keyed | write calls (own process) |');
+  console.log('|---|---|---|---|---|');
+  for (const p of parts) {
+    const proc = p.replace('_', '-');
+    console.log(`| ${proc} | ${cell(counts.pg, p, 'statements')} | ${cell(counts.pg, p, 'transactions')} | ${cell(counts.keyedPg, p, 'statements')} | ${counts.writes?.[proc]?.toFixed(1) ?? '—'} |`);
+  }
+  const writes = Object.values(counts.writes ?? {}).reduce((s, n) => s + n, 0);
+  console.log(`| all | ${sum(counts.pg, 'statements').toFixed(1)} | ${sum(counts.pg, 'transactions').toFixed(1)} | ${sum(counts.keyedPg, 'statements').toFixed(1)} | ${writes.toFixed(1)} |`);
+}
