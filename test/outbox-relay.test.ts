@@ -110,3 +110,33 @@ test('publishing the same event id again is dropped by the bus (deduplication wi
   await sub.stop();
   assert.deepEqual(received, [e.id]);
 });
+
+test('a relay that dies mid-batch loses nothing: its leased rows are claimed again once the lease ends', async () => {
+  const events = [event('payment.created'), event('payment.created')];
+  for (const e of events) await enqueueEvent(pool, e);
+  const ids = new Set(events.map((e) => e.id));
+  // A relay whose publishes never return: it claimed the batch and then hung or died.
+  const hung: EventBus = {
+    publish: () => new Promise(() => undefined),
+    consume: (...args) => testBus.bus.consume(...args),
+    close: async () => undefined,
+  };
+  void new OutboxRelay({ pool, bus: hung, logger, subjectPrefix: prefix(), pollMs: 20, leaseMs: 500 }).drain();
+  const published: string[] = [];
+  const counting: EventBus = {
+    async publish(m) {
+      if (ids.has(m.msgId)) published.push(m.msgId);
+      await testBus.bus.publish(m);
+    },
+    consume: (...args) => testBus.bus.consume(...args),
+    close: async () => undefined,
+  };
+  const other = new OutboxRelay({ pool, bus: counting, logger, subjectPrefix: prefix(), pollMs: 20 });
+  await new Promise((r) => setTimeout(r, 100));
+  await other.drain();
+  assert.deepEqual(published, [], 'leased rows are left to the relay holding them');
+  await new Promise((r) => setTimeout(r, 500));
+  await other.drain();
+  assert.deepEqual(published.sort(), [...ids].sort());
+  assert.equal(await unpublished(), 0);
+});

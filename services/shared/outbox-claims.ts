@@ -1,7 +1,8 @@
-import type { PoolClient } from './db.js';
+import type { Queryable } from './db.js';
 
 // The outbox relay's SQL: which rows a batch claims, and what it records of their publishing.
-// docs/decisions.md, "No event blocks another", explains the rules.
+// Each is one statement on the pool, so no transaction stays open while the bus is awaited.
+// docs/decisions.md, "No event blocks another" and "The relay claims with a lease", explains the rules.
 
 export interface ClaimedRow {
   event_id: string;
@@ -9,23 +10,24 @@ export interface ClaimedRow {
   type: string;
   payload: unknown;
   attempts: number;
-  /** An earlier event of its aggregate is unpublished and not in this batch: not yet. */
-  blocked: boolean;
 }
 
 /**
- * Claims up to `limit` due rows, oldest first. SKIP LOCKED lets replicas relay side by side.
- * A row behind an event of its aggregate that has failed before (backing off or parked) is not
- * claimed at all, so parked aggregates do not fill batches; a row behind one that another replica
- * holds right now is claimed but marked blocked, and left for a later batch.
+ * Leases up to `limit` due rows, oldest first, for `leaseMs`: until then no other replica claims
+ * them, and after it any replica may (their relay died or hung). SKIP LOCKED keeps replicas that
+ * claim at the same instant apart. A row behind an event of its aggregate that has failed before
+ * (backing off or parked) is not a candidate at all, so parked aggregates do not fill batches; a
+ * candidate behind an unpublished row that this claim does not take (another replica holds it) is
+ * left alone, so its aggregate's events stay in order.
  */
-export async function claimBatch(client: PoolClient, limit: number): Promise<ClaimedRow[]> {
-  const { rows } = await client.query(
-    `WITH claimed AS (
-       SELECT o.event_id, o.aggregate_id, o.seq, o.type, o.payload, o.attempts
+export async function claimBatch(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedRow[]> {
+  const { rows } = await db.query(
+    `WITH candidates AS (
+       SELECT o.event_id, o.aggregate_id, o.seq
        FROM outbox o
        WHERE o.published_at IS NULL AND o.parked_at IS NULL
          AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= now())
+         AND (o.leased_until IS NULL OR o.leased_until <= now())
          AND NOT EXISTS (
            SELECT 1 FROM outbox h
            WHERE h.aggregate_id = o.aggregate_id AND h.seq < o.seq AND h.published_at IS NULL AND h.attempts > 0)
@@ -33,16 +35,20 @@ export async function claimBatch(client: PoolClient, limit: number): Promise<Cla
        LIMIT $1
        FOR UPDATE OF o SKIP LOCKED
      )
-     SELECT c.event_id, c.aggregate_id, c.type, c.payload, c.attempts,
-            EXISTS (
-              SELECT 1 FROM outbox b
-              WHERE b.aggregate_id = c.aggregate_id AND b.seq < c.seq AND b.published_at IS NULL
-                AND b.event_id NOT IN (SELECT event_id FROM claimed)) AS blocked
-     FROM claimed c
-     ORDER BY c.seq`,
-    [limit],
+     UPDATE outbox o SET leased_until = now() + $2 * interval '1 millisecond'
+     FROM candidates c
+     WHERE o.event_id = c.event_id
+       AND NOT EXISTS (
+         SELECT 1 FROM outbox b
+         WHERE b.aggregate_id = c.aggregate_id AND b.seq < c.seq AND b.published_at IS NULL
+           AND b.event_id NOT IN (SELECT event_id FROM candidates))
+     RETURNING o.event_id, o.aggregate_id, o.type, o.payload, o.attempts, o.seq`,
+    [limit, leaseMs],
   );
-  return rows;
+  // UPDATE … RETURNING has no order of its own; the relay publishes in the outbox's.
+  return rows
+    .sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1))
+    .map(({ seq: _seq, ...row }) => row as ClaimedRow);
 }
 
 export interface PublishFailure {
@@ -53,21 +59,42 @@ export interface PublishFailure {
   delayMs: number;
 }
 
-export async function markPublished(client: PoolClient, eventIds: string[]): Promise<void> {
-  if (eventIds.length === 0) return;
-  await client.query('UPDATE outbox SET published_at = now(), next_attempt_at = NULL WHERE event_id = ANY($1)', [eventIds]);
+export interface BatchOutcomes {
+  published: string[];
+  /** Failed attempts counted against their event. */
+  failures: PublishFailure[];
+  /** Claimed but not attempted or not blamed (the bus is down): claimable again at once. */
+  released: string[];
 }
 
-/** Counts one failed attempt per row: a retry time, or parked with the error. */
-export async function recordFailures(client: PoolClient, failures: PublishFailure[]): Promise<void> {
-  if (failures.length === 0) return;
-  await client.query(
+/**
+ * Records a batch in one statement and ends its lease: published rows are marked sent, each
+ * failure counts one attempt (a retry time, or parked with the error), released rows are as they
+ * were. A failure or release is not applied to a row another replica has published meanwhile.
+ */
+export async function recordOutcomes(db: Queryable, { published, failures, released }: BatchOutcomes): Promise<void> {
+  const ids = [...published, ...failures.map((f) => f.eventId), ...released];
+  if (ids.length === 0) return;
+  const none = <T>(n: number) => Array<T | null>(n).fill(null);
+  await db.query(
     `UPDATE outbox o
-     SET attempts = o.attempts + 1, last_error = f.error,
-         parked_at = CASE WHEN f.park THEN now() END,
-         next_attempt_at = CASE WHEN f.park THEN NULL ELSE now() + f.delay_ms * interval '1 millisecond' END
-     FROM unnest($1::text[], $2::text[], $3::boolean[], $4::int[]) AS f(event_id, error, park, delay_ms)
-     WHERE o.event_id = f.event_id`,
-    [failures.map((f) => f.eventId), failures.map((f) => f.error), failures.map((f) => f.park), failures.map((f) => f.delayMs)],
+     SET leased_until = NULL,
+         published_at = CASE WHEN f.published THEN now() ELSE o.published_at END,
+         attempts = o.attempts + CASE WHEN f.error IS NULL THEN 0 ELSE 1 END,
+         last_error = coalesce(f.error, o.last_error),
+         parked_at = CASE WHEN f.park THEN now() ELSE o.parked_at END,
+         next_attempt_at = CASE
+           WHEN f.published OR f.park THEN NULL
+           WHEN f.error IS NULL THEN o.next_attempt_at
+           ELSE now() + f.delay_ms * interval '1 millisecond' END
+     FROM unnest($1::text[], $2::boolean[], $3::text[], $4::boolean[], $5::int[]) AS f(event_id, published, error, park, delay_ms)
+     WHERE o.event_id = f.event_id AND (f.published OR o.published_at IS NULL)`,
+    [
+      ids,
+      ids.map((_, i) => i < published.length),
+      [...none<string>(published.length), ...failures.map((f) => f.error), ...none<string>(released.length)],
+      [...none<boolean>(published.length), ...failures.map((f) => f.park), ...none<boolean>(released.length)],
+      [...none<number>(published.length), ...failures.map((f) => f.delayMs), ...none<number>(released.length)],
+    ],
   );
 }

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { UnpublishableMessage, type EventBus } from './bus/index.js';
-import { withTransaction, type Pool, type Queryable, type Statement } from './db.js';
+import type { Pool, Queryable, Statement } from './db.js';
 import { aggregateIdOf, eventSubject, type EventEnvelope } from './events.js';
-import { claimBatch, markPublished, recordFailures, type ClaimedRow, type PublishFailure } from './outbox-claims.js';
+import { claimBatch, recordOutcomes, type ClaimedRow, type PublishFailure } from './outbox-claims.js';
 
 /**
  * Transactional outbox. A state change and its event are written in one transaction
@@ -38,6 +38,11 @@ export interface OutboxRelayOptions {
   maxAttempts?: number;
   /** Wait before an event's second attempt, doubled for each further one up to 5 min (default 1 s). */
   retryBaseMs?: number;
+  /**
+   * How long a claimed batch is this relay's (default 30 s): far longer than publishing a batch
+   * takes, and how long the rows of a relay that died mid-batch wait for another replica.
+   */
+  leaseMs?: number;
 }
 
 const MAX_RETRY_DELAY_MS = 5 * 60_000;
@@ -96,7 +101,7 @@ export class OutboxRelay {
     }, ms);
   }
 
-  /** Publishes every due row, a batch per transaction; returns when none is left or the bus is down. */
+  /** Publishes every due row, a batch at a time; returns when none is left or the bus is down. */
   async drain(): Promise<void> {
     const limit = this.opts.batchSize ?? 200;
     try {
@@ -112,16 +117,16 @@ export class OutboxRelay {
     }
   }
 
-  // The claim's row locks are held while publishing, so no other replica's relay takes the batch.
-  private publishBatch(limit: number): Promise<BatchOutcome> {
-    return withTransaction(this.opts.pool, async (client) => {
-      const rows = await claimBatch(client, limit);
-      const { published, failed } = await this.publishInOrder(rows);
-      const { failures, unavailable } = this.judge(failed, published.length > 0);
-      await markPublished(client, published);
-      await recordFailures(client, failures);
-      return { claimed: rows.length, progressed: published.length + failures.length > 0, unavailable };
-    });
+  // Claim and record are a statement each: no transaction is open while the bus is awaited.
+  private async publishBatch(limit: number): Promise<BatchOutcome> {
+    const rows = await claimBatch(this.opts.pool, limit, this.opts.leaseMs ?? 30_000);
+    const { published, failed } = await this.publishInOrder(rows);
+    const { failures, unavailable } = this.judge(failed, published.length > 0);
+    // Rows after a failure in their chain were not attempted; those not blamed go back at once.
+    const settled = new Set([...published, ...failures.map((f) => f.eventId)]);
+    const released = rows.map((r) => r.event_id).filter((id) => !settled.has(id));
+    await recordOutcomes(this.opts.pool, { published, failures, released });
+    return { claimed: rows.length, progressed: settled.size > 0, unavailable };
   }
 
   /**
@@ -131,7 +136,6 @@ export class OutboxRelay {
   private async publishInOrder(rows: ClaimedRow[]) {
     const chains = new Map<string, ClaimedRow[]>();
     for (const row of rows) {
-      if (row.blocked) continue;
       const chain = chains.get(row.aggregate_id);
       if (chain) chain.push(row);
       else chains.set(row.aggregate_id, [row]);
