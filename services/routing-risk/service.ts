@@ -58,10 +58,7 @@ export function routes(store: RoutingRiskStore, clock: Clock) {
         const scope = requireScope(req.scope);
         const input = requireInput(req.input);
         const at = clock.now();
-        // Three reads side by side: the hop's latency is the slowest one, not their sum.
-        const [velocity, accounts, rules] = await Promise.all([
-          store.velocity(scope, input, at), store.accountsFor(scope), store.rulesFor(scope),
-        ]);
+        const { velocity, accounts, rules } = await store.planningInputs(scope, input, at);
         const risk = { id: newId('rsk', at), ...assessRisk(input, velocity) };
         const plan =
           risk.outcome === 'block'

@@ -27,13 +27,61 @@ function toRule(r: Record<string, any>): RoutingRule {
     minAmount: r.min_amount === null ? null : BigInt(r.min_amount),
     maxAmount: r.max_amount === null ? null : BigInt(r.max_amount),
     providers: r.providers,
-    createdAt: r.created_at,
+    createdAt: new Date(r.created_at),
   };
 }
 
 const RULE_COLUMNS = 'id, name, priority, currencies, countries, methods, min_amount, max_amount, providers, created_at';
 const SCOPE = 'merchant_id = $1 AND project_id = $2 AND mode = $3';
 const scopeValues = (s: Scope) => [s.merchantId, s.projectId, s.mode];
+
+/**
+ * Active accounts a scope may route to ($1 merchant, $2 project, $3 mode). Test mode reaches demo
+ * providers only (the shared platform accounts, or the project's own); live mode only licensed
+ * providers' accounts connected to the project, so a live payment can never land on a provider
+ * that moves no money.
+ */
+const ACCOUNTS_SQL = `SELECT p.id AS provider_id, p.code, p.name, p.currencies, p.countries, p.methods, p.latency_ms,
+         a.id AS account_id, a.fee_fixed, a.fee_bps
+  FROM provider_accounts a JOIN providers p ON p.id = a.provider_id
+  WHERE a.status = 'active' AND a.mode = $3
+    AND p.kind = CASE WHEN $3 = 'live' THEN 'licensed' ELSE 'demo' END
+    AND ((a.mode = 'test' AND a.project_id IS NULL) OR (a.merchant_id = $1 AND a.project_id = $2))`;
+
+const RULES_SQL = `SELECT ${RULE_COLUMNS} FROM routing_rules WHERE ${SCOPE}`;
+
+/** Earlier decisions inside the velocity window sharing a key ($4–$6), between $7 and $8. */
+const VELOCITY_SQL = `SELECT count(*) FILTER (WHERE customer_key_hash = $4)::int AS customer,
+         count(*) FILTER (WHERE device_fingerprint_hash = $5)::int AS fingerprint,
+         count(*) FILTER (WHERE device_ip_hash = $6)::int AS ip
+  FROM risk_decisions
+  WHERE ${SCOPE} AND created_at > $7 AND created_at <= $8
+    AND (customer_key_hash = $4 OR device_fingerprint_hash = $5 OR device_ip_hash = $6)`;
+
+const velocityValues = (keys: ReturnType<typeof velocityKeys>, at: Date) =>
+  [keys.customer, keys.fingerprint, keys.ip, new Date(at.getTime() - VELOCITY_WINDOW_MS), at];
+
+export interface PlanningInputs {
+  accounts: ProviderAccount[];
+  rules: RoutingRule[];
+  velocity: VelocityCounts;
+}
+
+// Rows come from a query or, in planningInputs, from json_agg (numbers and strings, not bigint and Date).
+function toAccount(r: Record<string, any>): ProviderAccount {
+  return {
+    providerId: r.provider_id,
+    providerCode: r.code,
+    providerName: r.name,
+    providerAccountId: r.account_id,
+    currencies: r.currencies,
+    countries: r.countries,
+    methods: r.methods,
+    feeFixed: BigInt(r.fee_fixed),
+    feeBps: r.fee_bps,
+    latencyMs: r.latency_ms,
+  };
+}
 
 /** Postgres access of routing-risk; every query names its scope. */
 export function createStore(pool: Pool) {
@@ -44,36 +92,34 @@ export function createStore(pool: Pool) {
      * connected to the project, so a live payment can never land on a provider that moves no money.
      */
     async accountsFor(scope: Scope): Promise<ProviderAccount[]> {
-      const { rows } = await pool.query(
-        `SELECT p.id AS provider_id, p.code, p.name, p.currencies, p.countries, p.methods, p.latency_ms,
-                a.id AS account_id, a.fee_fixed, a.fee_bps
-         FROM provider_accounts a JOIN providers p ON p.id = a.provider_id
-         WHERE a.status = 'active' AND a.mode = $1
-           AND p.kind = CASE WHEN $1 = 'live' THEN 'licensed' ELSE 'demo' END
-           AND ((a.mode = 'test' AND a.project_id IS NULL)
-             OR (a.merchant_id = $2 AND a.project_id = $3))`,
-        [scope.mode, scope.merchantId, scope.projectId],
-      );
-      return rows.map((r) => ({
-        providerId: r.provider_id,
-        providerCode: r.code,
-        providerName: r.name,
-        providerAccountId: r.account_id,
-        currencies: r.currencies,
-        countries: r.countries,
-        methods: r.methods,
-        feeFixed: r.fee_fixed,
-        feeBps: r.fee_bps,
-        latencyMs: r.latency_ms,
-      }));
+      const { rows } = await pool.query(ACCOUNTS_SQL, scopeValues(scope));
+      return rows.map(toAccount);
     },
 
     async rulesFor(scope: Scope): Promise<RoutingRule[]> {
-      const { rows } = await pool.query(
-        `SELECT ${RULE_COLUMNS} FROM routing_rules WHERE ${SCOPE} ORDER BY priority, name`,
-        scopeValues(scope),
-      );
+      const { rows } = await pool.query(`${RULES_SQL} ORDER BY priority, name`, scopeValues(scope));
       return rows.map(toRule);
+    },
+
+    /**
+     * What planning a payment reads, in one round trip: the accounts and rules of its scope and,
+     * when it carries a customer or device, its velocity.
+     */
+    async planningInputs(scope: Scope, input: RiskInput, at: Date): Promise<PlanningInputs> {
+      const keys = velocityKeys(scope, input);
+      const counted = Boolean(keys.customer || keys.fingerprint || keys.ip);
+      const { rows } = await pool.query(
+        `SELECT (SELECT COALESCE(json_agg(a), '[]') FROM (${ACCOUNTS_SQL}) a) AS accounts,
+                (SELECT COALESCE(json_agg(r ORDER BY r.priority, r.name), '[]') FROM (${RULES_SQL}) r) AS rules
+                ${counted ? `, v.* FROM (${VELOCITY_SQL}) v` : ''}`,
+        counted ? [...scopeValues(scope), ...velocityValues(keys, at)] : scopeValues(scope),
+      );
+      const r = rows[0];
+      return {
+        accounts: r.accounts.map(toAccount),
+        rules: r.rules.map(toRule),
+        velocity: counted ? { customer: r.customer, fingerprint: r.fingerprint, ip: r.ip } : NO_VELOCITY,
+      };
     },
 
     /** Provider entries of a rule that name neither a known provider code nor an account this scope may use. */
@@ -110,22 +156,6 @@ export function createStore(pool: Pool) {
         [...scopeValues(scope), id],
       );
       return rows[0] && toRule(rows[0]);
-    },
-
-    /** Earlier decisions inside the velocity window sharing this payment's customer or device. */
-    async velocity(scope: Scope, input: RiskInput, at: Date): Promise<VelocityCounts> {
-      const keys = velocityKeys(scope, input);
-      if (!keys.customer && !keys.fingerprint && !keys.ip) return NO_VELOCITY;
-      const { rows } = await pool.query(
-        `SELECT count(*) FILTER (WHERE customer_key_hash = $4)::int AS customer,
-                count(*) FILTER (WHERE device_fingerprint_hash = $5)::int AS fingerprint,
-                count(*) FILTER (WHERE device_ip_hash = $6)::int AS ip
-         FROM risk_decisions
-         WHERE ${SCOPE} AND created_at > $7 AND created_at <= $8
-           AND (customer_key_hash = $4 OR device_fingerprint_hash = $5 OR device_ip_hash = $6)`,
-        [...scopeValues(scope), keys.customer, keys.fingerprint, keys.ip, new Date(at.getTime() - VELOCITY_WINDOW_MS), at],
-      );
-      return { customer: rows[0].customer, fingerprint: rows[0].fingerprint, ip: rows[0].ip };
     },
 
     /** Both decisions in one statement: one round trip and one commit on the payment hot path. */
