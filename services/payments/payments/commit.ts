@@ -1,7 +1,7 @@
 import { paymentJson } from '../../shared/contract/index.js';
 import { enqueueEventStatement, newId, type Queryable, type Statement } from '../../shared/index.js';
 import type { AttemptRecord, TimelineEntry } from './model.js';
-import type { PaymentsStore } from './store.js';
+import { ATTEMPT_SETTLED, type PaymentsStore } from './store.js';
 import { paymentToProto } from './to-proto.js';
 import type { Change } from './transitions.js';
 
@@ -35,8 +35,8 @@ export interface CommitOptions {
 }
 
 /**
- * Writes the change. Without a transaction, a lock to check or a customer action to touch it is one
- * statement, one round trip.
+ * Writes the change. Without a transaction of the caller's or a customer action to touch it is one
+ * statement, one round trip, the check that its attempt is still in flight included.
  */
 export async function commitChange(
   store: PaymentsStore, change: Change, { tx, ifAttemptInFlight, binds }: CommitOptions = {},
@@ -52,8 +52,14 @@ export async function commitChange(
     if (change.opensCustomerAction) await store.insertCustomerAction(db, change.opensCustomerAction);
   };
   if (tx) return write(tx);
-  if (!ifAttemptInFlight && !change.opensCustomerAction && !change.closesCustomerAction) return store.run(undefined, statements);
-  await store.transaction(write);
+  if (change.opensCustomerAction || change.closesCustomerAction) return store.transaction(write);
+  if (!ifAttemptInFlight) return store.run(undefined, statements);
+  try {
+    await store.run(undefined, [...statements, store.attemptInFlightGuard(payment.id, ifAttemptInFlight.id)]);
+  } catch (err) {
+    if ((err as { code?: string }).code === ATTEMPT_SETTLED) throw new AttemptSettledElsewhere(payment.id, ifAttemptInFlight.id);
+    throw err;
+  }
 }
 
 function changeStatements(store: PaymentsStore, { payment, attempts, timeline, events, at }: Change): Statement[] {

@@ -128,6 +128,9 @@ function withAttempts(row: Record<string, any>): PaymentRecord {
  */
 const AUTHORIZED_AT = 'COALESCE(processed_at, updated_at)';
 
+/** What attemptInFlightGuard's statement fails with when the attempt was settled elsewhere. */
+export const ATTEMPT_SETTLED = 'SV001';
+
 export interface PaymentFilter {
   statuses: string[];
   currency?: string;
@@ -172,6 +175,25 @@ export function createStore(pool: Pool) {
         [paymentId, attemptId],
       );
       return rows.length === 1 && rows[0].status === 'processing' && rows[0].outcome === null;
+    },
+
+    /**
+     * The statement that makes a change's writes apply only while the attempt is still in flight,
+     * as the main query of one statement whose writes are its CTEs. It runs before them (Postgres
+     * runs unreferenced data-modifying CTEs after the main query): the payment's row lock first, as
+     * every change takes it, then the attempt's; locking the attempt re-reads its latest version,
+     * so a settlement committed meanwhile is seen. Not in flight, it aborts the whole statement
+     * with SQLSTATE ATTEMPT_SETTLED (migration 0010).
+     */
+    attemptInFlightGuard(paymentId: string, attemptId: string): Statement {
+      return {
+        text: `SELECT require_attempt_in_flight(EXISTS (
+                 SELECT 1 FROM payment_attempts a
+                 WHERE a.id = $2 AND a.payment_id = (SELECT id FROM payments WHERE id = $1 FOR UPDATE)
+                   AND a.status = 'processing' AND a.outcome IS NULL
+                 FOR UPDATE OF a))`,
+        values: [paymentId, attemptId],
+      };
     },
 
     /** Writes the payment and the given attempts as they stand now. */
