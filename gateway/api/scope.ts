@@ -1,12 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock, Config } from '../../services/shared/index.js';
-import { installAuthentication } from '../auth/authenticate.js';
 import type { GatewayClients } from '../clients.js';
 import { registerOperations, type Handlers } from './register.js';
+import { installAdmission } from '../edge/admission.js';
 import { installCardDataCheck } from '../edge/card-data.js';
 import { installIdempotency } from '../edge/idempotency.js';
-import { installIpAllowlist } from '../edge/ip-allowlist.js';
-import { installRateLimit } from '../edge/rate-limit.js';
 import { routeNotFound } from '../http/errors.js';
 import { ledgerHandlers } from '../routes/ledger.js';
 import { meHandlers } from '../routes/me.js';
@@ -23,7 +21,7 @@ import type { GatewayStore } from '../store/index.js';
 // The /v1 API as one encapsulated plugin (Fastify's encapsulation: hooks registered here touch only
 // the routes registered here, and this scope's own 404). The root's hooks run first for every
 // request: x-request-id, 503 while closing, the URL length; then, only here and in this order:
-//   onRequest      authentication, the IP allow-list, the rate limit
+//   onRequest      admission: authentication, the IP allow-list, the rate limit (edge/admission.ts)
 //   preValidation  the root's text rules, then card data and bank accounts in a payout
 //   validation     the operation's schemas
 //   preHandler     idempotency (after validation, so a refused request leaves no record)
@@ -53,9 +51,7 @@ function handlersOf(clients: GatewayClients): Handlers {
 /** Register with `{ prefix: '/v1' }`: the operation table's paths begin with it. */
 export function apiScope(deps: ApiDeps) {
   return async function api(scope: FastifyInstance): Promise<void> {
-    installAuthentication(scope, deps.store);
-    installIpAllowlist(scope, deps.config);
-    installRateLimit(scope, deps);
+    installAdmission(scope, deps);
     installIdempotency(scope, deps);
     installCardDataCheck(scope);
     installPayoutDestinationCheck(scope);

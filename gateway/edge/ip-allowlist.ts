@@ -1,10 +1,10 @@
 import { isIP } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { Identity } from '../store/index.js';
 // The files themselves rather than the shared index: the `svc` CLI imports this parser to refuse a
 // bad entry locally, and should not load the database and bus clients to do so.
-import { ConfigError, type Config } from '../../services/shared/config.js';
+import { ConfigError } from '../../services/shared/config.js';
 import { DomainError } from '../../services/shared/errors.js';
-import { identityOf } from '../auth/identity.js';
 
 // Per-project IP allow-list (contract, Authentication item 7) and the client address it is checked
 // against. Addresses are handled as bigints, so matching a CIDR range is one comparison and the
@@ -207,18 +207,16 @@ export function trustedProxyRanges(entries: readonly string[]): AddressRange[] {
  * Installed in the /v1 scope right after authentication, so a refused request reaches neither the
  * rate limit (it costs the key no quota) nor idempotency (it leaves no record) nor any handler.
  */
-export function installIpAllowlist(api: FastifyInstance, config: Config): void {
-  const trusted = trustedProxyRanges(config.trustedProxies);
-  api.addHook('onRequest', async (request) => {
-    const entries = identityOf(request).project.ipAllowlist;
-    if (entries.length === 0) return;
-    const address = clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], trusted);
-    if (address !== undefined && isAllowed(address, entries)) return;
-    throw new DomainError(
-      'ip_not_allowed',
-      address === undefined
-        ? 'The source address of this request could not be determined, and this project accepts requests only from its IP allow-list.'
-        : `Requests from ${address} are not allowed: the address is outside this project's IP allow-list.`,
-    );
-  });
+/** 403 ip_not_allowed unless the request comes from the project's allow-list (or the list is empty). */
+export function refuseOutsideAllowlist(request: FastifyRequest, identity: Identity, trusted: AddressRange[]): void {
+  const entries = identity.project.ipAllowlist;
+  if (entries.length === 0) return;
+  const address = clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], trusted);
+  if (address !== undefined && isAllowed(address, entries)) return;
+  throw new DomainError(
+    'ip_not_allowed',
+    address === undefined
+      ? 'The source address of this request could not be determined, and this project accepts requests only from its IP allow-list.'
+      : `Requests from ${address} are not allowed: the address is outside this project's IP allow-list.`,
+  );
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { WindowCounts } from '../store/index.js';
-import { ceilingOf, msUntilAdmits, remainingCapacity, resetSeconds } from './rate-limit.js';
+import { msUntilAdmits, remainingCapacity, resetSeconds } from './rate-limit.js';
 
 const W = 60_000;
 
@@ -85,10 +85,5 @@ describe('rate-limit window arithmetic', () => {
     assert.equal(resetSeconds(counts(0, 1, 30_000), 1000), 90);
     // Previous minute had 60: one of them drops out of the window every second.
     assert.equal(resetSeconds(counts(60, 1, 30_000), 100), 1);
-  });
-
-  it('uses the key\'s own ceiling when set, else the deployment\'s', () => {
-    assert.equal(ceilingOf(5, { rateLimitPerMinute: 1000 }), 5);
-    assert.equal(ceilingOf(null, { rateLimitPerMinute: 1000 }), 1000);
   });
 });

@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
-import { DomainError, type Clock, type Config } from '../../services/shared/index.js';
-import { identityOf } from '../auth/identity.js';
-import { RATE_WINDOW_MS, type GatewayStore, type WindowCounts } from '../store/index.js';
+import type { FastifyReply } from 'fastify';
+import { DomainError } from '../../services/shared/index.js';
+import { RATE_WINDOW_MS, type WindowCounts } from '../store/index.js';
 
 // Per-API-key rate limit over a rolling minute, shared by every gateway replica through Postgres
-// (see gateway/store/rate-limits.ts for the counting statement and docs/decisions.md for the policy).
+// (see gateway/store/rate-limits.ts for the counting statement, which also applies a key's own
+// ceiling or the deployment's, and docs/decisions.md for the policy).
 // The arithmetic here mirrors the statement's admission rule exactly, in integer milliseconds:
 //   a request fits while previous × left_ms + current × 60000 ≤ limit × 60000,
 // where left_ms is what remains of the current clock minute.
@@ -47,36 +47,22 @@ export function resetSeconds(counts: WindowCounts, limit: number): number {
   return counts.admitted ? seconds : Math.max(1, seconds);
 }
 
-/** The ceiling that applies to a key: its own, else the deployment's. */
-export function ceilingOf(keyLimit: number | null, config: Pick<Config, 'rateLimitPerMinute'>): number {
-  return keyLimit ?? config.rateLimitPerMinute;
-}
-
 /**
- * Counts every authenticated /v1 request, whatever its outcome (a 404 or 422 costs the server work
- * too), and refuses with 429 past the ceiling. A refused request is not counted, so a client that
- * keeps retrying too early is not locked out for longer. Installed in the /v1 scope after
- * authentication and the IP allow-list, so a request refused by either of those (there is no key
- * to charge an unauthenticated one to) never reaches here.
+ * Sets the rate-limit headers of an authenticated /v1 request and refuses it with 429 past the
+ * ceiling. Every such request is counted, whatever its outcome (a 404 or 422 costs the server work
+ * too); a refused one is not, so a client that keeps retrying too early is not locked out for longer.
  */
-export function installRateLimit(
-  api: FastifyInstance, deps: { store: GatewayStore; clock: Clock; config: Config },
-): void {
-  api.addHook('onRequest', async (request, reply) => {
-    const identity = identityOf(request);
-    const limit = ceilingOf(identity.apiKey.rateLimitPerMinute, deps.config);
-    const counts = await deps.store.countRequest(identity.apiKey.id, limit, deps.clock.now());
-    const reset = resetSeconds(counts, limit);
-    // Set before a refusal is thrown: the error handler keeps headers already on the reply.
-    reply.header('x-ratelimit-limit', String(limit));
-    reply.header('x-ratelimit-remaining', String(remainingCapacity(counts, limit)));
-    reply.header('x-ratelimit-reset', String(reset));
-    if (!counts.admitted) {
-      reply.header('retry-after', String(reset));
-      throw new DomainError(
-        'rate_limited',
-        `Too many requests with this API key: the limit is ${limit} per rolling minute. Retry in ${reset} s.`,
-      );
-    }
-  });
+export function applyRateLimit(reply: FastifyReply, counts: WindowCounts, limit: number): void {
+  const reset = resetSeconds(counts, limit);
+  // Set before a refusal is thrown: the error handler keeps headers already on the reply.
+  reply.header('x-ratelimit-limit', String(limit));
+  reply.header('x-ratelimit-remaining', String(remainingCapacity(counts, limit)));
+  reply.header('x-ratelimit-reset', String(reset));
+  if (!counts.admitted) {
+    reply.header('retry-after', String(reset));
+    throw new DomainError(
+      'rate_limited',
+      `Too many requests with this API key: the limit is ${limit} per rolling minute. Retry in ${reset} s.`,
+    );
+  }
 }

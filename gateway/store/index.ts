@@ -9,7 +9,7 @@ export type { AllowlistView } from './allowlists.js';
 export type { ClaimResult, IdempotencyScope } from './idempotency.js';
 export type { ApiKeyView, Identity, Mode } from './keys.js';
 export { KEY_PREFIX } from './keys.js';
-export type { KeyWithRateLimit, WindowCounts } from './rate-limits.js';
+export type { Admission, KeyWithRateLimit, WindowCounts } from './rate-limits.js';
 export { RATE_WINDOW_MS } from './rate-limits.js';
 
 export function createStore(pool: Pool) {

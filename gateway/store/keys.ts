@@ -53,27 +53,26 @@ export async function audit(db: Queryable, actor: string, action: string, at: Da
   );
 }
 
+/**
+ * The identity behind a presented secret ($1, its sha256), one row or none: an unknown or revoked
+ * key has none. Read together with the request's count (rate-limits.ts).
+ */
+export const IDENTITY_SQL = `SELECT k.id, k.name, k.prefix, k.mode, k.rate_limit_per_minute, p.id AS project_id,
+    p.name AS project_name, p.ip_allowlist, m.id AS merchant_id, m.name AS merchant_name
+  FROM api_keys k JOIN projects p ON p.id = k.project_id JOIN merchants m ON m.id = k.merchant_id
+  WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`;
+
+export function toIdentity(r: Record<string, any>): Identity {
+  return {
+    merchant: { id: r.merchant_id, name: r.merchant_name },
+    project: { id: r.project_id, name: r.project_name, ipAllowlist: r.ip_allowlist },
+    mode: r.mode,
+    apiKey: { id: r.id, prefix: r.prefix, name: r.name, rateLimitPerMinute: r.rate_limit_per_minute },
+  };
+}
+
 export function createKeyStore(pool: Pool) {
   return {
-    /** The identity behind a presented secret, or undefined for an unknown or revoked key. */
-    async identify(secret: string): Promise<Identity | undefined> {
-      const { rows } = await pool.query(
-        `SELECT k.id, k.name, k.prefix, k.mode, k.rate_limit_per_minute, p.id AS project_id, p.name AS project_name,
-                p.ip_allowlist, m.id AS merchant_id, m.name AS merchant_name
-         FROM api_keys k JOIN projects p ON p.id = k.project_id JOIN merchants m ON m.id = k.merchant_id
-         WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`,
-        [sha256Hex(secret)],
-      );
-      const r = rows[0];
-      if (!r) return undefined;
-      return {
-        merchant: { id: r.merchant_id, name: r.merchant_name },
-        project: { id: r.project_id, name: r.project_name, ipAllowlist: r.ip_allowlist },
-        mode: r.mode,
-        apiKey: { id: r.id, prefix: r.prefix, name: r.name, rateLimitPerMinute: r.rate_limit_per_minute },
-      };
-    },
-
     /** A merchant with its default project, audited. */
     async createMerchant(name: string, actor: string, at: Date) {
       const merchant = { id: newId('mer', at), name, verification_status: 'pending', created_at: at.toISOString() };

@@ -1,5 +1,5 @@
-import { ASYNC_COMMIT_CTE, withTransaction, type Pool } from '../../services/shared/index.js';
-import { audit, keyView, type ApiKeyView } from './keys.js';
+import { ASYNC_COMMIT_CTE, sha256Hex, withTransaction, type Pool } from '../../services/shared/index.js';
+import { audit, IDENTITY_SQL, keyView, toIdentity, type ApiKeyView, type Identity } from './keys.js';
 
 /**
  * Per-key request counting for the rate limit (sliding-window counter) and the per-key ceiling.
@@ -26,7 +26,7 @@ export interface KeyWithRateLimit extends ApiKeyView {
   rate_limit_per_minute: number | null;
 }
 
-// One statement per request. The estimate of requests in the last 60 s is
+// One statement per request, the key's lookup included. The estimate of requests in the last 60 s is
 //   previous × (time left in the current minute / 60 s) + current,
 // i.e. the previous minute's requests taken as evenly spread. A request is admitted when the
 // estimate including it stays within the ceiling; compared in integer milliseconds
@@ -40,27 +40,64 @@ export interface KeyWithRateLimit extends ApiKeyView {
 // SKIP LOCKED leaves a row another statement holds to a later sweep; waiting for it instead could
 // deadlock against a replica whose clock (skewed by minutes) still counts into that row.
 // A count lost in a database crash only lets a few more requests through: commit asynchronously.
-const COUNT_SQL = `
+//
+// `k` is the key counted, one row or none, with its ceiling `lim`: $2 window start, $3 the previous
+// window's, $4 ms left in the current minute, $5 the deployment's ceiling.
+function countingSql(k: string): string {
+  return `
 WITH ${ASYNC_COMMIT_CTE},
+k AS (${k}),
 previous AS (
-  SELECT COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = $1 AND window_start = $3), 0)::bigint AS n
+  SELECT k.id, k.lim,
+    COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = k.id AND window_start = $3), 0)::bigint AS n
+  FROM k
 ),
 counted AS (
   INSERT INTO rate_limit_windows AS w (api_key_id, window_start, count)
-  SELECT $1, $2, 1 FROM previous WHERE previous.n * $4::bigint + 60000 <= $5::bigint * 60000
+  SELECT previous.id, $2, 1 FROM previous WHERE previous.n * $4::bigint + 60000 <= previous.lim * 60000
   ON CONFLICT (api_key_id, window_start) DO UPDATE SET count = w.count + 1
-    WHERE (SELECT n FROM previous) * $4::bigint + (w.count + 1)::bigint * 60000 <= $5::bigint * 60000
+    WHERE (SELECT n FROM previous) * $4::bigint + (w.count + 1)::bigint * 60000 <= (SELECT lim FROM previous) * 60000
   RETURNING w.count
 ),
 swept AS (
   DELETE FROM rate_limit_windows WHERE (api_key_id, window_start) IN (
-    SELECT api_key_id, window_start FROM rate_limit_windows WHERE api_key_id = $1 AND window_start < $3
+    SELECT api_key_id, window_start FROM rate_limit_windows WHERE api_key_id = (SELECT id FROM k) AND window_start < $3
     FOR UPDATE SKIP LOCKED)
 )
-SELECT (SELECT n FROM previous)::integer AS previous,
+SELECT k.*, (SELECT n FROM previous)::integer AS previous,
        (SELECT count FROM counted) AS counted,
-       COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = $1 AND window_start = $2), 0) AS snapshot
-FROM async_commit`;
+       COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = k.id AND window_start = $2), 0) AS snapshot
+FROM k, async_commit`;
+}
+
+/** A key id ($1) with the ceiling given ($5). */
+const COUNT_SQL = countingSql('SELECT $1::text AS id, $5::bigint AS lim');
+/** A presented key's identity and its ceiling: its own, else the deployment's. */
+const ADMIT_SQL = countingSql(`SELECT i.*, COALESCE(i.rate_limit_per_minute, $5::bigint) AS lim FROM (${IDENTITY_SQL}) i`);
+
+/** The clock minute `at` falls in, and how far into it. */
+function windowOf(at: Date) {
+  const ms = at.getTime();
+  const elapsedMs = ((ms % RATE_WINDOW_MS) + RATE_WINDOW_MS) % RATE_WINDOW_MS;
+  return { start: ms - elapsedMs, elapsedMs };
+}
+
+function countingValues(key: string, limit: number, at: Date): unknown[] {
+  const { start, elapsedMs } = windowOf(at);
+  return [key, new Date(start), new Date(start - RATE_WINDOW_MS), RATE_WINDOW_MS - elapsedMs, limit];
+}
+
+function countsOf(r: Record<string, any>, at: Date): WindowCounts {
+  const admitted = r.counted !== null;
+  return { admitted, previous: r.previous, current: admitted ? r.counted : r.snapshot, elapsedMs: windowOf(at).elapsedMs };
+}
+
+/** A presented key's identity, the ceiling that applies to it and the count of this request. */
+export interface Admission {
+  identity: Identity;
+  limit: number;
+  counts: WindowCounts;
+}
 
 function keyWithRateLimit(r: Record<string, any>): KeyWithRateLimit {
   return { ...keyView(r), rate_limit_per_minute: r.rate_limit_per_minute };
@@ -74,15 +111,27 @@ export function createRateLimitStore(pool: Pool) {
      * replicas' clocks are assumed in sync to well under a minute (NTP).
      */
     async countRequest(apiKeyId: string, limit: number, at: Date): Promise<WindowCounts> {
-      const ms = at.getTime();
-      const elapsedMs = ((ms % RATE_WINDOW_MS) + RATE_WINDOW_MS) % RATE_WINDOW_MS;
-      const windowStart = ms - elapsedMs;
-      const { rows } = await pool.query(COUNT_SQL, [
-        apiKeyId, new Date(windowStart), new Date(windowStart - RATE_WINDOW_MS), RATE_WINDOW_MS - elapsedMs, limit,
-      ]);
+      const { rows } = await pool.query(COUNT_SQL, countingValues(apiKeyId, limit, at));
+      return countsOf(rows[0], at);
+    },
+
+    /**
+     * The identity behind a presented secret with this request counted against its ceiling
+     * (`defaultLimit` unless the key has its own), in one round trip; undefined for an unknown or
+     * revoked key, which counts nothing.
+     */
+    async admitRequest(secret: string, defaultLimit: number, at: Date): Promise<Admission | undefined> {
+      const { rows } = await pool.query(ADMIT_SQL, countingValues(sha256Hex(secret), defaultLimit, at));
       const r = rows[0];
-      const admitted = r.counted !== null;
-      return { admitted, previous: r.previous, current: admitted ? r.counted : r.snapshot, elapsedMs };
+      return r && { identity: toIdentity(r), limit: Number(r.lim), counts: countsOf(r, at) };
+    },
+
+    /** Gives back the count of an admitted request refused after all (by the IP allow-list). */
+    async uncountRequest(apiKeyId: string, at: Date): Promise<void> {
+      await pool.query(
+        'UPDATE rate_limit_windows SET count = count - 1 WHERE api_key_id = $1 AND window_start = $2 AND count > 0',
+        [apiKeyId, new Date(windowOf(at).start)],
+      );
     },
 
     /** Sets (or with null clears) a key's own ceiling, audited; undefined for an unknown key. */
