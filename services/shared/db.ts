@@ -62,6 +62,25 @@ export interface Statement {
   values: unknown[];
 }
 
+// The same few statement texts come at the same few offsets on every commit: renumber each once.
+// Texts built per call (a multi-row insert's) vary more; the bound keeps them from piling up.
+const renumberings = new Map<string, Map<number, string>>();
+const MAX_RENUMBERED_TEXTS = 1000;
+
+function shifted(text: string, offset: number): string {
+  let byOffset = renumberings.get(text);
+  if (!byOffset) {
+    if (renumberings.size >= MAX_RENUMBERED_TEXTS) renumberings.clear();
+    renumberings.set(text, (byOffset = new Map()));
+  }
+  let result = byOffset.get(offset);
+  if (result === undefined) {
+    result = text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    byOffset.set(offset, result);
+  }
+  return result;
+}
+
 /**
  * Runs several writes as one statement: each but the last becomes a data-modifying CTE, which
  * Postgres runs exactly once whether or not it is referenced. One round trip and one implicit
@@ -75,7 +94,7 @@ export async function runAsOne(db: Queryable, statements: Statement[]): Promise<
   const renumbered = statements.map((s) => {
     const offset = values.length;
     values.push(...s.values);
-    return offset === 0 ? s.text : s.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    return offset === 0 ? s.text : shifted(s.text, offset);
   });
   const last = renumbered.pop()!;
   const text = renumbered.length === 0 ? last : `WITH ${renumbered.map((t, i) => `w${i} AS (${t})`).join(', ')} ${last}`;
