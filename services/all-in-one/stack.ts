@@ -11,7 +11,7 @@ import * as payouts from '../payouts/index.js';
 import * as routingRisk from '../routing-risk/index.js';
 import * as webhooks from '../webhooks/index.js';
 import {
-  createPeerTransport, createPool, listen, migrate, systemClock,
+  createPool, listen, migrate, systemClock,
   type Clock, type Config, type EventBus, type Logger, type Pool, type ServiceDeps, type ServicePart,
 } from '../shared/index.js';
 
@@ -36,7 +36,7 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** All six parts in one process: each service on its own loopback gRPC port, the gateway on config.port. */
+/** All six parts in one process calling each other in-process; each also on a loopback gRPC port, the gateway on config.port. */
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const clock = opts.clock ?? systemClock;
   const pools: Pool[] = [];
@@ -50,39 +50,45 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     return { pool, bus: opts.bus, clock, logger: opts.logger.child({ part: info.name }), config: opts.config };
   }
 
-  async function run(part: ServicePart): Promise<string> {
+  async function run(part: ServicePart): Promise<ServicePart> {
     parts.push(part);
     await part.start();
     const port = await listen(part.server, 0, '127.0.0.1');
     serviceUrls[part.name] = `http://127.0.0.1:${port}`;
-    return serviceUrls[part.name];
+    return part;
   }
 
   try {
-    const routingUrl = await run(routingRisk.build(await depsFor(routingRisk.PART)));
+    // Parts call each other in-process (part.transport: same interceptors, no socket); each still
+    // listens on its own port for outside callers and probes (serviceUrls).
+    const routing = await run(routingRisk.build(await depsFor(routingRisk.PART)));
     const paymentsDeps = await depsFor(payments.PART);
-    const paymentsUrl = await run(
+    const paymentsPart = await run(
       payments.build({
-        ...paymentsDeps, routing: createClient(RoutingService, createPeerTransport(routingUrl)), connectors: opts.connectors,
+        ...paymentsDeps, routing: createClient(RoutingService, routing.transport), connectors: opts.connectors,
       }),
     );
-    const ledgerUrl = await run(ledger.build(await depsFor(ledger.PART)));
+    const ledgerPart = await run(ledger.build(await depsFor(ledger.PART)));
     const payoutsDeps = await depsFor(payouts.PART);
-    const payoutsUrl = await run(payouts.build({
+    const payoutsPart = await run(payouts.build({
       ...payoutsDeps,
-      routing: createClient(RoutingService, createPeerTransport(routingUrl)),
-      ledger: createClient(LedgerService, createPeerTransport(ledgerUrl)),
+      routing: createClient(RoutingService, routing.transport),
+      ledger: createClient(LedgerService, ledgerPart.transport),
       connectors: opts.payoutConnectors,
     }));
-    const webhooksUrl = await run(webhooks.build(await depsFor(webhooks.PART)));
+    const webhooksPart = await run(webhooks.build(await depsFor(webhooks.PART)));
 
     const gatewayPool = createPool(opts.databaseUrl, gateway.PART.schema, opts.config.databasePoolSize);
     pools.push(gatewayPool);
     await migrate(gatewayPool, gateway.PART.schema, gateway.PART.dir);
     const app = gateway.build({
       pool: gatewayPool,
-      clients: gateway.createGatewayClients({
-        payments: paymentsUrl, routingRisk: routingUrl, webhooks: webhooksUrl, ledger: ledgerUrl, payouts: payoutsUrl,
+      clients: gateway.clientsOver({
+        payments: paymentsPart.transport,
+        routingRisk: routing.transport,
+        webhooks: webhooksPart.transport,
+        ledger: ledgerPart.transport,
+        payouts: payoutsPart.transport,
       }),
       clock,
       logger: opts.logger.child({ part: 'gateway' }),

@@ -1,5 +1,5 @@
-import type http2 from 'node:http2';
-import type { ConnectRouter } from '@connectrpc/connect';
+import type * as grpc from '@grpc/grpc-js';
+import type { ConnectRouter, Transport } from '@connectrpc/connect';
 import type { Logger } from 'pino';
 import type { EventBus } from './bus/index.js';
 import type { Clock } from './clock.js';
@@ -8,7 +8,10 @@ import type { Pool } from './db.js';
 import { OutboxService } from '../../proto/gen/svc/outbox/v1/outbox_pb.js';
 import { OutboxRelay } from './outbox.js';
 import { outboxRoutes } from './outbox-service.js';
-import { HealthState, ServingStatus, closeRpcServer, createRpcServer } from './rpc.js';
+import { recordRoutes } from './grpc-server.js';
+import {
+  HealthState, ServingStatus, closeRpcServer, createInProcessTransport, createRpcServer,
+} from './rpc.js';
 
 /** What every service part is built from; tests pass real or in-memory pieces. */
 export interface ServiceDeps {
@@ -22,7 +25,9 @@ export interface ServiceDeps {
 /** A built service part: its gRPC server (not listening yet) and its background work. */
 export interface ServicePart {
   name: ServiceName;
-  server: http2.Http2Server;
+  server: grpc.Server;
+  /** The part's services called in this process, through the same interceptors as `server`. */
+  transport: Transport;
   health: HealthState;
   /** Set for parts that emit events: start-up checks that the bus can carry them. */
   relay?: OutboxRelay;
@@ -48,13 +53,15 @@ export function assemblePart(deps: ServiceDeps, spec: PartSpec): ServicePart {
   // A part with an outbox also lets operators see and re-publish the events it parked.
   const services = relay ? [...spec.services, OutboxService.typeName] : spec.services;
   const health = new HealthState(services);
-  const server = createRpcServer((router) => {
+  const routes = recordRoutes((router) => {
     spec.routes(router);
     if (relay) outboxRoutes(deps.pool, relay)(router);
-  }, health, deps.logger);
+  });
+  const server = createRpcServer(routes, health, deps.logger);
   return {
     name: spec.name,
     server,
+    transport: createInProcessTransport(routes, health, deps.logger),
     health,
     relay,
     async start() {

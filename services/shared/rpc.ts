@@ -1,14 +1,14 @@
-import http2 from 'node:http2';
 import { EventEmitter, on } from 'node:events';
-import { ConnectError, type ConnectRouter, type Interceptor, type Transport } from '@connectrpc/connect';
-import { connectNodeAdapter, createGrpcTransport } from '@connectrpc/connect-node';
+import type * as grpc from '@grpc/grpc-js';
+import {
+  ConnectError, createRouterTransport, type ConnectRouter, type Interceptor, type Transport,
+} from '@connectrpc/connect';
 import { Health, HealthCheckResponse_ServingStatus as Status } from '../../proto/gen/grpc/health/v1/health_pb.js';
 import { DomainError, serviceError, toConnectError } from './errors.js';
+import { closeGrpcServer, createGrpcServer } from './grpc-server.js';
+import { createGrpcJsTransport } from './grpc-transport.js';
 import { MAX_EVENT_BYTES } from './limits.js';
 import type { Logger } from './logger.js';
-
-// Sessions of each server, so closeRpcServer can ask idle keep-alive connections to go away.
-const sessions = new WeakMap<http2.Http2Server, Set<http2.ServerHttp2Session>>();
 
 /** Serving state reported by grpc.health.v1.Health: "" is the whole server, otherwise a service name. */
 export class HealthState {
@@ -67,48 +67,47 @@ function domainErrors(logger: Logger): Interceptor {
   };
 }
 
-/** An HTTP/2 server speaking gRPC, gRPC-Web and Connect for the given routes plus Health. Not listening. */
+function serverOptions(logger: Logger) {
+  // No request may carry more than its events can: the bus was checked to carry MAX_EVENT_BYTES.
+  return { readMaxBytes: MAX_EVENT_BYTES, interceptors: [domainErrors(logger)] };
+}
+
+function withHealth(routes: (router: ConnectRouter) => void, health: HealthState) {
+  return (router: ConnectRouter) => {
+    routes(router);
+    health.routes(router);
+  };
+}
+
+/**
+ * A gRPC server (@grpc/grpc-js, binary protobuf) for the given routes plus Health. Not listening.
+ * It speaks gRPC only: connect-node also spoke gRPC-Web and the Connect protocol, which no caller
+ * of a part uses, and cost twice the CPU per call (test/bench/rpc-hop.ts).
+ */
 export function createRpcServer(
   routes: (router: ConnectRouter) => void, health: HealthState, logger: Logger,
-): http2.Http2Server {
-  const handler = connectNodeAdapter({
-    // No request may carry more than its events can: the bus was checked to carry MAX_EVENT_BYTES.
-    readMaxBytes: MAX_EVENT_BYTES,
-    interceptors: [domainErrors(logger)],
-    routes: (router) => {
-      routes(router);
-      health.routes(router);
-    },
-  });
-  const server = http2.createServer(handler);
-  const open = new Set<http2.ServerHttp2Session>();
-  sessions.set(server, open);
-  server.on('session', (s) => {
-    open.add(s);
-    s.on('close', () => open.delete(s));
-  });
-  return server;
+): grpc.Server {
+  return createGrpcServer(withHealth(routes, health), serverOptions(logger));
 }
 
-/** Closes an HTTP/2 server gracefully: no new streams, in-flight ones finish, then sessions end. */
-export function closeRpcServer(server: http2.Http2Server, timeoutMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      for (const s of sessions.get(server) ?? []) s.destroy();
-      resolve();
-    }, timeoutMs).unref();
-    server.close(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-    for (const s of sessions.get(server) ?? []) s.close();
-  });
+/**
+ * The same routes, interceptors and limits as createRpcServer, called in this process without a
+ * socket (Connect's router transport): for parts that share one process (services/all-in-one).
+ */
+export function createInProcessTransport(
+  routes: (router: ConnectRouter) => void, health: HealthState, logger: Logger,
+): Transport {
+  return createRouterTransport(withHealth(routes, health), { router: serverOptions(logger) });
 }
 
+/** Closes a server gracefully: no new calls, in-flight ones finish, then the rest are cut. */
+export function closeRpcServer(server: grpc.Server, timeoutMs: number): Promise<void> {
+  return closeGrpcServer(server, timeoutMs);
+}
 
-/** Calls a peer part over real gRPC (HTTP/2, binary protobuf). */
+/** Calls a peer part over real gRPC (HTTP/2, binary protobuf), through a @grpc/grpc-js channel. */
 export function createPeerTransport(baseUrl: string): Transport {
-  return createGrpcTransport({ baseUrl });
+  return createGrpcJsTransport(baseUrl);
 }
 
 export { Status as ServingStatus };

@@ -1,9 +1,9 @@
-import type http2 from 'node:http2';
 import { JetStreamBus, checkBroker } from './bus/index.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig, requireForPart, type Config, type ServiceName } from './config.js';
 import { createPool } from './db.js';
 import { createLogger, type Logger } from './logger.js';
+import { listenGrpc } from './grpc-server.js';
 import { migrate } from './migrate.js';
 import type { ServiceDeps, ServicePart } from './part.js';
 import { retryAtStart } from './retry.js';
@@ -15,15 +15,8 @@ export interface PartInfo<N extends string = ServiceName> {
   dir: string;
 }
 
-export function listen(server: http2.Http2Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve((server.address() as { port: number }).port);
-    });
-  });
-}
+/** Starts a part's gRPC server on host:port (0 picks a free port); resolves with the port. */
+export const listen = listenGrpc;
 
 /** Runs `stop` once on SIGTERM or SIGINT, then exits. */
 export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
