@@ -1,14 +1,21 @@
 import type { EventEnvelope, Logger, Pool } from '../shared/index.js';
-import { withTransaction, type Clock } from '../shared/index.js';
+import { createBatcher, type Clock } from '../shared/index.js';
 import { movementFromEvent } from './movements.js';
-import { claimEvent, createLedgerStore, insertTransaction, recordEventMovement } from './store.js';
+import { recordEventMovements, type EventMovement } from './store.js';
 
 /**
  * The ledger's event handler: each money event becomes at most one transaction, with its journal
- * entry, in one Postgres transaction that also marks the event applied. Replaying any event (a
- * redelivery, a second replica, an operator re-publishing the stream) changes nothing: the event
- * id is claimed first, and the transactions table admits one movement of a kind per entity.
+ * entry, in the statement that also marks the event applied. Replaying any event (a redelivery, a
+ * second replica, an operator re-publishing the stream) changes nothing: the event id is claimed
+ * first, and the transactions table admits one movement of a kind per entity.
  */
+
+/**
+ * Money events the bus hands the handler at once (ConsumeOptions.concurrency). Those that arrive
+ * while a batch is being written are recorded together by the next statement and acknowledged
+ * together; far below the durable consumer's unacknowledged limit (JetStream's default 1,000).
+ */
+export const IN_FLIGHT = 128;
 
 /** Thrown when an event arrives before one it depends on; the bus delivers it again later. */
 class NotReadyError extends Error {}
@@ -20,28 +27,17 @@ export interface LedgerConsumerDeps {
 }
 
 export function createLedgerConsumer(deps: LedgerConsumerDeps) {
-  const store = createLedgerStore(deps.pool);
+  // One statement per batch: it commits or fails as a whole, so a failure redelivers only its own
+  // events, none of which was recorded.
+  const record = createBatcher((items: EventMovement[]) => recordEventMovements(deps.pool, items, deps.clock.now()));
 
   return async function handle(event: EventEnvelope): Promise<void> {
     const movement = movementFromEvent(event);
     if (!movement) return;
-    const { inheritsFromPayment, ...fields } = movement;
-    if (!inheritsFromPayment) {
-      // Payments and payouts: one statement, the hot path of every payment.
-      await recordEventMovement(deps.pool, event, { ...fields, settlementId: null }, deps.clock.now());
-      return;
+    // A refund settles in its payment's provider batches, so it waits for the payment's
+    // transaction; the rest of its batch is recorded meanwhile.
+    if (!(await record({ event, movement }))) {
+      throw new NotReadyError(`${event.type} ${event.id}: payment ${movement.paymentId} not recorded yet`);
     }
-    // Refunds go back through the provider that took the payment, so they settle in its batches:
-    // they read the payment's transaction first, inside the transaction that claims the event.
-    await withTransaction(deps.pool, async (tx) => {
-      const at = deps.clock.now();
-      if (!(await claimEvent(tx, event.id, event.type, at))) return;
-      const payment = await store.paymentTransaction(tx, movement.scope, movement.paymentId!);
-      if (!payment) throw new NotReadyError(`${event.type} ${event.id}: payment ${movement.paymentId} not recorded yet`);
-      const { providerName, providerAccountId, paymentMethod, country } = payment;
-      await insertTransaction(tx, {
-        ...fields, providerName, providerAccountId, paymentMethod, country, settlementId: null,
-      }, event.id, at);
-    });
   };
 }

@@ -4,7 +4,7 @@ import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import {
   assemblePart, createRelay, every, type PartInfo, type ServiceDeps, type ServicePart, type Subscription,
 } from '../shared/index.js';
-import { createLedgerConsumer } from './consumer.js';
+import { IN_FLIGHT, createLedgerConsumer } from './consumer.js';
 import { createDemoSettlement } from './demo-settlement.js';
 import { routes } from './service.js';
 import { createSettlementStore } from './settlement-store.js';
@@ -44,7 +44,9 @@ export function build(deps: ServiceDeps): ServicePart {
     async start() {
       // One subject for the whole stream: NATS 2.9 takes a single filter subject. Events that move
       // no money (and the ledger's own settlement.created) are passed over by the handler.
-      subscription = await deps.bus.consume(CONSUMER, [`${deps.config.natsSubjectPrefix}.>`], (event) => handle(event));
+      subscription = await deps.bus.consume(CONSUMER, [`${deps.config.natsSubjectPrefix}.>`], (event) => handle(event), {
+        concurrency: IN_FLIGHT,
+      });
       sweep.start();
     },
     async stop() {

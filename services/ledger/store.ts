@@ -2,7 +2,7 @@ import type { Pool, Queryable } from '../shared/index.js';
 import { balanceOf, type AccountTotals, type BalanceFigures } from './balances.js';
 import { journalEntryId, transactionId } from './ids.js';
 import { isBalanced, movementLines, type Account, type JournalLine } from './journal.js';
-import type { Scope } from './movements.js';
+import type { Movement, Scope } from './movements.js';
 
 /** Postgres access of the ledger: transactions, journal and balances. Every query names its scope. */
 
@@ -67,20 +67,6 @@ export function toTransaction(r: Record<string, any>): TransactionRecord {
   };
 }
 
-/**
- * Marks an event applied. False when it was applied before (a redelivery or a replay): the caller
- * then records nothing. Concurrent deliveries of one event serialise on the primary key.
- */
-export async function claimEvent(tx: Queryable, eventId: string, type: string, at: Date): Promise<boolean> {
-  const { rows } = await tx.query(
-    `INSERT INTO consumed_events (event_id, type, consumed_at) VALUES ($1, $2, $3)
-     ON CONFLICT (event_id) DO UPDATE SET redeliveries = consumed_events.redeliveries + 1
-     RETURNING (xmax = 0) AS fresh`,
-    [eventId, type, at],
-  );
-  return rows[0].fresh === true;
-}
-
 /** Writes one journal entry; the deferred trigger refuses the commit if it does not balance. */
 export async function postEntry(
   tx: Queryable, scope: Scope, currency: string, kind: string, ref: { transactionId?: string; settlementId?: string },
@@ -133,56 +119,119 @@ export async function insertTransaction(
   return record;
 }
 
+/** A money event and the movement it records, as the consumer hands them to recordEventMovements. */
+export interface EventMovement {
+  event: { id: string; type: string };
+  movement: Movement;
+}
+
 /**
- * What the consumer writes for one money event, as one statement: the event is claimed and, only
- * if this is its first delivery, its transaction is inserted (unless its entity already has one of
- * its kind) with, when successful, its balanced journal entry. One round trip and one implicit
- * transaction instead of eight; the same rules as claimEvent, insertTransaction and postEntry.
+ * What the consumer writes for a batch of money events, as one statement: each event not yet
+ * applied is claimed (consumed_events; a repeat counts a redelivery and records nothing), and a
+ * claimed event's transaction is inserted unless its entity already has one of its kind, with,
+ * when successful, its balanced journal entry. A refund takes provider, account, method and
+ * country from its payment's transaction (in the batch or recorded before); without one it is
+ * neither claimed nor recorded. Returns, per item, false for those that wait for their payment.
  */
-export async function recordEventMovement(
-  db: Queryable, event: { id: string; type: string }, t: Omit<TransactionRecord, 'id'>, at: Date,
-): Promise<void> {
-  const lines = t.status === 'successful'
-    ? movementLines({ type: t.type, amount: t.amount, feeAmount: t.feeAmount, providerAccountId: t.providerAccountId })
-    : [];
-  if (!isBalanced(lines)) throw new Error(`unbalanced ${t.type} entry`);
-  const values: unknown[] = [
-    event.id, event.type, at, transactionId(t.occurredAt), ...scopeValues(t.scope), t.type, t.status, t.entityType,
-    t.entityId, t.paymentId, t.amount, t.currency, t.feeAmount, t.providerName, t.providerAccountId, t.providerReference,
-    t.paymentMethod, t.country, t.processingTimeMs, t.failureCode, t.settlementId, t.occurredAt,
-  ];
-  let posting = '';
-  if (lines.length > 0) {
-    values.push(journalEntryId(at), lines.map((l) => l.account), lines.map((l) => l.providerAccountId), lines.map((l) => l.amount.toString()));
-    posting = `, entry AS (
-       INSERT INTO journal_entries (id, merchant_id, project_id, mode, currency, kind, transaction_id, settlement_id, posted_at)
-       SELECT $25, $5, $6, $7, $14, $8, txn.id, NULL, $3 FROM txn
-       RETURNING id
-     ), lines AS (
-       INSERT INTO journal_lines (entry_id, line_no, merchant_id, project_id, mode, currency, account, provider_account_id, amount)
-       SELECT entry.id, n, $5, $6, $7, $14, a, p, v
-       FROM entry, unnest($26::text[], $27::text[], $28::bigint[]) WITH ORDINALITY AS l(a, p, v, n)
-     )`;
-  }
-  await db.query(
-    `WITH claim AS (
-       INSERT INTO consumed_events (event_id, type, consumed_at) VALUES ($1, $2, $3)
+export async function recordEventMovements(db: Queryable, items: EventMovement[], at: Date): Promise<boolean[]> {
+  const unique = [...new Map(items.map((item) => [item.event.id, item])).values()];
+  const rows = unique.map(({ event, movement }) => {
+    const payment = movement.inheritsFromPayment ? paymentInBatch(unique, movement) : undefined;
+    const t = payment ? { ...movement, ...providerOf(payment) } : movement;
+    // Which lines carry the provider account is known here; the account itself is the row's.
+    const lines = t.status === 'successful'
+      ? movementLines({ type: t.type, amount: t.amount, feeAmount: t.feeAmount, providerAccountId: 'provider' })
+      : [];
+    if (!isBalanced(lines)) throw new Error(`unbalanced ${t.type} entry`);
+    return {
+      event, t, lines, inherits: movement.inheritsFromPayment && !payment,
+      txnId: transactionId(t.occurredAt), entryId: journalEntryId(at),
+    };
+  });
+  const col = <T>(f: (r: (typeof rows)[number]) => T) => rows.map(f);
+  const lines = rows.flatMap((r) => r.lines.map((l, i) => ({ entryId: r.entryId, no: i + 1, ...l })));
+  const { rows: ready } = await db.query({
+    // Prepared once per connection: the text is the same for every batch.
+    name: 'ledger-record-movements',
+    text: `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+         $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::bigint[], $15::text[],
+         $16::text[], $17::text[], $18::text[], $19::text[], $20::int[], $21::text[], $22::timestamptz[],
+         $23::boolean[], $24::text[])
+       WITH ORDINALITY AS i(event_id, event_type, txn_id, merchant_id, project_id, mode, type, status, entity_type,
+         entity_id, payment_id, amount, currency, fee_amount, provider_name, provider_account_id, provider_reference,
+         payment_method, country, processing_time_ms, failure_code, occurred_at, inherits, entry_id, ord)
+     ), source AS (
+       SELECT i.event_id, i.event_type, i.txn_id, i.merchant_id, i.project_id, i.mode, i.type, i.status,
+         i.entity_type, i.entity_id, i.payment_id, i.amount, i.currency, i.fee_amount, i.provider_reference,
+         i.processing_time_ms, i.failure_code, i.occurred_at, i.entry_id, i.ord,
+         CASE WHEN i.inherits THEN p.provider_name ELSE i.provider_name END AS provider_name,
+         CASE WHEN i.inherits THEN p.provider_account_id ELSE i.provider_account_id END AS provider_account_id,
+         CASE WHEN i.inherits THEN p.payment_method ELSE i.payment_method END AS payment_method,
+         CASE WHEN i.inherits THEN p.country ELSE i.country END AS country
+       FROM input i
+       LEFT JOIN transactions p
+         ON i.inherits AND p.merchant_id = i.merchant_id AND p.project_id = i.project_id AND p.mode = i.mode
+         AND p.entity_type = 'payment' AND p.entity_id = i.payment_id AND p.type = 'payment'
+       WHERE NOT i.inherits OR p.id IS NOT NULL
+     ), claim AS (
+       INSERT INTO consumed_events (event_id, type, consumed_at)
+       SELECT event_id, event_type, $30 FROM source
        ON CONFLICT (event_id) DO UPDATE SET redeliveries = consumed_events.redeliveries + 1
-       RETURNING (xmax = 0) AS fresh
+       RETURNING event_id, (xmax = 0) AS fresh
      ), txn AS (
        INSERT INTO transactions (id, merchant_id, project_id, mode, type, status, entity_type, entity_id, payment_id,
          amount, currency, fee_amount, net_amount, provider_name, provider_account_id, provider_reference, payment_method,
          country, processing_time_ms, failure_code, settlement_id, occurred_at, source_event_id, recorded_at)
-       SELECT $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $13::bigint - $15::bigint, $16, $17, $18, $19, $20, $21,
-         $22, $23, $24, $1, $3
-       WHERE (SELECT fresh FROM claim)
+       SELECT s.txn_id, s.merchant_id, s.project_id, s.mode, s.type, s.status, s.entity_type, s.entity_id, s.payment_id,
+         s.amount, s.currency, s.fee_amount, s.amount - s.fee_amount, s.provider_name, s.provider_account_id,
+         s.provider_reference, s.payment_method, s.country, s.processing_time_ms, s.failure_code, NULL, s.occurred_at,
+         s.event_id, $30
+       FROM source s JOIN claim c ON c.event_id = s.event_id AND c.fresh
+       -- Two events of one entity in a batch: the earlier in the stream is its movement, as one by one.
+       ORDER BY s.ord
        ON CONFLICT (merchant_id, project_id, mode, entity_type, entity_id, type) DO NOTHING
-       RETURNING id
-     )${posting}
-     SELECT 1`,
-    values,
-  );
+       RETURNING id, merchant_id, project_id, mode, currency, type, status, provider_account_id
+     ), entry AS (
+       INSERT INTO journal_entries (id, merchant_id, project_id, mode, currency, kind, transaction_id, settlement_id, posted_at)
+       SELECT s.entry_id, t.merchant_id, t.project_id, t.mode, t.currency, t.type, t.id, NULL, $30
+       FROM txn t JOIN source s ON s.txn_id = t.id
+       WHERE t.status = 'successful'
+       RETURNING id, transaction_id
+     ), posted AS (
+       INSERT INTO journal_lines (entry_id, line_no, merchant_id, project_id, mode, currency, account, provider_account_id, amount)
+       SELECT e.id, l.line_no, t.merchant_id, t.project_id, t.mode, t.currency, l.account,
+         CASE WHEN l.of_provider THEN t.provider_account_id END, l.amount
+       FROM entry e JOIN txn t ON t.id = e.transaction_id
+       JOIN unnest($25::text[], $26::int[], $27::text[], $28::boolean[], $29::bigint[])
+         AS l(entry_id, line_no, account, of_provider, amount) ON l.entry_id = e.id
+     )
+     SELECT event_id FROM source`,
+    values: [
+      col((r) => r.event.id), col((r) => r.event.type), col((r) => r.txnId), col((r) => r.t.scope.merchantId),
+      col((r) => r.t.scope.projectId), col((r) => r.t.scope.mode), col((r) => r.t.type), col((r) => r.t.status),
+      col((r) => r.t.entityType), col((r) => r.t.entityId), col((r) => r.t.paymentId), col((r) => r.t.amount.toString()),
+      col((r) => r.t.currency), col((r) => r.t.feeAmount.toString()), col((r) => r.t.providerName),
+      col((r) => r.t.providerAccountId), col((r) => r.t.providerReference), col((r) => r.t.paymentMethod),
+      col((r) => r.t.country), col((r) => r.t.processingTimeMs), col((r) => r.t.failureCode), col((r) => r.t.occurredAt),
+      col((r) => r.inherits), col((r) => r.entryId),
+      lines.map((l) => l.entryId), lines.map((l) => l.no), lines.map((l) => l.account),
+      lines.map((l) => l.providerAccountId !== null), lines.map((l) => l.amount.toString()), at,
+    ],
+  });
+  const recorded = new Set(ready.map((r) => r.event_id as string));
+  return items.map((item) => recorded.has(item.event.id));
 }
+
+/** The batch's own movement of a refund's payment: recorded by this same statement, or before. */
+function paymentInBatch(items: EventMovement[], refund: Movement): Movement | undefined {
+  return items.find(({ movement: m }) =>
+    m.type === 'payment' && m.entityId === refund.paymentId && m.scope.merchantId === refund.scope.merchantId &&
+    m.scope.projectId === refund.scope.projectId && m.scope.mode === refund.scope.mode)?.movement;
+}
+
+const providerOf = (m: Movement) =>
+  ({ providerName: m.providerName, providerAccountId: m.providerAccountId, paymentMethod: m.paymentMethod, country: m.country });
 
 export async function postTransaction(tx: Queryable, t: TransactionRecord, at: Date): Promise<void> {
   const lines = movementLines({
@@ -193,15 +242,6 @@ export async function postTransaction(tx: Queryable, t: TransactionRecord, at: D
 
 export function createLedgerStore(pool: Pool) {
   return {
-    /** The payment's own transaction, which a refund takes its provider and method from. */
-    async paymentTransaction(db: Queryable, scope: Scope, paymentId: string): Promise<TransactionRecord | undefined> {
-      const { rows } = await db.query(
-        `SELECT * FROM transactions WHERE ${SCOPE} AND entity_type = 'payment' AND entity_id = $4 AND type = 'payment'`,
-        [...scopeValues(scope), paymentId],
-      );
-      return rows[0] && toTransaction(rows[0]);
-    },
-
     async listTransactions(scope: Scope, f: TransactionFilter): Promise<{ transactions: TransactionRecord[]; hasMore: boolean }> {
       const where = [SCOPE];
       const values: unknown[] = scopeValues(scope);

@@ -1,11 +1,14 @@
 import {
   AckPolicy, DeliverPolicy, ErrorCode, NatsError, StorageType, connect, nanos,
-  type JetStreamClient, type JetStreamManager, type NatsConnection,
+  type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection,
 } from 'nats';
 import type { Logger } from 'pino';
 import type { EventEnvelope } from '../events.js';
 import { natsConnectionOptions } from './nats-url.js';
-import { UnpublishableMessage, type BrokerFacts, type BusMessage, type EventBus, type EventHandler, type Subscription } from './types.js';
+import {
+  UnpublishableMessage, type BrokerFacts, type BusMessage, type ConsumeOptions, type EventBus, type EventHandler,
+  type Subscription,
+} from './types.js';
 
 const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
 const REDELIVERY_DELAY_MS = 1000;
@@ -82,7 +85,9 @@ export class JetStreamBus implements EventBus {
     return undefined;
   }
 
-  async consume(durable: string, subjects: string[], handler: EventHandler): Promise<Subscription> {
+  async consume(
+    durable: string, subjects: string[], handler: EventHandler, options: ConsumeOptions = {},
+  ): Promise<Subscription> {
     await this.jsm.consumers.add(this.opts.stream, {
       durable_name: durable,
       ack_policy: AckPolicy.Explicit,
@@ -93,16 +98,25 @@ export class JetStreamBus implements EventBus {
     });
     const consumer = await this.js.consumers.get(this.opts.stream, durable);
     const messages = await consumer.consume({ max_messages: 256 });
-    const done = (async () => {
-      for await (const m of messages) {
-        try {
-          await handler(JSON.parse(Buffer.from(m.data).toString('utf8')) as EventEnvelope, m.subject);
-          m.ack();
-        } catch (err) {
-          this.opts.logger.warn({ err: (err as Error).message, subject: m.subject }, 'event handler failed; redelivering');
-          m.nak(REDELIVERY_DELAY_MS);
-        }
+    const handle = async (m: JsMsg) => {
+      try {
+        await handler(JSON.parse(Buffer.from(m.data).toString('utf8')) as EventEnvelope, m.subject);
+        m.ack();
+      } catch (err) {
+        this.opts.logger.warn({ err: (err as Error).message, subject: m.subject }, 'event handler failed; redelivering');
+        m.nak(REDELIVERY_DELAY_MS);
       }
+    };
+    const limit = Math.max(1, options.concurrency ?? 1);
+    const done = (async () => {
+      // Handled side by side up to the limit: acks of a batch resolved together go out in one write.
+      const inFlight = new Set<Promise<void>>();
+      for await (const m of messages) {
+        const handled: Promise<void> = handle(m).finally(() => inFlight.delete(handled));
+        inFlight.add(handled);
+        if (inFlight.size >= limit) await Promise.race(inFlight);
+      }
+      await Promise.all(inFlight);
     })();
     return {
       stop: async () => {

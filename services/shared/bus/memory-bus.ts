@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '../events.js';
-import type { BusMessage, EventBus, EventHandler, Subscription } from './types.js';
+import type { BusMessage, ConsumeOptions, EventBus, EventHandler, Subscription } from './types.js';
 
 const REDELIVERY_DELAY_MS = 1000;
 
@@ -21,7 +21,8 @@ function matches(pattern: string, subject: string): boolean {
 /**
  * The embedded default's bus: one process, no broker. It keeps JetStream's semantics that
  * consumers rely on: a message id is stored once, and each durable consumer sees every
- * matching message in order, again after a handler throws. Nothing survives a restart, which
+ * matching message in order (one at a time unless it asks for more at once), again after a
+ * handler throws. Nothing survives a restart, which
  * is safe because the outbox only marks rows sent after publish and consumers are idempotent.
  */
 export class MemoryBus implements EventBus {
@@ -36,30 +37,47 @@ export class MemoryBus implements EventBus {
     for (const c of this.consumers.values()) c.wake();
   }
 
-  async consume(durable: string, subjects: string[], handler: EventHandler): Promise<Subscription> {
+  async consume(
+    durable: string, subjects: string[], handler: EventHandler, options: ConsumeOptions = {},
+  ): Promise<Subscription> {
     let position = 0;
     let stopped = false;
-    let wake: () => void = () => undefined;
-    const loop = (async () => {
-      while (!stopped) {
-        const next = this.log[position];
-        if (!next) {
-          await new Promise<void>((resolve) => (wake = resolve));
-          continue;
-        }
-        if (!subjects.some((s) => matches(s, next.subject))) {
+    const sleepers = new Set<() => void>();
+    const nextMatching = (): Stored | undefined => {
+      for (; position < this.log.length; position++) {
+        const stored = this.log[position];
+        if (subjects.some((s) => matches(s, stored.subject))) {
           position++;
-          continue;
-        }
-        try {
-          await handler(next.event, next.subject);
-          position++;
-        } catch {
-          await new Promise<void>((resolve) => setTimeout(resolve, REDELIVERY_DELAY_MS).unref());
+          return stored;
         }
       }
-    })();
-    this.consumers.set(durable, { wake: () => wake() });
+      return undefined;
+    };
+    // Each worker takes the next message and retries it until handled; with one worker (the
+    // default) the consumer sees every message in order, a failed one again before the next.
+    const worker = async () => {
+      while (!stopped) {
+        const next = nextMatching();
+        if (!next) {
+          await new Promise<void>((resolve) => sleepers.add(resolve));
+          continue;
+        }
+        while (!stopped) {
+          try {
+            await handler(next.event, next.subject);
+            break;
+          } catch {
+            await new Promise<void>((resolve) => setTimeout(resolve, REDELIVERY_DELAY_MS).unref());
+          }
+        }
+      }
+    };
+    const loop = Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker));
+    const wake = () => {
+      for (const resolve of sleepers) resolve();
+      sleepers.clear();
+    };
+    this.consumers.set(durable, { wake });
     return {
       stop: async () => {
         stopped = true;

@@ -10,6 +10,15 @@ export interface BusMessage {
 /** A throw means "not handled": the message is delivered again later. */
 export type EventHandler = (event: EventEnvelope, subject: string) => Promise<void>;
 
+export interface ConsumeOptions {
+  /**
+   * Messages handed to the handler at once (default 1: one after another). More let a handler
+   * that batches (services/shared/batcher.ts) write many events per statement; each message is
+   * still acknowledged, or delivered again, by its own outcome.
+   */
+  concurrency?: number;
+}
+
 export interface Subscription {
   stop(): Promise<void>;
 }
@@ -24,7 +33,7 @@ export interface EventBus {
   /** Resolves once the broker has acknowledged the message. */
   publish(message: BusMessage): Promise<void>;
   /** A durable consumer: it resumes where it left off after a restart. */
-  consume(durable: string, subjects: string[], handler: EventHandler): Promise<Subscription>;
+  consume(durable: string, subjects: string[], handler: EventHandler, options?: ConsumeOptions): Promise<Subscription>;
   /** Finishes in-flight work and disconnects. */
   close(): Promise<void>;
 }

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createLedgerConsumer } from '../services/ledger/index.js';
+import {
+  createLogger, createPool, migrate, newId, systemClock, type EventEnvelope, type Pool,
+} from '../services/shared/index.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+
+// The ledger consumer records the events handed to it together in one statement per batch
+// (services/ledger/store.ts, recordEventMovements); these are the rules one by one kept.
+
+let db: TestDatabase;
+let pool: Pool;
+
+before(async () => {
+  db = await createTestDatabase();
+  pool = createPool(db.url, 'ledger', 4);
+  await migrate(pool, 'ledger', 'services/ledger');
+});
+after(async () => {
+  await pool?.end();
+  await db?.drop();
+});
+
+const envelope = (type: string, object: Record<string, unknown>): EventEnvelope => ({
+  id: newId('evt'), type, mode: 'test', merchant_id: 'mer_batch', project_id: 'prj_batch',
+  created_at: new Date().toISOString(), data: { object },
+});
+
+const paid = (id: string, account: string) => envelope('payment.successful', {
+  id, amount: 5000, currency: 'EUR', captured_amount: 5000, payment_method: { type: 'card' }, country: 'DE',
+  route: { provider: { name: 'Demo' }, provider_account_id: account, provider_payment_id: `pp_${id}` },
+  fee: { amount: 100 },
+});
+
+const refunded = (paymentId: string) =>
+  envelope('refund.successful', { id: newId('rf'), payment_id: paymentId, amount: 1000, currency: 'EUR' });
+
+async function transactionOf(entityId: string) {
+  const { rows } = await pool.query(
+    `SELECT t.type, t.amount::int, t.provider_account_id, t.payment_method, t.country,
+         (SELECT array_agg(l.provider_account_id ORDER BY l.line_no)
+        FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id WHERE e.transaction_id = t.id) AS line_accounts
+     FROM transactions t WHERE t.entity_id = $1`,
+    [entityId],
+  );
+  return rows;
+}
+
+test('one batch: a refund waits for a payment not yet recorded, the rest of the batch is recorded', async () => {
+  const handle = createLedgerConsumer({ pool, clock: systemClock, logger: createLogger('test', 'silent') });
+  const early = newId('pay');
+  const a = paid(newId('pay'), 'pac_a');
+  const waiting = refunded(early);
+  const withPayment = refunded(a.data.object.id as string);
+  const outcomes = await Promise.allSettled([waiting, a, withPayment, a].map((e) => handle(e)));
+  assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+  assert.match(String((outcomes[0] as PromiseRejectedResult).reason), /not recorded yet/);
+
+  // The refund whose payment came in the same batch took the payment's provider, method and country.
+  const [refund] = await transactionOf(withPayment.data.object.id as string);
+  assert.deepEqual([refund.type, refund.amount, refund.provider_account_id, refund.payment_method, refund.country],
+    ['refund', -1000, 'pac_a', 'card', 'DE']);
+  assert.deepEqual(refund.line_accounts, ['pac_a', null]);
+  assert.equal((await transactionOf(a.data.object.id as string)).length, 1, 'an event twice in a batch: one movement');
+  assert.equal((await transactionOf(waiting.data.object.id as string)).length, 0);
+  const claimed = await pool.query('SELECT 1 FROM consumed_events WHERE event_id = $1', [waiting.id]);
+  assert.equal(claimed.rowCount, 0, 'a waiting refund is not claimed, so its redelivery records it');
+
+  // Its payment arrives; the redelivered refund is recorded with that payment's provider account.
+  await handle(paid(early, 'pac_b'));
+  await handle(waiting);
+  const [late] = await transactionOf(waiting.data.object.id as string);
+  assert.deepEqual([late.provider_account_id, late.line_accounts], ['pac_b', ['pac_b', null]]);
+});
+
+test('a failed batch records none of its events, and their redelivery records each once', async () => {
+  const failing = createPool(db.url, 'ledger', 1);
+  await failing.end();
+  const broken = createLedgerConsumer({ pool: failing, clock: systemClock, logger: createLogger('test', 'silent') });
+  const events = [paid(newId('pay'), 'pac_a'), paid(newId('pay'), 'pac_a')];
+  const outcomes = await Promise.allSettled(events.map((e) => broken(e)));
+  assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected']);
+  const handle = createLedgerConsumer({ pool, clock: systemClock, logger: createLogger('test', 'silent') });
+  await Promise.all([...events, ...events].map((e) => handle(e)));
+  for (const e of events) assert.equal((await transactionOf(e.data.object.id as string)).length, 1);
+});
