@@ -1,7 +1,9 @@
-import type { Queryable } from './db.js';
+import { ASYNC_COMMIT_CTE, type Queryable } from './db.js';
 
 // The outbox relay's SQL: which rows a batch claims, and what it records of their publishing.
 // Each is one statement on the pool, so no transaction stays open while the bus is awaited.
+// Both commit without waiting for the WAL flush: a lease or a mark lost in a database crash only
+// makes a relay publish those events again, which the bus's msgId dedupe and idempotent consumers absorb.
 // docs/decisions.md, "No event blocks another" and "The relay claims with a lease", explains the rules.
 
 export interface ClaimedRow {
@@ -22,7 +24,7 @@ export interface ClaimedRow {
  */
 export async function claimBatch(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedRow[]> {
   const { rows } = await db.query(
-    `WITH candidates AS (
+    `WITH ${ASYNC_COMMIT_CTE}, candidates AS (
        SELECT o.event_id, o.aggregate_id, o.seq
        FROM outbox o
        WHERE o.published_at IS NULL AND o.parked_at IS NULL
@@ -36,7 +38,7 @@ export async function claimBatch(db: Queryable, limit: number, leaseMs: number):
        FOR UPDATE OF o SKIP LOCKED
      )
      UPDATE outbox o SET leased_until = now() + $2 * interval '1 millisecond'
-     FROM candidates c
+     FROM candidates c, async_commit
      WHERE o.event_id = c.event_id
        AND NOT EXISTS (
          SELECT 1 FROM outbox b
@@ -77,7 +79,8 @@ export async function recordOutcomes(db: Queryable, { published, failures, relea
   if (ids.length === 0) return;
   const none = <T>(n: number) => Array<T | null>(n).fill(null);
   await db.query(
-    `UPDATE outbox o
+    `WITH ${ASYNC_COMMIT_CTE}
+     UPDATE outbox o
      SET leased_until = NULL,
          published_at = CASE WHEN f.published THEN now() ELSE o.published_at END,
          attempts = o.attempts + CASE WHEN f.error IS NULL THEN 0 ELSE 1 END,
@@ -87,7 +90,8 @@ export async function recordOutcomes(db: Queryable, { published, failures, relea
            WHEN f.published OR f.park THEN NULL
            WHEN f.error IS NULL THEN o.next_attempt_at
            ELSE now() + f.delay_ms * interval '1 millisecond' END
-     FROM unnest($1::text[], $2::boolean[], $3::text[], $4::boolean[], $5::int[]) AS f(event_id, published, error, park, delay_ms)
+     FROM unnest($1::text[], $2::boolean[], $3::text[], $4::boolean[], $5::int[]) AS f(event_id, published, error, park, delay_ms),
+       async_commit
      WHERE o.event_id = f.event_id AND (f.published OR o.published_at IS NULL)`,
     [
       ids,
