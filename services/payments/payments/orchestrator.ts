@@ -6,7 +6,7 @@ import {
   bindingOf, isBindingConflict, newId, stillInProgress, type Binding, type Clock, type OutboxRelay,
 } from '../../shared/index.js';
 import { callProvider, providerCall } from './attempts.js';
-import { AttemptSettledElsewhere, commitChange, type CommitOptions } from './commit.js';
+import { AttemptSettledElsewhere, commitChange } from './commit.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
 import { actionable, type CustomerActionSettings } from '../customer-actions/index.js';
 import type { PaymentRecord } from './model.js';
@@ -14,7 +14,7 @@ import { newPayment, planRequest } from './new-payment.js';
 import { type PaymentMethodStore, resolveStoredMethod } from '../payment-methods/index.js';
 import type { PaymentFilter, PaymentsStore } from './store.js';
 import { timelineEventToProto } from './timeline.js';
-import { open, settleAttempt, type Change } from './transitions.js';
+import { open, settleAttempt } from './transitions.js';
 
 export interface OrchestratorDeps {
   store: PaymentsStore;
@@ -34,11 +34,6 @@ export interface OrchestratorDeps {
 /** Runs a payment's orchestration synchronously: risk and route, then attempts until one completes. */
 export function createOrchestrator(deps: OrchestratorDeps) {
   const { store, clock } = deps;
-
-  async function commit(change: Change, options: CommitOptions): Promise<void> {
-    await commitChange(store, change, options);
-    deps.relay.kick();
-  }
 
   /**
    * A keyed payment runs once: a retry finds the key bound to its payment and answers that payment
@@ -72,11 +67,24 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   }
 
   /**
+   * The relay is kicked once, after the request's last commit, so a payment's events go out in
+   * one batch rather than one per commit; events of a commit that a crash leaves unkicked go at the
+   * relay's next poll.
+   */
+  async function orchestrate(scope: Scope, req: CreatePaymentRequest, binding?: Binding): Promise<PaymentRecord> {
+    try {
+      return await run(scope, req, binding);
+    } finally {
+      deps.relay.kick();
+    }
+  }
+
+  /**
    * Plan, open, then per candidate: call, settle, commit, until the payment is decided (or waits).
    * The payment, its first attempt and its key are durable before any provider is called; each
    * later commit applies only while the attempt its provider answered is still in flight.
    */
-  async function orchestrate(scope: Scope, req: CreatePaymentRequest, binding?: Binding): Promise<PaymentRecord> {
+  async function run(scope: Scope, req: CreatePaymentRequest, binding?: Binding): Promise<PaymentRecord> {
     // A stored method of another scope or type is refused before anything is planned or written.
     const stored = await resolveStoredMethod(deps.paymentMethods, scope, req.paymentMethod);
     const startedMs = performance.now();
@@ -87,7 +95,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const plan = await deps.routing.planPayment(planRequest(scope, req, paymentId, stored));
     const candidates = plan.routing?.candidates ?? [];
     const payment = newPayment(scope, req, paymentId, plan, createdAt);
-    await commit(open(payment, plan, { at: clock.now(), processingTimeMs: elapsed() }), { binds });
+    await commitChange(store, open(payment, plan, { at: clock.now(), processingTimeMs: elapsed() }), { binds });
 
     const token = stored ? stored.providerToken : req.paymentMethod?.token;
     for (let i = 0; payment.status === 'created'; i++) {
@@ -98,7 +106,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       const change = settleAttempt(payment, attempt, answer, {
         at: clock.now(), processingTimeMs: elapsed(), next: candidates[i + 1], customerActions: deps.customerActions,
       });
-      await commit(change, { ifAttemptInFlight: attempt });
+      await commitChange(store, change, { ifAttemptInFlight: attempt });
     }
     return payment;
   }
