@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Pool } from '../../services/shared/index.js';
+import { prepared, type Pool } from '../../services/shared/index.js';
 
 /**
  * Idempotency records: a request claims (API key, Idempotency-Key), runs, then completes the row
@@ -43,7 +43,7 @@ export function createIdempotencyStore(pool: Pool) {
     async claimIdempotencyKey(req: ClaimRequest): Promise<ClaimResult> {
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
         const token = randomBytes(16).toString('hex');
-        const claimed = await pool.query(
+        const claimed = await pool.query(prepared(
           `INSERT INTO idempotency_keys AS k
              (api_key_id, idempotency_key, request_hash, state, locked_by, locked_until, expires_at, created_at)
            VALUES ($1, $2, $3, 'in_progress', $4, $5, $6, $7)
@@ -55,7 +55,7 @@ export function createIdempotencyStore(pool: Pool) {
               OR (k.state = 'in_progress' AND k.locked_until <= $7 AND k.request_hash = EXCLUDED.request_hash)
            RETURNING locked_by`,
           [req.apiKeyId, req.key, req.requestHash, token, req.lockedUntil, req.expiresAt, req.now],
-        );
+        ));
         if (claimed.rowCount === 1) return { outcome: 'claimed', token };
 
         const { rows } = await pool.query(
@@ -77,12 +77,12 @@ export function createIdempotencyStore(pool: Pool) {
 
     /** Records the response of a claimed request; false when the claim was lost (lock taken over). */
     async completeIdempotencyKey(scope: IdempotencyScope, token: string, status: number, body: string) {
-      const { rowCount } = await pool.query(
+      const { rowCount } = await pool.query(prepared(
         `UPDATE idempotency_keys
          SET state = 'completed', response_status = $4, response_body = $5, locked_by = NULL, locked_until = NULL
          WHERE api_key_id = $1 AND idempotency_key = $2 AND locked_by = $3`,
         [scope.apiKeyId, scope.key, token, status, body],
-      );
+      ));
       return rowCount === 1;
     },
 

@@ -1,4 +1,4 @@
-import { ASYNC_COMMIT_CTE, sha256Hex, withTransaction, type Pool } from '../../services/shared/index.js';
+import { ASYNC_COMMIT_CTE, prepared, sha256Hex, withTransaction, type Pool } from '../../services/shared/index.js';
 import { audit, IDENTITY_SQL, keyView, toIdentity, type ApiKeyView, type Identity } from './keys.js';
 
 /**
@@ -111,7 +111,7 @@ export function createRateLimitStore(pool: Pool) {
      * replicas' clocks are assumed in sync to well under a minute (NTP).
      */
     async countRequest(apiKeyId: string, limit: number, at: Date): Promise<WindowCounts> {
-      const { rows } = await pool.query(COUNT_SQL, countingValues(apiKeyId, limit, at));
+      const { rows } = await pool.query(prepared(COUNT_SQL, countingValues(apiKeyId, limit, at)));
       return countsOf(rows[0], at);
     },
 
@@ -121,7 +121,7 @@ export function createRateLimitStore(pool: Pool) {
      * revoked key, which counts nothing.
      */
     async admitRequest(secret: string, defaultLimit: number, at: Date): Promise<Admission | undefined> {
-      const { rows } = await pool.query(ADMIT_SQL, countingValues(sha256Hex(secret), defaultLimit, at));
+      const { rows } = await pool.query(prepared(ADMIT_SQL, countingValues(sha256Hex(secret), defaultLimit, at)));
       const r = rows[0];
       return r && { identity: toIdentity(r), limit: Number(r.lim), counts: countsOf(r, at) };
     },

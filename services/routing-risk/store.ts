@@ -1,4 +1,4 @@
-import { ASYNC_COMMIT_CTE, type Pool } from '../shared/db.js';
+import { ASYNC_COMMIT_CTE, prepared, type Pool } from '../shared/db.js';
 import { sha256Hex } from '../shared/ids.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
@@ -108,12 +108,12 @@ export function createStore(pool: Pool) {
     async planningInputs(scope: Scope, input: RiskInput, at: Date): Promise<PlanningInputs> {
       const keys = velocityKeys(scope, input);
       const counted = Boolean(keys.customer || keys.fingerprint || keys.ip);
-      const { rows } = await pool.query(
+      const { rows } = await pool.query(prepared(
         `SELECT (SELECT COALESCE(json_agg(a), '[]') FROM (${ACCOUNTS_SQL}) a) AS accounts,
                 (SELECT COALESCE(json_agg(r ORDER BY r.priority, r.name), '[]') FROM (${RULES_SQL}) r) AS rules
                 ${counted ? `, v.* FROM (${VELOCITY_SQL}) v` : ''}`,
         counted ? [...scopeValues(scope), ...velocityValues(keys, at)] : scopeValues(scope),
-      );
+      ));
       const r = rows[0];
       return {
         accounts: r.accounts.map(toAccount),
@@ -167,7 +167,7 @@ export function createStore(pool: Pool) {
       at: Date,
     ): Promise<void> {
       const keys = velocityKeys(scope, input);
-      await pool.query(
+      await pool.query(prepared(
         `WITH ${ASYNC_COMMIT_CTE}, r AS (
            INSERT INTO risk_decisions (id, merchant_id, project_id, mode, payment_id, score, outcome, reasons, created_at,
              customer_key_hash, device_fingerprint_hash, device_ip_hash)
@@ -180,7 +180,7 @@ export function createStore(pool: Pool) {
           JSON.stringify(routing?.candidates.map((c) => c.providerAccountId) ?? []), routing?.ruleId ?? null,
           keys.customer, keys.fingerprint, keys.ip,
         ],
-      );
+      ));
     },
   };
 }

@@ -56,6 +56,27 @@ export async function transactionOn<T>(client: PoolClient, fn: () => Promise<T>)
   }
 }
 
+// Names of prepared statements, by text: one set per process, so per connection of its pools.
+const preparedNames = new Map<string, string>();
+// Texts built per call (a multi-row insert's, a list's filters) would each take a name, and every
+// connection would keep every one: past this many, statements run unnamed as before.
+const MAX_PREPARED_STATEMENTS = 200;
+
+/**
+ * A query that Postgres parses and plans once per connection instead of on every call (a third
+ * of a hot statement's cost, measured). Only for statements whose result columns are spelled out
+ * or that return none: a prepared statement whose result would change shape after a migration
+ * (`SELECT *` of a table that gained a column) fails rather than re-plans.
+ */
+export function prepared(text: string, values: unknown[]): pg.QueryConfig {
+  let name = preparedNames.get(text);
+  if (name === undefined && preparedNames.size < MAX_PREPARED_STATEMENTS) {
+    name = `svc_${preparedNames.size + 1}`;
+    preparedNames.set(text, name);
+  }
+  return name === undefined ? { text, values } : { name, text, values };
+}
+
 /** One SQL statement with its parameters ($1, $2, ...). */
 export interface Statement {
   text: string;
@@ -98,7 +119,8 @@ export async function runAsOne(db: Queryable, statements: Statement[]): Promise<
   });
   const last = renumbered.pop()!;
   const text = renumbered.length === 0 ? last : `WITH ${renumbered.map((t, i) => `w${i} AS (${t})`).join(', ')} ${last}`;
-  await db.query(text, values);
+  // Its result is never read, so a prepared plan cannot fail on a changed result shape.
+  await db.query(prepared(text, values));
 }
 
 /**

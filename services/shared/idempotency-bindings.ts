@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { toJson, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import type { Clock } from './clock.js';
-import type { Queryable, Statement } from './db.js';
+import { prepared, type Queryable, type Statement } from './db.js';
 import { serviceError } from './errors.js';
 import { every } from './every.js';
 import type { Logger } from './logger.js';
@@ -78,11 +78,11 @@ export function isBindingConflict(err: unknown): boolean {
  * The same key with another operation or body is refused, as the gateway would.
  */
 export async function boundResource(db: Queryable, scope: BindingScope, b: Binding, now: Date): Promise<string | undefined> {
-  const { rows } = await db.query(
+  const { rows } = await db.query(prepared(
     `SELECT operation, fingerprint, resource_id, expires_at FROM idempotency_bindings
      WHERE merchant_id = $1 AND project_id = $2 AND mode = $3 AND idempotency_key = $4`,
     [scope.merchantId, scope.projectId, scope.mode, b.key],
-  );
+  ));
   const row = rows[0];
   if (!row) return undefined;
   if (row.expires_at <= now) {

@@ -1,4 +1,4 @@
-import { ASYNC_COMMIT_CTE, type Queryable } from './db.js';
+import { ASYNC_COMMIT_CTE, prepared, type Queryable } from './db.js';
 
 // The outbox relay's SQL: which rows a batch claims, and what it records of their publishing.
 // Each is one statement on the pool, so no transaction stays open while the bus is awaited.
@@ -23,7 +23,7 @@ export interface ClaimedRow {
  * left alone, so its aggregate's events stay in order.
  */
 export async function claimBatch(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedRow[]> {
-  const { rows } = await db.query(
+  const { rows } = await db.query(prepared(
     `WITH ${ASYNC_COMMIT_CTE}, candidates AS (
        SELECT o.event_id, o.aggregate_id, o.seq
        FROM outbox o
@@ -46,7 +46,7 @@ export async function claimBatch(db: Queryable, limit: number, leaseMs: number):
            AND b.event_id NOT IN (SELECT event_id FROM candidates))
      RETURNING o.event_id, o.aggregate_id, o.type, o.payload, o.attempts, o.seq`,
     [limit, leaseMs],
-  );
+  ));
   // UPDATE … RETURNING has no order of its own; the relay publishes in the outbox's.
   return rows
     .sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : 1))
@@ -78,7 +78,7 @@ export async function recordOutcomes(db: Queryable, { published, failures, relea
   const ids = [...published, ...failures.map((f) => f.eventId), ...released];
   if (ids.length === 0) return;
   const none = <T>(n: number) => Array<T | null>(n).fill(null);
-  await db.query(
+  await db.query(prepared(
     `WITH ${ASYNC_COMMIT_CTE}
      UPDATE outbox o
      SET leased_until = NULL,
@@ -100,5 +100,5 @@ export async function recordOutcomes(db: Queryable, { published, failures, relea
       [...none<boolean>(published.length), ...failures.map((f) => f.park), ...none<boolean>(released.length)],
       [...none<number>(published.length), ...failures.map((f) => f.delayMs), ...none<number>(released.length)],
     ],
-  );
+  ));
 }
