@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomFillSync } from 'node:crypto';
 
 // Crockford base32, lowercase: digits sort before letters, so ids sort by creation time.
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -15,10 +15,18 @@ function encodeTime(ms: number): string {
   return out;
 }
 
+// Random bytes drawn a few kilobytes at a time: one system call per 256 ids, not one per id.
+const pool = Buffer.alloc(4096);
+let used = pool.length;
+
 function encodeRandom(chars: number): string {
-  const bytes = randomBytes(chars);
+  if (used + chars > pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
   let out = '';
-  for (const b of bytes) out += ALPHABET[b & 31];
+  for (let i = used; i < used + chars; i++) out += ALPHABET[pool[i] & 31];
+  used += chars;
   return out;
 }
 
