@@ -39,7 +39,7 @@ after(async () => {
 function dispatcher(sent: string[]): { d: Dispatcher; sender: Sender } {
   const pool = createPool(db.url, 'webhooks', 4);
   pools.push(pool);
-  const real = createSender({ timeoutMs: 5000, policy, socketsPerOrigin: 8 });
+  const real = createSender({ timeoutMs: 5000, policy });
   const sender: Sender = {
     send: (req) => {
       sent.push(req.headers.find(([n]) => n === 'svc-delivery-id')![1]);

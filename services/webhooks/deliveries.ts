@@ -81,8 +81,8 @@ export function createDeliveryStore(pool: Pool) {
     /**
      * Claims up to `limit` due deliveries (pending, failed and due, or delivering with a lapsed
      * lease) as `delivering` until `leaseUntil`. Rows another dispatcher holds are skipped, so
-     * replicas never take the same one. Oldest first, but never an endpoint this dispatcher already
-     * has `perEndpoint` attempts in flight to, nor more than its remaining room: a slow endpoint's
+     * replicas never take the same one. Oldest first, but never more than `perEndpoint` claims held
+     * by this dispatcher (`busy`) for one endpoint, nor more than its remaining room: a slow endpoint's
      * backlog is stepped over instead of filling the batch (no head-of-line blocking).
      *
      * The statement is claim_deliveries() of the migration, which also says why it is a function.
@@ -95,6 +95,23 @@ export function createDeliveryStore(pool: Pool) {
         values: [now, limit, perEndpoint, [...busy.keys()], [...busy.values()], leaseUntil, full],
       });
       return rows.map(toClaim);
+    },
+
+    /**
+     * Gives back claims whose attempt was never started (the dispatcher stopped, or the claim
+     * waited too long for its endpoint), due at once and as they were before the claim, so the
+     * next attempt keeps its number. Only while the claim still holds.
+     */
+    async unclaim(claims: Claim[], now: Date): Promise<void> {
+      await pool.query({
+        name: 'webhooks-unclaim',
+        text: `UPDATE deliveries d
+           SET status = CASE WHEN d.attempt_count = 1 THEN 'pending' ELSE 'failed' END,
+             attempt_count = d.attempt_count - 1, next_attempt_at = $1, updated_at = $1
+           FROM unnest($2::text[], $3::int[]) AS c(id, attempt)
+           WHERE d.id = c.id AND d.attempt_count = c.attempt AND d.status = 'delivering'`,
+        values: [now, claims.map((c) => c.id), claims.map((c) => c.attempt)],
+      });
     },
 
     /**

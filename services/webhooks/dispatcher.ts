@@ -7,6 +7,7 @@ import { signatureHeader, truncateSignature } from './signature.js';
 
 export const USER_AGENT = 'svc-webhooks/1.0';
 const COALESCE_MS = 5;
+const CLAIM_AHEAD = 2;
 
 export interface DispatcherOptions {
   store: DeliveryStore;
@@ -36,14 +37,24 @@ export function deliveryHeaders(claim: Claim, signature: string): Array<[string,
 }
 
 /**
- * Claims due deliveries and makes their attempts, at most `concurrency` at once (until recorded)
- * and at most `perEndpoint` HTTP requests open to one endpoint, so one slow or dead endpoint holds
- * a few slots while every other endpoint keeps being served. Woken by new events and by each finished attempt; polls for
- * retries that come due. A claim is a lease: an attempt cannot outlast it (the time-out is far
+ * Claims due deliveries and makes their attempts, at most `concurrency` claims held at once (until
+ * recorded) and at most `perEndpoint` HTTP requests open to one endpoint, so one slow or dead
+ * endpoint holds a few slots while every other endpoint keeps being served. Woken by new events
+ * and by each finished attempt; polls for retries that come due. A claim is a lease: an attempt cannot outlast it (the time-out is far
  * shorter), and if this process dies the lease lapses and another dispatcher makes the attempt.
+ *
+ * Up to CLAIM_AHEAD times `perEndpoint` claims are held per endpoint: those past the open requests
+ * wait here for a slot, so a finished request is followed at once by the next rather than after a
+ * claim's round trip (which, under load, took longer than the request itself). A waiting claim
+ * starts within one time-out (the requests ahead of it each end by then), so its attempt still
+ * ends within the lease; one that would not, and those waiting when the dispatcher stops, are
+ * handed back.
  */
 export function createDispatcher(opts: DispatcherOptions) {
-  const busy = new Map<string, number>();
+  const held = new Map<string, number>();
+  const open = new Map<string, number>();
+  const waiting = new Map<string, Array<{ claim: Claim; leaseUntil: Date }>>();
+  let waitingCount = 0;
   const inFlight = new Set<Promise<void>>();
   let pumping: Promise<void> | undefined;
   let again = false;
@@ -52,6 +63,8 @@ export function createDispatcher(opts: DispatcherOptions) {
   // Twice the time-out leaves room for a slow event loop before another replica may retry.
   const leaseMs = 2 * opts.timeoutMs + 5000;
   const leaseFrom = (now: Date) => new Date(now.getTime() + leaseMs);
+  // A waiting claim may start while its attempt would still end half the margin before its lease.
+  const latestStart = (leaseUntil: Date) => leaseUntil.getTime() - opts.timeoutMs - 2500;
 
   // Finished attempts are recorded together: while one batch is being written the next gathers,
   // so under load a single statement records many attempts instead of one round trip each.
@@ -66,13 +79,13 @@ export function createDispatcher(opts: DispatcherOptions) {
    */
   async function attempt(claim: Claim, manual: boolean, sent?: () => void): Promise<Outcome> {
     const startedAt = opts.clock.now();
-    let signature: string;
+    let headers: Array<[string, string]>;
     let result: AttemptResult;
     try {
-      signature = signatureHeader(opts.box.open(claim.storedSecret), claim.body, startedAt);
-      result = await opts.sender.send({ url: claim.url, mode: claim.mode, body: claim.body, headers: deliveryHeaders(claim, signature) });
+      headers = deliveryHeaders(claim, signatureHeader(opts.box.open(claim.storedSecret), claim.body, startedAt));
+      result = await opts.sender.send({ url: claim.url, mode: claim.mode, body: claim.body, headers });
     } catch (err) {
-      signature = 't=?,v1=?';
+      headers = deliveryHeaders(claim, 't=?,v1=?');
       result = { error: `not sent: ${(err as Error).message}`, durationMs: 0 };
     }
     sent?.();
@@ -80,7 +93,7 @@ export function createDispatcher(opts: DispatcherOptions) {
     const next = ok ? { status: 'succeeded' as const, nextAttemptAt: null } : afterFailure(claim.attempt, startedAt, opts.maxAttempts);
     const outcome: Outcome = {
       claim, manual, startedAt, ...next,
-      requestHeaders: deliveryHeaders(claim, truncateSignature(signature)),
+      requestHeaders: headers.map(([name, value]) => [name, name === 'svc-signature' ? truncateSignature(value) : value]),
       responseStatus: result.status, responseBody: result.responseBody, error: result.error, durationMs: result.durationMs,
     };
     const applied = await record(outcome);
@@ -88,16 +101,57 @@ export function createDispatcher(opts: DispatcherOptions) {
     return outcome;
   }
 
-  function launch(claim: Claim): void {
-    busy.set(claim.endpointId, (busy.get(claim.endpointId) ?? 0) + 1);
+  const add = (counts: Map<string, number>, key: string, by: number) => {
+    const n = (counts.get(key) ?? 0) + by;
+    if (n === 0) counts.delete(key);
+    else counts.set(key, n);
+  };
+
+  /** Hands claims back as they were before (never attempted), due now. */
+  function handBack(claims: Claim[]): Promise<void> {
+    if (claims.length === 0) return Promise.resolve();
+    return opts.store.unclaim(claims, opts.clock.now()).catch((err) => {
+      // The lease brings them back all the same, only later.
+      opts.logger.warn({ err: (err as Error).message, deliveries: claims.length }, 'webhook claims could not be handed back');
+    });
+  }
+
+  function launch(claim: Claim, leaseUntil: Date): void {
+    add(held, claim.endpointId, 1);
+    if ((open.get(claim.endpointId) ?? 0) < opts.perEndpoint) return start(claim);
+    const queue = waiting.get(claim.endpointId);
+    if (queue) queue.push({ claim, leaseUntil });
+    else waiting.set(claim.endpointId, [{ claim, leaseUntil }]);
+    waitingCount++;
+  }
+
+  /** Starts the endpoint's waiting claims while it has free slots; those too late for their lease go back. */
+  function next(endpointId: string): void {
+    const queue = waiting.get(endpointId);
+    const late: Claim[] = [];
+    while (!stopped && queue && queue.length > 0 && (open.get(endpointId) ?? 0) < opts.perEndpoint) {
+      const { claim, leaseUntil } = queue.shift()!;
+      waitingCount--;
+      if (queue.length === 0) waiting.delete(endpointId);
+      if (opts.clock.now().getTime() <= latestStart(leaseUntil)) start(claim);
+      else {
+        add(held, endpointId, -1);
+        late.push(claim);
+      }
+    }
+    void handBack(late);
+  }
+
+  function start(claim: Claim): void {
+    add(open, claim.endpointId, 1);
     // The endpoint's slot is held for the HTTP exchange only; the dispatcher's until it is recorded.
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
-      const n = (busy.get(claim.endpointId) ?? 1) - 1;
-      if (n === 0) busy.delete(claim.endpointId);
-      else busy.set(claim.endpointId, n);
+      add(open, claim.endpointId, -1);
+      add(held, claim.endpointId, -1);
+      next(claim.endpointId);
       kickSoon();
     };
     const running: Promise<void> = attempt(claim, false, release)
@@ -127,17 +181,18 @@ export function createDispatcher(opts: DispatcherOptions) {
   async function pump(): Promise<void> {
     do {
       again = false;
-      while (!stopped && inFlight.size < opts.concurrency) {
-        const room = opts.concurrency - inFlight.size;
+      while (!stopped && inFlight.size + waitingCount < opts.concurrency) {
+        const room = opts.concurrency - inFlight.size - waitingCount;
         const now = opts.clock.now();
+        const leaseUntil = leaseFrom(now);
         let claims: Claim[];
         try {
-          claims = await opts.store.claim(now, room, opts.perEndpoint, busy, leaseFrom(now));
+          claims = await opts.store.claim(now, room, CLAIM_AHEAD * opts.perEndpoint, held, leaseUntil);
         } catch (err) {
           opts.logger.warn({ err: (err as Error).message }, 'webhook dispatcher: claim failed, will retry');
           return;
         }
-        for (const claim of claims) launch(claim);
+        for (const claim of claims) launch(claim, leaseUntil);
         if (claims.length < room) break;
       }
     } while (again && !stopped);
@@ -168,13 +223,17 @@ export function createDispatcher(opts: DispatcherOptions) {
       return attempt(claim, true);
     },
     leaseFrom,
-    /** Stops claiming and waits for the attempts under way (each ends by the time-out). */
+    /** Stops claiming, hands back the claims not started and waits for the attempts under way (each ends by the time-out). */
     async stop(): Promise<void> {
       stopped = true;
       clearInterval(timer);
       clearTimeout(soon);
       await pumping;
-      await Promise.all(inFlight);
+      const unstarted = [...waiting.values()].flat().map((w) => w.claim);
+      for (const claim of unstarted) add(held, claim.endpointId, -1);
+      waiting.clear();
+      waitingCount = 0;
+      await Promise.all([handBack(unstarted), ...inFlight]);
     },
   };
 }

@@ -58,17 +58,16 @@ export interface ConsumerOptions {
   clock: Clock;
   logger: Logger;
   subjectPrefix: string;
-  /** Pullers on the durable consumer, each handling one event at a time. */
-  parallel: number;
+  /** Events the bus hands the handler at once; those that arrive during a write are stored together by the next. */
+  inFlight: number;
   /** Called when deliveries were created, so they are attempted at once. */
   onDeliveries(): void;
 }
 
 /**
- * The durable consumer `webhooks` over every event subject. A handler stores one event per round
- * trip, so several pullers share the durable consumer (JetStream hands each message to one of
- * them) to keep up with bursts; events may then be stored out of order, which the contract allows.
- * A bus that gives every puller every message (the in-process one) gets one puller.
+ * The durable consumer `webhooks` over every event subject. The bus hands it several events at
+ * once and they are stored in batches, so events may be stored out of order, which the contract
+ * allows. Each is acknowledged once its batch is written.
  */
 export async function consumeEvents(opts: ConsumerOptions): Promise<Subscription> {
   // Events arriving while a batch is being written are stored together by the next statement.
@@ -85,14 +84,5 @@ export async function consumeEvents(opts: ConsumerOptions): Promise<Subscription
     // A throw (database unavailable) leaves the message unacknowledged: the bus delivers it again.
     await store(event);
   };
-  const pullers = opts.bus.sharesDurable ? opts.parallel : 1;
-  const subscriptions: Subscription[] = [];
-  try {
-    // One after the other: the first creates the durable consumer, the rest attach to it.
-    for (let i = 0; i < pullers; i++) subscriptions.push(await opts.bus.consume('webhooks', [`${opts.subjectPrefix}.>`], handler));
-  } catch (err) {
-    await Promise.all(subscriptions.map((s) => s.stop()));
-    throw err;
-  }
-  return { stop: async () => { await Promise.all(subscriptions.map((s) => s.stop())); } };
+  return opts.bus.consume('webhooks', [`${opts.subjectPrefix}.>`], handler, { concurrency: opts.inFlight });
 }

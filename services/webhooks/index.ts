@@ -16,9 +16,9 @@ export const PART: PartInfo = { name: 'webhooks', schema: 'webhooks', dir: 'serv
 
 export { verifyWebhookSignature } from './verify.js';
 
-// Pullers each hold one event at a time; what they hold together is stored in one statement, so
-// more pullers make bigger batches under a burst.
-const CONSUMER_PULLERS = 16;
+// Events held at once by the consumer; what it holds while a batch is written is stored by the next
+// statement, so under a burst up to this many events (each fanned out to its endpoints) share one.
+const EVENTS_IN_FLIGHT = 128;
 
 export function build(deps: ServiceDeps): ServicePart {
   const { config } = deps;
@@ -26,7 +26,7 @@ export function build(deps: ServiceDeps): ServicePart {
   const box = createSecretBox(config.webhookSecretKey);
   const endpoints = createEndpointStore(deps.pool, box, policy);
   const deliveries = createDeliveryStore(deps.pool);
-  const sender = createSender({ timeoutMs: config.webhookTimeoutMs, policy, socketsPerOrigin: config.webhookEndpointConcurrency });
+  const sender = createSender({ timeoutMs: config.webhookTimeoutMs, policy });
   const dispatcher = createDispatcher({
     store: deliveries,
     sender,
@@ -53,7 +53,7 @@ export function build(deps: ServiceDeps): ServicePart {
         clock: deps.clock,
         logger: deps.logger,
         subjectPrefix: config.natsSubjectPrefix,
-        parallel: CONSUMER_PULLERS,
+        inFlight: EVENTS_IN_FLIGHT,
         onDeliveries: () => dispatcher.kick(),
       });
     },

@@ -30,6 +30,10 @@ export function guardedLookup(check: AddressCheck): LookupFunction {
   }) as LookupFunction;
 }
 
+// Enough for the open requests of several endpoints on one host to go back to the pool between
+// requests, rather than be closed and opened again.
+const IDLE_SOCKETS_PER_ORIGIN = 256;
+
 export interface SafeAgents {
   http: http.Agent;
   https: https.Agent;
@@ -39,9 +43,12 @@ export interface SafeAgents {
 /**
  * Keep-alive agents whose every new connection goes through the guarded lookup. One pair per
  * mode, so a connection opened under test mode's rules (loopback allowed) is never reused for live.
+ * The agents set no cap of their own: the dispatcher caps requests per endpoint, and a cap per
+ * origin would make the endpoints of one host queue behind each other (head-of-line blocking,
+ * waits counted in their time-outs). Idle sockets are kept for the endpoints' next requests.
  */
-export function createSafeAgents(check: AddressCheck, socketsPerOrigin: number): SafeAgents {
-  const options = { keepAlive: true, maxSockets: socketsPerOrigin, maxFreeSockets: socketsPerOrigin, lookup: guardedLookup(check) };
+export function createSafeAgents(check: AddressCheck): SafeAgents {
+  const options = { keepAlive: true, maxFreeSockets: IDLE_SOCKETS_PER_ORIGIN, lookup: guardedLookup(check) };
   const agents = { http: new http.Agent(options), https: new https.Agent(options) };
   return { ...agents, destroy: () => { agents.http.destroy(); agents.https.destroy(); } };
 }

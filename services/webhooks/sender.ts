@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { urlToHttpOptions } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { createSafeAgents, type SafeAgents } from './safe-agent.js';
 import { addressProblem, type Mode, type UrlPolicy } from './url-policy.js';
@@ -33,8 +34,6 @@ export interface Sender {
 export interface SenderOptions {
   timeoutMs: number;
   policy: UrlPolicy;
-  /** Connections kept per endpoint origin; the dispatcher never has more attempts in flight to one. */
-  socketsPerOrigin: number;
 }
 
 class TimedOut extends Error {}
@@ -51,6 +50,17 @@ function describe(err: NodeJS.ErrnoException, timeoutMs: number): string {
   }
 }
 
+/** An endpoint URL as a request needs it: parsed once, its literal address checked once. */
+interface Target {
+  https: boolean;
+  options: http.RequestOptions;
+  /** Why a literal address in the URL may not be reached; a name is checked at each connect instead. */
+  problem?: string;
+}
+
+// Endpoint URLs are few and live long; the bound only keeps a stream of edited URLs from growing it.
+const MAX_TARGETS = 10_000;
+
 /** Postgres text cannot hold NUL; the rest of a binary body is kept as decoded. */
 function printable(bytes: Buffer): string {
   return bytes.toString('utf8').replace(/\u0000/g, '');
@@ -63,14 +73,33 @@ function printable(bytes: Buffer): string {
  */
 export function createSender(options: SenderOptions): Sender {
   const agents: Record<Mode, SafeAgents> = {
-    test: createSafeAgents((a) => addressProblem(a, 'test', options.policy), options.socketsPerOrigin),
-    live: createSafeAgents((a) => addressProblem(a, 'live', options.policy), options.socketsPerOrigin),
+    test: createSafeAgents((a) => addressProblem(a, 'test', options.policy)),
+    live: createSafeAgents((a) => addressProblem(a, 'live', options.policy)),
   };
 
-  function once(request: AttemptRequest, url: URL, deadline: number): Promise<Omit<AttemptResult, 'durationMs'> & { retryable?: boolean }> {
+  const targets = new Map<string, Target>();
+  function target(url: string, mode: Mode): Target {
+    const key = `${mode} ${url}`;
+    let found = targets.get(key);
+    if (found === undefined) {
+      const parsed = new URL(url);
+      // A literal address never goes through the lookup, so it is checked here.
+      const host = parsed.hostname.replace(/^\[|\]$/g, '');
+      found = {
+        https: parsed.protocol === 'https:',
+        options: urlToHttpOptions(parsed),
+        problem: isIP(host) ? addressProblem(host, mode, options.policy) : undefined,
+      };
+      if (targets.size >= MAX_TARGETS) targets.clear();
+      targets.set(key, found);
+    }
+    return found;
+  }
+
+  function once(request: AttemptRequest, to: Target, deadline: number): Promise<Omit<AttemptResult, 'durationMs'> & { retryable?: boolean }> {
     return new Promise((resolve) => {
-      const agent = url.protocol === 'https:' ? agents[request.mode].https : agents[request.mode].http;
-      const send = url.protocol === 'https:' ? https.request : http.request;
+      const agent = to.https ? agents[request.mode].https : agents[request.mode].http;
+      const send = to.https ? https.request : http.request;
       let settled = false;
       const finish = (result: Omit<AttemptResult, 'durationMs'> & { retryable?: boolean }) => {
         if (settled) return;
@@ -78,7 +107,7 @@ export function createSender(options: SenderOptions): Sender {
         clearTimeout(timer);
         resolve(result);
       };
-      const req = send(url, { method: 'POST', agent, headers: Object.fromEntries(request.headers) });
+      const req = send({ ...to.options, method: 'POST', agent, headers: Object.fromEntries(request.headers) });
       const timer = setTimeout(() => req.destroy(new TimedOut()), Math.max(0, deadline - performance.now()));
       req.on('error', (err: NodeJS.ErrnoException) => {
         // A kept-alive socket the receiver had just closed: nothing reached it, so try a fresh one.
@@ -110,13 +139,10 @@ export function createSender(options: SenderOptions): Sender {
     async send(request) {
       const started = performance.now();
       const deadline = started + options.timeoutMs;
-      const url = new URL(request.url);
-      // A literal address never goes through the lookup, so it is checked here.
-      const host = url.hostname.replace(/^\[|\]$/g, '');
-      const literal = isIP(host) ? addressProblem(host, request.mode, options.policy) : undefined;
-      if (literal !== undefined) return { error: `address not allowed: ${literal}`, durationMs: 0 };
-      let result = await once(request, url, deadline);
-      if (result.retryable && performance.now() < deadline) result = await once(request, url, deadline);
+      const to = target(request.url, request.mode);
+      if (to.problem !== undefined) return { error: `address not allowed: ${to.problem}`, durationMs: 0 };
+      let result = await once(request, to, deadline);
+      if (result.retryable && performance.now() < deadline) result = await once(request, to, deadline);
       const { retryable: _ignored, ...rest } = result;
       return { ...rest, durationMs: Math.round(performance.now() - started) };
     },
