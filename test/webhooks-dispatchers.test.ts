@@ -116,3 +116,37 @@ test('two dispatchers on one database never send a delivery twice at once, and e
     assert.equal(row.ok, 1);
   }
 });
+
+test('claims waiting for an endpoint slot when the dispatcher stops are handed back as they were', async () => {
+  // Each answer takes a while, so the claims past the endpoint's cap are still waiting at stop.
+  const slow = await startReceiver({ status: 200, delayMs: 500 });
+  const pool = pools[0];
+  const scope = newScope();
+  await createEndpointStore(pool, box, policy).create(scope, { url: slow.url, events: ['*'] }, clock.now());
+  for (let i = 0; i < 6; i++) await storeEvent(pool, event(scope, 'payment.created', { n: i }), clock.now());
+  const sender = createSender({ timeoutMs: 5000, policy });
+  const d = createDispatcher({
+    store: createDeliveryStore(pool), sender, box, clock, logger,
+    timeoutMs: 5000, maxAttempts: 6, concurrency: 24, perEndpoint: 2, pollMs: 20,
+  });
+  try {
+    d.start();
+    await slow.waitFor(2, 10_000);
+    await d.stop();
+  } finally {
+    sender.close();
+    await slow.close();
+  }
+  assert.equal(slow.received.length, 2, 'never more than the cap of requests open');
+  const { rows } = await pool.query(
+    'SELECT status, attempt_count FROM deliveries WHERE project_id = $1 ORDER BY id', [scope.projectId],
+  );
+  // Two sent and recorded; two claimed ahead and handed back; two never claimed: all four as stored.
+  assert.deepEqual(rows.map((r) => `${r.status}/${r.attempt_count}`).sort(),
+    ['pending/0', 'pending/0', 'pending/0', 'pending/0', 'succeeded/1', 'succeeded/1']);
+  const handedBack = await pool.query(
+    `SELECT count(*)::int AS n FROM deliveries WHERE project_id = $1 AND status = 'pending' AND next_attempt_at <= $2`,
+    [scope.projectId, clock.now()],
+  );
+  assert.equal(handedBack.rows[0].n, 4, 'due at once');
+});
