@@ -67,7 +67,8 @@ const grpcPort = await freePort();
 const part = spawnPart('webhooks', 'services/webhooks/main.js', {
   DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: subjectPrefix,
   HOST: '127.0.0.1', GRPC_PORT: String(grpcPort), LOG_LEVEL: 'error',
-  // To profile the part: BENCH_PART_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+  // To profile the part: BENCH_PART_NODE_OPTIONS='--require <a script starting node:inspector's
+  // Profiler>' (Node refuses --cpu-prof in NODE_OPTIONS).
   ...(process.env.BENCH_PART_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_PART_NODE_OPTIONS } : {}),
 });
 const webhooksUrl = `http://127.0.0.1:${grpcPort}`;
