@@ -27,8 +27,6 @@ export interface JetStreamBusOptions {
  * see docs/decisions.md.
  */
 export class JetStreamBus implements EventBus {
-  readonly sharesDurable = true;
-
   private constructor(
     private readonly nc: NatsConnection,
     private readonly js: JetStreamClient,

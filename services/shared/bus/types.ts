@@ -24,12 +24,6 @@ export interface Subscription {
 }
 
 export interface EventBus {
-  /**
-   * Set when several consume() calls on one durable share its messages, each going to one of
-   * them (JetStream): more pullers then handle more at once. Unset, each call sees every message
-   * (the in-process bus), so a second puller would only handle every event twice.
-   */
-  readonly sharesDurable?: boolean;
   /** Resolves once the broker has acknowledged the message. */
   publish(message: BusMessage): Promise<void>;
   /** A durable consumer: it resumes where it left off after a restart. */
