@@ -79,3 +79,35 @@ export async function writeCallsOf(pids: Record<string, number>): Promise<Record
   for (const [name, pid] of Object.entries(pids)) out[name] = await writeCalls(pid);
   return out;
 }
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** CPU time (user + system) the process has used so far, in ms (Linux only; 0 elsewhere). */
+export async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * TICK_MS;
+}
+
+/** Pids of every process whose command name is `comm` (all Postgres backends, the NATS server). */
+export async function pidsNamed(comm: string): Promise<number[]> {
+  const { readdir } = await import('node:fs/promises');
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const name = (await readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '')).trim();
+    if (name === comm) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** CPU ms so far of each named group of processes. */
+export async function cpuOf(groups: Record<string, number[]>): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const [name, pids] of Object.entries(groups)) {
+    out[name] = 0;
+    for (const pid of pids) out[name] += await cpuMs(pid);
+  }
+  return out;
+}

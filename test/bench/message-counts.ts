@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request as httpRequest } from 'undici';
-import { countPgStatements, perPaymentPg, snapshotPg, writeCallsOf, type PgCounts } from './counts.js';
+import { countPgStatements, cpuOf, perPaymentPg, pidsNamed, snapshotPg, writeCallsOf, type PgCounts } from './counts.js';
 import type { Call } from './load.js';
 import { newKey } from './targets.js';
 import { createTestBus } from '../helpers/bus.js';
@@ -33,19 +33,34 @@ export interface MessageCounts {
   keyedPg?: Map<string, PgCounts>;
   /** Write system calls per payment, by part process (six processes). */
   writes?: Record<string, number>;
+  /** CPU ms per payment, by part process, Postgres (all backends) and the NATS server (six processes). */
+  cpu?: Record<string, number>;
 }
 
 const collected: MessageCounts = { pg: new Map() };
 
 export const countMessages = {
   /** Write system calls per payment of each process, minus an idle period as long. */
-  async writes(baseUrl: string, call: () => Call, pids: Record<string, number>): Promise<void> {
+  async writes(baseUrl: string, call: () => Call, pids: Record<string, number>): Promise<MessageCounts> {
+    // Postgres backends come and go with the pools; those of the run are there by its end.
+    await sequential(baseUrl, call);
+    const groups = {
+      ...Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, [pid]])),
+      postgres: await pidsNamed('postgres'), nats: await pidsNamed('nats-server'),
+    };
     const w0 = await writeCallsOf(pids);
+    const c0 = await cpuOf(groups);
     const ms = await sequential(baseUrl, call);
     const w1 = await writeCallsOf(pids);
+    const c1 = await cpuOf(groups);
     await sleep(ms);
     const w2 = await writeCallsOf(pids);
-    collected.writes = Object.fromEntries(Object.keys(pids).map((p) => [p, (w1[p] - w0[p] - (w2[p] - w1[p])) / PAYMENTS]));
+    const c2 = await cpuOf(groups);
+    const per = (a: Record<string, number>, b: Record<string, number>, c: Record<string, number>, k: string) =>
+      (b[k] - a[k] - (c[k] - b[k])) / PAYMENTS;
+    collected.writes = Object.fromEntries(Object.keys(pids).map((p) => [p, per(w0, w1, w2, p)]));
+    collected.cpu = Object.fromEntries(Object.keys(groups).map((p) => [p, per(c0, c1, c2, p)]));
+    return collected;
   },
 
   /**
@@ -104,5 +119,8 @@ export function printCounts(counts: MessageCounts): void {
     console.log(`| ${proc} | ${cell(counts.pg, p, 'statements')} | ${cell(counts.pg, p, 'transactions')} | ${cell(counts.keyedPg, p, 'statements')} | ${counts.writes?.[proc]?.toFixed(1) ?? '—'} |`);
   }
   const writes = Object.values(counts.writes ?? {}).reduce((s, n) => s + n, 0);
+  const cpu = Object.entries(counts.cpu ?? {}).map(([p, ms]) => `${p} ${ms.toFixed(2)}`).join(', ');
+  const cpuTotal = Object.values(counts.cpu ?? {}).reduce((s, n) => s + n, 0);
   console.log(`| all | ${sum(counts.pg, 'statements').toFixed(1)} | ${sum(counts.pg, 'transactions').toFixed(1)} | ${sum(counts.keyedPg, 'statements').toFixed(1)} | ${writes.toFixed(1)} |`);
+  console.log(`\nCPU ms per sequential payment, six processes (10 ms ticks): ${cpu}; all ${cpuTotal.toFixed(2)}`);
 }
