@@ -101,8 +101,13 @@ export class OutboxRelay {
     }, ms);
   }
 
-  /** Publishes every due row, a batch at a time; returns when none is left or the bus is down. */
+  /**
+   * Publishes every due row, a batch at a time; returns when none is left or the bus is down.
+   * A round already in flight is awaited first: rows it leased are skipped by this one's claim,
+   * so without waiting a caller could return while they are still being published.
+   */
   async drain(): Promise<void> {
+    await this.running;
     const limit = this.opts.batchSize ?? 200;
     try {
       for (;;) {

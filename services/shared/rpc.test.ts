@@ -75,8 +75,12 @@ test('every client sees the same answers, errors, deadlines and limits', async (
       s.seen.deadline = undefined;
       const late = await failureOf(routing.planPayment({ scope: { merchantId: 'slow' } }, { timeoutMs: 100 }));
       assert.equal(late.code, Code.DeadlineExceeded, name);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.equal(ConnectError.from(s.seen.deadline).code, Code.DeadlineExceeded, `${name}: the handler saw the deadline`);
+      for (let waited = 0; s.seen.deadline === undefined && waited < 2000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      // The server's own timer and the client's cancellation at its deadline race: either stops the handler.
+      assert.ok([Code.DeadlineExceeded, Code.Canceled].includes(ConnectError.from(s.seen.deadline).code),
+        `${name}: the handler was stopped at the deadline`);
 
       const big = await failureOf(routing.planPayment({ scope: { merchantId: 'x'.repeat(MAX_EVENT_BYTES + 1) } }));
       assert.equal(big.code, Code.ResourceExhausted, name);
