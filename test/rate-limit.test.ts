@@ -213,9 +213,11 @@ describe('rate-limit store with an injected clock', () => {
     const { project } = await store.createMerchant('Clock merchant', 'test', at(0));
     const created = await store.createKey(project.id, 'test', 'clock key', 'test', at(0));
     if ('refused' in created) throw new Error(`key refused: ${created.refused}`);
-    return created.key.id;
+    return { id: created.key.id, secret: created.secret };
   };
-  const rows = async (keyId: string) =>
+  // Admission with the deployment's ceiling `limit` (these keys have none of their own).
+  const count = async (key: { secret: string }, limit: number, t: Date) => (await store.admitRequest(key.secret, limit, t))!.counts;
+  const rows = async ({ id: keyId }: { id: string }) =>
     (await pool.query(
       'SELECT window_start, count FROM rate_limit_windows WHERE api_key_id = $1 ORDER BY window_start', [keyId],
     )).rows.map((r) => ({ minute: (new Date(r.window_start).getTime() - T0) / 60_000, count: r.count }));
@@ -234,46 +236,46 @@ describe('rate-limit store with an injected clock', () => {
   it('returns capacity as the window rolls, and refused requests do not count', async () => {
     const key = await newKey();
     for (let i = 1; i <= 5; i++) {
-      const c = await store.countRequest(key, 5, at(50_000));
+      const c = await count(key, 5, at(50_000));
       assert.deepEqual(c, { admitted: true, previous: 0, current: i, elapsedMs: 50_000 });
     }
-    const refused = await store.countRequest(key, 5, at(59_999));
+    const refused = await count(key, 5, at(59_999));
     assert.equal(refused.admitted, false);
     assert.deepEqual(await rows(key), [{ minute: 0, count: 5 }]);
 
     // Next minute, first instant: the previous minute still fully inside the window.
-    const boundary = await store.countRequest(key, 5, at(60_000));
+    const boundary = await count(key, 5, at(60_000));
     assert.deepEqual(boundary, { admitted: false, previous: 5, current: 0, elapsedMs: 0 });
     assert.equal(resetSeconds(boundary, 5), 12, 'one fifth of the previous minute must roll out');
-    assert.equal((await store.countRequest(key, 5, at(60_000 + 11_999))).admitted, false);
-    const back = await store.countRequest(key, 5, at(60_000 + 12_000));
+    assert.equal((await count(key, 5, at(60_000 + 11_999))).admitted, false);
+    const back = await count(key, 5, at(60_000 + 12_000));
     assert.deepEqual(back, { admitted: true, previous: 5, current: 1, elapsedMs: 12_000 });
-    assert.equal((await store.countRequest(key, 5, at(60_000 + 12_001))).admitted, false);
+    assert.equal((await count(key, 5, at(60_000 + 12_001))).admitted, false);
     // By 36 s in, 2/5 of the previous minute's five remain: two in total, one more fits.
-    assert.equal((await store.countRequest(key, 5, at(60_000 + 36_000))).admitted, true);
-    assert.equal((await store.countRequest(key, 5, at(60_000 + 48_000))).admitted, true);
+    assert.equal((await count(key, 5, at(60_000 + 36_000))).admitted, true);
+    assert.equal((await count(key, 5, at(60_000 + 48_000))).admitted, true);
     assert.deepEqual(await rows(key), [{ minute: 0, count: 5 }, { minute: 1, count: 3 }]);
 
     // Long idle: everything has rolled out, and the key's old rows are swept by the same statement.
-    const later = await store.countRequest(key, 5, at(10 * 60_000 + 1));
+    const later = await count(key, 5, at(10 * 60_000 + 1));
     assert.deepEqual(later, { admitted: true, previous: 0, current: 1, elapsedMs: 1 });
     assert.deepEqual(await rows(key), [{ minute: 10, count: 1 }]);
   });
 
   it('keeps each key\'s count apart', async () => {
     const [a, b] = [await newKey(), await newKey()];
-    await store.countRequest(a, 1, at(5_000));
-    assert.equal((await store.countRequest(a, 1, at(5_000))).admitted, false);
-    assert.equal((await store.countRequest(b, 1, at(5_000))).admitted, true);
+    await count(a, 1, at(5_000));
+    assert.equal((await count(a, 1, at(5_000))).admitted, false);
+    assert.equal((await count(b, 1, at(5_000))).admitted, true);
   });
 
   it('admits exactly the ceiling when many requests race for the last slots', async () => {
     const key = await newKey();
     // Four requests in the previous minute, weighing half at 30 s in; and a stale row for every
     // racer to sweep at once (counting at minute -3 after -1 leaves both rows in place).
-    for (let i = 0; i < 4; i++) await store.countRequest(key, 7, at(-30_000));
-    await store.countRequest(key, 7, at(-150_000));
-    const results = await Promise.all(Array.from({ length: 30 }, () => store.countRequest(key, 7, at(30_000))));
+    for (let i = 0; i < 4; i++) await count(key, 7, at(-30_000));
+    await count(key, 7, at(-150_000));
+    const results = await Promise.all(Array.from({ length: 30 }, () => count(key, 7, at(30_000))));
     assert.equal(results.filter((r) => r.admitted).length, 5); // 7 − 4·½
     assert.deepEqual(await rows(key), [{ minute: -1, count: 4 }, { minute: 0, count: 5 }]);
   });

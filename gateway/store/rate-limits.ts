@@ -41,12 +41,11 @@ export interface KeyWithRateLimit extends ApiKeyView {
 // deadlock against a replica whose clock (skewed by minutes) still counts into that row.
 // A count lost in a database crash only lets a few more requests through: commit asynchronously.
 //
-// `k` is the key counted, one row or none, with its ceiling `lim`: $2 window start, $3 the previous
-// window's, $4 ms left in the current minute, $5 the deployment's ceiling.
-function countingSql(k: string): string {
-  return `
+// `k` is the presented key ($1, its sha256), one row or none, with its ceiling `lim`: its own, else
+// the deployment's ($5). $2 is the window's start, $3 the previous window's, $4 the ms left in it.
+const ADMIT_SQL = `
 WITH ${ASYNC_COMMIT_CTE},
-k AS (${k}),
+k AS (SELECT i.*, COALESCE(i.rate_limit_per_minute, $5::bigint) AS lim FROM (${IDENTITY_SQL}) i),
 previous AS (
   SELECT k.id, k.lim,
     COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = k.id AND window_start = $3), 0)::bigint AS n
@@ -68,12 +67,6 @@ SELECT k.*, (SELECT n FROM previous)::integer AS previous,
        (SELECT count FROM counted) AS counted,
        COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = k.id AND window_start = $2), 0) AS snapshot
 FROM k, async_commit`;
-}
-
-/** A key id ($1) with the ceiling given ($5). */
-const COUNT_SQL = countingSql('SELECT $1::text AS id, $5::bigint AS lim');
-/** A presented key's identity and its ceiling: its own, else the deployment's. */
-const ADMIT_SQL = countingSql(`SELECT i.*, COALESCE(i.rate_limit_per_minute, $5::bigint) AS lim FROM (${IDENTITY_SQL}) i`);
 
 /** The clock minute `at` falls in, and how far into it. */
 function windowOf(at: Date) {
@@ -106,19 +99,11 @@ function keyWithRateLimit(r: Record<string, any>): KeyWithRateLimit {
 export function createRateLimitStore(pool: Pool) {
   return {
     /**
-     * Counts one request of the key at `at` if it fits under `limit` per rolling minute.
-     * `at` comes from the injected clock, never from the database's now(), so tests move time freely;
-     * replicas' clocks are assumed in sync to well under a minute (NTP).
-     */
-    async countRequest(apiKeyId: string, limit: number, at: Date): Promise<WindowCounts> {
-      const { rows } = await pool.query(prepared(COUNT_SQL, countingValues(apiKeyId, limit, at)));
-      return countsOf(rows[0], at);
-    },
-
-    /**
      * The identity behind a presented secret with this request counted against its ceiling
      * (`defaultLimit` unless the key has its own), in one round trip; undefined for an unknown or
-     * revoked key, which counts nothing.
+     * revoked key, which counts nothing. `at` comes from the injected clock, never from the
+     * database's now(), so tests move time freely; replicas' clocks are assumed in sync to well
+     * under a minute (NTP).
      */
     async admitRequest(secret: string, defaultLimit: number, at: Date): Promise<Admission | undefined> {
       const { rows } = await pool.query(prepared(ADMIT_SQL, countingValues(sha256Hex(secret), defaultLimit, at)));
