@@ -104,7 +104,7 @@ describe('manual capture, capture, cancel and authorization expiry, through the 
     conflict(await post(`/v1/payments/${p.id}/capture`));
 
     const q = await authorize(1000);
-    conflict(await post(`/v1/payments/${q.id}/capture`, { amount: 1001 }), 'amount');
+    expectError(await post(`/v1/payments/${q.id}/capture`, { amount: 1001 }), 422, 'invalid_request_error', 'validation_error', 'amount');
     assert.equal((await get(`/v1/payments/${q.id}`)).body.status, 'authorized', 'a refused capture changes nothing');
 
     const automatic = await post('/v1/payments', { amount: 500, currency: 'EUR', payment_method: 'card' });

@@ -91,7 +91,7 @@ describe('refunds, through the HTTP gateway', () => {
     assert.equal(now.refunded_amount, 300);
 
     // More than the 700 left is refused and changes nothing.
-    expectError(await refund(p.id, { amount: 701 }), 409, 'state_error', 'invalid_state_transition', 'amount');
+    expectError(await refund(p.id, { amount: 701 }), 422, 'invalid_request_error', 'validation_error', 'amount');
     now = await getPayment(p.id);
     assert.equal(now.refunded_amount, 300);
     assert.equal(now.status, 'partially_refunded');
@@ -135,7 +135,7 @@ describe('refunds, through the HTTP gateway', () => {
     const captured = await request(stack.baseUrl, 'POST', `/v1/payments/${held.id}/capture`, { key, body: { amount: 600 } });
     assert.equal(captured.status, 200, JSON.stringify(captured.body));
     assert.equal(captured.body.captured_amount, 600);
-    expectError(await refund(held.id, { amount: 601 }), 409, 'state_error', 'invalid_state_transition', 'amount');
+    expectError(await refund(held.id, { amount: 601 }), 422, 'invalid_request_error', 'validation_error', 'amount');
     const all = await refund(held.id);
     assert.equal(all.body.amount, 600);
     const now = await getPayment(held.id);
@@ -188,7 +188,7 @@ describe('refunds, through the HTTP gateway', () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => refund(p.id, { amount: 300 })));
     const ok = results.filter((r) => r.status === 201);
     for (const r of results.filter((x) => x.status !== 201)) {
-      expectError(r, 409, 'state_error', 'invalid_state_transition', 'amount');
+      expectError(r, 422, 'invalid_request_error', 'validation_error', 'amount');
     }
     assert.ok(ok.every((r) => r.body.status === 'successful'));
     const total = ok.reduce((sum, r) => sum + r.body.amount, 0);

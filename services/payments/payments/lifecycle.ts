@@ -31,12 +31,11 @@ export function capture(payment: PaymentRecord, requested: bigint | undefined, a
   }
   assertAllowed('capture', payment);
   const amount = requested ?? payment.amount;
+  // The state allows a capture; it is the amount that does not fit: a validation failure of it.
   if (amount > payment.amount) {
-    throw serviceError(
-      'invalid_state_transition',
-      `Payment ${payment.id} has ${payment.amount} authorized; ${amount} cannot be captured.`,
-      { param: 'amount' },
-    );
+    throw serviceError('validation_error', `Payment ${payment.id} has ${payment.amount} authorized; ${amount} cannot be captured.`, {
+      param: 'amount',
+    });
   }
   payment.status = 'captured';
   payment.capturedAmount = amount;

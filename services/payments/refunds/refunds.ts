@@ -89,21 +89,18 @@ export function createRefunds(deps: RefundsDeps) {
       if (boundTo) return { boundTo };
       assertAllowed('refund', payment);
       const remaining = payment.capturedAmount - (await refunds.reservedAmount(tx, scope, payment.id));
-      // Like a capture above the authorized amount: the same body could pass before earlier
-      // refunds, so it is the payment's state that refuses it (409), named on `amount`.
-      if (input.amount !== undefined && input.amount > remaining) {
-        throw serviceError(
-          'invalid_state_transition',
-          `amount ${input.amount} exceeds the refundable rest of payment ${payment.id}: ${remaining > 0n ? remaining : 0n}`,
-          { param: 'amount' },
-        );
-      }
       if (remaining <= 0n) {
         throw serviceError(
           'invalid_state_transition',
           `Payment ${payment.id} has nothing left to refund: the rest is held by refunds still at the provider.`,
           { param: 'id' },
         );
+      }
+      // Like a capture above the authorized amount: the payment may be refunded, by less.
+      if (input.amount !== undefined && input.amount > remaining) {
+        throw serviceError('validation_error', `amount ${input.amount} exceeds the refundable rest of payment ${payment.id}: ${remaining}`, {
+          param: 'amount',
+        });
       }
       const at = clock.now();
       const refund: RefundRecord = {
