@@ -78,11 +78,15 @@ describe('rate-limit window arithmetic', () => {
     assert.equal(resetSeconds(counts(0, 5, 50_000, false), 5), 22); // 10 s to the boundary + 12 s
     // A concurrent replica may refuse on a snapshot that already looks free: never answer 0.
     assert.equal(resetSeconds(counts(0, 0, 0, false), 5), 1);
+    // A ceiling of 1 spent at the start of a minute frees up two minutes later: told the window's 60 s.
+    assert.equal(msUntilAdmits(counts(0, 1, 0, false), 1, 1), 120_000);
+    assert.equal(resetSeconds(counts(0, 1, 0, false), 1), 60);
   });
 
-  it('while requests are admitted, reset is the wait until remaining next rises', () => {
-    // One request this minute and nothing before: it ages out only at the end of the next minute.
-    assert.equal(resetSeconds(counts(0, 1, 30_000), 1000), 90);
+  it('while requests are admitted, reset is the wait until remaining next rises, at most 60 s', () => {
+    // One request this minute and nothing before: it ages out only at the end of the next minute,
+    // 90 s away; the header never says more than the window's length.
+    assert.equal(resetSeconds(counts(0, 1, 30_000), 1000), 60);
     // Previous minute had 60: one of them drops out of the window every second.
     assert.equal(resetSeconds(counts(60, 1, 30_000), 100), 1);
   });

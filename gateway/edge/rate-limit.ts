@@ -39,12 +39,15 @@ export function msUntilAdmits(counts: WindowCounts, limit: number, n: number): n
 
 /**
  * Whole seconds until the window frees capacity: after a refusal, until one request fits again
- * (also sent as Retry-After, at least 1); otherwise until `remaining` next goes up by one.
+ * (also sent as Retry-After, at least 1); otherwise until `remaining` next goes up by one. Never
+ * more than the window's own 60 s: a request of the current minute can take up to two minutes to
+ * leave the rolling window, and a client told to wait 60 s that is refused again is told again
+ * (the contract's "wait at least").
  */
 export function resetSeconds(counts: WindowCounts, limit: number): number {
   const wanted = counts.admitted ? remainingCapacity(counts, limit) + 1 : 1;
   const seconds = Math.ceil(msUntilAdmits(counts, limit, wanted) / 1000);
-  return counts.admitted ? seconds : Math.max(1, seconds);
+  return Math.min(W / 1000, counts.admitted ? seconds : Math.max(1, seconds));
 }
 
 /**
