@@ -2,6 +2,8 @@
 // HTML forms, no script, so it works with any browser and assistive technology; every value from
 // the payment is escaped.
 
+import { formatMoney, fractionDigits } from '../../services/shared/contract/money.js';
+
 /** The fields of a payment (contract JSON) the page shows. */
 export interface PagePayment {
   id: string;
@@ -20,12 +22,9 @@ const esc = (value: unknown): string => String(value).replace(/[&<>"']/g, (c) =>
 
 /** 1050 EUR minor units reads "€10.50"; an unknown currency falls back to the raw minor units. */
 export function formatAmount(amount: number, currency: string): string {
-  try {
-    const format = new Intl.NumberFormat('en', { style: 'currency', currency });
-    return format.format(amount / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
-  } catch {
-    return `${amount} ${currency} (minor units)`;
-  }
+  const digits = fractionDigits(currency);
+  if (digits === undefined) return formatMoney(amount, currency);
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).format(amount / 10 ** digits);
 }
 
 const STYLE = `

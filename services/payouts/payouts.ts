@@ -2,7 +2,7 @@ import type { Client } from '@connectrpc/connect';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { payoutJson } from '../shared/contract/index.js';
+import { formatMoney, payoutJson } from '../shared/contract/index.js';
 import {
   enqueueEvent, isBindingConflict, newId, serviceError, type Binding, type Clock, type Queryable,
 } from '../shared/index.js';
@@ -124,8 +124,9 @@ export function createPayouts(deps: PayoutsDeps) {
       if (cost(payout) > available) {
         throw serviceError(
           'insufficient_settled_funds',
-          `This payout needs ${cost(payout)} ${input.currency} (amount ${payout.amount} plus fee ${payout.feeAmount}); ` +
-            `${available > 0n ? available : 0n} ${input.currency} of the funds providers settled is available.`,
+          `This payout needs ${formatMoney(cost(payout), input.currency)} (amount ${formatMoney(payout.amount, input.currency)} ` +
+            `plus fee ${formatMoney(payout.feeAmount, input.currency)}); ${formatMoney(available > 0n ? available : 0n, input.currency)} ` +
+            'of the funds providers settled is available.',
           { param: 'amount' },
         );
       }

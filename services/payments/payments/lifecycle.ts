@@ -1,4 +1,5 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
+import { formatMoney } from '../../shared/contract/index.js';
 import { serviceError, type Binding, type Clock } from '../../shared/index.js';
 import { commitChange } from './commit.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
@@ -33,7 +34,7 @@ export function capture(payment: PaymentRecord, requested: bigint | undefined, a
   const amount = requested ?? payment.amount;
   // The state allows a capture; it is the amount that does not fit: a validation failure of it.
   if (amount > payment.amount) {
-    throw serviceError('validation_error', `Payment ${payment.id} has ${payment.amount} authorized; ${amount} cannot be captured.`, {
+    throw serviceError('validation_error', `Payment ${payment.id} has ${formatMoney(payment.amount, payment.currency)} authorized; ${formatMoney(amount, payment.currency)} cannot be captured.`, {
       param: 'amount',
     });
   }

@@ -3,7 +3,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Logger } from 'pino';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { RefundSchema, type Refund } from '../../../proto/gen/svc/payments/v1/refunds_pb.js';
-import { refundJson } from '../../shared/contract/index.js';
+import { formatMoney, refundJson } from '../../shared/contract/index.js';
 import { REFUND_SCENARIOS as CONTRACT_REFUND_SCENARIOS } from '../../shared/contract/enums.js';
 import {
   abandonedAfterMs, isBindingConflict, newId, runAsOne, serviceError, stillInProgress, withDeadline, type Binding,
@@ -98,7 +98,7 @@ export function createRefunds(deps: RefundsDeps) {
       }
       // Like a capture above the authorized amount: the payment may be refunded, by less.
       if (input.amount !== undefined && input.amount > remaining) {
-        throw serviceError('validation_error', `amount ${input.amount} exceeds the refundable rest of payment ${payment.id}: ${remaining}`, {
+        throw serviceError('validation_error', `amount ${formatMoney(input.amount, payment.currency)} exceeds the refundable rest of payment ${payment.id}: ${formatMoney(remaining, payment.currency)}`, {
           param: 'amount',
         });
       }

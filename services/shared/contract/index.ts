@@ -13,6 +13,7 @@ export {
   containsAccountNumber, payoutFreeTextAccountField, payoutJson, rawAccountNumberField, type DestinationInput,
 } from './payout.js';
 export { refuseUnsafeRequest } from './internal-requests.js';
+export { formatMoney, fractionDigits } from './money.js';
 export {
   containsCardNumber, findCardData, isCardFieldName, looksLikeCardNumber, normaliseText, passesLuhn,
 } from './card-data.js';
