@@ -61,17 +61,29 @@ function isCardDigits(d: string): boolean {
  * counts only as a whole, since any 13 digits out of a long id pass Luhn one time in ten.
  */
 export function containsCardNumber(text: string): boolean {
-  for (const m of normaliseText(text).matchAll(GROUPED_DIGITS)) {
-    const groups = m[0].match(/\d+/g)!;
+  const normal = normaliseText(text);
+  for (const m of normal.matchAll(GROUPED_DIGITS)) {
+    const groups = [...m[0].matchAll(/\d+/g)].map((g) => ({
+      digits: g[0], start: m.index! + g.index!, end: m.index! + g.index! + g[0].length,
+    }));
     for (let first = 0; first < groups.length; first++) {
       let digits = '';
       for (let last = first; last < groups.length && digits.length < 19; last++) {
-        digits += groups[last];
-        if (isCardDigits(digits)) return true;
+        digits += groups[last].digits;
+        if (!isCardDigits(digits)) continue;
+        // Several groups are a typed number only when the first starts and the last ends a word:
+        // a hex id's "…8af4-489876492035" joins a letter-bound digit to the next group, and one
+        // in five hundred random UUIDs would read as a card. A single group counts wherever it is.
+        if (first === last || (!glued(normal, groups[first].start - 1) && !glued(normal, groups[last].end))) return true;
       }
     }
   }
   return false;
+}
+
+/** Whether the character at `i` is a letter, so the digits next to it belong to a word. */
+function glued(text: string, i: number): boolean {
+  return i >= 0 && i < text.length && /\p{L}/u.test(text[i]);
 }
 
 /** A whole value that is a card number and nothing else (grouped or not). */
