@@ -64,10 +64,6 @@ export function perPaymentPg(before: Counter, after: Counter, idle: Counter, n: 
   return out;
 }
 
-export function diffPg(before: Counter, after: Counter): Counter {
-  return perPaymentPg(before, after, new Map(), 1);
-}
-
 /** Write system calls the process has made so far (Linux only; 0 elsewhere). */
 export async function writeCalls(pid: number): Promise<number> {
   const text = await readFile(`/proc/${pid}/io`, 'utf8').catch(() => '');

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { request as httpRequest } from 'undici';
 import { countPgStatements, cpuOf, perPaymentPg, pidsNamed, snapshotPg, writeCallsOf, type PgCounts } from './counts.js';
 import type { Call } from './load.js';
-import { newKey } from './targets.js';
+import { newMerchantKeyAt } from '../helpers/split-stack.js';
 import { createTestBus } from '../helpers/bus.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { projectPath } from '../../services/shared/index.js';
@@ -85,7 +85,7 @@ export const countMessages = {
     });
     const stack = await startStack({ config, databaseUrl: db.url, bus, logger: shared.createLogger('bench', 'silent') });
     try {
-      const secret = await newKey(stack.baseUrl, operatorToken);
+      const secret = await newMerchantKeyAt(stack.baseUrl, operatorToken);
       for (const keyed of [false, true]) {
         await sequential(stack.baseUrl, call(secret, keyed));
         const c0 = snapshotPg(counter);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { deleteStream } from '../helpers/bus.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { freePort, spawnPart, waitForHttp } from '../helpers/processes.js';
-import { request } from '../helpers/stack.js';
+import { newMerchantKeyAt } from '../helpers/split-stack.js';
 import { newSecret } from '../../services/shared/index.js';
 
 /** A running deployment the benchmark sends payments to, with a test key of a fresh merchant. */
@@ -10,16 +10,6 @@ export interface BenchTarget {
   name: string;
   baseUrl: string;
   secret: string;
-}
-
-/** A test-mode secret key of a fresh merchant, made through the management API. */
-export async function newKey(baseUrl: string, operatorToken: string): Promise<string> {
-  const manage = (method: string, path: string, body?: unknown) =>
-    request(baseUrl, method, `/manage/v1${path}`, { key: operatorToken, body });
-  const merchant = await manage('POST', '/merchants', { name: 'Bench merchant' });
-  const key = await manage('POST', `/projects/${merchant.body.project.id}/keys`, { mode: 'test', name: 'bench' });
-  if (key.status !== 201) throw new Error(`creating a key: ${key.status} ${JSON.stringify(key.body)}`);
-  return key.body.secret;
 }
 
 /** `npm start`'s entrypoint as its own process, on a fresh database and JetStream stream. */
@@ -42,7 +32,7 @@ export async function startAllInOne(natsUrl: string): Promise<BenchTarget & { cl
   };
   try {
     await waitForHttp(part, `${baseUrl}/v1/me`);
-    return { name: 'all-in-one', baseUrl, secret: await newKey(baseUrl, operatorToken), close };
+    return { name: 'all-in-one', baseUrl, secret: await newMerchantKeyAt(baseUrl, operatorToken), close };
   } catch (err) {
     await close();
     throw err;

@@ -127,9 +127,14 @@ export async function startSplitStack(
 }
 
 /** A fresh merchant's test-mode secret key, made through the stack's management API. */
-export async function newSplitMerchantKey(split: SplitStack): Promise<string> {
+export function newSplitMerchantKey(split: SplitStack): Promise<string> {
+  return newMerchantKeyAt(split.baseUrl, split.operatorToken);
+}
+
+/** The same through any deployment's management API, with its operator token. */
+export async function newMerchantKeyAt(baseUrl: string, operatorToken: string): Promise<string> {
   const manage = (method: string, path: string, body?: unknown) =>
-    request(split.baseUrl, method, `/manage/v1${path}`, { key: split.operatorToken, body });
+    request(baseUrl, method, `/manage/v1${path}`, { key: operatorToken, body });
   const merchant = await manage('POST', '/merchants', { name: 'Split merchant' });
   if (merchant.status !== 201) throw new Error(`creating a merchant: ${merchant.status} ${JSON.stringify(merchant.body)}`);
   const key = await manage('POST', `/projects/${merchant.body.project.id}/keys`, { mode: 'test', name: 'test' });
