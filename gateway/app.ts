@@ -1,17 +1,24 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { newId, type Clock, type Config, type Logger, type Pool } from '../services/shared/index.js';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { newId, watchPool, type Clock, type Config, type Logger, type Metrics, type Pool } from '../services/shared/index.js';
 import { apiScope } from './api/scope.js';
 import type { GatewayClients } from './clients.js';
-import { buildOpenApi } from '../services/shared/contract/openapi.js';
+import { dashboardAssets } from './dashboard/assets.js';
+import { dashboardApiScope, logMailer, type Mailer } from './dashboard/index.js';
 import { withCardNumbersWithheld } from './edge/card-data.js';
+import { trustedProxyRanges } from './edge/ip-allowlist.js';
+import { apiDocs } from './http/docs.js';
 import { installErrorHandling } from './http/errors.js';
+import { healthRoutes } from './http/health.js';
 import { installJsonBody } from './http/json-body.js';
+import { installHttpMetrics } from './http/metrics.js';
+import { installHttpTracing, tracedRequestLogger } from './http/tracing.js';
 import { serverOptions } from './http/server-options.js';
 import { refuseWhileClosing, trackClosing } from './http/shutdown.js';
 import { installTextRules } from './http/text-rules.js';
 import { refuseLongUrl } from './http/transport-errors.js';
 import { installValidation } from './http/validation.js';
 import { manageScope } from './management/scope.js';
+import { providerWebhooks } from './routes/provider-webhooks.js';
 import { sandboxPages } from './sandbox/index.js';
 import { createStore } from './store/index.js';
 
@@ -25,6 +32,10 @@ export interface GatewayDeps {
   config: Config;
   /** Enables the management API; without it the /manage routes do not exist. */
   operatorToken?: string;
+  /** How the dashboard mails password resets and invitations; the log by default (dashboard/mailer.ts). */
+  mailer?: Mailer;
+  /** The process's metrics registry; main.ts serves it on METRICS_PORT. Tests without one record nothing. */
+  metrics?: Metrics;
 }
 
 /**
@@ -36,9 +47,19 @@ export function build(deps: GatewayDeps): FastifyInstance {
     ...serverOptions(deps.config),
     loggerInstance: withCardNumbersWithheld(deps.logger) as FastifyBaseLogger,
     genReqId: () => newId('req'),
+    // A request's log lines name its id as the contract does (x-request-id, request_id in errors).
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    childLoggerFactory: tracedRequestLogger(),
   });
   const store = createStore(deps.pool);
   const isClosing = trackClosing(app);
+  // First of the hooks, so the request's span encloses everything the others do (tracing on only).
+  installHttpTracing(app);
+  if (deps.metrics) {
+    // Before any route exists: the route label's values are collected as routes are added.
+    installHttpMetrics(app, deps.metrics);
+    watchPool(deps.metrics, 'gateway', deps.pool);
+  }
 
   // Fastify adds hooks in registration order and a plugin inherits the hooks its parent has when it
   // loads, so the root's hooks are installed before any scope is registered.
@@ -54,12 +75,20 @@ export function build(deps: GatewayDeps): FastifyInstance {
   installJsonBody(app);
   installTextRules(app);
 
-  const openApi = JSON.stringify(buildOpenApi());
-  app.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(openApi));
+  app.register(apiDocs(deps.config.publicBaseUrl)); // /openapi.json and /docs, no API key
+  app.register(healthRoutes(deps.pool, deps.clients.health)); // /healthz and /readyz for probes, no API key
+  app.register(dashboardAssets()); // the dashboard's pages under /dashboard (its API: /dashboard/api)
   app.register(sandboxPages(deps.clients.payments)); // the customer's browser: token, not API key (not /v1)
+  app.register(providerWebhooks(deps.clients.providerNotifications, deps.clients.payouts)); // providers: their signature, not API key (not /v1)
   app.register(apiScope({ store, clients: deps.clients, clock: deps.clock, config: deps.config }), { prefix: '/v1' });
+  // The dashboard's own API: a session cookie, never an API key (and never valid on /v1).
+  const trustedProxies = trustedProxyRanges(deps.config.trustedProxies);
+  app.register(dashboardApiScope({
+    store, clients: deps.clients, clock: deps.clock, config: deps.config, mailer: deps.mailer ?? logMailer(deps.logger),
+    trustedProxies, operatorToken: deps.operatorToken,
+  }), { prefix: '/dashboard/api' });
   if (deps.operatorToken) {
-    app.register(manageScope({ store, clock: deps.clock, clients: deps.clients, operatorToken: deps.operatorToken }), {
+    app.register(manageScope({ store, clock: deps.clock, clients: deps.clients, operatorToken: deps.operatorToken, trustedProxies }), {
       prefix: '/manage/v1',
     });
   }

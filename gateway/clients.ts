@@ -1,13 +1,18 @@
 import { createClient, type Client, type Transport } from '@connectrpc/connect';
+import { Health } from '../proto/gen/grpc/health/v1/health_pb.js';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { OutboxService } from '../proto/gen/svc/outbox/v1/outbox_pb.js';
 import { PaymentMethodsService } from '../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
+import { ProviderCredentialsService } from '../proto/gen/svc/payments/v1/provider_credentials_pb.js';
+import { ProviderNotificationsService } from '../proto/gen/svc/payments/v1/provider_notifications_pb.js';
+import { ProviderSettlementsService } from '../proto/gen/svc/payments/v1/provider_settlements_pb.js';
 import { RefundsService } from '../proto/gen/svc/payments/v1/refunds_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
+import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import { WebhooksService } from '../proto/gen/svc/webhooks/v1/webhooks_pb.js';
-import { createPeerTransport } from '../services/shared/index.js';
+import { createPeerTransport, type Metrics, type ServiceName } from '../services/shared/index.js';
 
 /** The parts whose outbox the management API's dead letters reach (OutboxService). */
 export const OUTBOX_PARTS = ['payments', 'payouts', 'ledger'] as const;
@@ -21,11 +26,20 @@ export interface GatewayClients {
   paymentMethods: Client<typeof PaymentMethodsService>;
   /** routing-risk, for the management API's routing rules. */
   routing: Client<typeof RoutingService>;
+  /** routing-risk's provider accounts and payments' credentials for them (management API). */
+  providerAccounts: Client<typeof ProviderAccountsService>;
+  providerCredentials: Client<typeof ProviderCredentialsService>;
+  /** payments' intake of the providers' own webhooks (POST /providers/{provider}/webhooks/{account}). */
+  providerNotifications: Client<typeof ProviderNotificationsService>;
+  /** payments' reading of providers' settlements (settlement reports and sync, management API). */
+  providerSettlements: Client<typeof ProviderSettlementsService>;
   webhooks: Client<typeof WebhooksService>;
   ledger: Client<typeof LedgerService>;
   payouts: Client<typeof PayoutsService>;
   /** OutboxService of each part with an outbox, for /manage/v1/dead-letters. */
   outbox: OutboxClients;
+  /** grpc.health.v1 of every part, for /readyz. */
+  health: Record<ServiceName, Client<typeof Health>>;
 }
 
 /** One transport per part; tests hand in-memory ones (connect's createRouterTransport). */
@@ -43,6 +57,10 @@ export function clientsOver(t: GatewayTransports): GatewayClients {
     refunds: createClient(RefundsService, t.payments),
     paymentMethods: createClient(PaymentMethodsService, t.payments),
     routing: createClient(RoutingService, t.routingRisk),
+    providerAccounts: createClient(ProviderAccountsService, t.routingRisk),
+    providerCredentials: createClient(ProviderCredentialsService, t.payments),
+    providerNotifications: createClient(ProviderNotificationsService, t.payments),
+    providerSettlements: createClient(ProviderSettlementsService, t.payments),
     webhooks: createClient(WebhooksService, t.webhooks),
     ledger: createClient(LedgerService, t.ledger),
     payouts: createClient(PayoutsService, t.payouts),
@@ -52,16 +70,28 @@ export function clientsOver(t: GatewayTransports): GatewayClients {
       ledger: createClient(OutboxService, t.ledger),
       payouts: createClient(OutboxService, t.payouts),
     },
+    health: {
+      payments: createClient(Health, t.payments),
+      'routing-risk': createClient(Health, t.routingRisk),
+      webhooks: createClient(Health, t.webhooks),
+      ledger: createClient(Health, t.ledger),
+      payouts: createClient(Health, t.payouts),
+    },
   };
 }
 
-/** The gateway's clients of the service parts, over one HTTP/2 transport per part. */
-export function createGatewayClients(urls: Record<keyof GatewayTransports, string>): GatewayClients {
+/**
+ * The gateway's clients of the service parts, over one HTTP/2 transport per part, presenting
+ * INTERNAL_TOKEN; their calls are counted in `metrics` when given.
+ */
+export function createGatewayClients(
+  urls: Record<keyof GatewayTransports, string>, internalToken: string, metrics?: Metrics,
+): GatewayClients {
   return clientsOver({
-    payments: createPeerTransport(urls.payments),
-    routingRisk: createPeerTransport(urls.routingRisk),
-    webhooks: createPeerTransport(urls.webhooks),
-    ledger: createPeerTransport(urls.ledger),
-    payouts: createPeerTransport(urls.payouts),
+    payments: createPeerTransport(urls.payments, internalToken, metrics),
+    routingRisk: createPeerTransport(urls.routingRisk, internalToken, metrics),
+    webhooks: createPeerTransport(urls.webhooks, internalToken, metrics),
+    ledger: createPeerTransport(urls.ledger, internalToken, metrics),
+    payouts: createPeerTransport(urls.payouts, internalToken, metrics),
   });
 }

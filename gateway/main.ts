@@ -1,43 +1,46 @@
 import {
-  ConfigError, createLogger, createPool, exitOnStartupError, loadConfig, migrate, onShutdown,
-  peerVariable, retryAtStart, systemClock,
+  Metrics, createLogger, serveMetricsIfConfigured, createPool, exitOnStartupError, loadConfig, migrate, onShutdown, requireForPart, retryAtStart,
+  startTracing, systemClock,
 } from '../services/shared/index.js';
-import { PART, build, createGatewayClients } from './index.js';
-import { closeGateway, exitAfter } from './http/shutdown.js';
+import { DOCS_PATH, PART, build, createGatewayClients, deploymentUrl } from './index.js';
+import { closeGateway } from './http/shutdown.js';
 
 try {
   const config = loadConfig();
-  if (!config.databaseUrl) throw new ConfigError('DATABASE_URL', 'is required to run gateway on its own');
-  if (!config.peers.payments) throw new ConfigError(peerVariable('payments'), 'is required: gateway calls payments');
-  if (!config.peers['routing-risk']) {
-    throw new ConfigError(peerVariable('routing-risk'), 'is required: gateway calls routing-risk for routing rules');
-  }
-  if (!config.peers.webhooks) throw new ConfigError(peerVariable('webhooks'), 'is required: gateway calls webhooks');
-  if (!config.peers.ledger) throw new ConfigError(peerVariable('ledger'), 'is required: gateway calls ledger');
-  if (!config.peers.payouts) throw new ConfigError(peerVariable('payouts'), 'is required: gateway calls payouts');
+  // The gateway publishes no events and consumes none: Postgres and the five parts, no NATS.
+  requireForPart(config, 'gateway', ['payments', 'routing-risk', 'webhooks', 'ledger', 'payouts'], { nats: false });
+  const peers = config.peers as Required<typeof config.peers>;
   const logger = createLogger(PART.name, config.logLevel);
-  const pool = createPool(config.databaseUrl, PART.schema, config.databasePoolSize);
+  // Before the app and its clients are built: they trace only if it is on (OTEL_EXPORTER_OTLP_ENDPOINT).
+  const tracing = await startTracing(PART.name, config);
+  const pool = createPool(config.databaseUrl!, PART.schema, config.databasePoolSize);
   // Postgres may come up after the gateway (Kubernetes starts everything at once): wait for it.
   await retryAtStart('Postgres', () => pool.query('SELECT 1'), { logger });
   await retryAtStart('Postgres', () => migrate(pool, PART.schema, PART.dir), { logger });
+  const metrics = new Metrics();
   const app = build({
     pool,
+    metrics,
     clients: createGatewayClients({
-      payments: config.peers.payments, routingRisk: config.peers['routing-risk'], webhooks: config.peers.webhooks,
-      ledger: config.peers.ledger, payouts: config.peers.payouts,
-    }),
+      payments: peers.payments, routingRisk: peers['routing-risk'], webhooks: peers.webhooks, ledger: peers.ledger,
+      payouts: peers.payouts,
+    }, config.internalToken!, metrics),
     clock: systemClock,
     logger,
     config,
     operatorToken: config.operatorToken,
   });
   await app.listen({ port: config.port, host: config.host });
+  const url = deploymentUrl(config.publicBaseUrl, app.server.address());
+  logger.info({ url, docs: `${url}${DOCS_PATH}` }, `gateway at ${url}; API reference at ${url}${DOCS_PATH}`);
+  const metricsServer = await serveMetricsIfConfigured(metrics, config, logger);
   onShutdown(logger, async () => {
+    await metricsServer?.close();
     // Exits within SHUTDOWN_TIMEOUT_MS whatever clients do: a half-sent body is cut, not awaited.
-    exitAfter(config.shutdownTimeoutMs, logger);
     await closeGateway(app, config.shutdownTimeoutMs, logger);
     await pool.end();
-  });
+    await tracing?.shutdown();
+  }, config.shutdownTimeoutMs);
 } catch (err) {
   exitOnStartupError(err);
 }

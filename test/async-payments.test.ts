@@ -4,13 +4,13 @@ import { createCustomerActionExpiry } from '../services/payments/jobs/index.js';
 import { createStore } from '../services/payments/payments/index.js';
 import { createLogger, sha256Hex, type EventEnvelope, type Pool } from '../services/shared/index.js';
 import { startRecordedStack, type RecordedStack } from './helpers/recorded-stack.js';
-import { request, type TestStack } from './helpers/stack.js';
+import { offsetClock, request, type TestStack } from './helpers/stack.js';
 
 const MINUTE = 60_000;
 const TOKEN_URL = /^\/sandbox\/actions\/(act_[0-9A-Za-z]{43})$/;
 
 /** Real time plus an offset the tests move, so ids stay time-ordered while minutes pass in an instant. */
-const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
+const clock = offsetClock();
 
 describe('asynchronous rails and the sandbox hosted page, through the HTTP gateway', () => {
   let stack: TestStack;

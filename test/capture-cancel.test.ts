@@ -4,12 +4,12 @@ import { createAuthorizationExpiry } from '../services/payments/jobs/index.js';
 import { createStore } from '../services/payments/payments/index.js';
 import { createLogger, type EventEnvelope, type Pool } from '../services/shared/index.js';
 import { startRecordedStack, type RecordedStack } from './helpers/recorded-stack.js';
-import { request, type TestStack } from './helpers/stack.js';
+import { offsetClock, request, type TestStack } from './helpers/stack.js';
 
 const HOUR = 3_600_000;
 
 /** Real time plus an offset the tests move, so ids stay time-ordered while hours pass in an instant. */
-const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
+const clock = offsetClock();
 
 describe('manual capture, capture, cancel and authorization expiry, through the HTTP gateway', () => {
   let stack: TestStack;
@@ -131,7 +131,7 @@ describe('manual capture, capture, cancel and authorization expiry, through the 
     assert.equal(res.body.captured_amount, 0);
     assert.equal(res.body.attempts[0].status, 'cancelled');
     const cancelled = (await timelineOf(p.id)).find((t) => t.type === 'payment.cancelled')!;
-    assert.equal(cancelled.description, 'customer changed their mind');
+    assert.equal(cancelled.description, 'Cancelled by the merchant, reason: "customer changed their mind"; nothing will be charged.');
     assert.deepEqual(cancelled.data, { by: 'merchant', reason: 'customer changed their mind' });
     conflict(await post(`/v1/payments/${p.id}/cancel`), 'id');
   });

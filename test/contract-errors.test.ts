@@ -183,13 +183,17 @@ describe('Errors table', () => {
 
 describe('Logs', () => {
   test('carry request ids but never an API key, an operator token, an Authorization header or card data', async () => {
-    await request(stack.baseUrl, 'GET', '/v1/me', { key: testKey });
+    const me = await request(stack.baseUrl, 'GET', '/v1/me', { key: testKey });
     await request(stack.baseUrl, 'GET', '/v1/me', { key: `${testKey}x` });
     await request(stack.baseUrl, 'POST', '/v1/payments', { key: testKey, body: payment({ card_number: '4242424242424242' }) });
     await stack.manage('GET', '/merchants/none');
     const logs = logLines.join('');
     assert.ok(logs.length > 0, 'the gateway logged something at trace level');
     assert.match(logs, /req_/);
+    // Named as the contract names it; tracing is off here, so no trace ids (test/tracing.test.ts has them).
+    const meLines = logLines.map((l) => JSON.parse(l)).filter((l) => l.request_id === me.headers.get('x-request-id'));
+    assert.deepEqual(meLines.map((l) => l.msg), ['incoming request', 'request completed']);
+    assert.ok(meLines.every((l) => l.trace_id === undefined && l.reqId === undefined));
     for (const secret of [testKey, liveKey, stack.operatorToken, '4242424242424242']) assert.ok(!logs.includes(secret));
     assert.doesNotMatch(logs, /"authorization"/i);
   });

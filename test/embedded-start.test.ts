@@ -42,6 +42,12 @@ test('first start prints a test key that makes a successful payment; data and ke
   assert.ok(key, `no key printed:\n${first.part.output()}`);
   assert.match(first.part.output(), /embedded Postgres; events: in-process bus/);
   assert.equal((await stat(join(dataDir, 'operator-token'))).mode & 0o077, 0, 'operator token readable by its owner only');
+  // The printed dashboard link serves the sign-up page's app (built by npm install / npm run build).
+  const dashboard = /dashboard: (http:\/\/\S+)/.exec(first.part.output())?.[1];
+  assert.equal(dashboard, `${first.baseUrl}/dashboard/`);
+  const page = await fetch(dashboard!);
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
 
   const created = await request(first.baseUrl, 'POST', '/v1/payments', {
     key, body: { amount: 1000, currency: 'EUR', payment_method: 'card' },

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { MAX_BODY_BYTES, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH } from '../services/shared/limits.js';
 import { requireInCi } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request } from './helpers/stack.js';
+import { serveLoopback, type LoopbackServer } from './helpers/stand-in-server.js';
 
 // Issue 11, "No event blocks another", on the six parts as processes over real NATS JetStream:
 // one merchant's largest allowed payment and a refused oversized request hold back nobody; another
@@ -34,7 +34,7 @@ function largestPaymentBody(): Record<string, unknown> {
 
 describe('one merchant\'s events never hold back another\'s', { skip: !natsUrl && 'NATS_URL is not set' }, () => {
   let split: SplitStack;
-  let receiver: Server;
+  let receiver: LoopbackServer;
   let receiverUrl: string;
   const delivered: Array<{ type: string; objectId: string; bytes: number }> = [];
 
@@ -55,21 +55,17 @@ describe('one merchant\'s events never hold back another\'s', { skip: !natsUrl &
   }
 
   before(async () => {
-    receiver = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => {
-        const event = JSON.parse(body);
-        delivered.push({ type: event.type, objectId: event.data.object.id, bytes: Buffer.byteLength(body) });
-        res.writeHead(200).end();
-      });
+    receiver = await serveLoopback((_req, res, body) => {
+      const event = JSON.parse(body);
+      delivered.push({ type: event.type, objectId: event.data.object.id, bytes: Buffer.byteLength(body) });
+      res.writeHead(200).end();
     });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks`;
+    receiverUrl = `${receiver.baseUrl}/hooks`;
     split = await startSplitStack(natsUrl!);
   });
   after(async () => {
     await split?.close();
-    await new Promise((resolve) => receiver?.close(resolve));
+    await receiver?.close();
   });
 
   test('the largest allowed payment and a refused oversized one, then another merchant\'s payments all arrive', async () => {

@@ -34,7 +34,7 @@ async function gatewayWith(payments: GatewayClients['payments']) {
 
 test('an unreachable payments service is 503 service_unavailable, retryable', async () => {
   const closedPort = await freePort();
-  const { app, baseUrl } = await gatewayWith(createClient(PaymentsService, createPeerTransport(`http://127.0.0.1:${closedPort}`)));
+  const { app, baseUrl } = await gatewayWith(createClient(PaymentsService, createPeerTransport(`http://127.0.0.1:${closedPort}`, 'unused: nothing listens')));
   try {
     const res = await request(baseUrl, 'POST', '/v1/payments', { key, body: { amount: 10, currency: 'EUR', payment_method: 'card' } });
     assert.equal(res.status, 503);

@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, test } from 'node:test';
+import { startAllInOne } from './helpers/all-in-one-process.js';
 import { startGatewayProcesses } from './helpers/gateways.js';
 import { openSocket, parseRawResponse, readAll, type RawResponse } from './helpers/raw-http.js';
 import { startTestStack, type TestStack } from './helpers/stack.js';
 
 // The gateway as its own process, against clients that do not finish what they started: SIGTERM
 // while one client holds a half-sent body must not keep the process alive past
-// SHUTDOWN_TIMEOUT_MS, a request arriving during shutdown is answered 503 in the envelope, and a
-// client too slow to send its headers or body is answered 408 in the envelope.
+// SHUTDOWN_TIMEOUT_MS (neither for the gateway's process nor for `npm start`'s, which runs every
+// part), a request arriving during shutdown is answered 503 in the envelope, and a client too slow
+// to send its headers or body is answered 408 in the envelope.
 
 const SHUTDOWN_TIMEOUT_MS = 2_000;
 const MARGIN_MS = 1_000;
@@ -83,6 +85,33 @@ test('SIGTERM while a client holds a half-sent body: the gateway exits within SH
   assert.equal(late.headers.connection, 'close');
   await held; // closed by the gateway, not left hanging
   assert.ok(holder.destroyed || holder.readableEnded);
+});
+
+test("SIGTERM to npm start's process while one client holds a connection it never used and another a half-sent body: it exits within SHUTDOWN_TIMEOUT_MS", async () => {
+  const aio = await startAllInOne(process.env.NATS_URL!, {
+    name: 'all-in-one', entry: 'services/all-in-one/main.js',
+    env: { SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS), HTTP_REQUEST_TIMEOUT_MS: '600000' },
+  });
+  try {
+    const port = portOf(aio.baseUrl);
+    const idle = await openSocket(port);
+    const idleClosed = readAll(idle, 60_000);
+    const holder = await openSocket(port);
+    const held = readAll(holder, 60_000);
+    holder.write(`POST /v1/payments HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${aio.secret}\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n{"amount"`);
+    await sleep(300);
+
+    const exited = once(aio.process.child, 'exit');
+    const signalledAt = Date.now();
+    aio.process.child.kill('SIGTERM');
+    const [code] = await exited;
+    const elapsed = Date.now() - signalledAt;
+    assert.ok(elapsed <= SHUTDOWN_TIMEOUT_MS + MARGIN_MS, `exited ${elapsed} ms after SIGTERM\n${aio.process.output()}`);
+    assert.equal(code, 0, aio.process.output());
+    await Promise.all([idleClosed, held]); // both cut by the process, not left hanging
+  } finally {
+    await aio.close();
+  }
 });
 
 test('a client too slow with its headers or its body is answered 408 in the envelope', async () => {

@@ -2,27 +2,24 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
-import pg from 'pg';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { RefundsService } from '../proto/gen/svc/payments/v1/refunds_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { build } from '../gateway/index.js';
-import { createLogger, createPool, fromConnectError, loadConfig, type Pool } from '../services/shared/index.js';
+import { createLogger, createPeerTransport, createPool, fromConnectError, loadConfig, type Pool } from '../services/shared/index.js';
 import { gatewayClients } from './helpers/gateway-clients.js';
-import { request, startTestStack, type TestStack } from './helpers/stack.js';
+import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';
 
 // The Idempotency-Key travels to the part that moves the money and is bound there to what it moved:
 // whatever the gateway's record says (expired, lost to a dead gateway, freed by a 5xx), a keyed
 // request reaching the part again answers the same resource and moves nothing more.
 
 const DAY = 86_400_000;
-const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
+const clock = offsetClock();
 
 describe('Idempotency-Keys bound in the parts that move money', () => {
   let stack: TestStack;
-  let db: pg.Pool;
   let merchant: Awaited<ReturnType<TestStack['newMerchantKey']>>;
   let payments: Client<typeof PaymentsService>;
   let refunds: Client<typeof RefundsService>;
@@ -31,21 +28,19 @@ describe('Idempotency-Keys bound in the parts that move money', () => {
 
   before(async () => {
     stack = await startTestStack({ clock });
-    db = new pg.Pool({ connectionString: stack.db.url, max: 2 });
     merchant = await stack.newMerchantKey('test');
-    const transport = (part: 'payments' | 'payouts') => createGrpcTransport({ baseUrl: stack.serviceUrls[part] });
+    const transport = (part: 'payments' | 'payouts') => createPeerTransport(stack.serviceUrls[part], stack.internalToken);
     payments = createClient(PaymentsService, transport('payments'));
     refunds = createClient(RefundsService, transport('payments'));
     payouts = createClient(PayoutsService, transport('payouts'));
   });
   after(async () => {
     for (const p of pools) await p.end();
-    await db?.end();
     await stack?.close();
   });
 
   const scope = () => ({ merchantId: merchant.merchantId, projectId: merchant.projectId, mode: 'test' });
-  const count = async (sql: string, values: unknown[]) => (await db.query(sql, values)).rows[0].n as number;
+  const count = async (sql: string, values: unknown[]) => (await stack.query(sql, values)).rows[0].n as number;
   const paymentsWithReference = (reference: string) =>
     count('SELECT count(*)::int AS n FROM payments.payments WHERE reference = $1', [reference]);
   const paymentRequest = (reference: string, idempotencyKey: string, extra: Record<string, unknown> = {}) => ({
@@ -120,7 +115,7 @@ describe('Idempotency-Keys bound in the parts that move money', () => {
   test('a keyed payout is created once, even when its requests race', async () => {
     await payments.createPayment(paymentRequest(`order_${randomUUID()}`, randomUUID(), { amount: 100_000n }));
     clock.offsetMs += DAY + 60_000;
-    const ledger = createClient(LedgerService, createGrpcTransport({ baseUrl: stack.serviceUrls.ledger }));
+    const ledger = createClient(LedgerService, createPeerTransport(stack.serviceUrls.ledger, stack.internalToken));
     for (let i = 0; i < 100; i++) {
       await ledger.runSettlementCycle({});
       const funds = await ledger.getSettledFunds({ scope: scope(), currency: 'EUR' });
@@ -139,7 +134,7 @@ describe('Idempotency-Keys bound in the parts that move money', () => {
   });
 
   test('a keyed request whose call to payments is lost answers 503 idempotency_in_progress; the retry gets the payment', async () => {
-    const real = gatewayClients({ payments: stack.serviceUrls.payments }).payments;
+    const real = gatewayClients({ payments: stack.serviceUrls.payments }, stack.internalToken).payments;
     let loseNext = true;
     // The part commits and charges, then the connection drops before its answer reaches the gateway.
     const lossy = {
@@ -156,7 +151,7 @@ describe('Idempotency-Keys bound in the parts that move money', () => {
     const pool = createPool(stack.db.url, 'gateway', 2);
     pools.push(pool);
     const app = build({
-      pool, clients: { ...gatewayClients({ payments: stack.serviceUrls.payments }), payments: lossy },
+      pool, clients: { ...gatewayClients({ payments: stack.serviceUrls.payments }, stack.internalToken), payments: lossy },
       clock, logger: createLogger('test', 'silent'), config: loadConfig({}),
     });
     await app.listen({ port: 0, host: '127.0.0.1' });

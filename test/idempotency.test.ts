@@ -4,7 +4,6 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
-import pg from 'pg';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { build } from '../gateway/index.js';
 import { createStore } from '../gateway/store/index.js';
@@ -38,7 +37,6 @@ describe('Idempotency-Key on POST /v1/payments', () => {
   let stack: TestStack;
   let merchant: Awaited<ReturnType<TestStack['newMerchantKey']>>;
   let other: Awaited<ReturnType<TestStack['newMerchantKey']>>;
-  let db: pg.Pool;
   const gateways: GatewayProcess[] = [];
   const pools: Pool[] = [];
 
@@ -46,17 +44,15 @@ describe('Idempotency-Key on POST /v1/payments', () => {
     stack = await startTestStack();
     merchant = await stack.newMerchantKey('test');
     other = await stack.newMerchantKey('test');
-    db = new pg.Pool({ connectionString: stack.db.url, max: 2 });
   });
   after(async () => {
     await Promise.all(gateways.map((g) => g.process.stop()));
     await Promise.all(pools.map((p) => p.end()));
-    await db?.end();
     await stack?.close();
   });
 
   async function paymentsWithReference(reference: string): Promise<number> {
-    const { rows } = await db.query('SELECT count(*)::int AS n FROM payments.payments WHERE reference = $1', [reference]);
+    const { rows } = await stack.query('SELECT count(*)::int AS n FROM payments.payments WHERE reference = $1', [reference]);
     return rows[0].n;
   }
 
@@ -127,7 +123,7 @@ describe('Idempotency-Key on POST /v1/payments', () => {
     const invalid = await post(stack.baseUrl, merchant.secret, idem, { ...payment(reference), amount: 0 });
     assert.equal(invalid.status, 422);
     assert.equal(invalid.body.error.code, 'validation_error');
-    const { rowCount } = await db.query('SELECT 1 FROM gateway.idempotency_keys WHERE idempotency_key = $1', [idem]);
+    const { rowCount } = await stack.query('SELECT 1 FROM gateway.idempotency_keys WHERE idempotency_key = $1', [idem]);
     assert.equal(rowCount, 0);
     assert.equal((await post(stack.baseUrl, merchant.secret, idem, payment(reference))).status, 201);
   });
@@ -148,7 +144,7 @@ describe('Idempotency-Key on POST /v1/payments', () => {
   test('a 5xx is not stored (the retry runs again); records expire after the TTL (gateway on a movable clock)', async () => {
     const pool = createPool(stack.db.url, 'gateway', 2);
     pools.push(pool);
-    const clients = gatewayClients({ payments: stack.serviceUrls.payments });
+    const clients = gatewayClients({ payments: stack.serviceUrls.payments }, stack.internalToken);
     const real = clients.payments;
     let calls = 0;
     let failNext = true;
@@ -188,7 +184,7 @@ describe('Idempotency-Key on POST /v1/payments', () => {
 
       offsetMs = config.idempotencyTtlHours * 3_600_000;
       // The payments part keeps the key bound for the same TTL on its own clock, which this test cannot move.
-      await db.query(`UPDATE payments.idempotency_bindings SET expires_at = now() WHERE idempotency_key = $1`, [idem]);
+      await stack.query(`UPDATE payments.idempotency_bindings SET expires_at = now() WHERE idempotency_key = $1`, [idem]);
       const afterTtl = await send();
       assert.equal(afterTtl.statusCode, 201);
       assert.equal(afterTtl.headers['idempotent-replayed'], undefined);
@@ -294,7 +290,7 @@ describe('Idempotency-Key on POST /v1/payments', () => {
       );
       // Wait until the dying gateway holds the claim.
       for (let i = 0; ; i++) {
-        const { rows } = await db.query('SELECT state FROM gateway.idempotency_keys WHERE idempotency_key = $1', [idem]);
+        const { rows } = await stack.query('SELECT state FROM gateway.idempotency_keys WHERE idempotency_key = $1', [idem]);
         if (rows[0]?.state === 'in_progress') break;
         assert.ok(i < 200, 'the request never claimed its key');
         await sleep(10);

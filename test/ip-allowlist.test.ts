@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { startGatewayProcesses, type GatewayProcess } from './helpers/gateways.js';
 import { runSvc as svc } from './helpers/svc-cli.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
@@ -23,7 +22,6 @@ function assertRefused(r: Reply): void {
 
 describe('IP allow-list', () => {
   let stack: TestStack;
-  let db: pg.Client;
   let proxied: GatewayProcess;
 
   const setList = async (projectId: string, entries: string[]) => {
@@ -31,17 +29,14 @@ describe('IP allow-list', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return r.body;
   };
-  const count = async (sql: string, params: unknown[]) => (await db.query(sql, params)).rows[0].n as number;
+  const count = async (sql: string, params: unknown[]) => (await stack.query(sql, params)).rows[0].n as number;
 
   before(async () => {
     stack = await startTestStack();
-    db = new pg.Client({ connectionString: stack.db.url });
-    await db.connect();
     [proxied] = await startGatewayProcesses(stack, 1, { TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8' });
   });
   after(async () => {
     await proxied?.process.stop();
-    await db?.end();
     await stack?.close();
   });
 
@@ -187,7 +182,7 @@ describe('IP allow-list', () => {
       assert.equal(shown.status, 200);
       assert.deepEqual(shown.body, { project_id: merchant.projectId, entries });
 
-      const { rows } = await db.query(
+      const { rows } = await stack.query(
         `SELECT actor, merchant_id, target_id, data FROM gateway.audit_log
          WHERE action = 'project.allowlist_updated' AND project_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
         [merchant.projectId],

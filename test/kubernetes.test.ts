@@ -8,17 +8,19 @@
 // Then every workload must have probes, requests and limits and the hardened security context,
 // and the peer URLs and NetworkPolicies must match the calls the parts' mains make.
 //
-// kubectl (kustomize) must be on the PATH in CI. helm is optional: where it is missing (Debian has
-// no package) the chart is checked without rendering: values against values.schema.json, the
-// templates' references, and its call graph against the code. Install helm to run its lint and template too.
+// kubectl (kustomize) must be on the PATH in CI; so must helm and promtool for the chart's checks
+// (.ci/run fetches them with scripts/ci-tools.sh).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { projectPath } from '../services/shared/index.js';
 import {
-  assertInstall, byKind, describe, onPath, parseManifests, PARTS, run, validateAgainstKubernetes, type Obj,
+  assertInstall, byKind, describe, parseManifests, PARTS, policyAllows, validateAgainstKubernetes, type Obj,
 } from './helpers/kubernetes.js';
+import { onPath, run, testWith } from './helpers/tools.js';
 
 // ---------------------------------------------------------------------------------------------
 // The image
@@ -99,6 +101,33 @@ test('the kustomize base renders and validates on its own', { skip: !kubectl && 
   const objects = parseManifests(run('kubectl', ['kustomize', 'deploy/base']), 'deploy/base');
   await validateAgainstKubernetes(objects, 'deploy/base');
   assertInstall(objects, 'deploy/base');
+});
+
+testWith({ kubectl }, 'the tracing overlay of deploy/README.md renders: every part exports to the collector and may reach it', async () => {
+  const readme = readFileSync(projectPath('deploy', 'README.md'), 'utf8');
+  const block = /^### Traces$[\s\S]*?```yaml\n([\s\S]*?)```/m.exec(readme);
+  assert.ok(block, 'deploy/README.md "Traces" shows an overlay');
+  const dir = mkdtempSync(join(tmpdir(), 'svc-traces-'));
+  try {
+    // Where the README's overlay would sit, beside production; kustomize takes no absolute bases.
+    const production = relative(dir, projectPath('deploy', 'overlays', 'production'));
+    writeFileSync(join(dir, 'kustomization.yaml'), block[1].replace('../production', production));
+    const label = 'the tracing overlay';
+    const objects = parseManifests(run('kubectl', ['kustomize', dir]), label);
+    await validateAgainstKubernetes(objects, label);
+    assertInstall(objects, label);
+    const endpoint = byKind(objects, 'ConfigMap').find((m) => m.metadata.name.startsWith('svc-config'))?.data.OTEL_EXPORTER_OTLP_ENDPOINT;
+    assert.ok(endpoint, `${label}: OTEL_EXPORTER_OTLP_ENDPOINT in svc-config`);
+    const port = { number: Number(new URL(endpoint).port), protocol: 'TCP' };
+    const policies = byKind(objects, 'NetworkPolicy');
+    for (const d of byKind(objects, 'Deployment')) {
+      assert.ok(d.spec.template.spec.containers[0].envFrom.some((e: Obj) => e.configMapRef?.name === 'svc-config' || e.configMapRef?.name.startsWith('svc-config-')),
+        `${label}: ${describe(d)} reads svc-config`);
+      assert.ok(policyAllows(policies, 'egress', d.spec.template.metadata.labels, 'outside', port), `${label}: ${describe(d)} reaches the collector`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('production is sized above dev', { skip: !kubectl && 'kubectl is not on the PATH' }, () => {

@@ -85,3 +85,53 @@ test('a failed batch records none of its events, and their redelivery records ea
   await Promise.all([...events, ...events].map((e) => handle(e)));
   for (const e of events) assert.equal((await transactionOf(e.data.object.id as string)).length, 1);
 });
+
+test('a refund failed after acceptance: reversed by one adjustment, after its successful refund, whatever the order', async () => {
+  const handle = createLedgerConsumer({ pool, clock: systemClock, logger: createLogger('test', 'silent') });
+  const refundOf = (paymentId: string) => {
+    const ok = refunded(paymentId);
+    const r = ok.data.object;
+    const failed = envelope('refund.failed', {
+      ...r, status: 'failed', failure: { code: 'refund_failed', category: 'hard', message: 'failed after acceptance' },
+    });
+    return { id: r.id as string, ok, failed };
+  };
+  const figures = async (entityId: string) => (await pool.query(
+    `SELECT type, status, amount::int, net_amount::int, provider_account_id FROM transactions WHERE entity_id = $1 ORDER BY type`,
+    [entityId],
+  )).rows.map((r) => [r.type, r.status, r.amount, r.net_amount, r.provider_account_id]);
+  const reversed = [['adjustment', 'successful', 1000, 1000, 'pac_a'], ['refund', 'successful', -1000, -1000, 'pac_a']];
+
+  // In order, then replayed: one adjustment, and the refund's nets add up to zero.
+  const payment = paid(newId('pay'), 'pac_a');
+  const inOrder = refundOf(payment.data.object.id as string);
+  await handle(payment);
+  await handle(inOrder.ok);
+  await handle(inOrder.failed);
+  await handle(inOrder.failed);
+  assert.deepEqual(await figures(inOrder.id), reversed);
+  const [{ total }] = (await pool.query(
+    `SELECT sum(l.amount)::int AS total FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id
+     JOIN transactions t ON t.id = e.transaction_id WHERE t.entity_id = $1 AND l.account = 'provider_receivable'`, [inOrder.id],
+  )).rows;
+  assert.equal(total, 0, 'the provider owes what it owed before the refund');
+
+  // The failure first: it waits (unclaimed) until the refund's success is recorded, then reverses it.
+  const outOfOrder = refundOf(payment.data.object.id as string);
+  await assert.rejects(handle(outOfOrder.failed), /refund rf_.* not recorded yet/);
+  assert.deepEqual(await figures(outOfOrder.id), []);
+  await handle(outOfOrder.ok);
+  await handle(outOfOrder.failed);
+  assert.deepEqual(await figures(outOfOrder.id), reversed);
+
+  // In one batch (the first event is written at once, the rest batched behind it): recorded together.
+  const other = paid(newId('pay'), 'pac_a');
+  const together = refundOf(other.data.object.id as string);
+  await Promise.all([other, together.ok, together.failed].map((e) => handle(e)));
+  assert.deepEqual(await figures(together.id), reversed);
+
+  // A refund refused at once was never successful: a failed refund moving nothing, as before.
+  const refused = refunded(payment.data.object.id as string);
+  await handle(envelope('refund.failed', { ...refused.data.object, status: 'failed', failure: { code: 'hard_decline' } }));
+  assert.deepEqual(await figures(refused.data.object.id as string), [['refund', 'failed', -1000, 0, 'pac_a']]);
+});

@@ -2,21 +2,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConnectError, createClient } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { createGrpcTransport } from '@connectrpc/connect-node';
-import pg from 'pg';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { createLedgerConsumer } from '../services/ledger/index.js';
-import { createLogger, createPool, type EventEnvelope, type Pool } from '../services/shared/index.js';
+import { createLogger, createPeerTransport, createPool, type EventEnvelope, type Pool } from '../services/shared/index.js';
+import { ISO_TIMESTAMP } from './helpers/api-assertions.js';
 import { eventually } from './helpers/eventually.js';
-import { request, startTestStack, type TestStack } from './helpers/stack.js';
+import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';
 
 // The Done-when of the ledger: a day of mixed activity through the HTTP gateway, after which
 // transactions, balances and settlements agree to the unit with what the payments, refunds and
 // payouts APIs said, the journal balances per currency, and replaying every event changes nothing.
 
 const DAY = 86_400_000;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TRANSACTION_FIELDS = [
   'id', 'type', 'status', 'entity_type', 'entity_id', 'payment_id', 'amount', 'currency', 'fee_amount', 'net_amount',
   'provider_name', 'provider_reference', 'payment_method', 'country', 'processing_time_ms', 'failure_code',
@@ -32,9 +30,11 @@ const SETTLEMENT_FIELDS = [
 ];
 
 /** Real time plus an offset the test moves: settlement days and payout holds pass in an instant. */
-const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
+const clock = offsetClock();
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+/** Demo Beta's price, the one fee formula (services/shared/fees.ts): 20 + 2.5%, rounded down. */
+const betaFee = (amount: number) => 20 + Math.floor((amount * 250) / 10_000);
 
 describe('a day of payments, refunds, payouts and settlements: the ledger agrees to the unit', () => {
   let stack: TestStack;
@@ -42,7 +42,6 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
   let otherKey: string;
   let ledgerRpc: ReturnType<typeof createClient<typeof LedgerService>>;
   let payoutsRpc: ReturnType<typeof createClient<typeof PayoutsService>>;
-  let db: pg.Pool;
   let ledgerPool: Pool;
 
   // What the payments, refunds and payouts APIs answered, by id.
@@ -55,13 +54,11 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
     stack = await startTestStack({ clock });
     key = (await stack.newMerchantKey('test')).secret;
     otherKey = (await stack.newMerchantKey('test')).secret;
-    ledgerRpc = createClient(LedgerService, createGrpcTransport({ baseUrl: stack.serviceUrls.ledger }));
-    payoutsRpc = createClient(PayoutsService, createGrpcTransport({ baseUrl: stack.serviceUrls.payouts }));
-    db = new pg.Pool({ connectionString: stack.db.url, max: 2 });
+    ledgerRpc = createClient(LedgerService, createPeerTransport(stack.serviceUrls.ledger, stack.internalToken));
+    payoutsRpc = createClient(PayoutsService, createPeerTransport(stack.serviceUrls.payouts, stack.internalToken));
     ledgerPool = createPool(stack.db.url, 'ledger', 8);
   });
   after(async () => {
-    await db?.end();
     await ledgerPool?.end();
     await stack?.close();
   });
@@ -133,12 +130,21 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
     const allFail = await pay({ amount: 2000, test_scenario: 'all_fail' });
     const wallet = await pay({ amount: 8000, payment_method: 'wallet', country: 'DE' });
     const usd = await pay({ amount: 7000, currency: 'USD' });
-    const manual = await pay({ amount: 6000, capture_method: 'manual' });
-    const captured = await post(`/v1/payments/${manual.id}/capture`, { amount: 4000 });
+    // Fees and nets (docs/ledger.md): a partial capture is charged on what it captured; a released
+    // authorization is charged nothing.
+    const manual = await pay({ amount: 5000, capture_method: 'manual' });
+    assert.equal(manual.route.provider.code, 'demo_beta');
+    assert.equal(manual.fee.amount, betaFee(5000), 'the quote for the authorization: 145');
+    const captured = await post(`/v1/payments/${manual.id}/capture`, { amount: 3000 });
     assert.equal(captured.status, 200, JSON.stringify(captured.body));
+    assert.deepEqual([captured.body.captured_amount, captured.body.fee.amount], [3000, betaFee(3000)], 'charged 95 on 3000');
     payments.set(manual.id, captured.body);
-    const held = await pay({ amount: 1000, capture_method: 'manual' });
-    assert.equal((await post(`/v1/payments/${held.id}/cancel`, {})).status, 200);
+    const held = await pay({ amount: 4000, capture_method: 'manual' });
+    assert.equal(held.fee.amount, betaFee(4000), 'quoted while held: 120');
+    const released = await post(`/v1/payments/${held.id}/cancel`, {});
+    assert.equal(released.status, 200);
+    assert.equal(released.body.fee.amount, 0, 'a cancelled authorization shows no fee');
+    assert.equal(released.body.attempts[0].fee_amount, 0);
     assert.equal(failover.attempts.length, 2);
     assert.equal(unavailable.attempts.length, 2);
     assert.equal(declined.status, 'failed');
@@ -156,7 +162,8 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
     await recorded(14);
     await settlementRun();
 
-    // Payouts spend what was settled; one too many is refused.
+    // Payouts spend what was settled (test mode does not refuse beyond it; payouts.test.ts proves
+    // the live rule).
     const eur = (await get('/v1/balances')).body.data.find((b: any) => b.currency === 'EUR');
     assert.ok(eur.settled_by_providers > 20_000, JSON.stringify(eur));
     const sent = await payout({ amount: 10_000, reference: 'supplier-1' });
@@ -164,12 +171,6 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
     await payout({ amount: 1500, test_scenario: 'technical_error' });
     const cancelled = await payout({ amount: 3000 });
     await payout({ amount: 1000, test_scenario: 'timeout', destination: { type: 'card_token', token: 'tok_1', display: '•••• 4242' } });
-    const committed = sum([...payouts.values()].map((p) => p.amount + p.fee.amount));
-    const tooMuch = await post('/v1/payouts', {
-      amount: eur.settled_by_providers - committed, currency: 'EUR', destination: { type: 'bank_account', display: '•••• 1' },
-    });
-    assert.equal(tooMuch.status, 409, JSON.stringify(tooMuch.body));
-    assert.equal(tooMuch.body.error.code, 'insufficient_settled_funds');
     const c = await post(`/v1/payouts/${cancelled.id}/cancel`);
     assert.equal(c.body.status, 'cancelled');
     clock.offsetMs += 61_000;
@@ -204,8 +205,10 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
     for (const t of all) {
       assert.deepEqual(Object.keys(t), TRANSACTION_FIELDS);
       assert.match(t.id, /^txn_/);
-      assert.match(t.occurred_at, ISO);
-      assert.equal(t.net_amount, t.amount - t.fee_amount);
+      assert.match(t.occurred_at, ISO_TIMESTAMP);
+      // What moved: amount less fee, or nothing at all for a failed movement.
+      assert.equal(t.net_amount, t.status === 'failed' ? 0 : t.amount - t.fee_amount, JSON.stringify(t));
+      if (t.status === 'failed') assert.equal(t.fee_amount, 0, 'a failed movement is charged nothing');
     }
     const of = (entityId: string) => all.filter((t) => t.entity_id === entityId);
 
@@ -227,13 +230,15 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
       if (p.status === 'failed') {
         assert.equal(t.status, 'failed');
         assert.equal(t.amount, p.amount, 'what was attempted, for monitoring');
-        assert.equal(t.fee_amount, 0);
+        assert.deepEqual([t.fee_amount, t.net_amount], [0, 0], 'no money moved');
+        assert.equal(p.fee.amount, 0);
         assert.equal(t.failure_code, p.failure.code);
         assert.equal(t.settlement_id, null);
       } else {
         assert.equal(t.status, 'successful');
         assert.equal(t.amount, p.captured_amount);
         assert.equal(t.fee_amount, p.fee.amount);
+        assert.equal(t.net_amount, p.captured_amount - p.fee.amount);
         assert.equal(t.provider_reference, p.route.provider_payment_id);
         assert.equal(t.processing_time_ms, p.processing_time_ms);
         assert.equal(t.failure_code, null);
@@ -247,6 +252,7 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
       assert.equal(t.payment_id, r.payment_id);
       assert.equal(t.amount, -r.amount, 'negative for refunds');
       assert.equal(t.fee_amount, 0);
+      assert.equal(t.net_amount, r.status === 'failed' ? 0 : -r.amount);
       assert.equal(t.status, r.status);
       assert.equal(t.failure_code, r.failure?.code ?? null);
       assert.equal(t.provider_name, payment.route.provider.name, 'through the provider that took the payment');
@@ -263,6 +269,7 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
       assert.equal(t.status, p.status);
       assert.equal(t.amount, -p.amount, 'negative for payouts');
       assert.equal(t.fee_amount, p.fee.amount);
+      assert.equal(t.net_amount, p.status === 'failed' ? 0 : -(p.amount + p.fee.amount));
       assert.equal(t.payment_id, null);
       assert.equal(t.provider_name, p.route.provider.name);
       assert.equal(t.provider_reference, p.route.provider_payout_id);
@@ -299,6 +306,8 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
     const currencies = [...new Set([...payments.values()].map((p) => p.currency))].sort();
     assert.deepEqual(res.body.data.map((b: any) => b.currency), currencies);
     const transactions = await allTransactions();
+    const failedTypes = new Set(transactions.filter((t) => t.currency === 'EUR' && t.status === 'failed').map((t) => t.type));
+    assert.deepEqual([...failedTypes].sort(), ['payment', 'payout', 'refund'], 'failed movements of each kind to prove the nets with');
     for (const b of res.body.data) {
       assert.deepEqual(Object.keys(b), BALANCE_FIELDS);
       assert.match(b.note, /custodian/);
@@ -310,7 +319,8 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
       const sent = [...payouts.values()].filter((p) => p.currency === c && p.status === 'successful');
       // From the other APIs, independently of the ledger's transactions.
       const gross = sum(captured.map((p) => p.captured_amount)) - sum(refunded.map((r) => r.amount));
-      const fees = sum(captured.map((p) => p.fee.amount)) + 10 * betaBatches;
+      // Every payment's fee, cancelled and failed ones included: they show 0, so nothing is filtered.
+      const fees = sum([...payments.values()].filter((p) => p.currency === c).map((p) => p.fee.amount)) + 10 * betaBatches;
       assert.equal(b.processed_gross, gross, `${c} processed_gross`);
       assert.equal(b.fees, fees, `${c} fees`);
       assert.equal(b.processed_net, gross - fees, `${c} processed_net`);
@@ -325,6 +335,13 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
       assert.equal(b.payouts_sent, 0 - sum(ofType('payout').map((t) => t.net_amount)));
       assert.equal(b.awaiting_provider_settlement,
         sum(ofType('payment', 'refund', 'fee', 'adjustment').filter((t) => t.settlement_id === null).map((t) => t.net_amount)));
+      // Nets add up over every transaction, failed ones included (they moved nothing: net 0).
+      const any = transactions.filter((t) => t.currency === c);
+      const anyOf = (...types: string[]) => any.filter((t) => types.includes(t.type));
+      assert.equal(b.processed_net, sum(anyOf('payment', 'refund', 'fee', 'adjustment').map((t) => t.net_amount)), `${c} sum of nets`);
+      assert.equal(b.fees, sum(anyOf('payment', 'refund', 'fee').map((t) => t.fee_amount)), `${c} sum of fees`);
+      assert.equal(b.processed_gross - b.fees, b.processed_net);
+      assert.equal(b.payouts_sent, 0 - sum(anyOf('payout').map((t) => t.net_amount)), `${c} payouts' nets`);
     }
     const usd = res.body.data.find((b: any) => b.currency === 'USD');
     assert.deepEqual([usd.processed_gross, usd.settled_by_providers, usd.awaiting_provider_settlement], [0, -usd.fees, 0],
@@ -349,7 +366,7 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
       assert.deepEqual(Object.keys(s), SETTLEMENT_FIELDS);
       assert.match(s.id, /^stl_/);
       assert.equal(s.status, 'settled');
-      assert.match(s.settled_at, ISO);
+      assert.match(s.settled_at, ISO_TIMESTAMP);
       assert.ok(s.period_start <= s.period_end);
       assert.equal(s.net_amount, s.gross_amount - s.fee_amount);
       const one = await get(`/v1/settlements/${s.id}`);
@@ -380,29 +397,29 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
     assert.equal((await get(`/v1/settlements/${settlements[0].id}`, otherKey)).status, 404);
 
     // Each settlement was announced once, serialised like the list.
-    const { rows } = await db.query(`SELECT payload FROM ledger.outbox WHERE type = 'settlement.created'`);
+    const { rows } = await stack.query(`SELECT payload FROM ledger.outbox WHERE type = 'settlement.created'`);
     const mine = rows.map((r) => r.payload as EventEnvelope).filter((e) => settlements.some((s: any) => s.id === e.data.object.id));
     assert.equal(mine.length, settlements.length);
     for (const e of mine) assert.deepEqual(e.data.object, settlements.find((s: any) => s.id === e.data.object.id));
   });
 
   test('the journal balances: every entry, and every currency of every scope', async () => {
-    const entries = await db.query(
+    const entries = await stack.query(
       `SELECT entry_id, sum(amount) AS total FROM ledger.journal_lines GROUP BY entry_id HAVING sum(amount) <> 0`,
     );
     assert.deepEqual(entries.rows, []);
-    const scopes = await db.query(
+    const scopes = await stack.query(
       `SELECT merchant_id, project_id, mode, currency, sum(amount)::text AS total, count(*)::int AS lines
        FROM ledger.journal_lines GROUP BY 1, 2, 3, 4`,
     );
     assert.ok(scopes.rows.length >= 3);
     for (const r of scopes.rows) assert.equal(r.total, '0', JSON.stringify(r));
-    const successful = await db.query(
+    const successful = await stack.query(
       `SELECT count(*)::int AS n FROM ledger.transactions t
        WHERE t.status = 'successful' AND NOT EXISTS (SELECT 1 FROM ledger.journal_entries e WHERE e.transaction_id = t.id)`,
     );
     assert.equal(successful.rows[0].n, 0, 'every successful movement is posted');
-    const failed = await db.query(
+    const failed = await stack.query(
       `SELECT count(*)::int AS n FROM ledger.transactions t JOIN ledger.journal_entries e ON e.transaction_id = t.id
        WHERE t.status <> 'successful'`,
     );
@@ -412,14 +429,14 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
   test('replaying every event, through the handler and through the bus, changes nothing', async () => {
     const before = await snapshot();
     const beforeOther = await snapshot(otherKey);
-    const lines = async () => (await db.query('SELECT count(*)::int AS n FROM ledger.journal_lines')).rows[0].n;
+    const lines = async () => (await stack.query('SELECT count(*)::int AS n FROM ledger.journal_lines')).rows[0].n;
     const redeliveries = async () =>
-      Number((await db.query('SELECT coalesce(sum(redeliveries), 0) AS n FROM ledger.consumed_events')).rows[0].n);
+      Number((await stack.query('SELECT coalesce(sum(redeliveries), 0) AS n FROM ledger.consumed_events')).rows[0].n);
     const linesBefore = await lines();
 
     const events: EventEnvelope[] = [];
     for (const schema of ['payments', 'payouts', 'ledger']) {
-      const { rows } = await db.query(`SELECT payload FROM ${schema}.outbox ORDER BY created_at, event_id`);
+      const { rows } = await stack.query(`SELECT payload FROM ${schema}.outbox ORDER BY seq`);
       events.push(...rows.map((r) => r.payload as EventEnvelope));
     }
     const money = events.filter((e) => /^(payment\.(successful|failed)|refund\.|payout\.(successful|failed))/.test(e.type));
@@ -535,7 +552,7 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
     assert.deepEqual(await figures(), now, 'a failed settlement moves nothing');
     assert.deepEqual((await get('/v1/settlements?status=failed', k)).body.data.map((s: any) => s.id), [p2.settlement!.id]);
 
-    const { rows } = await db.query(`SELECT payload FROM ledger.outbox WHERE type = 'settlement.created' AND merchant_id = $1`, [scope.merchantId]);
+    const { rows } = await stack.query(`SELECT payload FROM ledger.outbox WHERE type = 'settlement.created' AND merchant_id = $1`, [scope.merchantId]);
     assert.deepEqual(rows.map((r) => r.payload.data.object.settlement_reference).sort(), ['BETA-2026-03-01', 'BETA-2026-03-02'],
       'settlement.created once per settlement, when first ingested');
   });

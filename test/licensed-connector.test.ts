@@ -2,12 +2,12 @@
 // live keys through the HTTP gateway: what it is sent, and how its answers move the payment.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RefundRequest,
 } from '../services/payments/index.js';
 import { eventually } from './helpers/eventually.js';
-import { request, startTestStack, type TestStack } from './helpers/stack.js';
+import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
+import { request } from './helpers/stack.js';
 
 /**
  * A provider that approves everything and remembers each request it got, except for the token
@@ -64,41 +64,27 @@ function recordingConnector() {
 }
 
 describe('a licensed provider connector, reached by live keys', () => {
-  let stack: TestStack;
-  let db: pg.Pool;
+  let stack: LicensedProviderStack;
   const acme = recordingConnector();
 
   before(async () => {
-    stack = await startTestStack({
+    stack = await startLicensedProviderStack({
       connectors: { acme_pay: acme.connector },
       env: { PROVIDER_TIMEOUT_MS: '300', RECONCILIATION_SWEEP_MS: '100' },
     });
-    db = new pg.Pool({ connectionString: stack.db.url, max: 2 });
-    await db.query(
+    await stack.query(
       `INSERT INTO routing_risk.providers (id, code, name, kind, methods) VALUES ('prv_acme', 'acme_pay', 'Acme Pay', 'licensed', '{card}')`,
     );
   });
   after(async () => {
-    await db?.end();
     await stack?.close();
   });
 
-  async function connectedLiveMerchant() {
-    const m = await stack.newMerchantKey('live');
-    await db.query(
-      `INSERT INTO routing_risk.provider_accounts (id, provider_id, merchant_id, project_id, mode, fee_fixed, fee_bps)
-       VALUES ($1, 'prv_acme', $2, $3, 'live', 25, 150)`,
-      [`pac_acme_${m.projectId}`, m.merchantId, m.projectId],
-    );
-    return m;
-  }
-
-  const pay = (key: string, body: Record<string, unknown>) =>
-    request(stack.baseUrl, 'POST', '/v1/payments', { key, body: { amount: 2500, currency: 'EUR', ...body } });
+  const connectedLiveMerchant = () => stack.liveMerchantAt('prv_acme', { fixed: 25, bps: 150 });
 
   test('a live payment goes to the connector with its amount, method token and attempt reference', async () => {
     const m = await connectedLiveMerchant();
-    const res = await pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_one_off' } });
+    const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_one_off' } });
     assert.equal(res.status, 201);
     assert.equal(res.body.status, 'successful');
     assert.equal(res.body.route.provider.code, 'acme_pay');
@@ -113,7 +99,7 @@ describe('a licensed provider connector, reached by live keys', () => {
     assert.equal(sent.paymentMethodToken, 'tok_acme_one_off');
     assert.equal(sent.testScenario, undefined);
     // The token is the provider's business: it is not stored with the payment.
-    const { rows } = await db.query('SELECT row_to_json(p)::text AS r FROM payments.payments p WHERE id = $1', [res.body.id]);
+    const { rows } = await stack.query('SELECT row_to_json(p)::text AS r FROM payments.payments p WHERE id = $1', [res.body.id]);
     assert.ok(!rows[0].r.includes('tok_acme_one_off'));
   });
 
@@ -123,7 +109,7 @@ describe('a licensed provider connector, reached by live keys', () => {
       key: m.secret, body: { type: 'card', provider_token: 'tok_acme_stored', provider_code: 'acme_pay' },
     });
     assert.equal(stored.status, 201, JSON.stringify(stored.body));
-    const res = await pay(m.secret, { payment_method: { type: 'card', id: stored.body.id } });
+    const res = await stack.pay(m.secret, { payment_method: { type: 'card', id: stored.body.id } });
     assert.equal(res.body.status, 'successful');
     const sent = acme.authorized.find((r) => r.paymentId === res.body.id)!;
     assert.equal(sent.paymentMethodToken, 'tok_acme_stored');
@@ -131,7 +117,7 @@ describe('a licensed provider connector, reached by live keys', () => {
 
   test('a refund of a live payment goes to the same connector', async () => {
     const m = await connectedLiveMerchant();
-    const paid = await pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_refund' } });
+    const paid = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_refund' } });
     const refund = await request(stack.baseUrl, 'POST', `/v1/payments/${paid.body.id}/refund`, { key: m.secret, body: { amount: 1000 } });
     assert.equal(refund.status, 201);
     assert.equal(refund.body.status, 'successful');
@@ -140,11 +126,11 @@ describe('a licensed provider connector, reached by live keys', () => {
 
   const get = async (key: string, id: string) => (await request(stack.baseUrl, 'GET', `/v1/payments/${id}`, { key })).body;
   const ledgerRows = async (paymentId: string) =>
-    (await db.query(`SELECT type, status, amount FROM ledger.transactions WHERE payment_id = $1`, [paymentId])).rows;
+    (await stack.query(`SELECT type, status, amount FROM ledger.transactions WHERE payment_id = $1`, [paymentId])).rows;
 
   test('an outcome the provider could not tell is asked again until known; the charge then completes the payment', async () => {
     const m = await connectedLiveMerchant();
-    const res = await pay(m.secret, { payment_method: { type: 'card', token: 'tok_silent' } });
+    const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_silent' } });
     assert.equal(res.body.status, 'processing');
     assert.equal(res.body.attempts[0].status, 'unknown');
     const attemptId = res.body.attempts[0].id;
@@ -179,7 +165,7 @@ describe('a licensed provider connector, reached by live keys', () => {
 
   test('a provider that never received the attempt: the payment fails, nothing is recorded as charged', async () => {
     const m = await connectedLiveMerchant();
-    const res = await pay(m.secret, { payment_method: { type: 'card', token: 'tok_silent' } });
+    const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_silent' } });
     assert.equal(res.body.status, 'processing');
     acme.later.set(res.body.id, { found: false });
     const failed = await eventually('the payment to fail', async () => {
@@ -195,16 +181,16 @@ describe('a licensed provider connector, reached by live keys', () => {
 
   test('an attempt left in flight by a payments process that died is settled from the provider\'s answer', async () => {
     const m = await connectedLiveMerchant();
-    const res = await pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_crash' } });
+    const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_crash' } });
     assert.equal(res.body.status, 'successful');
     // The state right after the payment's first commit, as a process killed during the provider
     // call leaves it: payment created, its attempt in flight, long ago.
-    await db.query(
+    await stack.query(
       `UPDATE payments.payment_attempts SET status = 'processing', outcome = NULL, provider_payment_id = NULL, fee_amount = 0,
          updated_at = now() - interval '1 hour' WHERE payment_id = $1`,
       [res.body.id],
     );
-    await db.query(
+    await stack.query(
       `UPDATE payments.payments SET status = 'created', captured_amount = 0, fee_amount = 0, provider_payment_id = NULL WHERE id = $1`,
       [res.body.id],
     );
@@ -219,7 +205,7 @@ describe('a licensed provider connector, reached by live keys', () => {
 
   test('a refund whose answer was lost stays processing, is sent again with the same id, and settles once', async () => {
     const m = await connectedLiveMerchant();
-    const paid = await pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_lost_refund' } });
+    const paid = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_lost_refund' } });
     const res = await request(stack.baseUrl, 'POST', `/v1/payments/${paid.body.id}/refund`, { key: m.secret, body: { amount: 1313 } });
     assert.equal(res.status, 201);
     assert.equal(res.body.status, 'processing');
@@ -249,16 +235,16 @@ describe('a licensed provider connector, reached by live keys', () => {
   test('a request whose attempt reconciliation settled meanwhile answers the stored outcome and emits nothing twice', async () => {
     const m = await connectedLiveMerchant();
     const gate = acme.holdNext();
-    const pending = pay(m.secret, { payment_method: { type: 'card', token: 'tok_held' } });
+    const pending = stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_held' } });
     const req = await gate.reached;
     // As reconciliation would, had this request stalled: the attempt is settled and the payment
     // completed by another writer while the provider's answer is still on its way here.
-    await db.query(
+    await stack.query(
       `UPDATE payments.payment_attempts SET status = 'succeeded', outcome = 'success', provider_payment_id = 'acme_settled'
        WHERE id = $1`,
       [req.attemptId],
     );
-    await db.query(
+    await stack.query(
       `UPDATE payments.payments SET status = 'successful', captured_amount = amount, provider_payment_id = 'acme_settled'
        WHERE id = $1`,
       [req.paymentId],
@@ -268,7 +254,7 @@ describe('a licensed provider connector, reached by live keys', () => {
     assert.equal(res.status, 201);
     assert.equal(res.body.status, 'successful');
     assert.equal(res.body.attempts[0].provider_payment_id, 'acme_settled', 'the stored outcome stands');
-    const { rows } = await db.query('SELECT type FROM payments.outbox WHERE payload->\'data\'->\'object\'->>\'id\' = $1', [req.paymentId]);
+    const { rows } = await stack.query('SELECT type FROM payments.outbox WHERE payload->\'data\'->\'object\'->>\'id\' = $1', [req.paymentId]);
     assert.deepEqual(rows.map((r) => r.type), ['payment.created'], 'the late answer emitted nothing');
   });
 });

@@ -64,6 +64,17 @@ describe('svc management CLI', () => {
     projectId = body.project.id;
   });
 
+  it('status names the deployment, the new merchant and project, and how to get keys in each mode', async () => {
+    const r = await run(['status']);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    assert.equal(lines[0], `svc at ${stack.baseUrl}`);
+    assert.ok(lines.includes(`merchant ${merchantId}  Acme Ltd  (verification: pending)`), r.stdout);
+    assert.ok(lines.includes(`  project ${projectId}  Default project`), r.stdout);
+    assert.ok(lines.includes(`    test  no keys: svc key create --project ${projectId} --mode test --name NAME`), r.stdout);
+    assert.ok(lines.includes(`    live  no keys; live keys need verification: svc merchant verify ${merchantId}`), r.stdout);
+  });
+
   it('refuses a live key before verification', async () => {
     const r = await run(['key', 'create', '--project', projectId, '--mode', 'live', '--name', 'too early', '--json']);
     assert.equal(r.code, 1);
@@ -107,6 +118,51 @@ describe('svc management CLI', () => {
     assert.equal(me.body.mode, 'live');
   });
 
+  it('status --json is the API\'s status with the base URL: projects and active keys per mode', async () => {
+    // --json before the command words works as after them: it is common to every command.
+    const body = json(await run(['--json', 'status']));
+    assert.equal(body.object, 'status');
+    assert.equal(body.base_url, stack.baseUrl);
+    const merchant = body.merchants.find((m: any) => m.id === merchantId);
+    assert.equal(merchant.verification_status, 'approved');
+    assert.deepEqual(merchant.projects.map((p: any) => p.id), [projectId]);
+    const { test: testMode, live } = merchant.projects[0].modes;
+    assert.deepEqual([testMode.available, testMode.keys.map((k: any) => k.id)], [true, [testKey.id]]);
+    assert.deepEqual([live.available, live.keys.map((k: any) => k.id)], [true, [liveKey.id]]);
+    for (const key of [...testMode.keys, ...live.keys]) assert.equal('secret' in key, false);
+
+    const human = await run(['status']);
+    assert.match(human.stdout, new RegExp(`^    test  ${testKey.id} svc_sk_test_\\w+… ci$`, 'm'));
+    assert.match(human.stdout, new RegExp(`^    live  ${liveKey.id} svc_sk_live_\\w+… prod$`, 'm'));
+  });
+
+  it('lists merchants a page at a time, and a merchant\'s projects', async () => {
+    const other = json(await run(['merchant', 'create', '--name', 'Beta GmbH', '--json']));
+    const all = json(await run(['merchant', 'list', '--json']));
+    assert.deepEqual(all.data.map((m: any) => m.id).slice(-2), [merchantId, other.merchant.id], 'oldest first');
+    assert.equal(all.has_more, false);
+
+    const first = json(await run(['merchant', 'list', '--limit', '1', '--json']));
+    assert.equal(first.data.length, 1);
+    assert.equal(first.has_more, true);
+    const rest = json(await run(['merchant', 'list', '--cursor', first.next_cursor, '--json']));
+    assert.deepEqual([...first.data, ...rest.data].map((m: any) => m.id), all.data.map((m: any) => m.id));
+
+    const human = await run(['merchant', 'list', '--limit', '1']);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, new RegExp(`^${first.data[0].id}  ${first.data[0].name}  \\(verification: \\w+\\)`, 'm'));
+    assert.match(human.stdout, new RegExp(`^more: --cursor ${first.next_cursor}$`, 'm'));
+
+    const projects = json(await run(['project', 'list', '--merchant', merchantId, '--json']));
+    assert.deepEqual(projects.data.map((p: any) => [p.id, p.merchant_id, p.name]), [[projectId, merchantId, 'Default project']]);
+    const humanProjects = await run(['project', 'list', '--merchant', other.merchant.id]);
+    assert.match(humanProjects.stdout, new RegExp(`^${other.project.id}  Default project  \\(merchant ${other.merchant.id}\\)`, 'm'));
+
+    const unknown = await run(['project', 'list', '--merchant', 'mer_doesnotexist', '--json']);
+    assert.equal(unknown.code, 1);
+    assert.equal(JSON.parse(unknown.stdout).error.code, 'resource_not_found');
+  });
+
   it('lists keys without their secrets', async () => {
     const r = await run(['key', 'list', '--project', projectId, '--json']);
     const body = json(r);
@@ -127,6 +183,14 @@ describe('svc management CLI', () => {
     const me = await request(stack.baseUrl, 'GET', '/v1/me', { key: testKey.secret });
     assert.equal(me.status, 401);
     assert.equal(me.body.error.code, 'invalid_api_key');
+  });
+
+  it('rejects a merchant\'s pending verification with a reason, and refuses one with nothing pending', async () => {
+    const nothing = await run(['merchant', 'reject', merchantId, '--reason', 'Unreadable', '--json']);
+    assert.equal(nothing.code, 1);
+    assert.equal(JSON.parse(nothing.stdout).error.code, 'invalid_state_transition');
+    const missing = await run(['merchant', 'reject', merchantId]);
+    assert.equal(missing.code, 2);
   });
 
   it('reports an unknown id as an API error', async () => {
@@ -173,7 +237,8 @@ describe('svc management CLI', () => {
   it('exits 2 with usage for unknown commands, help and usage mistakes', async () => {
     for (const args of [['frobnicate'], ['--help'], ['help'], ['key'], ['key', 'create', '--project', projectId],
       ['key', 'create', '--project', projectId, '--mode', 'prod', '--name', 'x'], ['merchant', 'verify'],
-      ['merchant', 'create', '--name', 'x', '--token', 'abc']]) {
+      ['merchant', 'create', '--name', 'x', '--token', 'abc'], ['status', 'extra'], ['project', 'list'],
+      ['merchant', 'list', '--limit', '0'], ['merchant', 'list', '--limit', '201']]) {
       const r = await run(args);
       assert.equal(r.code, 2, `svc ${args.join(' ')}: exit ${r.code}`);
       assert.match(r.stderr, /usage: svc/);

@@ -4,8 +4,10 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { createClient } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
+import { createPeerTransport } from '../services/shared/index.js';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
+import { ERRORS } from '../services/shared/errors.js';
+import { BAD_REQUESTS_OUTSIDE_V1 } from '../services/shared/contract/openapi-errors.js';
 import { eventually } from './helpers/eventually.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
@@ -44,6 +46,66 @@ test('the document is valid OpenAPI 3.1.0, version 1.0.0, with the bearer scheme
   assert.ok(create.responses['201'].headers['x-ratelimit-limit']);
 });
 
+test('info.license is the project\'s, and servers names this deployment (the address it listens on by default)', () => {
+  assert.deepEqual(doc.info.license, { name: 'Apache-2.0', identifier: 'Apache-2.0' });
+  assert.equal(doc.servers.length, 1);
+  assert.equal(doc.servers[0].url, stack.baseUrl);
+});
+
+const operationOf = (method: string, path: string) => doc.paths[path][method];
+
+test('every 400 of the error registry is declared, by code, on the operations that can answer it', () => {
+  const codes = Object.entries(ERRORS).filter(([, e]) => e.status === 400).map(([code]) => code)
+    .filter((code) => !BAD_REQUESTS_OUTSIDE_V1.includes(code));
+  assert.deepEqual(BAD_REQUESTS_OUTSIDE_V1, ['invalid_signature'], 'only the provider webhooks route answers a 400 outside /v1');
+  assert.ok(codes.length >= 5);
+  for (const [method, path] of OPERATIONS) {
+    const declared = operationOf(method, path).responses['400']?.description ?? '';
+    assert.match(declared, /malformed_request/, `${method} ${path}: any URL can be malformed`);
+    assert.equal(/invalid_json/.test(declared), method === 'post', `${method} ${path}: every POST body is parsed`);
+    assert.equal(/invalid_cursor/.test(declared), operationOf(method, path).parameters.some((p: any) => p.name === 'cursor'));
+  }
+  for (const code of codes) {
+    assert.ok(OPERATIONS.some(([m, p]) => operationOf(m, p).responses['400'].description.includes(code)), code);
+  }
+  for (const path of ['/v1/payments', '/v1/payments/{id}/refund', '/v1/payouts']) {
+    assert.match(operationOf('post', path).responses['400'].description, /test_scenario_not_allowed/, path);
+  }
+});
+
+test('the answers a client gets to bad requests are declared on the operation it called', async () => {
+  const deep = JSON.stringify({ amount: 1, currency: 'EUR', payment_method: 'card', metadata: [[[[[[[[['x']]]]]]]]] });
+  const cases: Array<[string, string, string, RequestInit & { key?: string }, number, string]> = [
+    ['post', '/v1/payments', '/v1/payments', {
+      key: liveKey, body: JSON.stringify({ amount: 100, currency: 'EUR', payment_method: 'card', test_scenario: 'success' }),
+    }, 400, 'test_scenario_not_allowed'],
+    ['post', '/v1/payouts', '/v1/payouts', {
+      key: liveKey,
+      body: JSON.stringify({
+        amount: 100, currency: 'EUR', destination: { type: 'bank_account', display: 'x' }, test_scenario: 'success',
+      }),
+    }, 400, 'test_scenario_not_allowed'],
+    ['post', '/v1/payments', '/v1/payments', { body: deep }, 400, 'json_too_deep'],
+    ['post', '/v1/payouts/{id}/cancel', '/v1/payouts/po_none/cancel', { body: '{bad' }, 400, 'invalid_json'],
+    ['get', '/v1/transactions', '/v1/transactions?cursor=zzz', {}, 400, 'invalid_cursor'],
+    ['get', '/v1/payments/{id}', '/v1/payments/%FF', {}, 400, 'malformed_request'],
+    ['get', '/v1/me', '/v1/me?x=%FF', {}, 422, 'validation_error'],
+    ['post', '/v1/payouts/{id}/cancel', '/v1/payouts/po_none/cancel', {
+      body: 'x', headers: { 'content-type': 'text/plain' },
+    }, 415, 'unsupported_media_type'],
+  ];
+  for (const [method, path, url, init, status, code] of cases) {
+    const headers = { authorization: `Bearer ${init.key ?? key}`, 'content-type': 'application/json', ...init.headers };
+    const res = await fetch(`${stack.baseUrl}${url}`, { method: method.toUpperCase(), body: init.body, headers });
+    const body = (await res.json()) as any;
+    assert.equal(res.status, status, `${method} ${url}: ${JSON.stringify(body)}`);
+    assert.equal(body.error.code, code, `${method} ${url}`);
+    const declared = operationOf(method, path).responses[String(status)];
+    assert.ok(declared, `${method} ${path} answered ${status}, which it does not declare`);
+    if (status === 400) assert.ok(declared.description.includes(code), `${method} ${path} does not name ${code}`);
+  }
+});
+
 const OPERATIONS: Array<[string, string]> = [
   ['post', '/v1/payments'], ['get', '/v1/payments'], ['get', '/v1/payments/{id}'], ['get', '/v1/payments/{id}/timeline'],
   ['post', '/v1/payments/{id}/capture'], ['post', '/v1/payments/{id}/cancel'], ['post', '/v1/payments/{id}/refund'],
@@ -68,7 +130,7 @@ test('real responses of every operation validate against the schema documented f
   });
   await eventually('the ledger to record the payment', async () =>
     ((await request(stack.baseUrl, 'GET', '/v1/transactions', { key })).body.data.length > 0 ? true : undefined));
-  const ledger = createClient(LedgerService, createGrpcTransport({ baseUrl: stack.serviceUrls.ledger }));
+  const ledger = createClient(LedgerService, createPeerTransport(stack.serviceUrls.ledger, stack.internalToken));
   await ledger.runSettlementCycle({});
   const settlement = (await request(stack.baseUrl, 'GET', '/v1/settlements', { key })).body.data[0];
   const payoutBody = { amount: 100, currency: 'EUR', destination: { type: 'bank_account', display: '•••• 1234' } };

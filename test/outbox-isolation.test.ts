@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
 import { OutboxService } from '../proto/gen/svc/outbox/v1/outbox_pb.js';
 import {
-  HealthState, JetStreamBus, OutboxRelay, closeRpcServer, createLogger, createPool, createRpcServer, enqueueEvent, listen,
-  migrate, newId, outboxRoutes, type EventBus, type EventEnvelope, type Pool,
+  HealthState, JetStreamBus, OutboxRelay, admittedCallers, closeRpcServer, createLogger, createPeerTransport, createPool,
+  createRpcServer, enqueueEvent, listen, migrate, newId, newInternalToken, outboxRoutes, type EventBus, type EventEnvelope, type Pool,
 } from '../services/shared/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
@@ -72,9 +71,12 @@ const receivedIds = () => received.map((e) => e.id);
 
 /** The outbox service on a loopback gRPC port, as a part serves it. */
 async function outboxClient(relay: OutboxRelay): Promise<{ client: Client<typeof OutboxService>; close: () => Promise<void> }> {
-  const server = createRpcServer(outboxRoutes(pool, relay), new HealthState([OutboxService.typeName]), createLogger('test', 'silent'));
+  const token = newInternalToken();
+  const server = createRpcServer(
+    outboxRoutes(pool, relay), new HealthState([OutboxService.typeName]), createLogger('test', 'silent'), admittedCallers(token, []),
+  );
   const port = await listen(server, 0, '127.0.0.1');
-  const client = createClient(OutboxService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}` }));
+  const client = createClient(OutboxService, createPeerTransport(`http://127.0.0.1:${port}`, token));
   return { client, close: () => closeRpcServer(server, 1000) };
 }
 

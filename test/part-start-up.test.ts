@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { newInternalToken } from '../services/shared/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
 import { startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { freePort, spawnPart, waitForHealth, type PartProcess } from './helpers/processes.js';
 
 // A part started on its own against a NATS or Postgres that is not there yet waits for it; a
-// producing part refuses a NATS whose max_payload cannot carry its largest event.
+// producing part refuses a NATS whose max_payload cannot carry its largest event; a part missing
+// required variables names every one of them in one message.
 
 let db: TestDatabase;
 const started: PartProcess[] = [];
@@ -26,7 +28,7 @@ async function startLedger(natsUrl: string, databaseUrl = db.url): Promise<{ par
   const port = await freePort();
   const part = spawnPart('ledger', 'services/ledger/main.js', {
     DATABASE_URL: databaseUrl, NATS_URL: natsUrl, NATS_STREAM: `SVC_START_${port}`, NATS_SUBJECT_PREFIX: `svcstart.p${port}`,
-    HOST: '127.0.0.1', GRPC_PORT: String(port), LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1', GRPC_PORT: String(port), LOG_LEVEL: 'warn', INTERNAL_TOKEN: newInternalToken(),
   });
   started.push(part);
   return { part, url: `http://127.0.0.1:${port}` };
@@ -75,7 +77,7 @@ test('a part and a gateway started while Postgres is unreachable wait for it ins
   const gateway = spawnPart('gateway', 'gateway/main.js', {
     DATABASE_URL: closed, HOST: '127.0.0.1', PORT: String(gatewayPort), LOG_LEVEL: 'warn',
     PAYMENTS_URL: 'http://127.0.0.1:1', ROUTING_RISK_URL: 'http://127.0.0.1:1', WEBHOOKS_URL: 'http://127.0.0.1:1',
-    LEDGER_URL: 'http://127.0.0.1:1', PAYOUTS_URL: 'http://127.0.0.1:1',
+    LEDGER_URL: 'http://127.0.0.1:1', PAYOUTS_URL: 'http://127.0.0.1:1', INTERNAL_TOKEN: newInternalToken(),
   });
   started.push(gateway);
   for (const p of [part, gateway]) {
@@ -84,4 +86,15 @@ test('a part and a gateway started while Postgres is unreachable wait for it ins
     assert.equal(await exitOf(p, 1000), 'running', `${p.name} must not exit:\n${p.output()}`);
     assert.ok(!p.output().includes('start-up failed'), p.output());
   }
+});
+
+test('a part started without its required variables exits 78 naming all of them at once', async () => {
+  const gateway = spawnPart('gateway', 'gateway/main.js', { HOST: '127.0.0.1', PORT: '0', PAYMENTS_URL: 'http://127.0.0.1:1' });
+  const payouts = spawnPart('payouts', 'services/payouts/main.js', { DATABASE_URL: db.url, GRPC_PORT: '0' });
+  started.push(gateway, payouts);
+  assert.equal(await exitOf(gateway, 20_000), 78, gateway.output());
+  assert.match(gateway.output(),
+    /^configuration: DATABASE_URL, ROUTING_RISK_URL, WEBHOOKS_URL, LEDGER_URL, PAYOUTS_URL, INTERNAL_TOKEN are required to run gateway on its own/m);
+  assert.equal(await exitOf(payouts, 20_000), 78, payouts.output());
+  assert.match(payouts.output(), /^configuration: NATS_URL, ROUTING_RISK_URL, LEDGER_URL, PAYMENTS_URL, INTERNAL_TOKEN are required to run payouts on its own/m);
 });

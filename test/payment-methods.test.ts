@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
+import { ISO_TIMESTAMP, expectNoPaymentCreated } from './helpers/api-assertions.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TOKEN = 'tok_provider_secret_4242';
 
 describe('stored payment methods, through the HTTP gateway', () => {
@@ -45,7 +44,7 @@ describe('stored payment methods, through the HTTP gateway', () => {
     assert.equal(pm.customer_id, 'cus_1');
     assert.deepEqual(pm.display, { brand: 'visa', last4: '4242', exp: '12/30' });
     assert.equal(pm.status, 'active');
-    assert.match(pm.created_at, ISO);
+    assert.match(pm.created_at, ISO_TIMESTAMP);
     assert.ok(!JSON.stringify(pm).includes(TOKEN), 'the provider token is not returned');
 
     const fetched = await request(stack.baseUrl, 'GET', `/v1/payment-methods/${pm.id}`, { key });
@@ -54,14 +53,8 @@ describe('stored payment methods, through the HTTP gateway', () => {
     assert.ok(!JSON.stringify(fetched.body).includes(TOKEN));
 
     // It is stored, in this scope, for the connector that will charge it.
-    const db = new pg.Client({ connectionString: stack.db.url });
-    await db.connect();
-    try {
-      const { rows } = await db.query('SELECT provider_token, provider_code, mode FROM payments.payment_methods WHERE id = $1', [pm.id]);
-      assert.deepEqual(rows, [{ provider_token: TOKEN, provider_code: 'demo_alpha', mode: 'test' }]);
-    } finally {
-      await db.end();
-    }
+    const { rows } = await stack.query('SELECT provider_token, provider_code, mode FROM payments.payment_methods WHERE id = $1', [pm.id]);
+    assert.deepEqual(rows, [{ provider_token: TOKEN, provider_code: 'demo_alpha', mode: 'test' }]);
   });
 
   test('a minimal method has customer_id null and an empty display', async () => {
@@ -132,29 +125,20 @@ describe('stored payment methods, through the HTTP gateway', () => {
   test('another project\'s or mode\'s pm_, or an unknown one, is refused with 422 on payment_method.id and creates nothing', async () => {
     const theirs = (await createMethod(otherProject)).body;
     const mineInLive = (await createMethod(sameProjectLive)).body;
-    const countPayments = async () => {
-      const db = new pg.Client({ connectionString: stack.db.url });
-      await db.connect();
-      try {
-        return (await db.query('SELECT count(*)::int AS n FROM payments.payments')).rows[0].n as number;
-      } finally {
-        await db.end();
+    await expectNoPaymentCreated(stack, async () => {
+      const messages = new Set<string>();
+      for (const id of [theirs.id, mineInLive.id, 'pm_doesnotexist']) {
+        const res = await request(stack.baseUrl, 'POST', '/v1/payments', {
+          key, body: { amount: 1000, currency: 'EUR', payment_method: { type: 'card', id } },
+        });
+        assert.equal(res.status, 422, id);
+        assert.equal(res.body.error.type, 'invalid_request_error');
+        assert.equal(res.body.error.code, 'validation_error');
+        assert.equal(res.body.error.param, 'payment_method.id');
+        messages.add(res.body.error.message.replace(id, '<id>'));
       }
-    };
-    const before = await countPayments();
-    const messages = new Set<string>();
-    for (const id of [theirs.id, mineInLive.id, 'pm_doesnotexist']) {
-      const res = await request(stack.baseUrl, 'POST', '/v1/payments', {
-        key, body: { amount: 1000, currency: 'EUR', payment_method: { type: 'card', id } },
-      });
-      assert.equal(res.status, 422, id);
-      assert.equal(res.body.error.type, 'invalid_request_error');
-      assert.equal(res.body.error.code, 'validation_error');
-      assert.equal(res.body.error.param, 'payment_method.id');
-      messages.add(res.body.error.message.replace(id, '<id>'));
-    }
-    assert.equal(messages.size, 1, 'a foreign id is answered exactly like an unknown one');
-    assert.equal(await countPayments(), before);
+      assert.equal(messages.size, 1, 'a foreign id is answered exactly like an unknown one');
+    });
   });
 
   test('a payment whose type differs from the stored method\'s is refused with 422 on payment_method.type', async () => {

@@ -2,7 +2,6 @@
 // its database, and at the store with an injected clock to show the window rolling without sleeping.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { resetSeconds } from '../gateway/edge/rate-limit.js';
 import { createStore, type GatewayStore } from '../gateway/store/index.js';
 import { createPool, migrate, type Pool } from '../services/shared/index.js';
@@ -44,11 +43,10 @@ function assertRateLimited(r: Reply, limit: number): void {
 
 describe('rate limit through HTTP', () => {
   let stack: TestStack;
-  let db: pg.Client;
   const gateways: GatewayProcess[] = [];
 
   const windowCount = async (keyId: string) => {
-    const { rows } = await db.query(
+    const { rows } = await stack.query(
       'SELECT COALESCE(sum(count), 0)::int AS n FROM gateway.rate_limit_windows WHERE api_key_id = $1', [keyId],
     );
     return rows[0].n as number;
@@ -62,12 +60,9 @@ describe('rate limit through HTTP', () => {
 
   before(async () => {
     stack = await startTestStack();
-    db = new pg.Client({ connectionString: stack.db.url });
-    await db.connect();
   });
   after(async () => {
     await Promise.all(gateways.map((g) => g.process.stop()));
-    await db?.end();
     await stack?.close();
   });
 
@@ -133,7 +128,7 @@ describe('rate limit through HTTP', () => {
     assert.equal(reset.body.rate_limit_per_minute, null);
     assert.equal(limitHeaders(await request(stack.baseUrl, 'GET', '/v1/me', { key: secret })).limit, 1000);
 
-    const { rows } = await db.query(
+    const { rows } = await stack.query(
       `SELECT actor, data FROM gateway.audit_log WHERE action = 'api_key.rate_limit_updated' AND target_id = $1
        ORDER BY created_at, id`,
       [keyId],

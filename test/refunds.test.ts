@@ -6,9 +6,9 @@ import { connect } from 'nats';
 import { Health, HealthCheckResponse_ServingStatus } from '../proto/gen/grpc/health/v1/health_pb.js';
 import { RefundsService } from '../proto/gen/svc/payments/v1/refunds_pb.js';
 import { createPeerTransport } from '../services/shared/index.js';
+import { ISO_TIMESTAMP, expectError } from './helpers/api-assertions.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const REFUND_FIELDS = [
   'id', 'object', 'payment_id', 'amount', 'currency', 'status', 'reason', 'provider_refund_id', 'failure', 'created_at',
 ];
@@ -36,14 +36,6 @@ describe('refunds, through the HTTP gateway', () => {
     request(stack.baseUrl, 'POST', `/v1/payments/${paymentId}/refund`, { key: k, body });
   const getPayment = async (id: string) => (await request(stack.baseUrl, 'GET', `/v1/payments/${id}`, { key })).body;
 
-  function expectError(res: { status: number; body: any }, status: number, type: string, code: string, param?: string) {
-    assert.equal(res.status, status, JSON.stringify(res.body));
-    assert.equal(res.body.error.type, type);
-    assert.equal(res.body.error.code, code);
-    assert.equal(res.body.error.param, param);
-    assert.match(res.body.request_id, /^req_/);
-  }
-
   test('without a body the whole captured amount is refunded; the payment becomes refunded', async () => {
     const p = await pay();
     const res = await refund(p.id);
@@ -59,7 +51,7 @@ describe('refunds, through the HTTP gateway', () => {
     assert.equal(r.reason, null);
     assert.match(r.provider_refund_id, new RegExp(`^${p.route.provider.code}_rf_`));
     assert.equal(r.failure, null);
-    assert.match(r.created_at, ISO);
+    assert.match(r.created_at, ISO_TIMESTAMP);
 
     const after = await getPayment(p.id);
     assert.equal(after.status, 'refunded');
@@ -208,7 +200,7 @@ describe('refunds, through the HTTP gateway', () => {
   });
 
   test('the service itself refuses test_scenario with a live scope and unknown scenarios', async () => {
-    const refunds = createClient(RefundsService, createPeerTransport(stack.serviceUrls.payments));
+    const refunds = createClient(RefundsService, createPeerTransport(stack.serviceUrls.payments, stack.internalToken));
     const scope = { merchantId: 'mer_x', projectId: 'prj_x', mode: 'live' };
     const codeOf = async (call: Promise<unknown>) => {
       const err = await call.then(() => undefined, (e: unknown) => e);
@@ -267,7 +259,7 @@ describe('refunds, through the HTTP gateway', () => {
     for (const e of [...byType('refund.failed'), ...byType('refund.successful'), refunded]) {
       assert.match(e.id, /^evt_/);
       assert.equal(e.mode, 'test');
-      assert.match(e.created_at, ISO);
+      assert.match(e.created_at, ISO_TIMESTAMP);
     }
   });
 });

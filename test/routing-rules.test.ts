@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
+import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
+import { request } from './helpers/stack.js';
 import { runSvc } from './helpers/svc-cli.js';
-import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 interface Merchant {
   merchantId: string;
@@ -11,21 +11,15 @@ interface Merchant {
 }
 
 describe('routing rules, live routing and risk velocity, through the HTTP gateway', () => {
-  let stack: TestStack;
-  let db: pg.Client;
+  let stack: LicensedProviderStack;
 
   before(async () => {
-    stack = await startTestStack();
-    db = new pg.Client({ connectionString: stack.db.url });
-    await db.connect();
+    stack = await startLicensedProviderStack({ paymentDefaults: { payment_method: 'card' } });
   });
   after(async () => {
-    await db?.end();
     await stack?.close();
   });
 
-  const pay = (key: string, body: Record<string, unknown>) =>
-    request(stack.baseUrl, 'POST', '/v1/payments', { key, body: { payment_method: 'card', ...body } });
   const addRule = (m: Merchant, body: Record<string, unknown>) =>
     stack.manage('POST', `/projects/${m.projectId}/routing-rules`, { mode: 'test', ...body });
 
@@ -47,7 +41,7 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
     );
 
     // Without the rule Demo Gamma is cheapest for 20.00 (see first-payment); the rule puts Alpha first.
-    const inRange = await pay(m.secret, { amount: 2000, currency: 'EUR' });
+    const inRange = await stack.pay(m.secret, { amount: 2000, currency: 'EUR' });
     assert.equal(inRange.status, 201);
     assert.equal(inRange.body.status, 'successful');
     assert.equal(inRange.body.route.rule, 'eur-mid');
@@ -56,7 +50,7 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
     assert.match(inRange.body.route.routing_decision_id, /^rtd_/);
 
     // The decision is stored with the rule's name, id and the ordered candidates.
-    const { rows } = await db.query(
+    const { rows } = await stack.query(
       'SELECT rule, rule_id, candidates, payment_id FROM routing_risk.routing_decisions WHERE id = $1',
       [inRange.body.route.routing_decision_id],
     );
@@ -65,12 +59,12 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
     }]);
 
     for (const body of [{ amount: 999, currency: 'EUR' }, { amount: 50_001, currency: 'EUR' }, { amount: 2000, currency: 'USD' }]) {
-      const res = await pay(m.secret, body);
+      const res = await stack.pay(m.secret, body);
       assert.equal(res.body.route.rule, 'default', JSON.stringify(body));
       assert.match(res.body.route.routing_decision_id, /^rtd_/);
     }
     // Bounds are inclusive.
-    assert.equal((await pay(m.secret, { amount: 50_000, currency: 'EUR' })).body.route.rule, 'eur-mid');
+    assert.equal((await stack.pay(m.secret, { amount: 50_000, currency: 'EUR' })).body.route.rule, 'eur-mid');
   });
 
   test('rules are tried lowest priority first; deleting one hands its payments to the next', async () => {
@@ -81,20 +75,20 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
     assert.equal(listed.status, 200);
     assert.deepEqual(listed.body.data.map((r: any) => r.name), ['eur-beta', 'eur-alpha']);
 
-    const first = await pay(m.secret, { amount: 1000, currency: 'EUR' });
+    const first = await stack.pay(m.secret, { amount: 1000, currency: 'EUR' });
     assert.equal(first.body.route.rule, 'eur-beta');
     assert.equal(first.body.route.provider.code, 'demo_beta');
 
     const deleted = await stack.manage('DELETE', `/projects/${m.projectId}/routing-rules/${early.body.id}?mode=test`);
     assert.equal(deleted.status, 200);
     assert.equal(deleted.body.id, early.body.id);
-    const second = await pay(m.secret, { amount: 1000, currency: 'EUR' });
+    const second = await stack.pay(m.secret, { amount: 1000, currency: 'EUR' });
     assert.equal(second.body.route.rule, 'eur-alpha');
     assert.equal(second.body.route.provider.code, 'demo_alpha');
 
     // Rules are per project and mode: another project's payments and this project's live list are untouched.
     const other = await stack.newMerchantKey('test');
-    assert.equal((await pay(other.secret, { amount: 1000, currency: 'EUR' })).body.route.rule, 'default');
+    assert.equal((await stack.pay(other.secret, { amount: 1000, currency: 'EUR' })).body.route.rule, 'default');
     const live = await stack.manage('GET', `/projects/${m.projectId}/routing-rules?mode=live`);
     assert.deepEqual(live.body.data, []);
     const again = await stack.manage('DELETE', `/projects/${m.projectId}/routing-rules/${early.body.id}?mode=test`);
@@ -103,7 +97,7 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
     assert.equal(wrongMode.status, 404);
 
     // Changes are audited in the gateway's log.
-    const audit = await db.query(
+    const audit = await stack.query(
       `SELECT action FROM gateway.audit_log WHERE target_id = ANY($1) ORDER BY created_at, action`,
       [[early.body.id, late.body.id]],
     );
@@ -148,7 +142,7 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
       mode: 'live', name: 'demo-in-live', priority: 1, providers: ['demo_alpha'],
     });
     assert.equal(rule.status, 201);
-    const res = await pay(m.secret, { amount: 1000, currency: 'EUR' });
+    const res = await stack.pay(m.secret, { amount: 1000, currency: 'EUR' });
     assert.equal(res.status, 201);
     assert.equal(res.body.mode, 'live');
     assert.equal(res.body.status, 'failed');
@@ -163,54 +157,45 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
   });
 
   test('a live key reaches a licensed provider account connected to its project, never a demo one', async () => {
-    const m = await stack.newMerchantKey('live');
     // A live account at a demo provider (a misconfiguration) is not eligible: demo providers move no money.
-    await db.query(
-      `INSERT INTO routing_risk.provider_accounts (id, provider_id, merchant_id, project_id, mode, fee_fixed, fee_bps)
-       VALUES ($1, 'prv_demo_alpha', $2, $3, 'live', 0, 0)`,
-      [`pac_demo_live_${m.projectId}`, m.merchantId, m.projectId],
-    );
-    const refused = await pay(m.secret, { amount: 1000, currency: 'EUR' });
+    const m = await stack.liveMerchantAt('prv_demo_alpha', { fixed: 0, bps: 0 });
+    const refused = await stack.pay(m.secret, { amount: 1000, currency: 'EUR' });
     assert.equal(refused.body.failure.code, 'no_eligible_provider');
 
     // A licensed provider connected to the project is routed to. No connector is installed for it
     // in this stack, so the attempt fails as the provider being unavailable, not as "no provider".
-    await db.query(
+    await stack.query(
       `INSERT INTO routing_risk.providers (id, code, name, kind, methods) VALUES ('prv_acme', 'acme_pay', 'Acme Pay', 'licensed', '{card}')
        ON CONFLICT DO NOTHING`,
     );
-    await db.query(
-      `INSERT INTO routing_risk.provider_accounts (id, provider_id, merchant_id, project_id, mode, fee_fixed, fee_bps)
-       VALUES ($1, 'prv_acme', $2, $3, 'live', 25, 150)`,
-      [`pac_acme_${m.projectId}`, m.merchantId, m.projectId],
-    );
-    const routed = await pay(m.secret, { amount: 1000, currency: 'EUR' });
+    await stack.addLiveAccount(m, 'prv_acme', { fixed: 25, bps: 150 });
+    const routed = await stack.pay(m.secret, { amount: 1000, currency: 'EUR' });
     assert.equal(routed.body.status, 'failed');
     assert.equal(routed.body.attempts.length, 1);
     assert.equal(routed.body.attempts[0].provider_account_id, `pac_acme_${m.projectId}`);
     assert.equal(routed.body.failure.category, 'technical');
     // Another merchant's live key does not see that account.
     const other = await stack.newMerchantKey('live');
-    assert.equal((await pay(other.secret, { amount: 1000, currency: 'EUR' })).body.failure.code, 'no_eligible_provider');
+    assert.equal((await stack.pay(other.secret, { amount: 1000, currency: 'EUR' })).body.failure.code, 'no_eligible_provider');
   });
 
   test('velocity: the sixth payment of one customer within ten minutes scores 30 more', async () => {
     const m = await stack.newMerchantKey('test');
     const customer = { email: 'busy@example.com' };
     const scores: number[] = [];
-    for (let i = 0; i < 6; i++) scores.push((await pay(m.secret, { amount: 500, currency: 'EUR', customer })).body.risk.score);
+    for (let i = 0; i < 6; i++) scores.push((await stack.pay(m.secret, { amount: 500, currency: 'EUR', customer })).body.risk.score);
     assert.deepEqual(scores, [0, 0, 0, 0, 0, 30]);
-    const { rows } = await db.query(
+    const { rows } = await stack.query(
       `SELECT reasons FROM routing_risk.risk_decisions WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
       [m.projectId],
     );
     assert.deepEqual(rows[0].reasons, ['customer_velocity']);
     // Another customer of the same project, and the same customer elsewhere, start from zero.
-    assert.equal((await pay(m.secret, { amount: 500, currency: 'EUR', customer: { email: 'calm@example.com' } })).body.risk.score, 0);
+    assert.equal((await stack.pay(m.secret, { amount: 500, currency: 'EUR', customer: { email: 'calm@example.com' } })).body.risk.score, 0);
     const other = await stack.newMerchantKey('test');
-    assert.equal((await pay(other.secret, { amount: 500, currency: 'EUR', customer })).body.risk.score, 0);
+    assert.equal((await stack.pay(other.secret, { amount: 500, currency: 'EUR', customer })).body.risk.score, 0);
     // Only digests of the customer key and device are stored.
-    const stored = await db.query('SELECT customer_key_hash FROM routing_risk.risk_decisions WHERE project_id = $1 LIMIT 1', [m.projectId]);
+    const stored = await stack.query('SELECT customer_key_hash FROM routing_risk.risk_decisions WHERE project_id = $1 LIMIT 1', [m.projectId]);
     assert.match(stored.rows[0].customer_key_hash, /^[0-9a-f]{64}$/);
   });
 
@@ -224,7 +209,7 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
     assert.equal(created.code, 0, created.stderr);
     const rule = JSON.parse(created.stdout);
     assert.deepEqual([rule.name, rule.currencies, rule.max_amount, rule.providers], ['gbp', ['GBP'], 5000, ['demo_beta', 'demo_alpha']]);
-    assert.equal((await pay(m.secret, { amount: 5000, currency: 'GBP' })).body.route.provider.code, 'demo_beta');
+    assert.equal((await stack.pay(m.secret, { amount: 5000, currency: 'GBP' })).body.route.provider.code, 'demo_beta');
 
     const listed = await svc(['routing-rule', 'list', '--project', m.projectId, '--mode', 'test']);
     assert.equal(listed.code, 0, listed.stderr);

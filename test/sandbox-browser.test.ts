@@ -1,30 +1,24 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type BrowserContext } from 'playwright-core';
 import type { EventEnvelope, Subscription } from '../services/shared/index.js';
+import { CHROMIUM, CHROMIUM_LAUNCH, skipWithoutChromium as skip } from './helpers/browser-page.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
+import { serveLoopback, type LoopbackServer } from './helpers/stand-in-server.js';
 
-// A person completes a redirect payment in a real browser: Debian's Chromium driven by
-// playwright-core (which downloads no browser of its own). CI installs Chromium (.ci/run), so there
-// a missing browser fails the test; elsewhere it is skipped with the reason.
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
-];
-const skip = !existsSync(CHROMIUM) && !process.env.CI
-  ? `${CHROMIUM} is not installed (apt-get install -y chromium); CI installs it and never skips this`
-  : false;
+// A person completes a redirect payment in a real browser: Debian's Chromium (helpers/browser-page.ts).
+// CI installs Chromium (.ci/run), so there a missing browser fails the test; elsewhere it is
+// skipped with the reason.
 
 describe('the sandbox hosted page in a real browser', { skip }, () => {
   let stack: TestStack;
   let key: string;
-  let shop: Server;
+  let shop: LoopbackServer;
   let shopUrl: string;
   let userDataDir: string;
   let browser: BrowserContext | undefined;
@@ -34,13 +28,12 @@ describe('the sandbox hosted page in a real browser', { skip }, () => {
 
   before(async () => {
     // The merchant's site the customer returns to.
-    shop = createServer((req, res) => {
+    shop = await serveLoopback((req, res) => {
       returns.push(req);
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end('<!doctype html><html lang="en"><title>Shop</title><h1>Thanks for your order</h1></html>');
     });
-    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
-    shopUrl = `http://127.0.0.1:${(shop.address() as { port: number }).port}`;
+    shopUrl = shop.baseUrl;
     stack = await startTestStack();
     key = (await stack.newMerchantKey('test')).secret;
     const filter = stack.testBus.nats ? `${stack.testBus.nats.subjectPrefix}.>` : '>';
@@ -54,8 +47,7 @@ describe('the sandbox hosted page in a real browser', { skip }, () => {
     if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
     await sub?.stop();
     await stack?.close();
-    shop?.closeAllConnections();
-    await new Promise((resolve) => shop?.close(resolve));
+    await shop?.close();
   });
 
   test('create an open_banking payment, approve it on the page, land on the return_url; the payment is successful', async () => {
@@ -72,9 +64,7 @@ describe('the sandbox hosted page in a real browser', { skip }, () => {
     assert.equal(created.body.next_action.type, 'redirect');
     const pageUrl = new URL(created.body.next_action.url, stack.baseUrl).toString();
 
-    browser = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 60_000,
-    });
+    browser = await chromium.launchPersistentContext(userDataDir, CHROMIUM_LAUNCH);
     const page = browser.pages()[0] ?? (await browser.newPage());
     page.setDefaultTimeout(30_000);
     const shown = await page.goto(pageUrl);

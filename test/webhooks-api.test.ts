@@ -5,7 +5,6 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import pg from 'pg';
 import { Payment, Payout, Refund, Settlement } from '../services/shared/contract/resources.js';
 import { runCli } from '../gateway/cli/main.js';
 import { EVENT_TYPES, createLogger, projectPath } from '../services/shared/index.js';
@@ -92,18 +91,12 @@ describe('webhooks through the gateway', () => {
     assert.ok(!contractSignatureValid(got.body, got.headers['svc-signature'] as string, e.secret));
 
     // The secrets were never logged or audited.
-    const client = new pg.Client({ connectionString: stack.db.url });
-    await client.connect();
-    try {
-      const { rows } = await client.query(`SELECT action, data FROM gateway.audit_log WHERE target_id = $1 ORDER BY id`, [e.id]);
-      assert.deepEqual(rows.map((r) => r.action), [
-        'webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.disabled', 'webhook_endpoint.enabled',
-        'webhook_endpoint.secret_rotated',
-      ]);
-      assert.ok(!JSON.stringify(rows).includes('whsec_'));
-    } finally {
-      await client.end();
-    }
+    const { rows } = await stack.query(`SELECT action, data FROM gateway.audit_log WHERE target_id = $1 ORDER BY id`, [e.id]);
+    assert.deepEqual(rows.map((r) => r.action), [
+      'webhook_endpoint.created', 'webhook_endpoint.updated', 'webhook_endpoint.disabled', 'webhook_endpoint.enabled',
+      'webhook_endpoint.secret_rotated',
+    ]);
+    assert.ok(!JSON.stringify(rows).includes('whsec_'));
     await eventually(async () => (logs.join('').length > 0 ? true : undefined));
     assert.ok(!logs.join('').includes(e.secret) && !logs.join('').includes(rotated.body.secret), 'no secret in any log line');
   });

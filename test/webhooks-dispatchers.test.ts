@@ -7,7 +7,7 @@ import { createDeliveryStore } from '../services/webhooks/deliveries.js';
 import { createDispatcher, type Dispatcher } from '../services/webhooks/dispatcher.js';
 import { createEndpointStore } from '../services/webhooks/endpoints.js';
 import { storeEvent } from '../services/webhooks/fan-out.js';
-import { createSecretBox } from '../services/webhooks/secret-box.js';
+import { createSecretBox } from '../services/shared/secret-box.js';
 import { createSender, type Sender } from '../services/webhooks/sender.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { MovableClock, event, eventually, newScope, startReceiver, type Receiver } from './webhooks-support.js';
@@ -20,7 +20,7 @@ const pools: Pool[] = [];
 let receiver: Receiver;
 const clock = new MovableClock();
 const logger = createLogger('test', 'silent');
-const box = createSecretBox(undefined);
+const box = createSecretBox(undefined, { variable: 'WEBHOOK_SECRET_KEY', allowPlain: true });
 const policy = { allowLoopbackInTest: true };
 
 before(async () => {

@@ -166,7 +166,8 @@ describe('retries on the contract\'s schedule (movable clock)', () => {
     // As a dispatcher does when it claims attempt 2, and then the process is killed.
     const leaseMs = 2 * 2000 + 5000;
     await h.sql.query(
-      `UPDATE webhooks.deliveries SET status = 'delivering', attempt_count = 2, next_attempt_at = $2 WHERE id = $1`,
+      `UPDATE webhooks.deliveries SET status = 'delivering', attempt_count = 2, scheduled_attempts = 2, next_attempt_at = $2
+       WHERE id = $1`,
       [failed.id, new Date(clock.now().getTime() + leaseMs)],
     );
     r.setBehaviour(200);
@@ -180,6 +181,93 @@ describe('retries on the contract\'s schedule (movable clock)', () => {
     const done = await deliveryOf(scope, 'succeeded');
     const shown = await h.client.getDelivery({ scope, id: done.id });
     assert.deepEqual(shown.attempts.map((a) => a.attemptNumber), [1, 3], 'the lost attempt 2 left no record, the delivery was not lost');
+  });
+
+  test('a resend of a failed delivery with retries left keeps its schedule: next_attempt_at as it was, the retry still made', async () => {
+    const { r, scope } = await setup(500);
+    await h.publish(event(scope));
+    await r.waitFor(1);
+    const first = clock.now().getTime();
+    const failed = await deliveryOf(scope, 'failed');
+    const due = timestampDate(failed.nextAttemptAt!).getTime();
+    assert.equal(due, first + 30 * SECOND);
+
+    clock.advance(10 * SECOND);
+    const resent = await h.client.resendDelivery({ scope, id: failed.id });
+    assert.equal(r.received.length, 2);
+    assert.equal(r.received[1].headers['svc-delivery-attempt'], '2', 'the resend is attempt 2 of the delivery');
+    assert.equal(resent.attempt!.manual, true);
+    assert.equal(resent.attempt!.responseStatus, 500);
+    assert.equal(resent.delivery!.status, 'failed');
+    assert.equal(timestampDate(resent.delivery!.nextAttemptAt!).getTime(), due, 'the retry stays where it was');
+    assert.equal(resent.delivery!.attemptCount, 2);
+
+    // The scheduled retry comes when it was due, not 30 s after the resend, and counts as the
+    // schedule's second attempt: the next waits 2 min (not the 10 min of a third).
+    clock.advance(due - clock.now().getTime() - SECOND);
+    await quiet();
+    assert.equal(r.received.length, 2, 'no retry before it is due');
+    clock.advance(SECOND);
+    await r.waitFor(3);
+    assert.equal(r.received[2].headers['svc-delivery-attempt'], '3');
+    const retried = await eventually(async () => {
+      const d = await deliveryOf(scope, 'failed');
+      return d.attemptCount === 3 ? d : undefined;
+    }, 15_000, 'retry recorded');
+    assert.equal(timestampDate(retried.nextAttemptAt!).getTime(), due + 2 * MINUTE);
+    const shown = await h.client.getDelivery({ scope, id: failed.id });
+    assert.deepEqual(shown.attempts.map((a) => [a.attemptNumber, a.manual, a.responseStatus]), [[1, false, 500], [2, true, 500], [3, false, 500]]);
+  });
+
+  test('resending a succeeded delivery to a receiver now failing leaves it succeeded; its attempts say what happened', async () => {
+    const { r, scope } = await setup(200);
+    await h.publish(event(scope));
+    await r.waitFor(1);
+    const delivered = await deliveryOf(scope, 'succeeded');
+    r.setBehaviour(503);
+    const resent = await h.client.resendDelivery({ scope, id: delivered.id });
+    assert.equal(resent.delivery!.status, 'succeeded');
+    assert.equal(resent.delivery!.lastResponseStatus, 200, 'the delivery still shows the answer that delivered it');
+    assert.equal(resent.delivery!.nextAttemptAt, undefined, 'no retry scheduled');
+    assert.equal(resent.attempt!.responseStatus, 503);
+    assert.equal(resent.attempt!.manual, true);
+
+    // A resend that gets no answer at all changes nothing either.
+    r.setBehaviour('hang');
+    const hung = await h.client.resendDelivery({ scope, id: delivered.id });
+    assert.equal(hung.delivery!.status, 'succeeded');
+    assert.match(hung.attempt!.error ?? '', /timed out/);
+
+    clock.advance(24 * 60 * MINUTE);
+    await quiet();
+    assert.equal(r.received.length, 3, 'a failed resend schedules nothing');
+    const shown = await h.client.getDelivery({ scope, id: delivered.id });
+    assert.equal(shown.delivery!.status, 'succeeded');
+    assert.deepEqual(shown.attempts.map((a) => [a.attemptNumber, a.manual, a.responseStatus ?? null]), [[1, false, 200], [2, true, 503], [3, true, null]]);
+  });
+
+  test('while a resend is under way, neither another resend nor a retry come due sends the delivery', async () => {
+    const { r, scope } = await setup(500);
+    await h.publish(event(scope));
+    await r.waitFor(1);
+    const failed = await deliveryOf(scope, 'failed');
+    // Resent 5 s before its retry is due, which then comes due within the resend's lease (9 s here).
+    clock.advance(25 * SECOND);
+    r.setBehaviour('hang');
+    const hanging = h.client.resendDelivery({ scope, id: failed.id });
+    await r.waitFor(2);
+    const err = await h.client.resendDelivery({ scope, id: failed.id }).then(() => undefined, fromConnectError);
+    assert.equal(err?.code, 'invalid_state_transition');
+    r.setBehaviour(200);
+    clock.advance(6 * SECOND);
+    await quiet();
+    assert.equal(r.received.length, 2, 'the retry waits for the resend to end');
+    assert.match((await hanging).attempt!.error ?? '', /timed out/);
+    // Its lease given back, the retry due meanwhile is made.
+    await r.waitFor(3);
+    assert.equal(r.received[2].headers['svc-delivery-attempt'], '3');
+    assert.equal((await deliveryOf(scope, 'succeeded')).attemptCount, 3);
+    assert.equal(r.maxConcurrentPerDelivery(), 1);
   });
 
   test('resend is refused while an attempt is under way', async () => {

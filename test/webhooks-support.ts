@@ -1,24 +1,24 @@
 // Shared pieces of the webhooks tests: real HTTP receivers on loopback, a signature check written
 // from the contract alone, a movable clock, and the webhooks part run on its own.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { createClient, type Client } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
 import pg from 'pg';
 import { WebhooksService } from '../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import type { Mode } from '../services/shared/contract/enums.js';
 import * as webhooks from '../services/webhooks/index.js';
 import {
-  createLogger, createPool, eventSubject, listen, loadConfig, migrate, newId,
+  createLogger, createPeerTransport, createPool, eventSubject, listen, loadConfig, migrate, newId, newInternalToken,
   type Clock, type EventBus, type EventEnvelope, type Pool, type ServicePart,
 } from '../services/shared/index.js';
 import { createTestBus, type TestBus } from './helpers/bus.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually as pollUntil } from './helpers/eventually.js';
+import { serveLoopback } from './helpers/stand-in-server.js';
 
 export interface Received {
   path: string;
-  headers: http.IncomingHttpHeaders;
+  headers: IncomingHttpHeaders;
   rawHeaders: string[];
   body: string;
   at: number;
@@ -42,36 +42,29 @@ export async function startReceiver(initial: Behaviour | ((r: Received) => Behav
   const received: Received[] = [];
   const open = new Map<string, number>();
   let maxConcurrent = 0;
-  const hanging = new Set<http.ServerResponse>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const r: Received = { path: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() };
-      received.push(r);
-      const id = String(req.headers['svc-delivery-id']);
-      open.set(id, (open.get(id) ?? 0) + 1);
-      maxConcurrent = Math.max(maxConcurrent, open.get(id)!);
-      const done = () => open.set(id, open.get(id)! - 1);
-      const b = typeof behaviour === 'function' ? behaviour(r) : behaviour;
-      if (b === 'hang') {
-        hanging.add(res);
-        res.on('close', done);
-        return;
-      }
-      const spec = typeof b === 'number' ? { status: b } : b;
-      const answer = () => {
-        res.writeHead(spec.status, { 'content-type': 'text/plain', ...spec.headers });
-        res.end(spec.body ?? `status ${spec.status}`);
-        done();
-      };
-      if (spec.delayMs) setTimeout(answer, spec.delayMs);
-      else answer();
-    });
+  const server = await serveLoopback((req, res, body) => {
+    const r: Received = { path: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body, at: performance.now() };
+    received.push(r);
+    const id = String(req.headers['svc-delivery-id']);
+    open.set(id, (open.get(id) ?? 0) + 1);
+    maxConcurrent = Math.max(maxConcurrent, open.get(id)!);
+    const done = () => open.set(id, open.get(id)! - 1);
+    const b = typeof behaviour === 'function' ? behaviour(r) : behaviour;
+    if (b === 'hang') {
+      res.on('close', done);
+      return;
+    }
+    const spec = typeof b === 'number' ? { status: b } : b;
+    const answer = () => {
+      res.writeHead(spec.status, { 'content-type': 'text/plain', ...spec.headers });
+      res.end(spec.body ?? `status ${spec.status}`);
+      done();
+    };
+    if (spec.delayMs) setTimeout(answer, spec.delayMs);
+    else answer();
   });
-  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
+    url: `${server.baseUrl}/hooks`,
     received,
     maxConcurrentPerDelivery: () => maxConcurrent,
     setBehaviour: (b) => (behaviour = b),
@@ -83,11 +76,7 @@ export async function startReceiver(initial: Behaviour | ((r: Received) => Behav
       }
       return received;
     },
-    async close() {
-      for (const res of hanging) res.destroy();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
+    close: server.close,
   };
 }
 
@@ -155,10 +144,13 @@ export async function startWebhooks(env: Record<string, string> = {}, clock?: Cl
   const parts: ServicePart[] = [];
   const sql = new pg.Pool({ connectionString: db.url, max: 3 });
   const logger = createLogger('test-webhooks', process.env.TEST_LOG_LEVEL ?? 'silent');
+  // The credential its replicas admit, as every part's do.
+  const internalToken = newInternalToken();
 
   async function addReplica(extra: Record<string, string> = {}, replicaClock = clock): Promise<ServicePart> {
     const config = loadConfig({
-      NATS_STREAM: testBus.nats?.stream, NATS_SUBJECT_PREFIX: prefix, WEBHOOK_POLL_MS: '50', ...env, ...extra,
+      NATS_STREAM: testBus.nats?.stream, NATS_SUBJECT_PREFIX: prefix, WEBHOOK_POLL_MS: '50', INTERNAL_TOKEN: internalToken,
+      ...env, ...extra,
     });
     const pool = createPool(db.url, webhooks.PART.schema);
     pools.push(pool);
@@ -174,7 +166,7 @@ export async function startWebhooks(env: Record<string, string> = {}, clock?: Cl
   const url = `http://127.0.0.1:${port}`;
   return {
     db, testBus, prefix, pool: pools[0], sql, parts, url,
-    client: createClient(WebhooksService, createGrpcTransport({ baseUrl: url })),
+    client: createClient(WebhooksService, createPeerTransport(url, internalToken)),
     addReplica,
     publish: (e) => publishEvent(testBus.bus, prefix, e),
     async close() {

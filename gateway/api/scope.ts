@@ -5,7 +5,9 @@ import { registerOperations, type Handlers } from './register.js';
 import { installAdmission } from '../edge/admission.js';
 import { installCardDataCheck } from '../edge/card-data.js';
 import { installIdempotency } from '../edge/idempotency.js';
+import { installRequestLog } from '../edge/request-log.js';
 import { routeNotFound } from '../http/errors.js';
+import { installEventStream } from '../routes/event-stream.js';
 import { ledgerHandlers } from '../routes/ledger.js';
 import { meHandlers } from '../routes/me.js';
 import { lifecycleHandlers } from '../routes/payment-lifecycle.js';
@@ -25,6 +27,7 @@ import type { GatewayStore } from '../store/index.js';
 //   preValidation  the root's text rules, then card data and bank accounts in a payout
 //   validation     the operation's schemas
 //   preHandler     idempotency (after validation, so a refused request leaves no record)
+//   onResponse     the dashboard's request log, written in batches after the answer (edge/request-log.ts)
 
 export interface ApiDeps {
   store: GatewayStore;
@@ -33,7 +36,8 @@ export interface ApiDeps {
   config: Config;
 }
 
-function handlersOf(clients: GatewayClients): Handlers {
+/** The /v1 operations' handlers; the dashboard's API calls some of them for its session's scope (dashboard/api-mirror.ts). */
+export function apiHandlers(clients: GatewayClients): Handlers {
   return {
     ...meHandlers(),
     ...paymentHandlers(clients.payments),
@@ -41,7 +45,7 @@ function handlersOf(clients: GatewayClients): Handlers {
     ...refundHandlers(clients.refunds),
     ...paymentMethodHandlers(clients.paymentMethods),
     ...sandboxHandlers(clients.payments),
-    ...timelineHandlers(clients.payments),
+    ...timelineHandlers(clients.payments, clients.webhooks),
     ...webhookHandlers(clients.webhooks),
     ...ledgerHandlers(clients.ledger),
     ...payoutHandlers(clients.payouts),
@@ -52,11 +56,14 @@ function handlersOf(clients: GatewayClients): Handlers {
 export function apiScope(deps: ApiDeps) {
   return async function api(scope: FastifyInstance): Promise<void> {
     installAdmission(scope, deps);
+    installRequestLog(scope, deps);
     installIdempotency(scope, deps);
     installCardDataCheck(scope);
     installPayoutDestinationCheck(scope);
     // An unknown /v1 route is authenticated and counted like a known one: it costs the server work too.
     scope.setNotFoundHandler(routeNotFound);
-    registerOperations(scope, handlersOf(deps.clients));
+    registerOperations(scope, apiHandlers(deps.clients));
+    // A stream rather than an operation of the table (routes/event-stream.ts says why).
+    installEventStream(scope, deps.clients.webhooks);
   };
 }

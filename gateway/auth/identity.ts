@@ -10,6 +10,11 @@ export function rememberIdentity(request: FastifyRequest, identity: Identity): v
   identities.set(request, identity);
 }
 
+/** The identity of a request authentication admitted, if any (for hooks that also see refused ones). */
+export function admittedIdentity(request: FastifyRequest): Identity | undefined {
+  return identities.get(request);
+}
+
 /**
  * The identity authentication found. Inside the /v1 scope authentication is the first of its hooks
  * and refuses the request when it finds none, so a missing one is a wiring mistake, not a client's.

@@ -98,6 +98,8 @@ export interface ManagementClient {
   readonly baseUrl: string;
   /** The response body of a 2xx reply; any other reply throws ApiError. */
   request(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<any>;
+  /** POSTs a file's text as it is (a settlement report: text/csv); answers like request. */
+  upload(path: string, text: string, contentType: string): Promise<any>;
 }
 
 function describeNetworkError(err: unknown, url: string): string {
@@ -136,35 +138,40 @@ function foreignReply(status: number, url: string): ApiError {
 export function createManagementClient(
   baseUrl: string, token: string, fetchFn: typeof fetch = fetch,
 ): ManagementClient {
+  return createGatewayClient(baseUrl, MANAGEMENT_PREFIX, token, fetchFn);
+}
+
+/** The same client for another prefix: `/v1` with a merchant's API key (svc listen, svc trigger). */
+export function createGatewayClient(
+  baseUrl: string, prefix: string, token: string, fetchFn: typeof fetch = fetch,
+): ManagementClient {
+  async function send(method: string, path: string, body: string | undefined, contentType: string | undefined): Promise<any> {
+    const url = `${baseUrl}${prefix}${path}`;
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+    if (contentType !== undefined) headers['content-type'] = contentType;
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetchFn(url, { method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      text = await res.text();
+    } catch (err) {
+      throw new CliError(describeNetworkError(err, baseUrl));
+    }
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      throw foreignReply(res.status, baseUrl);
+    }
+    if (res.ok && parsed !== null && typeof parsed === 'object') return parsed;
+    if (!res.ok && isErrorBody(parsed)) throw new ApiError(res.status, parsed);
+    throw foreignReply(res.status, baseUrl);
+  }
   return {
     baseUrl,
-    async request(method, path, body) {
-      const url = `${baseUrl}${MANAGEMENT_PREFIX}${path}`;
-      const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
-      // Bodyless POSTs (verify, revoke) must not claim JSON: the gateway rejects an empty JSON body.
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      let res: Response;
-      let text: string;
-      try {
-        res = await fetchFn(url, {
-          method,
-          headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        });
-        text = await res.text();
-      } catch (err) {
-        throw new CliError(describeNetworkError(err, baseUrl));
-      }
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        throw foreignReply(res.status, baseUrl);
-      }
-      if (res.ok && parsed !== null && typeof parsed === 'object') return parsed;
-      if (!res.ok && isErrorBody(parsed)) throw new ApiError(res.status, parsed);
-      throw foreignReply(res.status, baseUrl);
-    },
+    // Bodyless POSTs (verify, revoke) must not claim JSON: the gateway rejects an empty JSON body.
+    request: (method, path, body) => send(method, path, body === undefined ? undefined : JSON.stringify(body),
+      body === undefined ? undefined : 'application/json'),
+    upload: (path, text, contentType) => send('POST', path, text, contentType),
   };
 }

@@ -1,4 +1,5 @@
 import { MODES as CONTRACT_MODES } from '../../services/shared/contract/enums.js';
+import { MAX_PAGE_LIMIT } from '../../services/shared/limits.js';
 import type { ManagementClient } from './client.js';
 
 // What every `svc` command is, and the small helpers their checks and calls share.
@@ -6,8 +7,8 @@ import type { ManagementClient } from './client.js';
 export type Values = Record<string, string | undefined>;
 
 export interface Command {
-  /** The words that select it, e.g. ['key', 'create']. */
-  words: [string, string];
+  /** The words that select it: a group and an action (['key', 'create']) or one word (['status']). */
+  words: [string] | [string, string];
   summary: string;
   /** Arguments after the words, as shown in usage. */
   synopsis: string;
@@ -48,4 +49,21 @@ export const wholeOf = (value: string | undefined): number | undefined =>
 export function modeProblem(values: Values): string | undefined {
   return required(values, 'project', 'mode') ??
     (MODES.includes(values.mode!) ? undefined : `--mode must be test or live, got "${values.mode}"`);
+}
+
+/** `--limit` of a list: absent (the API's default page), or a whole number the API accepts. */
+export function limitProblem(values: Values): string | undefined {
+  if (values.limit === undefined) return undefined;
+  const n = wholeOf(values.limit);
+  return n !== undefined && n >= 1 && n <= MAX_PAGE_LIMIT
+    ? undefined
+    : `--limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}, got "${values.limit}"`;
+}
+
+/** A list page for a person: one line per item (or `empty`), then how to ask for the next page. */
+export function pageLines(body: any, line: (item: any) => string, empty: string): string[] {
+  return [
+    ...(body.data.length === 0 ? [empty] : body.data.map(line)),
+    ...(body.next_cursor ? [`more: --cursor ${body.next_cursor}`] : []),
+  ];
 }

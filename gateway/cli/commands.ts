@@ -1,11 +1,15 @@
 import { MAX_ALLOWLIST_ENTRIES, normaliseEntry } from '../edge/ip-allowlist.js';
 import { id, MODES, required, SHOWN_ONCE, type Command } from './command.js';
 import { OUTBOX_COMMANDS } from './outbox-commands.js';
+import { OVERVIEW_COMMANDS } from './overview-commands.js';
+import { PROVIDER_COMMANDS } from './provider-commands.js';
 import { ROUTING_RULE_COMMANDS } from './routing-rule-commands.js';
+import { SETTLEMENT_COMMANDS } from './settlement-commands.js';
 import { WEBHOOK_COMMANDS } from './webhook-commands.js';
 
 // The command table of `svc`: what each command takes, which API call it makes, how it reads to a
-// person. Merchants, keys and allow-lists here; routing rules, webhooks and the outbox in their own files.
+// person. Merchants, keys and allow-lists here; routing rules, provider accounts, settlements, webhooks
+// and the outbox in their own files.
 
 export type { Command } from './command.js';
 export { SHOWN_ONCE } from './command.js';
@@ -38,6 +42,7 @@ function keyLine(key: any): string {
 }
 
 export const COMMANDS: Command[] = [
+  ...OVERVIEW_COMMANDS,
   {
     words: ['merchant', 'create'],
     summary: 'create a merchant with its default project',
@@ -61,6 +66,16 @@ export const COMMANDS: Command[] = [
     check: () => undefined,
     call: (api, _values, [merchantId]) => api.request('POST', `/merchants/${id(merchantId)}/verify`),
     human: (body) => [`merchant ${body.id}  ${body.name} (verification: ${body.verification_status})`],
+  },
+  {
+    words: ['merchant', 'reject'],
+    summary: 'reject a merchant\'s pending business verification; the merchant reads the reason and may submit again',
+    synopsis: 'MER_ID --reason TEXT',
+    options: ['reason'],
+    positionals: ['MER_ID'],
+    check: (values) => required(values, 'reason'),
+    call: (api, values, [merchantId]) => api.request('POST', `/merchants/${id(merchantId)}/reject`, { reason: values.reason }),
+    human: (body) => [`verification ${body.id}  ${body.company_name} (${body.status}: ${body.rejection_reason})`],
   },
   {
     words: ['key', 'create'],
@@ -140,6 +155,8 @@ export const COMMANDS: Command[] = [
     human: allowlistLines,
   },
   ...ROUTING_RULE_COMMANDS,
+  ...PROVIDER_COMMANDS,
+  ...SETTLEMENT_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...OUTBOX_COMMANDS,
 ];
@@ -147,11 +164,12 @@ export const COMMANDS: Command[] = [
 export const COMMON_OPTIONS = '[--json] [--api-url URL]';
 
 export function usageOf(command: Command): string {
-  return `svc ${command.words.join(' ')} ${command.synopsis} ${COMMON_OPTIONS}`;
+  return ['svc', ...command.words, command.synopsis, COMMON_OPTIONS].filter(Boolean).join(' ');
 }
 
 export function findCommand(group: string | undefined, action: string | undefined): Command | undefined {
-  return COMMANDS.find((c) => c.words[0] === group && c.words[1] === action);
+  // A one-word command takes no action word: what follows is a positional, for it to accept or refuse.
+  return COMMANDS.find((c) => c.words[0] === group && (c.words.length === 1 || c.words[1] === action));
 }
 
 export function groupCommands(group: string | undefined): Command[] {
@@ -175,5 +193,9 @@ export function generalUsage(): string {
     '',
     'The operator token comes from SVC_OPERATOR_TOKEN, else <DATA_DIR or .data>/operator-token',
     'in the current folder (written by `npm start`). There is no --token flag: argv is visible in ps.',
+    '',
+    'For developers, with a merchant\'s test key instead (svc listen --help):',
+    '  svc listen --forward-to URL   forward the project\'s events, signed, to a local URL',
+    '  svc trigger EVENT_TYPE        run a sandbox flow that emits the event',
   ].join('\n');
 }

@@ -6,6 +6,7 @@ import { ApiError, BadUrlError, CliError, createManagementClient, resolveBaseUrl
 import {
   COMMANDS, SHOWN_ONCE, findCommand, generalUsage, groupCommands, usageOf, type Command,
 } from './commands.js';
+import { developerCommand } from './developer-commands.js';
 
 /**
  * `svc`: parses argv, picks the command, calls the management API, prints the result.
@@ -82,7 +83,7 @@ function parseInvocation(argv: string[]): Invocation {
   } catch (err) {
     throw new UsageError((err as Error).message, commandUsage(command));
   }
-  const positionals = parsed.positionals.slice(2);
+  const positionals = parsed.positionals.slice(command.words.length);
   if (positionals.length < command.positionals.length) {
     throw new UsageError(`${command.positionals[positionals.length]} is required`, commandUsage(command));
   }
@@ -100,6 +101,9 @@ const asJson = (body: unknown) => `${JSON.stringify(body, null, 2)}\n`;
 
 /** Runs one `svc` invocation and returns its exit code; nothing here exits the process. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  // svc listen / svc trigger use a merchant's API key, not the operator token (developer-commands.ts).
+  const developer = developerCommand(argv);
+  if (developer) return developer(io);
   let invocation: Invocation;
   let baseUrl: string;
   try {

@@ -1,4 +1,4 @@
-import { id, required, wholeOf, type Command, type Values } from './command.js';
+import { id, limitProblem, pageLines, required, type Command, type Values } from './command.js';
 
 // `svc dead-letter …` and `svc outbox republish`: events a producing part's outbox relay parked,
 // and publishing again what a broker may have lost (docs/decisions.md, "Event durability").
@@ -29,15 +29,10 @@ export const OUTBOX_COMMANDS: Command[] = [
     synopsis: '--part payments|payouts|ledger [--limit N] [--cursor C]',
     options: ['part', 'limit', 'cursor'],
     positionals: [],
-    check: (values) =>
-      partProblem(values) ??
-      (values.limit === undefined || (wholeOf(values.limit) ?? 0) >= 1 ? undefined : '--limit must be a whole number of at least 1'),
+    check: (values) => partProblem(values) ?? limitProblem(values),
     call: (api, values) =>
       api.request('GET', `/dead-letters?${query(values, { limit: values.limit?.trim(), cursor: values.cursor })}`),
-    human: (body) => [
-      ...(body.data.length === 0 ? ['no parked events'] : body.data.map(deadLetterLine)),
-      ...(body.next_cursor ? [`more: --cursor ${body.next_cursor}`] : []),
-    ],
+    human: (body) => pageLines(body, deadLetterLine, 'no parked events'),
   },
   {
     words: ['dead-letter', 'republish'],

@@ -1,4 +1,6 @@
-import { csv, id, MODES, modeProblem, required, SHOWN_ONCE, wholeOf, type Command, type Values } from './command.js';
+import {
+  csv, id, limitProblem, MODES, modeProblem, pageLines, required, SHOWN_ONCE, type Command, type Values,
+} from './command.js';
 
 // `svc endpoint …` and `svc delivery …`: webhook endpoints and their delivery history.
 // The deployment's own address is the common `--api-url`, so `--url` here is the endpoint's.
@@ -104,16 +106,12 @@ export const WEBHOOK_COMMANDS: Command[] = [
     check: (values) => modeProblem(values) ??
       (values.status !== undefined && !DELIVERY_STATUSES.includes(values.status)
         ? `--status must be one of ${DELIVERY_STATUSES.join(', ')}; got "${values.status}"` : undefined) ??
-      (values.limit !== undefined && !(wholeOf(values.limit)! >= 1 && wholeOf(values.limit)! <= 200)
-        ? `--limit must be a whole number from 1 to 200, got "${values.limit}"` : undefined),
+      limitProblem(values),
     call: (api, values) => api.request('GET', scoped('/webhook-deliveries', values, {
       endpoint_id: values.endpoint, event_type: values['event-type'], status: values.status, limit: values.limit,
       cursor: values.cursor,
     })),
-    human: (body) => [
-      ...(body.data.length === 0 ? ['no deliveries'] : body.data.map(deliveryLine)),
-      ...(body.next_cursor ? [`more: --cursor ${body.next_cursor}`] : []),
-    ],
+    human: (body) => pageLines(body, deliveryLine, 'no deliveries'),
   },
   {
     words: ['delivery', 'show'],

@@ -3,8 +3,16 @@ import { DomainError, fromConnectError } from '../../services/shared/index.js';
 import { ConnectError } from '@connectrpc/connect';
 import { keyedFailure } from '../edge/idempotency.js';
 
+/** The contract code each error reply was sent with, for the gateway's metrics (http/metrics.ts). */
+const sentCodes = new WeakMap<FastifyReply, string>();
+
+export function errorCodeOf(reply: FastifyReply): string | undefined {
+  return sentCodes.get(reply);
+}
+
 /** Writes the contract's error envelope; status and type come from the one registry. */
 export function sendError(reply: FastifyReply, err: DomainError): FastifyReply {
+  sentCodes.set(reply, err.code);
   const error: Record<string, unknown> = { type: err.type, code: err.code, message: err.message };
   if (err.options.param) error.param = err.options.param;
   if (err.options.details !== undefined) error.details = err.options.details;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { DomainError, type Logger } from '../../services/shared/index.js';
+import { DomainError, drainTimeMs, type Logger } from '../../services/shared/index.js';
 
 // Shutdown of the gateway. On SIGTERM the server stops accepting connections and closes idle
 // keep-alive ones (forceCloseConnections: 'idle'); a request still arriving on a busy connection is
@@ -24,11 +24,6 @@ export function refuseWhileClosing(isClosing: () => boolean, reply: FastifyReply
   throw new DomainError('service_unavailable', 'This gateway is shutting down; retry the request.');
 }
 
-/** How long busy connections may drain: the timeout less a margin for closing the rest. */
-export function drainTimeMs(shutdownTimeoutMs: number): number {
-  return Math.max(0, shutdownTimeoutMs - Math.min(1_000, shutdownTimeoutMs / 5));
-}
-
 /** Closes the app; connections still open after the drain time are destroyed. */
 export async function closeGateway(app: FastifyInstance, shutdownTimeoutMs: number, logger: Logger): Promise<void> {
   const cut = setTimeout(() => {
@@ -40,12 +35,4 @@ export async function closeGateway(app: FastifyInstance, shutdownTimeoutMs: numb
   } finally {
     clearTimeout(cut);
   }
-}
-
-/** The last resort: whatever still runs (a pool that will not end), the process exits on time. */
-export function exitAfter(shutdownTimeoutMs: number, logger: Logger): void {
-  setTimeout(() => {
-    logger.error({ shutdownTimeoutMs }, 'shutdown did not finish in time; exiting');
-    process.exit(1);
-  }, shutdownTimeoutMs).unref();
 }

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, newId } from '../../services/shared/index.js';
 import { sendError, toDomainError } from './errors.js';
+import { endSpanWithResponse } from './tracing.js';
 
 // Errors the HTTP layer raises before any route runs: Node's parser refusing the bytes (headers
 // too large, a control byte in a header, a timed-out request) and the router refusing the URL. By
@@ -45,7 +46,7 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const domain = clientErrorOf(err);
   const requestId = newId('req');
-  this.log.debug({ err: { code: err.code, message: err.message }, requestId }, 'client error');
+  this.log.debug({ err: { code: err.code, message: err.message }, request_id: requestId }, 'client error');
   // A response already under way on this socket cannot be followed by another one.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) socket.write(rawErrorResponse(domain, requestId));
@@ -55,6 +56,8 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
 /** Fastify's frameworkErrors: a URL the router cannot decode, or a path parameter too long. */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
+  // No hook runs for these requests: their span, if traced, ends here.
+  endSpanWithResponse(request, reply);
   let domain: DomainError;
   if (error.code === 'FST_ERR_BAD_URL') {
     domain = new DomainError('malformed_request', 'The URL is not valid percent-encoded UTF-8.');

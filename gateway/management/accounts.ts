@@ -1,6 +1,6 @@
 import { DomainError } from '../../services/shared/index.js';
 import type { Mode } from '../store/index.js';
-import { ACTOR, projectNotFound, type ManageDeps, type ManageHandlers } from './context.js';
+import { actorOf, projectNotFound, type ManageDeps, type ManageHandlers } from './context.js';
 
 // Merchants, their projects' API keys and each key's rate limit. The gateway's store keeps them
 // and audits every change in the same transaction.
@@ -26,23 +26,40 @@ function perMinuteOf(value: unknown): number | null {
   );
 }
 
-export function accountHandlers({ store, clock }: ManageDeps): ManageHandlers {
+export function accountHandlers(deps: ManageDeps): ManageHandlers {
+  const { store, clock } = deps;
+  const actor = actorOf(deps);
   return {
     async createMerchant(request) {
-      return store.createMerchant((request.body as { name: string }).name, ACTOR, clock.now());
+      return store.createMerchant((request.body as { name: string }).name, actor, clock.now());
     },
 
     async verifyMerchant(request) {
       const { id } = request.params as { id: string };
-      const merchant = await store.verifyMerchant(id, ACTOR, clock.now());
+      const merchant = await store.verifyMerchant(id, actor, clock.now());
       if (!merchant) throw new DomainError('resource_not_found', `No merchant ${id}`, { param: 'id' });
       return merchant;
+    },
+
+    async rejectMerchant(request) {
+      const { id } = request.params as { id: string };
+      const reason = (request.body as { reason: string }).reason.trim();
+      if (!reason) throw new DomainError('validation_error', 'Say why the verification is rejected.', { param: 'reason' });
+      const result = await store.rejectVerification(id, reason, actor, clock.now());
+      if ('verification' in result) return result.verification;
+      if (result.refused === 'merchant_not_found') throw new DomainError('resource_not_found', `No merchant ${id}`, { param: 'id' });
+      throw new DomainError(
+        'invalid_state_transition',
+        result.refused === 'already_approved'
+          ? 'The merchant is verified already; live mode is open.'
+          : 'The merchant has no verification submission waiting for a decision.',
+      );
     },
 
     async createKey(request) {
       const { id } = request.params as { id: string };
       const body = request.body as { mode: Mode; name: string };
-      const result = await store.createKey(id, body.mode, body.name, ACTOR, clock.now());
+      const result = await store.createKey(id, body.mode, body.name, actor, clock.now());
       if ('refused' in result) {
         if (result.refused === 'project_not_found') throw projectNotFound(id);
         throw new DomainError(
@@ -63,7 +80,7 @@ export function accountHandlers({ store, clock }: ManageDeps): ManageHandlers {
 
     async revokeKey(request) {
       const { id } = request.params as { id: string };
-      const key = await store.revokeKey(id, ACTOR, clock.now());
+      const key = await store.revokeKey(id, actor, clock.now());
       if (!key) throw keyNotFound(id);
       return key;
     },
@@ -72,7 +89,7 @@ export function accountHandlers({ store, clock }: ManageDeps): ManageHandlers {
     async setKeyRateLimit(request) {
       const { id } = request.params as { id: string };
       const perMinute = perMinuteOf((request.body as { per_minute: unknown }).per_minute);
-      const key = await store.setKeyRateLimit(id, perMinute, ACTOR, clock.now());
+      const key = await store.setKeyRateLimit(id, perMinute, actor, clock.now());
       if (!key) throw keyNotFound(id);
       return key;
     },

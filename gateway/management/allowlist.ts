@@ -1,6 +1,6 @@
 import { DomainError } from '../../services/shared/index.js';
 import { MAX_ALLOWLIST_ENTRIES, normaliseEntry } from '../edge/ip-allowlist.js';
-import { ACTOR, projectNotFound, type ManageDeps, type ManageHandlers } from './context.js';
+import { actorOf, projectNotFound, type ManageDeps, type ManageHandlers } from './context.js';
 
 // What the contract leaves to "project settings in the dashboard" (Authentication item 7):
 // `GET` and `PUT /manage/v1/projects/:id/allowlist` with `{entries: [...]}`. A PUT replaces the
@@ -39,7 +39,8 @@ export function normalisedEntries(value: unknown): string[] {
   return entries;
 }
 
-export function allowlistHandlers({ store, clock }: ManageDeps): ManageHandlers {
+export function allowlistHandlers(deps: ManageDeps): ManageHandlers {
+  const { store, clock } = deps;
   return {
     async getAllowlist(request) {
       const { id } = request.params as { id: string };
@@ -51,7 +52,7 @@ export function allowlistHandlers({ store, clock }: ManageDeps): ManageHandlers 
     async setAllowlist(request) {
       const { id } = request.params as { id: string };
       const entries = normalisedEntries((request.body as { entries: unknown }).entries);
-      const list = await store.setAllowlist(id, entries, ACTOR, clock.now());
+      const list = await store.setAllowlist(id, entries, actorOf(deps), clock.now());
       if (!list) throw projectNotFound(id);
       return list;
     },

@@ -9,14 +9,20 @@ export interface ManageDeps {
   store: GatewayStore;
   clock: Clock;
   clients: GatewayClients;
+  /** Who the audit log names: the operator unless the dashboard calls as one of its users. */
+  actor?: string;
 }
 
-export type ManageHandler = (request: FastifyRequest<any>) => Promise<unknown>;
+/** What a handler reads of a request, so the dashboard can call the same handlers for its session's project. */
+export type ManageRequest = Pick<FastifyRequest, 'params' | 'query' | 'body'>;
+export type ManageHandler = (request: ManageRequest) => Promise<unknown>;
 /** Each handler file offers the handlers of its operations; together they must cover the table. */
 export type ManageHandlers = Partial<Record<ManageOperationId, ManageHandler>>;
 
-/** Who the audit log names: the token is the deployment's, not a person's. */
+/** Who the audit log names for the operator token: the deployment's, not a person's. */
 export const ACTOR = 'operator';
+
+export const actorOf = (deps: ManageDeps): string => deps.actor ?? ACTOR;
 
 export const projectNotFound = (projectId: string) =>
   new DomainError('resource_not_found', `No project ${projectId}`, { param: 'id' });
@@ -36,5 +42,5 @@ export async function projectScope(store: GatewayStore, projectId: string, mode:
 export async function audit(
   deps: ManageDeps, action: string, subject: Parameters<GatewayStore['recordAudit']>[3],
 ): Promise<void> {
-  await deps.store.recordAudit(ACTOR, action, deps.clock.now(), subject);
+  await deps.store.recordAudit(actorOf(deps), action, deps.clock.now(), subject);
 }

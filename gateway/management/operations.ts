@@ -2,16 +2,19 @@
 // `svc` CLI. Routes and validation are made from this table, as /v1's are from
 // services/shared/contract/operations.ts.
 import {
-  AllowlistBody, DeadLetterListQuery, DeliveryListQuery, EndpointBody, EndpointUpdateBody, KeyBody, MerchantBody,
-  modeQuery, partQuery, RateLimitBody, RepublishBody, RoutingRuleBody,
+  AllowlistBody, DeadLetterListQuery, DeliveryListQuery, EndpointBody, EndpointUpdateBody, KeyBody, MerchantBody, RejectBody,
+  modeQuery, optionalModeQuery, PageQuery, partQuery, ProviderAccountBody, RateLimitBody, RepublishBody, RoutingRuleBody, SyncBody,
 } from './schemas.js';
 
 export type ManageOperationId =
-  | 'createMerchant' | 'verifyMerchant' | 'createKey' | 'listKeys' | 'revokeKey' | 'setKeyRateLimit'
+  | 'getStatus' | 'listMerchants' | 'listProjects'
+  | 'createMerchant' | 'verifyMerchant' | 'rejectMerchant' | 'createKey' | 'listKeys' | 'revokeKey' | 'setKeyRateLimit'
   | 'getAllowlist' | 'setAllowlist' | 'createRoutingRule' | 'listRoutingRules' | 'deleteRoutingRule'
   | 'createWebhookEndpoint' | 'listWebhookEndpoints' | 'getWebhookEndpoint' | 'updateWebhookEndpoint'
   | 'disableWebhookEndpoint' | 'enableWebhookEndpoint' | 'rotateWebhookSecret'
   | 'listWebhookDeliveries' | 'getWebhookDelivery' | 'resendWebhookDelivery'
+  | 'connectProviderAccount' | 'listProviderAccounts' | 'getProviderAccount' | 'disableProviderAccount'
+  | 'enableProviderAccount' | 'testProviderAccount' | 'importSettlementReport' | 'syncSettlements'
   | 'listDeadLetters' | 'republishDeadLetter' | 'republishOutbox';
 
 export interface ManageOperation {
@@ -28,11 +31,18 @@ export interface ManageOperation {
 const op = (o: ManageOperation) => o;
 const endpoint = '/manage/v1/projects/:id/webhook-endpoints/:endpoint';
 const delivery = '/manage/v1/projects/:id/webhook-deliveries/:delivery';
+const providerAccount = '/manage/v1/provider-accounts/:id';
 
 export const MANAGE_OPERATIONS: ManageOperation[] = [
+  // What exists: merchants, their projects and keys per mode.
+  op({ id: 'getStatus', method: 'GET', path: '/manage/v1/status', status: 200 }),
+  op({ id: 'listMerchants', method: 'GET', path: '/manage/v1/merchants', status: 200, query: PageQuery }),
+  op({ id: 'listProjects', method: 'GET', path: '/manage/v1/merchants/:id/projects', status: 200, query: PageQuery }),
   // Merchants and API keys (the store audits each change in the same transaction).
   op({ id: 'createMerchant', method: 'POST', path: '/manage/v1/merchants', status: 201, body: MerchantBody }),
   op({ id: 'verifyMerchant', method: 'POST', path: '/manage/v1/merchants/:id/verify', status: 200 }),
+  // Rejects the merchant's pending verification submission with the reason the merchant reads.
+  op({ id: 'rejectMerchant', method: 'POST', path: '/manage/v1/merchants/:id/reject', status: 200, body: RejectBody }),
   op({ id: 'createKey', method: 'POST', path: '/manage/v1/projects/:id/keys', status: 201, body: KeyBody }),
   op({ id: 'listKeys', method: 'GET', path: '/manage/v1/projects/:id/keys', status: 200 }),
   op({ id: 'revokeKey', method: 'POST', path: '/manage/v1/keys/:id/revoke', status: 200 }),
@@ -60,6 +70,18 @@ export const MANAGE_OPERATIONS: ManageOperation[] = [
     query: DeliveryListQuery }),
   op({ id: 'getWebhookDelivery', method: 'GET', path: delivery, status: 200, query: modeQuery }),
   op({ id: 'resendWebhookDelivery', method: 'POST', path: `${delivery}/resend`, status: 200, query: modeQuery }),
+  // Accounts at licensed providers, kept by routing-risk, with their credentials kept by payments.
+  op({ id: 'connectProviderAccount', method: 'POST', path: '/manage/v1/projects/:id/provider-accounts', status: 201,
+    body: ProviderAccountBody }),
+  op({ id: 'listProviderAccounts', method: 'GET', path: '/manage/v1/projects/:id/provider-accounts', status: 200,
+    query: optionalModeQuery }),
+  op({ id: 'getProviderAccount', method: 'GET', path: providerAccount, status: 200 }),
+  op({ id: 'disableProviderAccount', method: 'POST', path: `${providerAccount}/disable`, status: 200 }),
+  op({ id: 'enableProviderAccount', method: 'POST', path: `${providerAccount}/enable`, status: 200 }),
+  op({ id: 'testProviderAccount', method: 'POST', path: `${providerAccount}/test`, status: 200 }),
+  // Their settlements into the ledger: Adyen's report uploaded as text/csv, Stripe's payouts from its API.
+  op({ id: 'importSettlementReport', method: 'POST', path: `${providerAccount}/settlement-reports`, status: 200 }),
+  op({ id: 'syncSettlements', method: 'POST', path: `${providerAccount}/settlement-sync`, status: 200, body: SyncBody }),
   // Parked outbox events, kept by each producing part.
   op({ id: 'listDeadLetters', method: 'GET', path: '/manage/v1/dead-letters', status: 200, query: DeadLetterListQuery }),
   op({ id: 'republishDeadLetter', method: 'POST', path: '/manage/v1/dead-letters/:event_id/republish', status: 200,

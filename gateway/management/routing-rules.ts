@@ -25,7 +25,7 @@ interface RuleBody {
 
 // Whole numbers are checked here rather than by type in the schema, so "5" or 1.5 is refused by
 // name instead of coerced, and amounts stay exact on their way to int64.
-function wholeNumber(value: unknown, param: string): number {
+export function wholeNumber(value: unknown, param: string): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalidField(param, `${param} must be a whole number`);
   return value;
 }

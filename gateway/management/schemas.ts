@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '../../services/shared/index.js';
+import { EVENT_TYPES, PAGE_LIMIT_SCHEMA } from '../../services/shared/index.js';
 import { MODES } from '../../services/shared/contract/enums.js';
 import { OUTBOX_PARTS } from '../clients.js';
 
@@ -9,9 +9,19 @@ import { OUTBOX_PARTS } from '../clients.js';
 const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
 export const mode = { type: 'string', enum: [...MODES] } as const;
 export const modeQuery = { type: 'object', additionalProperties: false, required: ['mode'], properties: { mode } };
+export const optionalModeQuery = { type: 'object', additionalProperties: false, properties: { mode } };
+
+/** A page of merchants or of a merchant's projects, oldest first. */
+export const PageQuery = {
+  type: 'object', additionalProperties: false, properties: { limit: PAGE_LIMIT_SCHEMA, cursor: { type: 'string' } },
+};
 
 export const MerchantBody = {
   type: 'object', additionalProperties: false, required: ['name'], properties: { name },
+};
+export const RejectBody = {
+  type: 'object', additionalProperties: false, required: ['reason'],
+  properties: { reason: { type: 'string', minLength: 1, maxLength: 500 } },
 };
 export const KeyBody = {
   type: 'object', additionalProperties: false, required: ['mode', 'name'], properties: { mode, name },
@@ -41,6 +51,29 @@ export const RoutingRuleBody = {
   },
 };
 
+// Credential values are strings the provider defines; which fields each provider needs is checked by
+// payments (services/payments/provider-credentials/fields.ts), which names every missing one.
+export const ProviderAccountBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['mode', 'provider', 'name', 'credentials'],
+  properties: {
+    mode,
+    provider: { type: 'string', minLength: 1, maxLength: 64 },
+    name: { type: 'string', minLength: 1, maxLength: 100 },
+    credentials: {
+      type: 'object', maxProperties: 10,
+      additionalProperties: { type: 'string', maxLength: 4096 },
+      propertyNames: { maxLength: 64 },
+    },
+    payment_method_types: list,
+    currencies: list,
+    countries: list,
+    fee_fixed: {},
+    fee_bps: {},
+  },
+};
+
 const events = {
   type: 'array', minItems: 1, maxItems: EVENT_TYPES.length + 1, items: { type: 'string', minLength: 1, maxLength: 64 },
 } as const;
@@ -58,7 +91,7 @@ export const DeliveryListQuery = {
   properties: {
     mode, endpoint_id: { type: 'string', minLength: 1 }, event_type: { type: 'string', minLength: 1 },
     status: { type: 'string', enum: ['pending', 'delivering', 'succeeded', 'failed', 'exhausted'] },
-    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 }, cursor: { type: 'string' },
+    limit: PAGE_LIMIT_SCHEMA, cursor: { type: 'string' },
   },
 };
 
@@ -66,9 +99,14 @@ const part = { type: 'string', enum: OUTBOX_PARTS } as const;
 export const partQuery = { type: 'object', additionalProperties: false, required: ['part'], properties: { part } };
 export const DeadLetterListQuery = {
   type: 'object', additionalProperties: false, required: ['part'],
-  properties: { part, limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 }, cursor: { type: 'string' } },
+  properties: { part, limit: PAGE_LIMIT_SCHEMA, cursor: { type: 'string' } },
 };
 export const RepublishBody = {
   type: 'object', additionalProperties: false, required: ['since'],
   properties: { since: { type: 'string', minLength: 1, maxLength: 64 } },
+};
+
+/** A settlement sync: from when (the provider's batches created since), else all it lists. */
+export const SyncBody = {
+  type: 'object', additionalProperties: false, properties: { since: { type: 'string', minLength: 1, maxLength: 40 } },
 };

@@ -3,14 +3,33 @@ import type { Pool } from '../../services/shared/index.js';
 import { createAllowlistStore } from './allowlists.js';
 import { createIdempotencyStore } from './idempotency.js';
 import { createKeyStore } from './keys.js';
+import { createMailedLinkStore } from './mailed-links.js';
+import { createOperatorConsoleStore } from './operator-console.js';
+import { createOperatorSessionStore } from './operator-sessions.js';
+import { createOverviewStore } from './overview.js';
 import { createRateLimitStore } from './rate-limits.js';
+import { createRequestLogStore } from './request-log.js';
+import { createSessionStore } from './sessions.js';
+import { createSignInThrottleStore } from './sign-in-throttle.js';
+import { createUserStore } from './users.js';
+import { createVerificationStore } from './verification.js';
 
 export type { AllowlistView } from './allowlists.js';
 export type { ClaimResult, IdempotencyScope } from './idempotency.js';
 export type { ApiKeyView, Identity, Mode } from './keys.js';
 export { KEY_PREFIX } from './keys.js';
+export type { MerchantStatus, MerchantView, ModeView, ProjectStatus, ProjectView } from './overview.js';
 export type { Admission, KeyWithRateLimit, WindowCounts } from './rate-limits.js';
 export { RATE_WINDOW_MS } from './rate-limits.js';
+export type { RequestLogEntry } from './request-log.js';
+export { REQUEST_LOG_KEEP } from './request-log.js';
+export type { InvitationView } from './mailed-links.js';
+export type { AuditEntryView, OperatorMerchantView, RequestLogView, VerificationSubmissionView } from './dashboard-views.js';
+export { runWithAuditAddress } from './audit-address.js';
+export type { SessionContext } from './sessions.js';
+export type { MemberView, Role, UserRow } from './users.js';
+export { userActor } from './users.js';
+export type { VerificationDetails, VerificationView } from './verification.js';
 
 export function createStore(pool: Pool) {
   return {
@@ -18,6 +37,17 @@ export function createStore(pool: Pool) {
     ...createIdempotencyStore(pool),
     ...createRateLimitStore(pool),
     ...createAllowlistStore(pool),
+    ...createOverviewStore(pool),
+    ...createRequestLogStore(pool),
+    // The dashboard's users, sessions and what it mails (gateway/dashboard/).
+    ...createUserStore(pool),
+    ...createSessionStore(pool),
+    ...createMailedLinkStore(pool),
+    ...createSignInThrottleStore(pool),
+    ...createVerificationStore(pool),
+    // The dashboard's operator console: its sessions and what it reads.
+    ...createOperatorSessionStore(pool),
+    ...createOperatorConsoleStore(pool),
   };
 }
 

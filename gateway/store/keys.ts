@@ -1,4 +1,5 @@
 import { newId, newSecret, sha256Hex, withTransaction, type Pool, type Queryable } from '../../services/shared/index.js';
+import { auditAddress } from './audit-address.js';
 
 /** Merchants, projects, API keys and the audit log. */
 
@@ -23,6 +24,8 @@ export interface ApiKeyView {
   prefix: string;
   created_at: string;
   revoked_at: string | null;
+  /** When a request last presented the key, to the minute (store/rate-limits.ts); null if never. */
+  last_used_at: string | null;
 }
 
 export const KEY_PREFIX = { test: 'svc_sk_test_', live: 'svc_sk_live_' } as const;
@@ -38,18 +41,22 @@ export function keyView(r: Record<string, any>): ApiKeyView {
     prefix: r.prefix,
     created_at: new Date(r.created_at).toISOString(),
     revoked_at: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
+    last_used_at: r.last_used_at ? new Date(r.last_used_at).toISOString() : null,
   };
 }
 
-/** Every change an operator makes is written to the audit log, in the change's transaction. */
+/**
+ * Every change an operator or a dashboard user makes is written to the audit log, in the change's
+ * transaction, with the address of the request that made it (audit-address.ts).
+ */
 export async function audit(db: Queryable, actor: string, action: string, at: Date, ids: {
   merchantId?: string; projectId?: string; targetId?: string; data?: Record<string, unknown>;
 }): Promise<void> {
   await db.query(
-    `INSERT INTO audit_log (id, actor, action, merchant_id, project_id, target_id, data, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    `INSERT INTO audit_log (id, actor, action, merchant_id, project_id, target_id, data, created_at, client_address)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [newId('aud', at), actor, action, ids.merchantId ?? null, ids.projectId ?? null, ids.targetId ?? null,
-      JSON.stringify(ids.data ?? {}), at],
+      JSON.stringify(ids.data ?? {}), at, auditAddress()],
   );
 }
 
@@ -71,20 +78,26 @@ export function toIdentity(r: Record<string, any>): Identity {
   };
 }
 
+/**
+ * A merchant with its default project, audited, in the caller's transaction: the management API
+ * creates one alone, dashboard registration together with its owner (store/users.ts).
+ */
+export async function insertMerchant(tx: Queryable, name: string, actor: string, at: Date) {
+  const merchant = { id: newId('mer', at), name, verification_status: 'pending', created_at: at.toISOString() };
+  const project = { id: newId('prj', at), name: 'Default project', created_at: at.toISOString() };
+  await tx.query('INSERT INTO merchants (id, name, created_at) VALUES ($1, $2, $3)', [merchant.id, name, at]);
+  await tx.query('INSERT INTO projects (id, merchant_id, name, created_at) VALUES ($1, $2, $3, $4)', [
+    project.id, merchant.id, project.name, at,
+  ]);
+  await audit(tx, actor, 'merchant.created', at, { merchantId: merchant.id, projectId: project.id });
+  return { merchant, project };
+}
+
 export function createKeyStore(pool: Pool) {
   return {
     /** A merchant with its default project, audited. */
     async createMerchant(name: string, actor: string, at: Date) {
-      const merchant = { id: newId('mer', at), name, verification_status: 'pending', created_at: at.toISOString() };
-      const project = { id: newId('prj', at), name: 'Default project', created_at: at.toISOString() };
-      await withTransaction(pool, async (tx) => {
-        await tx.query('INSERT INTO merchants (id, name, created_at) VALUES ($1, $2, $3)', [merchant.id, name, at]);
-        await tx.query('INSERT INTO projects (id, merchant_id, name, created_at) VALUES ($1, $2, $3, $4)', [
-          project.id, merchant.id, project.name, at,
-        ]);
-        await audit(tx, actor, 'merchant.created', at, { merchantId: merchant.id, projectId: project.id });
-      });
-      return { merchant, project };
+      return withTransaction(pool, (tx) => insertMerchant(tx, name, actor, at));
     },
 
     async verifyMerchant(merchantId: string, actor: string, at: Date) {
@@ -95,6 +108,11 @@ export function createKeyStore(pool: Pool) {
           [merchantId, at],
         );
         if (rows.length === 0) return undefined;
+        // The submission waiting for this decision is decided with it (verification.ts).
+        await tx.query(
+          `UPDATE verification_submissions SET status = 'approved', decided_at = $2 WHERE merchant_id = $1 AND status = 'pending'`,
+          [merchantId, at],
+        );
         await audit(tx, actor, 'merchant.verified', at, { merchantId });
         const r = rows[0];
         return {

@@ -8,7 +8,7 @@ gateway:
   calls: [payments, routing-risk, ledger, payouts, webhooks]
   internet: false
 payments:
-  calls: [routing-risk]
+  calls: [routing-risk, ledger]
   internet: true
 routing-risk:
   calls: []
@@ -17,7 +17,7 @@ ledger:
   calls: []
   internet: false
 payouts:
-  calls: [routing-risk, ledger]
+  calls: [routing-risk, ledger, payments]
   internet: true
 webhooks:
   calls: []
@@ -75,7 +75,7 @@ app.kubernetes.io/component: {{ .part }}
 app.kubernetes.io/component: {{ .part }}
 {{- end }}
 
-{{/* The Secret holding DATABASE_URL, NATS_URL, OPERATOR_TOKEN, WEBHOOK_SECRET_KEY. */}}
+{{/* The Secret holding DATABASE_URL, NATS_URL, OPERATOR_TOKEN, INTERNAL_TOKEN, INTERNAL_CALLERS, WEBHOOK_SECRET_KEY, PROVIDER_SECRET_KEY. */}}
 {{- define "svc.secretName" -}}
 {{- .Values.secrets.existingSecret | default (include "svc.fullname" .) }}
 {{- end }}
@@ -118,8 +118,23 @@ app.kubernetes.io/component: {{ .part }}
 - name: GRPC_PORT
   value: {{ $root.Values.grpcPort | quote }}
 {{- end }}
+{{- /* GET /metrics on its own port, apart from the API (services/shared/metrics.ts). */}}
+- name: METRICS_PORT
+  value: {{ $root.Values.metrics.port | quote }}
+{{- with $root.Values.otel.endpoint }}
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
+{{- /* Every part presents INTERNAL_TOKEN to the parts it calls and admits it and INTERNAL_CALLERS. */}}
+{{- include "svc.secretEnv" (dict "root" $root "name" "INTERNAL_TOKEN" "optional" false) | nindent 0 }}
+{{- if ne .part "gateway" }}
+{{- include "svc.secretEnv" (dict "root" $root "name" "INTERNAL_CALLERS" "optional" true) | nindent 0 }}
+{{- end }}
 {{- if eq .part "webhooks" }}
 {{- include "svc.secretEnv" (dict "root" $root "name" "WEBHOOK_SECRET_KEY" "optional" true) | nindent 0 }}
+{{- end }}
+{{- if eq .part "payments" }}
+{{- include "svc.secretEnv" (dict "root" $root "name" "PROVIDER_SECRET_KEY" "optional" true) | nindent 0 }}
 {{- end }}
 {{- range $peer := (index $topology .part).calls }}
 - name: {{ $peer | upper | replace "-" "_" }}_URL
@@ -163,6 +178,13 @@ volumes:
 {{- end }}
 
 {{/* Egress rules to DNS, Postgres and, if "nats" is true, NATS; called with (dict "root" $ "nats" BOOL). */}}
+{{- /* The port of otel.endpoint: the URL's own, or its scheme's. */}}
+{{- define "svc.otelPort" -}}
+{{- $url := urlParse .Values.otel.endpoint }}
+{{- $port := regexFind ":[0-9]+$" $url.host | trimPrefix ":" }}
+{{- $port | default (eq $url.scheme "https" | ternary "443" "80") }}
+{{- end }}
+
 {{- define "svc.egressInfra" -}}
 {{- $egress := .root.Values.networkPolicy.egress }}
 - ports:

@@ -1,12 +1,13 @@
 // `npm start`: the whole service in one process. With DATABASE_URL / NATS_URL it uses those;
 // without them an embedded Postgres (data under DATA_DIR) and an in-process event bus.
-import { bootstrapLocal } from '../../gateway/index.js';
+import { DASHBOARD_PATH, DOCS_PATH, OPENAPI_PATH, bootstrapLocal, consoleMailer } from '../../gateway/index.js';
 import {
-  JetStreamBus, MemoryBus, checkBroker, createLogger, createPool, exitOnStartupError, loadConfig, onShutdown, systemClock,
+  JetStreamBus, MemoryBus, Metrics, checkBroker, serveMetricsIfConfigured, createLogger, createPool, exitOnStartupError, loadConfig, onShutdown, startTracing, systemClock,
   type EventBus,
 } from '../shared/index.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { loadOrCreateOperatorToken, operatorTokenPath } from './operator-token.js';
+import { loadOrCreateProviderSecretKey } from './provider-secret-key.js';
 import { startStack } from './stack.js';
 
 // A laptop run listens on loopback only and keeps its logs quiet unless told otherwise.
@@ -17,6 +18,8 @@ env.PUBLIC_BASE_URL ??= `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOS
 try {
   const config = loadConfig(env);
   const logger = createLogger('svc', config.logLevel);
+  // One tracer provider for all six parts of this process, before any is built.
+  const tracing = await startTracing('svc', config);
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
@@ -32,8 +35,14 @@ try {
   // Every part runs here, producers included: the bus must carry their largest event.
   if (bus instanceof JetStreamBus) checkBroker(await bus.facts(), logger);
   if (!config.operatorToken) config.operatorToken = (await loadOrCreateOperatorToken(config.dataDir)).token;
+  // With the embedded database the key lives beside it; with DATABASE_URL it is the deployment's to set.
+  if (!config.providerSecretKey && embedded) config.providerSecretKey = await loadOrCreateProviderSecretKey(config.dataDir);
 
-  const stack = await startStack({ config, databaseUrl, bus, logger });
+  // Without a mail server, password resets and invitations are printed here for the person at the terminal.
+  // One registry and one endpoint (METRICS_PORT) for all six parts of this process.
+  const metrics = new Metrics();
+  const stack = await startStack({ config, databaseUrl, bus, logger, mailer: consoleMailer(), metrics });
+  const metricsServer = await serveMetricsIfConfigured(metrics, config, logger);
 
   const gatewayPool = createPool(databaseUrl, 'gateway', 1);
   const first = await bootstrapLocal(gatewayPool, systemClock);
@@ -42,6 +51,9 @@ try {
   const lines = [
     '',
     `svc is running at ${stack.baseUrl}`,
+    `  dashboard: ${stack.baseUrl}${DASHBOARD_PATH}/ (sign up there, or use the test key below)`,
+    `  API reference: ${stack.baseUrl}${DOCS_PATH} (OpenAPI document: ${stack.baseUrl}${OPENAPI_PATH})`,
+    ...(metricsServer ? [`  Prometheus metrics: http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${metricsServer.port}/metrics`] : []),
     `  database: ${embedded ? 'embedded Postgres' : 'DATABASE_URL'}; events: ${config.natsUrl ? 'NATS JetStream' : 'in-process bus'}`,
   ];
   if (first) {
@@ -60,10 +72,12 @@ try {
   process.stdout.write(`${lines.join('\n')}\n\n`);
 
   onShutdown(logger, async () => {
+    await metricsServer?.close();
     await stack.close();
     await bus.close();
     await embedded?.stop();
-  });
+    await tracing?.shutdown();
+  }, config.shutdownTimeoutMs);
 } catch (err) {
   exitOnStartupError(err);
 }

@@ -1,18 +1,21 @@
 import { createClient } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import { ProviderPayoutsService } from '../../proto/gen/svc/payments/v1/provider_payouts_pb.js';
+import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import * as gateway from '../../gateway/index.js';
 import * as ledger from '../ledger/index.js';
 import * as payments from '../payments/index.js';
 import type { Connector } from '../payments/index.js';
+import { LICENSED_CONNECTORS } from '../payments/licensed-connectors.js';
 import type { PayoutConnector } from '../payouts/index.js';
 import * as payouts from '../payouts/index.js';
 import * as routingRisk from '../routing-risk/index.js';
 import * as webhooks from '../webhooks/index.js';
 import {
-  createPool, listen, migrate, systemClock,
-  type Clock, type Config, type EventBus, type Logger, type Pool, type ServiceDeps, type ServicePart,
+  createPool, listen, migrate, newInternalToken, systemClock,
+  type Clock, type Metrics, type Config, type EventBus, type Logger, type Pool, type ServiceDeps, type ServicePart,
 } from '../shared/index.js';
 
 export interface StackOptions {
@@ -21,10 +24,17 @@ export interface StackOptions {
   bus: EventBus;
   logger: Logger;
   clock?: Clock;
-  /** Licensed providers' connectors by provider code (docs/connectors.md). */
+  /**
+   * Connectors by provider code that replace the shipped ones (LICENSED_CONNECTORS) or add to
+   * them: tests' fakes (docs/connectors.md).
+   */
   connectors?: Record<string, Connector>;
   /** Payout connectors by provider code; one named like a demo provider replaces it. */
   payoutConnectors?: Record<string, PayoutConnector>;
+  /** How the dashboard mails; the gateway's log by default, the console in `npm start`. */
+  mailer?: gateway.Mailer;
+  /** One registry for every part of this process (main.ts serves it on METRICS_PORT). */
+  metrics?: Metrics;
 }
 
 export interface Stack {
@@ -32,6 +42,8 @@ export interface Stack {
   baseUrl: string;
   /** gRPC base URL of each service part. */
   serviceUrls: Record<string, string>;
+  /** The credential the parts admit for every project: INTERNAL_TOKEN, or one made for this process. */
+  internalToken: string;
   gateway: FastifyInstance;
   close(): Promise<void>;
 }
@@ -39,15 +51,18 @@ export interface Stack {
 /** All six parts in one process calling each other in-process; each also on a loopback gRPC port, the gateway on config.port. */
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const clock = opts.clock ?? systemClock;
+  // Nothing to configure on one machine: without INTERNAL_TOKEN the parts share one made now, in memory.
+  const internalToken = opts.config.internalToken ?? newInternalToken();
+  const config: Config = { ...opts.config, internalToken };
   const pools: Pool[] = [];
   const parts: ServicePart[] = [];
   const serviceUrls: Record<string, string> = {};
 
   async function depsFor(info: { name: string; schema: string; dir: string }): Promise<ServiceDeps> {
-    const pool = createPool(opts.databaseUrl, info.schema, opts.config.databasePoolSize);
+    const pool = createPool(opts.databaseUrl, info.schema, config.databasePoolSize);
     pools.push(pool);
     await migrate(pool, info.schema, info.dir);
-    return { pool, bus: opts.bus, clock, logger: opts.logger.child({ part: info.name }), config: opts.config };
+    return { pool, bus: opts.bus, clock, logger: opts.logger.child({ part: info.name }), config, metrics: opts.metrics };
   }
 
   async function run(part: ServicePart): Promise<ServicePart> {
@@ -62,23 +77,30 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     // Parts call each other in-process (part.transport: same interceptors, no socket); each still
     // listens on its own port for outside callers and probes (serviceUrls).
     const routing = await run(routingRisk.build(await depsFor(routingRisk.PART)));
+    // Before payments, whose scheduled settlement sync hands batches to it.
+    const ledgerPart = await run(ledger.build(await depsFor(ledger.PART)));
     const paymentsDeps = await depsFor(payments.PART);
     const paymentsPart = await run(
       payments.build({
-        ...paymentsDeps, routing: createClient(RoutingService, routing.transport), connectors: opts.connectors,
+        ...paymentsDeps,
+        routing: createClient(RoutingService, routing.transport),
+        providerAccounts: createClient(ProviderAccountsService, routing.transport),
+        ledger: createClient(LedgerService, ledgerPart.transport),
+        connectorFactories: LICENSED_CONNECTORS,
+        connectors: opts.connectors,
       }),
     );
-    const ledgerPart = await run(ledger.build(await depsFor(ledger.PART)));
     const payoutsDeps = await depsFor(payouts.PART);
     const payoutsPart = await run(payouts.build({
       ...payoutsDeps,
       routing: createClient(RoutingService, routing.transport),
       ledger: createClient(LedgerService, ledgerPart.transport),
+      payments: createClient(ProviderPayoutsService, paymentsPart.transport),
       connectors: opts.payoutConnectors,
     }));
     const webhooksPart = await run(webhooks.build(await depsFor(webhooks.PART)));
 
-    const gatewayPool = createPool(opts.databaseUrl, gateway.PART.schema, opts.config.databasePoolSize);
+    const gatewayPool = createPool(opts.databaseUrl, gateway.PART.schema, config.databasePoolSize);
     pools.push(gatewayPool);
     await migrate(gatewayPool, gateway.PART.schema, gateway.PART.dir);
     const app = gateway.build({
@@ -92,19 +114,23 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       }),
       clock,
       logger: opts.logger.child({ part: 'gateway' }),
-      config: opts.config,
-      operatorToken: opts.config.operatorToken,
+      config,
+      operatorToken: config.operatorToken,
+      mailer: opts.mailer,
+      metrics: opts.metrics,
     });
-    await app.listen({ port: opts.config.port, host: opts.config.host });
+    await app.listen({ port: config.port, host: config.host });
     const address = app.server.address() as { port: number };
-    const host = opts.config.host === '0.0.0.0' ? '127.0.0.1' : opts.config.host;
+    const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
 
     return {
       baseUrl: `http://${host}:${address.port}`,
       serviceUrls,
+      internalToken,
       gateway: app,
       async close() {
-        await app.close();
+        // As the gateway's own process closes it: connections still open after the drain are cut.
+        await gateway.closeGateway(app, config.shutdownTimeoutMs, opts.logger);
         for (const part of parts.reverse()) await part.close();
         await Promise.all(pools.map((p) => p.end()));
       },

@@ -35,9 +35,10 @@ export function createLedgerConsumer(deps: LedgerConsumerDeps) {
     const movement = movementFromEvent(event);
     if (!movement) return;
     // A refund settles in its payment's provider batches, so it waits for the payment's
-    // transaction; the rest of its batch is recorded meanwhile.
+    // transaction, and a refund's reversal for the refund's; the rest of its batch is recorded meanwhile.
     if (!(await record({ event, movement }))) {
-      throw new NotReadyError(`${event.type} ${event.id}: payment ${movement.paymentId} not recorded yet`);
+      const waitsFor = movement.reversesRefund ? `refund ${movement.entityId}` : `payment ${movement.paymentId}`;
+      throw new NotReadyError(`${event.type} ${event.id}: ${waitsFor} not recorded yet`);
     }
   };
 }

@@ -11,7 +11,7 @@ function txn(id: string, fields: Partial<TransactionRecord>): TransactionRecord 
   return {
     id, scope: { merchantId: 'mer_1', projectId: 'prj_1', mode: 'test' }, type: 'payment', status: 'successful',
     entityType: 'payment', entityId: id.replace('txn', 'pay'), paymentId: null, amount: 1000n, currency: 'EUR', feeAmount: 30n,
-    providerName: 'Demo Alpha', providerAccountId: 'pac_demo_alpha', providerReference: null, paymentMethod: 'card',
+    netAmount: 970n, providerName: 'Demo Alpha', providerAccountId: 'pac_demo_alpha', providerReference: null, paymentMethod: 'card',
     country: null, processingTimeMs: null, failureCode: null, settlementId: null,
     occurredAt: new Date(asOf.getTime() - 2 * DAY), ...fields,
   };

@@ -2,7 +2,7 @@
 // payment, refund and payout events and emits settlement.created. docs/ledger.md describes it.
 import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import {
-  assemblePart, createRelay, every, type PartInfo, type ServiceDeps, type ServicePart, type Subscription,
+  assemblePart, createRelay, every, measuredBus, type PartInfo, type ServiceDeps, type ServicePart, type Subscription,
 } from '../shared/index.js';
 import { IN_FLIGHT, createLedgerConsumer } from './consumer.js';
 import { createDemoSettlement } from './demo-settlement.js';
@@ -44,7 +44,7 @@ export function build(deps: ServiceDeps): ServicePart {
     async start() {
       // One subject for the whole stream: NATS 2.9 takes a single filter subject. Events that move
       // no money (and the ledger's own settlement.created) are passed over by the handler.
-      subscription = await deps.bus.consume(CONSUMER, [`${deps.config.natsSubjectPrefix}.>`], (event) => handle(event), {
+      subscription = await measuredBus(deps.metrics, deps.bus).consume(CONSUMER, [`${deps.config.natsSubjectPrefix}.>`], (event) => handle(event), {
         concurrency: IN_FLIGHT,
       });
       sweep.start();

@@ -34,6 +34,30 @@ test('every kind of movement posts a balanced entry', () => {
   assert.equal(movementLines({ type: 'payment', amount: 100n, feeAmount: 0n, providerAccountId: 'pac_a' }).length, 2);
 });
 
+test('a refund and the adjustment reversing it (failed after acceptance) leave every account as before', () => {
+  const lines = [
+    ...movementLines({ type: 'payment', amount: 5_000n, feeAmount: 145n, providerAccountId: 'pac_a' }),
+    ...movementLines({ type: 'refund', amount: -1_000n, feeAmount: 0n, providerAccountId: 'pac_a' }),
+    ...movementLines({ type: 'adjustment', amount: 1_000n, feeAmount: 0n, providerAccountId: 'pac_a' }),
+  ];
+  assert.ok(isBalanced(lines));
+  const b = balanceOf('EUR', totals(lines));
+  assert.deepEqual([b.processedGross, b.fees, b.processedNet, b.awaitingProviderSettlement], [5_000n, 145n, 4_855n, 4_855n]);
+});
+
+test('a payout its bank returned: the adjustment on the payout gives settled funds back and takes it out of payouts', () => {
+  const settled = settlementLines(9_000n, 'pac_a');
+  const payout = movementLines({ type: 'payout', amount: -5_000n, feeAmount: 0n, providerAccountId: 'pac_b' });
+  const returned = movementLines({ type: 'adjustment', amount: 5_000n, feeAmount: 0n, providerAccountId: 'pac_b', entityType: 'payout' });
+  assert.ok(isBalanced(returned));
+  assert.deepEqual(returned.map((l) => [l.account, l.amount]), [['settled_funds', 5_000n], ['payouts', -5_000n]]);
+  const before = totals([...settled]);
+  const after = totals([...settled, ...payout, ...returned]);
+  for (const account of ['settled_funds', 'payouts', 'provider_receivable', 'adjustments'] as const) {
+    assert.equal(after[account] ?? 0n, before[account] ?? 0n, account);
+  }
+});
+
 test('after any mix of payments, refunds, fees, adjustments, settlements and payouts the balance identities hold', () => {
   for (let seed = 1; seed <= 200; seed++) {
     const next = random(seed);

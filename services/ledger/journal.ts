@@ -6,7 +6,8 @@
  *  - provider_receivable  what providers owe the merchant for processed movements, not yet settled
  *                         (per provider account);
  *  - sales                gross of successful payments (credit) less successful refunds (debit);
- *  - adjustments          corrections a provider's settlement report made to gross amounts;
+ *  - adjustments          corrections a provider's settlement report made to gross amounts (a
+ *                         payout returned by its bank is corrected in settled_funds and payouts);
  *  - provider_fees        fees providers charged on payments, refunds and settlement batches;
  *  - settled_funds        what providers settled to the merchant, less what payouts took from it;
  *  - payouts, payout_fees what payouts sent to beneficiaries, and their providers' fees.
@@ -30,6 +31,8 @@ export interface Posting {
   /** Positive when charged; a fee credited back is negative. */
   feeAmount: bigint;
   providerAccountId: string | null;
+  /** What an adjustment corrects: a payout's (returned by its bank) or else a gross amount. */
+  entityType?: string;
 }
 
 /** The lines of one movement; lines of 0 are left out. */
@@ -53,7 +56,10 @@ export function movementLines(p: Posting): JournalLine[] {
       lines = [line('provider_fees', p.feeAmount), line('provider_receivable', -p.feeAmount, at)];
       break;
     case 'adjustment':
-      lines = [line('provider_receivable', p.amount, at), line('adjustments', -p.amount)];
+      // A payout's bank returned it: what it took goes back to the settled funds, and is no longer sent.
+      lines = p.entityType === 'payout'
+        ? [line('settled_funds', p.amount), line('payouts', -p.amount)]
+        : [line('provider_receivable', p.amount, at), line('adjustments', -p.amount)];
       break;
     case 'payout':
       // amount is negative: the beneficiary got -amount, the provider charged the fee, and both

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventEnvelope } from '../shared/index.js';
-import { movementFromEvent } from './movements.js';
+import { movementFromEvent, reversal } from './movements.js';
 
 const envelope = (type: string, object: Record<string, unknown>): EventEnvelope => ({
   id: 'evt_1', type, mode: 'test', merchant_id: 'mer_1', project_id: 'prj_1', created_at: '2026-01-02T03:04:05.006Z',
@@ -65,4 +65,37 @@ test('events that move no money record nothing', () => {
   ]) {
     assert.equal(movementFromEvent(envelope(type, payment)), undefined, type);
   }
+});
+
+test('refund.failed of a refund the provider had accepted: an adjustment of +amount that reverses it, once it is recorded', () => {
+  const failedLater = {
+    id: 'rf_2', payment_id: 'pay_1', amount: 700, currency: 'EUR', status: 'failed', provider_refund_id: 're_2',
+    failure: { code: 'refund_failed', category: 'hard', message: '' },
+  };
+  const m = movementFromEvent(envelope('refund.failed', failedLater))!;
+  assert.deepEqual(
+    [m.type, m.status, m.entityType, m.entityId, m.paymentId, m.amount, m.feeAmount, m.failureCode, m.providerReference],
+    ['adjustment', 'successful', 'refund', 'rf_2', 'pay_1', 700n, 0n, 'refund_failed', 're_2'],
+  );
+  assert.deepEqual([m.inheritsFromPayment, m.reversesRefund], [true, true]);
+  // The same refund succeeding was recorded as -700: together they moved nothing.
+  const ok = movementFromEvent(envelope('refund.successful', { ...failedLater, status: 'successful', failure: null }))!;
+  assert.equal(ok.amount - ok.feeAmount + (m.amount - m.feeAmount), 0n);
+  assert.equal(ok.reversesRefund, false);
+  // A refund the provider refused at once was never recorded as successful: a failed refund, as before.
+  const refused = movementFromEvent(envelope('refund.failed', { ...failedLater, failure: { code: 'hard_decline' } }))!;
+  assert.deepEqual([refused.type, refused.status, refused.reversesRefund], ['refund', 'failed', false]);
+});
+
+test('payout.failed of a payout already sent (its bank returned it): reversal makes it an adjustment of +amount, no fee', () => {
+  const returned = {
+    id: 'po_2', amount: 5000, currency: 'EUR', destination: { type: 'bank_account', country: 'FR' },
+    route: { provider: { name: 'Stripe' }, provider_account_id: 'pac_s', provider_payout_id: 'po_stripe_2' },
+    fee: { amount: 20, currency: 'EUR' }, failure: { code: 'account_closed' },
+  };
+  const m = reversal(movementFromEvent(envelope('payout.failed', returned))!);
+  assert.deepEqual(
+    [m.type, m.status, m.entityType, m.entityId, m.amount, m.feeAmount, m.failureCode, m.providerReference, m.paymentId],
+    ['adjustment', 'successful', 'payout', 'po_2', 5000n, 0n, 'account_closed', 'po_stripe_2', null],
+  );
 });

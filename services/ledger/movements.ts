@@ -1,4 +1,4 @@
-import { contractEvent, type ContractEvent } from '../shared/contract/index.js';
+import { contractEvent, failedAfterAcceptance, type ContractEvent } from '../shared/contract/index.js';
 import type { EventEnvelope } from '../shared/index.js';
 import type { TransactionRecord } from './store.js';
 
@@ -8,7 +8,11 @@ import type { TransactionRecord } from './store.js';
  * schemas: PaymentJson, RefundJson, PayoutJson) is tested
  * beside this file. The events that move no money (payment.created, .processing, .authorized,
  * .cancelled, .refunded, payout.created) record nothing: refunds are recorded from refund.*
- * events, and a payout from its outcome.
+ * events, and a payout from its outcome. A refund.failed of a refund the provider had accepted
+ * (failedAfterAcceptance) reverses that refund's successful movement with an adjustment of its
+ * amount (reversal); a payout.failed of a payout recorded as successful (its bank returned
+ * it) likewise becomes a reversal, which the store decides, since the payout's JSON looks the
+ * same either way.
  */
 
 export interface Scope {
@@ -18,12 +22,14 @@ export interface Scope {
 }
 
 /** The transaction an event records, before it has an id or a settlement. */
-export interface Movement extends Omit<TransactionRecord, 'id' | 'settlementId' | 'type' | 'status' | 'entityType'> {
-  type: 'payment' | 'refund' | 'payout';
+export interface Movement extends Omit<TransactionRecord, 'id' | 'settlementId' | 'type' | 'status' | 'entityType' | 'netAmount'> {
+  type: 'payment' | 'refund' | 'payout' | 'adjustment';
   status: 'successful' | 'failed';
   entityType: 'payment' | 'refund' | 'payout';
   /** A refund names its payment only: provider, account and method come from the payment's transaction. */
   inheritsFromPayment: boolean;
+  /** A refund's reversal waits for that refund's successful transaction, which it cancels out. */
+  reversesRefund: boolean;
 }
 
 const big = (v: unknown): bigint => BigInt(Math.trunc(Number(v ?? 0)));
@@ -73,11 +79,12 @@ export function movementFromEvent(envelope: EventEnvelope): Movement | undefined
       country: orNull(p.country),
       processingTimeMs: orNull(p.processing_time_ms),
       inheritsFromPayment: false,
+      reversesRefund: false,
     };
   }
   if (event.type === 'refund.successful' || event.type === 'refund.failed') {
     const r = event.data.object;
-    return {
+    const refund: Movement = {
       ...base,
       type: 'refund',
       entityType: 'refund',
@@ -93,7 +100,10 @@ export function movementFromEvent(envelope: EventEnvelope): Movement | undefined
       country: null,
       processingTimeMs: null,
       inheritsFromPayment: true,
+      reversesRefund: false,
     };
+    // It waits for the refund's successful transaction, so an out-of-order delivery never records it alone.
+    return event.type === 'refund.failed' && failedAfterAcceptance(r) ? { ...reversal(refund), reversesRefund: true } : refund;
   }
   const po = event.data.object;
   return {
@@ -111,5 +121,19 @@ export function movementFromEvent(envelope: EventEnvelope): Movement | undefined
     country: orNull(po.destination?.country),
     processingTimeMs: null,
     inheritsFromPayment: false,
+    reversesRefund: false,
   };
+}
+
+/**
+ * A movement undone after it happened, as an `adjustment` of the opposite amount on the same
+ * entity, with the failure that says why. A refund the provider accepted and failed afterwards
+ * (failedAfterAcceptance), or a payout recorded as successful whose payout.failed came afterwards
+ * (Stripe: the bank returned the money; the ledger's store decides, since the payout's JSON looks
+ * the same either way). The entity's own transaction keeps what happened first (it may already be in
+ * a settlement, whose items must keep adding up), and a charged fee stays charged. One per entity,
+ * like every kind (the transactions' uniqueness per entity and type).
+ */
+export function reversal(failed: Movement): Movement {
+  return { ...failed, type: 'adjustment', status: 'successful', amount: -failed.amount, feeAmount: 0n };
 }

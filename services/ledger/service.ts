@@ -2,14 +2,12 @@ import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { LedgerService, type SettlementReport as ReportMessage } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { isOneOf, SETTLEMENT_STATUSES, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../shared/contract/enums.js';
-import { invalidField, requireLimit, requireScope, serviceError, type Clock } from '../shared/index.js';
+import { invalidField, pageLimit, requireScope, serviceError, type Clock } from '../shared/index.js';
 import type { DemoSettlement } from './demo-settlement.js';
 import type { SettlementStore } from './settlement-store.js';
-import type { SettlementIngestion, SettlementReport } from './settlements.js';
+import type { ReportItem, SettlementIngestion, SettlementReport } from './settlements.js';
 import type { LedgerStore } from './store.js';
 import { balanceToProto, settlementToProto, transactionToProto } from './to-proto.js';
-
-
 
 function reportOf(m: ReportMessage | undefined): SettlementReport {
   if (!m) throw invalidField('report', 'report is required');
@@ -25,7 +23,7 @@ function reportOf(m: ReportMessage | undefined): SettlementReport {
     periodEnd: m.periodEnd ? timestampDate(m.periodEnd) : new Date(NaN),
     settledAt: m.settledAt ? timestampDate(m.settledAt) : null,
     items: m.items.map((i) => ({
-      type: i.type as 'payment' | 'refund', entityId: i.entityId, providerReference: i.providerReference,
+      type: i.type as ReportItem['type'], entityId: i.entityId, providerReference: i.providerReference,
       amount: i.amount, feeAmount: i.feeAmount,
     })),
     fees: m.fees.map((f) => ({ amount: f.amount, description: f.description })),
@@ -48,7 +46,7 @@ export function routes(deps: LedgerServiceDeps) {
     router.service(LedgerService, {
       async listTransactions(req) {
         const scope = requireScope(req.scope);
-        requireLimit(req.limit);
+        const limit = pageLimit(req.limit);
         if (req.type !== undefined && !isOneOf(TRANSACTION_TYPES, req.type)) throw invalidField('type', `type "${req.type}" is not a transaction type`);
         const unknown = req.statuses.find((s) => !isOneOf(TRANSACTION_STATUSES, s));
         if (unknown !== undefined) throw invalidField('status', `status "${unknown}" is not a transaction status`);
@@ -60,7 +58,7 @@ export function routes(deps: LedgerServiceDeps) {
           occurredFrom: req.occurredFrom && timestampDate(req.occurredFrom),
           occurredTo: req.occurredTo && timestampDate(req.occurredTo),
           startingAfter: req.startingAfter,
-          limit: req.limit,
+          limit,
         });
         return { transactions: transactions.map(transactionToProto), hasMore };
       },
@@ -100,6 +98,11 @@ export function routes(deps: LedgerServiceDeps) {
         const report = reportOf(req.report);
         const { settlement, changed } = await deps.ingestion.ingest(report, deps.clock.now());
         return { settlement: settlementToProto(settlement), changed };
+      },
+
+      async ingestSettlementReports(req) {
+        const results = await deps.ingestion.ingestAll(req.reports.map(reportOf), deps.clock.now());
+        return { results: results.map(({ settlement, changed }) => ({ settlement: settlementToProto(settlement), changed })) };
       },
 
       async runSettlementCycle(req) {

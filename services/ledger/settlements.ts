@@ -20,11 +20,12 @@ import { settlementToProto } from './to-proto.js';
  */
 
 export interface ReportItem {
-  type: 'payment' | 'refund';
+  /** refund_reversal: a failed refund's amount paid back, settling the ledger's reversal of that refund. */
+  type: ReportItemType;
   /** Our id of the movement (providers are sent it as the reference), or the provider's own. */
   entityId?: string;
   providerReference?: string;
-  /** Signed as in the ledger: negative for refunds. */
+  /** Signed as in the ledger: negative for refunds, positive for payments and refund reversals. */
   amount: bigint;
   feeAmount: bigint;
 }
@@ -50,6 +51,18 @@ export interface SettlementReport {
 
 const sum = (values: bigint[]) => values.reduce((a, b) => a + b, 0n);
 
+/**
+ * The ledger transaction each item type settles: a refund reversal is the `adjustment` whose entity is
+ * the refund (movements.ts, reversal), never one a settlement derived.
+ */
+const MATCHES = {
+  payment: { type: 'payment', entityType: 'payment', sign: 1n },
+  refund: { type: 'refund', entityType: 'refund', sign: -1n },
+  refund_reversal: { type: 'adjustment', entityType: 'refund', sign: 1n },
+} as const;
+export type ReportItemType = keyof typeof MATCHES;
+export const isReportItemType = (t: string): t is ReportItemType => Object.hasOwn(MATCHES, t);
+
 /** The report's own consistency, before anything is read: [param, message] of the first problem. */
 export function reportProblem(r: SettlementReport): [string, string] | undefined {
   if (!isOneOf(SETTLEMENT_STATUSES, r.status)) return ['status', 'status must be pending, settled or failed'];
@@ -61,12 +74,12 @@ export function reportProblem(r: SettlementReport): [string, string] | undefined
   if (r.periodStart > r.periodEnd) return ['period_start', 'period_start is after period_end'];
   if (r.items.length === 0 && r.fees.length === 0) return ['items', 'a report settles at least one item or fee'];
   for (const [i, item] of r.items.entries()) {
-    if (item.type !== 'payment' && item.type !== 'refund') return [`items[${i}].type`, 'type must be payment or refund'];
+    if (!isReportItemType(item.type)) return [`items[${i}].type`, 'type must be payment, refund or refund_reversal'];
     if (!item.entityId && !item.providerReference) {
       return [`items[${i}]`, 'an item names the movement by entity_id or provider_reference'];
     }
-    if ((item.type === 'payment' && item.amount < 0n) || (item.type === 'refund' && item.amount > 0n)) {
-      return [`items[${i}].amount`, 'amounts are signed as in the ledger: payments positive, refunds negative'];
+    if (item.amount * MATCHES[item.type].sign < 0n) {
+      return [`items[${i}].amount`, 'amounts are signed as in the ledger: payments and refund reversals positive, refunds negative'];
     }
   }
   const gross = sum(r.items.map((i) => i.amount));
@@ -81,14 +94,16 @@ export function reportProblem(r: SettlementReport): [string, string] | undefined
 async function matchItems(tx: Queryable, r: SettlementReport): Promise<TransactionRecord[]> {
   const matched: TransactionRecord[] = [];
   for (const [i, item] of r.items.entries()) {
+    const match = MATCHES[item.type];
     const { rows } = await tx.query(
       `SELECT * FROM transactions
-       WHERE merchant_id = $1 AND project_id = $2 AND mode = $3 AND currency = $4 AND type = $5 AND status = 'successful'
-         AND (entity_id = $6 OR provider_reference = $7) FOR UPDATE`,
-      [...scopeValues(r.scope), r.currency, item.type, item.entityId ?? null, item.providerReference ?? null],
+       WHERE merchant_id = $1 AND project_id = $2 AND mode = $3 AND currency = $4 AND type = $5 AND entity_type = $6
+         AND status = 'successful' AND (entity_id = $7 OR provider_reference = $8) FOR UPDATE`,
+      [...scopeValues(r.scope), r.currency, match.type, match.entityType, item.entityId ?? null, item.providerReference ?? null],
     );
     if (rows.length !== 1) {
-      throw invalidField(`items[${i}]`, `no single successful ${item.type} ${item.entityId ?? item.providerReference} in ${r.currency} ` +
+      const what = item.type === 'refund_reversal' ? 'reversal of the failed refund' : item.type;
+      throw invalidField(`items[${i}]`, `no single successful ${what} ${item.entityId ?? item.providerReference} in ${r.currency} ` +
         'is recorded for this scope yet; ingest the report again once the ledger has it');
     }
     const t = toTransaction(rows[0]);
@@ -112,7 +127,7 @@ async function settle(tx: Queryable, s: SettlementRecord, derived: TransactionRe
 async function fail(tx: Queryable, s: SettlementRecord, derived: TransactionRecord[]): Promise<void> {
   await tx.query(`UPDATE transactions SET status = 'failed' WHERE id = ANY($1)`, [derived.map((t) => t.id)]);
   await tx.query(
-    `UPDATE transactions SET settlement_id = NULL WHERE settlement_id = $1 AND type IN ('payment', 'refund')`, [s.id],
+    `UPDATE transactions SET settlement_id = NULL WHERE settlement_id = $1 AND entity_type <> 'settlement'`, [s.id],
   );
 }
 
@@ -122,21 +137,46 @@ export interface IngestResult {
   changed: boolean;
 }
 
+const lockKey = (r: SettlementReport) =>
+  `settlement:${r.scope.merchantId}:${r.scope.projectId}:${r.scope.mode}:${r.providerAccountId}:${r.reference}`;
+
 export function createSettlementIngestion(deps: { pool: Pool; relay: { kick(): void } }) {
-  async function ingest(r: SettlementReport, at: Date): Promise<IngestResult> {
-    const problem = reportProblem(r);
-    if (problem) throw invalidField(problem[0], problem[1]);
-    const result = await withTransaction(deps.pool, async (tx) => {
-      // Two deliveries of one report (two replicas, a retried import) take turns.
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-        `settlement:${r.scope.merchantId}:${r.scope.projectId}:${r.scope.mode}:${r.providerAccountId}:${r.reference}`,
-      ]);
-      const existing = await findByReference(tx, r.scope, r.providerAccountId, r.reference);
-      if (existing) return transition(tx, existing, r, at);
-      return { settlement: await create(tx, r, at), changed: true };
+  /**
+   * Several reports in one transaction, all or none (the batches of one provider file): a refused
+   * one refuses them all, its error naming `reports[i]` when there are several.
+   */
+  async function ingestAll(reports: SettlementReport[], at: Date): Promise<IngestResult[]> {
+    const named = (i: number, err: unknown) => (reports.length > 1 && err instanceof DomainError
+      ? new DomainError(err.code, `reports[${i}] (${reports[i].reference}): ${err.message}`, {
+        ...err.options, param: `reports[${i}]${err.options.param ? `.${err.options.param}` : ''}`,
+      })
+      : err);
+    for (const [i, r] of reports.entries()) {
+      const problem = reportProblem(r);
+      if (problem) throw named(i, invalidField(problem[0], problem[1]));
+    }
+    const results = await withTransaction(deps.pool, async (tx) => {
+      // Two deliveries of one report (two replicas, a retried import) take turns; locks in one order.
+      for (const key of [...new Set(reports.map(lockKey))].sort()) {
+        await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+      }
+      const out: IngestResult[] = [];
+      for (const [i, r] of reports.entries()) {
+        try {
+          const existing = await findByReference(tx, r.scope, r.providerAccountId, r.reference);
+          out.push(existing ? await transition(tx, existing, r, at) : { settlement: await create(tx, r, at), changed: true });
+        } catch (err) {
+          throw named(i, err);
+        }
+      }
+      return out;
     });
-    if (result.changed) deps.relay.kick();
-    return result;
+    if (results.some((r) => r.changed)) deps.relay.kick();
+    return results;
+  }
+
+  async function ingest(r: SettlementReport, at: Date): Promise<IngestResult> {
+    return (await ingestAll([r], at))[0];
   }
 
   async function transition(tx: Queryable, s: SettlementRecord, r: SettlementReport, at: Date): Promise<IngestResult> {
@@ -210,7 +250,7 @@ export function createSettlementIngestion(deps: { pool: Pool; relay: { kick(): v
     return s;
   }
 
-  return { ingest };
+  return { ingest, ingestAll };
 }
 
 export type SettlementIngestion = ReturnType<typeof createSettlementIngestion>;

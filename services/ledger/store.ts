@@ -2,7 +2,7 @@ import type { Pool, Queryable } from '../shared/index.js';
 import { balanceOf, type AccountTotals, type BalanceFigures } from './balances.js';
 import { journalEntryId, transactionId } from './ids.js';
 import { isBalanced, movementLines, type Account, type JournalLine } from './journal.js';
-import type { Movement, Scope } from './movements.js';
+import { reversal, type Movement, type Scope } from './movements.js';
 
 /** Postgres access of the ledger: transactions, journal and balances. Every query names its scope. */
 
@@ -18,6 +18,8 @@ export interface TransactionRecord {
   amount: bigint;
   currency: string;
   feeAmount: bigint;
+  /** What moved for the merchant: amount - feeAmount, 0 when failed (derived by the schema, migration 0004). */
+  netAmount: bigint;
   providerName: string | null;
   providerAccountId: string | null;
   providerReference: string | null;
@@ -55,6 +57,7 @@ export function toTransaction(r: Record<string, any>): TransactionRecord {
     amount: BigInt(r.amount),
     currency: r.currency,
     feeAmount: BigInt(r.fee_amount),
+    netAmount: BigInt(r.net_amount),
     providerName: r.provider_name,
     providerAccountId: r.provider_account_id,
     providerReference: r.provider_reference,
@@ -96,17 +99,16 @@ export async function postEntry(
  * a successful one posts its journal entry in the same transaction.
  */
 export async function insertTransaction(
-  tx: Queryable, t: Omit<TransactionRecord, 'id'>, sourceEventId: string | null, at: Date,
+  tx: Queryable, t: Omit<TransactionRecord, 'id' | 'netAmount'>, sourceEventId: string | null, at: Date,
 ): Promise<TransactionRecord | undefined> {
   const id = transactionId(t.occurredAt);
   const { rows } = await tx.query(
     `INSERT INTO transactions (id, merchant_id, project_id, mode, type, status, entity_type, entity_id, payment_id,
-       amount, currency, fee_amount, net_amount, provider_name, provider_account_id, provider_reference, payment_method,
+       amount, currency, fee_amount, provider_name, provider_account_id, provider_reference, payment_method,
        country, processing_time_ms, failure_code, settlement_id, occurred_at, source_event_id, recorded_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $10::bigint - $12::bigint, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-       $22, $23)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
      ON CONFLICT (merchant_id, project_id, mode, entity_type, entity_id, type) DO NOTHING
-     RETURNING id`,
+     RETURNING id, net_amount`,
     [
       id, ...scopeValues(t.scope), t.type, t.status, t.entityType, t.entityId, t.paymentId, t.amount, t.currency,
       t.feeAmount, t.providerName, t.providerAccountId, t.providerReference, t.paymentMethod, t.country,
@@ -114,7 +116,7 @@ export async function insertTransaction(
     ],
   );
   if (rows.length === 0) return undefined;
-  const record = { ...t, id };
+  const record = { ...t, id, netAmount: BigInt(rows[0].net_amount) };
   if (record.status === 'successful') await postTransaction(tx, record, at);
   return record;
 }
@@ -131,20 +133,22 @@ export interface EventMovement {
  * claimed event's transaction is inserted unless its entity already has one of its kind, with,
  * when successful, its balanced journal entry. A refund takes provider, account, method and
  * country from its payment's transaction (in the batch or recorded before); without one it is
- * neither claimed nor recorded. Returns, per item, false for those that wait for their payment.
+ * neither claimed nor recorded. A refund's reversal likewise waits for the refund's successful
+ * transaction. Returns, per item, false for those that wait.
  */
 export async function recordEventMovements(db: Queryable, items: EventMovement[], at: Date): Promise<boolean[]> {
-  const unique = [...new Map(items.map((item) => [item.event.id, item])).values()];
+  const unique = await withPayoutReversals(db, [...new Map(items.map((item) => [item.event.id, item])).values()]);
   const rows = unique.map(({ event, movement }) => {
     const payment = movement.inheritsFromPayment ? paymentInBatch(unique, movement) : undefined;
     const t = payment ? { ...movement, ...providerOf(payment) } : movement;
     // Which lines carry the provider account is known here; the account itself is the row's.
     const lines = t.status === 'successful'
-      ? movementLines({ type: t.type, amount: t.amount, feeAmount: t.feeAmount, providerAccountId: 'provider' })
+      ? movementLines({ type: t.type, amount: t.amount, feeAmount: t.feeAmount, providerAccountId: 'provider', entityType: t.entityType })
       : [];
     if (!isBalanced(lines)) throw new Error(`unbalanced ${t.type} entry`);
     return {
       event, t, lines, inherits: movement.inheritsFromPayment && !payment,
+      needsRefund: movement.reversesRefund && !refundInBatch(unique, movement),
       txnId: transactionId(t.occurredAt), entryId: journalEntryId(at),
     };
   });
@@ -157,10 +161,10 @@ export async function recordEventMovements(db: Queryable, items: EventMovement[]
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
          $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::bigint[], $15::text[],
          $16::text[], $17::text[], $18::text[], $19::text[], $20::int[], $21::text[], $22::timestamptz[],
-         $23::boolean[], $24::text[])
+         $23::boolean[], $24::text[], $31::boolean[])
        WITH ORDINALITY AS i(event_id, event_type, txn_id, merchant_id, project_id, mode, type, status, entity_type,
          entity_id, payment_id, amount, currency, fee_amount, provider_name, provider_account_id, provider_reference,
-         payment_method, country, processing_time_ms, failure_code, occurred_at, inherits, entry_id, ord)
+         payment_method, country, processing_time_ms, failure_code, occurred_at, inherits, entry_id, needs_refund, ord)
      ), source AS (
        SELECT i.event_id, i.event_type, i.txn_id, i.merchant_id, i.project_id, i.mode, i.type, i.status,
          i.entity_type, i.entity_id, i.payment_id, i.amount, i.currency, i.fee_amount, i.provider_reference,
@@ -173,7 +177,10 @@ export async function recordEventMovements(db: Queryable, items: EventMovement[]
        LEFT JOIN transactions p
          ON i.inherits AND p.merchant_id = i.merchant_id AND p.project_id = i.project_id AND p.mode = i.mode
          AND p.entity_type = 'payment' AND p.entity_id = i.payment_id AND p.type = 'payment'
-       WHERE NOT i.inherits OR p.id IS NOT NULL
+       LEFT JOIN transactions r
+         ON i.needs_refund AND r.merchant_id = i.merchant_id AND r.project_id = i.project_id AND r.mode = i.mode
+         AND r.entity_type = 'refund' AND r.entity_id = i.entity_id AND r.type = 'refund' AND r.status = 'successful'
+       WHERE (NOT i.inherits OR p.id IS NOT NULL) AND (NOT i.needs_refund OR r.id IS NOT NULL)
      ), claim AS (
        INSERT INTO consumed_events (event_id, type, consumed_at)
        SELECT event_id, event_type, $30 FROM source
@@ -181,10 +188,10 @@ export async function recordEventMovements(db: Queryable, items: EventMovement[]
        RETURNING event_id, (xmax = 0) AS fresh
      ), txn AS (
        INSERT INTO transactions (id, merchant_id, project_id, mode, type, status, entity_type, entity_id, payment_id,
-         amount, currency, fee_amount, net_amount, provider_name, provider_account_id, provider_reference, payment_method,
+         amount, currency, fee_amount, provider_name, provider_account_id, provider_reference, payment_method,
          country, processing_time_ms, failure_code, settlement_id, occurred_at, source_event_id, recorded_at)
        SELECT s.txn_id, s.merchant_id, s.project_id, s.mode, s.type, s.status, s.entity_type, s.entity_id, s.payment_id,
-         s.amount, s.currency, s.fee_amount, s.amount - s.fee_amount, s.provider_name, s.provider_account_id,
+         s.amount, s.currency, s.fee_amount, s.provider_name, s.provider_account_id,
          s.provider_reference, s.payment_method, s.country, s.processing_time_ms, s.failure_code, NULL, s.occurred_at,
          s.event_id, $30
        FROM source s JOIN claim c ON c.event_id = s.event_id AND c.fresh
@@ -217,6 +224,7 @@ export async function recordEventMovements(db: Queryable, items: EventMovement[]
       col((r) => r.inherits), col((r) => r.entryId),
       lines.map((l) => l.entryId), lines.map((l) => l.no), lines.map((l) => l.account),
       lines.map((l) => l.providerAccountId !== null), lines.map((l) => l.amount.toString()), at,
+      col((r) => r.needsRefund),
     ],
   });
   const recorded = new Set(ready.map((r) => r.event_id as string));
@@ -230,12 +238,40 @@ function paymentInBatch(items: EventMovement[], refund: Movement): Movement | un
     m.scope.projectId === refund.scope.projectId && m.scope.mode === refund.scope.mode)?.movement;
 }
 
+/** The batch's own successful movement of the refund a reversal cancels out. */
+function refundInBatch(items: EventMovement[], reversal: Movement): boolean {
+  return items.some(({ movement: m }) =>
+    m.type === 'refund' && m.status === 'successful' && m.entityId === reversal.entityId &&
+    m.scope.merchantId === reversal.scope.merchantId && m.scope.projectId === reversal.scope.projectId &&
+    m.scope.mode === reversal.scope.mode);
+}
+
+/**
+ * A failed payout whose successful movement is recorded, or in the batch (either order), is its
+ * reversal (reversal). A failure delivered before its payout's success, in an earlier batch,
+ * stays the payout's failed movement and the success finds the kind taken: nothing moved, as in the end.
+ */
+async function withPayoutReversals(db: Queryable, items: EventMovement[]): Promise<EventMovement[]> {
+  const failed = items.filter(({ movement: m }) => m.type === 'payout' && m.status === 'failed');
+  if (failed.length === 0) return items;
+  const key = (m: Movement) => `${m.scope.merchantId}/${m.scope.projectId}/${m.scope.mode}/${m.entityId}`;
+  const { rows } = await db.query(
+    `SELECT merchant_id || '/' || project_id || '/' || mode || '/' || entity_id AS key FROM transactions
+     WHERE entity_type = 'payout' AND type = 'payout' AND status = 'successful' AND entity_id = ANY($1)`,
+    [failed.map(({ movement }) => movement.entityId)],
+  );
+  const paid = new Set<string>(rows.map((r) => r.key));
+  for (const { movement: m } of items) if (m.type === 'payout' && m.status === 'successful') paid.add(key(m));
+  return items.map((item) => (item.movement.type === 'payout' && item.movement.status === 'failed' && paid.has(key(item.movement))
+    ? { ...item, movement: reversal(item.movement) } : item));
+}
+
 const providerOf = (m: Movement) =>
   ({ providerName: m.providerName, providerAccountId: m.providerAccountId, paymentMethod: m.paymentMethod, country: m.country });
 
 export async function postTransaction(tx: Queryable, t: TransactionRecord, at: Date): Promise<void> {
   const lines = movementLines({
-    type: t.type, amount: t.amount, feeAmount: t.feeAmount, providerAccountId: t.providerAccountId,
+    type: t.type, amount: t.amount, feeAmount: t.feeAmount, providerAccountId: t.providerAccountId, entityType: t.entityType,
   });
   await postEntry(tx, t.scope, t.currency, t.type, { transactionId: t.id }, lines, at);
 }

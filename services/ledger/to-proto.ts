@@ -20,7 +20,7 @@ export function transactionToProto(t: TransactionRecord): Transaction {
     amount: t.amount,
     currency: t.currency,
     feeAmount: t.feeAmount,
-    netAmount: t.amount - t.feeAmount,
+    netAmount: t.netAmount,
     providerName: opt(t.providerName),
     providerReference: opt(t.providerReference),
     paymentMethod: opt(t.paymentMethod),
@@ -42,7 +42,7 @@ function itemToProto(t: TransactionRecord): Omit<SettlementItem, '$typeName'> {
     paymentId: opt(t.paymentId),
     amount: t.amount,
     feeAmount: t.feeAmount,
-    netAmount: t.amount - t.feeAmount,
+    netAmount: t.netAmount,
     providerReference: opt(t.providerReference),
     occurredAt: timestampFromDate(t.occurredAt),
   };

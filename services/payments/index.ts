@@ -1,30 +1,63 @@
-// payments: runs payment orchestration (PaymentsService) and refunds (RefundsService). Owns schema
-// payments; emits payment.* and refund.* events.
+// payments: runs payment orchestration (PaymentsService) and refunds (RefundsService), keeps
+// provider accounts' credentials (ProviderCredentialsService), takes the providers' own
+// notifications (ProviderNotificationsService), sends the payouts part's payouts through licensed
+// accounts (ProviderPayoutsService) and reads what providers settled (ProviderSettlementsService).
+// Owns schema payments; emits payment.* and refund.* events.
 import type { Client } from '@connectrpc/connect';
 import { PaymentMethodsService } from '../../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
+import { ProviderCredentialsService } from '../../proto/gen/svc/payments/v1/provider_credentials_pb.js';
+import { ProviderNotificationsService } from '../../proto/gen/svc/payments/v1/provider_notifications_pb.js';
+import { ProviderSettlementsService } from '../../proto/gen/svc/payments/v1/provider_settlements_pb.js';
+import { ProviderPayoutsService } from '../../proto/gen/svc/payments/v1/provider_payouts_pb.js';
 import { RefundsService } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
+import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import type { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import {
   assemblePart, bindingSweep, createRelay, type PartInfo, type ServiceDeps, type ServicePart,
 } from '../shared/index.js';
-import { createConnectorRegistry, type Connector } from './connectors/index.js';
-import { createAuthorizationExpiry, createCustomerActionExpiry, createReconciliation } from './jobs/index.js';
+import { createConnectorRegistry, type Connector, type CredentialSource } from './connectors/index.js';
+import { instrumentConnectors } from './connectors/instrumented.js';
+import { createAuthorizationExpiry, createCustomerActionExpiry, createReconciliation, createSettlementSync } from './jobs/index.js';
 import { createCustomerActions } from './customer-actions/index.js';
-import { createLifecycle, createOrchestrator, createStore, routes } from './payments/index.js';
+import { createLifecycle, createOrchestrator, createStore, paymentOutcomes, routes } from './payments/index.js';
 import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
+import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
+import { createReceiver, providerNotificationRoutes } from './provider-notifications/index.js';
+import { createSettlementLookups, providerSettlementRoutes } from './provider-settlements/index.js';
+import { providerPayoutRoutes } from './provider-payouts/index.js';
 import { createRefunds, refundRoutes } from './refunds/index.js';
 
 // What a licensed provider implements to plug in (docs/connectors.md).
 export type {
-  AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RefundRequest, RefundResult,
+  AccountCredentials, AuthorizeRequest, AuthorizeResult, Connector, CredentialSource, PaymentStatusResult,
+  RefundRequest, RefundResult,
 } from './connectors/index.js';
+
+/**
+ * Makes a licensed provider's connector, handing it the source of its accounts' decrypted
+ * credentials (e.g. createStripeConnector of connectors/stripe.ts).
+ */
+export type ConnectorFactory = (deps: { credentials: CredentialSource }) => Connector;
+
+/** How long a settlement sync may take at the provider (a request per payout and page). */
+const SETTLEMENT_LIST_TIMEOUT_MS = 60_000;
 
 export const PART: PartInfo = { name: 'payments', schema: 'payments', dir: 'services/payments' };
 
 export interface PaymentsDeps extends ServiceDeps {
   routing: Client<typeof RoutingService>;
-  /** Licensed provider connectors by provider code; demo providers are built in. */
+  /**
+   * routing-risk's provider accounts and the ledger: with both, Stripe's settlements are synced into
+   * the ledger every STRIPE_SETTLEMENT_SYNC_INTERVAL_MS (jobs/settlement-sync.ts); without, only
+   * by an operator's svc settlement sync.
+   */
+  providerAccounts?: Client<typeof ProviderAccountsService>;
+  ledger?: Client<typeof LedgerService>;
+  /** Licensed providers' connectors by provider code, made with the part's credential source. */
+  connectorFactories?: Record<string, ConnectorFactory>;
+  /** Ready connectors by provider code (tests' fakes); one named like a factory's replaces it. Demo providers are built in. */
   connectors?: Record<string, Connector>;
 }
 
@@ -33,7 +66,11 @@ export function build(deps: PaymentsDeps): ServicePart {
   const store = createStore(deps.pool);
   const paymentMethods = createPaymentMethodStore(deps.pool);
   const customerActions = createCustomerActions({ store, clock: deps.clock, relay });
-  const connectors = createConnectorRegistry(deps.connectors);
+  const credentials = createCredentialStore(deps.pool, deps.config.providerSecretKey);
+  const made = Object.fromEntries(Object.entries(deps.connectorFactories ?? {})
+    .map(([code, factory]) => [code, factory({ credentials: credentials.source() })]));
+  const licensed = { ...made, ...deps.connectors };
+  const connectors = instrumentConnectors(createConnectorRegistry(licensed), deps.metrics, Object.keys(licensed));
   const idempotencyTtlMs = deps.config.idempotencyTtlHours * 3_600_000;
   const orchestrator = createOrchestrator({
     store,
@@ -45,8 +82,11 @@ export function build(deps: PaymentsDeps): ServicePart {
     paymentMethods,
     customerActions: { ttlMinutes: deps.config.customerActionTtlMinutes, publicBaseUrl: deps.config.publicBaseUrl },
     idempotencyTtlMs,
+    outcomes: paymentOutcomes(deps.metrics),
   });
-  const lifecycle = createLifecycle({ store, clock: deps.clock, relay, idempotencyTtlMs });
+  const lifecycle = createLifecycle({
+    store, clock: deps.clock, relay, idempotencyTtlMs, connectors, providerTimeoutMs: deps.config.providerTimeoutMs,
+  });
   const refunds = createRefunds({
     store,
     pool: deps.pool,
@@ -56,6 +96,10 @@ export function build(deps: PaymentsDeps): ServicePart {
     logger: deps.logger,
     providerTimeoutMs: deps.config.providerTimeoutMs,
     idempotencyTtlMs,
+    metrics: deps.metrics,
+  });
+  const notifications = createReceiver({
+    store, credentials, connectors, refunds, clock: deps.clock, relay, logger: deps.logger,
   });
   const expiry = createAuthorizationExpiry({
     store,
@@ -72,25 +116,45 @@ export function build(deps: PaymentsDeps): ServicePart {
     store, connectors, refunds, clock: deps.clock, relay, logger: deps.logger,
     intervalMs: deps.config.reconciliationSweepMs, providerTimeoutMs: deps.config.providerTimeoutMs,
   });
+  const lookups = createSettlementLookups(deps.pool);
+  const settlementSync = deps.providerAccounts && deps.ledger && createSettlementSync({
+    pool: deps.pool, connectors, accounts: deps.providerAccounts, ledger: deps.ledger, lookups, clock: deps.clock,
+    logger: deps.logger, intervalMs: deps.config.stripeSettlementSyncIntervalMs, listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
+  });
   const bindings = bindingSweep(deps.pool, deps.clock, deps.logger);
   return assemblePart(deps, {
     name: PART.name,
-    services: [PaymentsService.typeName, RefundsService.typeName, PaymentMethodsService.typeName],
+    services: [
+      PaymentsService.typeName, RefundsService.typeName, PaymentMethodsService.typeName, ProviderCredentialsService.typeName,
+      ProviderNotificationsService.typeName, ProviderPayoutsService.typeName, ProviderSettlementsService.typeName,
+    ],
     routes: (router) => {
       routes(orchestrator, lifecycle, customerActions)(router);
       refundRoutes(refunds)(router);
       paymentMethodRoutes(paymentMethods, deps.clock)(router);
+      providerCredentialRoutes({
+        store: credentials, connectors, clock: deps.clock, logger: deps.logger, providerTimeoutMs: deps.config.providerTimeoutMs,
+      })(router);
+      providerNotificationRoutes(notifications)(router);
+      providerSettlementRoutes({
+        credentials, connectors, lookups, logger: deps.logger,
+        listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
+      })(router);
+      providerPayoutRoutes({
+        credentials, connectors, logger: deps.logger, providerTimeoutMs: deps.config.providerTimeoutMs,
+      })(router);
     },
     relay,
     async start() {
       expiry.start();
       actionExpiry.start();
       reconciliation.start();
+      settlementSync?.start();
       bindings.start();
     },
     // Before the relay's final drain, so the events of a last sweep are published too.
     stop: async () => {
-      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop(), bindings.stop()]);
+      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), bindings.stop()]);
     },
   });
 }

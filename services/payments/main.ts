@@ -1,8 +1,20 @@
 import { createClient } from '@connectrpc/connect';
+import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { createPeerTransport, runServicePart } from '../shared/index.js';
+import { peerTransport, runServicePart } from '../shared/index.js';
 import { PART, build } from './index.js';
+import { LICENSED_CONNECTORS } from './licensed-connectors.js';
 
-await runServicePart(PART, ['routing-risk'], (deps) =>
-  build({ ...deps, routing: createClient(RoutingService, createPeerTransport(deps.config.peers['routing-risk']!)) }),
-);
+// Routing-risk routes payments and lists the connected provider accounts; the ledger takes the
+// Stripe settlements the scheduled sync reads (jobs/settlement-sync.ts).
+await runServicePart(PART, ['routing-risk', 'ledger'], (deps) => {
+  const routingRisk = peerTransport(deps.config, 'routing-risk', deps.metrics);
+  return build({
+    ...deps,
+    routing: createClient(RoutingService, routingRisk),
+    providerAccounts: createClient(ProviderAccountsService, routingRisk),
+    ledger: createClient(LedgerService, peerTransport(deps.config, 'ledger', deps.metrics)),
+    connectorFactories: LICENSED_CONNECTORS,
+  });
+});

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { outcomeOf } from './dispatcher.js';
 import type { PayoutRecord } from './model.js';
 import { DemoPayoutConnector, PAYOUT_SCENARIOS, payoutConnectorFor } from './providers.js';
-import { availableFunds } from './payouts.js';
+import { availableFunds, settledFundsOnly } from './payouts.js';
 
 const at = new Date('2026-03-01T00:00:00.000Z');
 const queued = (): PayoutRecord => ({
@@ -26,7 +26,7 @@ test('each demo scenario forces its outcome: status, failure, the fee charged an
   for (const [scenario, [status, code, fee, release, event]] of Object.entries(expected)) {
     const p = queued();
     const answer = await new DemoPayoutConnector().send({
-      ...p, payoutId: p.id, providerCode: 'demo_beta', providerAccountId: 'pac_demo_beta', testScenario: scenario,
+      ...p, scope: p, description: undefined, payoutId: p.id, providerCode: 'demo_beta', providerAccountId: 'pac_demo_beta', testScenario: scenario,
     });
     const change = outcomeOf(p, answer, at);
     assert.deepEqual(
@@ -41,6 +41,24 @@ test('connectors: demo providers built in, licensed ones by code, none otherwise
   const acme = { send: async () => ({ outcome: 'success' as const, providerPayoutId: 'x', providerCode: null, providerMessage: null }) };
   assert.equal(payoutConnectorFor('acme', { acme }), acme);
   assert.equal(payoutConnectorFor('acme'), undefined);
+  assert.equal(payoutConnectorFor('acme', {}, acme), acme, 'any other provider: payments\' licensed payouts');
+  assert.ok(payoutConnectorFor('demo_beta', {}, acme) instanceof DemoPayoutConnector);
   assert.equal(availableFunds(10_000n, 9_980n), 20n);
   assert.equal(availableFunds(-205n, 0n), -205n, 'a provider that collected fees leaves nothing to pay out');
+  assert.equal(settledFundsOnly('live'), true, 'live payouts spend settled funds only');
+  assert.equal(settledFundsOnly('test'), false, 'sandbox money is simulated');
+  assert.equal(settledFundsOnly('staging'), true, 'any other mode keeps the rule');
+});
+
+test('a provider\'s pending payout stays processing with its id; its failure from the connector; a blind status query keeps the id', () => {
+  const p = queued();
+  const none = { providerCode: null, providerMessage: null };
+  assert.deepEqual(outcomeOf(p, { outcome: 'pending', providerPayoutId: 'po_1', ...none }, at), { release: 0n });
+  assert.deepEqual([p.status, p.providerPayoutId, p.sentAt], ['processing', 'po_1', at]);
+  const later = new Date(at.getTime() + 60_000);
+  outcomeOf(p, { outcome: 'timeout', providerPayoutId: null, ...none }, later);
+  assert.deepEqual([p.status, p.providerPayoutId, p.sentAt], ['processing', 'po_1', at], 'first sent at stays');
+  const failure = { code: 'account_closed', category: 'hard', message: 'The beneficiary\'s bank account is closed.' };
+  const change = outcomeOf(p, { outcome: 'hard_decline', providerPayoutId: 'po_1', ...none, failure }, later);
+  assert.deepEqual([p.status, p.failure, p.feeAmount, change.event], ['failed', failure, 0n, 'payout.failed']);
 });

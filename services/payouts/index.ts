@@ -1,28 +1,36 @@
 // payouts: payouts to merchants' beneficiaries (PayoutsService). Owns schema payouts; emits
-// payout.created, payout.successful and payout.failed. Calls routing-risk (PlanPayout) and the
-// ledger (settled funds). docs/ledger.md describes it.
+// payout.created, payout.successful and payout.failed. Calls routing-risk (PlanPayout), the
+// ledger (settled funds) and payments (ProviderPayoutsService: licensed providers' payouts).
+// docs/ledger.md and docs/connectors.md ("Payouts") describe it.
 import type { Client } from '@connectrpc/connect';
 import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import type { ProviderPayoutsService } from '../../proto/gen/svc/payments/v1/provider_payouts_pb.js';
 import { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import {
   assemblePart, bindingSweep, createRelay, every, type PartInfo, type ServiceDeps, type ServicePart,
 } from '../shared/index.js';
 import { createDispatcher } from './dispatcher.js';
+import { createLicensedPayoutConnector } from './licensed-payouts.js';
 import { createPayouts } from './payouts.js';
 import type { PayoutConnector } from './providers.js';
 import { routes } from './service.js';
 import { createPayoutStore } from './store.js';
 
-// What a licensed provider implements to send payouts, and the demo one tests can wrap.
-export { DemoPayoutConnector, type PayoutConnector, type SendPayoutRequest, type SendPayoutResult } from './providers.js';
+// What a payout connector implements (tests' fakes), and the demo one tests can wrap.
+export {
+  DemoPayoutConnector, type PayoutConnector, type PayoutStatusAnswer, type PayoutStatusQuery, type SendPayoutRequest,
+  type SendPayoutResult,
+} from './providers.js';
 
 export const PART: PartInfo = { name: 'payouts', schema: 'payouts', dir: 'services/payouts' };
 
 export interface PayoutsDeps extends ServiceDeps {
   routing: Client<typeof RoutingService>;
   ledger: Client<typeof LedgerService>;
-  /** Licensed providers' payout connectors by provider code; demo providers are built in. */
+  /** Licensed providers' payouts: payments holds their credentials and calls them. */
+  payments?: Client<typeof ProviderPayoutsService>;
+  /** Payout connectors by provider code that replace the built-in ones (tests' fakes). */
   connectors?: Record<string, PayoutConnector>;
 }
 
@@ -35,6 +43,7 @@ export function build(deps: PayoutsDeps): ServicePart {
   });
   const dispatcher = createDispatcher({
     store, clock: deps.clock, relay, logger: deps.logger, connectors: deps.connectors, timeoutMs: deps.config.providerTimeoutMs,
+    licensed: deps.payments && createLicensedPayoutConnector(deps.payments), metrics: deps.metrics,
   });
   const sweep = every(deps.config.payoutSweepMs, 'payout dispatch', deps.logger, () => dispatcher.dispatch(deps.clock.now()));
   const bindings = bindingSweep(deps.pool, deps.clock, deps.logger);

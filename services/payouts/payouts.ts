@@ -10,10 +10,12 @@ import { cost, payoutToProto, type PayoutRecord } from './model.js';
 import type { PayoutStore } from './store.js';
 
 /**
- * Creating and cancelling payouts. A payout spends funds providers have already settled to the
- * merchant (the ledger's settled_by_providers), never money still awaiting settlement: the service
- * is not a custodian and cannot advance funds. The check and the insert are one step under the
- * scope's funds row lock, so of two concurrent payouts that each fit but not both, one is refused.
+ * Creating and cancelling payouts. A live payout spends funds providers have already settled to
+ * the merchant (the ledger's settled_by_providers), never money still awaiting settlement: the
+ * service is not a custodian and cannot advance funds. The check and the insert are one step under
+ * the scope's funds row lock, so of two concurrent payouts that each fit but not both, one is
+ * refused. Test-mode money is simulated, so a sandbox payout is never refused for funds
+ * (settledFundsOnly decides by mode); it still commits and releases its funds the same way.
  */
 
 export interface PayoutInput {
@@ -55,6 +57,27 @@ export function availableFunds(settledByProviders: bigint, committed: bigint): b
   return settledByProviders - committed;
 }
 
+/**
+ * Whether a scope's payouts must fit in its settled funds: the one place the mode decides it. Live
+ * money is real and held by providers; test money is simulated, and a sandbox that settles T+1
+ * would refuse every first payout for a day. Any mode but test keeps the rule.
+ */
+export function settledFundsOnly(mode: string): boolean {
+  return mode !== 'test';
+}
+
+/** Refuses a payout whose amount and fee do not fit in what is available (409: it may fit later). */
+function refuseBeyond(payout: PayoutRecord, available: bigint): void {
+  if (cost(payout) <= available) return;
+  const money = (v: bigint) => formatMoney(v, payout.currency);
+  throw serviceError(
+    'insufficient_settled_funds',
+    `This payout needs ${money(cost(payout))} (amount ${money(payout.amount)} plus fee ${money(payout.feeAmount)}); ` +
+      `${money(available > 0n ? available : 0n)} of the funds providers settled is available.`,
+    { param: 'amount' },
+  );
+}
+
 export function createPayouts(deps: PayoutsDeps) {
   const { store, clock } = deps;
 
@@ -88,7 +111,7 @@ export function createPayouts(deps: PayoutsDeps) {
         destinationType: input.destination.type,
         country: input.destination.country ?? undefined,
       }),
-      deps.ledger.getSettledFunds({ scope, currency: input.currency }),
+      settledFundsOnly(scope.mode) ? deps.ledger.getSettledFunds({ scope, currency: input.currency }) : undefined,
     ]);
     const chosen = plan.candidates[0];
     const payout: PayoutRecord = {
@@ -120,16 +143,7 @@ export function createPayouts(deps: PayoutsDeps) {
     await store.transaction(async (tx) => {
       if (binding) await store.bind(tx, scope, { ...binding, resourceId: id }, createdAt, deps.idempotencyTtlMs);
       const committed = await store.lockFunds(tx, scope, input.currency);
-      const available = availableFunds(funds.settledByProviders, committed);
-      if (cost(payout) > available) {
-        throw serviceError(
-          'insufficient_settled_funds',
-          `This payout needs ${formatMoney(cost(payout), input.currency)} (amount ${formatMoney(payout.amount, input.currency)} ` +
-            `plus fee ${formatMoney(payout.feeAmount, input.currency)}); ${formatMoney(available > 0n ? available : 0n, input.currency)} ` +
-            'of the funds providers settled is available.',
-          { param: 'amount' },
-        );
-      }
+      if (funds) refuseBeyond(payout, availableFunds(funds.settledByProviders, committed));
       if (!chosen) {
         // Like a payment with no eligible provider: a failed resource, not an HTTP error; it never
         // queued, so it commits no funds and emits only payout.failed.

@@ -2,14 +2,17 @@ import { createHash } from 'node:crypto';
 import type { PAYOUT_SCENARIOS as CONTRACT_PAYOUT_SCENARIOS, ValueOf } from '../shared/contract/enums.js';
 
 /**
- * How payouts talks to a provider that sends money to a beneficiary. A licensed provider plugs in
- * by implementing PayoutConnector; the demo providers below move no money and answer as the test
- * scenario says, at once.
+ * How payouts talks to a provider that sends money to a beneficiary. Licensed providers are
+ * reached through payments (licensed-payouts.ts), which holds their credentials; the demo
+ * providers below move no money and answer as the test scenario says, at once.
  */
 
-export type PayoutOutcome = 'success' | 'hard_decline' | 'technical_error' | 'provider_unavailable' | 'timeout';
+/** `pending`: the provider accepted the payout and has not paid it yet; it is asked again later. */
+export type PayoutOutcome = 'success' | 'pending' | 'hard_decline' | 'technical_error' | 'provider_unavailable' | 'timeout';
 
 export interface SendPayoutRequest {
+  /** The payout's merchant, project and mode: a licensed account is used only within them. */
+  scope: { merchantId: string; projectId: string; mode: string };
   /**
    * Our payout id, sent as the provider-side reference. A payout whose answer was lost is sent
    * again with the same id, so a connector must make it idempotent by this reference: a second
@@ -21,6 +24,7 @@ export interface SendPayoutRequest {
   amount: bigint;
   currency: string;
   destination: { type: string; token: string | null; holderName: string | null; country: string | null };
+  description?: string;
   /** Sandbox only: success, technical_error, hard_decline, unavailable or timeout. */
   testScenario?: string;
   /** Aborted when the deadline passes; the payout is then sent again later with the same payoutId. */
@@ -32,10 +36,20 @@ export interface SendPayoutResult {
   providerPayoutId: string | null;
   providerCode: string | null;
   providerMessage: string | null;
+  /** For a failed outcome: the connector's failure; without it the outcome's generic one. */
+  failure?: { code: string; category: string; message: string };
 }
+
+/** A payout sent before, by the provider's payout id once known. */
+export type PayoutStatusQuery = Omit<SendPayoutRequest, 'testScenario'> & { providerPayoutId: string | null };
+
+/** found false: the provider never received it, so it is sent again (same payout id). */
+export type PayoutStatusAnswer = { found: false } | ({ found: true } & SendPayoutResult);
 
 export interface PayoutConnector {
   send(req: SendPayoutRequest): Promise<SendPayoutResult>;
+  /** A provider that answers `pending`, or may lose an answer, tells later what became of a payout. */
+  status?(req: PayoutStatusQuery): Promise<PayoutStatusAnswer>;
 }
 
 /** The scenarios the demo providers play on payouts, as the contract names them. */
@@ -79,9 +93,12 @@ export class DemoPayoutConnector implements PayoutConnector {
 
 export const DEMO_PROVIDER_CODES: ReadonlySet<string> = new Set(['demo_alpha', 'demo_beta', 'demo_gamma']);
 
-/** Connectors by provider code: the demo providers, plus licensed ones a deployment installs. */
+/**
+ * Connectors by provider code: ones installed by code (tests' fakes), the demo providers, then
+ * `licensed` (payments' ProviderPayoutsService) for every other provider.
+ */
 export function payoutConnectorFor(
-  providerCode: string, installed: Record<string, PayoutConnector> = {},
+  providerCode: string, installed: Record<string, PayoutConnector> = {}, licensed?: PayoutConnector,
 ): PayoutConnector | undefined {
-  return installed[providerCode] ?? (DEMO_PROVIDER_CODES.has(providerCode) ? new DemoPayoutConnector() : undefined);
+  return installed[providerCode] ?? (DEMO_PROVIDER_CODES.has(providerCode) ? new DemoPayoutConnector() : licensed);
 }

@@ -4,7 +4,8 @@ import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { CreatePayoutRequestSchema, PayoutsService, type CreatePayoutRequest } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { rawAccountNumberField, refuseUnsafeRequest } from '../shared/contract/index.js';
 import { DESTINATION_TYPES, isOneOf, PAYOUT_STATUSES } from '../shared/contract/enums.js';
-import { bindingOf, invalidField, refuseScenarioInLive, requireLimit, requireScope, serviceError, type Clock } from '../shared/index.js';
+import { bindingOf, invalidField, pageLimit, refuseScenarioInLive, requireScope, serviceError, type Clock } from '../shared/index.js';
+import { resultOf } from './licensed-payouts.js';
 import { payoutToProto } from './model.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { Payouts } from './payouts.js';
@@ -59,11 +60,11 @@ export function routes(payouts: Payouts, dispatcher: Dispatcher, clock: Clock) {
       },
       async listPayouts(req) {
         const scope = requireScope(req.scope);
-        requireLimit(req.limit);
+        const limit = pageLimit(req.limit);
         const unknown = req.statuses.find((s) => !isOneOf(PAYOUT_STATUSES, s));
         if (unknown !== undefined) throw invalidField('status', `status "${unknown}" is not a payout status`);
         const { payouts: list, hasMore } = await payouts.list(scope, {
-          statuses: req.statuses, startingAfter: req.startingAfter, limit: req.limit,
+          statuses: req.statuses, startingAfter: req.startingAfter, limit,
         });
         return { payouts: list.map(payoutToProto), hasMore };
       },
@@ -72,6 +73,12 @@ export function routes(payouts: Payouts, dispatcher: Dispatcher, clock: Clock) {
       },
       async dispatchPayouts(req) {
         return { sent: await dispatcher.dispatch(req.asOf ? timestampDate(req.asOf) : clock.now()) };
+      },
+      // No scope: the account the provider sent it to decides whose payout it may touch.
+      async noteProviderPayout(req) {
+        if (!/^pac_\w{1,80}$/.test(req.providerAccountId)) throw invalidField('provider_account_id', 'provider_account_id must be a provider account id (pac_…)');
+        const noted = await dispatcher.noted(req.providerAccountId, req.payoutId ?? null, resultOf(req.answer));
+        return { effect: noted.effect, payoutId: 'payout' in noted ? noted.payout.id : undefined };
       },
     });
   };

@@ -126,19 +126,41 @@ export function createPayoutStore(pool: Pool) {
     },
 
     /**
-     * Takes up to `limit` payouts sent (`pending`) or awaiting their provider (`processing`)
-     * since before `before`: their answer was lost, or their process died mid-call. Taking one
-     * moves its `updated_at` to `now`, a lease other replicas respect.
+     * Takes up to `limit` payouts sent (`pending`) or awaiting their provider (`processing`) that
+     * are due to be asked again: at their next_poll_at (a provider's `pending`, poll-schedule.ts),
+     * else once untouched since before `before` (their answer was lost, or their process died
+     * mid-call). Taking one moves its `updated_at` to `now` and clears its next_poll_at, a lease
+     * other replicas respect; the answer recorded then schedules the next one.
      */
     async claimStale(tx: Queryable, before: Date, now: Date, limit: number): Promise<PayoutRecord[]> {
       const { rows } = await tx.query(
-        `UPDATE payouts SET updated_at = $2
-         WHERE id IN (SELECT id FROM payouts WHERE status IN ('pending', 'processing') AND updated_at < $1
-                      ORDER BY updated_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        `UPDATE payouts SET updated_at = $2, next_poll_at = NULL
+         WHERE id IN (SELECT id FROM payouts WHERE status IN ('pending', 'processing')
+                        AND (next_poll_at <= $2 OR (next_poll_at IS NULL AND updated_at < $1))
+                      ORDER BY COALESCE(next_poll_at, updated_at) LIMIT $3 FOR UPDATE SKIP LOCKED)
          RETURNING *`,
         [before, now, limit],
       );
       return rows.map(toPayout);
+    },
+
+    /** Counts one more answer that found the payout pending and sets when it is asked next. */
+    async schedulePoll(tx: Queryable, id: string, at: Date, delayMs: (polls: number) => number): Promise<void> {
+      const { rows } = await tx.query('UPDATE payouts SET polls = polls + 1 WHERE id = $1 RETURNING polls', [id]);
+      await tx.query('UPDATE payouts SET next_poll_at = $2 WHERE id = $1', [id, new Date(at.getTime() + delayMs(rows[0].polls))]);
+    },
+
+    /**
+     * The payout a provider's notification names, among this account's only: by our payout id when
+     * the provider echoes it, else by the provider's payout id.
+     */
+    async findAtProvider(accountId: string, payoutId: string | null, providerPayoutId: string | null): Promise<PayoutRecord | undefined> {
+      const { rows } = await pool.query(
+        `SELECT * FROM payouts WHERE provider_account_id = $1 AND (id = $2 OR ($2::text IS NULL AND provider_payout_id = $3))
+         LIMIT 1`,
+        [accountId, payoutId, providerPayoutId],
+      );
+      return rows[0] && toPayout(rows[0]);
     },
 
     /** Locks the scope's funds row for this currency (creating it) and returns what is committed. */

@@ -1,6 +1,10 @@
-// routing-risk: scores risk and plans routes (RoutingService). Owns schema routing_risk.
+// routing-risk: scores risk and plans routes (RoutingService), and keeps the provider accounts
+// projects connect (ProviderAccountsService). Owns schema routing_risk.
+import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { assemblePart, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
+import { createProviderAccountStore } from './provider-account-store.js';
+import { providerAccountRoutes } from './provider-accounts-service.js';
 import { routes } from './service.js';
 import { createStore } from './store.js';
 
@@ -9,7 +13,10 @@ export const PART: PartInfo = { name: 'routing-risk', schema: 'routing_risk', di
 export function build(deps: ServiceDeps): ServicePart {
   return assemblePart(deps, {
     name: PART.name,
-    services: [RoutingService.typeName],
-    routes: (router) => routes(createStore(deps.pool), deps.clock)(router),
+    services: [RoutingService.typeName, ProviderAccountsService.typeName],
+    routes: (router) => {
+      routes(createStore(deps.pool), deps.clock)(router);
+      providerAccountRoutes(createProviderAccountStore(deps.pool), deps.clock)(router);
+    },
   });
 }

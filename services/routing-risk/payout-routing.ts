@@ -1,6 +1,5 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { DESTINATION_TYPES } from '../shared/contract/enums.js';
 import { feeFor, requireScope, serviceError } from '../shared/index.js';
 import type { ProviderAccount } from './route-planner.js';
 import type { RoutingRiskStore } from './store.js';
@@ -14,7 +13,9 @@ import type { RoutingRiskStore } from './store.js';
  * names at least one eligible account (connected to the scope, serving the currency and country)
  * decides, its accounts in its order. Otherwise the `default` rule: every account able to send to
  * that destination type, cheapest first, ties by provider code. Merchant-defined payout rules are
- * not built yet (docs/ledger.md).
+ * not built yet (docs/ledger.md). The accounts are the scope's, as for payments: a live payout
+ * reaches only the project's connected live accounts, and only those whose provider has a
+ * capability (the payout_capabilities table, one row per provider).
  */
 
 /** What a provider can pay out to, and its price (feeFor of the shared library). */
@@ -23,13 +24,6 @@ export interface PayoutCapability {
   feeFixed: bigint;
   feeBps: number;
 }
-
-/** The demo providers' payout capabilities. A licensed provider sends payouts once listed here. */
-export const PAYOUT_CAPABILITIES: Readonly<Record<string, PayoutCapability>> = {
-  demo_alpha: { destinationTypes: ['card_token', 'wallet'], feeFixed: 25n, feeBps: 0 },
-  demo_beta: { destinationTypes: ['bank_account'], feeFixed: 20n, feeBps: 0 },
-  demo_gamma: { destinationTypes: [...DESTINATION_TYPES], feeFixed: 15n, feeBps: 50 },
-};
 
 export interface PayoutRule {
   name: string;
@@ -57,8 +51,8 @@ export interface PayoutCandidate {
 }
 
 export function planPayoutRoute(
-  accounts: ProviderAccount[], req: PayoutRequest, rules: readonly PayoutRule[] = PAYOUT_RULES,
-  capabilities: Readonly<Record<string, PayoutCapability>> = PAYOUT_CAPABILITIES,
+  accounts: ProviderAccount[], req: PayoutRequest, capabilities: Readonly<Record<string, PayoutCapability>>,
+  rules: readonly PayoutRule[] = PAYOUT_RULES,
 ): { rule: string; candidates: PayoutCandidate[] } {
   const eligible = accounts
     .filter((a) => {
@@ -84,9 +78,10 @@ export function planPayoutHandler(store: RoutingRiskStore): ServiceImpl<typeof R
     if (req.amount < 1n || !/^[A-Z]{3}$/.test(req.currency) || !req.destinationType) {
       throw serviceError('validation_error', 'amount, currency and destination_type are required', { param: 'input' });
     }
-    const plan = planPayoutRoute(await store.accountsFor(scope), {
+    const [accounts, capabilities] = await Promise.all([store.accountsFor(scope), store.payoutCapabilities()]);
+    const plan = planPayoutRoute(accounts, {
       amount: req.amount, currency: req.currency, destinationType: req.destinationType, country: req.country,
-    });
+    }, capabilities);
     return {
       rule: plan.rule,
       candidates: plan.candidates.map((c) => ({

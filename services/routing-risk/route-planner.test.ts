@@ -5,7 +5,7 @@ import { planRoute, type ProviderAccount } from './route-planner.js';
 
 function account(code: string, over: Partial<ProviderAccount> = {}): ProviderAccount {
   return {
-    providerId: `prv_${code}`, providerCode: code, providerName: code, providerAccountId: `pac_${code}`,
+    providerId: `prv_${code}`, providerCode: code, providerName: code, providerAccountId: `pac_${code}`, connected: false,
     currencies: [], countries: [], methods: ['card'], feeFixed: 0n, feeBps: 0, latencyMs: 0, ...over,
   };
 }
@@ -37,4 +37,16 @@ test('the default rule keeps eligible accounts only, cheapest first for the amou
   const issuer = planRoute(accounts, { amount: 1000n, currency: 'USD', country: 'DE', methodType: 'card', providerCode: 'b' });
   assert.deepEqual(issuer.candidates.map((c) => c.providerCode), ['b']);
   assert.deepEqual(planRoute(accounts, { amount: 1000n, currency: 'USD', methodType: 'card', providerCode: 'eur_only' }).candidates, []);
+});
+
+test('connected accounts come before demo ones, each cheapest first; the account\'s own lists apply', () => {
+  const accounts = [
+    account('demo_cheap', { feeFixed: 0n, feeBps: 10 }),
+    account('stripe', { connected: true, feeFixed: 25n, feeBps: 140, currencies: ['EUR'] }),
+    account('adyen', { connected: true, feeFixed: 10n, feeBps: 120 }),
+  ];
+  const eur = planRoute(accounts, { amount: 1000n, currency: 'EUR', methodType: 'card' });
+  assert.deepEqual(eur.candidates.map((c) => c.providerCode), ['adyen', 'stripe', 'demo_cheap']);
+  const usd = planRoute(accounts, { amount: 1000n, currency: 'USD', methodType: 'card' });
+  assert.deepEqual(usd.candidates.map((c) => c.providerCode), ['adyen', 'demo_cheap']);
 });

@@ -7,6 +7,8 @@ export interface ProviderAccount {
   providerCode: string;
   providerName: string;
   providerAccountId: string;
+  /** An account the project connected at a licensed provider (not a demo provider's). */
+  connected: boolean;
   currencies: string[];
   countries: string[];
   methods: string[];
@@ -41,8 +43,12 @@ function eligible(account: ProviderAccount, req: RouteRequest): boolean {
   );
 }
 
+// Connected accounts before demo ones: a test-mode project that connected its provider's sandbox
+// wants its payments there, the demo providers remaining behind it for failover. (Live mode has
+// connected accounts only.)
 function cheapestFirst(amount: bigint) {
   return (a: ProviderAccount, b: ProviderAccount): number => {
+    if (a.connected !== b.connected) return a.connected ? -1 : 1;
     const diff = feeFor(a, amount) - feeFor(b, amount);
     return diff !== 0n ? (diff < 0n ? -1 : 1) : a.providerCode.localeCompare(b.providerCode);
   };
@@ -65,7 +71,8 @@ function orderedBy(rule: RoutingRule, eligibleAccounts: ProviderAccount[]): Prov
  * order) are the candidates. A matching rule whose providers cannot take the payment (not
  * connected, or not serving this method, currency or country) falls through, so a rule can prefer
  * providers but never strands a payment that another route could take. With no deciding rule, the
- * default rule: every eligible account, cheapest first for this amount, ties by provider code.
+ * default rule: every eligible account, the project's connected ones before the demo ones, each
+ * cheapest first for this amount, ties by provider code.
  */
 export function planRoute(accounts: ProviderAccount[], req: RouteRequest, rules: RoutingRule[] = []): RoutePlan {
   const eligibleAccounts = accounts.filter((a) => eligible(a, req)).sort(cheapestFirst(req.amount));

@@ -12,7 +12,7 @@ function rule(name: string, over: Partial<RoutingRule> = {}): RoutingRule {
 
 function account(code: string, over: Partial<ProviderAccount> = {}): ProviderAccount {
   return {
-    providerId: `prv_${code}`, providerCode: code, providerName: code, providerAccountId: `pac_${code}`,
+    providerId: `prv_${code}`, providerCode: code, providerName: code, providerAccountId: `pac_${code}`, connected: false,
     currencies: [], countries: [], methods: ['card'], feeFixed: 0n, feeBps: 0, latencyMs: 0, ...over,
   };
 }

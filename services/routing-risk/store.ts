@@ -3,6 +3,7 @@ import { sha256Hex } from '../shared/ids.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
 import { NO_VELOCITY, VELOCITY_WINDOW_MS, type RiskAssessment, type VelocityCounts } from './risk-rules.js';
+import type { PayoutCapability } from './payout-routing.js';
 import type { ProviderAccount, RoutePlan } from './route-planner.js';
 import type { NewRule, RoutingRule } from './routing-rules.js';
 
@@ -36,17 +37,22 @@ const SCOPE = 'merchant_id = $1 AND project_id = $2 AND mode = $3';
 const scopeValues = (s: Scope) => [s.merchantId, s.projectId, s.mode];
 
 /**
- * Active accounts a scope may route to ($1 merchant, $2 project, $3 mode). Test mode reaches demo
- * providers only (the shared platform accounts, or the project's own); live mode only licensed
- * providers' accounts connected to the project, so a live payment can never land on a provider
- * that moves no money.
+ * Active accounts a scope may route to ($1 merchant, $2 project, $3 mode). Live mode reaches only
+ * licensed providers' accounts connected to the project, so a live payment can never land on a
+ * provider that moves no money. Test mode reaches the demo providers (the shared platform
+ * accounts, or the project's own) and the project's own test-mode accounts at licensed providers
+ * (the provider's sandbox). An account's own lists narrow what its provider serves; empty ones
+ * leave the provider's.
  */
-const ACCOUNTS_SQL = `SELECT p.id AS provider_id, p.code, p.name, p.currencies, p.countries, p.methods, p.latency_ms,
+const ACCOUNTS_SQL = `SELECT p.id AS provider_id, p.code, p.name, p.kind, p.latency_ms,
+         CASE WHEN cardinality(a.currencies) > 0 THEN a.currencies ELSE p.currencies END AS currencies,
+         CASE WHEN cardinality(a.countries) > 0 THEN a.countries ELSE p.countries END AS countries,
+         CASE WHEN cardinality(a.methods) > 0 THEN a.methods ELSE p.methods END AS methods,
          a.id AS account_id, a.fee_fixed, a.fee_bps
   FROM provider_accounts a JOIN providers p ON p.id = a.provider_id
   WHERE a.status = 'active' AND a.mode = $3
-    AND p.kind = CASE WHEN $3 = 'live' THEN 'licensed' ELSE 'demo' END
-    AND ((a.mode = 'test' AND a.project_id IS NULL) OR (a.merchant_id = $1 AND a.project_id = $2))`;
+    AND CASE WHEN p.kind = 'demo' THEN $3 = 'test' AND (a.project_id IS NULL OR (a.merchant_id = $1 AND a.project_id = $2))
+             ELSE a.merchant_id = $1 AND a.project_id = $2 END`;
 
 const RULES_SQL = `SELECT ${RULE_COLUMNS} FROM routing_rules WHERE ${SCOPE}`;
 
@@ -74,6 +80,7 @@ function toAccount(r: Record<string, any>): ProviderAccount {
     providerCode: r.code,
     providerName: r.name,
     providerAccountId: r.account_id,
+    connected: r.kind === 'licensed',
     currencies: r.currencies,
     countries: r.countries,
     methods: r.methods,
@@ -86,14 +93,21 @@ function toAccount(r: Record<string, any>): ProviderAccount {
 /** Postgres access of routing-risk; every query names its scope. */
 export function createStore(pool: Pool) {
   return {
-    /**
-     * Active accounts a scope may route to. Test mode reaches demo providers only (the shared
-     * platform accounts, or the project's own); live mode only licensed providers' accounts
-     * connected to the project, so a live payment can never land on a provider that moves no money.
-     */
+    /** Active accounts a scope may route to (ACCOUNTS_SQL says which). */
     async accountsFor(scope: Scope): Promise<ProviderAccount[]> {
       const { rows } = await pool.query(ACCOUNTS_SQL, scopeValues(scope));
       return rows.map(toAccount);
+    },
+
+    /** What each provider can pay out to, by provider code (payout-routing.ts). */
+    async payoutCapabilities(): Promise<Record<string, PayoutCapability>> {
+      const { rows } = await pool.query(
+        `SELECT p.code, c.destination_types, c.fee_fixed, c.fee_bps
+         FROM payout_capabilities c JOIN providers p ON p.id = c.provider_id`,
+      );
+      return Object.fromEntries(rows.map((r) => [r.code, {
+        destinationTypes: r.destination_types, feeFixed: BigInt(r.fee_fixed), feeBps: r.fee_bps,
+      }]));
     },
 
     async rulesFor(scope: Scope): Promise<RoutingRule[]> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, loadConfig, requireForPart } from './config.js';
+import { ConfigError, loadConfig, MissingVariablesError, requireForPart } from './config.js';
 
 test('defaults apply when nothing is set', () => {
   const c = loadConfig({});
@@ -48,11 +48,49 @@ test('each bad value is refused with a message that names its variable', () => {
 });
 
 test('a part run on its own requires the database, NATS and its peers', () => {
-  const base = { DATABASE_URL: 'postgres://h/db', NATS_URL: 'nats://h:4222' };
+  const base = { DATABASE_URL: 'postgres://h/db', NATS_URL: 'nats://h:4222', INTERNAL_TOKEN: 'i'.repeat(32) };
   assert.throws(() => requireForPart(loadConfig({ NATS_URL: base.NATS_URL }), 'ledger', []), /DATABASE_URL/);
   assert.throws(() => requireForPart(loadConfig({ DATABASE_URL: base.DATABASE_URL }), 'ledger', []), /NATS_URL/);
   assert.throws(() => requireForPart(loadConfig(base), 'payments', ['routing-risk']), /ROUTING_RISK_URL/);
   requireForPart(loadConfig({ ...base, ROUTING_RISK_URL: 'http://rr:1' }), 'payments', ['routing-risk']);
+});
+
+test('every missing variable is named in one error, not the first alone', () => {
+  const missing = (env: Record<string, string>, part: 'gateway' | 'payouts', peers: Parameters<typeof requireForPart>[2],
+    nats = true) => {
+    try {
+      requireForPart(loadConfig(env), part, peers, { nats });
+    } catch (err) {
+      assert.ok(err instanceof MissingVariablesError);
+      return { variables: err.variables, message: err.message };
+    }
+    return assert.fail('expected a refusal');
+  };
+  const gateway = missing({ PAYMENTS_URL: 'http://p:1', ROUTING_RISK_URL: 'http://rr:1' }, 'gateway',
+    ['payments', 'routing-risk', 'webhooks', 'ledger', 'payouts'], false);
+  assert.deepEqual(gateway.variables, ['DATABASE_URL', 'WEBHOOKS_URL', 'LEDGER_URL', 'PAYOUTS_URL', 'INTERNAL_TOKEN'],
+    'NATS is not needed');
+  assert.match(gateway.message,
+    /^configuration: DATABASE_URL, WEBHOOKS_URL, LEDGER_URL, PAYOUTS_URL, INTERNAL_TOKEN are required to run gateway on its own/);
+  const payouts = missing({ DATABASE_URL: 'postgres://h/db', INTERNAL_TOKEN: 'i'.repeat(32) }, 'payouts', ['routing-risk', 'ledger']);
+  assert.deepEqual(payouts.variables, ['NATS_URL', 'ROUTING_RISK_URL', 'LEDGER_URL']);
+});
+
+test('INTERNAL_CALLERS names each caller with its token hash and projects; a bad entry is named', () => {
+  const hash = 'ab'.repeat(32);
+  const c = loadConfig({ INTERNAL_CALLERS: JSON.stringify({
+    reporting: { token_sha256: hash, projects: ['prj_1', 'prj_2'] }, backoffice: { token_sha256: hash, projects: '*' },
+  }) });
+  assert.deepEqual(c.internalCallers.map((k) => [k.name, k.tokenSha256.toString('hex'), k.projects]),
+    [['reporting', hash, ['prj_1', 'prj_2']], ['backoffice', hash, '*']]);
+  assert.deepEqual(loadConfig({}).internalCallers, []);
+  const refused = (value: string, pattern: RegExp) =>
+    assert.throws(() => loadConfig({ INTERNAL_CALLERS: value }), (e: unknown) => e instanceof ConfigError && pattern.test(e.message));
+  refused('{nope', /INTERNAL_CALLERS must be a JSON object/);
+  refused(JSON.stringify({ r: { token_sha256: 'abc', projects: '*' } }), /r\.token_sha256/);
+  refused(JSON.stringify({ r: { token_sha256: hash, projects: [] } }), /r\.projects/);
+  refused(JSON.stringify({ r: { token_sha256: hash, projects: ['mer_1'] } }), /r\.projects/);
+  assert.throws(() => loadConfig({ INTERNAL_TOKEN: 'short' }), /INTERNAL_TOKEN must be at least 32 characters/);
 });
 
 test('trusted proxies take addresses and CIDR ranges of both families', () => {

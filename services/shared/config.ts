@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { MIN_INTERNAL_TOKEN_LENGTH, type InternalCaller } from './internal-callers.js';
 
 // Every environment variable the service reads is parsed here, once, at start-up.
 // A bad or missing value stops start-up with a message that names the variable.
@@ -20,14 +21,26 @@ export interface Config {
   port: number;
   /** gRPC port of a service part. */
   grpcPort: number;
+  /** Port of `GET /metrics` (Prometheus); unset: no metrics endpoint. */
+  metricsPort?: number;
+  /** OTLP/HTTP collector traces are exported to (OTEL_EXPORTER_OTLP_ENDPOINT); unset: no tracing at all. */
+  otlpEndpoint?: string;
   /** Base URLs of the service parts, as the gateway and peers call them. */
   peers: Partial<Record<ServiceName, string>>;
   operatorToken?: string;
+  /** The token the gateway and the parts present to each other (INTERNAL_TOKEN); `npm start` makes one. */
+  internalToken?: string;
+  /** Other internal services a part admits, by their token's hash and projects (INTERNAL_CALLERS). */
+  internalCallers: InternalCaller[];
+  /** How often a part checks that its Postgres answers, for its grpc.health.v1 status. */
+  healthCheckIntervalMs: number;
   logLevel: string;
   dataDir: string;
   /** Port of the embedded Postgres that `npm start` runs when DATABASE_URL is not set. */
   embeddedPostgresPort: number;
   outboxPollMs: number;
+  /** Hours a published outbox row is kept for `svc outbox republish`; 0 keeps them all. */
+  outboxRetentionHours: number;
   shutdownTimeoutMs: number;
   /** The gateway's limit for receiving a whole request (headers and body) from a client. */
   httpRequestTimeoutMs: number;
@@ -49,6 +62,8 @@ export interface Config {
   customerActionTtlMinutes: number;
   /** How often payments asks providers about attempts whose outcome is still open. */
   reconciliationSweepMs: number;
+  /** How often payments syncs each connected, active Stripe account's settlements into the ledger; 0 = never. */
+  stripeSettlementSyncIntervalMs: number;
   /** Where merchants' customers reach the gateway, for hosted-page links (no trailing slash). */
   publicBaseUrl?: string;
   /** Deadline of one webhook delivery attempt: connect, request and response together. */
@@ -65,6 +80,8 @@ export interface Config {
   webhooksAllowLoopbackInTest: boolean;
   /** 32-byte key that encrypts endpoint signing secrets at rest; unset: stored as they are. */
   webhookSecretKey?: Buffer;
+  /** 32-byte key that encrypts provider accounts' credentials; unset: connecting a provider is refused. */
+  providerSecretKey?: Buffer;
   /** Demo providers settle a movement once it is this old (T+1 by default). */
   settlementCutoffMs: number;
   /** How often the ledger runs a cycle of the demo providers' settlement reports. */
@@ -78,6 +95,14 @@ export interface Config {
 export class ConfigError extends Error {
   constructor(readonly variable: string, reason: string) {
     super(`configuration: ${variable} ${reason}`);
+  }
+}
+
+/** Required variables that are unset, all named at once so one edit of the environment fixes them. */
+export class MissingVariablesError extends ConfigError {
+  constructor(readonly variables: string[], reason: string) {
+    super(variables[0], reason);
+    this.message = `configuration: ${variables.join(', ')} ${variables.length === 1 ? 'is' : 'are'} required ${reason}`;
   }
 }
 
@@ -157,6 +182,40 @@ function subjectToken(env: Env, name: string, fallback: string, pattern: RegExp)
   return raw;
 }
 
+function projectList(name: string, caller: string, projects: unknown): '*' | string[] {
+  if (projects === '*') return '*';
+  if (Array.isArray(projects) && projects.length > 0 && projects.every((p) => typeof p === 'string' && /^prj_\w+$/.test(p))) {
+    return projects as string[];
+  }
+  throw new ConfigError(name, `needs ${caller}.projects to be "*" or a non-empty list of project ids (prj_...)`);
+}
+
+/**
+ * INTERNAL_CALLERS: {"<name>": {"token_sha256": "<64 hex>", "projects": ["prj_..."] or "*"}, ...},
+ * one JSON value, as a Kubernetes Secret key holds it. Hashes only: the list admits, never calls.
+ */
+function internalCallers(env: Env, name: string): InternalCaller[] {
+  const raw = str(env, name);
+  if (raw === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a JSON object of callers (README "Operate it")');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(name, 'must be a JSON object of callers (README "Operate it")');
+  }
+  return Object.entries(parsed).map(([caller, entry]) => {
+    const { token_sha256: hash, projects } = (entry ?? {}) as { token_sha256?: unknown; projects?: unknown };
+    if (!/^[\w.-]{1,64}$/.test(caller)) throw new ConfigError(name, `has a caller name "${caller}" that is not a plain word`);
+    if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/i.test(hash)) {
+      throw new ConfigError(name, `needs ${caller}.token_sha256 to be 64 hex characters (the sha256 of its token)`);
+    }
+    return { name: caller, tokenSha256: Buffer.from(hash, 'hex'), projects: projectList(name, caller, projects) };
+  });
+}
+
 export function peerVariable(service: ServiceName): string {
   return `${service.toUpperCase().replace('-', '_')}_URL`;
 }
@@ -173,6 +232,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (operatorToken !== undefined && operatorToken.length < 24) {
     throw new ConfigError('OPERATOR_TOKEN', 'must be at least 24 characters');
   }
+  const internalToken = str(env, 'INTERNAL_TOKEN');
+  if (internalToken !== undefined && internalToken.length < MIN_INTERNAL_TOKEN_LENGTH) {
+    throw new ConfigError('INTERNAL_TOKEN', `must be at least ${MIN_INTERNAL_TOKEN_LENGTH} characters`);
+  }
   return {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:']),
@@ -181,13 +244,19 @@ export function loadConfig(env: Env = process.env): Config {
     host: str(env, 'HOST') ?? '0.0.0.0',
     port: int(env, 'PORT', 8080, 0, 65535),
     grpcPort: int(env, 'GRPC_PORT', 50051, 0, 65535),
+    metricsPort: str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT', 0, 0, 65535),
+    otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
     peers,
     operatorToken,
+    internalToken,
+    internalCallers: internalCallers(env, 'INTERNAL_CALLERS'),
+    healthCheckIntervalMs: int(env, 'HEALTH_CHECK_INTERVAL_MS', 5_000, 100, 60_000),
     logLevel,
     dataDir: str(env, 'DATA_DIR') ?? '.data',
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS', 250, 10, 60_000),
+    outboxRetentionHours: int(env, 'OUTBOX_RETENTION_HOURS', 168, 0, 24 * 366),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
     httpRequestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     trustedProxies: addressList(env, 'TRUSTED_PROXIES'),
@@ -199,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     authorizationTtlHours: int(env, 'AUTHORIZATION_TTL_HOURS', 168, 1, 24 * 31),
     expirySweepMs: int(env, 'EXPIRY_SWEEP_MS', 60_000, 10, 3_600_000),
     reconciliationSweepMs: int(env, 'RECONCILIATION_SWEEP_MS', 60_000, 10, 3_600_000),
+    stripeSettlementSyncIntervalMs: int(env, 'STRIPE_SETTLEMENT_SYNC_INTERVAL_MS', 86_400_000, 0, 30 * 86_400_000),
     customerActionTtlMinutes: int(env, 'CUSTOMER_ACTION_TTL_MINUTES', 15, 1, 7 * 24 * 60),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
@@ -208,6 +278,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 500, 10, 60_000),
     webhooksAllowLoopbackInTest: bool(env, 'WEBHOOKS_ALLOW_LOOPBACK_IN_TEST', true),
     webhookSecretKey: key32(env, 'WEBHOOK_SECRET_KEY'),
+    providerSecretKey: key32(env, 'PROVIDER_SECRET_KEY'),
     settlementCutoffMs: int(env, 'SETTLEMENT_CUTOFF_MS', 86_400_000, 0, 30 * 86_400_000),
     settlementSweepMs: int(env, 'SETTLEMENT_SWEEP_MS', 60_000, 10, 86_400_000),
     payoutHoldMs: int(env, 'PAYOUT_HOLD_MS', 60_000, 0, 7 * 86_400_000),
@@ -215,11 +286,27 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-/** A part started on its own needs Postgres, NATS and the addresses of the peers it calls. */
-export function requireForPart(config: Config, part: PartName, peers: readonly ServiceName[]): void {
-  if (!config.databaseUrl) throw new ConfigError('DATABASE_URL', `is required to run ${part} on its own`);
-  if (!config.natsUrl) throw new ConfigError('NATS_URL', `is required to run ${part} on its own`);
-  for (const peer of peers) {
-    if (!config.peers[peer]) throw new ConfigError(peerVariable(peer), `is required: ${part} calls ${peer}`);
-  }
+/** What a part started on its own needs besides Postgres and the peers it calls. */
+export interface PartNeeds {
+  /** Parts that publish or consume events need NATS; the gateway does not (false). */
+  nats: boolean;
+}
+
+/**
+ * A part started on its own needs Postgres, NATS (unless `needs` says not) and the gRPC addresses of
+ * the peers it calls. Every missing one is reported in one error, not the first alone.
+ */
+export function requireForPart(
+  config: Config, part: PartName, peers: readonly ServiceName[], needs: PartNeeds = { nats: true },
+): void {
+  const missing = [
+    ...(config.databaseUrl ? [] : ['DATABASE_URL']),
+    ...(config.natsUrl || !needs.nats ? [] : ['NATS_URL']),
+    ...peers.filter((peer) => !config.peers[peer]).map(peerVariable),
+    // Parts refuse callers without a credential, so a lone part must have one to call or be called.
+    ...(config.internalToken ? [] : ['INTERNAL_TOKEN']),
+  ];
+  if (missing.length === 0) return;
+  const calls = peers.length > 0 ? `; <PART>_URL is the gRPC address of a part it calls (${peers.join(', ')})` : '';
+  throw new MissingVariablesError(missing, `to run ${part} on its own${calls}`);
 }

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { SpanKind, inSpan, inTrace, tracingOn } from './tracing.js';
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
@@ -27,15 +28,65 @@ export function createPool(databaseUrl: string, schema: string, max = 10): Pool 
   // An idle client's connection dropped (database restart or failover): the pool discards
   // that client and the next query connects afresh. Unhandled, the event would crash the part.
   pool.on('error', () => undefined);
+  if (tracingOn()) traceQueries(pool, schema);
   return pool;
+}
+
+// The schema of each pool whose statements are spans (only pools made while tracing is on).
+const tracedPools = new WeakMap<pg.Pool, string>();
+
+/**
+ * While tracing is on, each pool.query is a CLIENT span, and so is each statement on a
+ * transaction's client (withTransaction).
+ */
+function traceQueries(pool: pg.Pool, schema: string): void {
+  tracedPools.set(pool, schema);
+  (pool as { query: unknown }).query = spanned(pool.query.bind(pool), schema);
+}
+
+/**
+ * A query function whose statements are spans. The text is parameterised, so it carries no values.
+ * Only statements of a traced request or event: the relay's and health checks' polling would
+ * otherwise be a trace of its own several times a second. The callback form is passed through.
+ */
+function spanned(query: (...args: never[]) => unknown, schema: string) {
+  return (...args: unknown[]) => {
+    if (!inTrace() || typeof args[args.length - 1] === 'function') return query(...(args as never[]));
+    const text = typeof args[0] === 'string' ? args[0] : String((args[0] as pg.QueryConfig)?.text ?? '');
+    const verb = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'QUERY';
+    return inSpan(`${verb} ${schema}`, SpanKind.CLIENT, {
+      'db.system.name': 'postgresql', 'db.namespace': schema, 'db.query.text': text.slice(0, 2000),
+    }, () => query(...(args as never[])) as Promise<unknown>);
+  };
+}
+
+/**
+ * Whether Postgres answers `SELECT 1` within `timeoutMs`, for health checks. A connection that
+ * hangs (packets dropped, not refused) counts as down once the time is up.
+ */
+export async function pingDatabase(pool: Pool, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const answered = pool.query({ text: 'SELECT 1', query_timeout: timeoutMs } as pg.QueryConfig).then(() => true, () => false);
+  try {
+    return await Promise.race([answered, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Runs fn in one transaction on a client of the pool: committed if it resolves, rolled back if it throws. */
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A pooled client outlives its checkout: its statements are spans only for this transaction.
+  const schema = tracingOn() ? tracedPools.get(pool) : undefined;
+  if (schema) (client as { query: unknown }).query = spanned(client.query.bind(client), schema);
   try {
     return await transactionOn(client, () => fn(client));
   } finally {
+    if (schema) delete (client as { query?: unknown }).query;
     client.release();
   }
 }

@@ -7,6 +7,13 @@ export const ERRORS = {
   invalid_api_key: { status: 401, type: 'authentication_error', grpc: Code.Unauthenticated },
   ip_not_allowed: { status: 403, type: 'permission_error', grpc: Code.PermissionDenied },
   forbidden: { status: 403, type: 'permission_error', grpc: Code.PermissionDenied },
+  // The dashboard's own API (gateway/dashboard/): a wrong email or password, said alike so neither is revealed;
+  // a state-changing call without its session's x-csrf-token; an email that already has an account; a mailed
+  // link (password reset, invitation) that is unknown, used or expired.
+  invalid_credentials: { status: 401, type: 'authentication_error', grpc: Code.Unauthenticated },
+  invalid_csrf_token: { status: 403, type: 'permission_error', grpc: Code.PermissionDenied },
+  email_taken: { status: 409, type: 'invalid_request_error', grpc: Code.AlreadyExists },
+  invalid_token: { status: 422, type: 'invalid_request_error', grpc: Code.InvalidArgument },
   test_scenario_not_allowed: { status: 400, type: 'invalid_request_error', grpc: Code.InvalidArgument },
   invalid_json: { status: 400, type: 'invalid_request_error', grpc: Code.InvalidArgument },
   unsupported_media_type: { status: 415, type: 'invalid_request_error', grpc: Code.InvalidArgument },
@@ -24,6 +31,16 @@ export const ERRORS = {
   // 429 while a concurrent request holds the key at the gateway; 503 while the resource the key is
   // bound to is still being decided (the request that created it died or lost its gateway).
   idempotency_in_progress: { status: 429, type: 'idempotency_error', grpc: Code.Aborted, alternative: 503 },
+  // A provider refused an operation on money it holds (capturing or releasing an authorization): nothing changed here.
+  provider_declined: { status: 409, type: 'provider_error', grpc: Code.FailedPrecondition },
+  // A provider gave no usable answer (unreachable, its own error, no answer in time): nothing changed here, and the
+  // same request may be sent again, since the provider sees the same operation id and never acts twice.
+  provider_unavailable: { status: 503, type: 'provider_error', grpc: Code.Unavailable },
+  // A provider's notification (webhook) whose signature the account's secret does not verify, or that is stale or
+  // unreadable: refused, and nothing changed.
+  invalid_signature: { status: 400, type: 'invalid_request_error', grpc: Code.InvalidArgument },
+  // The deployment lacks a setting the operation needs (e.g. PROVIDER_SECRET_KEY); the message names it.
+  not_configured: { status: 503, type: 'internal_error', grpc: Code.FailedPrecondition },
   service_unavailable: { status: 503, type: 'internal_error', grpc: Code.Unavailable },
   internal_error: { status: 500, type: 'internal_error', grpc: Code.Internal },
   not_implemented: { status: 501, type: 'internal_error', grpc: Code.Unimplemented },

@@ -30,7 +30,13 @@ export function toMetadata(headers: Headers | undefined): Metadata {
   return metadata;
 }
 
-/** A failure as the gRPC status grpc-js sends: Connect's codes are gRPC's codes, number for number. */
+/**
+ * A failure as the gRPC status grpc-js sends: Connect's codes are gRPC's codes, number for number.
+ * `details` is the plain message: grpc-js percent-encodes grpc-message itself (encodeURI), which
+ * both its own client (decodeURI) and Connect's read back as written. Connect's handlers encode with
+ * encodeURIComponent, whose %3A and %2C a stock grpc-js client shows as they are
+ * (test/grpc-stock-client.test.ts).
+ */
 export function toStatus(err: unknown): Partial<StatusObject> {
   const ce = ConnectError.from(err);
   return { code: ce.code as number, details: ce.rawMessage, metadata: toMetadata(ce.metadata) };

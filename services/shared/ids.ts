@@ -4,7 +4,7 @@ import { createHash, randomBytes, randomFillSync } from 'node:crypto';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix = 'pay' | 'att' | 'tle' | 'rf' | 'po' | 'pm' | 'evt' | 'whd' | 'whsec' | 'mer' | 'prj' | 'key'
-  | 'req' | 'rsk' | 'rtd' | 'rtr' | 'prv' | 'pac' | 'aud';
+  | 'req' | 'rsk' | 'rtd' | 'rtr' | 'prv' | 'pac' | 'aud' | 'usr' | 'ses' | 'inv' | 'vrf';
 
 function encodeTime(ms: number): string {
   let out = '';
@@ -51,4 +51,17 @@ export function newSecret(prefix: string, chars = 32): string {
 
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
+}
+
+/** When an id made by newId was made (its first ten characters after the prefix); undefined for another string. */
+export function idTime(id: string): Date | undefined {
+  const time = id.slice(id.indexOf('_') + 1, id.indexOf('_') + 11);
+  if (time.length !== 10) return undefined;
+  let ms = 0;
+  for (const c of time) {
+    const digit = ALPHABET.indexOf(c);
+    if (digit < 0) return undefined;
+    ms = ms * 32 + digit;
+  }
+  return new Date(ms);
 }

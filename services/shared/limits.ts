@@ -5,6 +5,13 @@
 /** A request body above this is refused with 413 before it is parsed. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * A provider's notification (POST /providers/{provider}/webhooks/{account}) above this is refused
+ * with 413. Larger than a merchant's body: a provider's event carries its whole object (Adyen
+ * batches several), and nothing of it is emitted as it came, so MAX_EVENT_BYTES does not bound it.
+ */
+export const MAX_PROVIDER_NOTIFICATION_BYTES = 256 * 1024;
+
 /** Stripe's metadata rule: at most 50 keys, a key at most 40 characters, a value a string of at most 500. */
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_KEY_MAX_LENGTH = 40;
@@ -21,3 +28,15 @@ export const MAX_JSON_DEPTH = 8;
  * room for both; the parts refuse to start against a bus whose max_payload is below it.
  */
 export const MAX_EVENT_BYTES = 2 * MAX_BODY_BYTES;
+
+/**
+ * A list page's size, the same over REST and gRPC: 1 to MAX_PAGE_LIMIT, DEFAULT_PAGE_LIMIT when
+ * not given. gRPC cannot tell an absent int32 from 0 (proto3), so there 0 means "not given".
+ */
+export const DEFAULT_PAGE_LIMIT = 50;
+export const MAX_PAGE_LIMIT = 200;
+
+/** The `limit` query parameter of every REST list (/v1 and /manage/v1). */
+export const PAGE_LIMIT_SCHEMA = {
+  type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT,
+} as const;

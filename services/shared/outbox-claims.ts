@@ -12,6 +12,8 @@ export interface ClaimedRow {
   type: string;
   payload: unknown;
   attempts: number;
+  /** The trace context it was written in (services/shared/tracing.ts), sent as a message header. */
+  traceparent: string | null;
 }
 
 /**
@@ -44,7 +46,7 @@ export async function claimBatch(db: Queryable, limit: number, leaseMs: number):
          SELECT 1 FROM outbox b
          WHERE b.aggregate_id = c.aggregate_id AND b.seq < c.seq AND b.published_at IS NULL
            AND b.event_id NOT IN (SELECT event_id FROM candidates))
-     RETURNING o.event_id, o.aggregate_id, o.type, o.payload, o.attempts, o.seq`,
+     RETURNING o.event_id, o.aggregate_id, o.type, o.payload, o.attempts, o.traceparent, o.seq`,
     [limit, leaseMs],
   ));
   // UPDATE … RETURNING has no order of its own; the relay publishes in the outbox's.

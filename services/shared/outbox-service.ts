@@ -7,7 +7,7 @@ import {
   findOutboxEvent, listDeadLetters, releaseDeadLetter, republishSince, type DeadLetterRow,
 } from './outbox-dead-letters.js';
 import type { OutboxRelay } from './outbox.js';
-import { requireLimit } from './request-guards.js';
+import { pageLimit } from './request-guards.js';
 
 // OutboxService (proto/svc/outbox/v1/outbox.proto): every producing part serves it beside its
 // own services (assemblePart adds it), for the gateway's /manage/v1/dead-letters.
@@ -30,8 +30,8 @@ export function outboxRoutes(pool: Pool, relay: OutboxRelay) {
   return (router: ConnectRouter) => {
     router.service(OutboxService, {
       async listDeadLetters(req) {
-        requireLimit(req.limit);
-        const { rows, hasMore } = await listDeadLetters(pool, req.limit, req.startingAfter);
+        const limit = pageLimit(req.limit);
+        const { rows, hasMore } = await listDeadLetters(pool, limit, req.startingAfter);
         return { deadLetters: rows.map(deadLetterOf), hasMore };
       },
 

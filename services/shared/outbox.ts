@@ -1,23 +1,28 @@
 import type { Logger } from 'pino';
 import { UnpublishableMessage, type EventBus } from './bus/index.js';
+import type { PartName } from './config.js';
 import type { Pool, Queryable, Statement } from './db.js';
 import { aggregateIdOf, eventSubject, type EventEnvelope } from './events.js';
 import { claimBatch, recordOutcomes, type ClaimedRow, type PublishFailure } from './outbox-claims.js';
+import type { RelayFailures } from './outbox-metrics.js';
+import { currentTraceparent } from './tracing.js';
 
 /**
  * Transactional outbox. A state change and its event are written in one transaction
  * (enqueueEvent with the transaction's client); the relay publishes rows with the event id as
  * the message id and marks them sent only after the bus acknowledged them. Published rows stay
  * (published_at), so events a broker lost can be published again (svc outbox republish).
- * Every producing part has an `outbox` table in its own schema (see its migrations).
+ * Every producing part has an `outbox` table in its own schema (see its migrations). The row keeps
+ * the trace context of the request that wrote it (NULL while tracing is off): the relay sends it
+ * as the message's `traceparent` header, beside the payload, never inside it.
  */
 export function enqueueEventStatement(event: EventEnvelope): Statement {
   return {
-    text: `INSERT INTO outbox (event_id, type, merchant_id, project_id, mode, payload, created_at, aggregate_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    text: `INSERT INTO outbox (event_id, type, merchant_id, project_id, mode, payload, created_at, aggregate_id, traceparent)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     values: [
       event.id, event.type, event.merchant_id, event.project_id, event.mode, JSON.stringify(event), event.created_at,
-      aggregateIdOf(event),
+      aggregateIdOf(event), currentTraceparent() ?? null,
     ],
   };
 }
@@ -64,8 +69,14 @@ export class OutboxRelay {
   private again = false;
   private stopped = true;
   private pauseMs = 0;
+  private failures?: { counter: RelayFailures; part: PartName };
 
   constructor(private readonly opts: OutboxRelayOptions) {}
+
+  /** Counts failed publish attempts as `part`'s (set by assemblePart, which knows the part). */
+  countFailures(counter: RelayFailures, part: PartName): void {
+    this.failures = { counter, part };
+  }
 
   start(): void {
     this.stopped = false;
@@ -154,6 +165,7 @@ export class OutboxRelay {
             subject: eventSubject(this.opts.subjectPrefix, row.type),
             msgId: row.event_id,
             data: Buffer.from(JSON.stringify(row.payload)),
+            traceparent: row.traceparent ?? undefined,
           });
           published.push(row.event_id);
         } catch (err) {
@@ -186,6 +198,7 @@ export class OutboxRelay {
       const error = String((err as Error)?.message ?? err).slice(0, MAX_ERROR_LENGTH);
       failures.push({ eventId: row.event_id, error, park, delayMs: Math.min(base * 2 ** (attempts - 1), MAX_RETRY_DELAY_MS) });
       const where = { event_id: row.event_id, type: row.type, aggregate_id: row.aggregate_id, attempts, err: error };
+      this.failures?.counter.inc({ part: this.failures.part, outcome: park ? 'parked' : 'retry' });
       if (park) this.opts.logger.error(where, 'outbox relay: event parked (svc dead-letter list); later events of its aggregate wait behind it');
       else this.opts.logger.warn(where, 'outbox relay: event not published, will retry it');
     }

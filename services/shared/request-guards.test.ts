@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { fromConnectError } from './errors.js';
-import { refuseScenarioInLive, requireLimit, requireScope } from './request-guards.js';
+import { pageLimit, refuseScenarioInLive, requireScope } from './request-guards.js';
 
 // What a caller gets back, as the gateway reads it.
 function refusal(fn: () => unknown): [string, string | undefined] {
@@ -24,10 +24,11 @@ test('a scope needs merchant, project and a test or live mode', () => {
   }
 });
 
-test('a page holds 1 to 200 items', () => {
-  requireLimit(1);
-  requireLimit(200);
-  for (const limit of [0, 201]) assert.deepEqual(refusal(() => requireLimit(limit)), ['validation_error', 'limit']);
+test('a page holds 1 to 200 items, and 50 when the limit is 0 (unset in proto3)', () => {
+  assert.equal(pageLimit(1), 1);
+  assert.equal(pageLimit(200), 200);
+  assert.equal(pageLimit(0), 50);
+  for (const limit of [-1, 201]) assert.deepEqual(refusal(() => pageLimit(limit)), ['validation_error', 'limit']);
 });
 
 test('a live key may not name a test scenario; a test key may, and no scenario is always fine', () => {

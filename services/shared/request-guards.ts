@@ -1,6 +1,7 @@
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { isOneOf, MODES, type Mode } from './contract/enums.js';
 import { DomainError, invalidField } from './errors.js';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './limits.js';
 
 // The checks every part's handlers make on the fields requests share (scope, limit, test_scenario).
 // The gateway checks the full contract first; these protect the parts from internal gRPC callers
@@ -23,11 +24,13 @@ export function requireScope(scope: Scope | undefined): CheckedScope {
   return scope;
 }
 
-/** A list page's size: the contract allows 1 to 200. */
-export function requireLimit(limit: number): void {
-  if (limit < 1 || limit > 200) {
-    throw invalidField('limit', 'limit must be between 1 and 200');
+/** A list request's page size: 0 (proto3's unset) is the default, as an absent REST limit is; else 1 to 200. */
+export function pageLimit(limit: number): number {
+  if (limit === 0) return DEFAULT_PAGE_LIMIT;
+  if (limit < 1 || limit > MAX_PAGE_LIMIT) {
+    throw invalidField('limit', `limit must be between 1 and ${MAX_PAGE_LIMIT}`);
   }
+  return limit;
 }
 
 /** Sandbox scenarios force outcomes: a live key may not name one. */

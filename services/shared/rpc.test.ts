@@ -5,6 +5,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { Health } from '../../proto/gen/grpc/health/v1/health_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { DomainError, fromConnectError } from './errors.js';
+import { admittedCallers, newInternalToken, withCredential } from './internal-callers.js';
 import { MAX_EVENT_BYTES } from './limits.js';
 import { createLogger } from './logger.js';
 import {
@@ -33,6 +34,9 @@ function stub(seen: { deadline?: unknown }, release: Promise<void>) {
   });
 }
 
+const TOKEN = newInternalToken();
+const CALLERS = admittedCallers(TOKEN, []);
+
 async function setUp() {
   const lines: string[] = [];
   const logger = createLogger('rpc-test', 'error', { write: (line: string) => { lines.push(line); } });
@@ -40,14 +44,19 @@ async function setUp() {
   let open!: () => void;
   const release = new Promise<void>((resolve) => { open = resolve; });
   const health = new HealthState([RoutingService.typeName]);
-  const server = createRpcServer(stub(seen, release), health, logger);
+  const server = createRpcServer(stub(seen, release), health, logger, CALLERS);
   const url = `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`;
-  const transports: Record<string, Transport> = {
+  const anonymous: Record<string, Transport> = {
     'connect-node gRPC client': createGrpcTransport({ baseUrl: url }),
-    'createPeerTransport': createPeerTransport(url),
-    'in process': createInProcessTransport(stub(seen, release), health, logger),
+    'createPeerTransport': createPeerTransport(url, 'not-the-token'),
+    'in process': createInProcessTransport(stub(seen, release), health, logger, CALLERS),
   };
-  return { lines, seen, open, health, server, url, transports };
+  const transports: Record<string, Transport> = {
+    'connect-node gRPC client': withCredential(anonymous['connect-node gRPC client'], TOKEN),
+    'createPeerTransport': createPeerTransport(url, TOKEN),
+    'in process': withCredential(anonymous['in process'], TOKEN),
+  };
+  return { lines, seen, open, health, server, url, transports, anonymous };
 }
 
 const failureOf = (p: Promise<unknown>) => p.then(() => assert.fail('expected a failure'), (e) => ConnectError.from(e));
@@ -90,10 +99,24 @@ test('every client sees the same answers, errors, deadlines and limits', async (
   }
 });
 
+test('every server refuses a call without the credential, whatever the client, and answers Health to anyone', async () => {
+  const s = await setUp();
+  try {
+    for (const [name, transport] of Object.entries(s.anonymous)) {
+      const refused = await failureOf(createClient(RoutingService, transport).planPayment({ scope: { merchantId: 'm1' } }));
+      assert.equal(refused.code, Code.Unauthenticated, name);
+      assert.equal(fromConnectError(refused).code, 'unauthorized', name);
+      assert.equal((await createClient(Health, transport).check({ service: '' })).status, ServingStatus.SERVING, name);
+    }
+  } finally {
+    await closeRpcServer(s.server, 1000);
+  }
+});
+
 test('grpc.health.v1 answers Check, List and Watch over the socket', async () => {
   const s = await setUp();
   try {
-    for (const transport of [createGrpcTransport({ baseUrl: s.url }), createPeerTransport(s.url)]) {
+    for (const transport of [createGrpcTransport({ baseUrl: s.url }), createPeerTransport(s.url, TOKEN)]) {
       s.health.setAll(ServingStatus.SERVING);
       const health = createClient(Health, transport);
       assert.equal((await health.check({ service: RoutingService.typeName })).status, ServingStatus.SERVING);
@@ -116,7 +139,7 @@ test('grpc.health.v1 answers Check, List and Watch over the socket', async () =>
 
 test('closing lets an in-flight call finish and refuses new ones', async () => {
   const s = await setUp();
-  const routing = createClient(RoutingService, createPeerTransport(s.url));
+  const routing = createClient(RoutingService, createPeerTransport(s.url, TOKEN));
   await routing.planPayment({ scope: { merchantId: 'warm' } });
   const inFlight = routing.planPayment({ scope: { merchantId: 'held' } });
   await new Promise((resolve) => setTimeout(resolve, 50));

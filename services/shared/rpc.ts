@@ -7,8 +7,12 @@ import { Health, HealthCheckResponse_ServingStatus as Status } from '../../proto
 import { DomainError, serviceError, toConnectError } from './errors.js';
 import { closeGrpcServer, createGrpcServer } from './grpc-server.js';
 import { createGrpcJsTransport } from './grpc-transport.js';
+import { authenticateCallers, withCredential, type InternalCaller } from './internal-callers.js';
 import { MAX_EVENT_BYTES } from './limits.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import { serverMetrics, withClientMetrics } from './rpc-metrics.js';
+import { serverTracing, withClientTracing } from './rpc-tracing.js';
 
 /** Serving state reported by grpc.health.v1.Health: "" is the whole server, otherwise a service name. */
 export class HealthState {
@@ -67,9 +71,14 @@ function domainErrors(logger: Logger): Interceptor {
   };
 }
 
-function serverOptions(logger: Logger) {
+function serverOptions(logger: Logger, callers: readonly InternalCaller[], metrics?: Metrics) {
   // No request may carry more than its events can: the bus was checked to carry MAX_EVENT_BYTES.
-  return { readMaxBytes: MAX_EVENT_BYTES, interceptors: [domainErrors(logger)] };
+  // The first interceptor is the outermost: the caller is checked before any handler sees the request,
+  // and the metrics see the status code the caller gets.
+  // The trace's server span encloses all of them (it is empty while tracing is off).
+  const interceptors = [domainErrors(logger), authenticateCallers(callers)];
+  const measured = metrics ? [serverMetrics(metrics), ...interceptors] : interceptors;
+  return { readMaxBytes: MAX_EVENT_BYTES, interceptors: [...serverTracing(), ...measured] };
 }
 
 function withHealth(routes: (router: ConnectRouter) => void, health: HealthState) {
@@ -82,12 +91,14 @@ function withHealth(routes: (router: ConnectRouter) => void, health: HealthState
 /**
  * A gRPC server (@grpc/grpc-js, binary protobuf) for the given routes plus Health. Not listening.
  * It speaks gRPC only: connect-node also spoke gRPC-Web and the Connect protocol, which no caller
- * of a part uses, and cost twice the CPU per call (test/bench/rpc-hop.ts).
+ * of a part uses, and cost twice the CPU per call (test/bench/rpc-hop.ts). Only `callers` are
+ * served (services/shared/internal-callers.ts); Health answers anyone.
  */
 export function createRpcServer(
-  routes: (router: ConnectRouter) => void, health: HealthState, logger: Logger,
+  routes: (router: ConnectRouter) => void, health: HealthState, logger: Logger, callers: readonly InternalCaller[],
+  metrics?: Metrics,
 ): grpc.Server {
-  return createGrpcServer(withHealth(routes, health), serverOptions(logger));
+  return createGrpcServer(withHealth(routes, health), serverOptions(logger, callers, metrics));
 }
 
 /**
@@ -95,9 +106,10 @@ export function createRpcServer(
  * socket (Connect's router transport): for parts that share one process (services/all-in-one).
  */
 export function createInProcessTransport(
-  routes: (router: ConnectRouter) => void, health: HealthState, logger: Logger,
+  routes: (router: ConnectRouter) => void, health: HealthState, logger: Logger, callers: readonly InternalCaller[],
+  metrics?: Metrics,
 ): Transport {
-  return createRouterTransport(withHealth(routes, health), { router: serverOptions(logger) });
+  return createRouterTransport(withHealth(routes, health), { router: serverOptions(logger, callers, metrics) });
 }
 
 /** Closes a server gracefully: no new calls, in-flight ones finish, then the rest are cut. */
@@ -105,9 +117,13 @@ export function closeRpcServer(server: grpc.Server, timeoutMs: number): Promise<
   return closeGrpcServer(server, timeoutMs);
 }
 
-/** Calls a peer part over real gRPC (HTTP/2, binary protobuf), through a @grpc/grpc-js channel. */
-export function createPeerTransport(baseUrl: string): Transport {
-  return createGrpcJsTransport(baseUrl);
+/**
+ * Calls a peer part over real gRPC (HTTP/2, binary protobuf), through a @grpc/grpc-js channel,
+ * presenting `internalToken` (INTERNAL_TOKEN) as its credential; its calls are counted in `metrics`
+ * and, while tracing is on, are spans whose context travels in `traceparent`.
+ */
+export function createPeerTransport(baseUrl: string, internalToken: string, metrics?: Metrics): Transport {
+  return withClientTracing(withClientMetrics(withCredential(createGrpcJsTransport(baseUrl), internalToken), metrics));
 }
 
 export { Status as ServingStatus };

@@ -1,12 +1,16 @@
+import type { Transport } from '@connectrpc/connect';
 import { JetStreamBus, checkBroker } from './bus/index.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig, requireForPart, type Config, type ServiceName } from './config.js';
 import { createPool } from './db.js';
 import { createLogger, type Logger } from './logger.js';
 import { listenGrpc } from './grpc-server.js';
+import { Metrics, serveMetrics, type MetricsServer } from './metrics.js';
 import { migrate } from './migrate.js';
 import type { ServiceDeps, ServicePart } from './part.js';
 import { retryAtStart } from './retry.js';
+import { createPeerTransport } from './rpc.js';
+import { startTracing } from './tracing.js';
 
 /** Where a part keeps its tables and its migrations. */
 export interface PartInfo<N extends string = ServiceName> {
@@ -15,16 +19,45 @@ export interface PartInfo<N extends string = ServiceName> {
   dir: string;
 }
 
+/** How a part run on its own calls `peer`: its URL and INTERNAL_TOKEN, both checked by requireForPart. */
+export function peerTransport(config: Config, peer: ServiceName, metrics?: Metrics): Transport {
+  return createPeerTransport(config.peers[peer]!, config.internalToken!, metrics);
+}
+
+/** Serves `metrics` on METRICS_PORT when it is set (a main.ts's business: built parts never listen). */
+export async function serveMetricsIfConfigured(
+  metrics: Metrics, config: Config, logger: Logger,
+): Promise<MetricsServer | undefined> {
+  if (config.metricsPort === undefined) return undefined;
+  const server = await serveMetrics(metrics, config.metricsPort, config.host);
+  logger.info({ port: server.port }, `metrics at :${server.port}/metrics`);
+  return server;
+}
+
 /** Starts a part's gRPC server on host:port (0 picks a free port); resolves with the port. */
 export const listen = listenGrpc;
 
-/** Runs `stop` once on SIGTERM or SIGINT, then exits. */
-export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
+/**
+ * How long open calls and connections may drain on shutdown: SHUTDOWN_TIMEOUT_MS less a margin for
+ * closing the rest, so a process exits by itself (code 0) before onShutdown's last resort.
+ */
+export function drainTimeMs(shutdownTimeoutMs: number): number {
+  return Math.max(0, shutdownTimeoutMs - Math.min(1_000, shutdownTimeoutMs / 5));
+}
+
+/** Runs `stop` once on SIGTERM or SIGINT, then exits; exits anyway after `timeoutMs`. */
+export function onShutdown(logger: Logger, stop: () => Promise<void>, timeoutMs: number): void {
   let stopping = false;
   const handler = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // The last resort: whatever still runs (a client holding a connection, a pool that will not
+    // end), the process exits within SHUTDOWN_TIMEOUT_MS, before Kubernetes has to kill it.
+    setTimeout(() => {
+      logger.error({ shutdownTimeoutMs: timeoutMs }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, timeoutMs).unref();
     stop().then(
       () => process.exit(0),
       (err) => {
@@ -61,6 +94,8 @@ export async function runServicePart(
     exitOnStartupError(err);
   }
   const logger = createLogger(info.name, config.logLevel);
+  // Before anything is built: the part's pool, transports and interceptors trace only if it is on.
+  const tracing = await startTracing(info.name, config);
   const pool = createPool(config.databaseUrl!, info.schema, config.databasePoolSize);
   try {
     // Postgres and NATS may come up after the part (Kubernetes starts everything at once): wait.
@@ -73,17 +108,21 @@ export async function runServicePart(
       logger,
       name: info.name,
     }), { logger });
-    const part = build({ pool, bus, clock: systemClock, logger, config });
+    const metrics = new Metrics();
+    const part = build({ pool, bus, clock: systemClock, logger, config, metrics });
     // A part that emits events refuses a bus that cannot carry its largest one.
     if (part.relay) checkBroker(await bus.facts(), logger);
     await part.start();
     const port = await listen(part.server, config.grpcPort, config.host);
     logger.info({ port }, `${info.name} serving gRPC`);
+    const metricsServer = await serveMetricsIfConfigured(metrics, config, logger);
     onShutdown(logger, async () => {
       await part.close();
+      await metricsServer?.close();
       await bus.close();
       await pool.end();
-    });
+      await tracing?.shutdown();
+    }, config.shutdownTimeoutMs);
   } catch (err) {
     await pool.end().catch(() => undefined);
     exitOnStartupError(err);

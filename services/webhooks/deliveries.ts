@@ -20,16 +20,29 @@ export interface DeliveryRow {
   updated_at: Date;
 }
 
+export type AttemptOutcome = 'succeeded' | 'failed' | 'exhausted';
+
 export interface AttemptRow {
   id: string;
   attempt_number: number;
   manual: boolean;
+  outcome: AttemptOutcome | null;
+  next_attempt_at: Date | null;
   started_at: Date;
   duration_ms: number;
   request_headers: Array<[string, string]>;
   response_status: number | null;
   response_body: string | null;
   error: string | null;
+}
+
+/** One attempt at delivering an event about a payment, with its delivery's facts (a payment's timeline). */
+export interface PaymentAttemptRow extends Omit<AttemptRow, 'request_headers' | 'response_body'> {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  url: string;
 }
 
 /** A delivery taken by one dispatcher: everything needed to make its next attempt. */
@@ -39,18 +52,23 @@ export interface Claim {
   eventId: string;
   eventType: string;
   mode: Mode;
-  /** The number of the attempt this claim makes. */
+  /** The number of the attempt this claim makes, among all the delivery's attempts (svc-delivery-attempt). */
   attempt: number;
+  /** The automatic attempts made, this one included when it is automatic: what the schedule follows. */
+  scheduled: number;
   url: string;
   storedSecret: string;
   body: string;
+  /** The trace context its event arrived with (events.traceparent): the attempt's span continues it. */
+  traceparent: string | null;
 }
 
 export interface Outcome {
   claim: Claim;
   manual: boolean;
   startedAt: Date;
-  status: 'succeeded' | 'failed' | 'exhausted';
+  /** What the attempt leaves the delivery in; null: as it was (a failed resend). */
+  status: AttemptOutcome | null;
   nextAttemptAt: Date | null;
   requestHeaders: Array<[string, string]>;
   responseStatus?: number;
@@ -60,24 +78,38 @@ export interface Outcome {
 }
 
 // Looked up per claimed row by primary key, so no plan ever scans the events table.
-const CLAIMED = `d.id, d.endpoint_id, d.event_id, d.event_type, d.mode, d.attempt_count,
+const CLAIMED = `d.id, d.endpoint_id, d.event_id, d.event_type, d.mode, d.attempt_count, d.scheduled_attempts,
   (SELECT e.url FROM endpoints e WHERE e.id = d.endpoint_id) AS url,
   (SELECT e.secret FROM endpoints e WHERE e.id = d.endpoint_id) AS secret,
-  (SELECT ev.body FROM events ev WHERE ev.id = d.event_id) AS body`;
+  (SELECT ev.body FROM events ev WHERE ev.id = d.event_id) AS body,
+  (SELECT ev.traceparent FROM events ev WHERE ev.id = d.event_id) AS traceparent`;
 // A delivery parked by its disabled endpoint (next attempt 'infinity') has no next attempt to show.
 const COLUMNS = `id, endpoint_id, event_id, event_type, status, attempt_count,
   CASE WHEN status IN ('pending', 'failed') AND next_attempt_at <> 'infinity' THEN next_attempt_at END AS next_attempt_at,
   last_response_status, last_error, created_at, updated_at`;
+const ATTEMPT_COLUMNS = `id, attempt_number, manual, outcome, next_attempt_at, started_at, duration_ms, request_headers,
+  response_status, response_body, error`;
 
 function toClaim(row: any): Claim {
   return {
     id: row.id, endpointId: row.endpoint_id, eventId: row.event_id, eventType: row.event_type, mode: row.mode,
-    attempt: row.attempt_count, url: row.url, storedSecret: row.secret, body: row.body,
+    attempt: row.attempt_count, scheduled: row.scheduled_attempts, url: row.url, storedSecret: row.secret, body: row.body,
+    traceparent: row.traceparent,
   };
 }
 
 export function createDeliveryStore(pool: Pool) {
   return {
+    /** Deliveries waiting for an attempt (pending or failed and due again), and those in flight: the queue depth. */
+    async queueDepth(): Promise<{ waiting: number; delivering: number }> {
+      const { rows } = await pool.query<{ waiting: string; delivering: string }>(
+        `SELECT count(*) FILTER (WHERE status IN ('pending', 'failed')) AS waiting,
+                count(*) FILTER (WHERE status = 'delivering') AS delivering
+           FROM deliveries WHERE status IN ('pending', 'failed', 'delivering')`,
+      );
+      return { waiting: Number(rows[0].waiting), delivering: Number(rows[0].delivering) };
+    },
+
     /**
      * Claims up to `limit` due deliveries (pending, failed and due, or delivering with a lapsed
      * lease) as `delivering` until `leaseUntil`. Rows another dispatcher holds are skipped, so
@@ -86,12 +118,16 @@ export function createDeliveryStore(pool: Pool) {
      * backlog is stepped over instead of filling the batch (no head-of-line blocking).
      *
      * The statement is claim_deliveries() of the migration, which also says why it is a function.
+     * Each claim's trace context is read beside it rather than by the function, whose result
+     * (prepared by replicas of the previous version during a rolling upgrade) keeps its shape.
      */
     async claim(now: Date, limit: number, perEndpoint: number, busy: Map<string, number>, leaseUntil: Date): Promise<Claim[]> {
       const full = [...busy].filter(([, n]) => n >= perEndpoint).map(([endpoint]) => endpoint);
       const { rows } = await pool.query({
         name: 'webhooks-claim',
-        text: 'SELECT * FROM claim_deliveries($1, $2, $3, $4, $5, $6, $7)',
+        text: `SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.mode, c.attempt_count, c.scheduled_attempts, c.url,
+            c.secret, c.body, (SELECT ev.traceparent FROM events ev WHERE ev.id = c.event_id) AS traceparent
+          FROM claim_deliveries($1, $2, $3, $4, $5, $6, $7) c`,
         values: [now, limit, perEndpoint, [...busy.keys()], [...busy.values()], leaseUntil, full],
       });
       return rows.map(toClaim);
@@ -106,8 +142,9 @@ export function createDeliveryStore(pool: Pool) {
       await pool.query({
         name: 'webhooks-unclaim',
         text: `UPDATE deliveries d
-           SET status = CASE WHEN d.attempt_count = 1 THEN 'pending' ELSE 'failed' END,
-             attempt_count = d.attempt_count - 1, next_attempt_at = $1, updated_at = $1
+           SET status = CASE WHEN d.scheduled_attempts = 1 THEN 'pending' ELSE 'failed' END,
+             attempt_count = d.attempt_count - 1, scheduled_attempts = d.scheduled_attempts - 1,
+             next_attempt_at = $1, updated_at = $1
            FROM unnest($2::text[], $3::int[]) AS c(id, attempt)
            WHERE d.id = c.id AND d.attempt_count = c.attempt AND d.status = 'delivering'`,
         values: [now, claims.map((c) => c.id), claims.map((c) => c.attempt)],
@@ -116,15 +153,19 @@ export function createDeliveryStore(pool: Pool) {
 
     /**
      * Claims one delivery of the scope for a manual resend, whatever its state, unless an attempt
-     * is under way right now. Waits for (rather than skips) a dispatcher's brief claim lock.
+     * (automatic or resent) is under way right now. Waits for (rather than skips) a dispatcher's
+     * brief claim lock. The resend is an extra attempt: it takes the next attempt number, and holds
+     * its own lease (resend_until) so no dispatcher sends the delivery meanwhile, while status,
+     * next_attempt_at and scheduled_attempts (the retry schedule) stay as they were.
      */
     async claimForResend(scope: Scope, id: string, now: Date, leaseUntil: Date): Promise<Claim | 'busy' | undefined> {
       const { rows } = await pool.query(
         `UPDATE deliveries d
-         SET status = 'delivering', attempt_count = d.attempt_count + 1, next_attempt_at = $6, updated_at = $1
+         SET attempt_count = d.attempt_count + 1, resend_until = $6, updated_at = $1
          FROM (SELECT id FROM deliveries
                WHERE id = $2 AND merchant_id = $3 AND project_id = $4 AND mode = $5
                  AND NOT (status = 'delivering' AND next_attempt_at > $1)
+                 AND NOT (resend_until IS NOT NULL AND resend_until > $1)
                FOR UPDATE) c
          WHERE d.id = c.id
          RETURNING ${CLAIMED}`,
@@ -136,9 +177,11 @@ export function createDeliveryStore(pool: Pool) {
 
     /**
      * Records attempts and moves their deliveries on, many in one statement (the dispatcher
-     * batches them). A move applies only while its claim still holds (same attempt number, still
-     * delivering): if the lease lapsed and another dispatcher took over, that one decides; the
-     * attempt is kept in history either way. Returns the ids of the deliveries moved.
+     * batches them). A move applies only while its claim still holds (same attempt number, and
+     * still delivering, or for a resend its lease still set): if the lease lapsed and another
+     * attempt took over, that one decides; the attempt is kept in history either way. A failed
+     * resend (no status) leaves the delivery as it was and only gives its lease back. Returns the
+     * ids of the deliveries moved.
      */
     async complete(outcomes: Outcome[], now: Date): Promise<Set<string>> {
       const col = <T>(f: (o: Outcome) => T) => outcomes.map(f);
@@ -151,18 +194,23 @@ export function createDeliveryStore(pool: Pool) {
                duration_ms, request_headers, response_body)
          ), recorded AS (
            INSERT INTO delivery_attempts (id, delivery_id, attempt_number, manual, started_at, duration_ms,
-             request_headers, response_status, response_body, error)
+             request_headers, response_status, response_body, error, outcome, next_attempt_at)
            SELECT attempt_id, delivery_id, attempt, manual, started_at, duration_ms, request_headers::jsonb,
-             response_status, response_body, error
+             response_status, response_body, error, status, next_attempt_at
            FROM input
          )
-         UPDATE deliveries d SET status = i.status,
+         UPDATE deliveries d SET status = COALESCE(i.status, d.status),
            -- A retry for an endpoint disabled meanwhile waits, parked, until it is enabled.
-           next_attempt_at = CASE WHEN i.next_attempt_at IS NOT NULL
-             AND NOT (SELECT e.enabled FROM endpoints e WHERE e.id = d.endpoint_id) THEN 'infinity' ELSE i.next_attempt_at END,
-           last_response_status = i.response_status, last_error = i.error, updated_at = $1
+           next_attempt_at = CASE WHEN i.status IS NULL THEN d.next_attempt_at
+             WHEN i.next_attempt_at IS NOT NULL AND NOT (SELECT e.enabled FROM endpoints e WHERE e.id = d.endpoint_id)
+             THEN 'infinity' ELSE i.next_attempt_at END,
+           last_response_status = CASE WHEN i.status IS NULL THEN d.last_response_status ELSE i.response_status END,
+           last_error = CASE WHEN i.status IS NULL THEN d.last_error ELSE i.error END,
+           resend_until = CASE WHEN i.manual THEN NULL ELSE d.resend_until END,
+           updated_at = $1
          FROM input i
-         WHERE d.id = i.delivery_id AND d.attempt_count = i.attempt AND d.status = 'delivering'
+         WHERE d.id = i.delivery_id AND d.attempt_count = i.attempt
+           AND CASE WHEN i.manual THEN d.resend_until IS NOT NULL ELSE d.status = 'delivering' END
          RETURNING d.id`,
         values: [now, col((o) => o.claim.id), col((o) => o.claim.attempt), col((o) => o.status), col((o) => o.nextAttemptAt),
           col((o) => o.responseStatus ?? null), col((o) => o.error ?? null), col((o) => attemptId(o.startedAt)),
@@ -196,7 +244,7 @@ export function createDeliveryStore(pool: Pool) {
     async history(deliveryId: string): Promise<{ attempts: AttemptRow[]; body: string }> {
       const [attempts, event] = await Promise.all([
         pool.query(
-          `SELECT id, attempt_number, manual, started_at, duration_ms, request_headers, response_status, response_body, error
+          `SELECT ${ATTEMPT_COLUMNS}
            FROM delivery_attempts WHERE delivery_id = $1 ORDER BY attempt_number`,
           [deliveryId],
         ),
@@ -205,9 +253,25 @@ export function createDeliveryStore(pool: Pool) {
       return { attempts: attempts.rows, body: event.rows[0]?.body ?? '' };
     },
 
+    /** Every attempt at delivering the scope's events about one payment (its own and its refunds'), oldest first. */
+    async paymentAttempts(scope: Scope, paymentId: string): Promise<PaymentAttemptRow[]> {
+      const { rows } = await pool.query(
+        `SELECT a.id, a.attempt_number, a.manual, a.outcome, a.next_attempt_at, a.started_at, a.duration_ms,
+           a.response_status, a.error, d.id AS delivery_id, d.event_id, d.event_type, d.endpoint_id, e.url
+         FROM events ev
+         JOIN deliveries d ON d.event_id = ev.id
+         JOIN delivery_attempts a ON a.delivery_id = d.id
+         JOIN endpoints e ON e.id = d.endpoint_id
+         WHERE ev.payment_id = $1 AND ev.merchant_id = $2 AND ev.project_id = $3 AND ev.mode = $4
+         ORDER BY a.started_at, a.id`,
+        [paymentId, scope.merchantId, scope.projectId, scope.mode],
+      );
+      return rows;
+    },
+
     async attempt(deliveryId: string, attemptNumber: number): Promise<AttemptRow | undefined> {
       const { rows } = await pool.query(
-        `SELECT id, attempt_number, manual, started_at, duration_ms, request_headers, response_status, response_body, error
+        `SELECT ${ATTEMPT_COLUMNS}
          FROM delivery_attempts WHERE delivery_id = $1 AND attempt_number = $2`,
         [deliveryId, attemptNumber],
       );

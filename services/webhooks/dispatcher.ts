@@ -1,8 +1,9 @@
-import { createBatcher, type Clock, type Logger } from '../shared/index.js';
+import { SpanKind, continueTrace, createBatcher, tracingOn, type Clock, type Logger } from '../shared/index.js';
 import type { Claim, DeliveryStore, Outcome } from './deliveries.js';
-import { afterFailure } from './schedule.js';
-import type { SecretBox } from './secret-box.js';
+import { afterAttempt } from './schedule.js';
+import type { SecretBox } from '../shared/secret-box.js';
 import type { AttemptResult, Sender } from './sender.js';
+import type { DeliveryMetrics } from './metrics.js';
 import { signatureHeader, truncateSignature } from './signature.js';
 
 export const USER_AGENT = 'svc-webhooks/1.0';
@@ -20,10 +21,14 @@ export interface DispatcherOptions {
   concurrency: number;
   perEndpoint: number;
   pollMs: number;
+  /** Where attempts are counted (metrics.ts); nowhere when absent. */
+  metrics?: DeliveryMetrics;
 }
 
-/** The contract's headers, in its order. */
-export function deliveryHeaders(claim: Claim, signature: string): Array<[string, string]> {
+/** The contract's headers, in its order (`svc listen` sends the same for the deliveries it makes). */
+export function deliveryHeaders(
+  claim: Pick<Claim, 'id' | 'eventId' | 'eventType' | 'attempt' | 'body'>, signature: string,
+): Array<[string, string]> {
   return [
     ['content-type', 'application/json'],
     ['user-agent', USER_AGENT],
@@ -78,6 +83,14 @@ export function createDispatcher(opts: DispatcherOptions) {
    * HTTP exchange is over, before recording: the endpoint is no longer loaded by this attempt.
    */
   async function attempt(claim: Claim, manual: boolean, sent?: () => void): Promise<Outcome> {
+    // While tracing, each attempt is a span of the trace its event arrived with (events.traceparent).
+    if (!tracingOn()) return attemptOnce(claim, manual, sent);
+    return continueTrace('webhook delivery attempt', SpanKind.CLIENT, claim.traceparent, {
+      'svc.delivery_id': claim.id, 'svc.event_type': claim.eventType, 'svc.attempt': claim.attempt, 'svc.manual': manual,
+    }, () => attemptOnce(claim, manual, sent));
+  }
+
+  async function attemptOnce(claim: Claim, manual: boolean, sent?: () => void): Promise<Outcome> {
     const startedAt = opts.clock.now();
     let headers: Array<[string, string]>;
     let result: AttemptResult;
@@ -90,7 +103,8 @@ export function createDispatcher(opts: DispatcherOptions) {
     }
     sent?.();
     const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
-    const next = ok ? { status: 'succeeded' as const, nextAttemptAt: null } : afterFailure(claim.attempt, startedAt, opts.maxAttempts);
+    const next = afterAttempt(ok, manual, claim.scheduled, startedAt, opts.maxAttempts);
+    opts.metrics?.attempted(next.status, manual, result.durationMs);
     const outcome: Outcome = {
       claim, manual, startedAt, ...next,
       requestHeaders: headers.map(([name, value]) => [name, name === 'svc-signature' ? truncateSignature(value) : value]),
@@ -218,7 +232,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       kick();
     },
     kick,
-    /** A manual resend: claims this delivery and makes its attempt now, outside the batch. */
+    /** A manual resend of a delivery claimed for it (claimForResend): its extra attempt, made now. */
     async resend(claim: Claim): Promise<Outcome> {
       return attempt(claim, true);
     },

@@ -1,6 +1,6 @@
 import { EVENT_TYPES, invalidField, newSecret, serviceError, type Pool, type Queryable } from '../shared/index.js';
 import { endpointId } from './ids.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../shared/secret-box.js';
 import { endpointUrlProblem, type Mode, type UrlPolicy } from './url-policy.js';
 
 export interface Scope {

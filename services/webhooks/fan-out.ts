@@ -1,5 +1,5 @@
 import { isOneOf, MODES } from '../shared/contract/enums.js';
-import { createBatcher, type Clock, type EventBus, type EventEnvelope, type Logger, type Pool, type Subscription } from '../shared/index.js';
+import { createBatcher, currentTraceparent, type Clock, type EventBus, type EventEnvelope, type Logger, type Pool, type Subscription } from '../shared/index.js';
 
 /** The contract's body: exactly these five fields; the bus's merchant_id and project_id stay home. */
 export function eventBody(event: EventEnvelope): string {
@@ -12,6 +12,13 @@ export function eventBody(event: EventEnvelope): string {
   });
 }
 
+/** The payment an event is about: the payment itself, or a refund's payment; null for the rest. */
+export function paymentIdOf(event: EventEnvelope): string | null {
+  const object = event.data.object as { object?: unknown; id?: unknown; payment_id?: unknown };
+  const id = object.object === 'payment' ? object.id : object.payment_id;
+  return typeof id === 'string' ? id : null;
+}
+
 function wellFormed(e: EventEnvelope): boolean {
   return typeof e?.id === 'string' && /^evt_\w+$/.test(e.id) && typeof e.type === 'string' && e.type.length > 0 &&
     isOneOf(MODES, e.mode) && typeof e.merchant_id === 'string' && typeof e.project_id === 'string' &&
@@ -19,20 +26,27 @@ function wellFormed(e: EventEnvelope): boolean {
     typeof e.data?.object === 'object' && e.data.object !== null;
 }
 
+/** An event and the trace context it came with (services/shared/tracing.ts): stored beside its body, not in it. */
+interface Received {
+  event: EventEnvelope;
+  traceparent?: string;
+}
+
 /**
  * Stores events once each (the id is the key: a redelivered event changes nothing) and, in the
  * same statement, one pending delivery for every enabled endpoint of each event's merchant,
  * project and mode subscribed to its type. Returns the number of deliveries created (0 for repeats).
  */
-async function storeEvents(pool: Pool, events: EventEnvelope[], now: Date, test = false): Promise<number> {
+async function storeEvents(pool: Pool, received: Received[], now: Date, test = false): Promise<number> {
+  const events = received.map((r) => r.event);
   const col = <T>(f: (e: EventEnvelope) => T) => events.map(f);
   const { rowCount } = await pool.query({
     name: 'webhooks-store-events',
     text: `WITH ev AS (
-       INSERT INTO events (id, type, merchant_id, project_id, mode, body, created_at, received_at, test)
-       SELECT DISTINCT ON (id) id, type, merchant_id, project_id, mode, body, created_at, $8, $9
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
-         AS t(id, type, merchant_id, project_id, mode, body, created_at)
+       INSERT INTO events (id, type, merchant_id, project_id, mode, body, created_at, received_at, test, payment_id, traceparent)
+       SELECT DISTINCT ON (id) id, type, merchant_id, project_id, mode, body, created_at, $8, $9, payment_id, traceparent
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $10::text[],
+         $11::text[]) AS t(id, type, merchant_id, project_id, mode, body, created_at, payment_id, traceparent)
        ON CONFLICT (id) DO NOTHING
        RETURNING id, type, merchant_id, project_id, mode
      )
@@ -43,13 +57,13 @@ async function storeEvents(pool: Pool, events: EventEnvelope[], now: Date, test 
        ON e.merchant_id = ev.merchant_id AND e.project_id = ev.project_id AND e.mode = ev.mode
      WHERE e.enabled AND (e.events = '{*}' OR ev.type = ANY (e.events))`,
     values: [col((e) => e.id), col((e) => e.type), col((e) => e.merchant_id), col((e) => e.project_id), col((e) => e.mode),
-      col(eventBody), col((e) => e.created_at), now, test],
+      col(eventBody), col((e) => e.created_at), now, test, col(paymentIdOf), received.map((r) => r.traceparent ?? null)],
   });
   return rowCount ?? 0;
 }
 
 export function storeEvent(pool: Pool, event: EventEnvelope, now: Date, test = false): Promise<number> {
-  return storeEvents(pool, [event], now, test);
+  return storeEvents(pool, [{ event, traceparent: currentTraceparent() }], now, test);
 }
 
 export interface ConsumerOptions {
@@ -71,7 +85,7 @@ export interface ConsumerOptions {
  */
 export async function consumeEvents(opts: ConsumerOptions): Promise<Subscription> {
   // Events arriving while a batch is being written are stored together by the next statement.
-  const store = createBatcher(async (events: EventEnvelope[]) => {
+  const store = createBatcher(async (events: Received[]) => {
     if ((await storeEvents(opts.pool, events, opts.clock.now())) > 0) opts.onDeliveries();
     return events.map(() => undefined);
   });
@@ -82,7 +96,8 @@ export async function consumeEvents(opts: ConsumerOptions): Promise<Subscription
       return;
     }
     // A throw (database unavailable) leaves the message unacknowledged: the bus delivers it again.
-    await store(event);
+    // The consumer's span (the bus continues the event's trace) is what its delivery attempts continue.
+    await store({ event, traceparent: currentTraceparent() });
   };
   return opts.bus.consume('webhooks', [`${opts.subjectPrefix}.>`], handler, { concurrency: opts.inFlight });
 }

@@ -1,20 +1,26 @@
 // webhooks: stores every event and delivers it, signed, to merchants' endpoints (WebhooksService).
 // Owns schema webhooks. Its durable consumer `webhooks` stores each event once with one delivery
 // per subscribed endpoint; its dispatcher makes the attempts, retries on the contract's schedule
-// and keeps every attempt; its RPCs manage endpoints, show history, resend and send test events.
+// and keeps every attempt; its RPCs manage endpoints, show history, resend (an extra attempt outside
+// the schedule), send test events and narrate a payment's deliveries for its timeline (timeline.ts).
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
-import { assemblePart, type PartInfo, type ServiceDeps, type ServicePart, type Subscription } from '../shared/index.js';
+import {
+  assemblePart, createSecretBox, measuredBus, type PartInfo, type ServiceDeps, type ServicePart, type Subscription,
+} from '../shared/index.js';
 import { createDeliveryStore } from './deliveries.js';
 import { createDispatcher } from './dispatcher.js';
+import { deliveryMetrics } from './metrics.js';
 import { createEndpointStore } from './endpoints.js';
 import { consumeEvents } from './fan-out.js';
-import { createSecretBox } from './secret-box.js';
 import { createSender } from './sender.js';
 import { webhooksRoutes } from './service.js';
 
 export const PART: PartInfo = { name: 'webhooks', schema: 'webhooks', dir: 'services/webhooks' };
 
 export { verifyWebhookSignature } from './verify.js';
+// `svc listen` signs and sends what it forwards exactly as a delivery is.
+export { deliveryHeaders } from './dispatcher.js';
+export { signatureHeader } from './signature.js';
 
 // Events held at once by the consumer; what it holds while a batch is written is stored by the next
 // statement, so under a burst up to this many events (each fanned out to its endpoints) share one.
@@ -23,7 +29,8 @@ const EVENTS_IN_FLIGHT = 128;
 export function build(deps: ServiceDeps): ServicePart {
   const { config } = deps;
   const policy = { allowLoopbackInTest: config.webhooksAllowLoopbackInTest };
-  const box = createSecretBox(config.webhookSecretKey);
+  // Without WEBHOOK_SECRET_KEY signing secrets are stored as they are (services/shared/secret-box.ts).
+  const box = createSecretBox(config.webhookSecretKey, { variable: 'WEBHOOK_SECRET_KEY', allowPlain: true });
   const endpoints = createEndpointStore(deps.pool, box, policy);
   const deliveries = createDeliveryStore(deps.pool);
   const sender = createSender({ timeoutMs: config.webhookTimeoutMs, policy });
@@ -38,6 +45,7 @@ export function build(deps: ServiceDeps): ServicePart {
     concurrency: config.webhookConcurrency,
     perEndpoint: config.webhookEndpointConcurrency,
     pollMs: config.webhookPollMs,
+    metrics: deliveryMetrics(deps.metrics, deliveries),
   });
   let subscription: Subscription | undefined;
 
@@ -49,7 +57,7 @@ export function build(deps: ServiceDeps): ServicePart {
       dispatcher.start();
       subscription = await consumeEvents({
         pool: deps.pool,
-        bus: deps.bus,
+        bus: measuredBus(deps.metrics, deps.bus),
         clock: deps.clock,
         logger: deps.logger,
         subjectPrefix: config.natsSubjectPrefix,

@@ -14,6 +14,20 @@ export function delayBeforeAttempt(attempt: number): number {
   return EARLY_DELAYS_MS[attempt - 2] ?? LATER_DELAY_MS;
 }
 
+export type AfterAttempt = { status: 'succeeded'; nextAttemptAt: null } | AfterFailure | { status: null; nextAttemptAt: null };
+
+/**
+ * What an attempt leaves its delivery in. An automatic attempt, number `scheduled` of the
+ * schedule, moves it on: succeeded, or failed with its retry, or exhausted. A resend (manual) is an
+ * extra attempt outside the schedule: a 2xx makes the delivery succeeded (no retry is needed any
+ * more); a failure leaves it as it was (null), retry schedule and a success included.
+ */
+export function afterAttempt(ok: boolean, manual: boolean, scheduled: number, startedAt: Date, maxAttempts: number): AfterAttempt {
+  if (ok) return { status: 'succeeded', nextAttemptAt: null };
+  if (manual) return { status: null, nextAttemptAt: null };
+  return afterFailure(scheduled, startedAt, maxAttempts);
+}
+
 export type AfterFailure = { status: 'failed'; nextAttemptAt: Date } | { status: 'exhausted'; nextAttemptAt: null };
 
 /** What a failed attempt number `attempt`, started at `startedAt`, leaves the delivery in. */

@@ -2,12 +2,14 @@ import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import { isOneOf } from '../shared/contract/enums.js';
-import { EVENT_TYPES, invalidField, requireLimit, requireScope, serviceError, type Clock, type Pool } from '../shared/index.js';
+import { EVENT_TYPES, invalidField, pageLimit, requireScope, serviceError, type Clock, type Pool } from '../shared/index.js';
 import { DELIVERY_STATUSES, type AttemptRow, type DeliveryRow, type DeliveryStore } from './deliveries.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { EndpointRow, EndpointStore } from './endpoints.js';
+import { listEventsAfter } from './event-stream.js';
 import { storeEvent } from './fan-out.js';
 import { testEvent } from './test-events.js';
+import { timelineEntry } from './timeline.js';
 
 export interface WebhooksServiceDeps {
   pool: Pool;
@@ -79,12 +81,12 @@ export function webhooksRoutes(deps: WebhooksServiceDeps) {
 
       async listDeliveries(req) {
         const scope = requireScope(req.scope);
-        requireLimit(req.limit);
+        const limit = pageLimit(req.limit);
         if (req.status !== undefined && !DELIVERY_STATUSES.includes(req.status as never)) {
           throw invalidField('status', `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
         }
         const page = await deliveries.list(scope, {
-          endpointId: req.endpointId, eventType: req.eventType, status: req.status, startingAfter: req.startingAfter, limit: req.limit,
+          endpointId: req.endpointId, eventType: req.eventType, status: req.status, startingAfter: req.startingAfter, limit,
         });
         return { deliveries: page.deliveries.map(deliveryProto), hasMore: page.hasMore };
       },
@@ -120,6 +122,18 @@ export function webhooksRoutes(deps: WebhooksServiceDeps) {
         const count = await storeEvent(deps.pool, event, now, true);
         if (count > 0) deps.dispatcher.kick();
         return { eventId: event.id, deliveries: count };
+      },
+
+      async listPaymentTimeline(req) {
+        const attempts = await deliveries.paymentAttempts(requireScope(req.scope), req.paymentId);
+        return { entries: attempts.map(timelineEntry) };
+      },
+
+      async listEventsAfter(req) {
+        const scope = requireScope(req.scope);
+        const unknown = req.eventTypes.find((t) => !isOneOf(EVENT_TYPES, t));
+        if (unknown !== undefined) throw invalidField('event_types', `"${unknown}" is not an event type`);
+        return listEventsAfter(deps.pool, scope, req.cursor, req.eventTypes, pageLimit(req.limit));
       },
     });
   };

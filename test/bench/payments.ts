@@ -5,11 +5,15 @@
 // route doing one durable Postgres insert); then messages per payment (statements and transactions
 // per part, write system calls per part process). Prints figures; never passes or fails on them.
 //
+// `--only metrics-overhead` (or BENCH_ONLY=metrics-overhead) runs just the paired with/without
+// Prometheus metrics measurement (metrics-overhead.ts), which the full run also ends with.
+//
 // BENCH_ROOT=<another checkout> runs that checkout's build instead (its parts and its `pg`), so a
 // before/after pair is two invocations a minute apart on the same machine state.
 import { closedLoop, format, oneClient, openLoop, type Call, type Result } from './load.js';
 import { countMessages, printCounts } from './message-counts.js';
-import { startAllInOne, type BenchTarget } from './targets.js';
+import { metricsOverhead } from './metrics-overhead.js';
+import { startAllInOne, type DeploymentTarget } from '../helpers/all-in-one-process.js';
 import { freePort, spawnPart, waitForHttp } from '../helpers/processes.js';
 import { newSplitMerchantKey, startSplitStack } from '../helpers/split-stack.js';
 
@@ -18,6 +22,9 @@ const ALL_IN_ONE_CLIENTS = Number(process.env.BENCH_ALL_IN_ONE_CLIENTS ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const LATENCY_SECONDS = Math.max(3, Math.round(SECONDS / 2));
 const WARMUP_SECONDS = 3;
+const OVERHEAD_PAIRS = Number(process.env.BENCH_OVERHEAD_PAIRS ?? 2);
+const onlyAt = process.argv.indexOf('--only');
+const ONLY = onlyAt >= 0 ? process.argv[onlyAt + 1] : process.env.BENCH_ONLY;
 
 const natsUrl = process.env.NATS_URL;
 if (!process.env.DATABASE_URL || !natsUrl) {
@@ -66,7 +73,7 @@ async function baseline(label: string): Promise<{ closed: Result; closedAllInOne
 }
 
 /** Closed loop without and with keys, open loop at half the unkeyed closed loop, one client. */
-async function payments(target: BenchTarget, clients: number) {
+async function payments(target: DeploymentTarget, clients: number) {
   const plain = paymentCall(target.secret, false);
   const keyed = paymentCall(target.secret, true);
   await closedLoop(target.baseUrl, plain, 201, clients, WARMUP_SECONDS);
@@ -77,6 +84,17 @@ async function payments(target: BenchTarget, clients: number) {
   const atHalf = record(`${target.name}, offered ${half}/s`, await openLoop(target.baseUrl, plain, 201, half, SECONDS), 'open');
   const single = record(`${target.name}, one client`, await oneClient(target.baseUrl, plain, 201, LATENCY_SECONDS), 1);
   return { closed, withKeys, atHalf, single };
+}
+
+const overhead = () => metricsOverhead(natsUrl, paymentCall, {
+  clients: ALL_IN_ONE_CLIENTS, seconds: SECONDS, warmup: WARMUP_SECONDS, pairs: OVERHEAD_PAIRS,
+});
+if (ONLY === 'metrics-overhead') {
+  await overhead();
+  process.exit(0);
+} else if (ONLY !== undefined) {
+  console.error(`bench: --only knows metrics-overhead, not ${ONLY}`);
+  process.exit(2);
 }
 
 console.log(`bench: ${SECONDS} s per run, node ${process.version}, build ${process.env.BENCH_ROOT ?? 'this checkout'}`);
@@ -123,3 +141,5 @@ console.log(`
 | Idempotency-Key on every request: six processes / all-in-one | ${six.withKeys.perSecond.toFixed(0)}/s / ${one.withKeys.perSecond.toFixed(0)}/s | ${ratio(six.withKeys.perSecond, base)} / ${ratio(one.withKeys.perSecond, baseAio)} |`);
 const errors = rows.filter((r) => r.result.errors > 0);
 for (const r of errors) console.log(`note: ${r.label} had ${r.result.errors} errors`);
+
+await overhead();

@@ -92,7 +92,7 @@ const connectNode = connectServer();
 const servers = [
   ['connect-node server', await listenHttp2(connectNode)],
   ['bare grpc-js server', await listenGrpcJs(grpcJsServer())],
-  ['createRpcServer (grpc-js adapter)', await listen(createRpcServer(() => {}, health, logger), 0, '127.0.0.1')],
+  ['createRpcServer (grpc-js adapter)', await listen(createRpcServer(() => {}, health, logger, []), 0, '127.0.0.1')],
 ] as const;
 
 for (const [server, port] of servers) {
@@ -101,8 +101,8 @@ for (const [server, port] of servers) {
   const raw = grpcJsCaller(port);
   await measure(`${server}, bare grpc-js client`, raw.call);
   raw.close();
-  await measure(`${server}, createPeerTransport (grpc-js)`, connectCaller(createPeerTransport(url)));
+  await measure(`${server}, createPeerTransport (grpc-js)`, connectCaller(createPeerTransport(url, 'health-needs-none')));
 }
-await measure('in process, createInProcessTransport', connectCaller(createInProcessTransport(() => {}, health, logger)));
+await measure('in process, createInProcessTransport', connectCaller(createInProcessTransport(() => {}, health, logger, [])));
 connectNode.close();
 process.exit(0);

@@ -2,17 +2,16 @@
 // attempt's arrival, through the whole path: a producer's outbox commit, the relay to JetStream,
 // the webhooks part as its own process (consumer, fan-out, dispatcher), a local receiver answering
 // 200. Prints figures; never passes or fails on them.
-import http from 'node:http';
 import { createClient } from '@connectrpc/connect';
-import { createGrpcTransport } from '@connectrpc/connect-node';
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import {
-  JetStreamBus, OutboxRelay, createLogger, createPool, enqueueEvent, migrate, newId, withTransaction,
-  type EventEnvelope,
+  JetStreamBus, OutboxRelay, createLogger, createPeerTransport, createPool, enqueueEvent, migrate, newId, newInternalToken,
+  withTransaction, type EventEnvelope,
 } from '../../services/shared/index.js';
 import { deleteStream } from '../helpers/bus.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { freePort, spawnPart, waitForHealth } from '../helpers/processes.js';
+import { serveLoopback } from '../helpers/stand-in-server.js';
 
 const BURST = Number(process.env.BENCH_EVENTS ?? 10_000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
@@ -33,23 +32,19 @@ const committedAt = new Map<string, number>();
 const latencies: number[] = [];
 let arrivals = 0;
 let lastArrival = 0;
-const receiver = http.createServer((req, res) => {
-  req.resume();
-  req.on('end', () => {
-    const now = performance.now();
-    arrivals++;
-    lastArrival = now;
-    const id = String(req.headers['svc-event-id']);
-    const committed = committedAt.get(id);
-    if (committed !== undefined) {
-      latencies.push(now - committed);
-      committedAt.delete(id);
-    }
-    res.writeHead(200).end();
-  });
+const receiver = await serveLoopback((req, res) => {
+  const now = performance.now();
+  arrivals++;
+  lastArrival = now;
+  const id = String(req.headers['svc-event-id']);
+  const committed = committedAt.get(id);
+  if (committed !== undefined) {
+    latencies.push(now - committed);
+    committedAt.delete(id);
+  }
+  res.writeHead(200).end();
 });
-receiver.keepAliveTimeout = 60_000;
-const receiverPort = await new Promise<number>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve((receiver.address() as { port: number }).port)));
+receiver.server.keepAliveTimeout = 60_000;
 
 const db = await createTestDatabase();
 const suffix = newId('evt').slice(-8);
@@ -64,9 +59,10 @@ const relay = new OutboxRelay({ pool, bus, logger, subjectPrefix, pollMs: 50 });
 relay.start();
 
 const grpcPort = await freePort();
+const internalToken = newInternalToken();
 const part = spawnPart('webhooks', 'services/webhooks/main.js', {
   DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: subjectPrefix,
-  HOST: '127.0.0.1', GRPC_PORT: String(grpcPort), LOG_LEVEL: 'error',
+  HOST: '127.0.0.1', GRPC_PORT: String(grpcPort), LOG_LEVEL: 'error', INTERNAL_TOKEN: internalToken,
   // To profile the part: BENCH_PART_NODE_OPTIONS='--require <a script starting node:inspector's
   // Profiler>' (Node refuses --cpu-prof in NODE_OPTIONS).
   ...(process.env.BENCH_PART_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_PART_NODE_OPTIONS } : {}),
@@ -75,11 +71,11 @@ const webhooksUrl = `http://127.0.0.1:${grpcPort}`;
 
 try {
   await waitForHealth(part, webhooksUrl);
-  const client = createClient(WebhooksService, createGrpcTransport({ baseUrl: webhooksUrl }));
+  const client = createClient(WebhooksService, createPeerTransport(webhooksUrl, internalToken));
   const scopeWith = async (endpoints: number) => {
     const scope = { merchantId: newId('mer'), projectId: newId('prj'), mode: 'test' };
     for (let i = 0; i < endpoints; i++) {
-      await client.createEndpoint({ scope, url: `http://127.0.0.1:${receiverPort}/hooks/${i}`, events: ['*'] });
+      await client.createEndpoint({ scope, url: `${receiver.baseUrl}/hooks/${i}`, events: ['*'] });
     }
     return scope;
   };
@@ -175,8 +171,7 @@ try {
   await part.stop();
   await bus.close();
   await pool.end();
-  receiver.closeAllConnections();
-  receiver.close();
+  await receiver.close();
   await deleteStream(natsUrl, stream).catch(() => undefined);
   await db.drop();
 }

@@ -22,6 +22,7 @@ export async function startGatewayProcesses(
       // Every peer the gateway may call, so adding one to the gateway needs no change here.
       ...Object.fromEntries(Object.entries(stack.serviceUrls).map(([part, url]) => [peerVariable(part as ServiceName), url])),
       OPERATOR_TOKEN: stack.operatorToken,
+      INTERNAL_TOKEN: stack.internalToken,
       HOST: '127.0.0.1',
       PORT: String(port),
       LOG_LEVEL: 'warn',

@@ -2,7 +2,6 @@
 // manifests, validation against the Kubernetes API schemas (kubernetes-models), and what every
 // install (kustomize overlay or Helm chart) must have.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
@@ -24,8 +23,8 @@ export const PARTS = [GATEWAY, ...SERVICE_PARTS];
 /** The call graph the deployment is designed for (issue 7). */
 export const DESIGNED_CALLS: Record<string, string[]> = {
   gateway: ['payments', 'routing-risk', 'ledger', 'payouts', 'webhooks'],
-  payments: ['routing-risk'],
-  payouts: ['routing-risk', 'ledger'],
+  payments: ['routing-risk', 'ledger'],
+  payouts: ['routing-risk', 'ledger', 'payments'],
 };
 
 /** Peers a part's main reads (config.peers.x / config.peers['x'] / runServicePart(PART, [...])). */
@@ -49,19 +48,7 @@ export const callersOf = (part: string) => PARTS.filter((p) => CALLS[p].includes
 export const peerVariable = (part: string) => `${part.toUpperCase().replace('-', '_')}_URL`;
 
 // ---------------------------------------------------------------------------------------------
-// Tools
-
-/** Whether the command can be started at all (its exit code does not matter here). */
-export function onPath(command: string, ...args: string[]): boolean {
-  return spawnSync(command, args, { stdio: 'ignore' }).error === undefined;
-}
-
-export function run(command: string, args: string[]): string {
-  const result = spawnSync(command, args, { cwd: projectPath(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (result.error) throw result.error;
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}:\n${result.stderr}${result.stdout}`);
-  return result.stdout;
-}
+// Manifests
 
 export function parseManifests(text: string, label: string): Obj[] {
   return parseAllDocuments(text).flatMap((doc) => {
@@ -164,8 +151,9 @@ export function assertProbes(deployment: Obj, part: string, label: string): void
   for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
     assert.ok(c[probe], `${where}: ${probe}`);
     if (part === GATEWAY) {
-      // The gateway has no health endpoint yet; /openapi.json needs no authentication.
-      assert.deepEqual(c[probe].httpGet, { path: '/openapi.json', port: 'http' }, `${where}: ${probe} GET /openapi.json`);
+      // Ready while Postgres and the parts answer; alive (and started) while the process answers.
+      const path = probe === 'readinessProbe' ? '/readyz' : '/healthz';
+      assert.deepEqual(c[probe].httpGet, { path, port: 'http' }, `${where}: ${probe} GET ${path}`);
     } else {
       const grpcPort = c.ports.find((p: Obj) => p.name === 'grpc')?.containerPort;
       assert.ok(grpcPort, `${where}: a port named grpc`);
@@ -199,6 +187,33 @@ export function policyAllows(policies: Obj[], direction: 'ingress' | 'egress', s
   }));
 }
 
+/** A variable of the container: its own env, or a ConfigMap of the install it takes with envFrom. */
+function envValue(objects: Obj[], container: Obj, name: string): string | undefined {
+  const own = env(container)[name];
+  if (own) return own.value;
+  for (const from of container.envFrom ?? []) {
+    const map = byKind(objects, 'ConfigMap').find((m) => m.metadata.name === from.configMapRef?.name
+      || m.metadata.name.startsWith(`${from.configMapRef?.name}-`));
+    if (map?.data?.[name] !== undefined) return map.data[name];
+  }
+  return undefined;
+}
+
+/** The part serves GET /metrics on METRICS_PORT, a port named `metrics` that its Service exposes and its NetworkPolicy admits scrapes on (and only on it). */
+function assertMetricsPort(objects: Obj[], d: Obj, policies: Obj[], label: string): void {
+  const where = `${label}: ${describe(d)}`;
+  const c = d.spec.template.spec.containers[0];
+  const port = (c.ports as Obj[]).find((p) => p.name === 'metrics');
+  assert.ok(port, `${where}: a port named metrics`);
+  assert.equal(envValue(objects, c, 'METRICS_PORT'), String(port.containerPort), `${where}: METRICS_PORT is the metrics port`);
+  const service = byKind(objects, 'Service').find((s) => matches({ matchLabels: s.spec.selector }, d.spec.template.metadata.labels));
+  assert.ok(service?.spec.ports.some((p: Obj) => p.targetPort === 'metrics' && p.name === 'metrics'), `${where}: its Service exposes metrics`);
+  const metrics = { number: port.containerPort, name: 'metrics', protocol: 'TCP' };
+  if (policies.length) {
+    assert.ok(policyAllows(policies, 'ingress', d.spec.template.metadata.labels, 'outside', metrics), `${where}: Prometheus may scrape it`);
+  }
+}
+
 /** Every part is installed completely, wired to the peers it calls, and fenced by NetworkPolicies. */
 export function assertInstall(objects: Obj[], label: string): void {
   const deployments = byKind(objects, 'Deployment');
@@ -225,8 +240,13 @@ export function assertInstall(objects: Obj[], label: string): void {
     assert.equal(pod.enableServiceLinks, false, `${where}: no service-link variables`);
 
     const vars = env(c);
-    for (const name of ['DATABASE_URL', 'NATS_URL', ...(part === GATEWAY ? ['OPERATOR_TOKEN'] : [])]) {
+    for (const name of ['DATABASE_URL', 'NATS_URL', 'INTERNAL_TOKEN', ...(part === GATEWAY ? ['OPERATOR_TOKEN'] : [])]) {
       assert.ok(vars[name]?.valueFrom?.secretKeyRef?.key === name, `${where}: ${name} from a Secret`);
+    }
+    // A part admits other internal callers only as the Secret lists them, if it does.
+    if (part !== GATEWAY) {
+      const callers = vars.INTERNAL_CALLERS?.valueFrom?.secretKeyRef;
+      assert.ok(callers?.key === 'INTERNAL_CALLERS' && callers.optional === true, `${where}: INTERNAL_CALLERS from a Secret, optional`);
     }
     for (const peer of CALLS[part]) {
       const service = byKind(objects, 'Service').find((s) => matches({ matchLabels: s.spec.selector }, podLabels(peer)));
@@ -236,6 +256,8 @@ export function assertInstall(objects: Obj[], label: string): void {
       assert.equal(url.hostname.split('.')[0], service.metadata.name, `${where}: ${peerVariable(peer)} names ${peer}'s Service`);
       assert.equal(Number(url.port), port, `${where}: ${peerVariable(peer)} uses ${peer}'s gRPC port`);
     }
+
+    assertMetricsPort(objects, d, policies, label);
 
     const sa = byKind(objects, 'ServiceAccount').find((s) => s.metadata.name === pod.serviceAccountName);
     assert.ok(sa, `${where}: its ServiceAccount`);

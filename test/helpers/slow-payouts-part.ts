@@ -4,10 +4,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from '@connectrpc/connect';
 import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import { ProviderPayoutsService } from '../../proto/gen/svc/payments/v1/provider_payouts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { DemoPayoutConnector, PART, build, type PayoutConnector } from '../../services/payouts/index.js';
 import { DEMO_PROVIDER_CODES } from '../../services/payouts/providers.js';
-import { createPeerTransport, runServicePart } from '../../services/shared/index.js';
+import { peerTransport, runServicePart } from '../../services/shared/index.js';
 
 const latencyMs = Number(process.env.DEMO_PAYOUT_LATENCY_MS ?? 0);
 const demo = new DemoPayoutConnector();
@@ -19,11 +20,12 @@ const slow: PayoutConnector = {
   },
 };
 
-await runServicePart(PART, ['routing-risk', 'ledger'], (deps) =>
+await runServicePart(PART, ['routing-risk', 'ledger', 'payments'], (deps) =>
   build({
     ...deps,
-    routing: createClient(RoutingService, createPeerTransport(deps.config.peers['routing-risk']!)),
-    ledger: createClient(LedgerService, createPeerTransport(deps.config.peers.ledger!)),
+    routing: createClient(RoutingService, peerTransport(deps.config, 'routing-risk')),
+    ledger: createClient(LedgerService, peerTransport(deps.config, 'ledger')),
+    payments: createClient(ProviderPayoutsService, peerTransport(deps.config, 'payments')),
     connectors: Object.fromEntries([...DEMO_PROVIDER_CODES].map((code) => [code, slow])),
   }),
 );

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newSecret, peerVariable, SERVICE_NAMES, type ServiceName } from '../../services/shared/index.js';
+import { newInternalToken, newSecret, peerVariable, SERVICE_NAMES, type ServiceName } from '../../services/shared/index.js';
 import { deleteStream } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { request } from './stack.js';
@@ -8,6 +8,8 @@ import { freePort, killPart, spawnPart, waitForHealth, waitForHttp, type PartPro
 export interface SplitStack {
   baseUrl: string;
   operatorToken: string;
+  /** INTERNAL_TOKEN of every part: the credential they admit for every project. */
+  internalToken: string;
   serviceUrls: Record<ServiceName, string>;
   /** The five services, then the gateway. */
   parts: PartProcess[];
@@ -40,6 +42,7 @@ export async function startSplitStack(
   const stream = `SVC_SPLIT_${suffix}`;
   const subjectPrefix = `svcsplit.${suffix}`;
   const operatorToken = newSecret('svc_op_', 40);
+  const internalToken = newInternalToken();
   const serviceUrls = {} as Record<ServiceName, string>;
   for (const s of SERVICE_NAMES) serviceUrls[s] = `http://127.0.0.1:${await freePort()}`;
   const gatewayPort = await freePort();
@@ -54,6 +57,7 @@ export async function startSplitStack(
     // Two six-process stacks run side by side in CI on a server of 100 connections.
     DATABASE_POOL_SIZE: '4',
     OPERATOR_TOKEN: operatorToken,
+    INTERNAL_TOKEN: internalToken,
     ...Object.fromEntries(SERVICE_NAMES.map((s) => [peerVariable(s), serviceUrls[s]])),
     ...env,
   };
@@ -100,7 +104,7 @@ export async function startSplitStack(
     throw err;
   }
   return {
-    baseUrl, operatorToken, serviceUrls, parts, stream, subjectPrefix, db, stop,
+    baseUrl, operatorToken, internalToken, serviceUrls, parts, stream, subjectPrefix, db, stop,
     kill: (name) => killPart(partNamed(name)),
     async restart(name) {
       const old = partNamed(name);

@@ -1,8 +1,11 @@
+import pg from 'pg';
 import { startStack, type Stack } from '../../services/all-in-one/stack.js';
 import type { Connector } from '../../services/payments/index.js';
 import type { PayoutConnector } from '../../services/payouts/index.js';
 import type { Mode } from '../../services/shared/contract/enums.js';
-import { createLogger, loadConfig, newSecret, type Clock, type Logger } from '../../services/shared/index.js';
+import {
+  Metrics, createLogger, loadConfig, newSecret, startTracing, type Clock, type Logger,
+} from '../../services/shared/index.js';
 import { createTestBus, type TestBus } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -10,6 +13,14 @@ export interface TestStack extends Stack {
   db: TestDatabase;
   testBus: TestBus;
   operatorToken: string;
+  /** The stack's metrics registry (test/metrics.test.ts serves and scrapes it). */
+  metrics: Metrics;
+  /**
+   * A query on the stack's database, for what the API does not show. The pool behind it (two
+   * connections: CI runs several stacks on one server) opens at the first query and ends with the
+   * stack; a test that needs one connection throughout (BEGIN … COMMIT) opens its own client.
+   */
+  query<R extends pg.QueryResultRow = any>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
   /** Calls the management API as the operator. */
   manage(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** A merchant with its default project and a key of the given mode (verifying the merchant for live). */
@@ -31,11 +42,21 @@ export async function request(
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
 
+/**
+ * Real time plus an offset the test moves (`clock.offsetMs += …`): ids stay time-ordered while
+ * hours or days pass in an instant.
+ */
+export function offsetClock(): Clock & { offsetMs: number } {
+  const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
+  return clock;
+}
+
 /** All six parts in this process on a fresh database and (with NATS_URL) a fresh JetStream stream. */
 export async function startTestStack(
   opts: {
     logger?: Logger; clock?: Clock; env?: Record<string, string>;
     connectors?: Record<string, Connector>; payoutConnectors?: Record<string, PayoutConnector>;
+    metrics?: Metrics;
   } = {},
 ): Promise<TestStack> {
   const db = await createTestDatabase();
@@ -46,11 +67,18 @@ export async function startTestStack(
     PORT: '0',
     OPERATOR_TOKEN: operatorToken,
     OUTBOX_POLL_MS: '50',
+    // Off unless a test turns it on: a daily sync would otherwise call the stand-ins of long-lived stacks.
+    STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: '0',
     NATS_STREAM: testBus.nats?.stream,
     NATS_SUBJECT_PREFIX: testBus.nats?.subjectPrefix,
     ...opts.env,
   });
+  // As services/all-in-one/main.ts does: with OTEL_EXPORTER_OTLP_ENDPOINT in env, before the parts are built.
+  const tracing = await startTracing('svc', config);
+  // Without default process metrics: a test process holds several stacks, and they are the process's anyway.
+  const metrics = opts.metrics ?? new Metrics({ defaults: false });
   const stack = await startStack({
+    metrics,
     config,
     databaseUrl: db.url,
     bus: testBus.bus,
@@ -59,6 +87,7 @@ export async function startTestStack(
     connectors: opts.connectors,
     payoutConnectors: opts.payoutConnectors,
   });
+  let pool: pg.Pool | undefined;
   const manage = async (method: string, path: string, body?: unknown) =>
     request(stack.baseUrl, method, `/manage/v1${path}`, { key: operatorToken, body });
   return {
@@ -66,6 +95,8 @@ export async function startTestStack(
     db,
     testBus,
     operatorToken,
+    metrics,
+    query: (sql, params) => (pool ??= new pg.Pool({ connectionString: db.url, max: 2 })).query(sql, params),
     manage,
     async newMerchantKey(mode = 'test') {
       const created = await manage('POST', '/merchants', { name: 'Test merchant' });
@@ -76,9 +107,11 @@ export async function startTestStack(
       return { merchantId, projectId, keyId: key.body.id, secret: key.body.secret };
     },
     async close() {
+      await pool?.end();
       await stack.close();
       await testBus.close();
       await db.drop();
+      await tracing?.shutdown();
     },
   };
 }

@@ -3,8 +3,13 @@ import { DemoConnector } from './demo.js';
 import type { Connector } from './types.js';
 
 export type {
-  AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, CustomerActionRequired, NextActionType,
-  PaymentStatusResult, ProviderAccountRef, RefundOutcome, RefundRequest, RefundResult, RoutedAccount,
+  AccountCredentials, AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, ConnectorFailure, CredentialCheck,
+  CredentialSource,
+  CustomerActionRequired, HoldRequest, HoldResult, NextActionType, NotificationCheck, NotificationRequest,
+  NotificationSubject, PayoutOutcome, PayoutRequest, PayoutResult, PayoutStatusRequest, PayoutStatusResult,
+  ProviderNotification,
+  PaymentStatusResult, ProviderAccountRef, ProviderSettlement, ProviderSettlementItem, RefundOutcome, RefundRequest,
+  RefundResult, RoutedAccount, SettlementListRequest, SettlementReportRead, SettlementReportRequest,
 } from './types.js';
 export { DemoConnector };
 export { PAYMENT_SCENARIOS, type Scenario } from './scenarios.js';

@@ -3,7 +3,7 @@
 // answers in the normalised outcomes below, from which the orchestrator decides what happens next.
 // docs/connectors.md shows how to implement it. The outcome and next-action values are the
 // contract's enumerations (a file that itself imports nothing).
-import type { AttemptOutcomeValue, NextActionType } from '../../shared/contract/enums.js';
+import type { AttemptOutcomeValue, FailureCategory, NextActionType } from '../../shared/contract/enums.js';
 
 /** The merchant's account at a provider that a call acts for. */
 export interface ProviderAccountRef {
@@ -50,8 +50,21 @@ export interface AuthorizeRequest {
   paymentMethodToken?: string;
   /** Sandbox only: the scenario that forces this payment's outcomes. */
   testScenario?: string;
+  /** The merchant's page the customer returns to after a provider's redirect (3-D Secure, bank page). */
+  returnUrl?: string;
   /** Aborted when the call's deadline passes: stop the call then (its outcome is then asked with getStatus). */
   signal: AbortSignal;
+}
+
+/**
+ * How a connector's error table names a failed attempt in the contract's terms; without it the
+ * attempt shows the generic failure of its outcome.
+ */
+export interface ConnectorFailure {
+  category: FailureCategory;
+  /** Our failure code (the contract's `failure.code`), e.g. insufficient_funds. */
+  code: string;
+  message: string;
 }
 
 export interface AuthorizeResult {
@@ -63,6 +76,8 @@ export interface AuthorizeResult {
   fee: bigint;
   /** With outcome requires_action: what the customer must do before the provider decides. */
   customerAction?: CustomerActionRequired;
+  /** For a failed outcome: the failure from the connector's error table, shown on the attempt. */
+  failure?: ConnectorFailure;
 }
 
 /** The contract's next_action.type values. */
@@ -122,6 +137,187 @@ export interface RefundResult {
   providerRefundId: string | null;
   providerCode: string | null;
   providerMessage: string | null;
+  /**
+   * Set by a notification that can only follow an accepted refund (Adyen REFUNDED_REVERSED): the
+   * refund's failure message when it fails after acceptance, saying why the funds came back.
+   */
+  reversalReason?: string;
+}
+
+/** Capturing held funds (all or part) or releasing a hold, at the provider that authorized them. */
+export interface HoldRequest {
+  account: ProviderAccountRef;
+  paymentId: string;
+  /** Our id of this capture or release: the provider's idempotency key, so a repeat never captures twice. */
+  operationId: string;
+  providerPaymentId: string;
+  /** For a capture: minor units to take, at most the authorized amount. */
+  amount: bigint;
+  currency: string;
+  signal: AbortSignal;
+}
+
+export interface HoldResult {
+  outcome: 'success' | 'hard_decline' | 'technical_error' | 'provider_unavailable';
+  providerCode: string | null;
+  providerMessage: string | null;
+}
+
+/**
+ * The contract's payout outcomes as a connector answers them; `pending` is a payout the provider
+ * accepted and has not paid yet (it is asked again later with payoutStatus), `timeout` no answer.
+ */
+export type PayoutOutcome = 'success' | 'pending' | 'hard_decline' | 'technical_error' | 'provider_unavailable' | 'timeout';
+
+export interface PayoutRequest {
+  account: ProviderAccountRef;
+  /**
+   * Our payout id: send it as the provider's idempotency key and reference, so a payout whose
+   * answer was lost is sent again with the same id and never paid twice.
+   */
+  payoutId: string;
+  /** Minor units of `currency` (ISO 4217); convert by the provider's currency rule. */
+  amount: bigint;
+  currency: string;
+  /** type: bank_account, wallet or card_token; token: the provider's beneficiary token. */
+  destination: { type: string; token: string | null; holderName: string | null; country: string | null };
+  description?: string;
+  signal: AbortSignal;
+}
+
+export interface PayoutResult {
+  outcome: PayoutOutcome;
+  providerPayoutId: string | null;
+  providerCode: string | null;
+  providerMessage: string | null;
+  /** For a failed outcome: the failure from the connector's payout error table. */
+  failure?: ConnectorFailure;
+}
+
+/** A payout sent earlier: by the provider's id when its answer arrived, else by our payout id. */
+export interface PayoutStatusRequest {
+  account: ProviderAccountRef;
+  payoutId: string;
+  providerPayoutId: string | null;
+  currency: string;
+  signal: AbortSignal;
+}
+
+/** found false: the provider never received the payout, so sending it again is safe. */
+export type PayoutStatusResult = { found: false } | ({ found: true } & PayoutResult);
+
+/** The answer of a harmless authenticated call (`svc provider test`): are the stored credentials accepted? */
+export type CredentialCheck = { ok: true } | { ok: false; providerCode: string | null; message: string };
+
+/**
+ * A licensed account's credentials, which the payments part keeps encrypted at rest and hands only to
+ * the connector of the account's provider. `values` are the provider's own fields (for Stripe
+ * `secret_key`, `webhook_secret`; for Adyen `api_key`, `merchant_account`, `hmac_key`,
+ * `live_url_prefix`), plus `api_base_url` when the account points at a sandbox or a local stand-in.
+ */
+export interface AccountCredentials {
+  mode: 'test' | 'live';
+  values: Record<string, string>;
+}
+
+export interface CredentialSource {
+  /** undefined when the account has no stored credentials (its attempts then fail as provider_unavailable). */
+  get(accountId: string): Promise<AccountCredentials | undefined>;
+}
+
+/** A provider's notification (webhook) as it arrived at POST /providers/{provider}/webhooks/{account}. */
+export interface NotificationRequest {
+  account: ProviderAccountRef;
+  /** The exact bytes received: signatures are computed over them. */
+  rawBody: Buffer;
+  /** Header names lower-cased. */
+  headers: Record<string, string | undefined>;
+}
+
+/**
+ * What one notification says, normalised. A payment is found by our attempt id when the provider
+ * echoes it (metadata, merchant reference), else by the provider's payment id; a refund by our refund
+ * id or the provider's refund id; a payout is the payouts part's to decide (payments only reads it).
+ * `ignored` is a notification payments has no use for (still 2xx).
+ */
+export type NotificationSubject =
+  | { kind: 'payment'; attemptId: string | null; providerPaymentId: string; result: AuthorizeResult }
+  | { kind: 'capture' | 'cancel'; providerPaymentId: string; result: HoldResult }
+  | { kind: 'refund'; refundId: string | null; providerRefundId: string; result: RefundResult }
+  | { kind: 'payout'; payoutId: string | null; providerPayoutId: string; result: PayoutResult }
+  | { kind: 'ignored' };
+
+export interface ProviderNotification {
+  /** The provider's own event id: the de-duplication key (a replay changes nothing). */
+  eventId: string;
+  occurredAt: Date;
+  subject: NotificationSubject;
+}
+
+/**
+ * A verified notification (signature checked with the account's stored webhook secret or HMAC key),
+ * possibly several at once (Adyen batches them), and the body the provider expects back; or a refusal
+ * (forged, stale or unreadable), answered 400 and changing nothing.
+ */
+export type NotificationCheck =
+  | { ok: true; notifications: ProviderNotification[]; acknowledgement?: string }
+  | { ok: false; reason: string };
+
+/**
+ * One settlement batch as a provider reports it, in provider-neutral terms: what the ledger's one
+ * settlement ingestion takes (docs/ledger.md, "Settlement reports"), with the merchant's scope and
+ * account added by the caller. Amounts are our minor units of `currency`, signed as in the ledger.
+ */
+export interface ProviderSettlement {
+  /** The provider's batch reference (Adyen's batch number, Stripe's payout id): unique per account. */
+  reference: string;
+  currency: string;
+  status: 'pending' | 'settled' | 'failed';
+  periodStart: Date;
+  periodEnd: Date;
+  settledAt: Date | null;
+  /** Who paid out (Adyen's company account, Stripe's payout destination); null when unknown. */
+  settlementEntity: string | null;
+  items: ProviderSettlementItem[];
+  /** Costs on the batch as a whole (Adyen's Fee or InvoiceDeduction rows, Stripe's account fees). */
+  fees: Array<{ amount: bigint; description: string }>;
+}
+
+/**
+ * A payment or refund the batch settles, named by as many of our and the provider's references as it
+ * carries; `refund_reversal` is the amount of a refund the provider accepted and later failed, paid
+ * back (Stripe's refund_failure, Adyen's RefundedReversed): it settles the ledger's reversal of that
+ * refund, named like the refund.
+ */
+export interface ProviderSettlementItem {
+  type: 'payment' | 'refund' | 'refund_reversal';
+  /** Our attempt id when the provider echoes it (Adyen's Merchant Reference of a payment). */
+  attemptId?: string;
+  /** Our refund id when the provider echoes it (Adyen's Modification Merchant Reference, Stripe's refund metadata). */
+  refundId?: string;
+  /** The provider's id of the payment (pspReference, PaymentIntent) or of the refund. */
+  providerReference?: string;
+  /** Positive for payments and refund reversals, negative for refunds. */
+  amount: bigint;
+  fee: bigint;
+}
+
+/** A settlement report file as uploaded (Adyen's Settlement details report CSV). */
+export interface SettlementReportRequest {
+  account: ProviderAccountRef;
+  text: string;
+}
+
+/** The batches a report holds, or where it is malformed (1-based line of the file, and the column). */
+export type SettlementReportRead =
+  | { ok: true; settlements: ProviderSettlement[] }
+  | { ok: false; line: number | null; column: string | null; message: string };
+
+export interface SettlementListRequest {
+  account: ProviderAccountRef;
+  /** Batches created at or after this moment; undefined for all the provider lists. */
+  since?: Date;
+  signal: AbortSignal;
 }
 
 /** How payments talks to one provider. A licensed provider plugs in by implementing this. */
@@ -131,4 +327,20 @@ export interface Connector {
   getStatus(req: AuthorizeRequest): Promise<PaymentStatusResult>;
   /** Returns money of a completed payment to the payer, at the provider that took it. */
   refund(req: RefundRequest): Promise<RefundResult>;
+  /** Takes held funds (capture_method manual). A provider without holds needs neither this nor cancel. */
+  capture?(req: HoldRequest): Promise<HoldResult>;
+  /** Releases held funds of an authorization that will not be captured. */
+  cancel?(req: HoldRequest): Promise<HoldResult>;
+  /** Sends a payout from the account's balance to a beneficiary; providers without payouts leave it out. */
+  payout?(req: PayoutRequest): Promise<PayoutResult>;
+  /** What the provider knows of an earlier payout (its answer lost, or accepted and not yet paid). */
+  payoutStatus?(req: PayoutStatusRequest): Promise<PayoutStatusResult>;
+  /** A harmless authenticated call that tells whether the account's credentials work. */
+  checkCredentials?(account: ProviderAccountRef): Promise<CredentialCheck>;
+  /** Verifies and reads a provider's notification; providers that send none leave it out. */
+  readNotification?(req: NotificationRequest): Promise<NotificationCheck>;
+  /** Reads a settlement report file the provider makes (uploaded by an operator); no provider call. */
+  readSettlementReport?(req: SettlementReportRequest): Promise<SettlementReportRead>;
+  /** Fetches the account's settlement batches from the provider's API. */
+  listSettlements?(req: SettlementListRequest): Promise<ProviderSettlement[]>;
 }

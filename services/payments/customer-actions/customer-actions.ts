@@ -1,9 +1,10 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { serviceError, sha256Hex, type Clock } from '../../shared/index.js';
+import type { AuthorizeResult } from '../connectors/index.js';
 import {
-  approve, assertAllowed, type Change, commitChange, type CustomerActionRecord, fail, type FailureJson,
-  type PaymentRecord, type PaymentsStore, type ProviderAnswer, type TimelineEntry,
+  approve, assertAllowed, type AttemptRecord, type Change, commitChange, type CustomerActionRecord, fail,
+  type FailureJson, type PaymentRecord, type PaymentsStore, type ProviderAnswer, type TimelineEntry,
 } from '../payments/index.js';
 import { TOKEN } from './required.js';
 
@@ -29,14 +30,8 @@ const FAILURE: Record<Exclude<CustomerOutcome, 'approve'>, FailureJson> = {
 
 const CLOSED_AS = { approve: 'approved', decline: 'declined', expire: 'expired' } as const;
 
-/**
- * The customer's answer, or the action's expiry, moves the payment on. Approval is the provider
- * completing the payment (successful, or authorized with manual capture); a decline is final (hard);
- * past its expiry the provider no longer waits, so a late approval or decline expires it instead.
- */
-export function completeCustomerAction(
-  payment: PaymentRecord, action: CustomerActionRecord, requested: CustomerOutcome, at: Date, by: 'customer' | 'expiry',
-): Change {
+/** The attempt that waits for the customer on this action; 409 when the payment awaits none or another. */
+function waitingAttempt(payment: PaymentRecord, action: CustomerActionRecord): AttemptRecord {
   if (action.completedAt) {
     throw serviceError(
       'invalid_state_transition',
@@ -52,13 +47,37 @@ export function completeCustomerAction(
     const message = `Payment ${payment.id} awaits another action.`;
     throw serviceError('invalid_state_transition', message, { param: 'action_token' });
   }
-  const outcome: CustomerOutcome = at >= action.expiresAt ? 'expire' : requested;
+  return attempt;
+}
+
+/**
+ * The one completion of a customer action, whoever reports it: the provider's outcome of the
+ * attempt that waited moves the payment on (approve or fail) and closes the action, narrated first.
+ * The payment took as long as the provider's request did; the customer's time is not counted.
+ */
+function closeAction(
+  payment: PaymentRecord, attempt: AttemptRecord, answer: ProviderAnswer, at: Date,
+  closed: { as: (typeof CLOSED_AS)[CustomerOutcome]; title: string; data: Record<string, unknown>; failure?: FailureJson },
+): Change {
   const completed: TimelineEntry = {
-    type: 'customer_action.completed',
-    title: outcome === 'expire' ? 'Customer action expired' : `Customer ${CLOSED_AS[outcome]} the payment`,
-    attemptId: attempt.id,
-    data: { outcome: CLOSED_AS[outcome], by, ...(outcome !== requested && { requested }) },
+    type: 'customer_action.completed', title: closed.title, attemptId: attempt.id, data: { outcome: closed.as, ...closed.data },
   };
+  const change = answer.result.outcome === 'success'
+    ? approve(payment, attempt, answer, { at })
+    : fail(payment, attempt, answer, { at, failure: closed.failure });
+  return { ...change, timeline: [completed, ...change.timeline], closesCustomerAction: closed.as };
+}
+
+/**
+ * The customer's answer, or the action's expiry, moves the payment on. Approval is the provider
+ * completing the payment (successful, or authorized with manual capture); a decline is final (hard);
+ * past its expiry the provider no longer waits, so a late approval or decline expires it instead.
+ */
+export function completeCustomerAction(
+  payment: PaymentRecord, action: CustomerActionRecord, requested: CustomerOutcome, at: Date, by: 'customer' | 'expiry',
+): Change {
+  const attempt = waitingAttempt(payment, action);
+  const outcome: CustomerOutcome = at >= action.expiresAt ? 'expire' : requested;
   // The customer's answer is the provider's outcome of the attempt that waited for it.
   const failure = outcome === 'approve' ? undefined : FAILURE[outcome];
   const answer: ProviderAnswer = {
@@ -71,9 +90,43 @@ export function completeCustomerAction(
           providerCode: 'approved', providerMessage: 'Approved by the customer', fee: action.feeAmount },
     latencyMs: attempt.latencyMs ?? 0,
   };
-  // The payment took as long as the provider's request did; the customer's time is not counted.
-  const change = failure ? fail(payment, attempt, answer, { at, failure }) : approve(payment, attempt, answer, { at });
-  return { ...change, timeline: [completed, ...change.timeline], closesCustomerAction: CLOSED_AS[outcome] };
+  return closeAction(payment, attempt, answer, at, {
+    as: CLOSED_AS[outcome],
+    title: outcome === 'expire' ? 'Customer action expired' : `Customer ${CLOSED_AS[outcome]} the payment`,
+    data: { by, ...(outcome !== requested && { requested }) },
+    failure,
+  });
+}
+
+/**
+ * The provider reports what the customer did on its page (a verified notification, or its status
+ * query by reconciliation when no notification came before the action's expiry): its outcome
+ * of the waiting attempt completes the action as the customer's answer would. The provider's word
+ * stands even past the action's expiry, since it may have charged. A success is charged the fee
+ * quoted when the action opened (a notification quotes none); a decline fails the payment with the
+ * connector's failure. An outcome that decides nothing (unknown, requires_action) is undefined.
+ */
+export function providerCompletesCustomerAction(
+  payment: PaymentRecord, action: CustomerActionRecord, result: AuthorizeResult, at: Date,
+  source: { eventId: string } | { by: 'reconciliation' },
+): Change | undefined {
+  if (result.outcome === 'unknown' || result.outcome === 'requires_action') return undefined;
+  const attempt = waitingAttempt(payment, action);
+  const approved = result.outcome === 'success';
+  const answer: ProviderAnswer = {
+    result: {
+      ...result,
+      providerPaymentId: result.providerPaymentId ?? attempt.providerPaymentId,
+      fee: approved ? (result.fee > 0n ? result.fee : action.feeAmount) : 0n,
+    },
+    latencyMs: attempt.latencyMs ?? 0,
+  };
+  const as = approved ? 'approved' : 'declined';
+  return closeAction(payment, attempt, answer, at, {
+    as,
+    title: `Provider reports the customer ${as} the payment`,
+    data: 'eventId' in source ? { by: 'provider', event_id: source.eventId } : { by: 'reconciliation' },
+  });
 }
 
 export interface CustomerActionsDeps {

@@ -46,6 +46,20 @@ export function customerActionQueries(pool: Pool) {
       return rows.length === 0 ? undefined : toCustomerAction(rows[0]);
     },
 
+    /**
+     * Open actions on a provider's own page (live: no sandbox token) past their expiry, oldest first,
+     * across scopes: reconciliation asks the provider about each before anything ends it, since
+     * the customer may have paid there and its notification may never have come.
+     */
+    async dueProviderActions(now: Date, limit: number): Promise<CustomerActionRecord[]> {
+      const { rows } = await pool.query(
+        `SELECT * FROM customer_actions WHERE completed_at IS NULL AND token_hash IS NULL AND expires_at <= $1
+         ORDER BY expires_at, payment_id LIMIT $2`,
+        [now, limit],
+      );
+      return rows.map(toCustomerAction);
+    },
+
     /** Closes the payment's open action, in the transaction that moves the payment on. */
     async closeCustomerAction(db: Queryable, paymentId: string, outcome: string, at: Date): Promise<void> {
       await db.query(

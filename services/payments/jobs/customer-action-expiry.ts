@@ -8,7 +8,9 @@ import { createSweep } from './sweep.js';
  * (code customer_action_expired, event payment.failed). Every replica runs it on the shared loop of
  * sweep.ts; a customer completing the page at the same moment either wins or finds it expired.
  * Due means `expires_at <= now` by the injected clock: the expiry the merchant was shown, so a
- * changed CUSTOMER_ACTION_TTL_MINUTES applies to new actions only.
+ * changed CUSTOMER_ACTION_TTL_MINUTES applies to new actions only. Sandbox pages only: on a
+ * provider's own page the customer may have paid unseen, so reconciliation asks the provider first
+ * (provider-actions.ts).
  */
 
 export interface CustomerActionExpiryDeps {

@@ -5,6 +5,7 @@ import {
 } from '../payments/index.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
 import type { Refunds } from '../refunds/index.js';
+import { settleDueProviderAction } from './provider-actions.js';
 
 /**
  * Settles attempts whose outcome stayed open, so no payment waits in `processing` forever and no
@@ -13,7 +14,10 @@ import type { Refunds } from '../refunds/index.js';
  * again with the attempt's own reference: never received fails the payment (nobody was charged);
  * a definite answer completes or fails it with its events; no answer yet waits for the next round.
  * A reconciled payment never fails over: its request is long gone, and the merchant decides.
- * Each round also re-sends the refunds whose answer was lost (refunds/refunds.ts, retryInFlight).
+ * Each round also re-sends the refunds whose answer was lost (refunds/refunds.ts, retryInFlight),
+ * and asks the provider about live payments whose customer action on the provider's page expired
+ * with no notification (provider-actions.ts): completed as the provider says, or released there
+ * and expired.
  *
  * Every replica runs it. The provider is asked outside any transaction; the change is then made
  * under the payment's row lock and only if the attempt is still open, so two replicas never apply
@@ -82,6 +86,15 @@ export function createReconciliation(deps: ReconciliationDeps) {
         deps.logger.warn({ err: (err as Error).message, paymentId: o.paymentId }, 'reconciliation: attempt not settled, will retry');
       }
     }
+    for (const due of await store.dueProviderActions(now, batchSize)) {
+      if (closing) break;
+      try {
+        if (await settleDueProviderAction(deps, due)) settled++;
+      } catch (err) {
+        deps.logger.warn({ err: (err as Error).message, paymentId: due.paymentId }, 'reconciliation: expired provider action not settled, will retry');
+      }
+    }
+    if (settled > 0) deps.relay.kick();
     return settled;
   }
 

@@ -69,6 +69,7 @@ export function providerCall(
     captureMethod: payment.captureMethod,
     paymentMethodToken: routed.paymentMethodToken,
     testScenario: payment.testScenario ?? undefined,
+    returnUrl: payment.returnUrl ?? undefined,
   };
 }
 
@@ -205,8 +206,8 @@ export function recordAnswer(
     timeline.push({
       type: 'attempt.timed_out',
       title: `Attempt ${n}: no answer from ${attempt.providerName ?? attempt.providerCode}`,
-      description: q.reason,
       attemptId: attempt.id,
+      data: { reason: q.reason },
     });
     timeline.push({
       type: 'attempt.status_checked',
@@ -224,7 +225,7 @@ export function recordAnswer(
   attempt.providerResponseCode = result.providerCode;
   attempt.providerMessage = result.providerMessage;
   attempt.failure = attempt.status === 'failed'
-    ? how.failure ?? FAILURE_BY_OUTCOME[result.outcome] ?? FAILURE_BY_OUTCOME.unknown
+    ? how.failure ?? result.failure ?? FAILURE_BY_OUTCOME[result.outcome] ?? FAILURE_BY_OUTCOME.unknown
     : null;
   attempt.feeAmount = result.fee;
   attempt.latencyMs = answer.latencyMs;

@@ -4,10 +4,11 @@ import { loadConfig } from '../../shared/config.js';
 import { expiryCutoff } from '../jobs/index.js';
 import { cancel, capture, expireAuthorization } from './lifecycle.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
+import { describeEntry } from './timeline-descriptions.js';
 
 const AT = new Date('2025-01-02T03:04:05.000Z');
 const attempt = (status: string, outcome: string | null = 'success') =>
-  ({ id: 'att_1', status, outcome, updatedAt: new Date(0) }) as AttemptRecord;
+  ({ id: 'att_1', status, outcome, feeAmount: 0n, updatedAt: new Date(0) }) as AttemptRecord;
 const payment = (status: string, attempts: AttemptRecord[] = [], captureMethod = 'manual') =>
   ({ id: 'pay_1', status, amount: 1000n, capturedAmount: 0n, captureMethod, attempts, updatedAt: new Date(0) }) as unknown as PaymentRecord;
 
@@ -48,7 +49,7 @@ test('cancel: the held or awaited attempt is cancelled too; the reason goes to t
   assert.deepEqual(p.attempts.map((a) => a.status), ['failed', 'cancelled']);
   assert.equal(change.attempts.length, 1);
   assert.deepEqual(change.events, ['payment.cancelled']);
-  assert.equal(change.timeline[0].description, 'duplicate order');
+  assert.equal(describeEntry(change.timeline[0], 'EUR'), 'Cancelled by the merchant, reason: "duplicate order"; nothing will be charged.');
   assert.deepEqual(change.timeline[0].data, { by: 'merchant', reason: 'duplicate order' });
 
   const waiting = payment('processing', [attempt('processing', 'requires_action')]);

@@ -1,7 +1,8 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { formatMoney } from '../../shared/contract/index.js';
-import { serviceError, type Binding, type Clock } from '../../shared/index.js';
+import { feeFor, serviceError, type Binding, type Clock } from '../../shared/index.js';
 import { commitChange } from './commit.js';
+import { atProvider, type HeldFundsDeps, type HoldOperation } from './held-funds.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 import { assertAllowed, awaitingCustomer } from './state-machine.js';
 import type { PaymentsStore } from './store.js';
@@ -19,6 +20,18 @@ function openAttempts(payment: PaymentRecord): AttemptRecord[] {
   return payment.attempts.filter(
     (a) => a.status === 'authorized' || (a.status === 'processing' && a.outcome === 'requires_action'),
   );
+}
+
+/**
+ * What the provider charges when `captured` of an attempt's authorization of `authorized` is
+ * captured. The whole of it: the provider's own quote, which priced exactly that amount. Less: the
+ * account's agreed pricing as routed (feeFor, the one fee formula) on what was captured, since no
+ * provider quoted that amount; the demo providers quote by the same formula, so both agree there.
+ * An attempt recorded before its pricing was kept can only keep its quote.
+ */
+export function captureFee(attempt: AttemptRecord, authorized: bigint, captured: bigint): bigint {
+  if (captured === authorized || attempt.feeFixed == null || attempt.feeBps == null) return attempt.feeAmount;
+  return feeFor({ feeFixed: attempt.feeFixed, feeBps: attempt.feeBps }, captured);
 }
 
 /**
@@ -44,8 +57,11 @@ export function capture(payment: PaymentRecord, requested: bigint | undefined, a
   const attempts = payment.attempts.filter((a) => a.status === 'authorized');
   for (const a of attempts) {
     a.status = 'succeeded';
+    a.feeAmount = captureFee(a, payment.amount, amount);
     a.updatedAt = at;
   }
+  // The fee is charged on what was captured: the released rest costs nothing.
+  payment.feeAmount = attempts.reduce((total, a) => total + a.feeAmount, 0n);
   const released = payment.amount - amount;
   return {
     payment,
@@ -53,27 +69,37 @@ export function capture(payment: PaymentRecord, requested: bigint | undefined, a
     attempts,
     timeline: [{
       type: 'payment.captured',
-      title: released > 0n ? `Captured ${amount} of ${payment.amount}; the rest released` : 'Payment captured',
+      title: released > 0n
+        ? `Captured ${formatMoney(amount, payment.currency)} of ${formatMoney(payment.amount, payment.currency)}; the rest released`
+        : 'Payment captured',
       data: { amount: Number(amount), released: Number(released) },
     }],
     events: ['payment.successful'],
   };
 }
 
+/** A released hold or abandoned wait is never charged: its quoted fee goes to 0, the payment's too. */
 function toCancelled(payment: PaymentRecord, at: Date): AttemptRecord[] {
   payment.status = 'cancelled';
   payment.updatedAt = at;
   payment.nextAction = null;
+  payment.feeAmount = 0n;
   const attempts = openAttempts(payment);
   for (const a of attempts) {
     a.status = 'cancelled';
+    a.feeAmount = 0n;
     a.updatedAt = at;
   }
   return attempts;
 }
 
-/** The merchant cancels; the optional reason is kept on the timeline. */
-export function cancel(payment: PaymentRecord, reason: string | undefined, at: Date): Change {
+/**
+ * The merchant cancels (the optional reason is kept on the timeline), or the provider's
+ * notification reports the hold released or the wait abandoned at its end.
+ */
+export function cancel(
+  payment: PaymentRecord, reason: string | undefined, at: Date, by: 'merchant' | 'provider' = 'merchant',
+): Change {
   assertAllowed('cancel', payment);
   const customerWaiting = awaitingCustomer(payment);
   const attempts = toCancelled(payment, at);
@@ -84,9 +110,8 @@ export function cancel(payment: PaymentRecord, reason: string | undefined, at: D
     attempts,
     timeline: [{
       type: 'payment.cancelled',
-      title: 'Payment cancelled',
-      description: reason,
-      data: { by: 'merchant', ...(reason !== undefined && { reason }) },
+      title: by === 'provider' ? 'Payment cancelled at the provider' : 'Payment cancelled',
+      data: { by, ...(reason !== undefined && { reason }) },
     }],
     events: ['payment.cancelled'],
   };
@@ -103,14 +128,13 @@ export function expireAuthorization(payment: PaymentRecord, ttlHours: number, at
     timeline: [{
       type: 'payment.cancelled',
       title: 'Authorization expired',
-      description: `Not captured within ${ttlHours} hours.`,
       data: { by: 'expiry', ttl_hours: ttlHours },
     }],
     events: ['payment.cancelled'],
   };
 }
 
-export interface LifecycleDeps {
+export interface LifecycleDeps extends HeldFundsDeps {
   store: PaymentsStore;
   clock: Clock;
   relay: { kick(): void };
@@ -142,11 +166,29 @@ export function createLifecycle(deps: LifecycleDeps) {
     return payment;
   }
 
+  /**
+   * Before the change: a hold at a provider that manages holds is captured or released there
+   * first, outside any transaction (no row lock across a provider call). The rule is tried on a
+   * copy beforehand, so a request the state refuses never reaches the provider; a keyed retry
+   * whose key is already bound answers the payment as it stands without asking again.
+   */
+  async function throughProvider(
+    scope: Scope, id: string, op: HoldOperation, decide: (p: PaymentRecord, at: Date) => Change, binding?: Binding,
+  ): Promise<PaymentRecord> {
+    const p = await store.get(scope, id);
+    if (p && !(binding && (await store.boundResource(scope, binding, clock.now())))) {
+      const tried = decide(structuredClone(p), clock.now());
+      const held = op === 'capture' ? p.attempts.find((a) => a.status === 'authorized') : openAttempts(p)[0];
+      await atProvider(deps, p, held, op, op === 'capture' ? tried.payment.capturedAmount : p.amount);
+    }
+    return change(scope, id, decide, binding);
+  }
+
   return {
     capture: (scope: Scope, id: string, amount?: bigint, binding?: Binding) =>
-      change(scope, id, (p, at) => capture(p, amount, at), binding),
+      throughProvider(scope, id, 'capture', (p, at) => capture(p, amount, at), binding),
     cancel: (scope: Scope, id: string, reason?: string, binding?: Binding) =>
-      change(scope, id, (p, at) => cancel(p, reason, at), binding),
+      throughProvider(scope, id, 'cancel', (p, at) => cancel(p, reason, at), binding),
   };
 }
 

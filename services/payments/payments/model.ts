@@ -74,10 +74,10 @@ export interface NextActionJson {
   expiresAt: string;
 }
 
+/** A timeline entry as its writer knows it; its description is told by timeline-descriptions.ts. */
 export interface TimelineEntry {
   type: string;
   title: string;
-  description?: string;
   attemptId?: string;
   data?: Record<string, unknown>;
 }

@@ -7,6 +7,7 @@ import {
 } from '../../shared/index.js';
 import { callProvider, providerCall } from './attempts.js';
 import { AttemptSettledElsewhere, commitChange } from './commit.js';
+import type { PaymentOutcomes } from './metrics.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
 import { actionable, type CustomerActionSettings } from '../customer-actions/index.js';
 import type { PaymentRecord } from './model.js';
@@ -29,6 +30,8 @@ export interface OrchestratorDeps {
   customerActions: CustomerActionSettings;
   /** How long a payment's Idempotency-Key stays bound to it (the gateway's IDEMPOTENCY_TTL_HOURS). */
   idempotencyTtlMs: number;
+  /** Where each decided payment is counted (payments/metrics.ts); nowhere when absent. */
+  outcomes?: PaymentOutcomes;
 }
 
 /** Runs a payment's orchestration synchronously: risk and route, then attempts until one completes. */
@@ -108,6 +111,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       });
       await commitChange(store, change, { ifAttemptInFlight: attempt });
     }
+    deps.outcomes?.decided(payment);
     return payment;
   }
 

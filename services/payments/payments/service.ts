@@ -7,7 +7,7 @@ import {
 } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
 import { refuseUnsafeRequest } from '../../shared/contract/index.js';
 import { CAPTURE_METHODS, isOneOf, PAYMENT_METHOD_TYPES } from '../../shared/contract/enums.js';
-import { bindingOf, invalidField, refuseScenarioInLive, requireLimit, requireScope, serviceError } from '../../shared/index.js';
+import { bindingOf, invalidField, pageLimit, refuseScenarioInLive, requireScope, serviceError } from '../../shared/index.js';
 import { DemoConnector, PAYMENT_SCENARIOS } from '../connectors/index.js';
 import { CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome } from '../customer-actions/index.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -44,7 +44,7 @@ export function routes(orchestrator: Orchestrator, lifecycle: Lifecycle, custome
       },
       async listPayments(req) {
         const scope = requireScope(req.scope);
-        requireLimit(req.limit);
+        const limit = pageLimit(req.limit);
         const { payments, hasMore } = await orchestrator.list(scope, {
           statuses: req.statuses,
           currency: req.currency,
@@ -55,7 +55,7 @@ export function routes(orchestrator: Orchestrator, lifecycle: Lifecycle, custome
           createdFrom: req.createdFrom && timestampDate(req.createdFrom),
           createdTo: req.createdTo && timestampDate(req.createdTo),
           startingAfter: req.startingAfter,
-          limit: req.limit,
+          limit,
         });
         return { payments: payments.map(paymentToProto), hasMore };
       },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AttemptRecord, PaymentRecord } from './model.js';
-import { assertAllowed, awaitingCustomer, inFlight, type PaymentOperation } from './state-machine.js';
+import { assertAllowed, awaitingCustomer, inFlight, statusAfterRefunds, type PaymentOperation } from './state-machine.js';
 
 const attempt = (status: string, outcome: string | null) => ({ status, outcome }) as AttemptRecord;
 const payment = (status: string, attempts: AttemptRecord[] = []) => ({ id: 'pay_1', status, attempts }) as unknown as PaymentRecord;
@@ -29,4 +29,13 @@ test('cancel: created, pending, authorized or awaiting the customer; never while
 
 test('refund: successful, captured or partially refunded', () => {
   for (const s of ALL) (['successful', 'captured', 'partially_refunded'].includes(s) ? ok : refused)('refund', payment(s));
+});
+
+test('status after refunds: refunded in full, in part, or nothing any more (back to successful or captured)', () => {
+  const p = (refundedAmount: bigint, captureMethod = 'automatic') => ({ refundedAmount, capturedAmount: 3000n, captureMethod });
+  assert.equal(statusAfterRefunds(p(3000n)), 'refunded');
+  assert.equal(statusAfterRefunds(p(1000n)), 'partially_refunded');
+  assert.equal(statusAfterRefunds(p(0n)), 'successful', 'automatic capture: its status before any refund');
+  assert.equal(statusAfterRefunds(p(0n, 'manual')), 'captured', 'manual capture: its status before any refund');
+  assert.equal(statusAfterRefunds(p(1000n, 'manual')), 'partially_refunded');
 });

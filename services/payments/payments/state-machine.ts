@@ -9,6 +9,8 @@ import type { PaymentRecord } from './model.js';
  * processing (awaiting the customer) ──▶ successful | authorized | failed | cancelled
  * authorized ──capture──▶ captured;  authorized ──cancel/expiry──▶ cancelled
  * successful | captured | partially_refunded ──refund settles──▶ partially_refunded | refunded
+ * partially_refunded | refunded ──a settled refund fails at the provider──▶ partially_refunded |
+ *   successful (automatic capture) | captured (manual), by what stays refunded (statusAfterRefunds)
  */
 export type PaymentOperation = 'capture' | 'cancel' | 'refund' | 'expire_authorization' | 'complete_customer_action';
 
@@ -20,6 +22,16 @@ export function inFlight(p: PaymentRecord): boolean {
 /** Waiting for the customer on a hosted page (redirect, QR, bank details). */
 export function awaitingCustomer(p: PaymentRecord): boolean {
   return p.status === 'processing' && p.attempts.some((a) => a.status === 'processing' && a.outcome === 'requires_action');
+}
+
+/**
+ * A completed payment's status from what is refunded of what was captured: the one rule both a
+ * refund settling and a settled refund failing later (its amount given back) move the payment by.
+ * Nothing refunded any more returns it to where it stood before its first refund.
+ */
+export function statusAfterRefunds(p: Pick<PaymentRecord, 'refundedAmount' | 'capturedAmount' | 'captureMethod'>): string {
+  if (p.refundedAmount <= 0n) return p.captureMethod === 'manual' ? 'captured' : 'successful';
+  return p.refundedAmount >= p.capturedAmount ? 'refunded' : 'partially_refunded';
 }
 
 function allowed(op: PaymentOperation, p: PaymentRecord): boolean {

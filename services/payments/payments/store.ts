@@ -7,6 +7,7 @@ import {
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
 import { customerActionQueries } from '../customer-actions/index.js';
 import { monotonicIds, type TimelineRow } from './timeline.js';
+import { describeEntry } from './timeline-descriptions.js';
 
 /** Postgres access of payments. Every read filters on merchant, project and mode. */
 
@@ -214,7 +215,7 @@ export function createStore(pool: Pool) {
       const rows = entries.map((e, i) => {
         values.push(
           timelineId(at), payment.id, payment.merchantId, payment.projectId, payment.mode, e.type, e.title,
-          e.description ?? null, e.attemptId ?? null, JSON.stringify(e.data ?? {}), at,
+          describeEntry(e, payment.currency), e.attemptId ?? null, JSON.stringify(e.data ?? {}), at,
         );
         const base = i * 11;
         return `(${Array.from({ length: 11 }, (_, k) => `$${base + k + 1}`).join(', ')})`;
@@ -230,7 +231,7 @@ export function createStore(pool: Pool) {
     async timeline(scope: Scope, paymentId: string): Promise<TimelineRow[] | undefined> {
       // One round trip: the payment row answers "exists in this scope", the join brings its entries.
       const { rows } = await pool.query(
-        `SELECT t.id, t.type, t.title, t.description, t.attempt_id, t.data, t.created_at
+        `SELECT t.id, t.type, t.title, t.description, t.attempt_id, t.data, t.created_at, p.currency
          FROM payments p LEFT JOIN timeline_events t ON t.payment_id = p.id
          WHERE p.id = $1 AND p.merchant_id = $2 AND p.project_id = $3 AND p.mode = $4
          ORDER BY t.id`,
@@ -241,7 +242,8 @@ export function createStore(pool: Pool) {
         id: r.id,
         type: r.type,
         title: r.title,
-        description: r.description,
+        // Entries stored before descriptions were written get theirs now, from the same sentences.
+        description: r.description ?? describeEntry(r, r.currency),
         attemptId: r.attempt_id,
         data: r.data,
         createdAt: new Date(r.created_at),
@@ -345,12 +347,13 @@ export function createStore(pool: Pool) {
      * Locks up to `limit` payments whose customer action expired at or before `now`, skipping rows
      * another replica, or a customer completing the page right now, holds. Across all scopes, like
      * claimExpiredAuthorizations. `p.status` is re-checked on the locked row, so a payment the page
-     * completed since this statement's snapshot is not returned.
+     * completed since this statement's snapshot is not returned. Sandbox pages only: a provider's own
+     * page is ended by reconciliation after asking the provider (jobs/provider-actions.ts).
      */
     async claimExpiredCustomerActions(tx: Queryable, now: Date, limit: number): Promise<PaymentRecord[]> {
       const locked = await tx.query(
         `SELECT p.id FROM customer_actions c JOIN payments p ON p.id = c.payment_id
-         WHERE c.completed_at IS NULL AND c.expires_at <= $1 AND p.status = 'processing'
+         WHERE c.completed_at IS NULL AND c.expires_at <= $1 AND p.status = 'processing' AND c.token_hash IS NOT NULL
          ORDER BY c.expires_at, p.id LIMIT $2 FOR UPDATE OF p SKIP LOCKED`,
         [now, limit],
       );

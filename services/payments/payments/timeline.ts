@@ -40,7 +40,7 @@ export interface TimelineRow {
   id: string;
   type: string;
   title: string;
-  description: string | null;
+  description: string;
   attemptId: string | null;
   data: Record<string, unknown>;
   createdAt: Date;
@@ -51,7 +51,7 @@ export function timelineEventToProto(r: TimelineRow): TimelineEvent {
     id: r.id,
     type: r.type,
     title: r.title,
-    description: r.description ?? undefined,
+    description: r.description,
     attemptId: r.attemptId ?? undefined,
     data: r.data as JsonObject,
     createdAt: timestampFromDate(r.createdAt),

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import type { ProviderAnswer } from './attempts.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
-import { approve, failOver, settleLate } from './transitions.js';
+import { approve, failOver, refundReversed, refundSettled, settleLate } from './transitions.js';
 
 const AT = new Date('2025-01-02T03:04:05.000Z');
 const attempt = (status: string, outcome: string | null = 'success') =>
@@ -56,4 +56,28 @@ test('a late answer: its status query is narrated as reconciliation\'s; an open 
   assert.equal(change.timeline[1].data?.by, 'reconciliation');
   assert.equal(p.attempts[0].latencyMs, 9, 'the attempt keeps the latency of its own call');
   assert.equal(p.processingTimeMs, AT.getTime());
+});
+
+test('a refund settling counts its amount; the same refund failing after acceptance gives it back, once, without a payment event', () => {
+  const p = { ...payment('successful', [], 'automatic'), capturedAmount: 3000n, refundedAmount: 0n, currency: 'EUR' } as PaymentRecord;
+  assert.deepEqual(refundSettled(p, 1000n, AT).events, ['payment.refunded']);
+  assert.deepEqual([p.status, p.refundedAmount], ['partially_refunded', 1000n]);
+  refundSettled(p, 2000n, AT);
+  assert.deepEqual([p.status, p.refundedAmount], ['refunded', 3000n]);
+
+  const second = refundReversed(p, { id: 'rf_2', amount: 2000n }, AT);
+  assert.deepEqual([p.status, p.refundedAmount, p.updatedAt], ['partially_refunded', 1000n, AT]);
+  assert.deepEqual(second.events, [], 'payment.refunded means a refund settled; payment.successful would announce a charge');
+  assert.deepEqual(second.timeline.map((e) => [e.type, e.data]), [['payment.refund_reversed', {
+    refund_id: 'rf_2', amount: 2000, refunded_amount: 1000, from_status: 'refunded', status: 'partially_refunded',
+  }]]);
+  refundReversed(p, { id: 'rf_1', amount: 1000n }, AT);
+  assert.deepEqual([p.status, p.refundedAmount], ['successful', 0n], 'nothing refunded: as before the first refund');
+
+  const captured = { ...p, captureMethod: 'manual', status: 'refunded', refundedAmount: 3000n } as PaymentRecord;
+  refundReversed(captured, { id: 'rf_3', amount: 3000n }, AT);
+  assert.equal(captured.status, 'captured');
+  // More than is counted as refunded can never be given back: refused, nothing moved.
+  assert.throws(() => refundReversed(captured, { id: 'rf_4', amount: 1n }, AT), /exceeds/);
+  assert.deepEqual([captured.status, captured.refundedAmount], ['captured', 0n]);
 });

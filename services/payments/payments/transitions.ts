@@ -1,14 +1,17 @@
 import type { PlanPaymentResponse, RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
+import { formatMoney } from '../../shared/contract/index.js';
 import { newId } from '../../shared/index.js';
 import { newAttempt, nextStep, paymentFailure, recordAnswer, type ProviderAnswer } from './attempts.js';
 import { openCustomerAction, type CustomerActionSettings } from '../customer-actions/index.js';
 import type { AttemptRecord, CustomerActionRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
+import { statusAfterRefunds } from './state-machine.js';
 
 /**
  * Where a payment changes state after a provider (or its customer) answered: every path (the
  * request's attempt loop, reconciliation, the customer's page and its expiry) decides through these
  * functions. Each is pure of storage: it moves the records it is given and returns the one Change
- * to commit (commit.ts), with every timeline entry written as it will stay. Capture, cancel and
+ * to commit (commit.ts), with every timeline entry written as it will stay. A refund's outcome
+ * moves its payment's amounts here too (refundSettled, refundReversed); capture, cancel and
  * authorization expiry, which follow a decided payment, are in lifecycle.ts.
  */
 
@@ -225,4 +228,54 @@ export function settleLate(payment: PaymentRecord, attempt: AttemptRecord, answe
   const late = { ...answer, latencyMs: attempt.latencyMs ?? answer.latencyMs };
   const s: Settling = { at, processingTimeMs: at.getTime() - payment.createdAt.getTime(), by: 'reconciliation' };
   return outcome === 'success' ? approve(payment, attempt, late, s) : fail(payment, attempt, late, s);
+}
+
+/** What a refund's outcome adds to its refund's own Change: the payment's entries and events. */
+export type RefundEffect = Pick<Change, 'timeline' | 'events'>;
+
+/** A refund the provider accepted counts as refunded: the payment moves by statusAfterRefunds. */
+export function refundSettled(payment: PaymentRecord, amount: bigint, at: Date): RefundEffect {
+  payment.refundedAmount += amount;
+  payment.status = statusAfterRefunds(payment);
+  payment.updatedAt = at;
+  return {
+    timeline: [{
+      type: `payment.${payment.status}`,
+      title: payment.status === 'refunded' ? 'Payment fully refunded' : 'Payment partially refunded',
+      data: { refunded_amount: Number(payment.refundedAmount) },
+    }],
+    events: ['payment.refunded'],
+  };
+}
+
+/**
+ * A refund counted as refunded fails at the provider afterwards: the customer never got the money,
+ * so its amount is no longer refunded and is refundable again, and the payment goes back by the
+ * same rule (refunded to partially_refunded, or to successful/captured when nothing else is
+ * refunded). The caller's guard (the refund moving successful → failed once, under the payment's
+ * lock) makes it happen once. No payment event: payment.refunded means a refund settled, and
+ * payment.successful would announce a second charge; refund.failed, naming the payment, is the
+ * event, and the payment as it now stands is what GET /v1/payments/{id} answers.
+ */
+export function refundReversed(payment: PaymentRecord, refund: { id: string; amount: bigint }, at: Date): RefundEffect {
+  if (refund.amount > payment.refundedAmount) {
+    // Cannot happen while every successful refund was counted; refusing keeps the books from going negative.
+    throw new Error(`refund ${refund.id} of ${refund.amount} exceeds payment ${payment.id}'s refunded amount ${payment.refundedAmount}`);
+  }
+  const from = payment.status;
+  payment.refundedAmount -= refund.amount;
+  payment.status = statusAfterRefunds(payment);
+  payment.updatedAt = at;
+  return {
+    timeline: [{
+      type: 'payment.refund_reversed',
+      title: `Refund of ${formatMoney(refund.amount, payment.currency)} no longer counted: `
+        + `${formatMoney(payment.refundedAmount, payment.currency)} refunded, ${payment.status}`,
+      data: {
+        refund_id: refund.id, amount: Number(refund.amount), refunded_amount: Number(payment.refundedAmount),
+        from_status: from, status: payment.status,
+      },
+    }],
+    events: [],
+  };
 }

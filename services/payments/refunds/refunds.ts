@@ -3,16 +3,17 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Logger } from 'pino';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { RefundSchema, type Refund } from '../../../proto/gen/svc/payments/v1/refunds_pb.js';
-import { formatMoney, refundJson } from '../../shared/contract/index.js';
+import { formatMoney, REFUND_FAILED_AFTER_ACCEPTANCE, refundJson } from '../../shared/contract/index.js';
 import { REFUND_SCENARIOS as CONTRACT_REFUND_SCENARIOS } from '../../shared/contract/enums.js';
+import type { Metrics } from '../../shared/metrics.js';
 import {
   abandonedAfterMs, isBindingConflict, newId, runAsOne, serviceError, stillInProgress, withDeadline, type Binding,
-  type Clock, type Pool,
+  type Clock, type Pool, type Queryable,
 } from '../../shared/index.js';
 import type { ConnectorRegistry, RefundOutcome, RefundResult } from '../connectors/index.js';
 import {
-  assertAllowed, type Change, commitChange, type FailureJson, type PaymentRecord, type PaymentsStore,
-  type TimelineEntry,
+  assertAllowed, type Change, commitChange, type FailureJson, type PaymentRecord, type PaymentsStore, refundReversed,
+  refundSettled, type TimelineEntry,
 } from '../payments/index.js';
 import { createRefundStore, type RefundRecord } from './store.js';
 
@@ -24,6 +25,8 @@ import { createRefundStore, type RefundRecord } from './store.js';
  *  2. call the provider that took the payment, outside any transaction;
  *  3. settle: lock the payment again, record the outcome; on success add the amount to the
  *     payment's refunded_amount and move it to partially_refunded or refunded, with the events.
+ * A refund the provider accepted and later fails (its notification) gives its amount back to the
+ * payment (failAfterAcceptance), so what is refunded is what the customer got.
  */
 
 export const REFUND_SCENARIOS: ReadonlySet<string> = new Set(CONTRACT_REFUND_SCENARIOS);
@@ -34,6 +37,11 @@ const FAILURE_BY_OUTCOME: Record<Exclude<RefundOutcome, 'success'>, FailureJson>
   provider_unavailable: {
     code: 'provider_unavailable', category: 'technical', message: 'The provider of this payment cannot be reached for refunds.',
   },
+};
+
+/** A refund the provider accepted and later could not complete (Stripe: the customer's card or account was closed). */
+const FAILED_AFTER_ACCEPTANCE: FailureJson = {
+  code: REFUND_FAILED_AFTER_ACCEPTANCE, category: 'hard', message: 'The provider accepted the refund, then could not return the funds to the customer.',
 };
 
 export interface RefundInput {
@@ -56,6 +64,8 @@ export interface RefundsDeps {
   providerTimeoutMs: number;
   /** How long a refund's Idempotency-Key stays bound to it (IDEMPOTENCY_TTL_HOURS). */
   idempotencyTtlMs: number;
+  /** Where settled refunds are counted by status; nowhere when absent. */
+  metrics?: Metrics;
 }
 
 /** What reserving gave: a new refund to send, or the one a retry's key is already bound to. */
@@ -79,6 +89,9 @@ export function refundToProto(r: RefundRecord): Refund {
 export function createRefunds(deps: RefundsDeps) {
   const { store, clock } = deps;
   const refunds = createRefundStore(deps.pool);
+  const settledRefunds = deps.metrics?.counter('svc_refunds_total', 'Refunds by the status their outcome settled them in', {
+    status: ['successful', 'failed', 'failed_after_acceptance'],
+  });
 
   /** Step 1. Nothing reaches the provider unless this commits, with the request's key bound to the refund. */
   async function reserve(scope: Scope, input: RefundInput, binding?: Binding): Promise<Reserved> {
@@ -124,7 +137,7 @@ export function createRefunds(deps: RefundsDeps) {
         await runAsOne(tx, [store.bindStatement(scope, { ...binding, resourceId: refund.id }, at, deps.idempotencyTtlMs)]);
       }
       await store.addTimeline(tx, payment, [{
-        type: 'refund.processing', title: `Refund of ${refund.amount} ${refund.currency} sent to ${payment.providerName ?? 'the provider'}`,
+        type: 'refund.processing', title: `Refund of ${formatMoney(refund.amount, refund.currency)} sent to ${payment.providerName ?? 'the provider'}`,
         data: { refund_id: refund.id, amount: Number(refund.amount) },
       }], at);
       return { refund, payment };
@@ -156,38 +169,99 @@ export function createRefunds(deps: RefundsDeps) {
   async function settle(scope: Scope, refund: RefundRecord, result: RefundResult): Promise<void> {
     await store.transaction(async (tx) => {
       const payment = (await store.getForUpdate(tx, scope, refund.paymentId))!;
-      const at = clock.now();
-      const ok = result.outcome === 'success';
-      refund.status = ok ? 'successful' : 'failed';
-      refund.providerRefundId = result.providerRefundId;
-      refund.failure = ok
-        ? null
-        : (FAILURE_BY_OUTCOME[result.outcome as Exclude<RefundOutcome, 'success'>] ?? FAILURE_BY_OUTCOME.technical_error);
-      refund.updatedAt = at;
-      // Settled meanwhile (a reconciliation elsewhere): that outcome stands, nothing is counted twice.
-      if (!(await refunds.saveOutcome(tx, refund))) return;
-      const timeline: TimelineEntry[] = [{
-        type: `refund.${refund.status}`,
-        title: ok ? `Refund of ${refund.amount} ${refund.currency} successful` : `Refund failed: ${refund.failure!.code}`,
-        data: { refund_id: refund.id, provider_code: result.providerCode, ...(refund.failure && { code: refund.failure.code }) },
-      }];
-      const events: Change['events'] = [
-        { type: ok ? 'refund.successful' : 'refund.failed', object: refundJson(refundToProto(refund)) },
-      ];
-      if (ok) {
-        payment.refundedAmount += refund.amount;
-        payment.status = payment.refundedAmount >= payment.capturedAmount ? 'refunded' : 'partially_refunded';
-        payment.updatedAt = at;
-        timeline.push({
-          type: `payment.${payment.status}`,
-          title: payment.status === 'refunded' ? 'Payment fully refunded' : 'Payment partially refunded',
-          data: { refunded_amount: Number(payment.refundedAmount) },
-        });
-        events.push('payment.refunded');
-      }
-      await commitChange(store, { payment, attempts: [], timeline, events, at }, { tx });
+      await settleLocked(tx, payment, refund, result, clock.now());
     });
     deps.relay.kick();
+  }
+
+  /** Step 3 in the caller's transaction, which holds the payment's row lock. False when settled meanwhile. */
+  async function settleLocked(
+    tx: Queryable, payment: PaymentRecord, refund: RefundRecord, result: RefundResult, at: Date,
+  ): Promise<boolean> {
+    const ok = result.outcome === 'success';
+    refund.status = ok ? 'successful' : 'failed';
+    refund.providerRefundId = result.providerRefundId;
+    refund.failure = ok
+      ? null
+      : (FAILURE_BY_OUTCOME[result.outcome as Exclude<RefundOutcome, 'success'>] ?? FAILURE_BY_OUTCOME.technical_error);
+    refund.updatedAt = at;
+    // Settled meanwhile (a reconciliation elsewhere): that outcome stands, nothing is counted twice.
+    if (!(await refunds.saveOutcome(tx, refund))) return false;
+    const timeline: TimelineEntry[] = [{
+      type: `refund.${refund.status}`,
+      title: ok ? `Refund of ${formatMoney(refund.amount, refund.currency)} successful` : `Refund failed: ${refund.failure!.code}`,
+      data: { refund_id: refund.id, provider_code: result.providerCode, ...(refund.failure && { code: refund.failure.code }) },
+    }];
+    const events: Change['events'] = [
+      { type: ok ? 'refund.successful' : 'refund.failed', object: refundJson(refundToProto(refund)) },
+    ];
+    if (ok) {
+      const effect = refundSettled(payment, refund.amount, at);
+      timeline.push(...effect.timeline);
+      events.push(...effect.events);
+    }
+    await commitChange(store, { payment, attempts: [], timeline, events, at }, { tx });
+    settledRefunds?.inc({ status: refund.status });
+    return true;
+  }
+
+  /**
+   * A refund that the provider had accepted fails later (its notification says so): the refund is
+   * failed and refund.failed emitted, and in the same commit its amount leaves the payment's
+   * refunded_amount and the payment's status goes back (refundReversed), so the amount is
+   * refundable again and never counted twice. The refund's own move successful → failed, made
+   * once under the payment's row lock, is the guard: a replayed or duplicate notification finds it
+   * failed and changes nothing. False when it was not successful.
+   */
+  async function failAfterAcceptance(
+    tx: Queryable, payment: PaymentRecord, refund: RefundRecord, result: RefundResult, at: Date,
+  ): Promise<boolean> {
+    refund.status = 'failed';
+    // Same code either way: the ledger reverses the refund by it; the message tells the merchant why.
+    refund.failure = result.reversalReason ? { ...FAILED_AFTER_ACCEPTANCE, message: result.reversalReason } : FAILED_AFTER_ACCEPTANCE;
+    refund.providerRefundId = result.providerRefundId ?? refund.providerRefundId;
+    refund.updatedAt = at;
+    if (!(await refunds.failAfterAcceptance(tx, refund))) return false;
+    const effect = refundReversed(payment, refund, at);
+    const timeline: TimelineEntry[] = [{
+      type: 'refund.failed',
+      title: `Refund failed at the provider after it was accepted: ${refund.failure.code}`,
+      data: {
+        refund_id: refund.id, provider_code: result.providerCode, code: refund.failure.code, after_acceptance: true,
+        amount: Number(refund.amount),
+      },
+    }, ...effect.timeline];
+    const events: Change['events'] = [{ type: 'refund.failed', object: refundJson(refundToProto(refund)) }, ...effect.events];
+    await commitChange(store, { payment, attempts: [], timeline, events, at }, { tx });
+    settledRefunds?.inc({ status: 'failed_after_acceptance' });
+    return true;
+  }
+
+  /**
+   * A provider's notification about a refund, in the caller's transaction (which holds the
+   * payment's row lock and records the notification): a refund still at the provider is settled as
+   * its answer would settle it (a reversal as accepted, then failed); a failure of one the provider
+   * had accepted fails it; anything else agrees with the refund (confirmed) or would move it
+   * backwards (ignored).
+   */
+  async function notified(
+    tx: Queryable, payment: PaymentRecord, refundId: string, result: RefundResult, at: Date,
+  ): Promise<'applied' | 'confirmed' | 'ignored'> {
+    const scope = create(ScopeSchema, { merchantId: payment.merchantId, projectId: payment.projectId, mode: payment.mode });
+    const refund = await refunds.get(scope, refundId, tx);
+    if (!refund) return 'ignored';
+    const ok = result.outcome === 'success';
+    if (refund.status === 'processing' || refund.status === 'created') {
+      // A reversal (its answer lost meanwhile) says the provider had accepted the refund: it is
+      // settled as accepted, then failed after acceptance below, so the ledger sees both.
+      const answer = result.reversalReason ? { ...result, outcome: 'success' as const } : result;
+      if (!(await settleLocked(tx, payment, refund, answer, at))) return 'ignored';
+      if (!result.reversalReason) return 'applied';
+    }
+    if (refund.status === 'successful' && !ok) {
+      return (await failAfterAcceptance(tx, payment, refund, result, at)) ? 'applied' : 'ignored';
+    }
+    return (refund.status === 'successful') === ok ? 'confirmed' : 'ignored';
   }
 
   /**
@@ -259,6 +333,7 @@ export function createRefunds(deps: RefundsDeps) {
   return {
     create: createRefund,
     retryInFlight,
+    notified,
     get: (scope: Scope, id: string) => refunds.get(scope, id),
     /** undefined when the scope has no such payment (404), so an empty list means "no refunds". */
     async listForPayment(scope: Scope, paymentId: string): Promise<RefundRecord[] | undefined> {

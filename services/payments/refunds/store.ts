@@ -90,6 +90,16 @@ export function createRefundStore(pool: Pool) {
       return rowCount === 1;
     },
 
+    /** A refund the provider accepted and later failed (its notification): successful becomes failed, once. */
+    async failAfterAcceptance(tx: Queryable, r: RefundRecord): Promise<boolean> {
+      const { rowCount } = await tx.query(
+        `UPDATE refunds SET status = 'failed', provider_refund_id = $5, failure = $6, updated_at = $7
+         WHERE ${SCOPE} AND id = $4 AND status = 'successful'`,
+        [r.merchantId, r.projectId, r.mode, r.id, r.providerRefundId, JSON.stringify(r.failure), r.updatedAt],
+      );
+      return rowCount === 1;
+    },
+
     /** Refunds still at the provider since before `before`, oldest first, across all scopes. */
     async inFlightSince(before: Date, limit: number): Promise<RefundRecord[]> {
       const { rows } = await pool.query(
@@ -99,8 +109,8 @@ export function createRefundStore(pool: Pool) {
       return rows.map(toRefund);
     },
 
-    async get(scope: Scope, id: string): Promise<RefundRecord | undefined> {
-      const { rows } = await pool.query(`SELECT * FROM refunds WHERE ${SCOPE} AND id = $4`, [...scopeValues(scope), id]);
+    async get(scope: Scope, id: string, db: Queryable = pool): Promise<RefundRecord | undefined> {
+      const { rows } = await db.query(`SELECT * FROM refunds WHERE ${SCOPE} AND id = $4`, [...scopeValues(scope), id]);
       return rows.length === 0 ? undefined : toRefund(rows[0]);
     },
 

@@ -1,14 +1,24 @@
+import { EventEmitter } from 'node:events';
 import {
-  AckPolicy, DeliverPolicy, ErrorCode, NatsError, StorageType, connect, nanos,
+  AckPolicy, DeliverPolicy, ErrorCode, Events, NatsError, StorageType, connect, headers, nanos,
   type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection,
 } from 'nats';
 import type { Logger } from 'pino';
 import type { EventEnvelope } from '../events.js';
+import { SpanKind, continueTrace } from '../tracing.js';
 import { natsConnectionOptions } from './nats-url.js';
 import {
   UnpublishableMessage, type BrokerFacts, type BusMessage, type ConsumeOptions, type EventBus, type EventHandler,
   type Subscription,
 } from './types.js';
+
+/** The event's trace context as message headers (broker-checks.ts leaves room for them). */
+function traceHeaders(message: BusMessage) {
+  if (!message.traceparent) return undefined;
+  const h = headers();
+  h.set('traceparent', message.traceparent);
+  return h;
+}
 
 const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
 const REDELIVERY_DELAY_MS = 1000;
@@ -27,12 +37,29 @@ export interface JetStreamBusOptions {
  * see docs/decisions.md.
  */
 export class JetStreamBus implements EventBus {
+  private readonly connection = new EventEmitter();
+
   private constructor(
     private readonly nc: NatsConnection,
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly opts: JetStreamBusOptions,
-  ) {}
+  ) {
+    void this.followStatus();
+  }
+
+  /** nats.js reports a dropped connection and each reconnection as status events. */
+  private async followStatus(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      if (s.type === Events.Disconnect) this.connection.emit('change', false);
+      if (s.type === Events.Reconnect) this.connection.emit('change', true);
+    }
+  }
+
+  onConnectionChange(listener: (connected: boolean) => void): () => void {
+    this.connection.on('change', listener);
+    return () => this.connection.off('change', listener);
+  }
 
   static async connect(opts: JetStreamBusOptions): Promise<JetStreamBus> {
     const nc = await connect({ ...natsConnectionOptions(opts.url), name: opts.name, maxReconnectAttempts: -1 });
@@ -49,7 +76,7 @@ export class JetStreamBus implements EventBus {
 
   async publish(message: BusMessage): Promise<void> {
     try {
-      await this.js.publish(message.subject, message.data, { msgID: message.msgId });
+      await this.js.publish(message.subject, message.data, { msgID: message.msgId, headers: traceHeaders(message) });
     } catch (err) {
       throw this.tooLarge(err, message.data.length) ?? err;
     }
@@ -98,7 +125,10 @@ export class JetStreamBus implements EventBus {
     const messages = await consumer.consume({ max_messages: 256 });
     const handle = async (m: JsMsg) => {
       try {
-        await handler(JSON.parse(Buffer.from(m.data).toString('utf8')) as EventEnvelope, m.subject);
+        const event = JSON.parse(Buffer.from(m.data).toString('utf8')) as EventEnvelope;
+        await continueTrace(`${durable} process`, SpanKind.CONSUMER, m.headers?.get('traceparent'), {
+          'messaging.system': 'nats', 'messaging.destination.name': m.subject, 'messaging.consumer.group.name': durable,
+        }, () => handler(event, m.subject));
         m.ack();
       } catch (err) {
         this.opts.logger.warn({ err: (err as Error).message, subject: m.subject }, 'event handler failed; redelivering');
@@ -122,6 +152,11 @@ export class JetStreamBus implements EventBus {
         await done;
       },
     };
+  }
+
+  async pending(durable: string): Promise<number> {
+    const info = await this.jsm.consumers.info(this.opts.stream, durable);
+    return info.num_pending + info.num_ack_pending;
   }
 
   async close(): Promise<void> {

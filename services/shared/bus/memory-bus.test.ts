@@ -44,3 +44,19 @@ test('with concurrency, messages are handled side by side and a failing one does
   await sub.stop();
   assert.ok(handled.includes('a'), 'the failed message is delivered again');
 });
+
+test('pending counts matching messages not yet taken plus the one in hand, 0 once handled or unknown', async () => {
+  const bus = new MemoryBus();
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  const seen: string[] = [];
+  const sub = await bus.consume('slow', ['svc.events.>'], async (e: EventEnvelope) => { await gate; seen.push(e.id); });
+  for (const id of ['a', 'b', 'c']) await publish(bus, id);
+  await bus.publish({ subject: 'other.subject', msgId: 'x', data: Buffer.from('{"id":"x"}') });
+  assert.equal(await bus.pending('slow'), 3);
+  release();
+  await until(() => seen.length === 3);
+  assert.equal(await bus.pending('slow'), 0);
+  assert.equal(await bus.pending('nobody'), 0);
+  await sub.stop();
+});

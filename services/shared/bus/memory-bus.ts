@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '../events.js';
+import { SpanKind, continueTrace } from '../tracing.js';
 import type { BusMessage, ConsumeOptions, EventBus, EventHandler, Subscription } from './types.js';
 
 const REDELIVERY_DELAY_MS = 1000;
@@ -6,6 +7,8 @@ const REDELIVERY_DELAY_MS = 1000;
 interface Stored {
   subject: string;
   event: EventEnvelope;
+  /** What JetStream carries as the `traceparent` header. */
+  traceparent?: string;
 }
 
 function matches(pattern: string, subject: string): boolean {
@@ -28,12 +31,14 @@ function matches(pattern: string, subject: string): boolean {
 export class MemoryBus implements EventBus {
   private readonly log: Stored[] = [];
   private readonly seen = new Set<string>();
-  private readonly consumers = new Map<string, { wake: () => void }>();
+  private readonly consumers = new Map<string, { wake: () => void; pending: () => number }>();
 
   async publish(message: BusMessage): Promise<void> {
     if (this.seen.has(message.msgId)) return;
     this.seen.add(message.msgId);
-    this.log.push({ subject: message.subject, event: JSON.parse(Buffer.from(message.data).toString('utf8')) });
+    this.log.push({
+      subject: message.subject, event: JSON.parse(Buffer.from(message.data).toString('utf8')), traceparent: message.traceparent,
+    });
     for (const c of this.consumers.values()) c.wake();
   }
 
@@ -41,6 +46,7 @@ export class MemoryBus implements EventBus {
     durable: string, subjects: string[], handler: EventHandler, options: ConsumeOptions = {},
   ): Promise<Subscription> {
     let position = 0;
+    let inFlight = 0;
     let stopped = false;
     const sleepers = new Set<() => void>();
     const nextMatching = (): Stored | undefined => {
@@ -62,14 +68,18 @@ export class MemoryBus implements EventBus {
           await new Promise<void>((resolve) => sleepers.add(resolve));
           continue;
         }
+        inFlight++;
         while (!stopped) {
           try {
-            await handler(next.event, next.subject);
+            await continueTrace(`${durable} process`, SpanKind.CONSUMER, next.traceparent, {
+              'messaging.system': 'memory', 'messaging.destination.name': next.subject, 'messaging.consumer.group.name': durable,
+            }, () => handler(next.event, next.subject));
             break;
           } catch {
             await new Promise<void>((resolve) => setTimeout(resolve, REDELIVERY_DELAY_MS).unref());
           }
         }
+        inFlight--;
       }
     };
     const loop = Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker));
@@ -77,7 +87,9 @@ export class MemoryBus implements EventBus {
       for (const resolve of sleepers) resolve();
       sleepers.clear();
     };
-    this.consumers.set(durable, { wake });
+    // Like JetStream's num_pending + num_ack_pending: matching messages not yet taken, plus those in hand.
+    const pending = () => inFlight + this.log.slice(position).filter((m) => subjects.some((s) => matches(s, m.subject))).length;
+    this.consumers.set(durable, { wake, pending });
     return {
       stop: async () => {
         stopped = true;
@@ -86,6 +98,10 @@ export class MemoryBus implements EventBus {
         await loop;
       },
     };
+  }
+
+  async pending(durable: string): Promise<number> {
+    return this.consumers.get(durable)?.pending() ?? 0;
   }
 
   async close(): Promise<void> {

@@ -5,6 +5,8 @@ export interface BusMessage {
   /** The event id: the broker drops a second publish of the same id (at-least-once, no duplicates). */
   msgId: string;
   data: Uint8Array;
+  /** W3C trace context of the event (a `traceparent` message header); consumers continue its trace. */
+  traceparent?: string;
 }
 
 /** A throw means "not handled": the message is delivered again later. */
@@ -28,8 +30,15 @@ export interface EventBus {
   publish(message: BusMessage): Promise<void>;
   /** A durable consumer: it resumes where it left off after a restart. */
   consume(durable: string, subjects: string[], handler: EventHandler, options?: ConsumeOptions): Promise<Subscription>;
+  /** Messages a durable consumer has not acknowledged yet (waiting or in flight); 0 for one it does not know. */
+  pending?(durable: string): Promise<number>;
   /** Finishes in-flight work and disconnects. */
   close(): Promise<void>;
+  /**
+   * Calls `listener` with false when the broker connection drops and true when it is back; returns
+   * the unsubscribe. A bus without it (the in-process one) is always connected.
+   */
+  onConnectionChange?(listener: (connected: boolean) => void): () => void;
 }
 
 /**

@@ -4,7 +4,7 @@
 // resource its JSON shape for the REST API and webhook events alike. The gateway imports the table
 // and the document by file; the parts import what is below.
 export { paymentJson } from './payment.js';
-export { refundJson } from './refund.js';
+export { failedAfterAcceptance, REFUND_FAILED_AFTER_ACCEPTANCE, refundJson } from './refund.js';
 export { paymentMethodJson } from './payment-method.js';
 export { transactionJson } from './transaction.js';
 export { balanceJson, balancesJson } from './balance.js';

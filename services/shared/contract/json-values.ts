@@ -1,3 +1,4 @@
+import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { Failure } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { FAILURE_CATEGORIES } from './enums.js';
@@ -17,6 +18,14 @@ export function iso(t: Timestamp | undefined): string {
 export const isoOrNull = (t: Timestamp | undefined): string | null => (t ? timestampDate(t).toISOString() : null);
 
 export const orNull = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
+
+/**
+ * A resource's metadata: string values, the only kind the gateway's schema and refuseUnsafeRequest
+ * let in, so the contract can promise strings to clients typed from it.
+ */
+export function metadataJson(m: JsonObject | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(m ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
 
 /** Amounts are bigint in proto; the REST layer never admits any above 2^53-1. */
 export const int = (v: bigint): number => Number(v);

@@ -10,3 +10,20 @@ test('money reads in major units with its currency', () => {
   assert.equal(formatMoney(1234n, 'KWD'), '1.234 KWD');
   assert.equal(formatMoney(520n, 'ZZZ'), '520 ZZZ (minor units)');
 });
+
+test('decimal amounts in major units become exact minor units per currency', async () => {
+  const { parseMajorAmount } = await import('./money.js');
+  assert.equal(parseMajorAmount('25.00', 'EUR'), 2500n);
+  assert.equal(parseMajorAmount('0.1', 'EUR'), 10n);
+  assert.equal(parseMajorAmount('-3', 'EUR'), -300n);
+  assert.equal(parseMajorAmount('500', 'JPY'), 500n);
+  assert.equal(parseMajorAmount('1000.00', 'ISK'), 1000n);
+  assert.equal(parseMajorAmount('1.234', 'KWD'), 1234n);
+  assert.equal(parseMajorAmount(' 7.50 ', 'USD'), 750n);
+  assert.equal(parseMajorAmount('1.005', 'EUR'), undefined, 'never rounded');
+  assert.equal(parseMajorAmount('1.5', 'JPY'), undefined);
+  assert.equal(parseMajorAmount('1,50', 'EUR'), undefined);
+  assert.equal(parseMajorAmount('', 'EUR'), undefined);
+  assert.equal(parseMajorAmount('1e3', 'EUR'), undefined);
+  assert.equal(parseMajorAmount('10', 'ZZZ'), undefined);
+});

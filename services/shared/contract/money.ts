@@ -6,12 +6,16 @@ import { CURRENCIES } from './currencies.js';
 export function fractionDigits(currency: string): number | undefined {
   // Intl takes any three letters, at two digits; only the contract's currencies are known.
   if (!CURRENCIES.has(currency)) return undefined;
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return undefined;
+  let digits = DIGITS.get(currency);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    DIGITS.set(currency, digits);
   }
+  return digits;
 }
+
+// Building an Intl.NumberFormat costs tens of microseconds and payments ask on every request.
+const DIGITS = new Map<string, number>();
 
 /** 520 EUR minor units reads "5.20 EUR", 500 JPY "500 JPY"; an unknown currency keeps its minor units. */
 export function formatMoney(minor: bigint | number, currency: string): string {
@@ -23,4 +27,20 @@ export function formatMoney(minor: bigint | number, currency: string): string {
   if (digits === 0) return `${sign}${abs} ${currency}`;
   const unit = 10n ** BigInt(digits);
   return `${sign}${abs / unit}.${(abs % unit).toString().padStart(digits, '0')} ${currency}`;
+}
+
+/**
+ * A decimal amount in major units as providers' reports write it ("1234.50", "-3", "0.1") in the
+ * currency's minor units (123450n EUR): exact, never rounded. Undefined for an unknown currency, text
+ * that is not a plain decimal, or a non-zero digit the currency has no minor unit for ("1.005" EUR);
+ * extra zeros ("1000.00" ISK) are fine.
+ */
+export function parseMajorAmount(text: string, currency: string): bigint | undefined {
+  const digits = fractionDigits(currency);
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text.trim());
+  if (digits === undefined || !m) return undefined;
+  const fraction = m[3] ?? '';
+  if (/[1-9]/.test(fraction.slice(digits))) return undefined;
+  const minor = BigInt(m[2]) * 10n ** BigInt(digits) + BigInt(fraction.slice(0, digits).padEnd(digits, '0') || '0');
+  return m[1] === '-' ? -minor : minor;
 }

@@ -1,24 +1,11 @@
+import { readFileSync } from 'node:fs';
 import {
   MAX_BODY_BYTES, MAX_JSON_DEPTH, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH,
 } from '../limits.js';
+import { projectPath } from '../paths.js';
 import { allComponents, componentName, type Schema } from './components.js';
-import { COMMON_ERRORS, OPERATIONS, type Operation } from './operations.js';
-
-const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Bad request (malformed JSON, a byte order mark, JSON nested too deeply, a cursor this list did not issue, test_scenario with a live key).',
-  401: 'Missing, malformed, unknown or revoked API key.',
-  403: 'Source address not in the project allow-list, or an operation the key is not entitled to.',
-  404: 'No such resource for this key\'s project and mode.',
-  409: 'Not allowed in the resource\'s current state, or an idempotency conflict.',
-  413: `The request body is larger than ${MAX_BODY_BYTES} bytes (body_too_large).`,
-  415: 'The body is not JSON in UTF-8 (unsupported_media_type).',
-  422: 'Validation failed; error.param names the field. Also an Idempotency-Key reused with another body.',
-  429: 'Rate limit exceeded, or the same Idempotency-Key is still being processed; retry after Retry-After.',
-  500: 'Internal error.',
-  501: 'The part behind this operation does not offer it yet (a part older than the gateway, mid-upgrade).',
-  503: 'A dependency is temporarily unavailable; retry. With an Idempotency-Key, idempotency_in_progress: the ' +
-    'outcome is still being decided; retry with the same key after Retry-After, it never moves money twice.',
-};
+import { errorResponses } from './openapi-errors.js';
+import { OPERATIONS, type Operation } from './operations.js';
 
 const RATE_LIMIT_HEADERS = {
   'x-ratelimit-limit': { $ref: '#/components/headers/RateLimitLimit' },
@@ -61,26 +48,27 @@ function parameters(op: Operation): unknown[] {
 }
 
 function responses(op: Operation): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+  return {
     [op.success.status]: {
       description: 'Success.',
       headers: RATE_LIMIT_HEADERS,
       content: { 'application/json': { schema: ref(op.success.schema) } },
     },
+    ...errorResponses(op, RATE_LIMIT_HEADERS),
   };
-  const bodyErrors = op.body ? [400, 413, 415] : [];
-  for (const status of [...new Set([...op.errors, ...COMMON_ERRORS, ...bodyErrors])].sort()) {
-    out[status] = {
-      description: ERROR_DESCRIPTIONS[status] ?? 'Error.',
-      headers: status === 401 ? { 'x-request-id': RATE_LIMIT_HEADERS['x-request-id'] } : RATE_LIMIT_HEADERS,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-    };
-  }
-  return out;
 }
 
-/** The machine-readable description of /v1, from the operation table and its schemas. */
-export function buildOpenApi(): Record<string, unknown> {
+/** The project's licence, as package.json declares it (an SPDX identifier). */
+function license(): { name: string; identifier: string } {
+  const spdx = (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { license: string }).license;
+  return { name: spdx, identifier: spdx };
+}
+
+/**
+ * The machine-readable description of /v1, from the operation table and its schemas. `serverUrl`
+ * is where clients reach this deployment (generated clients use it as their base URL).
+ */
+export function buildOpenApi(serverUrl = '/'): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
     const path = op.path.replace(/:(\w+)/g, '{$1}');
@@ -102,6 +90,7 @@ export function buildOpenApi(): Record<string, unknown> {
     info: {
       title: 'Payment orchestration API',
       version: '1.0.0',
+      license: license(),
       description: 'Payments, refunds and payouts routed across providers with failover, a ledger and signed webhooks. '
         + `Request bodies are JSON in UTF-8 of at most ${MAX_BODY_BYTES} bytes, nesting arrays and objects at most `
         + `${MAX_JSON_DEPTH} levels deep; metadata holds at most ${METADATA_MAX_KEYS} keys of at most `
@@ -115,7 +104,7 @@ export function buildOpenApi(): Record<string, unknown> {
         metadata_value_max_length: METADATA_VALUE_MAX_LENGTH,
       },
     },
-    servers: [{ url: '/' }],
+    servers: [{ url: serverUrl, description: 'This deployment' }],
     security: [{ bearerAuth: [] }],
     paths,
     components: {

@@ -2,7 +2,7 @@ import type { Payment } from '../../../proto/gen/svc/payments/v1/payments_pb.js'
 import {
   ATTEMPT_OUTCOMES, ATTEMPT_STATUSES, CAPTURE_METHODS, MODES, NEXT_ACTION_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES,
 } from './enums.js';
-import { asOneOf, failureJson, int, iso, isoOrNull, orNull } from './json-values.js';
+import { asOneOf, failureJson, int, iso, isoOrNull, metadataJson, orNull } from './json-values.js';
 import type { AttemptJson, PaymentJson } from './resources.js';
 
 // The contract's JSON shape of a payment, field by field and in the contract's order. The REST
@@ -44,7 +44,7 @@ export function paymentJson(p: Payment): PaymentJson {
     description: orNull(p.description),
     reference: orNull(p.reference),
     customer: orNull(p.customer),
-    metadata: p.metadata ?? {},
+    metadata: metadataJson(p.metadata),
     route: {
       provider: p.route?.provider
         ? { id: p.route.provider.id, code: p.route.provider.code, name: p.route.provider.name }

@@ -21,3 +21,14 @@ export function refundJson(r: Refund): RefundJson {
     created_at: iso(r.createdAt),
   };
 }
+
+/**
+ * The failure code of a refund the provider accepted and failed afterwards (Stripe refund.failed,
+ * Adyen REFUND_FAILED): payments gives its amount back to the payment, and the ledger, seeing it
+ * on refund.failed, reverses the refund's recorded movement. One name for both parts.
+ */
+export const REFUND_FAILED_AFTER_ACCEPTANCE = 'refund_failed';
+
+/** A refund.failed whose refund had been accepted (and recorded as successful) first. */
+export const failedAfterAcceptance = (r: Pick<RefundJson, 'status' | 'failure'>): boolean =>
+  r.status === 'failed' && r.failure?.code === REFUND_FAILED_AFTER_ACCEPTANCE;

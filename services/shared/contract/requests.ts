@@ -1,7 +1,7 @@
 // Request schemas: the contract's field rules. Bodies are strict (unknown fields refused);
 // queries arrive as strings and are coerced where a number is expected.
 import { component, dateTime, enumOf, object, str, type Schema } from './components.js';
-import { METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH } from '../limits.js';
+import { METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH, PAGE_LIMIT_SCHEMA } from '../limits.js';
 import {
   CAPTURE_METHODS, DESTINATION_TYPES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_SCENARIOS, PAYOUT_SCENARIOS,
   REFUND_SCENARIOS, TRANSACTION_TYPES,
@@ -77,7 +77,7 @@ export const WebhookTestBody = component('WebhookTestRequest', optional({ event_
 export const idParams = object({ id: { type: 'string', minLength: 1, maxLength: 255 } });
 
 const page = {
-  limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+  limit: PAGE_LIMIT_SCHEMA,
   cursor: { type: 'string', minLength: 1, maxLength: 512 },
 };
 

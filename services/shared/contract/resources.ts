@@ -47,7 +47,7 @@ export const Payment = component('Payment', object({
   description: nullStr,
   reference: nullStr,
   customer: orNull(anyObject),
-  metadata: anyObject,
+  metadata: recordOf(str), // string values only, as requests' Metadata
   route: object({
     provider: orNull(object({ id: str, code: str, name: str })),
     provider_account_id: nullStr,

@@ -95,6 +95,8 @@ export const DeadLetterSchema: GenMessage<DeadLetter> = /*@__PURE__*/
  */
 export type ListDeadLettersRequest = Message<"svc.outbox.v1.ListDeadLettersRequest"> & {
   /**
+   * 1 to 200; 0 (unset) means 50, as an absent REST limit does.
+   *
    * @generated from field: int32 limit = 1;
    */
   limit: number;

@@ -609,7 +609,7 @@ export type ListPaymentsRequest = Message<"svc.payments.v1.ListPaymentsRequest">
   createdTo?: Timestamp | undefined;
 
   /**
-   * 1 to 200.
+   * 1 to 200; 0 (unset) means 50, as an absent REST limit does.
    *
    * @generated from field: int32 limit = 10;
    */

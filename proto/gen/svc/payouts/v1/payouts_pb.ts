@@ -8,13 +8,15 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Failure, Scope } from "../../common/v1/common_pb.js";
 import { file_svc_common_v1_common } from "../../common/v1/common_pb.js";
+import type { PayoutAnswer } from "../../payments/v1/provider_payouts_pb.js";
+import { file_svc_payments_v1_provider_payouts } from "../../payments/v1/provider_payouts_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file svc/payouts/v1/payouts.proto.
  */
 export const file_svc_payouts_v1_payouts: GenFile = /*@__PURE__*/
-  fileDesc("ChxzdmMvcGF5b3V0cy92MS9wYXlvdXRzLnByb3RvEg5zdmMucGF5b3V0cy52MSKcAQoRUGF5b3V0RGVzdGluYXRpb24SDAoEdHlwZRgBIAEoCRISCgV0b2tlbhgCIAEoCUgAiAEBEg8KB2Rpc3BsYXkYAyABKAkSGAoLaG9sZGVyX25hbWUYBCABKAlIAYgBARIUCgdjb3VudHJ5GAUgASgJSAKIAQFCCAoGX3Rva2VuQg4KDF9ob2xkZXJfbmFtZUIKCghfY291bnRyeSI4Cg5QYXlvdXRQcm92aWRlchIKCgJpZBgBIAEoCRIMCgRjb2RlGAIgASgJEgwKBG5hbWUYAyABKAki3wEKC1BheW91dFJvdXRlEjUKCHByb3ZpZGVyGAEgASgLMh4uc3ZjLnBheW91dHMudjEuUGF5b3V0UHJvdmlkZXJIAIgBARIgChNwcm92aWRlcl9hY2NvdW50X2lkGAIgASgJSAGIAQESHwoScHJvdmlkZXJfcGF5b3V0X2lkGAMgASgJSAKIAQESEQoEcnVsZRgEIAEoCUgDiAEBQgsKCV9wcm92aWRlckIWChRfcHJvdmlkZXJfYWNjb3VudF9pZEIVChNfcHJvdmlkZXJfcGF5b3V0X2lkQgcKBV9ydWxlIvcDCgZQYXlvdXQSCgoCaWQYASABKAkSDAoEbW9kZRgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDgoGYW1vdW50GAQgASgDEhAKCGN1cnJlbmN5GAUgASgJEjYKC2Rlc3RpbmF0aW9uGAYgASgLMiEuc3ZjLnBheW91dHMudjEuUGF5b3V0RGVzdGluYXRpb24SKgoFcm91dGUYByABKAsyGy5zdmMucGF5b3V0cy52MS5QYXlvdXRSb3V0ZRISCgpmZWVfYW1vdW50GAggASgDEhQKDGZlZV9jdXJyZW5jeRgJIAEoCRIsCgdmYWlsdXJlGAogASgLMhYuc3ZjLmNvbW1vbi52MS5GYWlsdXJlSACIAQESGAoLZGVzY3JpcHRpb24YCyABKAlIAYgBARIWCglyZWZlcmVuY2UYDCABKAlIAogBARIpCghtZXRhZGF0YRgNIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCgoIX2ZhaWx1cmVCDgoMX2Rlc2NyaXB0aW9uQgwKCl9yZWZlcmVuY2Ui7wIKE0NyZWF0ZVBheW91dFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEg4KBmFtb3VudBgCIAEoAxIQCghjdXJyZW5jeRgDIAEoCRI2CgtkZXN0aW5hdGlvbhgEIAEoCzIhLnN2Yy5wYXlvdXRzLnYxLlBheW91dERlc3RpbmF0aW9uEhgKC2Rlc2NyaXB0aW9uGAUgASgJSACIAQESFgoJcmVmZXJlbmNlGAYgASgJSAGIAQESKQoIbWV0YWRhdGEYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhoKDXRlc3Rfc2NlbmFyaW8YCCABKAlIAogBARIcCg9pZGVtcG90ZW5jeV9rZXkYCSABKAlIA4gBAUIOCgxfZGVzY3JpcHRpb25CDAoKX3JlZmVyZW5jZUIQCg5fdGVzdF9zY2VuYXJpb0ISChBfaWRlbXBvdGVuY3lfa2V5Ij4KFENyZWF0ZVBheW91dFJlc3BvbnNlEiYKBnBheW91dBgBIAEoCzIWLnN2Yy5wYXlvdXRzLnYxLlBheW91dCJDChBHZXRQYXlvdXRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSI7ChFHZXRQYXlvdXRSZXNwb25zZRImCgZwYXlvdXQYASABKAsyFi5zdmMucGF5b3V0cy52MS5QYXlvdXQiigEKEkxpc3RQYXlvdXRzUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSEAoIc3RhdHVzZXMYAiADKAkSDQoFbGltaXQYAyABKAUSGwoOc3RhcnRpbmdfYWZ0ZXIYBCABKAlIAIgBAUIRCg9fc3RhcnRpbmdfYWZ0ZXIiUAoTTGlzdFBheW91dHNSZXNwb25zZRInCgdwYXlvdXRzGAEgAygLMhYuc3ZjLnBheW91dHMudjEuUGF5b3V0EhAKCGhhc19tb3JlGAIgASgIIkYKE0NhbmNlbFBheW91dFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIj4KFENhbmNlbFBheW91dFJlc3BvbnNlEiYKBnBheW91dBgBIAEoCzIWLnN2Yy5wYXlvdXRzLnYxLlBheW91dCJSChZEaXNwYXRjaFBheW91dHNSZXF1ZXN0Ei4KBWFzX29mGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBQggKBl9hc19vZiInChdEaXNwYXRjaFBheW91dHNSZXNwb25zZRIMCgRzZW50GAEgASgFMtQDCg5QYXlvdXRzU2VydmljZRJZCgxDcmVhdGVQYXlvdXQSIy5zdmMucGF5b3V0cy52MS5DcmVhdGVQYXlvdXRSZXF1ZXN0GiQuc3ZjLnBheW91dHMudjEuQ3JlYXRlUGF5b3V0UmVzcG9uc2USUAoJR2V0UGF5b3V0EiAuc3ZjLnBheW91dHMudjEuR2V0UGF5b3V0UmVxdWVzdBohLnN2Yy5wYXlvdXRzLnYxLkdldFBheW91dFJlc3BvbnNlElYKC0xpc3RQYXlvdXRzEiIuc3ZjLnBheW91dHMudjEuTGlzdFBheW91dHNSZXF1ZXN0GiMuc3ZjLnBheW91dHMudjEuTGlzdFBheW91dHNSZXNwb25zZRJZCgxDYW5jZWxQYXlvdXQSIy5zdmMucGF5b3V0cy52MS5DYW5jZWxQYXlvdXRSZXF1ZXN0GiQuc3ZjLnBheW91dHMudjEuQ2FuY2VsUGF5b3V0UmVzcG9uc2USYgoPRGlzcGF0Y2hQYXlvdXRzEiYuc3ZjLnBheW91dHMudjEuRGlzcGF0Y2hQYXlvdXRzUmVxdWVzdBonLnN2Yy5wYXlvdXRzLnYxLkRpc3BhdGNoUGF5b3V0c1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_svc_common_v1_common]);
+  fileDesc("ChxzdmMvcGF5b3V0cy92MS9wYXlvdXRzLnByb3RvEg5zdmMucGF5b3V0cy52MSKcAQoRUGF5b3V0RGVzdGluYXRpb24SDAoEdHlwZRgBIAEoCRISCgV0b2tlbhgCIAEoCUgAiAEBEg8KB2Rpc3BsYXkYAyABKAkSGAoLaG9sZGVyX25hbWUYBCABKAlIAYgBARIUCgdjb3VudHJ5GAUgASgJSAKIAQFCCAoGX3Rva2VuQg4KDF9ob2xkZXJfbmFtZUIKCghfY291bnRyeSI4Cg5QYXlvdXRQcm92aWRlchIKCgJpZBgBIAEoCRIMCgRjb2RlGAIgASgJEgwKBG5hbWUYAyABKAki3wEKC1BheW91dFJvdXRlEjUKCHByb3ZpZGVyGAEgASgLMh4uc3ZjLnBheW91dHMudjEuUGF5b3V0UHJvdmlkZXJIAIgBARIgChNwcm92aWRlcl9hY2NvdW50X2lkGAIgASgJSAGIAQESHwoScHJvdmlkZXJfcGF5b3V0X2lkGAMgASgJSAKIAQESEQoEcnVsZRgEIAEoCUgDiAEBQgsKCV9wcm92aWRlckIWChRfcHJvdmlkZXJfYWNjb3VudF9pZEIVChNfcHJvdmlkZXJfcGF5b3V0X2lkQgcKBV9ydWxlIvcDCgZQYXlvdXQSCgoCaWQYASABKAkSDAoEbW9kZRgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDgoGYW1vdW50GAQgASgDEhAKCGN1cnJlbmN5GAUgASgJEjYKC2Rlc3RpbmF0aW9uGAYgASgLMiEuc3ZjLnBheW91dHMudjEuUGF5b3V0RGVzdGluYXRpb24SKgoFcm91dGUYByABKAsyGy5zdmMucGF5b3V0cy52MS5QYXlvdXRSb3V0ZRISCgpmZWVfYW1vdW50GAggASgDEhQKDGZlZV9jdXJyZW5jeRgJIAEoCRIsCgdmYWlsdXJlGAogASgLMhYuc3ZjLmNvbW1vbi52MS5GYWlsdXJlSACIAQESGAoLZGVzY3JpcHRpb24YCyABKAlIAYgBARIWCglyZWZlcmVuY2UYDCABKAlIAogBARIpCghtZXRhZGF0YRgNIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCgoIX2ZhaWx1cmVCDgoMX2Rlc2NyaXB0aW9uQgwKCl9yZWZlcmVuY2Ui7wIKE0NyZWF0ZVBheW91dFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEg4KBmFtb3VudBgCIAEoAxIQCghjdXJyZW5jeRgDIAEoCRI2CgtkZXN0aW5hdGlvbhgEIAEoCzIhLnN2Yy5wYXlvdXRzLnYxLlBheW91dERlc3RpbmF0aW9uEhgKC2Rlc2NyaXB0aW9uGAUgASgJSACIAQESFgoJcmVmZXJlbmNlGAYgASgJSAGIAQESKQoIbWV0YWRhdGEYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhoKDXRlc3Rfc2NlbmFyaW8YCCABKAlIAogBARIcCg9pZGVtcG90ZW5jeV9rZXkYCSABKAlIA4gBAUIOCgxfZGVzY3JpcHRpb25CDAoKX3JlZmVyZW5jZUIQCg5fdGVzdF9zY2VuYXJpb0ISChBfaWRlbXBvdGVuY3lfa2V5Ij4KFENyZWF0ZVBheW91dFJlc3BvbnNlEiYKBnBheW91dBgBIAEoCzIWLnN2Yy5wYXlvdXRzLnYxLlBheW91dCJDChBHZXRQYXlvdXRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSI7ChFHZXRQYXlvdXRSZXNwb25zZRImCgZwYXlvdXQYASABKAsyFi5zdmMucGF5b3V0cy52MS5QYXlvdXQiigEKEkxpc3RQYXlvdXRzUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSEAoIc3RhdHVzZXMYAiADKAkSDQoFbGltaXQYAyABKAUSGwoOc3RhcnRpbmdfYWZ0ZXIYBCABKAlIAIgBAUIRCg9fc3RhcnRpbmdfYWZ0ZXIiUAoTTGlzdFBheW91dHNSZXNwb25zZRInCgdwYXlvdXRzGAEgAygLMhYuc3ZjLnBheW91dHMudjEuUGF5b3V0EhAKCGhhc19tb3JlGAIgASgIIkYKE0NhbmNlbFBheW91dFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIj4KFENhbmNlbFBheW91dFJlc3BvbnNlEiYKBnBheW91dBgBIAEoCzIWLnN2Yy5wYXlvdXRzLnYxLlBheW91dCJSChZEaXNwYXRjaFBheW91dHNSZXF1ZXN0Ei4KBWFzX29mGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBQggKBl9hc19vZiInChdEaXNwYXRjaFBheW91dHNSZXNwb25zZRIMCgRzZW50GAEgASgFIrYBChlOb3RlUHJvdmlkZXJQYXlvdXRSZXF1ZXN0EhUKDXByb3ZpZGVyX2NvZGUYASABKAkSGwoTcHJvdmlkZXJfYWNjb3VudF9pZBgCIAEoCRIQCghldmVudF9pZBgDIAEoCRIWCglwYXlvdXRfaWQYBCABKAlIAIgBARItCgZhbnN3ZXIYBSABKAsyHS5zdmMucGF5bWVudHMudjEuUGF5b3V0QW5zd2VyQgwKCl9wYXlvdXRfaWQiUgoaTm90ZVByb3ZpZGVyUGF5b3V0UmVzcG9uc2USDgoGZWZmZWN0GAEgASgJEhYKCXBheW91dF9pZBgCIAEoCUgAiAEBQgwKCl9wYXlvdXRfaWQywQQKDlBheW91dHNTZXJ2aWNlElkKDENyZWF0ZVBheW91dBIjLnN2Yy5wYXlvdXRzLnYxLkNyZWF0ZVBheW91dFJlcXVlc3QaJC5zdmMucGF5b3V0cy52MS5DcmVhdGVQYXlvdXRSZXNwb25zZRJQCglHZXRQYXlvdXQSIC5zdmMucGF5b3V0cy52MS5HZXRQYXlvdXRSZXF1ZXN0GiEuc3ZjLnBheW91dHMudjEuR2V0UGF5b3V0UmVzcG9uc2USVgoLTGlzdFBheW91dHMSIi5zdmMucGF5b3V0cy52MS5MaXN0UGF5b3V0c1JlcXVlc3QaIy5zdmMucGF5b3V0cy52MS5MaXN0UGF5b3V0c1Jlc3BvbnNlElkKDENhbmNlbFBheW91dBIjLnN2Yy5wYXlvdXRzLnYxLkNhbmNlbFBheW91dFJlcXVlc3QaJC5zdmMucGF5b3V0cy52MS5DYW5jZWxQYXlvdXRSZXNwb25zZRJiCg9EaXNwYXRjaFBheW91dHMSJi5zdmMucGF5b3V0cy52MS5EaXNwYXRjaFBheW91dHNSZXF1ZXN0Gicuc3ZjLnBheW91dHMudjEuRGlzcGF0Y2hQYXlvdXRzUmVzcG9uc2USawoSTm90ZVByb3ZpZGVyUGF5b3V0Eikuc3ZjLnBheW91dHMudjEuTm90ZVByb3ZpZGVyUGF5b3V0UmVxdWVzdBoqLnN2Yy5wYXlvdXRzLnYxLk5vdGVQcm92aWRlclBheW91dFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_svc_common_v1_common, file_svc_payments_v1_provider_payouts]);
 
 /**
  * A tokenised beneficiary: the provider's token and a masked display, never an account number.
@@ -344,7 +346,7 @@ export type ListPayoutsRequest = Message<"svc.payouts.v1.ListPayoutsRequest"> & 
   statuses: string[];
 
   /**
-   * 1 to 200.
+   * 1 to 200; 0 (unset) means 50, as an absent REST limit does.
    *
    * @generated from field: int32 limit = 3;
    */
@@ -461,6 +463,72 @@ export const DispatchPayoutsResponseSchema: GenMessage<DispatchPayoutsResponse> 
   messageDesc(file_svc_payouts_v1_payouts, 13);
 
 /**
+ * @generated from message svc.payouts.v1.NoteProviderPayoutRequest
+ */
+export type NoteProviderPayoutRequest = Message<"svc.payouts.v1.NoteProviderPayoutRequest"> & {
+  /**
+   * @generated from field: string provider_code = 1;
+   */
+  providerCode: string;
+
+  /**
+   * @generated from field: string provider_account_id = 2;
+   */
+  providerAccountId: string;
+
+  /**
+   * The provider's event id, for the log.
+   *
+   * @generated from field: string event_id = 3;
+   */
+  eventId: string;
+
+  /**
+   * Our payout id as the provider echoes it (Stripe: metadata.payout_id), if it does.
+   *
+   * @generated from field: optional string payout_id = 4;
+   */
+  payoutId?: string | undefined;
+
+  /**
+   * @generated from field: svc.payments.v1.PayoutAnswer answer = 5;
+   */
+  answer?: PayoutAnswer | undefined;
+};
+
+/**
+ * Describes the message svc.payouts.v1.NoteProviderPayoutRequest.
+ * Use `create(NoteProviderPayoutRequestSchema)` to create a new message.
+ */
+export const NoteProviderPayoutRequestSchema: GenMessage<NoteProviderPayoutRequest> = /*@__PURE__*/
+  messageDesc(file_svc_payouts_v1_payouts, 14);
+
+/**
+ * @generated from message svc.payouts.v1.NoteProviderPayoutResponse
+ */
+export type NoteProviderPayoutResponse = Message<"svc.payouts.v1.NoteProviderPayoutResponse"> & {
+  /**
+   * applied (it decided the payout), confirmed (it agrees, or decides nothing yet), ignored (the
+   * payout is already final), unmatched (no payout of this account).
+   *
+   * @generated from field: string effect = 1;
+   */
+  effect: string;
+
+  /**
+   * @generated from field: optional string payout_id = 2;
+   */
+  payoutId?: string | undefined;
+};
+
+/**
+ * Describes the message svc.payouts.v1.NoteProviderPayoutResponse.
+ * Use `create(NoteProviderPayoutResponseSchema)` to create a new message.
+ */
+export const NoteProviderPayoutResponseSchema: GenMessage<NoteProviderPayoutResponse> = /*@__PURE__*/
+  messageDesc(file_svc_payouts_v1_payouts, 15);
+
+/**
  * PayoutsService sends money from the funds providers settled for a merchant to the merchant's
  * beneficiaries, through the provider payout routing chooses (docs/ledger.md, "Payouts").
  *
@@ -513,6 +581,18 @@ export const PayoutsService: GenService<{
     methodKind: "unary";
     input: typeof DispatchPayoutsRequestSchema;
     output: typeof DispatchPayoutsResponseSchema;
+  },
+  /**
+   * A licensed provider's verified notification about a payout (payments read it; the gateway
+   * forwards it here): a final answer decides the payout as the status query would, once; a payout
+   * already final, or an answer that decides nothing, changes nothing. Replays are harmless.
+   *
+   * @generated from rpc svc.payouts.v1.PayoutsService.NoteProviderPayout
+   */
+  noteProviderPayout: {
+    methodKind: "unary";
+    input: typeof NoteProviderPayoutRequestSchema;
+    output: typeof NoteProviderPayoutResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_payouts_v1_payouts, 0);

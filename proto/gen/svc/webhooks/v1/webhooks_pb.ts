@@ -5,16 +5,16 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Scope } from "../../common/v1/common_pb.js";
 import { file_svc_common_v1_common } from "../../common/v1/common_pb.js";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file svc/webhooks/v1/webhooks.proto.
  */
 export const file_svc_webhooks_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("Ch5zdmMvd2ViaG9va3MvdjEvd2ViaG9va3MucHJvdG8SD3N2Yy53ZWJob29rcy52MSLOAQoIRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCRIPCgdlbmFibGVkGAQgASgIEhgKC2Rlc2NyaXB0aW9uGAUgASgJSACIAQESLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDgoMX2Rlc2NyaXB0aW9uIoMBChVDcmVhdGVFbmRwb2ludFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgsKA3VybBgCIAEoCRIOCgZldmVudHMYAyADKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBAUIOCgxfZGVzY3JpcHRpb24iVQoWQ3JlYXRlRW5kcG9pbnRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAkiOwoUTGlzdEVuZHBvaW50c1JlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlIkUKFUxpc3RFbmRwb2ludHNSZXNwb25zZRIsCgllbmRwb2ludHMYASADKAsyGS5zdmMud2ViaG9va3MudjEuRW5kcG9pbnQiRQoSR2V0RW5kcG9pbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSJCChNHZXRFbmRwb2ludFJlc3BvbnNlEisKCGVuZHBvaW50GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50IrABChVVcGRhdGVFbmRwb2ludFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJEhAKA3VybBgDIAEoCUgAiAEBEhIKCnNldF9ldmVudHMYBCABKAgSDgoGZXZlbnRzGAUgAygJEhgKC2Rlc2NyaXB0aW9uGAYgASgJSAGIAQFCBgoEX3VybEIOCgxfZGVzY3JpcHRpb24iRQoWVXBkYXRlRW5kcG9pbnRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludCJdChlTZXRFbmRwb2ludEVuYWJsZWRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCRIPCgdlbmFibGVkGAMgASgIIkkKGlNldEVuZHBvaW50RW5hYmxlZFJlc3BvbnNlEisKCGVuZHBvaW50GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50Ik4KG1JvdGF0ZUVuZHBvaW50U2VjcmV0UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCgoCaWQYAiABKAkiWwocUm90YXRlRW5kcG9pbnRTZWNyZXRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAki8QIKCERlbGl2ZXJ5EgoKAmlkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEhAKCGV2ZW50X2lkGAMgASgJEhIKCmV2ZW50X3R5cGUYBCABKAkSDgoGc3RhdHVzGAUgASgJEhUKDWF0dGVtcHRfY291bnQYBiABKAUSMwoPbmV4dF9hdHRlbXB0X2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIhChRsYXN0X3Jlc3BvbnNlX3N0YXR1cxgIIAEoBUgAiAEBEhcKCmxhc3RfZXJyb3IYCSABKAlIAYgBARIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIXChVfbGFzdF9yZXNwb25zZV9zdGF0dXNCDQoLX2xhc3RfZXJyb3IiJQoGSGVhZGVyEgwKBG5hbWUYASABKAkSDQoFdmFsdWUYAiABKAkiugIKD0RlbGl2ZXJ5QXR0ZW1wdBIKCgJpZBgBIAEoCRIWCg5hdHRlbXB0X251bWJlchgCIAEoBRIuCgpzdGFydGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgEIAEoBRIwCg9yZXF1ZXN0X2hlYWRlcnMYBSADKAsyFy5zdmMud2ViaG9va3MudjEuSGVhZGVyEhwKD3Jlc3BvbnNlX3N0YXR1cxgGIAEoBUgAiAEBEhoKDXJlc3BvbnNlX2JvZHkYByABKAlIAYgBARISCgVlcnJvchgIIAEoCUgCiAEBEg4KBm1hbnVhbBgJIAEoCEISChBfcmVzcG9uc2Vfc3RhdHVzQhAKDl9yZXNwb25zZV9ib2R5QggKBl9lcnJvciLtAQoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIYCgtlbmRwb2ludF9pZBgCIAEoCUgAiAEBEhcKCmV2ZW50X3R5cGUYAyABKAlIAYgBARITCgZzdGF0dXMYBCABKAlIAogBARINCgVsaW1pdBgFIAEoBRIbCg5zdGFydGluZ19hZnRlchgGIAEoCUgDiAEBQg4KDF9lbmRwb2ludF9pZEINCgtfZXZlbnRfdHlwZUIJCgdfc3RhdHVzQhEKD19zdGFydGluZ19hZnRlciJZChZMaXN0RGVsaXZlcmllc1Jlc3BvbnNlEi0KCmRlbGl2ZXJpZXMYASADKAsyGS5zdmMud2ViaG9va3MudjEuRGVsaXZlcnkSEAoIaGFzX21vcmUYAiABKAgiRQoSR2V0RGVsaXZlcnlSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSKKAQoTR2V0RGVsaXZlcnlSZXNwb25zZRIrCghkZWxpdmVyeRgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeRIyCghhdHRlbXB0cxgCIAMoCzIgLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeUF0dGVtcHQSEgoKZXZlbnRfYm9keRgDIAEoCSJIChVSZXNlbmREZWxpdmVyeVJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIngKFlJlc2VuZERlbGl2ZXJ5UmVzcG9uc2USKwoIZGVsaXZlcnkYASABKAsyGS5zdmMud2ViaG9va3MudjEuRGVsaXZlcnkSMQoHYXR0ZW1wdBgCIAEoCzIgLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeUF0dGVtcHQiYwoUU2VuZFRlc3RFdmVudFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEhcKCmV2ZW50X3R5cGUYAiABKAlIAIgBAUINCgtfZXZlbnRfdHlwZSI9ChVTZW5kVGVzdEV2ZW50UmVzcG9uc2USEAoIZXZlbnRfaWQYASABKAkSEgoKZGVsaXZlcmllcxgCIAEoBTL1BwoPV2ViaG9va3NTZXJ2aWNlEmEKDkNyZWF0ZUVuZHBvaW50EiYuc3ZjLndlYmhvb2tzLnYxLkNyZWF0ZUVuZHBvaW50UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5DcmVhdGVFbmRwb2ludFJlc3BvbnNlEl4KDUxpc3RFbmRwb2ludHMSJS5zdmMud2ViaG9va3MudjEuTGlzdEVuZHBvaW50c1JlcXVlc3QaJi5zdmMud2ViaG9va3MudjEuTGlzdEVuZHBvaW50c1Jlc3BvbnNlElgKC0dldEVuZHBvaW50EiMuc3ZjLndlYmhvb2tzLnYxLkdldEVuZHBvaW50UmVxdWVzdBokLnN2Yy53ZWJob29rcy52MS5HZXRFbmRwb2ludFJlc3BvbnNlEmEKDlVwZGF0ZUVuZHBvaW50EiYuc3ZjLndlYmhvb2tzLnYxLlVwZGF0ZUVuZHBvaW50UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5VcGRhdGVFbmRwb2ludFJlc3BvbnNlEm0KElNldEVuZHBvaW50RW5hYmxlZBIqLnN2Yy53ZWJob29rcy52MS5TZXRFbmRwb2ludEVuYWJsZWRSZXF1ZXN0Gisuc3ZjLndlYmhvb2tzLnYxLlNldEVuZHBvaW50RW5hYmxlZFJlc3BvbnNlEnMKFFJvdGF0ZUVuZHBvaW50U2VjcmV0Eiwuc3ZjLndlYmhvb2tzLnYxLlJvdGF0ZUVuZHBvaW50U2VjcmV0UmVxdWVzdBotLnN2Yy53ZWJob29rcy52MS5Sb3RhdGVFbmRwb2ludFNlY3JldFJlc3BvbnNlEmEKDkxpc3REZWxpdmVyaWVzEiYuc3ZjLndlYmhvb2tzLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5MaXN0RGVsaXZlcmllc1Jlc3BvbnNlElgKC0dldERlbGl2ZXJ5EiMuc3ZjLndlYmhvb2tzLnYxLkdldERlbGl2ZXJ5UmVxdWVzdBokLnN2Yy53ZWJob29rcy52MS5HZXREZWxpdmVyeVJlc3BvbnNlEmEKDlJlc2VuZERlbGl2ZXJ5EiYuc3ZjLndlYmhvb2tzLnYxLlJlc2VuZERlbGl2ZXJ5UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5SZXNlbmREZWxpdmVyeVJlc3BvbnNlEl4KDVNlbmRUZXN0RXZlbnQSJS5zdmMud2ViaG9va3MudjEuU2VuZFRlc3RFdmVudFJlcXVlc3QaJi5zdmMud2ViaG9va3MudjEuU2VuZFRlc3RFdmVudFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_common_v1_common]);
+  fileDesc("Ch5zdmMvd2ViaG9va3MvdjEvd2ViaG9va3MucHJvdG8SD3N2Yy53ZWJob29rcy52MSLOAQoIRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCRIPCgdlbmFibGVkGAQgASgIEhgKC2Rlc2NyaXB0aW9uGAUgASgJSACIAQESLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDgoMX2Rlc2NyaXB0aW9uIoMBChVDcmVhdGVFbmRwb2ludFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgsKA3VybBgCIAEoCRIOCgZldmVudHMYAyADKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBAUIOCgxfZGVzY3JpcHRpb24iVQoWQ3JlYXRlRW5kcG9pbnRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAkiOwoUTGlzdEVuZHBvaW50c1JlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlIkUKFUxpc3RFbmRwb2ludHNSZXNwb25zZRIsCgllbmRwb2ludHMYASADKAsyGS5zdmMud2ViaG9va3MudjEuRW5kcG9pbnQiRQoSR2V0RW5kcG9pbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSJCChNHZXRFbmRwb2ludFJlc3BvbnNlEisKCGVuZHBvaW50GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50IrABChVVcGRhdGVFbmRwb2ludFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJEhAKA3VybBgDIAEoCUgAiAEBEhIKCnNldF9ldmVudHMYBCABKAgSDgoGZXZlbnRzGAUgAygJEhgKC2Rlc2NyaXB0aW9uGAYgASgJSAGIAQFCBgoEX3VybEIOCgxfZGVzY3JpcHRpb24iRQoWVXBkYXRlRW5kcG9pbnRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludCJdChlTZXRFbmRwb2ludEVuYWJsZWRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCRIPCgdlbmFibGVkGAMgASgIIkkKGlNldEVuZHBvaW50RW5hYmxlZFJlc3BvbnNlEisKCGVuZHBvaW50GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50Ik4KG1JvdGF0ZUVuZHBvaW50U2VjcmV0UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCgoCaWQYAiABKAkiWwocUm90YXRlRW5kcG9pbnRTZWNyZXRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAki8QIKCERlbGl2ZXJ5EgoKAmlkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEhAKCGV2ZW50X2lkGAMgASgJEhIKCmV2ZW50X3R5cGUYBCABKAkSDgoGc3RhdHVzGAUgASgJEhUKDWF0dGVtcHRfY291bnQYBiABKAUSMwoPbmV4dF9hdHRlbXB0X2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIhChRsYXN0X3Jlc3BvbnNlX3N0YXR1cxgIIAEoBUgAiAEBEhcKCmxhc3RfZXJyb3IYCSABKAlIAYgBARIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIXChVfbGFzdF9yZXNwb25zZV9zdGF0dXNCDQoLX2xhc3RfZXJyb3IiJQoGSGVhZGVyEgwKBG5hbWUYASABKAkSDQoFdmFsdWUYAiABKAkiugIKD0RlbGl2ZXJ5QXR0ZW1wdBIKCgJpZBgBIAEoCRIWCg5hdHRlbXB0X251bWJlchgCIAEoBRIuCgpzdGFydGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgEIAEoBRIwCg9yZXF1ZXN0X2hlYWRlcnMYBSADKAsyFy5zdmMud2ViaG9va3MudjEuSGVhZGVyEhwKD3Jlc3BvbnNlX3N0YXR1cxgGIAEoBUgAiAEBEhoKDXJlc3BvbnNlX2JvZHkYByABKAlIAYgBARISCgVlcnJvchgIIAEoCUgCiAEBEg4KBm1hbnVhbBgJIAEoCEISChBfcmVzcG9uc2Vfc3RhdHVzQhAKDl9yZXNwb25zZV9ib2R5QggKBl9lcnJvciLtAQoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIYCgtlbmRwb2ludF9pZBgCIAEoCUgAiAEBEhcKCmV2ZW50X3R5cGUYAyABKAlIAYgBARITCgZzdGF0dXMYBCABKAlIAogBARINCgVsaW1pdBgFIAEoBRIbCg5zdGFydGluZ19hZnRlchgGIAEoCUgDiAEBQg4KDF9lbmRwb2ludF9pZEINCgtfZXZlbnRfdHlwZUIJCgdfc3RhdHVzQhEKD19zdGFydGluZ19hZnRlciJZChZMaXN0RGVsaXZlcmllc1Jlc3BvbnNlEi0KCmRlbGl2ZXJpZXMYASADKAsyGS5zdmMud2ViaG9va3MudjEuRGVsaXZlcnkSEAoIaGFzX21vcmUYAiABKAgiRQoSR2V0RGVsaXZlcnlSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSKKAQoTR2V0RGVsaXZlcnlSZXNwb25zZRIrCghkZWxpdmVyeRgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeRIyCghhdHRlbXB0cxgCIAMoCzIgLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeUF0dGVtcHQSEgoKZXZlbnRfYm9keRgDIAEoCSJIChVSZXNlbmREZWxpdmVyeVJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIngKFlJlc2VuZERlbGl2ZXJ5UmVzcG9uc2USKwoIZGVsaXZlcnkYASABKAsyGS5zdmMud2ViaG9va3MudjEuRGVsaXZlcnkSMQoHYXR0ZW1wdBgCIAEoCzIgLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeUF0dGVtcHQiYwoUU2VuZFRlc3RFdmVudFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEhcKCmV2ZW50X3R5cGUYAiABKAlIAIgBAUINCgtfZXZlbnRfdHlwZSI9ChVTZW5kVGVzdEV2ZW50UmVzcG9uc2USEAoIZXZlbnRfaWQYASABKAkSEgoKZGVsaXZlcmllcxgCIAEoBSJVChpMaXN0UGF5bWVudFRpbWVsaW5lUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSEgoKcGF5bWVudF9pZBgCIAEoCSKkAQoNVGltZWxpbmVFbnRyeRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXRpdGxlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEiUKBGRhdGEYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIk4KG0xpc3RQYXltZW50VGltZWxpbmVSZXNwb25zZRIvCgdlbnRyaWVzGAEgAygLMh4uc3ZjLndlYmhvb2tzLnYxLlRpbWVsaW5lRW50cnkicQoWTGlzdEV2ZW50c0FmdGVyUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSDgoGY3Vyc29yGAIgASgJEhMKC2V2ZW50X3R5cGVzGAMgAygJEg0KBWxpbWl0GAQgASgFIjcKDVN0cmVhbWVkRXZlbnQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRib2R5GAMgASgJImsKF0xpc3RFdmVudHNBZnRlclJlc3BvbnNlEi4KBmV2ZW50cxgBIAMoCzIeLnN2Yy53ZWJob29rcy52MS5TdHJlYW1lZEV2ZW50Eg4KBmN1cnNvchgCIAEoCRIQCghoYXNfbW9yZRgDIAEoCDLNCQoPV2ViaG9va3NTZXJ2aWNlEmEKDkNyZWF0ZUVuZHBvaW50EiYuc3ZjLndlYmhvb2tzLnYxLkNyZWF0ZUVuZHBvaW50UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5DcmVhdGVFbmRwb2ludFJlc3BvbnNlEl4KDUxpc3RFbmRwb2ludHMSJS5zdmMud2ViaG9va3MudjEuTGlzdEVuZHBvaW50c1JlcXVlc3QaJi5zdmMud2ViaG9va3MudjEuTGlzdEVuZHBvaW50c1Jlc3BvbnNlElgKC0dldEVuZHBvaW50EiMuc3ZjLndlYmhvb2tzLnYxLkdldEVuZHBvaW50UmVxdWVzdBokLnN2Yy53ZWJob29rcy52MS5HZXRFbmRwb2ludFJlc3BvbnNlEmEKDlVwZGF0ZUVuZHBvaW50EiYuc3ZjLndlYmhvb2tzLnYxLlVwZGF0ZUVuZHBvaW50UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5VcGRhdGVFbmRwb2ludFJlc3BvbnNlEm0KElNldEVuZHBvaW50RW5hYmxlZBIqLnN2Yy53ZWJob29rcy52MS5TZXRFbmRwb2ludEVuYWJsZWRSZXF1ZXN0Gisuc3ZjLndlYmhvb2tzLnYxLlNldEVuZHBvaW50RW5hYmxlZFJlc3BvbnNlEnMKFFJvdGF0ZUVuZHBvaW50U2VjcmV0Eiwuc3ZjLndlYmhvb2tzLnYxLlJvdGF0ZUVuZHBvaW50U2VjcmV0UmVxdWVzdBotLnN2Yy53ZWJob29rcy52MS5Sb3RhdGVFbmRwb2ludFNlY3JldFJlc3BvbnNlEmEKDkxpc3REZWxpdmVyaWVzEiYuc3ZjLndlYmhvb2tzLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5MaXN0RGVsaXZlcmllc1Jlc3BvbnNlElgKC0dldERlbGl2ZXJ5EiMuc3ZjLndlYmhvb2tzLnYxLkdldERlbGl2ZXJ5UmVxdWVzdBokLnN2Yy53ZWJob29rcy52MS5HZXREZWxpdmVyeVJlc3BvbnNlEmEKDlJlc2VuZERlbGl2ZXJ5EiYuc3ZjLndlYmhvb2tzLnYxLlJlc2VuZERlbGl2ZXJ5UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5SZXNlbmREZWxpdmVyeVJlc3BvbnNlEl4KDVNlbmRUZXN0RXZlbnQSJS5zdmMud2ViaG9va3MudjEuU2VuZFRlc3RFdmVudFJlcXVlc3QaJi5zdmMud2ViaG9va3MudjEuU2VuZFRlc3RFdmVudFJlc3BvbnNlEnAKE0xpc3RQYXltZW50VGltZWxpbmUSKy5zdmMud2ViaG9va3MudjEuTGlzdFBheW1lbnRUaW1lbGluZVJlcXVlc3QaLC5zdmMud2ViaG9va3MudjEuTGlzdFBheW1lbnRUaW1lbGluZVJlc3BvbnNlEmQKD0xpc3RFdmVudHNBZnRlchInLnN2Yy53ZWJob29rcy52MS5MaXN0RXZlbnRzQWZ0ZXJSZXF1ZXN0Giguc3ZjLndlYmhvb2tzLnYxLkxpc3RFdmVudHNBZnRlclJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_svc_common_v1_common]);
 
 /**
  * @generated from message svc.webhooks.v1.Endpoint
@@ -532,6 +532,8 @@ export type ListDeliveriesRequest = Message<"svc.webhooks.v1.ListDeliveriesReque
   status?: string | undefined;
 
   /**
+   * 1 to 200; 0 (unset) means 50, as an absent REST limit does.
+   *
    * @generated from field: int32 limit = 5;
    */
   limit: number;
@@ -717,6 +719,196 @@ export const SendTestEventResponseSchema: GenMessage<SendTestEventResponse> = /*
   messageDesc(file_svc_webhooks_v1_webhooks, 23);
 
 /**
+ * @generated from message svc.webhooks.v1.ListPaymentTimelineRequest
+ */
+export type ListPaymentTimelineRequest = Message<"svc.webhooks.v1.ListPaymentTimelineRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string payment_id = 2;
+   */
+  paymentId: string;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.ListPaymentTimelineRequest.
+ * Use `create(ListPaymentTimelineRequestSchema)` to create a new message.
+ */
+export const ListPaymentTimelineRequestSchema: GenMessage<ListPaymentTimelineRequest> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 24);
+
+/**
+ * A timeline entry as the contract's TimelineEvent (no attempt_id: webhook entries are about no
+ * provider attempt).
+ *
+ * @generated from message svc.webhooks.v1.TimelineEntry
+ */
+export type TimelineEntry = Message<"svc.webhooks.v1.TimelineEntry"> & {
+  /**
+   * The delivery attempt's id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * webhook.delivered, webhook.failed, webhook.exhausted or webhook.resent.
+   *
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string title = 3;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string description = 4;
+   */
+  description: string;
+
+  /**
+   * @generated from field: google.protobuf.Struct data = 5;
+   */
+  data?: JsonObject | undefined;
+
+  /**
+   * When the attempt's outcome was known (its start plus its duration).
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.TimelineEntry.
+ * Use `create(TimelineEntrySchema)` to create a new message.
+ */
+export const TimelineEntrySchema: GenMessage<TimelineEntry> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 25);
+
+/**
+ * @generated from message svc.webhooks.v1.ListPaymentTimelineResponse
+ */
+export type ListPaymentTimelineResponse = Message<"svc.webhooks.v1.ListPaymentTimelineResponse"> & {
+  /**
+   * @generated from field: repeated svc.webhooks.v1.TimelineEntry entries = 1;
+   */
+  entries: TimelineEntry[];
+};
+
+/**
+ * Describes the message svc.webhooks.v1.ListPaymentTimelineResponse.
+ * Use `create(ListPaymentTimelineResponseSchema)` to create a new message.
+ */
+export const ListPaymentTimelineResponseSchema: GenMessage<ListPaymentTimelineResponse> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 26);
+
+/**
+ * @generated from message svc.webhooks.v1.ListEventsAfterRequest
+ */
+export type ListEventsAfterRequest = Message<"svc.webhooks.v1.ListEventsAfterRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * Opaque, from the previous response; empty to start at now.
+   *
+   * @generated from field: string cursor = 2;
+   */
+  cursor: string;
+
+  /**
+   * Only these event types; all when empty.
+   *
+   * @generated from field: repeated string event_types = 3;
+   */
+  eventTypes: string[];
+
+  /**
+   * 1 to 200; 0 (unset) means 50.
+   *
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.ListEventsAfterRequest.
+ * Use `create(ListEventsAfterRequestSchema)` to create a new message.
+ */
+export const ListEventsAfterRequestSchema: GenMessage<ListEventsAfterRequest> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 27);
+
+/**
+ * @generated from message svc.webhooks.v1.StreamedEvent
+ */
+export type StreamedEvent = Message<"svc.webhooks.v1.StreamedEvent"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * The exact body a delivery sends (the contract's event envelope).
+   *
+   * @generated from field: string body = 3;
+   */
+  body: string;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.StreamedEvent.
+ * Use `create(StreamedEventSchema)` to create a new message.
+ */
+export const StreamedEventSchema: GenMessage<StreamedEvent> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 28);
+
+/**
+ * @generated from message svc.webhooks.v1.ListEventsAfterResponse
+ */
+export type ListEventsAfterResponse = Message<"svc.webhooks.v1.ListEventsAfterResponse"> & {
+  /**
+   * In the order their storing transactions began, which is near but not exactly emission order.
+   *
+   * @generated from field: repeated svc.webhooks.v1.StreamedEvent events = 1;
+   */
+  events: StreamedEvent[];
+
+  /**
+   * For the next call: every event stored after the previous cursor and not in `events` follows it.
+   *
+   * @generated from field: string cursor = 2;
+   */
+  cursor: string;
+
+  /**
+   * More events are already stored: call again at once.
+   *
+   * @generated from field: bool has_more = 3;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.ListEventsAfterResponse.
+ * Use `create(ListEventsAfterResponseSchema)` to create a new message.
+ */
+export const ListEventsAfterResponseSchema: GenMessage<ListEventsAfterResponse> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 29);
+
+/**
  * WebhooksService keeps merchants' webhook endpoints, every event and every delivery attempt.
  * Events arrive from the bus (consumer `webhooks`); these calls are for the management API
  * (endpoints, delivery history, resend) and for POST /v1/webhooks/test.
@@ -802,7 +994,9 @@ export const WebhooksService: GenService<{
   },
   /**
    * Makes an attempt now with the same event id and body, whatever the delivery's state
-   * (exhausted included) and whether or not its endpoint is enabled.
+   * (exhausted included) and whether or not its endpoint is enabled. It is an extra attempt with
+   * the next number: a 2xx makes the delivery succeeded; a failure leaves the delivery as it was
+   * (its retry schedule, or its success). Refused while another attempt is under way.
    *
    * @generated from rpc svc.webhooks.v1.WebhooksService.ResendDelivery
    */
@@ -820,6 +1014,29 @@ export const WebhooksService: GenService<{
     methodKind: "unary";
     input: typeof SendTestEventRequestSchema;
     output: typeof SendTestEventResponseSchema;
+  },
+  /**
+   * A payment's webhook story for its timeline: one entry per attempt at delivering an event about
+   * the payment (its own or its refunds'), narrated, oldest first. The gateway merges it with the
+   * payments part's timeline.
+   *
+   * @generated from rpc svc.webhooks.v1.WebhooksService.ListPaymentTimeline
+   */
+  listPaymentTimeline: {
+    methodKind: "unary";
+    input: typeof ListPaymentTimelineRequestSchema;
+    output: typeof ListPaymentTimelineResponseSchema;
+  },
+  /**
+   * The scope's events stored since a cursor, for the gateway's event stream (`svc listen`), which
+   * polls it. An empty cursor starts at now and returns no events.
+   *
+   * @generated from rpc svc.webhooks.v1.WebhooksService.ListEventsAfter
+   */
+  listEventsAfter: {
+    methodKind: "unary";
+    input: typeof ListEventsAfterRequestSchema;
+    output: typeof ListEventsAfterResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_webhooks_v1_webhooks, 0);

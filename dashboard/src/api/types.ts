@@ -1,0 +1,267 @@
+// The shapes the dashboard reads from /dashboard/api (docs/dashboard.md). Payments, refunds,
+// timeline events and webhook objects are the contract's own; the session objects are the dashboard's.
+
+export type Mode = 'test' | 'live';
+export type Role = 'owner' | 'developer' | 'read_only';
+export type Permission = 'view' | 'operate' | 'develop' | 'administer';
+
+export interface Session {
+  user: { id: string; email: string; name?: string | null };
+  merchant: { id: string; name: string; verification_status?: string | null };
+  project: { id: string; name?: string | null };
+  role: Role;
+  permissions: Permission[];
+  mode: Mode;
+  csrf_token: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface Failure {
+  code: string;
+  category?: string;
+  message?: string;
+}
+
+export interface Attempt {
+  id: string;
+  attempt_number: number;
+  status: string;
+  outcome: string | null;
+  provider_id: string;
+  provider_name: string | null;
+  provider_payment_id: string | null;
+  provider_code: string | null;
+  provider_message: string | null;
+  failure: Failure | null;
+  fee_amount: number;
+  latency_ms: number | null;
+  created_at: string;
+}
+
+export interface Payment {
+  id: string;
+  mode: Mode;
+  status: string;
+  amount: number;
+  currency: string;
+  captured_amount: number;
+  refunded_amount: number;
+  capture_method: string;
+  payment_method: { type: string; id: string | null };
+  country: string | null;
+  description: string | null;
+  reference: string | null;
+  metadata: Record<string, unknown>;
+  route: {
+    provider: { id: string; code: string; name: string } | null;
+    provider_account_id: string | null;
+    provider_payment_id: string | null;
+    attempts: number;
+    routing_decision_id: string | null;
+    rule: string | null;
+  };
+  risk: { decision_id: string | null; score: number | null };
+  failure: Failure | null;
+  fee: { amount: number; currency: string };
+  processing_time_ms: number | null;
+  attempts: Attempt[];
+  created_at: string;
+  updated_at: string;
+  processed_at: string | null;
+}
+
+export interface TimelineEvent {
+  id: string;
+  type: string;
+  title: string;
+  description: string | null;
+  attempt_id: string | null;
+  created_at: string;
+}
+
+export interface Refund {
+  id: string;
+  payment_id: string;
+  amount: number;
+  currency: string;
+  status: string;
+  reason: string | null;
+  failure: Failure | null;
+  created_at: string;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  mode: Mode;
+  prefix?: string;
+  display_prefix?: string;
+  status?: string;
+  revoked_at?: string | null;
+  last_used_at?: string | null;
+  created_at: string;
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: string[];
+  status: 'enabled' | 'disabled';
+  description: string | null;
+  created_at: string;
+}
+
+export interface Delivery {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  created_at: string;
+}
+
+export interface DeliveryAttempt {
+  id: string;
+  attempt_number: number;
+  manual: boolean;
+  started_at: string | null;
+  duration_ms: number;
+  request_headers: Record<string, string>;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+}
+
+export interface DeliveryDetail extends Delivery {
+  event: unknown;
+  attempts: DeliveryAttempt[];
+}
+
+export interface Member {
+  id?: string;
+  user_id?: string;
+  email: string;
+  role: Role;
+  created_at?: string;
+}
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  status?: string;
+  expires_at?: string | null;
+  created_at?: string;
+}
+
+export interface Verification {
+  status: string;
+  company_name?: string | null;
+  registration_number?: string | null;
+  country?: string | null;
+  documents?: string[];
+  /** Why an operator rejected it, when it was. */
+  rejection_reason?: string | null;
+  submitted_at?: string | null;
+}
+
+export interface Payout {
+  id: string;
+  mode: Mode;
+  status: string;
+  amount: number;
+  currency: string;
+  destination: { type: string; display: string; holder_name: string | null; country: string | null };
+  route: { provider: { id: string; code: string; name: string } | null; provider_account_id: string | null; provider_payout_id: string | null; rule: string | null };
+  fee: { amount: number; currency: string };
+  failure: Failure | null;
+  description?: string | null;
+  reference?: string | null;
+  created_at: string;
+}
+
+export interface Transaction {
+  id: string;
+  type: string;
+  status: string;
+  entity_type: string;
+  entity_id: string;
+  payment_id: string | null;
+  amount: number;
+  currency: string;
+  fee_amount: number;
+  net_amount: number;
+  provider_name: string | null;
+  provider_reference: string | null;
+  payment_method: string | null;
+  failure_code: string | null;
+  settlement_id: string | null;
+  occurred_at: string;
+}
+
+export interface Balance {
+  currency: string;
+  processed_gross: number;
+  fees: number;
+  processed_net: number;
+  settled_by_providers: number;
+  awaiting_provider_settlement: number;
+  payouts_sent: number;
+  note: string;
+}
+
+export interface Settlement {
+  id: string;
+  provider_name: string | null;
+  settlement_entity: string | null;
+  settlement_reference: string | null;
+  currency: string;
+  gross_amount: number;
+  fee_amount: number;
+  net_amount: number;
+  transaction_count: number;
+  period_start: string;
+  period_end: string;
+  status: string;
+  settled_at: string | null;
+  items?: Record<string, unknown>[];
+}
+
+export type { RequestLogView } from '../../../gateway/store/dashboard-views';
+
+export interface ProviderAccount {
+  id: string;
+  mode: Mode;
+  provider: { code: string; name: string };
+  name: string;
+  status: 'active' | 'disabled';
+  payment_method_types: string[];
+  currencies: string[];
+  countries: string[];
+  fee_fixed: number;
+  fee_bps: number;
+  created_at: string | null;
+}
+
+/** A provider that can be connected and the credential fields its connector reads. */
+export interface ConnectableProvider {
+  provider: string;
+  required: string[];
+  optional: string[];
+}
+
+export interface ProviderAccountCheck {
+  ok: boolean;
+  reason: string | null;
+  provider_error_code: string | null;
+  message: string;
+}

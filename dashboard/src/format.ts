@@ -1,0 +1,50 @@
+// How values are shown: money in major units with the currency, times in the browser's zone.
+// Text only; Preact escapes everything it renders.
+
+/** Digits after the decimal point per ISO 4217 (the contract's amounts are minor units). */
+const ZERO_DECIMAL = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']);
+const THREE_DECIMAL = new Set(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND']);
+
+export function exponent(currency: string): number {
+  const c = currency.toUpperCase();
+  return ZERO_DECIMAL.has(c) ? 0 : THREE_DECIMAL.has(c) ? 3 : 2;
+}
+
+export function money(amount: number, currency: string): string {
+  const digits = exponent(currency);
+  const major = amount / 10 ** digits;
+  try {
+    return new Intl.NumberFormat('en', {
+      style: 'currency', currency: currency.toUpperCase(), minimumFractionDigits: digits, maximumFractionDigits: digits,
+    }).format(major);
+  } catch {
+    return `${major.toFixed(digits)} ${currency.toUpperCase()}`;
+  }
+}
+
+/** A major-unit amount typed by a person ("12.50") in minor units, or undefined if it is not one. */
+export function toMinor(text: string, currency: string): number | undefined {
+  const digits = exponent(currency);
+  const m = /^\s*(\d+)(?:[.,](\d+))?\s*$/.exec(text);
+  if (!m || (m[2]?.length ?? 0) > digits) return undefined;
+  return Number(m[1]) * 10 ** digits + Number((m[2] ?? '').padEnd(digits, '0') || 0);
+}
+
+export function majorText(amount: number, currency: string): string {
+  const digits = exponent(currency);
+  return (amount / 10 ** digits).toFixed(digits);
+}
+
+export function dateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+}
+
+export function percent(ratio: number | null): string {
+  return ratio === null ? '—' : `${(ratio * 100).toFixed(1)} %`;
+}
+
+export function label(value: string): string {
+  return value.replace(/_/g, ' ');
+}

@@ -1,0 +1,145 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api/client';
+import type { Payment, Refund, TimelineEvent } from '../api/types';
+import { Link } from '../components/link';
+import { ErrorMessage, Loading } from '../components/messages';
+import { StatusBadge } from '../components/status-badge';
+import { useLoad } from '../components/use-load';
+import { dateTime, label, money } from '../format';
+import { canOperate, useSignedIn } from '../session';
+import { PaymentActions } from './payment-actions';
+
+// One payment: amounts, route, risk, attempts, refunds and the timeline, with its actions.
+
+interface Detail {
+  payment: Payment;
+  timeline: TimelineEvent[];
+  refunds: Refund[];
+}
+
+async function loadDetail(id: string): Promise<Detail> {
+  const path = `/payments/${encodeURIComponent(id)}`;
+  const [payment, timeline, refunds] = await Promise.all([
+    api.get<Payment>(path),
+    api.get<{ data: TimelineEvent[] }>(`${path}/timeline`),
+    api.get<{ data: Refund[] }>(`${path}/refunds`),
+  ]);
+  return { payment, timeline: timeline.data, refunds: refunds.data };
+}
+
+export function PaymentPage({ id }: { id: string }) {
+  const session = useSignedIn();
+  const detail = useLoad(() => loadDetail(id), [id]);
+  const [done, setDone] = useState<string>();
+  if (detail.error) return <ErrorMessage error={detail.error} />;
+  if (!detail.data) return <Loading what="the payment" />;
+  const { payment: p, timeline, refunds } = detail.data;
+  return (
+    <>
+      <p><Link to="/payments">← Payments</Link></p>
+      <h1>
+        {money(p.amount, p.currency)} <StatusBadge status={p.status} />
+      </h1>
+      <p class="mono muted">{p.id}</p>
+      {done && <p class="notice" role="status">{done}</p>}
+      {canOperate(session) && (
+        <PaymentActions payment={p} onDone={(what) => { setDone(what); detail.reload(); }} />
+      )}
+      <div class="grid-2">
+        <section aria-labelledby="amounts">
+          <h2 id="amounts">Amounts</h2>
+          <dl>
+            <dt>Amount</dt><dd>{money(p.amount, p.currency)}</dd>
+            <dt>Captured</dt><dd>{money(p.captured_amount, p.currency)}</dd>
+            <dt>Refunded</dt><dd>{money(p.refunded_amount, p.currency)}</dd>
+            <dt>Fee</dt><dd>{money(p.fee.amount, p.fee.currency)}</dd>
+            <dt>Capture</dt><dd>{p.capture_method}</dd>
+            <dt>Method</dt><dd>{label(p.payment_method.type)}</dd>
+            <dt>Reference</dt><dd>{p.reference ?? '—'}</dd>
+            <dt>Description</dt><dd>{p.description ?? '—'}</dd>
+            <dt>Created</dt><dd>{dateTime(p.created_at)}</dd>
+          </dl>
+        </section>
+        <section aria-labelledby="route">
+          <h2 id="route">Route and risk</h2>
+          <dl>
+            <dt>Provider</dt><dd>{p.route.provider?.name ?? '—'}</dd>
+            <dt>Provider payment</dt><dd class="mono">{p.route.provider_payment_id ?? '—'}</dd>
+            <dt>Rule</dt><dd>{p.route.rule ?? '—'}</dd>
+            <dt>Attempts</dt><dd>{p.route.attempts}</dd>
+            <dt>Risk score</dt><dd>{p.risk.score ?? '—'}</dd>
+            <dt>Processing time</dt><dd>{p.processing_time_ms === null ? '—' : `${p.processing_time_ms} ms`}</dd>
+            {p.failure && (<><dt>Failure</dt><dd>{p.failure.code}: {p.failure.message}</dd></>)}
+          </dl>
+        </section>
+      </div>
+      <Attempts payment={p} />
+      <Refunds refunds={refunds} />
+      <Timeline events={timeline} />
+    </>
+  );
+}
+
+function Attempts({ payment }: { payment: Payment }) {
+  return (
+    <section aria-labelledby="attempts">
+      <h2 id="attempts">Attempts</h2>
+      {payment.attempts.length === 0 ? <p class="muted">No provider attempt.</p> : (
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Attempts table">
+          <table>
+            <thead>
+              <tr><th scope="col">#</th><th scope="col">Provider</th><th scope="col">Status</th><th scope="col">Outcome</th><th scope="col">Provider says</th><th scope="col">Latency</th></tr>
+            </thead>
+            <tbody>
+              {payment.attempts.map((a) => (
+                <tr key={a.id}>
+                  <td>{a.attempt_number}</td>
+                  <td>{a.provider_name ?? a.provider_id}</td>
+                  <td><StatusBadge status={a.status} /></td>
+                  <td>{a.outcome ? label(a.outcome) : '—'}</td>
+                  <td>{[a.provider_code, a.provider_message].filter(Boolean).join(': ') || '—'}</td>
+                  <td>{a.latency_ms === null ? '—' : `${a.latency_ms} ms`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Refunds({ refunds }: { refunds: Refund[] }) {
+  return (
+    <section aria-labelledby="refunds">
+      <h2 id="refunds">Refunds</h2>
+      {refunds.length === 0 ? <p class="muted">No refunds.</p> : (
+        <ul class="plain">
+          {refunds.map((r) => (
+            <li key={r.id}>
+              {money(r.amount, r.currency)} <StatusBadge status={r.status} /> <span class="mono muted">{r.id}</span>
+              {r.reason && <> · {r.reason}</>} · {dateTime(r.created_at)}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Timeline({ events }: { events: TimelineEvent[] }) {
+  return (
+    <section aria-labelledby="timeline">
+      <h2 id="timeline">Timeline</h2>
+      <ol class="timeline">
+        {events.map((e) => (
+          <li key={e.id}>
+            <time dateTime={e.created_at}>{dateTime(e.created_at)}</time>
+            <strong>{e.title}</strong>
+            {e.description && <p>{e.description}</p>}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

@@ -1,0 +1,38 @@
+import { api } from '../api/client';
+import type { RequestLogView } from '../api/types';
+import { ListView } from '../components/list-page';
+import { useLoad } from '../components/use-load';
+import { dateTime } from '../format';
+import { useSignedIn } from '../session';
+
+// Recent calls to /v1 with this project's keys in the current mode (the newest 100 of the last
+// thousand kept): what a developer checks first when an integration misbehaves. The request id is
+// the one each answer carries in x-request-id; no body or query string is ever kept.
+
+export function RequestLogPage() {
+  const session = useSignedIn();
+  const log = useLoad(() => api.get<{ data: RequestLogView[] }>('/request-log', { limit: 100 }), [session.mode]);
+  return (
+    <>
+      <div class="list-head">
+        <h1>Request log</h1>
+        <button type="button" class="secondary" onClick={log.reload}>Refresh</button>
+      </div>
+      <p class="muted">Recent API calls with your {session.mode} keys, newest first. Bodies and query strings are never kept.</p>
+      <ListView
+        list={log} what="the request log" table="Request log table" empty="No API calls yet."
+        columns={['Time', 'Method', 'Path', 'Status', 'Request id', 'Key']}
+        row={(r) => (
+          <tr key={r.request_id}>
+            <td>{dateTime(r.created_at)}</td>
+            <td class="mono">{r.method}</td>
+            <td class="mono small nowrap">{r.path}</td>
+            <td><span class={`badge ${r.status < 400 ? 'good' : r.status < 500 ? 'info' : 'bad'}`}>{r.status}</span></td>
+            <td class="mono small nowrap">{r.request_id}</td>
+            <td class="mono small">{r.api_key_prefix}…</td>
+          </tr>
+        )}
+      />
+    </>
+  );
+}

@@ -1,0 +1,77 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api/client';
+import type { Invitation, Member } from '../api/types';
+import { Field } from '../components/field';
+import { ErrorMessage, Loading, Notice } from '../components/messages';
+import { useLoad } from '../components/use-load';
+import { useSubmit } from '../components/use-submit';
+import { dateTime, label } from '../format';
+import { isOwner, useSignedIn } from '../session';
+
+// The merchant's team: members with their roles, and invitations by email with a role.
+// Owners manage everything; developers manage keys and endpoints; read-only members only look.
+
+const ROLES = [
+  { value: 'read_only', text: 'Read-only: sees payments and settings, no secrets, changes nothing' },
+  { value: 'developer', text: 'Developer: keys, webhooks, allow-list, payment actions' },
+  { value: 'owner', text: 'Owner: everything, including the team and verification' },
+];
+
+export function TeamPage() {
+  const session = useSignedIn();
+  const team = useLoad(() => api.get<{ data: Member[]; invitations?: Invitation[] }>('/members'), []);
+  const [notice, setNotice] = useState<string>();
+  const { busy, error, onSubmit } = useSubmit(async (v, form) => {
+    await api.post('/invitations', { email: v.email, role: v.role });
+    setNotice(`Invitation sent to ${v.email}.`);
+    form.reset();
+    team.reload();
+  });
+
+  return (
+    <>
+      <h1>Team</h1>
+      {notice && <Notice>{notice}</Notice>}
+      {isOwner(session) && (
+        <form class="panel" onSubmit={onSubmit} aria-label="Invite a member">
+          <h2>Invite a member</h2>
+          <Field id="invite-email" label="Email">
+            <input id="invite-email" name="email" type="email" required />
+          </Field>
+          <Field id="invite-role" label="Role">
+            <select id="invite-role" name="role">
+              {ROLES.map((r) => <option key={r.value} value={r.value}>{r.text}</option>)}
+            </select>
+          </Field>
+          <ErrorMessage error={error} />
+          <button type="submit" disabled={busy}>Send invitation</button>
+        </form>
+      )}
+      <ErrorMessage error={team.error} />
+      {team.loading && !team.data && <Loading what="the team" />}
+      {team.data && (
+        <>
+          <h2>Members</h2>
+          <ul class="plain">
+            {team.data.data.map((m) => (
+              <li key={m.user_id ?? m.id ?? m.email}>{m.email} · {label(m.role)}</li>
+            ))}
+          </ul>
+          {(team.data.invitations?.length ?? 0) > 0 && (
+            <>
+              <h2>Invitations</h2>
+              <ul class="plain">
+                {team.data.invitations!.map((i) => (
+                  <li key={i.id}>
+                    {i.email} · {label(i.role)} · {label(i.status ?? 'pending')}
+                    {i.expires_at && <> · expires {dateTime(i.expires_at)}</>}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </>
+      )}
+    </>
+  );
+}

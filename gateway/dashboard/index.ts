@@ -1,0 +1,16 @@
+// The merchant dashboard's own API, under /dashboard/api, session-authenticated and separate from
+// /v1 (API keys only). It offers:
+//   - users, registration (merchant, default project, test mode at once), sign-in with a throttle,
+//     sessions in an HttpOnly cookie, CSRF tokens, sign-out (everywhere), password reset by mail;
+//   - roles of a merchant's members (owner, developer, read-only) and invitations;
+//   - API keys, webhook endpoints and deliveries, the IP allow-list, provider accounts (the management
+//     API's handlers);
+//   - payments, refunds, payouts and the ledger's lists (the /v1 handlers, for the session's scope),
+//     their CSV exports, and the request log of recent /v1 calls;
+//   - business verification submissions;
+//   - the operator console: operators sign in with OPERATOR_TOKEN (a session of their own), list
+//     merchants, approve or reject verifications, read the audit log.
+// The endpoints are listed in docs/dashboard.md; the front end lives in dashboard/ at the repository root.
+export { dashboardApiScope } from './scope.js';
+export type { DashboardDeps } from './context.js';
+export { consoleMailer, logMailer, type MailMessage, type Mailer } from './mailer.js';

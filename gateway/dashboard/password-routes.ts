@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import { DomainError } from '../../services/shared/index.js';
+import type { DashboardDeps } from './context.js';
+import { linkTo, RESET_LINK_LIFETIME_MS } from './links.js';
+import { checkPasswordRules, hashPassword } from './passwords.js';
+import { normalEmail, PasswordResetBody, PasswordResetConfirmBody } from './schemas.js';
+import { isTokenShaped, newToken, tokenHash } from './tokens.js';
+
+// Password reset by a mailed link:
+//   POST /dashboard/api/password-reset          {email}            202 whether or not the email has an account
+//   POST /dashboard/api/password-reset/confirm  {token, password}  the link works once, for an hour; every session ends
+
+export const invalidLink = (what: string) =>
+  new DomainError('invalid_token', `This ${what} link is unknown, already used or expired; ask for a new one.`, { param: 'token' });
+
+export function passwordRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
+  const { store, clock, mailer } = deps;
+
+  scope.post('/password-reset', { config: { dashboard: { public: true } }, schema: { body: PasswordResetBody } }, async (request, reply) => {
+    const email = normalEmail((request.body as { email: string }).email);
+    const user = await store.userByEmail(email);
+    // The same answer either way: the form does not tell who has an account.
+    if (user) {
+      const token = newToken();
+      const at = clock.now();
+      await store.createPasswordReset(user.id, tokenHash(token), at, new Date(at.getTime() + RESET_LINK_LIFETIME_MS));
+      await mailer.send({
+        to: user.email,
+        subject: 'Reset your password',
+        text: `Someone asked to reset the password of your account. To choose a new one, open this link within an hour:\n\n`
+          + `${linkTo(deps, request, 'reset', token)}\n\nIf it was not you, ignore this message; your password stays as it is.`,
+      });
+    }
+    return reply.code(202).send({ accepted: true });
+  });
+
+  scope.post('/password-reset/confirm', {
+    config: { dashboard: { public: true } }, schema: { body: PasswordResetConfirmBody },
+  }, async (request) => {
+    const body = request.body as { token: string; password: string };
+    if (!isTokenShaped(body.token)) throw invalidLink('password reset');
+    checkPasswordRules(body.password);
+    const userId = await store.resetPassword(tokenHash(body.token), await hashPassword(body.password), clock.now());
+    if (!userId) throw invalidLink('password reset');
+    // Not signed in here: the user signs in with the new password (the throttle applies to that).
+    return { password_reset: true };
+  });
+}

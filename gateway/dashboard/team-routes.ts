@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import { DomainError } from '../../services/shared/index.js';
+import type { Role } from '../store/index.js';
+import { signIn, throttled } from './account-routes.js';
+import { sessionOf, type DashboardDeps } from './context.js';
+import { INVITATION_LIFETIME_MS, linkTo } from './links.js';
+import { checkPasswordRules, hashPassword, verifyPassword } from './passwords.js';
+import { invalidLink } from './password-routes.js';
+import { AcceptInvitationBody, InvitationBody, normalEmail } from './schemas.js';
+import { clientIp } from './session-cookie.js';
+import { isTokenShaped, newToken, tokenHash } from './tokens.js';
+
+// The merchant's team:
+//   GET  /dashboard/api/members                 members and invitations (any member)
+//   POST /dashboard/api/invitations             {email, role}: mails an accept link (owners)
+//   POST /dashboard/api/invitations/accept      {token, password}: joins, signed in to that merchant
+// Accepting as an email that already has an account takes that account's password (and adds the
+// membership); otherwise the account is created with the password given.
+
+export function teamRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
+  const { store, clock, mailer } = deps;
+
+  scope.get('/members', { config: { dashboard: { permission: 'view' } } }, async (request) => {
+    const { merchant } = sessionOf(request);
+    const [members, invitations] = await Promise.all([store.listMembers(merchant.id), store.listInvitations(merchant.id)]);
+    return { data: members, invitations: invitations.filter((i) => i.accepted_at === null) };
+  });
+
+  scope.post('/invitations', {
+    config: { dashboard: { permission: 'administer' } }, schema: { body: InvitationBody },
+  }, async (request, reply) => {
+    const session = sessionOf(request);
+    const body = request.body as { email: string; role: Role };
+    const email = normalEmail(body.email);
+    const token = newToken();
+    const at = clock.now();
+    const invitation = await store.createInvitation({
+      merchantId: session.merchant.id, email, role: body.role, tokenHash: tokenHash(token), invitedBy: session.user.id,
+      at, expiresAt: new Date(at.getTime() + INVITATION_LIFETIME_MS),
+    });
+    await mailer.send({
+      to: email,
+      subject: `You are invited to ${session.merchant.name}`,
+      text: `${session.user.email} invites you to the dashboard of ${session.merchant.name} as ${body.role.replace('_', '-')}.\n\n`
+        + `Accept within seven days: ${linkTo(deps, request, 'invitation', token)}`,
+    });
+    return reply.code(201).send(invitation);
+  });
+
+  scope.post('/invitations/accept', {
+    config: { dashboard: { public: true } }, schema: { body: AcceptInvitationBody },
+  }, async (request, reply) => {
+    const body = request.body as { token: string; password: string };
+    if (!isTokenShaped(body.token)) throw invalidLink('invitation');
+    const hash = tokenHash(body.token);
+    const invitation = await store.openInvitation(hash, clock.now());
+    if (!invitation) throw invalidLink('invitation');
+    const existing = await store.userByEmail(invitation.email);
+    // Checking an existing account's password is a sign-in, throttled like one.
+    const decision = existing ? await store.takeSignInAttempt(existing.email, clientIp(request, deps), clock.now()) : undefined;
+    if (decision && !decision.allowed) throw throttled(reply, decision.retryAfterSeconds);
+    if (existing && !(await verifyPassword(body.password, existing.password_hash))) {
+      throw new DomainError('invalid_credentials', 'This email has an account: accept with its password.', { param: 'password' });
+    }
+    if (!existing) checkPasswordRules(body.password);
+    const who = existing ? { userId: existing.id } : { email: invitation.email, passwordHash: await hashPassword(body.password) };
+    const accepted = await store.acceptInvitation(hash, who, clock.now());
+    if (!accepted) throw invalidLink('invitation');
+    return reply.code(201).send(await signIn(deps, request, reply, accepted.userId, accepted.merchantId));
+  });
+}

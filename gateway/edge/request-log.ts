@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import { createBatcher, type Clock } from '../../services/shared/index.js';
+import { admittedIdentity } from '../auth/identity.js';
+import type { GatewayStore, RequestLogEntry } from '../store/index.js';
+
+const MAX_PATH = 500;
+
+/**
+ * Writes each /v1 call with a known key (method, path without its query, status, request id, key
+ * prefix) to the dashboard's request log after the response has gone: onResponse never waits for
+ * the write, and calls arriving while a batch is written go together in the next one statement.
+ * A failed write is logged and dropped: the log is for people looking, not for accounting.
+ * Requests refused before a key was known (no or a bad key) belong to no project and are not kept.
+ */
+export function installRequestLog(api: FastifyInstance, deps: { store: GatewayStore; clock: Clock }): void {
+  const record = createBatcher(async (entries: RequestLogEntry[]) => {
+    await deps.store.recordRequests(entries);
+    return entries.map(() => undefined);
+  });
+  const pending = new Set<Promise<void>>();
+
+  api.addHook('onResponse', async (request, reply) => {
+    const identity = admittedIdentity(request);
+    if (!identity) return;
+    const written = record({
+      requestId: request.id,
+      projectId: identity.project.id,
+      mode: identity.mode,
+      apiKeyPrefix: identity.apiKey.prefix,
+      method: request.method,
+      path: request.url.split('?')[0]!.slice(0, MAX_PATH),
+      status: reply.statusCode,
+      durationMs: Math.round(reply.elapsedTime),
+      at: deps.clock.now(),
+    }).catch((err) => request.log.warn({ err }, 'request log write failed'));
+    pending.add(written);
+    void written.finally(() => pending.delete(written));
+  });
+  // Closing waits for the writes under way, so none is cut off by the pool ending after the server.
+  api.addHook('onClose', async () => {
+    await Promise.all(pending);
+  });
+}

@@ -1,0 +1,191 @@
+import type { ServerResponse } from 'node:http';
+import type { Client } from '@connectrpc/connect';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
+import { EVENT_TYPES } from '../../services/shared/contract/enums.js';
+import { DomainError, invalidField } from '../../services/shared/index.js';
+import { scopeOf } from '../auth/authenticate.js';
+import { identityOf } from '../auth/identity.js';
+
+// GET /v1/test/events/stream: the project's events as server-sent events, as they are stored, for
+// `svc listen` (test keys only). Each open stream polls the webhooks part (ListEventsAfter) from
+// the moment it opens; the part's cursor misses nothing stored while the stream is open. The
+// cursor after each page is the SSE `id`, so a client reconnecting with Last-Event-ID resumes
+// where it was and misses nothing stored while it was away either. Not in the contract's operation
+// table: its answer is a stream, not a JSON resource (docs/decisions.md).
+
+export const EVENT_STREAM_PATH = '/test/events/stream';
+
+export interface EventStreamOptions {
+  /** How often an open stream asks the webhooks part for new events. */
+  pollMs: number;
+  /** A comment line this often keeps proxies and ingresses from closing an idle stream. */
+  keepAliveMs: number;
+  /** Streams one project may hold open at once on this gateway: each polls the webhooks part. */
+  maxPerProject: number;
+}
+
+const DEFAULTS: EventStreamOptions = { pollMs: 250, keepAliveMs: 15_000, maxPerProject: 5 };
+/** What a refused stream is told to wait before trying again. */
+const FULL_RETRY_AFTER_SECONDS = 5;
+/** What a browser's EventSource waits before reconnecting after the stream ends. */
+const RETRY_MS = 1_000;
+
+/** `events=`: exact types, `*`, or `prefix.*`; [] means all. Unknown types are refused, as endpoints do. */
+export function eventTypesOf(param: unknown): string[] {
+  if (param === undefined || param === '') return [];
+  if (typeof param !== 'string') throw invalidField('events', 'events must be one comma-separated list');
+  const types = new Set<string>();
+  for (const pattern of param.split(',').map((p) => p.trim())) {
+    if (pattern === '*') return [];
+    const matched = pattern.endsWith('.*')
+      ? EVENT_TYPES.filter((t) => t.startsWith(pattern.slice(0, -1)))
+      : EVENT_TYPES.filter((t) => t === pattern);
+    if (matched.length === 0) {
+      throw invalidField('events', `"${pattern}" matches no event type; known types: ${EVENT_TYPES.join(', ')}`);
+    }
+    matched.forEach((t) => types.add(t));
+  }
+  return [...types];
+}
+
+/** Writes an SSE chunk; resolves when the socket took it, so a slow client slows its own poll only. */
+function write(res: ServerResponse, chunk: string): Promise<void> {
+  if (res.write(chunk)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
+}
+
+const eventChunk = (body: string, id?: string) => `${id === undefined ? '' : `id: ${id}\n`}data: ${body}\n\n`;
+
+/** Registers the route on the /v1 scope, after its admission hooks (authentication, allow-list, rate limit). */
+export function installEventStream(
+  scope: FastifyInstance, webhooks: Client<typeof WebhooksService>, options: Partial<EventStreamOptions> = {},
+): void {
+  const opts = { ...DEFAULTS, ...options };
+  const open = new Set<ServerResponse>();
+  // A stream never finishes by itself; on shutdown each ends now (its client reconnects elsewhere)
+  // instead of holding the drain until connections are cut. Its socket is closed as soon as the
+  // end is written: a client that stopped reading would otherwise keep it half-open.
+  scope.addHook('preClose', async () => {
+    for (const res of open) res.end(() => res.destroy());
+  });
+
+  const perProject = new Map<string, number>();
+  /** Takes one of the project's stream places, or refuses 429; the function gives it back (once). */
+  const admit = (reply: FastifyReply, projectId: string): (() => void) => {
+    const held = perProject.get(projectId) ?? 0;
+    if (held >= opts.maxPerProject) {
+      reply.header('retry-after', String(FULL_RETRY_AFTER_SECONDS));
+      throw new DomainError('rate_limited',
+        `This project already has ${opts.maxPerProject} event streams open (svc listen); close one and retry.`);
+    }
+    perProject.set(projectId, held + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (perProject.get(projectId) ?? 1) - 1;
+      if (left > 0) perProject.set(projectId, left);
+      else perProject.delete(projectId);
+    };
+  };
+
+  scope.get(EVENT_STREAM_PATH, async (request: FastifyRequest, reply: FastifyReply) => {
+    const identity = identityOf(request);
+    if (identity.mode !== 'test') {
+      throw new DomainError('forbidden', 'The event stream (svc listen) is available to test keys only.');
+    }
+    const eventTypes = eventTypesOf((request.query as Record<string, unknown>).events);
+    const resume = request.headers['last-event-id'];
+    const projectScope = scopeOf(identity);
+    const poll = (cursor: string) => webhooks.listEventsAfter({ scope: projectScope, cursor, eventTypes });
+    // Counted before the first poll, so streams opened at the same moment cannot all slip in.
+    const release = admit(reply, projectScope.projectId);
+    let first: Page;
+    try {
+      // Before any byte is sent, so a refused cursor is still an ordinary error reply.
+      first = await poll(typeof resume === 'string' ? resume.trim() : '');
+    } catch (err) {
+      release();
+      throw err;
+    }
+
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      // nginx (and ingresses built on it) would otherwise buffer the stream.
+      'x-accel-buffering': 'no',
+      // The connection ends with the stream: one ended on shutdown must not linger as an idle keep-alive.
+      connection: 'close',
+    });
+    open.add(res);
+    res.on('close', () => {
+      open.delete(res);
+      release();
+    });
+    // The start as the first id, so a client dropped before any event resumes from here; when the
+    // first page has events (a resumed stream) its id rides on them instead.
+    const id = first.events.length === 0 ? `id: ${first.cursor}\n` : '';
+    await write(res, `retry: ${RETRY_MS}\n${id}: connected\n\n`);
+    void pump(res, poll, first, opts, request.log);
+  });
+}
+
+type Page = Awaited<ReturnType<Client<typeof WebhooksService>['listEventsAfter']>>;
+
+/** Sends pages as they come until the client leaves or the gateway closes the stream. */
+async function pump(
+  res: ServerResponse, poll: (cursor: string) => Promise<Page>, first: Page, opts: EventStreamOptions, log: FastifyBaseLogger,
+): Promise<void> {
+  let page = first;
+  let lastWrite = Date.now();
+  let failing = false;
+  const closed = () => res.destroyed || res.writableEnded;
+  while (!closed()) {
+    // The page's cursor rides on its last event: a client that got the whole page resumes after it.
+    for (const [i, e] of page.events.entries()) {
+      await write(res, eventChunk(e.body, i === page.events.length - 1 ? page.cursor : undefined));
+      lastWrite = Date.now();
+    }
+    if (closed()) return;
+    if (Date.now() - lastWrite >= opts.keepAliveMs) {
+      await write(res, ': keep-alive\n\n');
+      lastWrite = Date.now();
+    }
+    if (!page.hasMore) await pause(res, opts.pollMs);
+    if (closed()) return;
+    try {
+      page = await poll(page.cursor);
+      if (failing) log.info('event stream: the webhooks part answers again');
+      failing = false;
+    } catch (err) {
+      // The webhooks part restarting must not end the stream: the same cursor is asked again.
+      if (!failing) log.warn({ err }, 'event stream: polling the webhooks part failed; retrying');
+      failing = true;
+      page = { ...page, events: [], hasMore: false };
+    }
+  }
+}
+
+/** Waits `ms`, or less if the client goes away. */
+function pause(res: ServerResponse, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      res.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    res.on('close', done);
+  });
+}

@@ -1,0 +1,65 @@
+import type { Pool } from '../../services/shared/index.js';
+import type { RequestLogView } from './dashboard-views.js';
+import type { Mode } from './keys.js';
+
+/** The request log: recent /v1 calls per project and mode, for the dashboard (never bodies or queries). */
+
+/** How many calls each project and mode keeps; older ones are pruned as new ones are written. */
+export const REQUEST_LOG_KEEP = 1000;
+
+export interface RequestLogEntry {
+  requestId: string;
+  projectId: string;
+  mode: Mode;
+  apiKeyPrefix: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  at: Date;
+}
+
+// One statement per batch: the rows in (unnest of parallel arrays), then the scopes the batch
+// touched pruned to their newest REQUEST_LOG_KEEP (the delete does not see this batch's rows, so a
+// scope may briefly hold a batch more).
+const RECORD_SQL = `
+WITH added AS (
+  INSERT INTO request_log (request_id, project_id, mode, api_key_prefix, method, path, status, duration_ms, created_at)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::timestamptz[])
+  ON CONFLICT (request_id) DO NOTHING
+)
+DELETE FROM request_log WHERE request_id IN (
+  SELECT request_id FROM (
+    SELECT request_id, row_number() OVER (PARTITION BY project_id, mode ORDER BY created_at DESC, request_id DESC) AS n
+    FROM request_log WHERE (project_id, mode) IN (SELECT * FROM unnest($2::text[], $3::text[]))
+  ) ranked WHERE n > ${REQUEST_LOG_KEEP})`;
+
+export function createRequestLogStore(pool: Pool) {
+  return {
+    async recordRequests(entries: RequestLogEntry[]): Promise<void> {
+      const column = <K extends keyof RequestLogEntry>(k: K) => entries.map((e) => e[k]);
+      await pool.query(RECORD_SQL, [
+        column('requestId'), column('projectId'), column('mode'), column('apiKeyPrefix'), column('method'),
+        column('path'), column('status'), column('durationMs'), column('at'),
+      ]);
+    },
+
+    /** The newest calls of a project and mode, newest first. */
+    async listRequests(projectId: string, mode: Mode, limit: number): Promise<RequestLogView[]> {
+      const { rows } = await pool.query(
+        `SELECT * FROM request_log WHERE project_id = $1 AND mode = $2
+         ORDER BY created_at DESC, request_id DESC LIMIT $3`,
+        [projectId, mode, limit],
+      );
+      return rows.map((r) => ({
+        request_id: r.request_id,
+        method: r.method,
+        path: r.path,
+        status: r.status,
+        duration_ms: r.duration_ms,
+        api_key_prefix: r.api_key_prefix,
+        created_at: new Date(r.created_at).toISOString(),
+      }));
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import { withTransaction, type Pool } from '../../services/shared/index.js';
+import { decideAttempt, SIGN_IN_WINDOW_MS, type ThrottleDecision } from '../dashboard/throttle.js';
+
+/**
+ * The sign-in throttle's counts (the rule is gateway/dashboard/throttle.ts). An attempt is taken
+ * before the password is checked, under a transaction-scoped advisory lock on the pair, so parallel
+ * guesses cannot all slip under the limit.
+ */
+export function createSignInThrottleStore(pool: Pool) {
+  return {
+    async takeSignInAttempt(email: string, ip: string, at: Date): Promise<ThrottleDecision> {
+      return withTransaction(pool, async (tx) => {
+        await tx.query(`SELECT pg_advisory_xact_lock(hashtext('sign-in:' || $1 || ' ' || $2))`, [email, ip]);
+        const since = new Date(at.getTime() - SIGN_IN_WINDOW_MS);
+        await tx.query('DELETE FROM sign_in_attempts WHERE email = $1 AND ip = $2 AND attempted_at <= $3', [email, ip, since]);
+        const { rows } = await tx.query(
+          'SELECT attempted_at FROM sign_in_attempts WHERE email = $1 AND ip = $2', [email, ip],
+        );
+        const decision = decideAttempt(rows.map((r) => new Date(r.attempted_at)), at);
+        if (decision.allowed) {
+          await tx.query('INSERT INTO sign_in_attempts (email, ip, attempted_at) VALUES ($1, $2, $3)', [email, ip, at]);
+        }
+        return decision;
+      });
+    },
+
+    /** A successful sign-in forgets the pair's attempts. */
+    async clearSignInAttempts(email: string, ip: string): Promise<void> {
+      await pool.query('DELETE FROM sign_in_attempts WHERE email = $1 AND ip = $2', [email, ip]);
+    },
+  };
+}
+
+export type SignInThrottleStore = ReturnType<typeof createSignInThrottleStore>;

@@ -1,0 +1,117 @@
+// One Adyen library client per account, API key and host: the official @adyen/api-library's
+// Client and CheckoutAPI (request models, serialisation, endpoints, TEST/LIVE host rules), with the
+// HTTP transport it lets an integration supply (Client's second argument, its ClientInterface).
+// Ours sends with fetch, so each request stops when the connector call's AbortSignal aborts, and
+// an account's api_base_url replaces Adyen's host (a sandbox or a local stand-in on plain http,
+// which the library's own https-only transport cannot reach).
+import adyen from '@adyen/api-library';
+import type { CredentialSource } from './types.js';
+
+const { Client, CheckoutAPI, EnvironmentEnum, HttpClientException } = adyen;
+type Config = InstanceType<typeof adyen.Config>;
+type RequestOptions = { idempotencyKey?: string; signal?: AbortSignal | null; method?: string; params?: unknown };
+
+/** Seconds-scale backstop; a connector call ends at the orchestrator's deadline (its signal) well before. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** No answer from Adyen: refused connection, reset, or our deadline. What Adyen did is unknown. */
+export class AdyenConnectionError extends Error {
+  override readonly name = 'AdyenConnectionError';
+}
+
+/**
+ * The library's transport contract, with fetch. Errors are the library's HttpClientException
+ * (statusCode, errorCode, apiError, responseHeaders) as its own transport raises them, so code
+ * written for the library reads them alike.
+ */
+class FetchTransport {
+  constructor(private readonly baseUrl: string | undefined) {}
+
+  async request(endpoint: string, json: string | Buffer, config: Config, _keyRequired: boolean, options: RequestOptions = {}): Promise<string> {
+    const url = new URL(endpoint);
+    if (options.params) url.search = new URLSearchParams(options.params as Record<string, string>).toString();
+    const target = this.baseUrl ? `${this.baseUrl.replace(/\/+$/, '')}${url.pathname}${url.search}` : url.toString();
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-api-key': config.apiKey ?? '',
+      'user-agent': `svc-payments-adyen-connector ${config.applicationName ?? ''}`.trim(),
+    };
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+    const timeout = AbortSignal.timeout(config.connectionTimeoutMillis ?? REQUEST_TIMEOUT_MS);
+    let res: Response;
+    let body: string;
+    try {
+      res = await fetch(target, {
+        method: options.method ?? 'POST',
+        headers,
+        body: options.method === 'GET' ? undefined : json,
+        signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+      });
+      body = await res.text();
+    } catch (err) {
+      throw new AdyenConnectionError(`Adyen did not answer: ${(err as Error).message}`);
+    }
+    if (res.ok) return body;
+    const responseHeaders = Object.fromEntries(res.headers.entries());
+    let apiError: Record<string, unknown> | undefined;
+    try {
+      apiError = JSON.parse(body) as Record<string, unknown>;
+    } catch {
+      apiError = undefined;
+    }
+    throw new HttpClientException({
+      message: `HTTP Exception: ${res.status}. ${String(apiError?.message ?? res.statusText)}`,
+      statusCode: res.status,
+      errorCode: typeof apiError?.errorCode === 'string' ? apiError.errorCode : undefined,
+      responseHeaders,
+      responseBody: body,
+      apiError,
+    });
+  }
+}
+
+export interface AdyenAccount {
+  checkout: InstanceType<typeof CheckoutAPI>;
+  merchantAccount: string;
+  hmacKey: string | undefined;
+  mode: 'test' | 'live';
+}
+
+export interface AdyenClients {
+  /** undefined when the account has no stored API key or merchant account (or, live, no live URL prefix). */
+  forAccount(accountId: string): Promise<AdyenAccount | undefined>;
+}
+
+/**
+ * test mode is Adyen's TEST environment (checkout-test.adyen.com); live is LIVE, whose host the
+ * library builds from the account's live URL prefix ({prefix}-checkout-live.adyenpayments.com).
+ * Clients are cached by account id, key, prefix and base URL: a rotated key gets a new client.
+ */
+export function createAdyenClients(credentials: CredentialSource): AdyenClients {
+  const cache = new Map<string, InstanceType<typeof CheckoutAPI>>();
+  return {
+    async forAccount(accountId) {
+      const creds = await credentials.get(accountId);
+      const v = creds?.values;
+      if (!creds || !v?.api_key || !v.merchant_account) return undefined;
+      const live = creds.mode === 'live';
+      // Adyen's live endpoints are per company ({prefix}-checkout-live…): without the prefix there is no host.
+      if (live && !v.live_url_prefix && !v.api_base_url) return undefined;
+      const cacheKey = [accountId, v.api_key, creds.mode, v.live_url_prefix ?? '', v.api_base_url ?? ''].join('\u0000');
+      let checkout = cache.get(cacheKey);
+      if (!checkout) {
+        for (const k of cache.keys()) if (k.startsWith(`${accountId}\u0000`)) cache.delete(k);
+        const client = new Client({
+          apiKey: v.api_key,
+          environment: live ? EnvironmentEnum.LIVE : EnvironmentEnum.TEST,
+          // The library requires a prefix for LIVE; with a stand-in's base URL the host is replaced anyway.
+          ...(live && { liveEndpointUrlPrefix: v.live_url_prefix ?? (v.api_base_url ? 'standin' : undefined) }),
+          connectionTimeoutMillis: REQUEST_TIMEOUT_MS,
+        }, new FetchTransport(v.api_base_url));
+        checkout = new CheckoutAPI(client);
+        cache.set(cacheKey, checkout);
+      }
+      return { checkout, merchantAccount: v.merchant_account, hmacKey: v.hmac_key, mode: creds.mode };
+    },
+  };
+}

@@ -1,0 +1,183 @@
+// The Adyen connector, on the official @adyen/api-library and Adyen's Checkout API (/payments,
+// modifications by pspReference, /paymentMethods) and standard notifications. It implements the
+// connector interface and nothing else: credentials come from the CredentialSource by account id;
+// outcomes and failures come from the tables in adyen-errors.ts.
+import type { Types } from '@adyen/api-library';
+import { toAdyenAmount } from './adyen-amounts.js';
+import { createAdyenClients, type AdyenAccount } from './adyen-client.js';
+import { CONDITIONS } from './adyen-errors.js';
+import { readAdyenSettlementReport } from './adyen-settlement-report.js';
+import { readAdyenNotification } from './adyen-notifications.js';
+import { describeError, fromError, fromPayment, isAdyenError, refusal } from './adyen-outcomes.js';
+import { failed, statusFromRepeat } from './outcome-mapping.js';
+import type {
+  AuthorizeRequest, AuthorizeResult, Connector, CredentialCheck, CredentialSource, HoldRequest, HoldResult,
+  ProviderAccountRef, RefundRequest, RefundResult,
+} from './types.js';
+
+type PaymentRequest = Types.checkout.PaymentRequest;
+
+/**
+ * The token as Adyen's `paymentMethod`. A JSON object is the paymentMethod Adyen's Drop-in or
+ * Components produced in the customer's browser (`state.data.paymentMethod`: encrypted card fields,
+ * or any other method's data), sent as it is. Any other string is a card stored at Adyen
+ * (storedPaymentMethodId), optionally preceded by the shopperReference it is stored under and a
+ * colon (`SHOPPER_REF:STORED_ID`; Adyen's stored ids have no colon).
+ */
+export function paymentMethodOf(token: string | undefined): Pick<PaymentRequest, 'paymentMethod' | 'shopperReference' | 'shopperInteraction' | 'recurringProcessingModel'> | undefined {
+  if (!token) return undefined;
+  if (token.trimStart().startsWith('{')) {
+    try {
+      const pm = JSON.parse(token) as { type?: unknown };
+      return pm && typeof pm.type === 'string' ? { paymentMethod: pm as PaymentRequest['paymentMethod'] } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  const cut = token.lastIndexOf(':');
+  const stored = token.slice(cut + 1);
+  if (!stored) return undefined;
+  return {
+    paymentMethod: { type: 'scheme', storedPaymentMethodId: stored } as PaymentRequest['paymentMethod'],
+    ...(cut > 0 && { shopperReference: token.slice(0, cut) }),
+    shopperInteraction: 'ContAuth' as PaymentRequest['shopperInteraction'],
+    recurringProcessingModel: 'CardOnFile' as PaymentRequest['recurringProcessingModel'],
+  };
+}
+
+/** The /payments request for an attempt, or the rule that refuses it before anything is sent. */
+export function paymentParams(req: AuthorizeRequest, merchantAccount: string): PaymentRequest | typeof CONDITIONS[keyof typeof CONDITIONS] {
+  const value = toAdyenAmount(req.amount, req.currency);
+  if (value === undefined) return CONDITIONS.amount_not_representable;
+  const method = paymentMethodOf(req.paymentMethodToken);
+  if (!method) return CONDITIONS.unusable_token;
+  const manual = req.captureMethod === 'manual';
+  return {
+    amount: { value: Number(value), currency: req.currency.toUpperCase() },
+    merchantAccount,
+    reference: req.attemptId,
+    ...method,
+    metadata: { payment_id: req.paymentId },
+    // Per payment, whatever the merchant account's default capture delay: manualCapture holds the
+    // funds until a capture; captureDelayHours 0 captures at once.
+    ...(manual ? { additionalData: { manualCapture: 'true' } } : { captureDelayHours: 0 }),
+    // Without the merchant's page nobody could come back from 3-D Secure: Adyen is asked not to
+    // authenticate, and an issuer that insists refuses (38 Authentication required, a soft decline).
+    ...(req.returnUrl
+      ? { returnUrl: req.returnUrl }
+      : { authenticationData: { attemptAuthentication: 'never' } } as Pick<PaymentRequest, 'authenticationData'>),
+  } as PaymentRequest;
+}
+
+export function createAdyenConnector({ credentials }: { credentials: CredentialSource }): Connector {
+  const clients = createAdyenClients(credentials);
+
+  /** /payments with the attempt id as Idempotency-Key: the first call, and the safe retry of a lost one. */
+  async function pay(account: AdyenAccount, req: AuthorizeRequest): Promise<AuthorizeResult> {
+    const params = paymentParams(req, account.merchantAccount);
+    if (!('merchantAccount' in params)) return failed(params, { code: req.currency });
+    try {
+      const res = await account.checkout.PaymentsApi.payments(params, { idempotencyKey: req.attemptId, signal: req.signal });
+      return fromPayment(res, req);
+    } catch (err) {
+      if (!isAdyenError(err)) throw err;
+      return fromError(err);
+    }
+  }
+
+  /**
+   * A modification by pspReference. Adyen answers `received` and decides later (CAPTURE,
+   * CANCELLATION, REFUND notifications, or CAPTURE_FAILED / REFUND_FAILED): received is the
+   * success of the call, which the notification then confirms or reverses.
+   */
+  async function modify(
+    req: { account: ProviderAccountRef; signal: AbortSignal }, key: string,
+    call: (account: AdyenAccount, opts: { idempotencyKey: string; signal: AbortSignal }) => Promise<{ status: string; pspReference: string }>,
+  ): Promise<HoldResult & { pspReference: string | null }> {
+    const account = await clients.forAccount(req.account.id);
+    if (!account) return { outcome: 'provider_unavailable', providerCode: null, providerMessage: CONDITIONS.missing_credentials.message, pspReference: null };
+    try {
+      const res = await call(account, { idempotencyKey: key, signal: req.signal });
+      return { outcome: 'success', providerCode: res.status, providerMessage: 'Received by Adyen; its notification confirms the outcome', pspReference: res.pspReference };
+    } catch (err) {
+      return { ...refusal(err), pspReference: null };
+    }
+  }
+
+  function adyenAmount(amount: bigint, currency: string) {
+    const value = toAdyenAmount(amount, currency);
+    return value === undefined ? undefined : { value: Number(value), currency: currency.toUpperCase() };
+  }
+
+  return {
+    async authorize(req) {
+      const account = await clients.forAccount(req.account.id);
+      if (!account) return failed(CONDITIONS.missing_credentials);
+      return pay(account, req);
+    },
+
+    /**
+     * Right after a lost answer the request still has the method's token, so /payments is sent
+     * again with the same body and Idempotency-Key: Adyen answers the first request's response,
+     * errorCode 704 while it still runs (unknown), or, if the first never arrived, processes this
+     * one, so the customer is charged at most once. Without the token (reconciliation) there is
+     * nothing to ask: the Checkout API has no lookup by reference, and Adyen's AUTHORISATION
+     * notification, sent for every payment it received, decides the attempt.
+     */
+    async getStatus(req) {
+      const account = await clients.forAccount(req.account.id);
+      if (!account) return { found: false };
+      if (!req.paymentMethodToken) return { found: true, ...failed(CONDITIONS.awaiting_notification) };
+      return statusFromRepeat(await pay(account, req), 'Adyen');
+    },
+
+    async refund(req: RefundRequest): Promise<RefundResult> {
+      const amount = adyenAmount(req.amount, req.currency);
+      if (!req.providerPaymentId || !amount) {
+        return { outcome: 'hard_decline', providerRefundId: null, providerCode: null, providerMessage: 'No Adyen pspReference or amount to refund' };
+      }
+      const r = await modify(req, req.refundId, (a, opts) => a.checkout.ModificationsApi.refundCapturedPayment(
+        req.providerPaymentId!, { amount, merchantAccount: a.merchantAccount, reference: req.refundId }, opts,
+      ));
+      return { outcome: r.outcome, providerRefundId: r.pspReference, providerCode: r.providerCode, providerMessage: r.providerMessage };
+    },
+
+    async capture(req: HoldRequest) {
+      const amount = adyenAmount(req.amount, req.currency);
+      if (!amount) return { outcome: 'hard_decline', providerCode: null, providerMessage: CONDITIONS.amount_not_representable.message };
+      const { pspReference: _p, ...r } = await modify(req, req.operationId, (a, opts) => a.checkout.ModificationsApi.captureAuthorisedPayment(
+        req.providerPaymentId, { amount, merchantAccount: a.merchantAccount, reference: req.operationId }, opts,
+      ));
+      return r;
+    },
+
+    async cancel(req: HoldRequest) {
+      const { pspReference: _p, ...r } = await modify(req, req.operationId, (a, opts) => a.checkout.ModificationsApi.cancelAuthorisedPaymentByPspReference(
+        req.providerPaymentId, { merchantAccount: a.merchantAccount, reference: req.operationId }, opts,
+      ));
+      return r;
+    },
+
+    async checkCredentials(ref: ProviderAccountRef): Promise<CredentialCheck> {
+      const account = await clients.forAccount(ref.id);
+      if (!account) return { ok: false, providerCode: null, message: CONDITIONS.missing_credentials.message };
+      try {
+        await account.checkout.PaymentsApi.paymentMethods({ merchantAccount: account.merchantAccount }, { signal: AbortSignal.timeout(15_000) });
+        return { ok: true };
+      } catch (err) {
+        if (!isAdyenError(err)) throw err;
+        const { code, message } = describeError(err);
+        return { ok: false, providerCode: code, message };
+      }
+    },
+
+    readNotification: (req) => readAdyenNotification(credentials, req),
+
+    // The Settlement details report an operator uploads; every line must name this account's merchant account.
+    async readSettlementReport(req) {
+      const account = await clients.forAccount(req.account.id);
+      if (!account) return { ok: false, line: null, column: null, message: CONDITIONS.missing_credentials.message };
+      return readAdyenSettlementReport(req.text, account.merchantAccount);
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// How a row of a connector's error table becomes the connector interface's answer, the same for
+// every provider: the row decides the outcome and our failure, the provider's own code and message
+// stay on the attempt for the merchant's support. Each provider's outcomes file (stripe-outcomes.ts,
+// adyen-outcomes.ts) reads its answers into rows; this is what happens to a row after that. And a
+// status query answered by repeating the attempt, which both providers' idempotency keys allow.
+import type { ErrorRule } from './error-rules.js';
+import type { AuthorizeResult, HoldResult, PaymentStatusResult } from './types.js';
+
+/** What the provider itself said about the attempt, kept beside our failure. */
+export interface ProviderAnswer {
+  id?: string | null;
+  code?: string | null;
+  message?: string | null;
+}
+
+/** A failed attempt as its table rule says, with the provider's own code and message for the attempt. */
+export function failed(rule: ErrorRule, provider: ProviderAnswer = {}): AuthorizeResult {
+  return {
+    outcome: rule.outcome,
+    providerPaymentId: provider.id ?? null,
+    providerCode: provider.code ?? null,
+    providerMessage: provider.message ?? rule.message,
+    fee: 0n,
+    failure: { category: rule.category, code: rule.code, message: rule.message },
+  };
+}
+
+/**
+ * The outcome of a money-moving call on an existing payment (capture, cancel, refund) that the
+ * provider refused, by the same table. The provider refusing the request itself answers the same
+ * however often it is sent, so it is a decline of the operation, not a fault; the provider's own
+ * trouble is a technical error or unavailability. Undefined for an open rule (no answer, 5xx, key in
+ * use): the provider may have acted, so the caller rethrows and the operation stays pending, to be
+ * repeated with the same idempotency key.
+ */
+export function refusalOutcome(rule: ErrorRule): HoldResult['outcome'] | undefined {
+  if (rule.outcome === 'unknown' || rule.outcome === 'timeout') return undefined;
+  const troubled = rule.category === 'technical' && rule.code !== 'provider_rejected_request';
+  if (!troubled) return 'hard_decline';
+  return rule.outcome === 'provider_unavailable' ? 'provider_unavailable' : 'technical_error';
+}
+
+/**
+ * The status of an attempt asked by sending it again under its idempotency key: the provider answers
+ * the first request's outcome. No answer this time is a failed status query, thrown, so the attempt
+ * stays unknown and is asked again later.
+ */
+export function statusFromRepeat(result: AuthorizeResult, provider: string): PaymentStatusResult {
+  if (result.outcome === 'timeout') throw new Error(result.providerMessage ?? `${provider} did not answer`);
+  return { found: true, ...result };
+}

@@ -1,0 +1,97 @@
+// What a PaymentIntent, a Refund or a Stripe error means in the connector interface's outcomes.
+// Every failure goes through the table in stripe-errors.ts.
+import Stripe from 'stripe';
+import { feeFor } from '../../shared/fees.js';
+import { failed, refusalOutcome } from './outcome-mapping.js';
+import { CONDITIONS, ruleFor, type StripeErrorLike } from './stripe-errors.js';
+import type { AuthorizeRequest, AuthorizeResult, HoldResult, RefundResult } from './types.js';
+
+/** The Stripe code shown on an attempt: the most specific one Stripe gave. */
+function providerCodeOf(err: StripeErrorLike): string | null {
+  return err.decline_code ?? err.code ?? err.type ?? null;
+}
+
+/** Is this the SDK's error, answered by Stripe or by the transport? Anything else is our bug and is rethrown. */
+export function isStripeError(err: unknown): err is Stripe.errors.StripeError {
+  return err instanceof Stripe.errors.StripeError;
+}
+
+/** An error thrown by PaymentIntent create (a decline carries its PaymentIntent). */
+export function fromError(err: Stripe.errors.StripeError): AuthorizeResult {
+  return failed(ruleFor(err), { id: err.payment_intent?.id, code: providerCodeOf(err), message: err.message });
+}
+
+/** An approved PaymentIntent: succeeded, or requires_capture (the funds held until captured). */
+export function approval(pi: Stripe.PaymentIntent, fee: bigint): AuthorizeResult {
+  return {
+    outcome: 'success',
+    providerPaymentId: pi.id,
+    providerCode: pi.status,
+    providerMessage: pi.status === 'requires_capture' ? 'Authorized; the funds are held until captured' : 'Payment succeeded',
+    fee,
+  };
+}
+
+/** A PaymentIntent declined with its last_payment_error, by the table. */
+export function declined(pi: Stripe.PaymentIntent, e: StripeErrorLike & { message?: string }): AuthorizeResult {
+  return failed(ruleFor(e), { id: pi.id, code: providerCodeOf(e), message: e.message ?? null });
+}
+
+/**
+ * A PaymentIntent after confirm. succeeded and requires_capture are both an approval: with
+ * capture_method manual the orchestrator records it as `authorized` (funds held), as for the demo
+ * providers. The fee is the account's agreed pricing; Stripe's exact fee arrives with its balance
+ * transactions (settlements).
+ */
+export function fromIntent(pi: Stripe.PaymentIntent, req: AuthorizeRequest): AuthorizeResult {
+  const fee = feeFor(req.account, req.amount);
+  switch (pi.status) {
+    case 'succeeded':
+    case 'requires_capture':
+      return approval(pi, fee);
+    case 'requires_action': {
+      const url = pi.next_action?.redirect_to_url?.url;
+      if (!url) return failed(CONDITIONS.unsupported_next_action, { id: pi.id, code: pi.next_action?.type ?? null });
+      return {
+        outcome: 'requires_action',
+        providerPaymentId: pi.id,
+        providerCode: 'requires_action',
+        providerMessage: 'The customer must authenticate on the issuer\'s page',
+        fee: 0n,
+        customerAction: { type: 'redirect', url, fee },
+      };
+    }
+    case 'requires_payment_method':
+      if (pi.last_payment_error) return declined(pi, pi.last_payment_error);
+      return failed(CONDITIONS.unexpected_status, { id: pi.id, code: pi.status });
+    case 'processing':
+      return failed(CONDITIONS.processing, { id: pi.id, code: pi.status });
+    case 'canceled':
+      return failed(CONDITIONS.canceled, { id: pi.id, code: pi.cancellation_reason ?? pi.status });
+    default:
+      return failed(CONDITIONS.unexpected_status, { id: pi.id, code: pi.status });
+  }
+}
+
+/**
+ * A money-moving call (refund, capture, cancel) that Stripe refused, by the same table
+ * (refusalOutcome). An open rule (no answer, 5xx, key in use) is rethrown: the caller keeps the
+ * operation pending and repeats it with the same Idempotency-Key.
+ */
+export function refusal(err: unknown): { outcome: HoldResult['outcome']; providerCode: string | null; providerMessage: string } {
+  if (!isStripeError(err)) throw err;
+  const outcome = refusalOutcome(ruleFor(err));
+  if (!outcome) throw err;
+  return { outcome, providerCode: providerCodeOf(err), providerMessage: err.message };
+}
+
+/** A Refund object: pending is accepted by Stripe (a later failure comes by webhook, charge.refund.updated). */
+export function fromRefund(r: Stripe.Refund): RefundResult {
+  const accepted = r.status === 'succeeded' || r.status === 'pending' || r.status === 'requires_action';
+  return {
+    outcome: accepted ? 'success' : 'hard_decline',
+    providerRefundId: r.id,
+    providerCode: r.status ?? null,
+    providerMessage: accepted ? 'Refund accepted' : `Refund ${r.status}${r.failure_reason ? `: ${r.failure_reason}` : ''}`,
+  };
+}

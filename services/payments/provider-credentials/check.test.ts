@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createLogger } from '../../shared/index.js';
+import { createConnectorRegistry, type Connector } from '../connectors/index.js';
+import { credentialCheck } from './service.js';
+
+// What `svc provider test` answers when the connector cannot be asked, or does not answer.
+
+const stored = { describe: async (id: string) => (id === 'pac_stored' ? ({} as never) : undefined) };
+const logger = createLogger('test', 'silent');
+const base: Connector = {
+  authorize: async () => { throw new Error('unused'); },
+  getStatus: async () => ({ found: false }),
+  refund: async () => { throw new Error('unused'); },
+};
+
+test('no installed connector, no checkCredentials, no credentials, or no answer: each says so', async () => {
+  const check = credentialCheck({
+    store: stored, logger, providerTimeoutMs: 50,
+    connectors: createConnectorRegistry({
+      plain: base,
+      silent: { ...base, checkCredentials: () => new Promise(() => undefined) },
+      broken: { ...base, checkCredentials: async () => { throw new Error('socket hang up'); } },
+      fine: { ...base, checkCredentials: async () => ({ ok: true }) },
+    }),
+  });
+  assert.deepEqual(await check('pac_stored', 'missing'), {
+    ok: false, reason: 'no_connector', message: 'No connector for missing is installed in this deployment',
+  });
+  assert.equal((await check('pac_stored', 'plain')).reason, 'not_supported');
+  assert.equal((await check('pac_other', 'fine')).reason, 'no_credentials');
+  assert.match((await check('pac_stored', 'silent')).message, /did not answer within 50 ms/);
+  assert.deepEqual([(await check('pac_stored', 'broken')).reason], ['error']);
+  assert.equal((await check('pac_stored', 'fine')).ok, true);
+});

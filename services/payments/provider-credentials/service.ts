@@ -1,0 +1,119 @@
+import type { ConnectRouter } from '@connectrpc/connect';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { ProviderCredentialsService } from '../../../proto/gen/svc/payments/v1/provider_credentials_pb.js';
+import { invalidField, requireScope, SecretKeyMissingError, serviceError, type Clock, type Logger } from '../../shared/index.js';
+import type { ConnectorRegistry, CredentialCheck } from '../connectors/index.js';
+import { CREDENTIAL_FIELDS, checkedValues } from './fields.js';
+import type { CredentialsRecord, CredentialStore } from './store.js';
+
+// ProviderCredentialsService: no answer here carries a credential value, only field names.
+
+export interface CredentialServiceDeps {
+  store: CredentialStore;
+  connectors: ConnectorRegistry;
+  clock: Clock;
+  logger: Logger;
+  /** How long `check` waits for the provider, as any provider call (PROVIDER_TIMEOUT_MS). */
+  providerTimeoutMs: number;
+}
+
+function toProto(r: CredentialsRecord) {
+  return {
+    providerAccountId: r.providerAccountId, providerCode: r.providerCode, mode: r.mode, fields: r.fields,
+    updatedAt: timestampFromDate(r.updatedAt),
+  };
+}
+
+type CheckAnswer = { ok: boolean; reason: string; providerErrorCode?: string; message: string };
+
+const fromCheck = (c: CredentialCheck): CheckAnswer => (c.ok
+  ? { ok: true, reason: '', message: 'The provider accepted the credentials.' }
+  : { ok: false, reason: 'refused', providerErrorCode: c.providerCode ?? undefined, message: c.message });
+
+/**
+ * The connector's harmless authenticated call for `svc provider test`, bounded like every provider
+ * call; never throws: an account that cannot be checked says why.
+ */
+export function credentialCheck(deps: Pick<CredentialServiceDeps, 'connectors' | 'logger' | 'providerTimeoutMs'> & {
+  store: Pick<CredentialStore, 'describe'>;
+}) {
+  const { store, connectors } = deps;
+  return async function check(accountId: string, providerCode: string): Promise<CheckAnswer> {
+    const connector = connectors.forProvider(providerCode);
+    if (!connector) {
+      return { ok: false, reason: 'no_connector', message: `No connector for ${providerCode} is installed in this deployment` };
+    }
+    if (!connector.checkCredentials) {
+      return { ok: false, reason: 'not_supported', message: `The ${providerCode} connector cannot check credentials` };
+    }
+    if (!(await store.describe(accountId))) {
+      return { ok: false, reason: 'no_credentials', message: `Provider account ${accountId} has no stored credentials` };
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<CheckAnswer>((resolve) => {
+      timer = setTimeout(() => resolve({
+        ok: false, reason: 'error', message: `${providerCode} did not answer within ${deps.providerTimeoutMs} ms`,
+      }), deps.providerTimeoutMs);
+    });
+    try {
+      return await Promise.race([connector.checkCredentials({ providerCode, id: accountId }).then(fromCheck), deadline]);
+    } catch (err) {
+      // Only the error's class and message: a connector's error never quotes the stored values.
+      deps.logger.warn({ providerAccountId: accountId, providerCode, err: (err as Error).name }, 'credential check failed');
+      return { ok: false, reason: 'error', message: `${providerCode} could not be asked: ${(err as Error).message}` };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+export function providerCredentialRoutes(deps: CredentialServiceDeps) {
+  const { store } = deps;
+  const check = credentialCheck(deps);
+
+  return (router: ConnectRouter) => {
+    router.service(ProviderCredentialsService, {
+      async putCredentials(req) {
+        const scope = requireScope(req.scope);
+        if (!/^pac_[a-z0-9]{1,60}$/.test(req.providerAccountId)) {
+          throw invalidField('provider_account_id', 'provider_account_id must be a provider account id (pac_…)');
+        }
+        const values = checkedValues(req.providerCode, scope.mode, req.values);
+        try {
+          const stored = await store.put({
+            providerAccountId: req.providerAccountId, merchantId: scope.merchantId, projectId: scope.projectId,
+            mode: scope.mode, providerCode: req.providerCode, values,
+          }, deps.clock.now());
+          return { credentials: toProto(stored) };
+        } catch (err) {
+          if (err instanceof SecretKeyMissingError) {
+            throw serviceError('not_configured',
+              `Provider credentials are stored encrypted and this deployment has no key: ${err.message}. ` +
+              'Set it on the payments part and connect again.');
+          }
+          throw err;
+        }
+      },
+
+      async deleteCredentials(req) {
+        return { deleted: await store.delete(req.providerAccountId) };
+      },
+
+      async describeCredentials(req) {
+        const stored = await store.describe(req.providerAccountId);
+        return { credentials: stored && toProto(stored) };
+      },
+
+      async checkCredentials(req) {
+        return check(req.providerAccountId, req.providerCode);
+      },
+
+      async listCredentialFields() {
+        const providers = Object.keys(CREDENTIAL_FIELDS).sort().map((providerCode) => ({
+          providerCode, required: CREDENTIAL_FIELDS[providerCode].required, optional: CREDENTIAL_FIELDS[providerCode].optional,
+        }));
+        return { providers };
+      },
+    });
+  };
+}

@@ -1,0 +1,98 @@
+import type { Pool } from '../../shared/db.js';
+import { createSecretBox, type SecretBox } from '../../shared/secret-box.js';
+import type { AccountCredentials, CredentialSource } from '../connectors/types.js';
+
+// The provider_credentials table. Values are sealed as one JSON object; they leave this module
+// only through `source()`, the CredentialSource handed to connectors.
+
+export const PROVIDER_SECRET_KEY = 'PROVIDER_SECRET_KEY';
+
+export interface CredentialsRecord {
+  providerAccountId: string;
+  providerCode: string;
+  mode: 'test' | 'live';
+  /** The names of the stored fields, never their values. */
+  fields: string[];
+  updatedAt: Date;
+}
+
+export interface NewCredentials {
+  providerAccountId: string;
+  merchantId: string;
+  projectId: string;
+  mode: 'test' | 'live';
+  providerCode: string;
+  values: Record<string, string>;
+}
+
+const COLUMNS = 'provider_account_id, provider_code, mode, fields, updated_at';
+
+function toRecord(r: Record<string, any>): CredentialsRecord {
+  return {
+    providerAccountId: r.provider_account_id, providerCode: r.provider_code, mode: r.mode, fields: r.fields,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** `key`: PROVIDER_SECRET_KEY; without it nothing can be stored (SecretKeyMissingError) and nothing read. */
+export function createCredentialStore(pool: Pool, key: Buffer | undefined) {
+  // Provider keys move money: unlike webhook secrets they are never stored unencrypted.
+  const box: SecretBox = createSecretBox(key, { variable: PROVIDER_SECRET_KEY, allowPlain: false });
+
+  return {
+    /** Stores or replaces an account's credentials (a repeated connect of the same account id). */
+    async put(c: NewCredentials, at: Date): Promise<CredentialsRecord> {
+      const sealed = box.seal(JSON.stringify(c.values));
+      const { rows } = await pool.query(
+        `INSERT INTO provider_credentials (provider_account_id, merchant_id, project_id, mode, provider_code, fields, sealed,
+           created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+         ON CONFLICT (provider_account_id) DO UPDATE SET fields = EXCLUDED.fields, sealed = EXCLUDED.sealed,
+           updated_at = EXCLUDED.updated_at
+           WHERE provider_credentials.project_id = EXCLUDED.project_id AND provider_credentials.mode = EXCLUDED.mode
+             AND provider_credentials.provider_code = EXCLUDED.provider_code
+         RETURNING ${COLUMNS}`,
+        [c.providerAccountId, c.merchantId, c.projectId, c.mode, c.providerCode, Object.keys(c.values).sort(), sealed, at],
+      );
+      if (!rows[0]) throw new Error(`provider account ${c.providerAccountId} has credentials of another project or provider`);
+      return toRecord(rows[0]);
+    },
+
+    async describe(providerAccountId: string): Promise<CredentialsRecord | undefined> {
+      const { rows } = await pool.query(
+        `SELECT ${COLUMNS} FROM provider_credentials WHERE provider_account_id = $1`, [providerAccountId],
+      );
+      return rows[0] && toRecord(rows[0]);
+    },
+
+    /** Whether the account's credentials belong to this merchant, project and mode (and provider). */
+    async belongsTo(providerAccountId: string, scope: { merchantId: string; projectId: string; mode: string }, providerCode: string): Promise<boolean> {
+      const { rowCount } = await pool.query(
+        `SELECT 1 FROM provider_credentials
+         WHERE provider_account_id = $1 AND merchant_id = $2 AND project_id = $3 AND mode = $4 AND provider_code = $5`,
+        [providerAccountId, scope.merchantId, scope.projectId, scope.mode, providerCode],
+      );
+      return rowCount === 1;
+    },
+
+    async delete(providerAccountId: string): Promise<boolean> {
+      const { rowCount } = await pool.query('DELETE FROM provider_credentials WHERE provider_account_id = $1', [providerAccountId]);
+      return rowCount === 1;
+    },
+
+    /** What connectors read their account's credentials through. */
+    source(): CredentialSource {
+      return {
+        async get(accountId): Promise<AccountCredentials | undefined> {
+          const { rows } = await pool.query(
+            'SELECT mode, sealed FROM provider_credentials WHERE provider_account_id = $1', [accountId],
+          );
+          if (!rows[0]) return undefined;
+          return { mode: rows[0].mode, values: JSON.parse(box.open(rows[0].sealed)) };
+        },
+      };
+    },
+  };
+}
+
+export type CredentialStore = ReturnType<typeof createCredentialStore>;

@@ -1,0 +1,7 @@
+// Provider notifications (webhooks from licensed providers): ProviderNotificationsService takes a
+// delivery the gateway forwards as received; the account's connector verifies and reads it
+// (receive.ts); each notification is recorded once per provider event id and account (store.ts,
+// the de-duplication key) and moves the payment or refund it names only forward, through the
+// transitions every other path uses (decide.ts, refunds' `notified`).
+export { createReceiver, type Delivery, type Received, type Receiver } from './receive.js';
+export { providerNotificationRoutes } from './service.js';

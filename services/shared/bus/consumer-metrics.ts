@@ -1,0 +1,38 @@
+import { type Metrics, secondsSince } from '../metrics.js';
+import type { EventBus } from './types.js';
+
+/** The durable consumers whose lag and processing time are exported; any other name is `other`. */
+const CONSUMERS = ['ledger', 'webhooks'];
+
+/**
+ * The bus as a part's consumer sees it, with each consumer measured: messages waiting for it
+ * (`svc_consumer_pending`, asked of the broker on scrape) and how long its handler takes per message
+ * (`svc_consumer_processing_seconds`, by outcome: a throw means the message is delivered again).
+ */
+export function measuredBus(metrics: Metrics | undefined, bus: EventBus): EventBus {
+  if (!metrics) return bus;
+  const pending = metrics.gauge('svc_consumer_pending', 'Messages not yet acknowledged by a durable consumer (JetStream num_pending + num_ack_pending)', {
+    consumer: CONSUMERS,
+  });
+  const seconds = metrics.histogram('svc_consumer_processing_seconds', 'Time a durable consumer\'s handler takes per message', {
+    consumer: CONSUMERS, outcome: ['ok', 'error'],
+  });
+  return {
+    publish: (message) => bus.publish(message),
+    close: () => bus.close(),
+    onConnectionChange: bus.onConnectionChange?.bind(bus),
+    async consume(durable, subjects, handler, options) {
+      pending.onCollect(async (set) => set({ consumer: durable }, (await bus.pending?.(durable)) ?? 0));
+      return bus.consume(durable, subjects, async (event, subject) => {
+        const started = performance.now();
+        try {
+          await handler(event, subject);
+          seconds.observe({ consumer: durable, outcome: 'ok' }, secondsSince(started));
+        } catch (err) {
+          seconds.observe({ consumer: durable, outcome: 'error' }, secondsSince(started));
+          throw err;
+        }
+      }, options);
+    },
+  };
+}

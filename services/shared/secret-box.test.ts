@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
+import { createSecretBox, SecretKeyMissingError } from './secret-box.js';
+
+const secret = 'whsec_abcDEF0123456789abcDEF0123456789';
+const webhooks = { variable: 'WEBHOOK_SECRET_KEY', allowPlain: true };
+const providers = { variable: 'PROVIDER_SECRET_KEY', allowPlain: false };
+
+test('with a key the secret is stored encrypted and authenticated', () => {
+  const box = createSecretBox(randomBytes(32), webhooks);
+  const stored = box.seal(secret);
+  assert.ok(!stored.includes(secret));
+  assert.match(stored, /^aes256gcm:/);
+  assert.notEqual(box.seal(secret), stored, 'a fresh IV each time');
+  assert.equal(box.open(stored), secret);
+  const tampered = stored.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+  assert.throws(() => box.open(tampered));
+  assert.throws(() => createSecretBox(randomBytes(32), webhooks).open(stored), 'another key cannot open it');
+});
+
+test('without a key it is stored as it is where allowed; setting a key later keeps those rows readable', () => {
+  const stored = createSecretBox(undefined, webhooks).seal(secret);
+  assert.equal(stored, `plain:${secret}`);
+  assert.equal(createSecretBox(randomBytes(32), webhooks).open(stored), secret);
+  assert.throws(
+    () => createSecretBox(undefined, webhooks).open(createSecretBox(randomBytes(32), webhooks).seal(secret)),
+    /WEBHOOK_SECRET_KEY/,
+  );
+});
+
+test('where plain storage is not allowed, sealing without a key is refused naming the variable', () => {
+  assert.throws(() => createSecretBox(undefined, providers).seal(secret), (err: unknown) =>
+    err instanceof SecretKeyMissingError && err.variable === 'PROVIDER_SECRET_KEY' && /PROVIDER_SECRET_KEY/.test(err.message));
+  assert.throws(() => createSecretBox(randomBytes(32), providers).open(`plain:${secret}`), /PROVIDER_SECRET_KEY/);
+});

@@ -1,0 +1,60 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/**
+ * Secrets the service must use again (webhook signing secrets for HMAC, providers' API keys) cannot
+ * be hashed like API keys, so they are sealed with AES-256-GCM under a 32-byte key from the
+ * environment: a database dump or backup alone then reveals none of them. Each stored value says
+ * how it was stored, so setting a key later keeps older rows readable.
+ */
+export interface SecretBox {
+  seal(secret: string): string;
+  open(stored: string): string;
+}
+
+export interface SecretBoxOptions {
+  /** The environment variable that holds the key, named in every refusal. */
+  variable: string;
+  /**
+   * Whether a secret may be stored as it is when no key is configured (webhook secrets: readable
+   * only through their part's schema). When false, sealing without a key throws SecretKeyMissingError.
+   */
+  allowPlain: boolean;
+}
+
+/** A secret that must be encrypted, and no key to encrypt it with. */
+export class SecretKeyMissingError extends Error {
+  constructor(readonly variable: string) {
+    super(`${variable} is not set: it must hold 32 bytes as 64 hex characters or base64 (e.g. \`openssl rand -hex 32\`)`);
+  }
+}
+
+const PLAIN = 'plain:';
+const SEALED = 'aes256gcm:';
+
+export function createSecretBox(key: Buffer | undefined, options: SecretBoxOptions): SecretBox {
+  if (key !== undefined && key.length !== 32) throw new Error(`${options.variable} must be 32 bytes`);
+  return {
+    seal(secret) {
+      if (!key) {
+        if (options.allowPlain) return PLAIN + secret;
+        throw new SecretKeyMissingError(options.variable);
+      }
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const data = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+      return `${SEALED}${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${data.toString('base64')}`;
+    },
+    open(stored) {
+      if (stored.startsWith(PLAIN)) {
+        if (!options.allowPlain) throw new Error(`a secret is stored unencrypted where ${options.variable} is required`);
+        return stored.slice(PLAIN.length);
+      }
+      if (!stored.startsWith(SEALED)) throw new Error('unknown stored secret format');
+      if (!key) throw new SecretKeyMissingError(options.variable);
+      const [iv, tag, data] = stored.slice(SEALED.length).split(':').map((p) => Buffer.from(p, 'base64'));
+      const decipher = createDecipheriv('aes-256-gcm', key, iv);
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8');
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { projectPath } from '../../services/shared/index.js';
+
+// Debian's Chromium driven by playwright-core (which downloads no browser of its own) for the
+// browser tests: launching it, registering an owner on the dashboard, watching a page for CSP
+// violations and script errors, and screenshots at 1280 and 390 px.
+
+export const CHROMIUM = '/usr/bin/chromium';
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync',
+];
+/** How every browser test launches Chromium (the sandbox test in a persistent context of its own). */
+export const CHROMIUM_LAUNCH = { executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 60_000 };
+export const SHOTS = projectPath('dist', 'test-screenshots');
+export const WIDE = { width: 1280, height: 900 };
+const NARROW = { width: 390, height: 844 };
+
+/** Why a browser test is skipped on a machine without Chromium; never in CI, which installs it. */
+export const skipWithoutChromium = !existsSync(CHROMIUM) && !process.env.CI
+  ? `${CHROMIUM} is not installed (apt-get install -y chromium); CI installs it and never skips this`
+  : false;
+
+export async function launchChromium(): Promise<Browser> {
+  await mkdir(SHOTS, { recursive: true });
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: CI must install Chromium before the tests (.ci/run)`);
+  return chromium.launch(CHROMIUM_LAUNCH);
+}
+
+/** The password the browser tests' owners register with. */
+export const PASSWORD = 'correct horse battery staple';
+
+/** Registers `business` on the dashboard's register page, its owner `email`; resolves on the API keys page it lands on. */
+export async function registerOwner(page: Page, baseUrl: string, business: string, email: string): Promise<void> {
+  await page.goto(`${baseUrl}/dashboard/register`);
+  await page.getByLabel('Business name').fill(business);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'API keys' }).waitFor();
+}
+
+/** Watches a page: every request's URL, CSP violations and script errors reported in the console. */
+export function watch(page: Page, seen: { requests: string[]; problems: string[] }): void {
+  page.setDefaultTimeout(20_000);
+  page.on('request', (r) => seen.requests.push(r.url()));
+  page.on('console', (m) => {
+    if (/Content[- ]Security[- ]Policy|Refused to/i.test(m.text())) seen.problems.push(`CSP: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => seen.problems.push(`script error: ${e.message}`));
+}
+
+/** Saves the page at both widths; at 390 px the page may not scroll sideways (tables scroll in their own box). */
+export async function shots(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `${SHOTS}/${name}-1280.png`, fullPage: true });
+  await page.setViewportSize(NARROW);
+  try {
+    await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+    await page.screenshot({ path: `${SHOTS}/${name}-390.png`, fullPage: true });
+    // Layout may still be settling after the resize under load: measure again for up to a second.
+    let measured = { overflow: 0, culprits: [] as string[] };
+    for (let i = 0; i < 10; i++) {
+      measured = (await page.evaluate(WIDER_THAN_SCREEN)) as typeof measured;
+      if (measured.overflow <= 0) break;
+      await page.waitForTimeout(100);
+    }
+    assert.ok(measured.overflow <= 0, `${name} is ${measured.overflow}px wider than a 390px screen: ${measured.culprits.join(', ')}`);
+  } finally {
+    await page.setViewportSize(WIDE);
+  }
+}
+
+const WIDER_THAN_SCREEN = `({
+  overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  culprits: [...document.querySelectorAll('body *')]
+    .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+    .map((e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className ? '.' + String(e.className).split(' ').join('.') : ''))
+    .slice(0, 12),
+})`;
+
+/** A CSV file's rows as objects by header (RFC 4180: quoted cells, doubled quotes, CRLF). */
+export function parseCsv(text: string): Record<string, string>[] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { row.push(cell); cell = ''; }
+    else if (c === '\r' && text[i + 1] === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; i++; }
+    else cell += c;
+  }
+  const [header, ...body] = rows;
+  return body.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? ''])));
+}
