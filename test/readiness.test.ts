@@ -59,7 +59,13 @@ describe('readiness of separate processes', { skip: natsServerMissing() }, () =>
 
   const statusOf = async (part: ServiceName) => {
     const health = createClient(Health, createGrpcTransport({ baseUrl: split.serviceUrls[part] }));
-    return (await health.check({ service: '' }, { timeoutMs: 2000 })).status;
+    try {
+      return (await health.check({ service: '' }, { timeoutMs: 2000 })).status;
+    } catch (err) {
+      // A part must ride out its Postgres or NATS going away; if one died, say which and why.
+      const dead = split.parts.filter((p) => p.child.exitCode !== null || p.child.signalCode !== null);
+      throw new Error(`${part}: ${(err as Error).message}; exited: ${dead.map((p) => `${p.name}\n${p.output()}`).join('\n') || 'none'}`);
+    }
   };
   const allParts = async (want: Status) => {
     const statuses = await Promise.all(SERVICE_NAMES.map(statusOf));

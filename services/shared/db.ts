@@ -77,9 +77,30 @@ export async function pingDatabase(pool: Pool, timeoutMs: number): Promise<boole
   }
 }
 
+/**
+ * A client checked out of the pool, and its release. While a client is checked out the pool no
+ * longer listens for its errors, so a connection lost between two statements (Postgres restarted,
+ * a proxy cut, the client awaiting another part mid-transaction) would be an unhandled 'error'
+ * event and crash the part. The listener keeps that error, the next statement fails as it should,
+ * and release() hands it to the pool, which then destroys the client instead of reusing it.
+ */
+export async function checkOut(pool: Pool): Promise<{ client: PoolClient; release(): void }> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  const onLost = (err: Error) => { lost = err; };
+  client.on('error', onLost);
+  return {
+    client,
+    release() {
+      client.off('error', onLost);
+      client.release(lost);
+    },
+  };
+}
+
 /** Runs fn in one transaction on a client of the pool: committed if it resolves, rolled back if it throws. */
 export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+  const { client, release } = await checkOut(pool);
   // A pooled client outlives its checkout: its statements are spans only for this transaction.
   const schema = tracingOn() ? tracedPools.get(pool) : undefined;
   if (schema) (client as { query: unknown }).query = spanned(client.query.bind(client), schema);
@@ -87,7 +108,7 @@ export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) =>
     return await transactionOn(client, () => fn(client));
   } finally {
     if (schema) delete (client as { query?: unknown }).query;
-    client.release();
+    release();
   }
 }
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { transactionOn, type Pool } from './db.js';
+import { checkOut, transactionOn, type Pool } from './db.js';
 import { projectPath } from './paths.js';
 
 const MIGRATION = /\.(sql|shared)$/;
@@ -25,7 +25,7 @@ export async function migrate(pool: Pool, schema: string, partDir: string): Prom
   const dir = projectPath(partDir, 'migrations');
   // A part without tables yet has no migrations folder; it still gets its schema.
   const files = existsSync(dir) ? (await readdir(dir)).filter((f) => MIGRATION.test(f)).sort() : [];
-  const client = await pool.connect();
+  const { client, release } = await checkOut(pool);
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [`svc-migrate:${schema}`]);
@@ -55,7 +55,7 @@ export async function migrate(pool: Pool, schema: string, partDir: string): Prom
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`svc-migrate:${schema}`]);
     }
   } finally {
-    client.release();
+    release();
   }
   return applied;
 }
