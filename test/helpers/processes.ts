@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createClient } from '@connectrpc/connect';
@@ -14,15 +15,38 @@ export interface PartProcess {
   stop(timeoutMs?: number): Promise<number | null>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+// A port the kernel hands out for listen(0) comes from the ephemeral range, which every outgoing
+// connection of every test process draws from too: between our probe and the child's listen, one
+// of them took it (EADDRINUSE in CI). Ports below that range are never picked for connections;
+// within a process each is handed out once, and other test files pick at random among thousands.
+const LOWEST_PORT = 10_000;
+const handedOut = new Set<number>();
+
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** A loopback port free now, below the ephemeral range, for a child process to listen on. */
+export async function freePort(): Promise<number> {
+  const span = ephemeralLow() - LOWEST_PORT;
+  for (;;) {
+    const port = LOWEST_PORT + Math.floor(Math.random() * span);
+    if (handedOut.has(port) || !(await bindable(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
 
 // The benchmark's before/after runs start another checkout's build (BENCH_ROOT) the same way.
