@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { outcomeOf } from './dispatcher.js';
+import { outcomeOf, returnedOf } from './dispatcher.js';
 import type { PayoutRecord } from './model.js';
 import { DemoPayoutConnector, PAYOUT_SCENARIOS, payoutConnectorFor } from './providers.js';
 import { availableFunds, settledFundsOnly } from './payouts.js';
@@ -61,4 +61,28 @@ test('a provider\'s pending payout stays processing with its id; its failure fro
   const failure = { code: 'account_closed', category: 'hard', message: 'The beneficiary\'s bank account is closed.' };
   const change = outcomeOf(p, { outcome: 'hard_decline', providerPayoutId: 'po_1', ...none, failure }, later);
   assert.deepEqual([p.status, p.failure, p.feeAmount, change.event], ['failed', failure, 0n, 'payout.failed']);
+});
+
+test('a paid payout its bank returns: failed with the provider\'s reason, its amount released, the fee kept; no failure leaves it paid', () => {
+  const none = { providerCode: null, providerMessage: null };
+  const paid = () => {
+    const p = queued();
+    outcomeOf(p, { outcome: 'success', providerPayoutId: 'po_1', ...none }, at);
+    return p;
+  };
+  for (const outcome of ['success', 'pending', 'timeout'] as const) {
+    const p = paid();
+    assert.equal(returnedOf(p, { outcome, providerPayoutId: 'po_1', ...none }, new Date(at.getTime() + 1)), undefined, outcome);
+    assert.deepEqual([p.status, p.failure, p.updatedAt], ['successful', null, at], `${outcome} changes nothing`);
+  }
+  const later = new Date(at.getTime() + 3 * 86_400_000);
+  const p = paid();
+  const failure = { code: 'account_closed', category: 'hard', message: 'The beneficiary\'s bank account is closed.' };
+  assert.deepEqual(returnedOf(p, { outcome: 'hard_decline', providerPayoutId: null, ...none, failure }, later),
+    { release: 5000n, event: 'payout.failed' });
+  assert.deepEqual([p.status, p.failure, p.feeAmount, p.providerPayoutId, p.updatedAt, p.sentAt], ['failed', failure, 20n, 'po_1', later, at],
+    'the fee stays charged, the provider\'s id and the time it was paid stay');
+  const q = paid();
+  returnedOf(q, { outcome: 'technical_error', providerPayoutId: 'po_1', ...none }, later);
+  assert.equal(q.failure?.code, 'provider_error', 'without the provider\'s failure, the outcome\'s own');
 });
