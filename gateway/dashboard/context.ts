@@ -51,11 +51,6 @@ export function sessionTokenOf(request: FastifyRequest): string | undefined {
   return sessions.get(request)?.token;
 }
 
-/** The scope the parts are called with: the session's merchant, project and mode. */
-export function partScope(session: SessionContext) {
-  return { merchantId: session.merchant.id, projectId: session.project.id, mode: session.mode };
-}
-
 /** The management handlers' deps for a session: the same operations, audited as the user. */
 export function manageDepsFor(deps: DashboardDeps, session: SessionContext): ManageDeps {
   return { store: deps.store, clock: deps.clock, clients: deps.clients, actor: userActor(session.user.id) };

@@ -39,9 +39,6 @@ export interface PayoutRecord {
 
 export type { PayoutStatus };
 
-/** Statuses whose amount and fee count against the settled funds. */
-export const COMMITTED: readonly PayoutStatus[] = ['created', 'pending', 'processing', 'successful'];
-
 /** What a payout takes from the settled funds. */
 export const cost = (p: Pick<PayoutRecord, 'amount' | 'feeAmount'>): bigint => p.amount + p.feeAmount;
 
