@@ -65,6 +65,8 @@ const BAD_VALUE_SETS: Array<[string, Obj]> = [
   ['a misspelt monitoring switch', { secrets: { existingSecret: 'svc' }, metrics: { serviceMonitor: { enable: true } } }],
   ['an OTLP endpoint that is not an http(s) URL', { secrets: { existingSecret: 'svc' }, otel: { endpoint: 'otel-collector:4318' } }],
   ['OTEL_EXPORTER_OTLP_ENDPOINT in plain env', { secrets: { existingSecret: 'svc' }, env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' } }],
+  ['an OTLP protocol the parts do not speak', { secrets: { existingSecret: 'svc' }, otel: { endpoint: 'http://c:4318', protocol: 'thrift' } }],
+  ['OTEL_EXPORTER_OTLP_PROTOCOL in plain env', { secrets: { existingSecret: 'svc' }, env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' } }],
 ];
 
 test('the chart has its metadata', () => {
@@ -325,6 +327,16 @@ function assertMonitoring(objects: Obj[], label: string): void {
   assert.deepEqual(JSON.parse(map?.data?.['svc-overview.json'] ?? 'null'), dashboard, `${label}: the ConfigMap holds files/grafana-dashboard.json`);
 }
 
+/** Every part exports traces to otel.endpoint over otel.protocol, each variable only when its value is set. */
+function assertTraceExport(objects: Obj[], values: Obj, label: string): void {
+  for (const d of byKind(objects, 'Deployment')) {
+    const env: Obj[] = d.spec.template.spec.containers[0].env;
+    const valueOf = (name: string) => env.find((e) => e.name === name)?.value;
+    assert.equal(valueOf('OTEL_EXPORTER_OTLP_ENDPOINT'), values.otel.endpoint || undefined, `${label}: ${component(d)}'s endpoint`);
+    assert.equal(valueOf('OTEL_EXPORTER_OTLP_PROTOCOL'), values.otel.protocol || undefined, `${label}: ${component(d)}'s protocol`);
+  }
+}
+
 /** With an OTLP endpoint and egress fenced, every part may reach the collector's port where otel.egressTo says it is. */
 function assertCollectorReachable(objects: Obj[], values: Obj, label: string): void {
   const endpoint: string = values.otel.endpoint;
@@ -351,6 +363,7 @@ testWith({ helm }, 'helm lint and helm template pass for every value set, monito
       await validateAgainstKubernetes(objects.filter((o) => !isOperatorKind(o)), label);
       assertInstall(objects, label);
       assertCollectorReachable(objects, values, label);
+      assertTraceExport(objects, values, label);
       const job = byKind(objects, 'Job')[0];
       assert.match(job.metadata.annotations['helm.sh/hook'], /pre-install/, `${label}: the Job is a pre-install hook`);
       assert.match(job.metadata.annotations['helm.sh/hook'], /pre-upgrade/, `${label}: the Job is a pre-upgrade hook`);

@@ -246,7 +246,7 @@ async function openTelemetryImports(otlpEndpoint: string): Promise<string[]> {
     const shared = await import(${JSON.stringify(dist('services/shared/index.js'))});
     await import(${JSON.stringify(dist('services/all-in-one/stack.js'))});
     await import(${JSON.stringify(dist('gateway/app.js'))});
-    const tracing = await shared.startTracing('svc', { otlpEndpoint: process.argv[1] || undefined });
+    const tracing = await shared.startTracing('svc', { otlpEndpoint: process.argv[1] || undefined, otlpProtocol: 'http/json' });
     await tracing?.shutdown();`;
   const { stdout } = await promisify(execFile)(process.execPath, [
     '--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', script, otlpEndpoint,

@@ -125,6 +125,10 @@ app.kubernetes.io/component: {{ .part }}
 - name: OTEL_EXPORTER_OTLP_ENDPOINT
   value: {{ . | quote }}
 {{- end }}
+{{- with $root.Values.otel.protocol }}
+- name: OTEL_EXPORTER_OTLP_PROTOCOL
+  value: {{ . | quote }}
+{{- end }}
 {{- /* Every part presents INTERNAL_TOKEN to the parts it calls and admits it and INTERNAL_CALLERS. */}}
 {{- include "svc.secretEnv" (dict "root" $root "name" "INTERNAL_TOKEN" "optional" false) | nindent 0 }}
 {{- if ne .part "gateway" }}

@@ -23,8 +23,10 @@ export interface Config {
   grpcPort: number;
   /** Port of `GET /metrics` (Prometheus); unset: no metrics endpoint. */
   metricsPort?: number;
-  /** OTLP/HTTP collector traces are exported to (OTEL_EXPORTER_OTLP_ENDPOINT); unset: no tracing at all. */
+  /** OTLP collector traces are exported to (OTEL_EXPORTER_OTLP_ENDPOINT); unset: no tracing at all. */
   otlpEndpoint?: string;
+  /** How traces travel to it (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL). */
+  otlpProtocol: OtlpProtocol;
   /** Base URLs of the service parts, as the gateway and peers call them. */
   peers: Partial<Record<ServiceName, string>>;
   operatorToken?: string;
@@ -109,6 +111,17 @@ export class MissingVariablesError extends ConfigError {
 type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** The OTLP transports of the OpenTelemetry specification's exporter configuration. */
+export const OTLP_PROTOCOLS = ['http/json', 'http/protobuf', 'grpc'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
+function otlpProtocol(env: Env): OtlpProtocol {
+  const name = str(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const raw = str(env, name) ?? 'http/json';
+  if (!(OTLP_PROTOCOLS as readonly string[]).includes(raw)) throw new ConfigError(name, `must be one of ${OTLP_PROTOCOLS.join(', ')}, got "${raw}"`);
+  return raw as OtlpProtocol;
+}
 
 function str(env: Env, name: string): string | undefined {
   const v = env[name];
@@ -246,6 +259,7 @@ export function loadConfig(env: Env = process.env): Config {
     grpcPort: int(env, 'GRPC_PORT', 50051, 0, 65535),
     metricsPort: str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT', 0, 0, 65535),
     otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+    otlpProtocol: otlpProtocol(env),
     peers,
     operatorToken,
     internalToken,

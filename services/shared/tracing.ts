@@ -1,7 +1,7 @@
 import {
   context, createContextKey, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span,
 } from '@opentelemetry/api';
-import type { Config } from './config.js';
+import type { Config, OtlpProtocol } from './config.js';
 
 // OpenTelemetry traces (docs/decisions.md, "Traces"). Only @opentelemetry/api is loaded by default:
 // until startTracing registers a provider, every call below is the API's no-op (no span is
@@ -17,27 +17,42 @@ export interface Tracing {
 }
 
 /** The OTLP/HTTP traces address of an endpoint, as the OTel spec derives it from OTEL_EXPORTER_OTLP_ENDPOINT. */
-export function tracesUrl(endpoint: string): string {
+function tracesUrl(endpoint: string): string {
   return `${endpoint.replace(/\/+$/, '')}/v1/traces`;
 }
 
 /**
- * Registers the process's tracer provider (batching, OTLP/HTTP JSON export, W3C trace context),
- * once per process: in `npm start` all parts share it. Without config.otlpEndpoint nothing happens.
+ * The official exporter of `protocol`, imported only now. Over HTTP (JSON or protobuf) spans go
+ * to `<endpoint>/v1/traces`; over gRPC to the endpoint itself, as the specification says.
  */
-export function startTracing(serviceName: string, config: Pick<Config, 'otlpEndpoint'>): Promise<Tracing | undefined> {
+async function exporterFor(protocol: OtlpProtocol, endpoint: string) {
+  if (protocol === 'grpc') {
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-grpc');
+    return new OTLPTraceExporter({ url: endpoint });
+  }
+  const { OTLPTraceExporter } = protocol === 'http/protobuf'
+    ? await import('@opentelemetry/exporter-trace-otlp-proto')
+    : await import('@opentelemetry/exporter-trace-otlp-http');
+  return new OTLPTraceExporter({ url: tracesUrl(endpoint) });
+}
+
+/**
+ * Registers the process's tracer provider (batching, OTLP export over config.otlpProtocol, W3C
+ * trace context), once per process: in `npm start` all parts share it. Without
+ * config.otlpEndpoint nothing happens.
+ */
+export function startTracing(serviceName: string, config: Pick<Config, 'otlpEndpoint' | 'otlpProtocol'>): Promise<Tracing | undefined> {
   if (!config.otlpEndpoint) return Promise.resolve(undefined);
-  started ??= register(serviceName, config.otlpEndpoint);
+  started ??= register(serviceName, config.otlpEndpoint, config.otlpProtocol);
   return started;
 }
 
-async function register(serviceName: string, endpoint: string): Promise<Tracing> {
-  const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }, { W3CTraceContextPropagator }] =
+async function register(serviceName: string, endpoint: string, protocol: OtlpProtocol): Promise<Tracing> {
+  const [{ NodeTracerProvider, BatchSpanProcessor }, exporter, { resourceFromAttributes }, { W3CTraceContextPropagator }] =
     await Promise.all([
-      import('@opentelemetry/sdk-trace-node'), import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/sdk-trace-node'), exporterFor(protocol, endpoint),
       import('@opentelemetry/resources'), import('@opentelemetry/core'),
     ]);
-  const exporter = new OTLPTraceExporter({ url: tracesUrl(endpoint) });
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 500 })],
