@@ -114,6 +114,8 @@ const BODY_SHAPE: Case[] = [
   { name: 'malformed JSON', send: () => raw('POST', '/v1/payments', { body: '{"amount": 10,' }), status: 400, code: 'invalid_json' },
   { name: 'empty JSON body', send: () => raw('POST', '/v1/payments', { body: '' }), status: 400, code: 'invalid_json' },
   { name: '__proto__ key', send: () => raw('POST', '/v1/payments', { body: '{"amount":1000,"__proto__":{"x":1}}' }), status: 400, code: 'invalid_json' },
+  { name: 'amount named twice', send: () => raw('POST', '/v1/payments', { body: '{"amount":1000,"currency":"EUR","payment_method":"card","amount":200000}' }), status: 400, code: 'invalid_json', param: 'amount' },
+  { name: 'refund amount named twice, once escaped', send: () => raw('POST', `/v1/payments/${paymentId}/refund`, { body: '{"amount":1,"\\u0061mount":2}' }), status: 400, code: 'invalid_json', param: 'amount' },
   { name: 'a UTF-8 byte order mark', send: () => raw('POST', '/v1/payments', { body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(payment()))]) }), status: 400, code: 'invalid_json' },
 ];
 

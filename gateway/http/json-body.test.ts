@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DomainError } from '../../services/shared/errors.js';
 import { MAX_JSON_DEPTH } from '../../services/shared/limits.js';
-import { nestingDepthExceeds, parseJsonBody } from './json-body.js';
+import { nestingDepthExceeds, parseJsonBody, repeatedName } from './json-body.js';
 
 const refusal = (contentType: string | undefined, raw: Buffer | string) => {
   try {
@@ -34,4 +34,15 @@ test('UTF-8 JSON only: charset, byte order mark, invalid bytes, NUL and lone sur
   assert.deepEqual(refusal('application/json', '{"__proto__":{}}'), { code: 'invalid_json', param: undefined });
   assert.deepEqual(refusal('application/json', `{"a":${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`),
     { code: 'json_too_deep', param: undefined });
+});
+
+test('a name twice in one object is refused with its path, however it is escaped; the same name in other objects is not', () => {
+  assert.deepEqual(repeatedName('{"amount":100,"currency":"EUR","amount":100000}'), ['amount']);
+  assert.deepEqual(repeatedName('{"amount":100,"\\u0061mount":100000}'), ['amount'], 'an escape names the same member');
+  assert.deepEqual(repeatedName('{"metadata":{"k":"a","x":{"y":1},"k":"b"}}'), ['metadata', 'k']);
+  assert.deepEqual(repeatedName('{"events":[{"a":1},{"b":2,"b":3}]}'), ['events', 'b']);
+  assert.equal(repeatedName('{"amount":1,"metadata":{"amount":"1"},"list":[{"amount":1},{"amount":2}]}'), undefined);
+  assert.equal(repeatedName('{"a":"\\"a\\":1,\\"a\\"","b":["a","a"],"c":"{\\"c\\":1}"}'), undefined, 'names inside strings and array items are values');
+  assert.deepEqual(refusal('application/json', '{"amount":1000,"currency":"EUR","amount":2000}'), { code: 'invalid_json', param: 'amount' });
+  assert.deepEqual(refusal('application/json', '{"metadata":{"order":"1","order":"2"}}'), { code: 'invalid_json', param: 'metadata.order' });
 });

@@ -39,6 +39,43 @@ export function nestingDepthExceeds(raw: Uint8Array, max: number): boolean {
   return false;
 }
 
+/**
+ * The path of the first name an object of valid JSON `text` holds twice, names compared as
+ * JSON.parse reads them ("amount" and "\u0061mount" are one); undefined when none repeats.
+ * JSON.parse keeps the last of them while other parsers (a merchant's WAF or log pipeline) keep the
+ * first, so `{"amount":100,"amount":100000}` would mean one payment to them and another here.
+ */
+export function repeatedName(text: string): string[] | undefined {
+  // One frame per open object (its names so far, the member being read) or array (names null).
+  const frames: { names: Set<string> | null; path: string[]; member: string }[] = [];
+  let nameNext = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const top = frames[frames.length - 1];
+    if (c === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (top?.names && nameNext) {
+        const name = JSON.parse(text.slice(i, end + 1)) as string;
+        if (top.names.has(name)) return [...top.path, name];
+        top.names.add(name);
+        top.member = name;
+        nameNext = false;
+      }
+      i = end;
+    } else if (c === '{' || c === '[') {
+      const path = !top ? [] : top.names ? [...top.path, top.member] : top.path;
+      frames.push({ names: c === '{' ? new Set() : null, path, member: '' });
+      nameNext = c === '{';
+    } else if (c === '}' || c === ']') {
+      frames.pop();
+    } else if (c === ',') {
+      nameNext = Boolean(top?.names);
+    }
+  }
+  return undefined;
+}
+
 /** The path of the first string (key or value) that invalid UTF-8 turned into U+FFFD. */
 function pathOfReplacement(value: unknown, path: string[] = []): string[] | undefined {
   if (typeof value === 'string') return value.includes('\uFFFD') ? path : undefined;
@@ -84,6 +121,11 @@ export function parseJsonBody(contentType: string | undefined, raw: Buffer): unk
     value = JSON.parse(text);
   } catch {
     throw new DomainError('invalid_json', 'The request body is not valid JSON.');
+  }
+  const repeated = repeatedName(text);
+  if (repeated) {
+    const param = repeated.join('.');
+    throw new DomainError('invalid_json', `The request body names ${param} twice; send each field once.`, { param });
   }
   refuseBadText(value);
   return value;
