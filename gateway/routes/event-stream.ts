@@ -49,8 +49,13 @@ export function eventTypesOf(param: unknown): string[] {
   return [...types];
 }
 
-/** Writes an SSE chunk; resolves when the socket took it, so a slow client slows its own poll only. */
-function write(res: ServerResponse, chunk: string): Promise<void> {
+/**
+ * Writes an SSE chunk; resolves when the socket took it, so a slow client slows its own poll only.
+ * Shutdown ends a stream whenever it comes (preClose), perhaps while a page is being written: a
+ * write after the end would be an 'error' event nobody listens to, which ends the process.
+ */
+export function writeChunk(res: ServerResponse, chunk: string): Promise<void> {
+  if (res.destroyed || res.writableEnded) return Promise.resolve();
   if (res.write(chunk)) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
@@ -136,7 +141,7 @@ export function installEventStream(
     // The start as the first id, so a client dropped before any event resumes from here; when the
     // first page has events (a resumed stream) its id rides on them instead.
     const id = first.events.length === 0 ? `id: ${first.cursor}\n` : '';
-    await write(res, `retry: ${RETRY_MS}\n${id}: connected\n\n`);
+    await writeChunk(res, `retry: ${RETRY_MS}\n${id}: connected\n\n`);
     void pump(res, poll, first, opts, request.log);
   });
 }
@@ -154,12 +159,12 @@ async function pump(
   while (!closed()) {
     // The page's cursor rides on its last event: a client that got the whole page resumes after it.
     for (const [i, e] of page.events.entries()) {
-      await write(res, eventChunk(e.body, i === page.events.length - 1 ? page.cursor : undefined));
+      await writeChunk(res, eventChunk(e.body, i === page.events.length - 1 ? page.cursor : undefined));
       lastWrite = Date.now();
     }
     if (closed()) return;
     if (Date.now() - lastWrite >= opts.keepAliveMs) {
-      await write(res, ': keep-alive\n\n');
+      await writeChunk(res, ': keep-alive\n\n');
       lastWrite = Date.now();
     }
     if (!page.hasMore) await pause(res, opts.pollMs);
