@@ -176,9 +176,35 @@ export function groupCommands(group: string | undefined): Command[] {
   return COMMANDS.filter((c) => c.words[0] === group);
 }
 
+// `svc --help` fits a terminal of this many columns.
+export const HELP_WIDTH = 100;
+
+/** `text` broken between words into lines of at most `width` columns, the first after `first`, the rest after `rest`. */
+export function wrapWords(text: string, first: string, rest: string, width = HELP_WIDTH): string[] {
+  const lines: string[] = [];
+  let line = first;
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const indent = lines.length === 0 ? first : rest;
+    if (line.length > indent.length && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = `${rest}${word}`;
+    } else line = line.length > indent.length ? `${line} ${word}` : `${line}${word}`;
+  }
+  lines.push(line);
+  return lines;
+}
+
+/** Each command's usage (without the common options) and, indented below, its summary; groups apart. */
+function commandList(): string[] {
+  return COMMANDS.flatMap((c, i) => [
+    ...(i > 0 && COMMANDS[i - 1].words[0] !== c.words[0] ? [''] : []),
+    ...wrapWords(usageOf(c).slice(0, -COMMON_OPTIONS.length - 1), '  ', '      '),
+    ...wrapWords(c.summary, '        ', '        '),
+  ]);
+}
+
 export function generalUsage(): string {
-  const width = Math.max(...COMMANDS.map((c) => usageOf(c).length - COMMON_OPTIONS.length - 1));
-  const lines = COMMANDS.map((c) => `  ${usageOf(c).slice(0, -COMMON_OPTIONS.length - 1).padEnd(width)}  ${c.summary}`);
+  const lines = commandList();
   return [
     'usage: svc <command> [options]',
     '',
