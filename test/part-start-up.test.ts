@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
 import { newInternalToken } from '../services/shared/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
@@ -97,4 +98,23 @@ test('a part started without its required variables exits 78 naming all of them 
     /^configuration: DATABASE_URL, ROUTING_RISK_URL, WEBHOOKS_URL, LEDGER_URL, PAYOUTS_URL, INTERNAL_TOKEN are required to run gateway on its own/m);
   assert.equal(await exitOf(payouts, 20_000), 78, payouts.output());
   assert.match(payouts.output(), /^configuration: NATS_URL, ROUTING_RISK_URL, LEDGER_URL, PAYMENTS_URL, INTERNAL_TOKEN are required to run payouts on its own/m);
+});
+
+test('a port another process holds: exit 1 naming the port and the variables to change, no stack trace', async () => {
+  const port = await freePort();
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+  try {
+    const part = spawnPart('gateway', 'gateway/main.js', {
+      DATABASE_URL: db.url, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', OPERATOR_TOKEN: newInternalToken(),
+      INTERNAL_TOKEN: newInternalToken(), PAYMENTS_URL: 'http://127.0.0.1:1', ROUTING_RISK_URL: 'http://127.0.0.1:1',
+      WEBHOOKS_URL: 'http://127.0.0.1:1', LEDGER_URL: 'http://127.0.0.1:1', PAYOUTS_URL: 'http://127.0.0.1:1',
+    });
+    started.push(part);
+    assert.equal(await exitOf(part, 30_000), 1, part.output());
+    assert.match(part.output(), new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use by another process\\. .*PORT`));
+    assert.doesNotMatch(part.output(), /\n\s+at /, 'no stack trace');
+  } finally {
+    holder.close();
+  }
 });

@@ -70,11 +70,19 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>, timeoutMs:
   process.on('SIGINT', () => handler('SIGINT'));
 }
 
-/** Reports a bad configuration by name and exits; anything else is a crash. */
+/** Reports a bad configuration by name, or a port taken by another process, and exits; anything else is a crash. */
 export function exitOnStartupError(err: unknown): never {
   if (err instanceof ConfigError) {
     process.stderr.write(`${err.message}\n`);
     process.exit(78);
+  }
+  const listen = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (listen?.code === 'EADDRINUSE' && listen.syscall === 'listen') {
+    // Most often a second `npm start`, or another program on 8080: say so, not a stack trace.
+    process.stderr.write(`start-up failed: port ${listen.port} on ${listen.address} is already in use by another process. ` +
+      'Stop that process, or give this one a free port: PORT (the gateway, npm start), GRPC_PORT (a service part) ' +
+      'or METRICS_PORT, whichever is set to it.\n');
+    process.exit(1);
   }
   process.stderr.write(`start-up failed: ${(err as Error)?.stack ?? err}\n`);
   process.exit(1);
