@@ -56,7 +56,9 @@ export function repeatedName(text: string): string[] | undefined {
       let end = i + 1;
       while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
       if (top?.names && nameNext) {
-        const name = JSON.parse(text.slice(i, end + 1)) as string;
+        // Every request body passes here: only a name with an escape needs JSON.parse to be read.
+        const raw = text.slice(i + 1, end);
+        const name = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
         if (top.names.has(name)) return [...top.path, name];
         top.names.add(name);
         top.member = name;
