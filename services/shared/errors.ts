@@ -27,6 +27,8 @@ export const ERRORS = {
   live_mode_not_verified: { status: 409, type: 'state_error', grpc: Code.FailedPrecondition },
   insufficient_settled_funds: { status: 409, type: 'state_error', grpc: Code.FailedPrecondition },
   rate_limited: { status: 429, type: 'rate_limit_error', grpc: Code.ResourceExhausted },
+  // A documented per-project cap (webhook endpoints, API keys, open event streams) is reached; the message names it.
+  limit_reached: { status: 409, type: 'invalid_request_error', grpc: Code.ResourceExhausted },
   idempotency_key_reused: { status: 422, type: 'idempotency_error', grpc: Code.InvalidArgument },
   // 429 while a concurrent request holds the key at the gateway; 503 while the resource the key is
   // bound to is still being decided (the request that created it died or lost its gateway).

@@ -1,7 +1,7 @@
 import { EVENT_TYPES, invalidField, newSecret, serviceError, type Pool, type Queryable } from '../shared/index.js';
 import { endpointId } from './ids.js';
 import type { SecretBox } from '../shared/secret-box.js';
-import { endpointUrlProblem, type Mode, type UrlPolicy } from './url-policy.js';
+import { endpointUrlProblem, type Mode, type UrlPolicy } from '../shared/net/index.js';
 
 export interface Scope {
   merchantId: string;

@@ -3,8 +3,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { urlToHttpOptions } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { createSafeAgents, type SafeAgents } from './safe-agent.js';
-import { addressProblem, type Mode, type UrlPolicy } from './url-policy.js';
+import { addressProblem, createSafeAgents, type Mode, type SafeAgents, type UrlPolicy } from '../shared/net/index.js';
 
 /** The contract keeps the first 2 KB of a response body. */
 export const RESPONSE_BODY_LIMIT = 2048;

@@ -1,11 +1,11 @@
 import { BlockList, isIP } from 'node:net';
 
-// Where webhooks may be sent. An endpoint URL is checked when it is saved, and every address it
+// Where the service may send requests on a merchant's behalf (webhook endpoints, provider base URLs). A URL is checked when it is saved, and every address it
 // resolves to is checked again when a connection is made (safe-agent.ts), so a name that later
 // resolves somewhere internal (DNS rebinding) still cannot reach it.
 
-export type { Mode } from '../shared/contract/enums.js';
-import type { Mode } from '../shared/contract/enums.js';
+export type { Mode } from '../contract/enums.js';
+import type { Mode } from '../contract/enums.js';
 export type AddressKind = 'public' | 'loopback' | 'private' | 'link-local' | 'metadata' | 'reserved';
 
 export interface UrlPolicy {

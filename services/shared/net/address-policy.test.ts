@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { addressProblem, classifyAddress, endpointUrlProblem, type Mode } from './url-policy.js';
+import { addressProblem, classifyAddress, endpointUrlProblem, type Mode } from './address-policy.js';
 
 const open = { allowLoopbackInTest: true };
 const closed = { allowLoopbackInTest: false };
