@@ -9,6 +9,7 @@ import { createAdyenConnector } from '../services/payments/connectors/adyen.js';
 import type { AuthorizeRequest, Connector, CredentialSource, NotificationRequest } from '../services/payments/connectors/index.js';
 import { signedNotification, startAdyenStandIn, type AdyenStandIn } from './helpers/adyen-stand-in.js';
 import { attemptAt, authorizeLosingAnswer, callSignal, holdOf, refundOf, sentUnder } from './helpers/connector-requests.js';
+import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
 
 const KEY = `AQE_standin_${Date.now()}`;
 const MERCHANT = 'AcmeECOM';
@@ -34,7 +35,7 @@ describe('the Adyen connector against the Adyen stand-in', () => {
         return undefined;
       },
     };
-    connector = createAdyenConnector({ credentials });
+    connector = createAdyenConnector({ credentials, network: { allowlist: [STAND_IN_ORIGINS] } });
   });
   after(() => adyen?.close());
 

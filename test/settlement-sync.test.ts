@@ -20,6 +20,7 @@ import {
 import { eventually } from './helpers/eventually.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
+import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
 
 const KEY_A = `sk_live_standin_${randomBytes(6).toString('hex')}`;
 const KEY_B = `sk_live_standin_${randomBytes(6).toString('hex')}`;
@@ -55,6 +56,7 @@ describe('scheduled Stripe settlement sync', () => {
     const config = loadConfig({
       PROVIDER_SECRET_KEY,
       STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: String(INTERVAL_MS),
+      PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
       INTERNAL_TOKEN: stack.internalToken,
       OUTBOX_POLL_MS: '50',
       NATS_STREAM: stack.testBus.nats?.stream,

@@ -8,6 +8,7 @@ import type { AuthorizeRequest, Connector, CredentialSource } from '../services/
 import { newId } from '../services/shared/ids.js';
 import { attemptAt, authorizeLosingAnswer, callSignal, holdOf, refundOf, sentUnder } from './helpers/connector-requests.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
+import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
 
 const KEY = `sk_test_standin_${Date.now()}`;
 
@@ -25,7 +26,7 @@ describe('the Stripe connector against the Stripe stand-in', () => {
         return undefined;
       },
     };
-    connector = createStripeConnector({ credentials });
+    connector = createStripeConnector({ credentials, network: { allowlist: [STAND_IN_ORIGINS] } });
   });
   after(() => stripe?.close());
 

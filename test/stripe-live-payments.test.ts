@@ -9,6 +9,7 @@ import { sentUnder } from './helpers/connector-requests.js';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
 import { request } from './helpers/stack.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
+import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
 
 const KEY = `sk_live_standin_${Date.now()}`;
 
@@ -26,7 +27,7 @@ describe('live payments at a Stripe account (stand-in)', () => {
       },
     };
     stack = await startLicensedProviderStack({
-      connectors: { stripe: createStripeConnector({ credentials }) },
+      connectors: { stripe: createStripeConnector({ credentials, network: { allowlist: [STAND_IN_ORIGINS] } }) },
       paymentDefaults: { payment_method: { type: 'card', token: 'pm_card_visa' } },
     });
   });

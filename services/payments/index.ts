@@ -17,7 +17,7 @@ import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.j
 import {
   assemblePart, bindingSweep, createRelay, type PartInfo, type ServiceDeps, type ServicePart,
 } from '../shared/index.js';
-import { createConnectorRegistry, type Connector, type CredentialSource } from './connectors/index.js';
+import { createConnectorRegistry, type Connector, type CredentialSource, type ProviderNetwork } from './connectors/index.js';
 import { instrumentConnectors } from './connectors/instrumented.js';
 import { createAuthorizationExpiry, createCustomerActionExpiry, createReconciliation, createSettlementSync } from './jobs/index.js';
 import { createCustomerActions } from './customer-actions/index.js';
@@ -32,14 +32,14 @@ import { createRefunds, refundRoutes } from './refunds/index.js';
 // What a licensed provider implements to plug in (docs/connectors.md).
 export type {
   AccountCredentials, AuthorizeRequest, AuthorizeResult, Connector, CredentialSource, PaymentStatusResult,
-  RefundRequest, RefundResult,
+  ProviderNetwork, RefundRequest, RefundResult,
 } from './connectors/index.js';
 
 /**
  * Makes a licensed provider's connector, handing it the source of its accounts' decrypted
  * credentials (e.g. createStripeConnector of connectors/stripe.ts).
  */
-export type ConnectorFactory = (deps: { credentials: CredentialSource }) => Connector;
+export type ConnectorFactory = (deps: { credentials: CredentialSource; network: ProviderNetwork }) => Connector;
 
 /** How long a settlement sync may take at the provider (a request per payout and page). */
 const SETTLEMENT_LIST_TIMEOUT_MS = 60_000;
@@ -67,8 +67,9 @@ export function build(deps: PaymentsDeps): ServicePart {
   const paymentMethods = createPaymentMethodStore(deps.pool);
   const customerActions = createCustomerActions({ store, clock: deps.clock, relay });
   const credentials = createCredentialStore(deps.pool, deps.config.providerSecretKey);
+  const network: ProviderNetwork = { allowlist: deps.config.providerBaseUrlAllowlist };
   const made = Object.fromEntries(Object.entries(deps.connectorFactories ?? {})
-    .map(([code, factory]) => [code, factory({ credentials: credentials.source() })]));
+    .map(([code, factory]) => [code, factory({ credentials: credentials.source(), network })]));
   const licensed = { ...made, ...deps.connectors };
   const connectors = instrumentConnectors(createConnectorRegistry(licensed), deps.metrics, Object.keys(licensed));
   const idempotencyTtlMs = deps.config.idempotencyTtlHours * 3_600_000;
@@ -134,6 +135,7 @@ export function build(deps: PaymentsDeps): ServicePart {
       paymentMethodRoutes(paymentMethods, deps.clock)(router);
       providerCredentialRoutes({
         store: credentials, connectors, clock: deps.clock, logger: deps.logger, providerTimeoutMs: deps.config.providerTimeoutMs,
+        baseUrlAllowlist: network.allowlist,
       })(router);
       providerNotificationRoutes(notifications)(router);
       providerSettlementRoutes({

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { MIN_INTERNAL_TOKEN_LENGTH, type InternalCaller } from './internal-callers.js';
+import { parseOriginEntry } from './net/origin-allowlist.js';
 
 // Every environment variable the service reads is parsed here, once, at start-up.
 // A bad or missing value stops start-up with a message that names the variable.
@@ -84,6 +85,11 @@ export interface Config {
   webhookSecretKey?: Buffer;
   /** 32-byte key that encrypts provider accounts' credentials; unset: connecting a provider is refused. */
   providerSecretKey?: Buffer;
+  /**
+   * Origins of provider base URLs the operator vouches for (PROVIDER_BASE_URL_ALLOWLIST): accepted as
+   * written in any mode. Any other api_base_url must be https on a public host. Empty by default.
+   */
+  providerBaseUrlAllowlist: string[];
   /** Demo providers settle a movement once it is this old (T+1 by default). */
   settlementCutoffMs: number;
   /** How often the ledger runs a cycle of the demo providers' settlement reports. */
@@ -168,6 +174,16 @@ function addressList(env: Env, name: string): string[] {
   const bad = entries.find((e) => !isAddressOrRange(e));
   if (bad !== undefined) throw new ConfigError(name, `has "${bad}", which is not an IP address or CIDR range`);
   return entries;
+}
+
+/** Comma-separated origins (shared/net/origin-allowlist.ts), normalised; empty when unset. */
+function originList(env: Env, name: string): string[] {
+  const entries = (str(env, name) ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  return entries.map((entry) => {
+    const parsed = parseOriginEntry(entry);
+    if ('problem' in parsed) throw new ConfigError(name, `has "${entry}", which ${parsed.problem}`);
+    return parsed.origin;
+  });
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -293,6 +309,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooksAllowLoopbackInTest: bool(env, 'WEBHOOKS_ALLOW_LOOPBACK_IN_TEST', true),
     webhookSecretKey: key32(env, 'WEBHOOK_SECRET_KEY'),
     providerSecretKey: key32(env, 'PROVIDER_SECRET_KEY'),
+    providerBaseUrlAllowlist: originList(env, 'PROVIDER_BASE_URL_ALLOWLIST'),
     settlementCutoffMs: int(env, 'SETTLEMENT_CUTOFF_MS', 86_400_000, 0, 30 * 86_400_000),
     settlementSweepMs: int(env, 'SETTLEMENT_SWEEP_MS', 60_000, 10, 86_400_000),
     payoutHoldMs: int(env, 'PAYOUT_HOLD_MS', 60_000, 0, 7 * 86_400_000),

@@ -8,6 +8,7 @@ import {
 } from '../../services/shared/index.js';
 import { createTestBus, type TestBus } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { STAND_IN_ORIGINS } from './stand-in-server.js';
 
 export interface TestStack extends Stack {
   db: TestDatabase;
@@ -71,6 +72,8 @@ export async function startTestStack(
     STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: '0',
     NATS_STREAM: testBus.nats?.stream,
     NATS_SUBJECT_PREFIX: testBus.nats?.subjectPrefix,
+    // Accounts of the tests' stand-in providers (api_base_url on loopback) by the operator's opt-in.
+    PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
     ...opts.env,
   });
   // As services/all-in-one/main.ts does: with OTEL_EXPORTER_OTLP_ENDPOINT in env, before the parts are built.

@@ -7,6 +7,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/**
+ * PROVIDER_BASE_URL_ALLOWLIST for the stand-ins: the operator's opt-in that lets accounts point
+ * at loopback servers on ephemeral ports (never the address policy relaxed).
+ */
+export const STAND_IN_ORIGINS = 'http://127.0.0.1:*';
+
 export interface StandInServer {
   baseUrl: string;
   close(): Promise<void>;

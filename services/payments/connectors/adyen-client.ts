@@ -5,6 +5,7 @@
 // an account's api_base_url replaces Adyen's host (a sandbox or a local stand-in on plain http,
 // which the library's own https-only transport cannot reach).
 import adyen from '@adyen/api-library';
+import { providerFetch, type ProviderNetwork } from './provider-fetch.js';
 import type { CredentialSource } from './types.js';
 
 const { Client, CheckoutAPI, EnvironmentEnum, HttpClientException } = adyen;
@@ -25,7 +26,11 @@ export class AdyenConnectionError extends Error {
  * written for the library reads them alike.
  */
 class FetchTransport {
-  constructor(private readonly baseUrl: string | undefined) {}
+  private readonly send: typeof fetch;
+
+  constructor(private readonly baseUrl: string | undefined, network: ProviderNetwork) {
+    this.send = providerFetch(baseUrl, { ...network, providerCode: 'adyen' });
+  }
 
   async request(endpoint: string, json: string | Buffer, config: Config, _keyRequired: boolean, options: RequestOptions = {}): Promise<string> {
     const url = new URL(endpoint);
@@ -41,7 +46,7 @@ class FetchTransport {
     let res: Response;
     let body: string;
     try {
-      res = await fetch(target, {
+      res = await this.send(target, {
         method: options.method ?? 'POST',
         headers,
         body: options.method === 'GET' ? undefined : json,
@@ -87,7 +92,9 @@ export interface AdyenClients {
  * library builds from the account's live URL prefix ({prefix}-checkout-live.adyenpayments.com).
  * Clients are cached by account id, key, prefix and base URL: a rotated key gets a new client.
  */
-export function createAdyenClients(credentials: CredentialSource): AdyenClients {
+export function createAdyenClients(
+  credentials: CredentialSource, network: ProviderNetwork,
+): AdyenClients {
   const cache = new Map<string, InstanceType<typeof CheckoutAPI>>();
   return {
     async forAccount(accountId) {
@@ -107,7 +114,7 @@ export function createAdyenClients(credentials: CredentialSource): AdyenClients 
           // The library requires a prefix for LIVE; with a stand-in's base URL the host is replaced anyway.
           ...(live && { liveEndpointUrlPrefix: v.live_url_prefix ?? (v.api_base_url ? 'standin' : undefined) }),
           connectionTimeoutMillis: REQUEST_TIMEOUT_MS,
-        }, new FetchTransport(v.api_base_url));
+        }, new FetchTransport(v.api_base_url, network));
         checkout = new CheckoutAPI(client);
         cache.set(cacheKey, checkout);
       }

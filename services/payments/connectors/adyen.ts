@@ -5,6 +5,7 @@
 import type { Types } from '@adyen/api-library';
 import { toAdyenAmount } from './adyen-amounts.js';
 import { createAdyenClients, type AdyenAccount } from './adyen-client.js';
+import type { ProviderNetwork } from './provider-fetch.js';
 import { CONDITIONS } from './adyen-errors.js';
 import { readAdyenSettlementReport } from './adyen-settlement-report.js';
 import { readAdyenNotification } from './adyen-notifications.js';
@@ -69,8 +70,11 @@ export function paymentParams(req: AuthorizeRequest, merchantAccount: string): P
   } as PaymentRequest;
 }
 
-export function createAdyenConnector({ credentials }: { credentials: CredentialSource }): Connector {
-  const clients = createAdyenClients(credentials);
+/** `network` defaults to no operator-listed origin: a merchant-chosen api_base_url must be public https. */
+export function createAdyenConnector(
+  { credentials, network = { allowlist: [] } }: { credentials: CredentialSource; network?: ProviderNetwork },
+): Connector {
+  const clients = createAdyenClients(credentials, network);
 
   /** /payments with the attempt id as Idempotency-Key: the first call, and the safe retry of a lost one. */
   async function pay(account: AdyenAccount, req: AuthorizeRequest): Promise<AuthorizeResult> {

@@ -12,6 +12,7 @@ export type {
   RefundResult, RoutedAccount, SettlementListRequest, SettlementReportRead, SettlementReportRequest,
 } from './types.js';
 export { DemoConnector };
+export type { ProviderNetwork } from './provider-fetch.js';
 export { PAYMENT_SCENARIOS, type Scenario } from './scenarios.js';
 
 export interface ConnectorRegistry {

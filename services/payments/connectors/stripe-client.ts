@@ -1,8 +1,9 @@
 // One Stripe SDK client per account and secret key, pointed at Stripe's API or at the account's
 // api_base_url (a sandbox or a local stand-in), whose HTTP requests stop when the calling
-// connector request's AbortSignal aborts.
+// connector request's AbortSignal aborts and go through the fetch its base URL allows (provider-fetch.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import Stripe from 'stripe';
+import { providerFetch, type ProviderNetwork } from './provider-fetch.js';
 import type { CredentialSource } from './types.js';
 
 /** Seconds-scale backstop; a connector call ends at the orchestrator's deadline (its signal) well before. */
@@ -20,12 +21,12 @@ export function withSignal<T>(signal: AbortSignal, call: () => Promise<T>): Prom
   return callSignal.run(signal, call);
 }
 
-const abortableFetch: typeof fetch = (input, init) => {
+const abortable = (send: typeof fetch): typeof fetch => (input, init) => {
   const signal = callSignal.getStore();
-  if (!signal) return fetch(input, init);
+  if (!signal) return send(input, init);
   // Aborting with an AbortError makes the SDK report a StripeConnectionError (its time-out).
   const combined = init?.signal ? AbortSignal.any([init.signal, signal]) : signal;
-  return fetch(input, { ...init, signal: combined });
+  return send(input, { ...init, signal: combined });
 };
 
 /** SDK options for an api_base_url such as http://127.0.0.1:4010: host, port and protocol. */
@@ -55,9 +56,10 @@ export interface StripeClients {
  * (Stripe's documented safe retry). The SDK still retries a connection closed before any answer
  * once, with the same key, which Stripe answers from its idempotency store.
  */
-export function createStripeClients(credentials: CredentialSource): StripeClients {
+export function createStripeClients(
+  credentials: CredentialSource, network: ProviderNetwork,
+): StripeClients {
   const cache = new Map<string, Stripe>();
-  const httpClient = Stripe.createFetchHttpClient(abortableFetch);
   return {
     async forAccount(accountId) {
       const creds = await credentials.get(accountId);
@@ -70,7 +72,7 @@ export function createStripeClients(credentials: CredentialSource): StripeClient
         for (const k of cache.keys()) if (k.startsWith(`${accountId}\u0000`)) cache.delete(k);
         client = new Stripe(key, {
           ...hostOptions(base),
-          httpClient,
+          httpClient: Stripe.createFetchHttpClient(abortable(providerFetch(base, { ...network, providerCode: 'stripe' }))),
           maxNetworkRetries: 0,
           timeout: REQUEST_TIMEOUT_MS,
           telemetry: false,

@@ -5,6 +5,7 @@ import type Stripe from 'stripe';
 import { idTime } from '../../shared/ids.js';
 import { failed, statusFromRepeat } from './outcome-mapping.js';
 import { toStripeAmount } from './stripe-amounts.js';
+import type { ProviderNetwork } from './provider-fetch.js';
 import { createStripeClients, withSignal, type StripeAccount } from './stripe-client.js';
 import { CONDITIONS } from './stripe-errors.js';
 import { listStripeSettlements } from './stripe-settlements.js';
@@ -43,8 +44,11 @@ export function intentParams(req: AuthorizeRequest): Stripe.PaymentIntentCreateP
   };
 }
 
-export function createStripeConnector({ credentials }: { credentials: CredentialSource }): Connector {
-  const clients = createStripeClients(credentials);
+/** `network` defaults to no operator-listed origin: a merchant-chosen api_base_url must be public https. */
+export function createStripeConnector(
+  { credentials, network = { allowlist: [] } }: { credentials: CredentialSource; network?: ProviderNetwork },
+): Connector {
+  const clients = createStripeClients(credentials, network);
 
   /** PaymentIntent create with the attempt id as Idempotency-Key: the first call, and the safe retry of a lost one. */
   async function confirm(account: StripeAccount, req: AuthorizeRequest): Promise<AuthorizeResult> {

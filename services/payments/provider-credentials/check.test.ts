@@ -6,7 +6,10 @@ import { credentialCheck } from './service.js';
 
 // What `svc provider test` answers when the connector cannot be asked, or does not answer.
 
-const stored = { describe: async (id: string) => (id === 'pac_stored' ? ({} as never) : undefined) };
+const stored = {
+  describe: async (id: string) => (id === 'pac_stored' ? ({} as never) : undefined),
+  source: () => ({ get: async () => ({ mode: 'test' as const, values: {} }) }),
+};
 const logger = createLogger('test', 'silent');
 const base: Connector = {
   authorize: async () => { throw new Error('unused'); },
@@ -16,7 +19,7 @@ const base: Connector = {
 
 test('no installed connector, no checkCredentials, no credentials, or no answer: each says so', async () => {
   const check = credentialCheck({
-    store: stored, logger, providerTimeoutMs: 50,
+    store: stored, logger, providerTimeoutMs: 50, baseUrlAllowlist: [],
     connectors: createConnectorRegistry({
       plain: base,
       silent: { ...base, checkCredentials: () => new Promise(() => undefined) },
@@ -32,4 +35,21 @@ test('no installed connector, no checkCredentials, no credentials, or no answer:
   assert.match((await check('pac_stored', 'silent')).message, /did not answer within 50 ms/);
   assert.deepEqual([(await check('pac_stored', 'broken')).reason], ['error']);
   assert.equal((await check('pac_stored', 'fine')).ok, true);
+});
+
+test('a merchant-chosen api_base_url: silence and a failure read alike, with none of the error\'s text', async () => {
+  const chosen = {
+    ...stored, source: () => ({ get: async () => ({ mode: 'test' as const, values: { api_base_url: 'https://sandbox.example.com' } }) }),
+  };
+  const check = credentialCheck({
+    store: chosen, logger, providerTimeoutMs: 50, baseUrlAllowlist: [],
+    connectors: createConnectorRegistry({
+      silent: { ...base, checkCredentials: () => new Promise(() => undefined) },
+      broken: { ...base, checkCredentials: async () => { throw new Error('connect ECONNREFUSED 10.0.0.5:5432 (db.internal)'); } },
+    }),
+  });
+  const silent = await check('pac_stored', 'silent');
+  const broken = await check('pac_stored', 'broken');
+  assert.equal(silent.message.replace('silent', 'P'), broken.message.replace('broken', 'P'));
+  assert.doesNotMatch(broken.message, /ECONNREFUSED|10\.0\.0\.5|internal|50 ms/);
 });

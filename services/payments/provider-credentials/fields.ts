@@ -1,4 +1,5 @@
 import { invalidField } from '../../shared/index.js';
+import { baseUrlProblem } from '../connectors/provider-base-url.js';
 
 // The credential fields each licensed provider's connector reads (connectors/types.ts,
 // AccountCredentials), as its API reference names them. A connect is checked against this table
@@ -37,21 +38,14 @@ export const CREDENTIAL_FIELDS: Record<string, ProviderFields> = {
 
 const MAX_VALUE = 4096;
 
-function checkUrl(name: string, value: string): void {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalidField(name, `${name} must be an http or https URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidField(name, `${name} must be an http or https URL`);
-}
-
 /**
  * The values to store, trimmed and empty ones dropped; a 422 naming every missing field at once,
- * or the first unknown or malformed one. Values are never quoted in a message.
+ * or the first unknown or malformed one. Values are never quoted in a message. An api_base_url
+ * passes the provider address policy (provider-base-url.ts) unless its origin is in `allowlist`.
  */
-export function checkedValues(providerCode: string, mode: string, raw: Record<string, string>): Record<string, string> {
+export function checkedValues(
+  providerCode: string, mode: string, raw: Record<string, string>, allowlist: readonly string[],
+): Record<string, string> {
   const spec = CREDENTIAL_FIELDS[providerCode];
   if (!spec) {
     throw invalidField('provider', `Unknown provider "${providerCode}"; the providers that can be connected are ` +
@@ -71,7 +65,8 @@ export function checkedValues(providerCode: string, mode: string, raw: Record<st
   }
   const tooLong = Object.keys(values).find((k) => values[k].length > MAX_VALUE);
   if (tooLong !== undefined) throw invalidField(tooLong, `${tooLong} must be at most ${MAX_VALUE} characters`);
-  if (values.api_base_url !== undefined) checkUrl('api_base_url', values.api_base_url);
+  const urlProblem = values.api_base_url === undefined ? undefined : baseUrlProblem(values.api_base_url, allowlist);
+  if (urlProblem !== undefined) throw invalidField('api_base_url', urlProblem);
   const mismatch = spec.modeMismatch?.(values, mode);
   if (mismatch) throw invalidField(mismatch[0], mismatch[1]);
   return values;

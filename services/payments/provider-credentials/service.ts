@@ -3,6 +3,8 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ProviderCredentialsService } from '../../../proto/gen/svc/payments/v1/provider_credentials_pb.js';
 import { invalidField, requireScope, SecretKeyMissingError, serviceError, type Clock, type Logger } from '../../shared/index.js';
 import type { ConnectorRegistry, CredentialCheck } from '../connectors/index.js';
+import { baseUrlTrust } from '../connectors/provider-base-url.js';
+import { UNREACHABLE_MESSAGE } from '../connectors/provider-fetch.js';
 import { CREDENTIAL_FIELDS, checkedValues } from './fields.js';
 import type { CredentialsRecord, CredentialStore } from './store.js';
 
@@ -15,6 +17,8 @@ export interface CredentialServiceDeps {
   logger: Logger;
   /** How long `check` waits for the provider, as any provider call (PROVIDER_TIMEOUT_MS). */
   providerTimeoutMs: number;
+  /** PROVIDER_BASE_URL_ALLOWLIST: origins an api_base_url may name without passing the address policy. */
+  baseUrlAllowlist: readonly string[];
 }
 
 function toProto(r: CredentialsRecord) {
@@ -34,8 +38,8 @@ const fromCheck = (c: CredentialCheck): CheckAnswer => (c.ok
  * The connector's harmless authenticated call for `svc provider test`, bounded like every provider
  * call; never throws: an account that cannot be checked says why.
  */
-export function credentialCheck(deps: Pick<CredentialServiceDeps, 'connectors' | 'logger' | 'providerTimeoutMs'> & {
-  store: Pick<CredentialStore, 'describe'>;
+export function credentialCheck(deps: Pick<CredentialServiceDeps, 'connectors' | 'logger' | 'providerTimeoutMs' | 'baseUrlAllowlist'> & {
+  store: Pick<CredentialStore, 'describe' | 'source'>;
 }) {
   const { store, connectors } = deps;
   return async function check(accountId: string, providerCode: string): Promise<CheckAnswer> {
@@ -49,10 +53,15 @@ export function credentialCheck(deps: Pick<CredentialServiceDeps, 'connectors' |
     if (!(await store.describe(accountId))) {
       return { ok: false, reason: 'no_credentials', message: `Provider account ${accountId} has no stored credentials` };
     }
+    // A host the merchant chose may be probed through us: a silence there reads like a refusal.
+    const baseUrl = (await store.source().get(accountId))?.values.api_base_url;
+    const unvetted = baseUrlTrust(providerCode, baseUrl, deps.baseUrlAllowlist) === 'merchant';
+    const unreachable = `${providerCode} could not be asked: ${UNREACHABLE_MESSAGE}`;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<CheckAnswer>((resolve) => {
       timer = setTimeout(() => resolve({
-        ok: false, reason: 'error', message: `${providerCode} did not answer within ${deps.providerTimeoutMs} ms`,
+        ok: false, reason: 'error',
+        message: unvetted ? unreachable : `${providerCode} did not answer within ${deps.providerTimeoutMs} ms`,
       }), deps.providerTimeoutMs);
     });
     try {
@@ -60,7 +69,7 @@ export function credentialCheck(deps: Pick<CredentialServiceDeps, 'connectors' |
     } catch (err) {
       // Only the error's class and message: a connector's error never quotes the stored values.
       deps.logger.warn({ providerAccountId: accountId, providerCode, err: (err as Error).name }, 'credential check failed');
-      return { ok: false, reason: 'error', message: `${providerCode} could not be asked: ${(err as Error).message}` };
+      return { ok: false, reason: 'error', message: unvetted ? unreachable : `${providerCode} could not be asked: ${(err as Error).message}` };
     } finally {
       clearTimeout(timer);
     }
@@ -78,7 +87,7 @@ export function providerCredentialRoutes(deps: CredentialServiceDeps) {
         if (!/^pac_[a-z0-9]{1,60}$/.test(req.providerAccountId)) {
           throw invalidField('provider_account_id', 'provider_account_id must be a provider account id (pac_…)');
         }
-        const values = checkedValues(req.providerCode, scope.mode, req.values);
+        const values = checkedValues(req.providerCode, scope.mode, req.values, deps.baseUrlAllowlist);
         try {
           const stored = await store.put({
             providerAccountId: req.providerAccountId, merchantId: scope.merchantId, projectId: scope.projectId,

@@ -11,7 +11,17 @@ export type AddressKind = 'public' | 'loopback' | 'private' | 'link-local' | 'me
 export interface UrlPolicy {
   /** Test mode may reach loopback (WEBHOOKS_ALLOW_LOOPBACK_IN_TEST) for local development. */
   allowLoopbackInTest: boolean;
+  /** What is sent there, as messages name it; webhooks unless said. */
+  subject?: string;
+  /**
+   * Live mode's rules in test mode too (https, public hosts only): for addresses whose requests
+   * carry credentials anyone can get in test mode (provider base URLs with free test keys).
+   */
+  liveGradeAlways?: boolean;
 }
+
+/** The mode whose rules apply: live for a policy that is live-grade in every mode. */
+const gradeOf = (mode: Mode, policy: UrlPolicy): Mode => (policy.liveGradeAlways ? 'live' : mode);
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -74,20 +84,23 @@ export function classifyAddress(raw: string): AddressKind {
   return 'public';
 }
 
-/** Why `address` may not receive this mode's webhooks, or undefined when it may. */
+/** Why `address` may not receive this mode's requests, or undefined when it may. */
 export function addressProblem(address: string, mode: Mode, policy: UrlPolicy): string | undefined {
   const kind = classifyAddress(address);
   if (kind === 'public') return undefined;
-  if (kind === 'loopback' && mode === 'test' && policy.allowLoopbackInTest) return undefined;
-  return `${address} is a ${kind} address, which webhooks may not reach${kind === 'loopback' ? ` in ${mode} mode` : ''}`;
+  const grade = gradeOf(mode, policy);
+  if (kind === 'loopback' && grade === 'test' && policy.allowLoopbackInTest) return undefined;
+  const where = kind === 'loopback' && !policy.liveGradeAlways ? ` in ${mode} mode` : '';
+  return `${address} is a ${kind} address, which ${policy.subject ?? 'webhooks'} may not reach${where}`;
 }
 
 const METADATA_NAMES = new Set([
   'metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal',
 ]);
 
-/** Why this endpoint URL cannot be saved for `mode`, or undefined when it can. */
+/** Why this URL cannot be saved for `mode` under `policy`, or undefined when it can. */
 export function endpointUrlProblem(raw: string, mode: Mode, policy: UrlPolicy): string | undefined {
+  const subject = policy.subject ?? 'webhooks';
   if (raw.length > MAX_URL_LENGTH) return `the URL must be at most ${MAX_URL_LENGTH} characters`;
   let url: URL;
   try {
@@ -95,16 +108,17 @@ export function endpointUrlProblem(raw: string, mode: Mode, policy: UrlPolicy): 
   } catch {
     return 'not a valid absolute URL';
   }
+  if (policy.liveGradeAlways && url.protocol !== 'https:') return `the URL must use https (${subject} carry credentials)`;
   if (mode === 'live' && url.protocol !== 'https:') return 'live-mode endpoints must use https';
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'the URL must use https (or http in test mode)';
   if (url.username || url.password) return 'the URL must not carry credentials';
   if (url.hash) return 'the URL must not have a fragment';
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
   if (isIP(host)) return addressProblem(host, mode, policy);
-  if (METADATA_NAMES.has(host)) return `${host} is a cloud metadata service, which webhooks may not reach`;
+  if (METADATA_NAMES.has(host)) return `${host} is a cloud metadata service, which ${subject} may not reach`;
   if (host === 'localhost' || host.endsWith('.localhost')) return addressProblem('127.0.0.1', mode, policy);
   // A name that only an internal resolver knows (search domains, mDNS, cluster DNS).
-  if (mode === 'live' && (!host.includes('.') || /\.(local|internal|localdomain|home\.arpa|cluster\.local)$/.test(host))) {
+  if (gradeOf(mode, policy) === 'live' && (!host.includes('.') || /\.(local|internal|localdomain|home\.arpa|cluster\.local)$/.test(host))) {
     return `${host} is not a public host name`;
   }
   return undefined;

@@ -2,3 +2,4 @@
 // endpoints, provider base URLs): checked when saved and again at connect time on the resolved address.
 export * from './address-policy.js';
 export * from './safe-agent.js';
+export * from './origin-allowlist.js';

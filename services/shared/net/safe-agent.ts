@@ -6,6 +6,12 @@ import type { LookupFunction } from 'node:net';
 /** Why a resolved address may not be connected to, or undefined when it may. */
 export type AddressCheck = (address: string) => string | undefined;
 
+/** How names are resolved: node:dns lookup with `all: true`; a test gives one that answers what a rebinding name would. */
+export type Resolver = (
+  hostname: string, options: LookupOptions & { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
 export class AddressNotAllowedError extends Error {
   readonly code = 'EADDRNOTALLOWED';
 }
@@ -16,9 +22,9 @@ export class AddressNotAllowedError extends Error {
  * name that passed when the endpoint was saved and now resolves inside (DNS rebinding) is refused.
  * Node calls it with `all: true` when it races address families (autoSelectFamily), else without.
  */
-export function guardedLookup(check: AddressCheck): LookupFunction {
+export function guardedLookup(check: AddressCheck, resolve: Resolver = dnsLookup): LookupFunction {
   return ((hostname: string, options: LookupOptions, callback: (...args: unknown[]) => void) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err);
       const problem = addresses.map((a) => check(a.address)).find((p) => p !== undefined);
       if (problem !== undefined || addresses.length === 0) {
