@@ -53,7 +53,7 @@ function genericAnswer(status: number, message: string): Response {
   return new Response(body, { status, headers: { 'content-type': 'application/json' } });
 }
 
-async function readCapped(res: Awaited<ReturnType<typeof undiciFetch>>): Promise<string | undefined> {
+async function readCapped(res: { body: AsyncIterable<Uint8Array> | null }): Promise<string | undefined> {
   if (!res.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -74,6 +74,20 @@ function isJson(text: string): boolean {
   }
 }
 
+type HostAnswer = Awaited<ReturnType<typeof undiciFetch>>;
+
+/**
+ * What a merchant-chosen host answered, as the SDK may see it: a JSON success as it is, anything
+ * else one generic answer naming the status, none of the host's text.
+ */
+export async function withoutHostText(res: HostAnswer): Promise<Response> {
+  const text = await readCapped(res);
+  if (res.status < 200 || res.status >= 300) return genericAnswer(res.status, answeredMessage(res.status));
+  if (NULL_BODY.has(res.status)) return new Response(null, { status: res.status });
+  if (text !== undefined && isJson(text)) return new Response(text, { status: res.status, headers: { 'content-type': 'application/json' } });
+  return genericAnswer(502, `${answeredMessage(res.status)} without a JSON body`);
+}
+
 function guardedFetch(apiBaseUrl: string, opts: ProviderFetchOptions): typeof fetch {
   const dispatcher = guardedAgent(opts.resolve);
   return async (input, init) => {
@@ -81,19 +95,10 @@ function guardedFetch(apiBaseUrl: string, opts: ProviderFetchOptions): typeof fe
     if (baseUrlProblem(apiBaseUrl, opts.allowlist) !== undefined) throw new ProviderUnreachableError();
     const url = input instanceof Request ? input.url : String(input);
     try {
-      const res = await undiciFetch(url, {
+      return await withoutHostText(await undiciFetch(url, {
         method: init?.method, headers: init?.headers as Record<string, string>, body: init?.body as string | undefined,
         signal: init?.signal ?? undefined, redirect: 'manual', dispatcher,
-      });
-      const text = await readCapped(res);
-      if (res.status >= 200 && res.status < 300) {
-        if (NULL_BODY.has(res.status)) return new Response(null, { status: res.status });
-        if (text !== undefined && isJson(text)) {
-          return new Response(text, { status: res.status, headers: { 'content-type': 'application/json' } });
-        }
-        return genericAnswer(502, `${answeredMessage(res.status)} without a JSON body`);
-      }
-      return genericAnswer(res.status, answeredMessage(res.status));
+      }));
     } catch (err) {
       // The caller's deadline stays an abort, which the SDKs report as their time-out.
       if (init?.signal?.aborted) throw err;

@@ -31,5 +31,7 @@ export function listedOrigin(raw: string, entries: readonly string[]): boolean {
   } catch {
     return false;
   }
+  // Credentials in the URL would go to the listed host unvetted by anyone: never listed.
+  if (url.username || url.password) return false;
   return entries.includes(url.origin) || entries.includes(`${url.protocol}//${url.hostname}:*`);
 }
