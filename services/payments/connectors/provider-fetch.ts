@@ -81,9 +81,12 @@ type HostAnswer = Awaited<ReturnType<typeof undiciFetch>>;
  * else one generic answer naming the status, none of the host's text.
  */
 export async function withoutHostText(res: HostAnswer): Promise<Response> {
+  if (res.status < 200 || res.status >= 300 || NULL_BODY.has(res.status)) {
+    await res.body?.cancel();
+    if (NULL_BODY.has(res.status)) return new Response(null, { status: res.status });
+    return genericAnswer(res.status, answeredMessage(res.status));
+  }
   const text = await readCapped(res);
-  if (res.status < 200 || res.status >= 300) return genericAnswer(res.status, answeredMessage(res.status));
-  if (NULL_BODY.has(res.status)) return new Response(null, { status: res.status });
   if (text !== undefined && isJson(text)) return new Response(text, { status: res.status, headers: { 'content-type': 'application/json' } });
   return genericAnswer(502, `${answeredMessage(res.status)} without a JSON body`);
 }

@@ -69,3 +69,17 @@ test('endpoint URLs: live needs https and a public host; test may use http and l
     assert.match(endpointUrlProblem(url, mode, policy) ?? 'accepted', pattern, url.slice(0, 80));
   }
 });
+
+test('a live-grade policy (provider base URLs) applies live rules in test mode and names its subject', () => {
+  const provider = { allowLoopbackInTest: true, liveGradeAlways: true, subject: 'provider requests' };
+  assert.match(endpointUrlProblem('http://sandbox.example.com/', 'test', provider)!, /https \(provider requests carry credentials\)/);
+  assert.match(endpointUrlProblem('https://127.0.0.1:4010/', 'test', provider)!, /loopback address, which provider requests may not reach$/);
+  assert.match(endpointUrlProblem('https://localhost/', 'test', provider)!, /provider requests/);
+  assert.match(endpointUrlProblem('https://payments/', 'test', provider)!, /public host/);
+  assert.match(endpointUrlProblem('https://metadata.google.internal/', 'test', provider)!, /provider requests may not reach/);
+  assert.match(addressProblem('127.0.0.1', 'test', provider)!, /provider requests/);
+  assert.equal(endpointUrlProblem('https://sandbox.example.com/any/path?', 'test', provider), undefined);
+  // Webhooks keep their wording and their test-mode loopback.
+  assert.match(addressProblem('10.0.0.1', 'test', open)!, /which webhooks may not reach$/);
+  assert.equal(addressProblem('127.0.0.1', 'test', open), undefined);
+});
