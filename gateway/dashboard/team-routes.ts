@@ -48,7 +48,7 @@ export function teamRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
   });
 
   scope.post('/invitations/accept', {
-    config: { dashboard: { public: true } }, schema: { body: AcceptInvitationBody },
+    config: { dashboard: { public: true }, throttle: 'invitation-accept' }, schema: { body: AcceptInvitationBody },
   }, async (request, reply) => {
     const body = request.body as { token: string; password: string };
     if (!isTokenShaped(body.token)) throw invalidLink('invitation');
