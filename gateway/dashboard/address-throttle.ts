@@ -13,7 +13,10 @@ import { clientIp } from './session-cookie.js';
 // reaches (AUTH_THROTTLE_PER_MINUTE, SIGN_IN_THROTTLE_PER_MINUTE); past them 429 rate_limited with
 // Retry-After until the minute ends. The address is clientIp's: X-Forwarded-For only from TRUSTED_PROXIES.
 
-export const THROTTLED_ROUTES = ['register', 'sign-in', 'password-reset', 'password-reset-confirm', 'invitation-accept', 'operator-sign-in'] as const;
+// Operator sign-in is not among them: it does no costly work, and a count of every request per address
+// would let wrong tokens from an address all operators share lock out the right one; its wrong tokens
+// are slowed per address instead (operator-routes.ts, throttle.ts).
+export const THROTTLED_ROUTES = ['register', 'sign-in', 'password-reset', 'password-reset-confirm', 'invitation-accept'] as const;
 export type ThrottledRoute = (typeof THROTTLED_ROUTES)[number];
 
 declare module 'fastify' {

@@ -10,7 +10,7 @@ import { RetryLater } from './retry-later.js';
 export const MAX_HASHES_IN_FLIGHT = 2;
 export const HASHING_RETRY_AFTER_SECONDS = 1;
 
-const stats = { inFlight: 0, computed: 0, refused: 0 };
+const stats = { inFlight: 0, peakInFlight: 0, computed: 0, refused: 0 };
 
 /** How much hashing this process did and refused (for tests and diagnostics; never secrets). */
 export function hashingStats(): Readonly<typeof stats> {
@@ -30,6 +30,7 @@ export function refuseIfHashingFull(): void {
 export async function gatedHash<T>(derive: () => Promise<T>): Promise<T> {
   refuseIfHashingFull();
   stats.inFlight += 1;
+  stats.peakInFlight = Math.max(stats.peakInFlight, stats.inFlight);
   stats.computed += 1;
   try {
     return await derive();

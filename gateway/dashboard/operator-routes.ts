@@ -33,7 +33,7 @@ export function operatorRoutes(scope: FastifyInstance, deps: DashboardDeps): voi
   const operator = { config: { dashboard: { operator: true as const } } };
 
   scope.post('/operator/sign-in', {
-    config: { dashboard: { public: true }, throttle: 'operator-sign-in' }, schema: { body: OperatorSignInBody },
+    config: { dashboard: { public: true } }, schema: { body: OperatorSignInBody },
   }, async (request, reply) => {
     if (!deps.operatorToken) throw new DomainError('resource_not_found', 'The operator console is off: OPERATOR_TOKEN is not set.');
     const ip = clientIp(request, deps);

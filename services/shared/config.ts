@@ -93,7 +93,7 @@ export interface Config {
   /** How often the payouts part sends the payouts whose hold has passed. */
   payoutSweepMs: number;
   // The dashboard's per-client-address throttles (gateway/dashboard/address-throttle.ts).
-  /** Requests per address per minute to register, password reset and its confirm, invitation accept, operator sign-in. */
+  /** Requests per address per minute to register, password reset and its confirm, invitation accept. */
   authThrottlePerMinute: number;
   /** Requests per address per minute to member sign-in (an office behind one address signs in together). */
   signInThrottlePerMinute: number;
