@@ -22,10 +22,9 @@ import { tokenHash } from './tokens.js';
 
 const invalidCredentials = () => new DomainError('invalid_credentials', 'The email or the password is not right.');
 
-/** 429 with Retry-After: the pair must wait after its last failure (throttle.ts). */
-export function throttled(reply: FastifyReply, retryAfterSeconds: number): DomainError {
-  reply.header('retry-after', String(retryAfterSeconds));
-  return new DomainError('rate_limited', `Too many sign-in attempts; try again in ${retryAfterSeconds} seconds.`);
+/** 429 with Retry-After (retry-later.ts): the pair must wait after its last failure (throttle.ts). */
+export function throttled(retryAfterSeconds: number): RetryLater {
+  return new RetryLater(`Too many failed sign-ins; try again in ${retryAfterSeconds} seconds.`, retryAfterSeconds);
 }
 
 /** Signs the user in to the merchant and answers what GET /session would. */
@@ -78,7 +77,7 @@ export function accountRoutes(scope: FastifyInstance, deps: DashboardDeps): void
     const email = normalEmail(body.email);
     const ip = clientIp(request, deps);
     const checked = await checkedPassword(deps, email, body.password, ip);
-    if (!checked.allowed) throw throttled(reply, checked.retryAfterSeconds);
+    if (!checked.allowed) throw throttled(checked.retryAfterSeconds);
     const membership = await store.defaultMembership(checked.user.id);
     // A user whose every membership was removed has nothing to sign in to.
     if (!membership) throw new DomainError('forbidden', 'This account is not a member of any merchant.');

@@ -44,7 +44,7 @@ export function operatorRoutes(scope: FastifyInstance, deps: DashboardDeps): voi
     // Equal-length digests make the comparison constant-time whatever was sent (as /manage/v1 does).
     if (!timingSafeEqual(digest((request.body as { token: string }).token), digest(deps.operatorToken))) {
       const decision = await store.takeSignInAttempt(OPERATOR_THROTTLE_KEY, ip, clock.now());
-      if (!decision.allowed) throw throttled(reply, decision.retryAfterSeconds);
+      if (!decision.allowed) throw throttled(decision.retryAfterSeconds);
       throw new DomainError('invalid_credentials', 'The operator token is not right.');
     }
     const token = await startOperatorSession(deps, request, reply, ip);
