@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decideAttempt, delayAfter, FAILURE_WINDOW_MS, FREE_FAILURES, MAX_DELAY_MS } from './throttle.js';
+import { decideAttempt, delayAfter, SIGN_IN_WINDOW_MS, FREE_FAILURES, MAX_DELAY_MS } from './throttle.js';
 
 const at = new Date('2026-03-01T12:00:00Z');
 const ago = (ms: number) => new Date(at.getTime() - ms);
@@ -22,7 +22,7 @@ test('past the free failures each attempt waits a doubling interval after the la
 });
 
 test('failures older than the window do not count; order does not matter', () => {
-  const old = [ago(FAILURE_WINDOW_MS), ago(FAILURE_WINDOW_MS + 1), ago(FAILURE_WINDOW_MS * 2)];
+  const old = [ago(SIGN_IN_WINDOW_MS), ago(SIGN_IN_WINDOW_MS + 1), ago(SIGN_IN_WINDOW_MS * 2)];
   assert.deepEqual(decideAttempt([...old, ...failures(FREE_FAILURES)], at), { allowed: true });
   const many = failures(FREE_FAILURES + 2);
   assert.deepEqual(decideAttempt([...many].reverse(), at), decideAttempt(many, at));

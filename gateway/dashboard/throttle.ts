@@ -1,7 +1,7 @@
 // The sign-in throttle per email and client address: it slows guessing down without ever locking
 // the right password out. It counts failures, not sign-ins: an attempt is recorded before the
 // password is checked (so parallel guesses cannot all slip through) and a right password forgets
-// the pair's record. The first FREE_FAILURES failures in FAILURE_WINDOW_MS cost nothing; after
+// the pair's record. The first FREE_FAILURES failures in SIGN_IN_WINDOW_MS cost nothing; after
 // that, each attempt must come at least a growing interval after the last failure (1 s, 2 s, 4 s ...
 // at most MAX_DELAY_MS). An attempt inside the interval is refused (429, Retry-After) unchecked and
 // not counted; one after it is checked, and signs in if the password is right: an attacker who
@@ -10,7 +10,8 @@
 // this file holds the rule. Operator tokens use the same rule, but a right token skips it altogether.
 
 export const FREE_FAILURES = 5;
-export const FAILURE_WINDOW_MS = 15 * 60_000;
+/** How long a failure counts; a sweep of sign_in_attempts must keep younger rows. */
+export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 export const FIRST_DELAY_MS = 1_000;
 export const MAX_DELAY_MS = 60_000;
 
@@ -27,7 +28,7 @@ export function delayAfter(failures: number): number {
  * it may not, the wait is until the interval after the latest failure has passed (at least 1 s).
  */
 export function decideAttempt(failures: readonly Date[], at: Date): ThrottleDecision {
-  const recent = failures.map((a) => a.getTime()).filter((t) => t > at.getTime() - FAILURE_WINDOW_MS);
+  const recent = failures.map((a) => a.getTime()).filter((t) => t > at.getTime() - SIGN_IN_WINDOW_MS);
   if (recent.length === 0) return { allowed: true };
   const waitMs = Math.max(...recent) + delayAfter(recent.length) - at.getTime();
   if (waitMs <= 0) return { allowed: true };

@@ -1,19 +1,19 @@
 import { withTransaction, type Pool } from '../../services/shared/index.js';
-import { decideAttempt, FAILURE_WINDOW_MS, type ThrottleDecision } from '../dashboard/throttle.js';
+import { decideAttempt, SIGN_IN_WINDOW_MS, type ThrottleDecision } from '../dashboard/throttle.js';
 
 /**
  * The sign-in throttle's records (the rule is gateway/dashboard/throttle.ts): one row per attempt
  * still counted as a failure. An attempt is taken before the password is checked, under a
  * transaction-scoped advisory lock on the pair, so parallel guesses cannot all slip through; a right
  * password clears the pair, and an attempt that was never checked (hashing busy) is given back.
- * Rows older than FAILURE_WINDOW_MS are deleted in passing; a sweep may delete them too.
+ * Rows older than SIGN_IN_WINDOW_MS are deleted in passing; a sweep may delete them too.
  */
 export function createSignInThrottleStore(pool: Pool) {
   return {
     async takeSignInAttempt(email: string, ip: string, at: Date): Promise<ThrottleDecision> {
       return withTransaction(pool, async (tx) => {
         await tx.query(`SELECT pg_advisory_xact_lock(hashtext('sign-in:' || $1 || ' ' || $2))`, [email, ip]);
-        const since = new Date(at.getTime() - FAILURE_WINDOW_MS);
+        const since = new Date(at.getTime() - SIGN_IN_WINDOW_MS);
         await tx.query('DELETE FROM sign_in_attempts WHERE email = $1 AND ip = $2 AND attempted_at <= $3', [email, ip, since]);
         const { rows } = await tx.query(
           'SELECT attempted_at FROM sign_in_attempts WHERE email = $1 AND ip = $2', [email, ip],
