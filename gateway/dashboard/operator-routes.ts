@@ -13,8 +13,9 @@ import { clientIp } from './session-cookie.js';
 import { csrfTokenOf, tokenHash } from './tokens.js';
 
 // Operators signing in to and out of the console (operator-session.ts for the cookie):
-//   POST /dashboard/api/operator/sign-in    {token}: the deployment's OPERATOR_TOKEN; throttled as
-//                                           member sign-ins are, per client address; audited
+//   POST /dashboard/api/operator/sign-in    {token}: the deployment's OPERATOR_TOKEN; wrong tokens are
+//                                           slowed per client address as member sign-ins are, the
+//                                           right one always works; audited
 //   GET  /dashboard/api/operator/session    {csrf_token, idle_timeout_seconds}
 //   POST /dashboard/api/operator/sign-out
 
@@ -36,13 +37,16 @@ export function operatorRoutes(scope: FastifyInstance, deps: DashboardDeps): voi
   }, async (request, reply) => {
     if (!deps.operatorToken) throw new DomainError('resource_not_found', 'The operator console is off: OPERATOR_TOKEN is not set.');
     const ip = clientIp(request, deps);
-    const decision = await store.takeSignInAttempt(OPERATOR_THROTTLE_KEY, ip, clock.now());
-    if (!decision.allowed) throw throttled(reply, decision.retryAfterSeconds);
+    // The right token always signs in: it is long and random (OPERATOR_TOKEN, 24+ characters), so
+    // guessing it is hopeless, and throttling it would let wrong guesses from an address every
+    // operator shares (a proxy outside TRUSTED_PROXIES) lock them all out. Wrong tokens are slowed
+    // per address as member sign-ins are (throttle.ts); a refused one is 429, never a verdict.
     // Equal-length digests make the comparison constant-time whatever was sent (as /manage/v1 does).
     if (!timingSafeEqual(digest((request.body as { token: string }).token), digest(deps.operatorToken))) {
+      const decision = await store.takeSignInAttempt(OPERATOR_THROTTLE_KEY, ip, clock.now());
+      if (!decision.allowed) throw throttled(decision.retryAfterSeconds);
       throw new DomainError('invalid_credentials', 'The operator token is not right.');
     }
-    await store.clearSignInAttempts(OPERATOR_THROTTLE_KEY, ip);
     const token = await startOperatorSession(deps, request, reply, ip);
     await store.recordAudit(ACTOR, 'operator.signed_in', clock.now(), {});
     return operatorView(token);

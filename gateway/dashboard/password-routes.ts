@@ -9,6 +9,7 @@ import { isTokenShaped, newToken, tokenHash } from './tokens.js';
 // Password reset by a mailed link:
 //   POST /dashboard/api/password-reset          {email}            202 whether or not the email has an account
 //   POST /dashboard/api/password-reset/confirm  {token, password}  the link works once, for an hour; every session ends
+// Both are throttled per client address (address-throttle.ts); confirm hashes only for an open link.
 
 export const invalidLink = (what: string) =>
   new DomainError('invalid_token', `This ${what} link is unknown, already used or expired; ask for a new one.`, { param: 'token' });
@@ -16,7 +17,7 @@ export const invalidLink = (what: string) =>
 export function passwordRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
   const { store, clock, mailer } = deps;
 
-  scope.post('/password-reset', { config: { dashboard: { public: true } }, schema: { body: PasswordResetBody } }, async (request, reply) => {
+  scope.post('/password-reset', { config: { dashboard: { public: true }, throttle: 'password-reset' }, schema: { body: PasswordResetBody } }, async (request, reply) => {
     const email = normalEmail((request.body as { email: string }).email);
     const user = await store.userByEmail(email);
     // The same answer either way: the form does not tell who has an account.
@@ -35,11 +36,14 @@ export function passwordRoutes(scope: FastifyInstance, deps: DashboardDeps): voi
   });
 
   scope.post('/password-reset/confirm', {
-    config: { dashboard: { public: true } }, schema: { body: PasswordResetConfirmBody },
+    config: { dashboard: { public: true }, throttle: 'password-reset-confirm' }, schema: { body: PasswordResetConfirmBody },
   }, async (request) => {
     const body = request.body as { token: string; password: string };
+    // Cheap checks first: scrypt work is spent only on a link that can still be used.
     if (!isTokenShaped(body.token)) throw invalidLink('password reset');
+    if (!(await store.isPasswordResetOpen(tokenHash(body.token), clock.now()))) throw invalidLink('password reset');
     checkPasswordRules(body.password);
+    // resetPassword checks the link again in its transaction: it may have been used meanwhile.
     const userId = await store.resetPassword(tokenHash(body.token), await hashPassword(body.password), clock.now());
     if (!userId) throw invalidLink('password reset');
     // Not signed in here: the user signs in with the new password (the throttle applies to that).

@@ -4,6 +4,7 @@ import { installCardDataCheck } from '../edge/card-data.js';
 import { installAuditAddress } from '../http/audit-address-hook.js';
 import { routeNotFound } from '../http/errors.js';
 import { accountRoutes } from './account-routes.js';
+import { installAddressThrottle } from './address-throttle.js';
 import { mirroredRoutes } from './api-mirror.js';
 import type { DashboardDeps } from './context.js';
 import { exportRoutes } from './export-routes.js';
@@ -14,6 +15,7 @@ import { keyRoutes } from './key-routes.js';
 import { passwordRoutes } from './password-routes.js';
 import { providerRoutes } from './provider-routes.js';
 import { requestLogRoutes } from './request-log-routes.js';
+import { installRetryAfter } from './retry-later.js';
 import { settingsRoutes } from './settings-routes.js';
 import { teamRoutes } from './team-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
@@ -26,6 +28,9 @@ export function dashboardApiScope(deps: DashboardDeps) {
   return async function dashboardApi(scope: FastifyInstance): Promise<void> {
     await scope.register(cookie);
     installGuards(scope, deps);
+    // After the Origin check (cheaper, no database), before the body is read: see address-throttle.ts.
+    installRetryAfter(scope);
+    installAddressThrottle(scope, deps);
     installAuditAddress(scope, deps.trustedProxies);
     installCardDataCheck(scope);
     scope.addHook('onRoute', (route) => {

@@ -3,6 +3,7 @@ import { DomainError } from '../../services/shared/index.js';
 import type { Role } from '../store/index.js';
 import { signIn, throttled } from './account-routes.js';
 import { sessionOf, type DashboardDeps } from './context.js';
+import { refuseIfHashingFull } from './hash-gate.js';
 import { INVITATION_LIFETIME_MS, linkTo } from './links.js';
 import { checkPasswordRules, hashPassword, verifyPassword } from './passwords.js';
 import { invalidLink } from './password-routes.js';
@@ -48,7 +49,7 @@ export function teamRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
   });
 
   scope.post('/invitations/accept', {
-    config: { dashboard: { public: true } }, schema: { body: AcceptInvitationBody },
+    config: { dashboard: { public: true }, throttle: 'invitation-accept' }, schema: { body: AcceptInvitationBody },
   }, async (request, reply) => {
     const body = request.body as { token: string; password: string };
     if (!isTokenShaped(body.token)) throw invalidLink('invitation');
@@ -56,9 +57,11 @@ export function teamRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
     const invitation = await store.openInvitation(hash, clock.now());
     if (!invitation) throw invalidLink('invitation');
     const existing = await store.userByEmail(invitation.email);
-    // Checking an existing account's password is a sign-in, throttled like one.
+    // Checking an existing account's password is a sign-in, throttled like one; refused before it is
+    // recorded when the hashing bound is reached already (hash-gate.ts).
+    if (existing) refuseIfHashingFull();
     const decision = existing ? await store.takeSignInAttempt(existing.email, clientIp(request, deps), clock.now()) : undefined;
-    if (decision && !decision.allowed) throw throttled(reply, decision.retryAfterSeconds);
+    if (decision && !decision.allowed) throw throttled(decision.retryAfterSeconds);
     if (existing && !(await verifyPassword(body.password, existing.password_hash))) {
       throw new DomainError('invalid_credentials', 'This email has an account: accept with its password.', { param: 'password' });
     }

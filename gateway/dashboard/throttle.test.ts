@@ -1,30 +1,33 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decideAttempt, SIGN_IN_LIMIT, SIGN_IN_WINDOW_MS } from './throttle.js';
+import { decideAttempt, delayAfter, SIGN_IN_WINDOW_MS, FREE_FAILURES, MAX_DELAY_MS } from './throttle.js';
 
 const at = new Date('2026-03-01T12:00:00Z');
 const ago = (ms: number) => new Date(at.getTime() - ms);
+const failures = (n: number, lastAgoMs = 0) => Array.from({ length: n }, (_, i) => ago(lastAgoMs + i * 1000));
 
-test('attempts under the limit in the window are allowed', () => {
+test('the first failures in the window cost nothing: the next attempt is checked at once', () => {
   assert.deepEqual(decideAttempt([], at), { allowed: true });
-  assert.deepEqual(decideAttempt(Array.from({ length: SIGN_IN_LIMIT - 1 }, (_, i) => ago(i * 1000)), at), { allowed: true });
+  assert.deepEqual(decideAttempt(failures(FREE_FAILURES), at), { allowed: true });
 });
 
-test('the attempt over the limit waits until the oldest attempt in the window leaves it', () => {
-  const attempts = [ago(60_000), ago(50_000), ago(40_000), ago(30_000), ago(20_000)];
-  assert.deepEqual(decideAttempt(attempts, at), { allowed: false, retryAfterSeconds: (SIGN_IN_WINDOW_MS - 60_000) / 1000 });
-  // Order does not matter.
-  assert.deepEqual(decideAttempt([...attempts].reverse(), at), decideAttempt(attempts, at));
+test('past the free failures each attempt waits a doubling interval after the last failure, at most a minute', () => {
+  assert.deepEqual([1, 2, 3, 4].map((k) => delayAfter(FREE_FAILURES + k)), [1000, 2000, 4000, 8000]);
+  assert.equal(delayAfter(FREE_FAILURES + 40), MAX_DELAY_MS);
+  assert.deepEqual(decideAttempt(failures(FREE_FAILURES + 1), at), { allowed: false, retryAfterSeconds: 1 });
+  assert.deepEqual(decideAttempt(failures(FREE_FAILURES + 3, 1000), at), { allowed: false, retryAfterSeconds: 3 });
+  // Once the interval has passed the attempt is checked (a right password signs in).
+  assert.deepEqual(decideAttempt(failures(FREE_FAILURES + 3, 4000), at), { allowed: true });
+  assert.deepEqual(decideAttempt(failures(FREE_FAILURES + 100, MAX_DELAY_MS), at), { allowed: true });
 });
 
-test('attempts older than the window do not count (a sliding window, not a fixed one)', () => {
+test('failures older than the window do not count; order does not matter', () => {
   const old = [ago(SIGN_IN_WINDOW_MS), ago(SIGN_IN_WINDOW_MS + 1), ago(SIGN_IN_WINDOW_MS * 2)];
-  const recent = [ago(1000), ago(2000), ago(3000), ago(4000)];
-  assert.deepEqual(decideAttempt([...old, ...recent], at), { allowed: true });
-  assert.equal(decideAttempt([...old, ...recent, ago(5000)], at).allowed, false);
+  assert.deepEqual(decideAttempt([...old, ...failures(FREE_FAILURES)], at), { allowed: true });
+  const many = failures(FREE_FAILURES + 2);
+  assert.deepEqual(decideAttempt([...many].reverse(), at), decideAttempt(many, at));
 });
 
 test('the wait is never zero, so a client honouring Retry-After does not retry at once', () => {
-  const attempts = Array.from({ length: SIGN_IN_LIMIT }, () => ago(SIGN_IN_WINDOW_MS - 1));
-  assert.deepEqual(decideAttempt(attempts, at), { allowed: false, retryAfterSeconds: 1 });
+  assert.deepEqual(decideAttempt(failures(FREE_FAILURES + 1, 999), at), { allowed: false, retryAfterSeconds: 1 });
 });

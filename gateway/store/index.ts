@@ -1,5 +1,6 @@
 // Postgres access of the gateway (schema `gateway`), one file per topic.
 import type { Pool } from '../../services/shared/index.js';
+import { createAddressThrottleStore } from './address-throttle.js';
 import { createAllowlistStore } from './allowlists.js';
 import { createIdempotencyStore } from './idempotency.js';
 import { createKeyStore } from './keys.js';
@@ -44,6 +45,7 @@ export function createStore(pool: Pool) {
     ...createSessionStore(pool),
     ...createMailedLinkStore(pool),
     ...createSignInThrottleStore(pool),
+    ...createAddressThrottleStore(pool),
     ...createVerificationStore(pool),
     // The dashboard's operator console: its sessions and what it reads.
     ...createOperatorSessionStore(pool),

@@ -36,6 +36,14 @@ export function createMailedLinkStore(pool: Pool) {
      * Spends a reset link and sets the new password; every session of the user ends with it (whoever
      * knew the old password is signed out). Undefined for an unknown, used or expired link.
      */
+    /** Whether a reset link is open (unused, unexpired): one indexed lookup, checked before any hashing. */
+    async isPasswordResetOpen(tokenHash: string, at: Date): Promise<boolean> {
+      const { rows } = await pool.query(
+        'SELECT 1 FROM password_resets WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2', [tokenHash, at],
+      );
+      return rows.length > 0;
+    },
+
     async resetPassword(tokenHash: string, passwordHash: string, at: Date): Promise<string | undefined> {
       return withTransaction(pool, async (tx) => {
         const { rows } = await tx.query(

@@ -2,9 +2,11 @@ import { withTransaction, type Pool } from '../../services/shared/index.js';
 import { decideAttempt, SIGN_IN_WINDOW_MS, type ThrottleDecision } from '../dashboard/throttle.js';
 
 /**
- * The sign-in throttle's counts (the rule is gateway/dashboard/throttle.ts). An attempt is taken
- * before the password is checked, under a transaction-scoped advisory lock on the pair, so parallel
- * guesses cannot all slip under the limit.
+ * The sign-in throttle's records (the rule is gateway/dashboard/throttle.ts): one row per attempt
+ * still counted as a failure. An attempt is taken before the password is checked, under a
+ * transaction-scoped advisory lock on the pair, so parallel guesses cannot all slip through; a right
+ * password clears the pair, and an attempt that was never checked (hashing busy) is given back.
+ * Rows older than SIGN_IN_WINDOW_MS are deleted in passing; a sweep may delete them too.
  */
 export function createSignInThrottleStore(pool: Pool) {
   return {
@@ -24,9 +26,18 @@ export function createSignInThrottleStore(pool: Pool) {
       });
     },
 
-    /** A successful sign-in forgets the pair's attempts. */
+    /** A successful sign-in forgets the pair's failures. */
     async clearSignInAttempts(email: string, ip: string): Promise<void> {
       await pool.query('DELETE FROM sign_in_attempts WHERE email = $1 AND ip = $2', [email, ip]);
+    },
+
+    /** Forgets the attempt taken at `at` whose password was never checked (the hashing bound refused it). */
+    async giveBackSignInAttempt(email: string, ip: string, at: Date): Promise<void> {
+      await pool.query(
+        `DELETE FROM sign_in_attempts WHERE ctid IN (
+           SELECT ctid FROM sign_in_attempts WHERE email = $1 AND ip = $2 AND attempted_at = $3 LIMIT 1)`,
+        [email, ip, at],
+      );
     },
   };
 }

@@ -98,3 +98,10 @@ test('trusted proxies take addresses and CIDR ranges of both families', () => {
   assert.deepEqual(c.trustedProxies, ['10.0.0.0/8', '192.168.1.7', '::1', 'fd00::/8']);
   assert.deepEqual(loadConfig({}).trustedProxies, []);
 });
+
+test('the dashboard\'s per-address throttles default to 10 and 30 a minute; a bad value is named', () => {
+  const c = loadConfig({});
+  assert.deepEqual([c.authThrottlePerMinute, c.signInThrottlePerMinute], [10, 30]);
+  assert.throws(() => loadConfig({ AUTH_THROTTLE_PER_MINUTE: '0' }), /AUTH_THROTTLE_PER_MINUTE/);
+  assert.throws(() => loadConfig({ SIGN_IN_THROTTLE_PER_MINUTE: 'many' }), /SIGN_IN_THROTTLE_PER_MINUTE/);
+});

@@ -98,6 +98,11 @@ export interface Config {
   payoutHoldMs: number;
   /** How often the payouts part sends the payouts whose hold has passed. */
   payoutSweepMs: number;
+  // The dashboard's per-client-address throttles (gateway/dashboard/address-throttle.ts).
+  /** Requests per address per minute to register, password reset and its confirm, invitation accept. */
+  authThrottlePerMinute: number;
+  /** Requests per address per minute to member sign-in (an office behind one address signs in together). */
+  signInThrottlePerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -314,6 +319,9 @@ export function loadConfig(env: Env = process.env): Config {
     settlementSweepMs: int(env, 'SETTLEMENT_SWEEP_MS', 60_000, 10, 86_400_000),
     payoutHoldMs: int(env, 'PAYOUT_HOLD_MS', 60_000, 0, 7 * 86_400_000),
     payoutSweepMs: int(env, 'PAYOUT_SWEEP_MS', 1_000, 10, 3_600_000),
+    // The dashboard's per-client-address throttles: what a person never reaches and a script does.
+    authThrottlePerMinute: int(env, 'AUTH_THROTTLE_PER_MINUTE', 10, 1, 100_000),
+    signInThrottlePerMinute: int(env, 'SIGN_IN_THROTTLE_PER_MINUTE', 30, 1, 100_000),
   };
 }
 

@@ -70,6 +70,10 @@ export async function startTestStack(
     OUTBOX_POLL_MS: '50',
     // Off unless a test turns it on: a daily sync would otherwise call the stand-ins of long-lived stacks.
     STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: '0',
+    // Tests register and sign in many users from one loopback address; test/security-auth-throttles.test.ts
+    // runs with the deployment's per-address limits.
+    AUTH_THROTTLE_PER_MINUTE: '10000',
+    SIGN_IN_THROTTLE_PER_MINUTE: '10000',
     NATS_STREAM: testBus.nats?.stream,
     NATS_SUBJECT_PREFIX: testBus.nats?.subjectPrefix,
     // Accounts of the tests' stand-in providers (api_base_url on loopback) by the operator's opt-in.
