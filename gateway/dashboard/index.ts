@@ -13,4 +13,6 @@
 // The endpoints are listed in docs/dashboard.md; the front end lives in dashboard/ at the repository root.
 export { dashboardApiScope } from './scope.js';
 export type { DashboardDeps } from './context.js';
-export { consoleMailer, logMailer, type MailMessage, type Mailer } from './mailer.js';
+export { configuredMailer, consoleMailer, logMailer, mailWarnings, type MailMessage, type Mailer } from './mailer.js';
+export { afterAnswer } from './after-answer.js';
+export { startDashboardSweep } from './sweep.js';
