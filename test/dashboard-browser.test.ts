@@ -3,10 +3,10 @@ import type { IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createLogger } from '../services/shared/index.js';
-import { launchChromium, PASSWORD, shots, skipWithoutChromium, watch, WIDE } from './helpers/browser-page.js';
+import { launchChromium, PASSWORD, registerOwner, shots, skipWithoutChromium, watch, WIDE } from './helpers/browser-page.js';
 import { eventually } from './helpers/eventually.js';
 import { captureLogs } from './helpers/log-sink.js';
-import { mailedLink } from './helpers/dashboard-browser.js';
+import { MAIL, mailedLink } from './helpers/dashboard-browser.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 import { serveLoopback, type LoopbackServer } from './helpers/stand-in-server.js';
 
@@ -20,7 +20,7 @@ import { serveLoopback, type LoopbackServer } from './helpers/stand-in-server.js
 // request leaves 127.0.0.1 and the Content-Security-Policy is never violated.
 
 describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () => {
-  const { stream, lines } = captureLogs();
+  const { stream } = captureLogs();
   let stack: TestStack;
   let browser: Browser;
   let receiver: LoopbackServer;
@@ -98,13 +98,8 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     assert.match(page.url(), /\/dashboard\/sign-in$/);
     await shots(page, '01-sign-in');
-    await page.getByRole('link', { name: 'Create an account' }).click();
-    await page.getByLabel('Business name').fill('Browser shop');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await shots(page, '02-register');
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('link', { name: 'Create an account' }).waitFor();
+    await registerOwner(page, stack, 'Browser shop', email, (name) => shots(page, name));
     assert.equal(await page.getByRole('switch', { name: 'Live mode' }).getAttribute('aria-checked'), 'false');
     assert.match(await page.locator('header').innerText(), /Browser shop/);
   });
@@ -240,7 +235,7 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await page.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByText(`Invitation sent to ${member}.`).waitFor();
     await shots(page, '15-team');
-    const link = mailedLink(lines, member);
+    const link = await mailedLink(stack.mailbox, member, MAIL.invitation);
     assert.ok(link.startsWith(`${stack.baseUrl}/dashboard/invitation?token=`), link);
 
     const context = await browser.newContext({ viewport: WIDE });

@@ -8,11 +8,14 @@ import {
 } from '../../services/shared/index.js';
 import { createTestBus, type TestBus } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { Mailbox } from './mailbox.js';
 
 export interface TestStack extends Stack {
   db: TestDatabase;
   testBus: TestBus;
   operatorToken: string;
+  /** Every mail the dashboard sent (password resets, invitations, registration links). */
+  mailbox: Mailbox;
   /** The stack's metrics registry (test/metrics.test.ts serves and scrapes it). */
   metrics: Metrics;
   /**
@@ -77,7 +80,9 @@ export async function startTestStack(
   const tracing = await startTracing('svc', config);
   // Without default process metrics: a test process holds several stacks, and they are the process's anyway.
   const metrics = opts.metrics ?? new Metrics({ defaults: false });
+  const mailbox = new Mailbox();
   const stack = await startStack({
+    mailer: mailbox,
     metrics,
     config,
     databaseUrl: db.url,
@@ -95,6 +100,7 @@ export async function startTestStack(
     db,
     testBus,
     operatorToken,
+    mailbox,
     metrics,
     query: (sql, params) => (pool ??= new pg.Pool({ connectionString: db.url, max: 2 })).query(sql, params),
     manage,
