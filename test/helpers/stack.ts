@@ -60,6 +60,8 @@ export async function startTestStack(
     logger?: Logger; clock?: Clock; env?: Record<string, string>;
     connectors?: Record<string, Connector>; payoutConnectors?: Record<string, PayoutConnector>;
     metrics?: Metrics;
+    /** The deployment's own mailer (SMTP_HOST's server, else the log) instead of the test mailbox. */
+    configuredMailer?: boolean;
   } = {},
 ): Promise<TestStack> {
   const db = await createTestDatabase();
@@ -82,7 +84,7 @@ export async function startTestStack(
   const metrics = opts.metrics ?? new Metrics({ defaults: false });
   const mailbox = new Mailbox();
   const stack = await startStack({
-    mailer: mailbox,
+    mailer: opts.configuredMailer ? undefined : mailbox,
     metrics,
     config,
     databaseUrl: db.url,
