@@ -258,6 +258,37 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await reader.getByText(receiverUrl).waitFor();
     assert.equal(await reader.getByRole('button', { name: /Rotate|Add endpoint|Edit/ }).count(), 0);
     assert.doesNotMatch(await reader.content(), /whsec_|sk_test_[A-Za-z0-9]{8}/);
+
+    // The owner removes the reader (confirmed in a dialog): the reader's session ends at once.
+    await page.reload(); // the list was loaded before the reader joined
+    await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+    await page.getByRole('button', { name: `Remove ${member}` }).click();
+    await page.getByRole('dialog', { name: `Remove ${member}?` }).getByRole('button', { name: 'Remove member' }).click();
+    await page.getByText(`${member} was removed.`).waitFor();
+    await reader.goto(`${stack.baseUrl}/dashboard/payments`);
+    await reader.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await context.close();
+  });
+
+  test('an owner revokes a pending invitation from the Team page; its link no longer joins', async () => {
+    await nav('Team');
+    const invitee = `revoked-${Date.now().toString(36)}@example.com`;
+    await page.getByLabel('Email').fill(invitee);
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByText(`Invitation sent to ${invitee}.`).waitFor();
+    const link = await mailedLink(stack.mailbox, invitee, MAIL.invitation);
+    await page.getByRole('button', { name: `Revoke the invitation of ${invitee}` }).click();
+    await page.getByRole('dialog', { name: `Revoke the invitation of ${invitee}?` }).getByRole('button', { name: 'Revoke invitation' }).click();
+    await page.getByText(`The invitation of ${invitee} was revoked.`).waitFor();
+    assert.equal(await page.getByRole('button', { name: `Revoke the invitation of ${invitee}` }).count(), 0);
+
+    const context = await browser.newContext({ viewport: WIDE });
+    const stranger = await context.newPage();
+    watch(stranger, seen);
+    await stranger.goto(link);
+    await stranger.getByLabel('Password').fill(PASSWORD);
+    await stranger.getByRole('button', { name: 'Accept invitation' }).click();
+    await stranger.getByText(/unknown, already used or expired/).waitFor();
     await context.close();
   });
 
