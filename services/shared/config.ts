@@ -337,7 +337,8 @@ function smtpSettings(env: Env): SmtpSettings | undefined {
   const user = str(env, 'SMTP_USER');
   const password = env.SMTP_PASSWORD === undefined || env.SMTP_PASSWORD === '' ? undefined : env.SMTP_PASSWORD;
   if ((user === undefined) !== (password === undefined)) {
-    throw new ConfigError(user === undefined ? 'SMTP_USER' : 'SMTP_PASSWORD', 'and its partner (SMTP_USER, SMTP_PASSWORD) are set together or not at all');
+    // Names the one missing; SMTP_USER and SMTP_PASSWORD are set together or not at all.
+    throw new ConfigError(user === undefined ? 'SMTP_USER' : 'SMTP_PASSWORD', `is required with ${user === undefined ? 'SMTP_PASSWORD' : 'SMTP_USER'}`);
   }
   return { host, port, secure: bool(env, 'SMTP_SECURE', port === 465), user, password, from };
 }
