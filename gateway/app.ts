@@ -3,7 +3,7 @@ import { newId, watchPool, type Clock, type Config, type Logger, type Metrics, t
 import { apiScope } from './api/scope.js';
 import type { GatewayClients } from './clients.js';
 import { dashboardAssets } from './dashboard/assets.js';
-import { dashboardApiScope, logMailer, type Mailer } from './dashboard/index.js';
+import { afterAnswer, configuredMailer, dashboardApiScope, startDashboardSweep, type Mailer } from './dashboard/index.js';
 import { withCardNumbersWithheld } from './edge/card-data.js';
 import { trustedProxyRanges } from './edge/ip-allowlist.js';
 import { apiDocs } from './http/docs.js';
@@ -32,7 +32,7 @@ export interface GatewayDeps {
   config: Config;
   /** Enables the management API; without it the /manage routes do not exist. */
   operatorToken?: string;
-  /** How the dashboard mails password resets and invitations; the log by default (dashboard/mailer.ts). */
+  /** How the dashboard mails; SMTP when configured, else a log line without the text (dashboard/mailer.ts). */
   mailer?: Mailer;
   /** The process's metrics registry; main.ts serves it on METRICS_PORT. Tests without one record nothing. */
   metrics?: Metrics;
@@ -83,10 +83,19 @@ export function build(deps: GatewayDeps): FastifyInstance {
   app.register(apiScope({ store, clients: deps.clients, clock: deps.clock, config: deps.config }), { prefix: '/v1' });
   // The dashboard's own API: a session cookie, never an API key (and never valid on /v1).
   const trustedProxies = trustedProxyRanges(deps.config.trustedProxies);
+  const mailer = deps.mailer ?? configuredMailer(deps.config, deps.logger);
+  const later = afterAnswer(deps.logger);
   app.register(dashboardApiScope({
-    store, clients: deps.clients, clock: deps.clock, config: deps.config, mailer: deps.mailer ?? logMailer(deps.logger),
-    trustedProxies, operatorToken: deps.operatorToken,
+    store, clients: deps.clients, clock: deps.clock, config: deps.config, mailer, later, trustedProxies,
+    operatorToken: deps.operatorToken,
   }), { prefix: '/dashboard/api' });
+  // Expired mailed links and spent throttle rows go periodically; mail still being sent is awaited at close.
+  const sweep = startDashboardSweep(store, deps.clock, deps.logger, deps.config.dashboardSweepMs);
+  app.addHook('onClose', async () => {
+    await sweep.stop();
+    await later.drain();
+    await mailer.close?.();
+  });
   if (deps.operatorToken) {
     app.register(manageScope({ store, clock: deps.clock, clients: deps.clients, operatorToken: deps.operatorToken, trustedProxies }), {
       prefix: '/manage/v1',

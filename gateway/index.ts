@@ -2,7 +2,7 @@
 // API keys, audit log) and reaches every service over Connect.
 export { build, type GatewayDeps } from './app.js';
 export { bootstrapLocal } from './bootstrap.js';
-export { consoleMailer, logMailer, type Mailer } from './dashboard/index.js';
+export { consoleMailer, logMailer, mailWarnings, type MailMessage, type Mailer } from './dashboard/index.js';
 export { DOCS_PATH, OPENAPI_PATH, deploymentUrl } from './http/docs.js';
 export { DASHBOARD_PATH } from './dashboard/assets.js';
 export { closeGateway } from './http/shutdown.js';

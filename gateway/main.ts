@@ -2,7 +2,7 @@ import {
   Metrics, createLogger, serveMetricsIfConfigured, createPool, exitOnStartupError, loadConfig, migrate, onShutdown, requireForPart, retryAtStart,
   startTracing, systemClock,
 } from '../services/shared/index.js';
-import { DOCS_PATH, PART, build, createGatewayClients, deploymentUrl } from './index.js';
+import { DOCS_PATH, PART, build, createGatewayClients, deploymentUrl, mailWarnings } from './index.js';
 import { closeGateway } from './http/shutdown.js';
 
 try {
@@ -30,6 +30,8 @@ try {
     config,
     operatorToken: config.operatorToken,
   });
+  // Said once at start, by variable: what the dashboard's mail lacks here (dashboard/mailer.ts).
+  for (const warning of mailWarnings(config)) logger.warn(warning);
   await app.listen({ port: config.port, host: config.host });
   const url = deploymentUrl(config.publicBaseUrl, app.server.address());
   logger.info({ url, docs: `${url}${DOCS_PATH}` }, `gateway at ${url}; API reference at ${url}${DOCS_PATH}`);

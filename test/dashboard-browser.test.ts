@@ -3,10 +3,10 @@ import type { IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createLogger } from '../services/shared/index.js';
-import { launchChromium, PASSWORD, shots, skipWithoutChromium, watch, WIDE } from './helpers/browser-page.js';
+import { launchChromium, PASSWORD, registerOwner, shots, skipWithoutChromium, watch, WIDE } from './helpers/browser-page.js';
 import { eventually } from './helpers/eventually.js';
 import { captureLogs } from './helpers/log-sink.js';
-import { mailedLink } from './helpers/dashboard-browser.js';
+import { MAIL, mailedLink } from './helpers/dashboard-browser.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 import { serveLoopback, type LoopbackServer } from './helpers/stand-in-server.js';
 
@@ -20,7 +20,7 @@ import { serveLoopback, type LoopbackServer } from './helpers/stand-in-server.js
 // request leaves 127.0.0.1 and the Content-Security-Policy is never violated.
 
 describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () => {
-  const { stream, lines } = captureLogs();
+  const { stream } = captureLogs();
   let stack: TestStack;
   let browser: Browser;
   let receiver: LoopbackServer;
@@ -98,13 +98,8 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     assert.match(page.url(), /\/dashboard\/sign-in$/);
     await shots(page, '01-sign-in');
-    await page.getByRole('link', { name: 'Create an account' }).click();
-    await page.getByLabel('Business name').fill('Browser shop');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await shots(page, '02-register');
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('link', { name: 'Create an account' }).waitFor();
+    await registerOwner(page, stack, 'Browser shop', email, (name) => shots(page, name));
     assert.equal(await page.getByRole('switch', { name: 'Live mode' }).getAttribute('aria-checked'), 'false');
     assert.match(await page.locator('header').innerText(), /Browser shop/);
   });
@@ -240,7 +235,7 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await page.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByText(`Invitation sent to ${member}.`).waitFor();
     await shots(page, '15-team');
-    const link = mailedLink(lines, member);
+    const link = await mailedLink(stack.mailbox, member, MAIL.invitation);
     assert.ok(link.startsWith(`${stack.baseUrl}/dashboard/invitation?token=`), link);
 
     const context = await browser.newContext({ viewport: WIDE });
@@ -263,6 +258,37 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await reader.getByText(receiverUrl).waitFor();
     assert.equal(await reader.getByRole('button', { name: /Rotate|Add endpoint|Edit/ }).count(), 0);
     assert.doesNotMatch(await reader.content(), /whsec_|sk_test_[A-Za-z0-9]{8}/);
+
+    // The owner removes the reader (confirmed in a dialog): the reader's session ends at once.
+    await page.reload(); // the list was loaded before the reader joined
+    await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+    await page.getByRole('button', { name: `Remove ${member}` }).click();
+    await page.getByRole('dialog', { name: `Remove ${member}?` }).getByRole('button', { name: 'Remove member' }).click();
+    await page.getByText(`${member} was removed.`).waitFor();
+    await reader.goto(`${stack.baseUrl}/dashboard/payments`);
+    await reader.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await context.close();
+  });
+
+  test('an owner revokes a pending invitation from the Team page; its link no longer joins', async () => {
+    await nav('Team');
+    const invitee = `revoked-${Date.now().toString(36)}@example.com`;
+    await page.getByLabel('Email').fill(invitee);
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByText(`Invitation sent to ${invitee}.`).waitFor();
+    const link = await mailedLink(stack.mailbox, invitee, MAIL.invitation);
+    await page.getByRole('button', { name: `Revoke the invitation of ${invitee}` }).click();
+    await page.getByRole('dialog', { name: `Revoke the invitation of ${invitee}?` }).getByRole('button', { name: 'Revoke invitation' }).click();
+    await page.getByText(`The invitation of ${invitee} was revoked.`).waitFor();
+    assert.equal(await page.getByRole('button', { name: `Revoke the invitation of ${invitee}` }).count(), 0);
+
+    const context = await browser.newContext({ viewport: WIDE });
+    const stranger = await context.newPage();
+    watch(stranger, seen);
+    await stranger.goto(link);
+    await stranger.getByLabel('Password').fill(PASSWORD);
+    await stranger.getByRole('button', { name: 'Accept invitation' }).click();
+    await stranger.getByText(/unknown, already used or expired/).waitFor();
     await context.close();
   });
 

@@ -67,7 +67,7 @@ describe('the dashboard\'s money pages and request log in a real browser', { ski
   }
 
   test('a merchant registers, makes a test key, pays over /v1; providers settle; a payout is sent', async () => {
-    await registerOwner(page, stack.baseUrl, 'Money shop', email);
+    await registerOwner(page, stack, 'Money shop', email);
     await page.getByLabel('Key name').fill('books');
     await page.getByRole('button', { name: 'Create test key' }).click();
     key = await page.getByRole('textbox', { name: 'Secret of “books”' }).inputValue();

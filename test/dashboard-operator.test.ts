@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DashboardBrowser } from './helpers/dashboard-browser.js';
+import { DashboardBrowser, registerByMail } from './helpers/dashboard-browser.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 // The dashboard's operator console over HTTP against the whole stack (the API side of
@@ -26,7 +26,7 @@ async function operatorAt(address: string) {
 async function submitted(name: string, address: string) {
   const browser = new DashboardBrowser(stack.baseUrl);
   const email = `owner-${unique()}@example.com`;
-  const reg = await browser.call('POST', '/register', { email, password: PASSWORD, merchant_name: name }, from(address));
+  const reg = await registerByMail(browser, stack.mailbox, { email, password: PASSWORD, merchant_name: name }, from(address));
   assert.equal(reg.status, 201);
   const sent = await browser.call('POST', '/verification', {
     company_name: `${name} Ltd`, registration_number: `RC-${unique()}`, country: 'GB', documents: ['doc://certificate.pdf', 'doc://id.pdf'],

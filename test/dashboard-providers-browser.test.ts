@@ -35,7 +35,7 @@ describe('the provider accounts page in a real browser', { skip: skipWithoutChro
   });
 
   test('an owner connects Stripe, tests it and disables it with confirmation; no secret stays in the page', async () => {
-    await registerOwner(page, stack.baseUrl, 'Provider shop', `providers-${Date.now().toString(36)}@example.com`);
+    await registerOwner(page, stack, 'Provider shop', `providers-${Date.now().toString(36)}@example.com`);
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Provider accounts', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Provider accounts' }).waitFor();
     await page.getByText('No test provider account yet.').waitFor();

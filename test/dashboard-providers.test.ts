@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createLogger } from '../services/shared/index.js';
-import { DashboardBrowser, mailedLink, tokenOf } from './helpers/dashboard-browser.js';
+import { DashboardBrowser, MAIL, mailedLink, registerByMail, tokenOf } from './helpers/dashboard-browser.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { startTestStack, type TestStack } from './helpers/stack.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
@@ -12,7 +12,7 @@ import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-i
 // and enables it, each audited as the owner; no answer ever carries a credential value; a read-only
 // member sees the list and is refused every change; a developer may test but not connect.
 
-const { stream, lines } = captureLogs();
+const { stream } = captureLogs();
 const PASSWORD = 'correct horse battery';
 const SECRET_KEY = `sk_test_${randomBytes(12).toString('hex')}`;
 const WEBHOOK_SECRET = `whsec_${randomBytes(12).toString('hex')}`;
@@ -27,7 +27,7 @@ async function member(role: 'read_only' | 'developer') {
   const invited = await owner.call('POST', '/invitations', { email, role });
   assert.equal(invited.status, 201, JSON.stringify(invited.body));
   const browser = new DashboardBrowser(stack.baseUrl);
-  const joined = await browser.call('POST', '/invitations/accept', { token: tokenOf(mailedLink(lines, email)), password: PASSWORD });
+  const joined = await browser.call('POST', '/invitations/accept', { token: tokenOf(await mailedLink(stack.mailbox, email, MAIL.invitation)), password: PASSWORD });
   assert.equal(joined.status, 201, JSON.stringify(joined.body));
   return browser;
 }
@@ -44,7 +44,7 @@ before(async () => {
   });
   owner = new DashboardBrowser(stack.baseUrl);
   ownerEmail = `owner-${unique()}@example.com`;
-  const res = await owner.call('POST', '/register', { email: ownerEmail, password: PASSWORD, merchant_name: 'Provider shop' });
+  const res = await registerByMail(owner, stack.mailbox, { email: ownerEmail, password: PASSWORD, merchant_name: 'Provider shop' });
   assert.equal(res.status, 201, JSON.stringify(res.body));
 });
 after(async () => {
@@ -142,7 +142,7 @@ describe('dashboard provider accounts', () => {
 
   test('another merchant\'s account is a 404 here and not in its list', async () => {
     const other = new DashboardBrowser(stack.baseUrl);
-    await other.call('POST', '/register', { email: `other-${unique()}@example.com`, password: PASSWORD, merchant_name: 'Other' });
+    await registerByMail(other, stack.mailbox, { email: `other-${unique()}@example.com`, password: PASSWORD, merchant_name: 'Other' });
     const res = await other.call('POST', `/provider-accounts/${accountId}/disable`);
     assert.deepEqual([res.status, res.body.error.code], [404, 'resource_not_found']);
     assert.deepEqual((await other.call('GET', '/provider-accounts')).body.data, []);

@@ -3,6 +3,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { eventually } from './helpers/eventually.js';
 import { freePort, spawnPart, type PartProcess } from './helpers/processes.js';
 import { request } from './helpers/stack.js';
 
@@ -48,6 +49,15 @@ test('first start prints a test key that makes a successful payment; data and ke
   const page = await fetch(dashboard!);
   assert.equal(page.status, 200);
   assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+  // Signing up needs no mail server: the confirmation link is printed here, to this gateway.
+  const signUp = await request(first.baseUrl, 'POST', '/dashboard/api/register', {
+    body: { email: 'first@example.com', password: 'correct horse battery', merchant_name: 'First shop' },
+  });
+  assert.equal(signUp.status, 202);
+  const confirm = await eventually('the printed confirmation link', async () =>
+    new RegExp(`${first.baseUrl}/dashboard/confirm\\?token=([\\w-]{43})`).exec(first.part.output())?.[1]);
+  const confirmed = await request(first.baseUrl, 'POST', '/dashboard/api/register/confirm', { body: { token: confirm } });
+  assert.deepEqual([confirmed.status, confirmed.body.user.email], [201, 'first@example.com']);
 
   const created = await request(first.baseUrl, 'POST', '/v1/payments', {
     key, body: { amount: 1000, currency: 'EUR', payment_method: 'card' },

@@ -66,6 +66,8 @@ const BAD_VALUE_SETS: Array<[string, Obj]> = [
   ['an OTLP endpoint that is not an http(s) URL', { secrets: { existingSecret: 'svc' }, otel: { endpoint: 'otel-collector:4318' } }],
   ['OTEL_EXPORTER_OTLP_ENDPOINT in plain env', { secrets: { existingSecret: 'svc' }, env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' } }],
   ['an OTLP protocol the parts do not speak', { secrets: { existingSecret: 'svc' }, otel: { endpoint: 'http://c:4318', protocol: 'thrift' } }],
+  ['SMTP_PASSWORD in plain env', { secrets: { existingSecret: 'svc' }, env: { SMTP_PASSWORD: 'hunter2hunter2' } }],
+  ['an SMTP port of 0', { secrets: { existingSecret: 'svc' }, mail: { smtpHost: 'smtp.example.com', smtpPort: 0 } }],
   ['OTEL_EXPORTER_OTLP_PROTOCOL in plain env', { secrets: { existingSecret: 'svc' }, env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' } }],
 ];
 

@@ -12,7 +12,7 @@ import { PaymentsPage } from './pages/payments';
 import { ProviderAccountsPage } from './pages/provider-accounts';
 import { PayoutPage } from './pages/payout';
 import { PayoutsPage } from './pages/payouts';
-import { RegisterPage } from './pages/register';
+import { ConfirmRegistrationPage, RegisterPage } from './pages/register';
 import { RequestLogPage } from './pages/request-log';
 import { ResetConfirmPage, ResetRequestPage } from './pages/password-reset';
 import { SettlementPage } from './pages/settlement';
@@ -31,6 +31,7 @@ type Render = (params: Record<string, string>, query: URLSearchParams) => VNode;
 const PUBLIC: [string, Render][] = [
   ['/sign-in', (_p, q) => <SignInPage next={q.get('next') ?? undefined} />],
   ['/register', () => <RegisterPage />],
+  ['/confirm', (_p, q) => <ConfirmRegistrationPage token={q.get('token') ?? ''} />],
   ['/reset', (_p, q) => (q.get('token') ? <ResetConfirmPage token={q.get('token')!} /> : <ResetRequestPage />)],
   ['/invitation', (_p, q) => <AcceptInvitationPage token={q.get('token') ?? ''} />],
 ];

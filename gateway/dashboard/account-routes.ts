@@ -3,15 +3,14 @@ import { DomainError } from '../../services/shared/index.js';
 import type { Mode } from '../store/index.js';
 import { sessionOf, sessionTokenOf, type DashboardDeps } from './context.js';
 import { refuseIfHashingFull } from './hash-gate.js';
-import { checkPasswordRules, hashPassword, spendDecoyHash, verifyPassword } from './passwords.js';
+import { spendDecoyHash, verifyPassword } from './passwords.js';
 import { RetryLater } from './retry-later.js';
-import { ModeBody, normalEmail, RegisterBody, SignInBody } from './schemas.js';
+import { ModeBody, normalEmail, SignInBody } from './schemas.js';
 import { clearSessionCookie, clientIp, SESSION_IDLE_MS, startSession } from './session-cookie.js';
 import { sessionView } from './session-view.js';
 import { tokenHash } from './tokens.js';
 
-// Registration, signing in and out, the session and its mode:
-//   POST /dashboard/api/register              {email, password, merchant_name}  201, signed in
+// Signing in and out, the session and its mode (registration: registration-routes.ts):
 //   POST /dashboard/api/sign-in               {email, password}                 signed in; 429 when throttled
 // Both are throttled per client address (address-throttle.ts) and by the hashing bound (hash-gate.ts);
 // sign-in also per email and address, slowing failures down (throttle.ts).
@@ -58,19 +57,7 @@ async function checkedPassword(deps: DashboardDeps, email: string, password: str
 }
 
 export function accountRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
-  const { store, clock } = deps;
-
-  scope.post('/register', { config: { dashboard: { public: true }, throttle: 'register' }, schema: { body: RegisterBody } }, async (request, reply) => {
-    const body = request.body as { email: string; password: string; merchant_name: string };
-    checkPasswordRules(body.password);
-    const email = normalEmail(body.email);
-    const result = await store.registerOwner(email, await hashPassword(body.password), body.merchant_name, clock.now());
-    if ('refused' in result) {
-      throw new DomainError('email_taken', 'An account with this email exists; sign in or reset its password.', { param: 'email' });
-    }
-    const view = await signIn(deps, request, reply, result.userId, result.merchant.id);
-    return reply.code(201).send(view);
-  });
+  const { store } = deps;
 
   scope.post('/sign-in', { config: { dashboard: { public: true }, throttle: 'sign-in' }, schema: { body: SignInBody } }, async (request, reply) => {
     const body = request.body as { email: string; password: string };

@@ -4,6 +4,7 @@ import type { GatewayClients } from '../clients.js';
 import type { AddressRange } from '../edge/ip-allowlist.js';
 import type { ManageDeps } from '../management/context.js';
 import { userActor, type GatewayStore, type SessionContext } from '../store/index.js';
+import type { AfterAnswer } from './after-answer.js';
 import type { Mailer } from './mailer.js';
 import type { Permission } from './roles.js';
 
@@ -14,6 +15,8 @@ export interface DashboardDeps {
   clock: Clock;
   config: Config;
   mailer: Mailer;
+  /** Work public forms do after answering (mail), so the answer's timing reveals nothing. */
+  later: AfterAnswer;
   /** TRUSTED_PROXIES compiled: whose X-Forwarded-For and X-Forwarded-Proto are believed. */
   trustedProxies: AddressRange[];
   /** The deployment's OPERATOR_TOKEN, which signs operators in to the console; without it the console is off. */

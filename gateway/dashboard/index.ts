@@ -1,8 +1,10 @@
 // The merchant dashboard's own API, under /dashboard/api, session-authenticated and separate from
 // /v1 (API keys only). It offers:
-//   - users, registration (merchant, default project, test mode at once), sign-in with a throttle,
-//     sessions in an HttpOnly cookie, CSRF tokens, sign-out (everywhere), password reset by mail;
-//   - roles of a merchant's members (owner, developer, read-only) and invitations;
+//   - users, registration confirmed by a mailed link (merchant, default project, test mode at once),
+//     sign-in with a throttle, sessions in an HttpOnly cookie, CSRF tokens, sign-out (everywhere),
+//     password reset by mail; mail only to PUBLIC_BASE_URL links, within a budget per address;
+//   - roles of a merchant's members (owner, developer, read-only), invitations, removing members
+//     and revoking invitations; a periodic sweep of expired links and throttle rows;
 //   - API keys, webhook endpoints and deliveries, the IP allow-list, provider accounts (the management
 //     API's handlers);
 //   - payments, refunds, payouts and the ledger's lists (the /v1 handlers, for the session's scope),
@@ -13,4 +15,6 @@
 // The endpoints are listed in docs/dashboard.md; the front end lives in dashboard/ at the repository root.
 export { dashboardApiScope } from './scope.js';
 export type { DashboardDeps } from './context.js';
-export { consoleMailer, logMailer, type MailMessage, type Mailer } from './mailer.js';
+export { configuredMailer, consoleMailer, logMailer, mailWarnings, type MailMessage, type Mailer } from './mailer.js';
+export { afterAnswer } from './after-answer.js';
+export { startDashboardSweep } from './sweep.js';

@@ -1,15 +1,32 @@
-import type { FastifyRequest } from 'fastify';
+import { DomainError } from '../../services/shared/index.js';
 import type { DashboardDeps } from './context.js';
-import { cameOverTls } from './session-cookie.js';
 
 // The links the dashboard mails, to pages of the dashboard's front end (dashboard/), which read the
-// token from the query and post it back: /dashboard/reset?token=… and /dashboard/invitation?token=….
+// token from the query and post it back: /dashboard/reset?token=…, /dashboard/invitation?token=…
+// and /dashboard/confirm?token=…. Their base is PUBLIC_BASE_URL and nothing else: a request's Host
+// header is whatever its sender wrote, and a link built from it would carry a valid token to them.
 
 export const RESET_LINK_LIFETIME_MS = 3_600_000;
 export const INVITATION_LIFETIME_MS = 7 * 24 * 3_600_000;
+/** A registration waits a day for its link: long enough for a slow mailbox, short for a squatter. */
+export const REGISTRATION_LIFETIME_MS = 24 * 3_600_000;
 
-/** PUBLIC_BASE_URL when the deployment sets it; else the address the browser used (Host header). */
-export function linkTo(deps: DashboardDeps, request: FastifyRequest, page: 'reset' | 'invitation', token: string): string {
-  const base = deps.config.publicBaseUrl ?? `${cameOverTls(request, deps) ? 'https' : 'http'}://${request.headers.host}`;
-  return `${base}/dashboard/${page}?token=${encodeURIComponent(token)}`;
+export type LinkPage = 'reset' | 'invitation' | 'confirm' | 'sign-in';
+
+/**
+ * The deployment's public base URL, or 503 not_configured naming PUBLIC_BASE_URL. Called before a
+ * token is made, so a refused request leaves nothing behind.
+ */
+export function linkBase(deps: DashboardDeps): string {
+  const base = deps.config.publicBaseUrl;
+  if (!base) {
+    throw new DomainError('not_configured',
+      'This deployment cannot mail links: PUBLIC_BASE_URL (where users reach the dashboard) is not set. Ask its operator to set it.');
+  }
+  return base;
+}
+
+export function linkTo(deps: DashboardDeps, page: LinkPage, token?: string): string {
+  const url = `${linkBase(deps)}/dashboard/${page}`;
+  return token === undefined ? url : `${url}?token=${encodeURIComponent(token)}`;
 }

@@ -1,9 +1,11 @@
-import type { Logger } from '../../services/shared/index.js';
+import type { Config, Logger } from '../../services/shared/index.js';
+import { smtpMailer } from './smtp-mailer.js';
 
-// The one way the dashboard sends mail (password resets, invitations). With no mail server configured
-// the message is written to the log, and `npm start` prints it, so a local user can follow the link.
-// An SMTP mailer is an extension point: implement Mailer over the deployment's mail library (none is
-// installed; nodemailer would be the usual choice) and pass it as GatewayDeps.mailer.
+// The one way the dashboard sends mail (password resets, invitations, registration links). A
+// deployment sets SMTP_HOST and the mail goes through its server (smtp-mailer.ts). Without one, the
+// gateway logs that a mail was due, to whom and about what, never its text: the text carries a
+// link whose token signs in (docs/decisions.md, "Red team fixes: mailed links and team"). `npm start`
+// prints the whole message to the terminal instead, for the person at that terminal.
 
 export interface MailMessage {
   to: string;
@@ -13,13 +15,16 @@ export interface MailMessage {
 
 export interface Mailer {
   send(message: MailMessage): Promise<void>;
+  /** Ends the transport's connections, if it holds any. */
+  close?(): Promise<void>;
 }
 
-/** The default: each message as one log line (info), text included, since no one else will deliver it. */
+/** No transport: one info line per mail, recipient and subject only (the text holds a token). */
 export function logMailer(logger: Logger): Mailer {
   return {
     async send(message) {
-      logger.info({ mail: message }, `mail to ${message.to}: ${message.subject}`);
+      logger.info({ mail: { to: message.to, subject: message.subject } },
+        `mail to ${message.to} not delivered (no SMTP_HOST): ${message.subject}`);
     },
   };
 }
@@ -31,4 +36,26 @@ export function consoleMailer(write: (text: string) => void = (text) => process.
       write(`\n--- mail (no mail server configured) ---\nTo: ${message.to}\nSubject: ${message.subject}\n\n${message.text}\n---\n`);
     },
   };
+}
+
+/** The deployment's mailer: SMTP when configured, else the log's record of what was not delivered. */
+export function configuredMailer(config: Config, logger: Logger): Mailer {
+  return config.smtp ? smtpMailer(config.smtp) : logMailer(logger);
+}
+
+/**
+ * What a gateway run on its own (the chart) says at start about mail: each setting the dashboard's
+ * mail needs and lacks, by its variable.
+ */
+export function mailWarnings(config: Config): string[] {
+  return [
+    ...(config.publicBaseUrl ? [] : [
+      'PUBLIC_BASE_URL is not set: the dashboard refuses password resets, invitations and registrations '
+        + '(503 not_configured) rather than mail links to an address it would have to guess',
+    ]),
+    ...(config.smtp ? [] : [
+      'SMTP_HOST is not set: no mail transport, so dashboard mail is not delivered '
+        + '(the log records recipient and subject only, never the link)',
+    ]),
+  ];
 }

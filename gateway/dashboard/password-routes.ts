@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../../services/shared/index.js';
 import type { DashboardDeps } from './context.js';
-import { linkTo, RESET_LINK_LIFETIME_MS } from './links.js';
+import { linkBase, linkTo, RESET_LINK_LIFETIME_MS } from './links.js';
 import { checkPasswordRules, hashPassword } from './passwords.js';
 import { normalEmail, PasswordResetBody, PasswordResetConfirmBody } from './schemas.js';
 import { isTokenShaped, newToken, tokenHash } from './tokens.js';
 
 // Password reset by a mailed link:
 //   POST /dashboard/api/password-reset          {email}            202 whether or not the email has an account
+//                                                                  (503 not_configured without PUBLIC_BASE_URL)
 //   POST /dashboard/api/password-reset/confirm  {token, password}  the link works once, for an hour; every session ends
 // Both are throttled per client address (address-throttle.ts); confirm hashes only for an open link.
 
@@ -19,9 +20,14 @@ export function passwordRoutes(scope: FastifyInstance, deps: DashboardDeps): voi
 
   scope.post('/password-reset', { config: { dashboard: { public: true }, throttle: 'password-reset' }, schema: { body: PasswordResetBody } }, async (request, reply) => {
     const email = normalEmail((request.body as { email: string }).email);
-    const user = await store.userByEmail(email);
-    // The same answer either way: the form does not tell who has an account.
-    if (user) {
+    linkBase(deps); // refused before anything is made when links cannot be mailed
+    // The same answer, at once, either way: the lookup and the mail happen after it, so neither the
+    // answer nor its timing tells who has an account; a spent mail budget sends nothing, silently.
+    deps.later.run('password reset mail', async () => {
+      const user = await store.userByEmail(email);
+      if (!user) return;
+      const decision = await store.takeMailSend(user.email, clock.now());
+      if (!decision.allowed) return;
       const token = newToken();
       const at = clock.now();
       await store.createPasswordReset(user.id, tokenHash(token), at, new Date(at.getTime() + RESET_LINK_LIFETIME_MS));
@@ -29,9 +35,9 @@ export function passwordRoutes(scope: FastifyInstance, deps: DashboardDeps): voi
         to: user.email,
         subject: 'Reset your password',
         text: `Someone asked to reset the password of your account. To choose a new one, open this link within an hour:\n\n`
-          + `${linkTo(deps, request, 'reset', token)}\n\nIf it was not you, ignore this message; your password stays as it is.`,
+          + `${linkTo(deps, 'reset', token)}\n\nIf it was not you, ignore this message; your password stays as it is.`,
       });
-    }
+    });
     return reply.code(202).send({ accepted: true });
   });
 

@@ -15,6 +15,7 @@ const object = (required: string[], properties: Record<string, object>) =>
   ({ type: 'object', additionalProperties: false, required, properties }) as const;
 
 export const RegisterBody = object(['email', 'password', 'merchant_name'], { email, password, merchant_name: name });
+export const RegisterConfirmBody = object(['token'], { token });
 export const SignInBody = object(['email', 'password'], { email: { type: 'string', maxLength: 254 }, password });
 export const PasswordResetBody = object(['email'], { email: { type: 'string', maxLength: 254 } });
 export const PasswordResetConfirmBody = object(['token', 'password'], { token, password });

@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DomainError } from '../../services/shared/index.js';
 import type { Role } from '../store/index.js';
 import { signIn, throttled } from './account-routes.js';
 import { sessionOf, type DashboardDeps } from './context.js';
 import { refuseIfHashingFull } from './hash-gate.js';
-import { INVITATION_LIFETIME_MS, linkTo } from './links.js';
+import { INVITATION_LIFETIME_MS, linkBase, linkTo } from './links.js';
 import { checkPasswordRules, hashPassword, verifyPassword } from './passwords.js';
 import { invalidLink } from './password-routes.js';
 import { AcceptInvitationBody, InvitationBody, normalEmail } from './schemas.js';
@@ -15,8 +15,16 @@ import { isTokenShaped, newToken, tokenHash } from './tokens.js';
 //   GET  /dashboard/api/members                 members and invitations (any member)
 //   POST /dashboard/api/invitations             {email, role}: mails an accept link (owners)
 //   POST /dashboard/api/invitations/accept      {token, password}: joins, signed in to that merchant
+// Inviting an email again replaces its pending invitation (role and link); inviting a member is
+// refused (409 email_taken). Removing members and revoking invitations: member-routes.ts.
 // Accepting as an email that already has an account takes that account's password (and adds the
 // membership); otherwise the account is created with the password given.
+
+function mailBudgetSpent(reply: FastifyReply, retryAfterSeconds: number): DomainError {
+  reply.header('retry-after', String(retryAfterSeconds));
+  return new DomainError('rate_limited',
+    `This address was mailed as often as an hour allows; invite it again in ${retryAfterSeconds} seconds.`, { param: 'email' });
+}
 
 export function teamRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
   const { store, clock, mailer } = deps;
@@ -33,6 +41,14 @@ export function teamRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
     const session = sessionOf(request);
     const body = request.body as { email: string; role: Role };
     const email = normalEmail(body.email);
+    linkBase(deps); // refused before anything is made when links cannot be mailed
+    if (await store.isMemberByEmail(session.merchant.id, email)) {
+      throw new DomainError('email_taken',
+        'This email is already a member of this merchant; to change their role, remove them and invite them again.', { param: 'email' });
+    }
+    // An owner is asking, who may know the budget is spent: 429, and no invitation is made.
+    const budget = await store.takeMailSend(email, clock.now());
+    if (!budget.allowed) throw mailBudgetSpent(reply, budget.retryAfterSeconds);
     const token = newToken();
     const at = clock.now();
     const invitation = await store.createInvitation({
@@ -43,7 +59,7 @@ export function teamRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
       to: email,
       subject: `You are invited to ${session.merchant.name}`,
       text: `${session.user.email} invites you to the dashboard of ${session.merchant.name} as ${body.role.replace('_', '-')}.\n\n`
-        + `Accept within seven days: ${linkTo(deps, request, 'invitation', token)}`,
+        + `Accept within seven days: ${linkTo(deps, 'invitation', token)}`,
     });
     return reply.code(201).send(invitation);
   });

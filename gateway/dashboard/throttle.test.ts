@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decideAttempt, delayAfter, SIGN_IN_WINDOW_MS, FREE_FAILURES, MAX_DELAY_MS } from './throttle.js';
+import { decideAttempt, decideWindow, delayAfter, SIGN_IN_WINDOW_MS, FREE_FAILURES, MAX_DELAY_MS } from './throttle.js';
 
 const at = new Date('2026-03-01T12:00:00Z');
 const ago = (ms: number) => new Date(at.getTime() - ms);
@@ -30,4 +30,12 @@ test('failures older than the window do not count; order does not matter', () =>
 
 test('the wait is never zero, so a client honouring Retry-After does not retry at once', () => {
   assert.deepEqual(decideAttempt(failures(FREE_FAILURES + 1, 999), at), { allowed: false, retryAfterSeconds: 1 });
+});
+
+test('a sliding-window budget: the limit fits, one more waits until the oldest counted leaves the window', () => {
+  const hour = 3_600_000;
+  const sends = [ago(50 * 60_000), ago(30 * 60_000), ago(1000)];
+  assert.deepEqual(decideWindow(sends, at, 4, hour), { allowed: true });
+  assert.deepEqual(decideWindow(sends, at, 3, hour), { allowed: false, retryAfterSeconds: 10 * 60 });
+  assert.deepEqual(decideWindow([ago(hour), ...sends.slice(1)], at, 3, hour), { allowed: true });
 });

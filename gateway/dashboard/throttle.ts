@@ -34,3 +34,14 @@ export function decideAttempt(failures: readonly Date[], at: Date): ThrottleDeci
   if (waitMs <= 0) return { allowed: true };
   return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
 }
+
+/**
+ * A plain sliding-window budget: whether one more event fits `limit` in `windowMs`, given the times
+ * of earlier ones (any order); when it does not, the wait until the oldest that counts leaves the window.
+ */
+export function decideWindow(times: readonly Date[], at: Date, limit: number, windowMs: number): ThrottleDecision {
+  const recent = times.map((t) => t.getTime()).filter((t) => t > at.getTime() - windowMs).sort((a, b) => a - b);
+  if (recent.length < limit) return { allowed: true };
+  const waitMs = recent[recent.length - limit] + windowMs - at.getTime();
+  return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+}

@@ -4,14 +4,18 @@ import { createAddressThrottleStore } from './address-throttle.js';
 import { createAllowlistStore } from './allowlists.js';
 import { createIdempotencyStore } from './idempotency.js';
 import { createKeyStore } from './keys.js';
+import { createMailThrottleStore } from './mail-throttle.js';
 import { createMailedLinkStore } from './mailed-links.js';
 import { createOperatorConsoleStore } from './operator-console.js';
 import { createOperatorSessionStore } from './operator-sessions.js';
 import { createOverviewStore } from './overview.js';
 import { createRateLimitStore } from './rate-limits.js';
+import { createRegistrationStore } from './registrations.js';
 import { createRequestLogStore } from './request-log.js';
 import { createSessionStore } from './sessions.js';
 import { createSignInThrottleStore } from './sign-in-throttle.js';
+import { createSweepStore } from './sweep.js';
+import { createTeamStore } from './team.js';
 import { createUserStore } from './users.js';
 import { createVerificationStore } from './verification.js';
 
@@ -46,6 +50,12 @@ export function createStore(pool: Pool) {
     ...createMailedLinkStore(pool),
     ...createSignInThrottleStore(pool),
     ...createAddressThrottleStore(pool),
+
+    // Mailed links and team (red team fixes): registration by link, the mail budget, the sweep, removals.
+    ...createRegistrationStore(pool),
+    ...createMailThrottleStore(pool),
+    ...createSweepStore(pool),
+    ...createTeamStore(pool),
     ...createVerificationStore(pool),
     // The dashboard's operator console: its sessions and what it reads.
     ...createOperatorSessionStore(pool),

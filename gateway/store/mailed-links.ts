@@ -66,13 +66,19 @@ export function createMailedLinkStore(pool: Pool) {
       merchantId: string; email: string; role: Role; tokenHash: string; invitedBy: string; at: Date; expiresAt: Date;
     }): Promise<InvitationView> {
       return withTransaction(pool, async (tx) => {
+        // Inviting an email again replaces its pending invitation: the new role counts, the old link stops working.
+        const replaced = await tx.query(
+          'DELETE FROM invitations WHERE merchant_id = $1 AND email = $2 AND accepted_at IS NULL RETURNING id',
+          [i.merchantId, i.email],
+        );
         const { rows } = await tx.query(
           `INSERT INTO invitations (id, merchant_id, email, role, token_hash, invited_by, created_at, expires_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
           [newId('inv', i.at), i.merchantId, i.email, i.role, i.tokenHash, i.invitedBy, i.at, i.expiresAt],
         );
         await audit(tx, userActor(i.invitedBy), 'member.invited', i.at, {
-          merchantId: i.merchantId, targetId: rows[0].id, data: { email: i.email, role: i.role },
+          merchantId: i.merchantId, targetId: rows[0].id,
+          data: { email: i.email, role: i.role, replaced: replaced.rows.map((r) => r.id) },
         });
         return invitationView(rows[0]);
       });

@@ -1,4 +1,4 @@
-import { newId, withTransaction, type Pool, type Queryable } from '../../services/shared/index.js';
+import { newId, type Pool, type Queryable } from '../../services/shared/index.js';
 import { audit, insertMerchant } from './keys.js';
 
 /** The dashboard's users and their memberships of merchants (gateway/dashboard/ uses them). */
@@ -20,7 +20,7 @@ export interface MemberView {
   joined_at: string;
 }
 
-const isEmailTaken = (err: unknown) => (err as { code?: string; constraint?: string })?.code === '23505'
+export const isEmailTaken = (err: unknown) => (err as { code?: string; constraint?: string })?.code === '23505'
   && (err as { constraint?: string }).constraint === 'users_email_key';
 
 /** The actor the audit log names for a dashboard user. */
@@ -44,27 +44,21 @@ export async function insertMembership(tx: Queryable, userId: string, merchantId
   );
 }
 
+/**
+ * Registration, inside the caller's transaction: the user, their merchant with its default project
+ * (the management API's own insertMerchant), and the owner membership. A taken email raises the
+ * unique violation isEmailTaken recognises.
+ */
+export async function insertOwner(tx: Queryable, email: string, passwordHash: string, merchantName: string, at: Date) {
+  const userId = await insertUser(tx, email, passwordHash, at);
+  const { merchant, project } = await insertMerchant(tx, merchantName, userActor(userId), at);
+  await insertMembership(tx, userId, merchant.id, 'owner', at);
+  await audit(tx, userActor(userId), 'user.registered', at, { merchantId: merchant.id, targetId: userId });
+  return { userId, merchant, project };
+}
+
 export function createUserStore(pool: Pool) {
   return {
-    /**
-     * Registration: the user, their merchant with its default project (the management API's own
-     * insertMerchant), and the owner membership, all or nothing. 'email_taken' explains a refusal.
-     */
-    async registerOwner(email: string, passwordHash: string, merchantName: string, at: Date) {
-      try {
-        return await withTransaction(pool, async (tx) => {
-          const userId = await insertUser(tx, email, passwordHash, at);
-          const { merchant, project } = await insertMerchant(tx, merchantName, userActor(userId), at);
-          await insertMembership(tx, userId, merchant.id, 'owner', at);
-          await audit(tx, userActor(userId), 'user.registered', at, { merchantId: merchant.id, targetId: userId });
-          return { userId, merchant, project };
-        });
-      } catch (err) {
-        if (isEmailTaken(err)) return { refused: 'email_taken' as const };
-        throw err;
-      }
-    },
-
     async userByEmail(email: string): Promise<UserRow | undefined> {
       const { rows } = await pool.query('SELECT id, email, password_hash FROM users WHERE email = $1', [email]);
       return rows[0];

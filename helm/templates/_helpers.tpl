@@ -75,7 +75,7 @@ app.kubernetes.io/component: {{ .part }}
 app.kubernetes.io/component: {{ .part }}
 {{- end }}
 
-{{/* The Secret holding DATABASE_URL, NATS_URL, OPERATOR_TOKEN, INTERNAL_TOKEN, INTERNAL_CALLERS, WEBHOOK_SECRET_KEY, PROVIDER_SECRET_KEY. */}}
+{{/* The Secret holding DATABASE_URL, NATS_URL, OPERATOR_TOKEN, INTERNAL_TOKEN, INTERNAL_CALLERS, WEBHOOK_SECRET_KEY, PROVIDER_SECRET_KEY, SMTP_PASSWORD. */}}
 {{- define "svc.secretName" -}}
 {{- .Values.secrets.existingSecret | default (include "svc.fullname" .) }}
 {{- end }}
@@ -139,6 +139,22 @@ app.kubernetes.io/component: {{ .part }}
 {{- end }}
 {{- if eq .part "payments" }}
 {{- include "svc.secretEnv" (dict "root" $root "name" "PROVIDER_SECRET_KEY" "optional" true) | nindent 0 }}
+{{- end }}
+{{- /* The dashboard's mail (mail.*): only the gateway sends it; the password only from the Secret. */}}
+{{- if and (eq .part "gateway") $root.Values.mail.smtpHost }}
+- name: SMTP_HOST
+  value: {{ $root.Values.mail.smtpHost | quote }}
+- name: SMTP_PORT
+  value: {{ $root.Values.mail.smtpPort | quote }}
+- name: SMTP_SECURE
+  value: {{ $root.Values.mail.smtpSecure | quote }}
+- name: MAIL_FROM
+  value: {{ required "mail.from is required with mail.smtpHost" $root.Values.mail.from | quote }}
+{{- with $root.Values.mail.smtpUser }}
+- name: SMTP_USER
+  value: {{ . | quote }}
+{{- include "svc.secretEnv" (dict "root" $root "name" "SMTP_PASSWORD" "optional" false) | nindent 0 }}
+{{- end }}
 {{- end }}
 {{- range $peer := (index $topology .part).calls }}
 - name: {{ $peer | upper | replace "-" "_" }}_URL

@@ -38,10 +38,10 @@ try {
   // With the embedded database the key lives beside it; with DATABASE_URL it is the deployment's to set.
   if (!config.providerSecretKey && embedded) config.providerSecretKey = await loadOrCreateProviderSecretKey(config.dataDir);
 
-  // Without a mail server, password resets and invitations are printed here for the person at the terminal.
+  // Without SMTP_HOST, dashboard mail (registration, reset and invitation links) is printed here for the person at the terminal.
   // One registry and one endpoint (METRICS_PORT) for all six parts of this process.
   const metrics = new Metrics();
-  const stack = await startStack({ config, databaseUrl, bus, logger, mailer: consoleMailer(), metrics });
+  const stack = await startStack({ config, databaseUrl, bus, logger, mailer: config.smtp ? undefined : consoleMailer(), metrics });
   const metricsServer = await serveMetricsIfConfigured(metrics, config, logger);
 
   const gatewayPool = createPool(databaseUrl, 'gateway', 1);

@@ -31,7 +31,7 @@ export interface StackOptions {
   connectors?: Record<string, Connector>;
   /** Payout connectors by provider code; one named like a demo provider replaces it. */
   payoutConnectors?: Record<string, PayoutConnector>;
-  /** How the dashboard mails; the gateway's log by default, the console in `npm start`. */
+  /** How the dashboard mails; SMTP_HOST's server or the gateway's log by default, the console in `npm start`. */
   mailer?: gateway.Mailer;
   /** One registry for every part of this process (main.ts serves it on METRICS_PORT). */
   metrics?: Metrics;
@@ -100,6 +100,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     }));
     const webhooksPart = await run(webhooks.build(await depsFor(webhooks.PART)));
 
+    // This process's own address is where its dashboard's mailed links point when PUBLIC_BASE_URL
+    // is unset (known once it listens): configuration of a local run, never a request's Host header.
+    const gatewayConfig: Config = { ...config };
     const gatewayPool = createPool(opts.databaseUrl, gateway.PART.schema, config.databasePoolSize);
     pools.push(gatewayPool);
     await migrate(gatewayPool, gateway.PART.schema, gateway.PART.dir);
@@ -114,7 +117,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       }),
       clock,
       logger: opts.logger.child({ part: 'gateway' }),
-      config,
+      config: gatewayConfig,
       operatorToken: config.operatorToken,
       mailer: opts.mailer,
       metrics: opts.metrics,
@@ -122,6 +125,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address() as { port: number };
     const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
+    gatewayConfig.publicBaseUrl ??= `http://${host}:${address.port}`;
 
     return {
       baseUrl: `http://${host}:${address.port}`,

@@ -105,3 +105,36 @@ test('the dashboard\'s per-address throttles default to 10 and 30 a minute; a ba
   assert.throws(() => loadConfig({ AUTH_THROTTLE_PER_MINUTE: '0' }), /AUTH_THROTTLE_PER_MINUTE/);
   assert.throws(() => loadConfig({ SIGN_IN_THROTTLE_PER_MINUTE: 'many' }), /SIGN_IN_THROTTLE_PER_MINUTE/);
 });
+
+// Mailed links and team (red team fixes): the dashboard's SMTP settings.
+test('SMTP_HOST turns dashboard mail on; its partners need it, MAIL_FROM is required, and no error quotes the password', () => {
+  assert.equal(loadConfig({}).smtp, undefined);
+  assert.equal(loadConfig({}).dashboardSweepMs, 600_000);
+  assert.deepEqual(loadConfig({ SMTP_HOST: 'smtp.example.com', MAIL_FROM: 'Payments <no-reply@example.com>' }).smtp, {
+    host: 'smtp.example.com', port: 587, secure: false, user: undefined, password: undefined, from: 'Payments <no-reply@example.com>',
+  });
+  const withAccount = loadConfig({ SMTP_HOST: 'smtp.example.com', SMTP_PORT: '465', SMTP_USER: 'svc', SMTP_PASSWORD: ' p@ss word ', MAIL_FROM: 'a@example.com' });
+  assert.deepEqual([withAccount.smtp?.secure, withAccount.smtp?.password], [true, ' p@ss word ']);
+  const password = 'hunter2-not-in-errors';
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ SMTP_PASSWORD: password }, 'SMTP_PASSWORD'],
+    [{ MAIL_FROM: 'a@example.com' }, 'MAIL_FROM'],
+    [{ SMTP_HOST: 'smtp.example.com' }, 'MAIL_FROM'],
+    [{ SMTP_HOST: 'smtp.example.com', MAIL_FROM: 'not an address' }, 'MAIL_FROM'],
+    [{ SMTP_HOST: 'smtp example', MAIL_FROM: 'a@example.com' }, 'SMTP_HOST'],
+    [{ SMTP_HOST: 'smtp.example.com', MAIL_FROM: 'a@example.com', SMTP_PORT: '0' }, 'SMTP_PORT'],
+    // The one missing of the pair is named.
+    [{ SMTP_HOST: 'smtp.example.com', MAIL_FROM: 'a@example.com', SMTP_USER: 'svc' }, 'SMTP_PASSWORD'],
+    [{ SMTP_HOST: 'smtp.example.com', MAIL_FROM: 'a@example.com', SMTP_PASSWORD: password }, 'SMTP_USER'],
+    [{ SMTP_HOST: 'smtp.example.com', MAIL_FROM: 'a@example.com', SMTP_SECURE: 'maybe' }, 'SMTP_SECURE'],
+    [{ DASHBOARD_SWEEP_MS: '1' }, 'DASHBOARD_SWEEP_MS'],
+  ];
+  for (const [env, variable] of cases) {
+    assert.throws(() => loadConfig(env), (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.equal(err.variable, variable, JSON.stringify(env));
+      assert.ok(!err.message.includes(password));
+      return true;
+    });
+  }
+});

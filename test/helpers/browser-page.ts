@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { projectPath } from '../../services/shared/index.js';
+import { linkIn, type Mailbox } from './mailbox.js';
 
 // Debian's Chromium driven by playwright-core (which downloads no browser of its own) for the
 // browser tests: launching it, registering an owner on the dashboard, watching a page for CSP
@@ -33,13 +34,25 @@ export async function launchChromium(): Promise<Browser> {
 /** The password the browser tests' owners register with. */
 export const PASSWORD = 'correct horse battery staple';
 
-/** Registers `business` on the dashboard's register page, its owner `email`; resolves on the API keys page it lands on. */
-export async function registerOwner(page: Page, baseUrl: string, business: string, email: string): Promise<void> {
-  await page.goto(`${baseUrl}/dashboard/register`);
+/**
+ * Registers `business` on the dashboard's register page, its owner `email`, and opens the link
+ * mailed to confirm it; resolves on the API keys page the confirmation lands on.
+ */
+export async function registerOwner(
+  page: Page, stack: { baseUrl: string; mailbox: Mailbox }, business: string, email: string,
+  shot?: (name: string) => Promise<void>,
+): Promise<void> {
+  await page.goto(`${stack.baseUrl}/dashboard/register`);
   await page.getByLabel('Business name').fill(business);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(PASSWORD);
+  await shot?.('02-register');
   await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByText(`we sent a link to ${email}`).waitFor();
+  const link = linkIn(await stack.mailbox.waitFor(email, /^Confirm your dashboard account$/));
+  assert.ok(link.startsWith(`${stack.baseUrl}/dashboard/confirm?token=`), link);
+  await page.goto(link);
+  await page.getByRole('button', { name: 'Confirm and sign in' }).click();
   await page.getByRole('heading', { name: 'API keys' }).waitFor();
 }
 

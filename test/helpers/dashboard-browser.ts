@@ -2,6 +2,8 @@
 // (svc_session, or the operator console's svc_operator), and sends the session's csrf_token on
 // state-changing calls as the front end does.
 
+import { linkIn, type Mailbox } from './mailbox.js';
+
 export interface DashboardAnswer {
   status: number;
   headers: Headers;
@@ -40,13 +42,27 @@ export class DashboardBrowser {
   }
 }
 
-/** The link of the last mail to `to` that the log mailer wrote, as the recipient would click it. */
-export function mailedLink(logLines: string[], to: string): string {
-  const mails = logLines.map((l) => JSON.parse(l)).filter((l) => l.mail?.to === to);
-  if (mails.length === 0) throw new Error(`no mail to ${to}`);
-  const match = /https?:\/\/\S+/.exec(mails[mails.length - 1].mail.text);
-  if (!match) throw new Error(`no link in the mail to ${to}`);
-  return match[0];
+/** Subjects of the dashboard's mails, to pick one from a mailbox. */
+export const MAIL = { reset: /^Reset your password$/, invitation: /^You are invited/, confirm: /^Confirm your dashboard account$/ };
+
+/** The link of the last mail to `to` whose subject matches, once one has arrived, as the recipient would click it. */
+export async function mailedLink(mailbox: Mailbox, to: string, subject: RegExp = /./): Promise<string> {
+  await mailbox.waitFor(to, subject);
+  return linkIn(mailbox.to(to).filter((m) => subject.test(m.subject)).at(-1)!);
+}
+
+/**
+ * Registers an owner as the dashboard does: POST /register (202), then the link mailed to `email`
+ * confirmed from `browser`, which is signed in by it. Answers the confirmation (201, the session).
+ */
+export async function registerByMail(
+  browser: DashboardBrowser, mailbox: Mailbox, body: { email: string; password: string; merchant_name: string },
+  opts: { headers?: Record<string, string> } = {},
+): Promise<DashboardAnswer> {
+  const asked = await browser.call('POST', '/register', body, opts);
+  if (asked.status !== 202) throw new Error(`register answered ${asked.status}: ${JSON.stringify(asked.body)}`);
+  const link = await mailedLink(mailbox, body.email.trim().toLowerCase(), MAIL.confirm);
+  return browser.call('POST', '/register/confirm', { token: tokenOf(link) }, opts);
 }
 
 export const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;

@@ -10,10 +10,14 @@ import { createTestBus, type TestBus } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { STAND_IN_ORIGINS } from './stand-in-server.js';
 
+import { Mailbox } from './mailbox.js';
+
 export interface TestStack extends Stack {
   db: TestDatabase;
   testBus: TestBus;
   operatorToken: string;
+  /** Every mail the dashboard sent (password resets, invitations, registration links). */
+  mailbox: Mailbox;
   /** The stack's metrics registry (test/metrics.test.ts serves and scrapes it). */
   metrics: Metrics;
   /**
@@ -58,6 +62,8 @@ export async function startTestStack(
     logger?: Logger; clock?: Clock; env?: Record<string, string>;
     connectors?: Record<string, Connector>; payoutConnectors?: Record<string, PayoutConnector>;
     metrics?: Metrics;
+    /** The deployment's own mailer (SMTP_HOST's server, else the log) instead of the test mailbox. */
+    configuredMailer?: boolean;
   } = {},
 ): Promise<TestStack> {
   const db = await createTestDatabase();
@@ -84,7 +90,9 @@ export async function startTestStack(
   const tracing = await startTracing('svc', config);
   // Without default process metrics: a test process holds several stacks, and they are the process's anyway.
   const metrics = opts.metrics ?? new Metrics({ defaults: false });
+  const mailbox = new Mailbox();
   const stack = await startStack({
+    mailer: opts.configuredMailer ? undefined : mailbox,
     metrics,
     config,
     databaseUrl: db.url,
@@ -102,6 +110,7 @@ export async function startTestStack(
     db,
     testBus,
     operatorToken,
+    mailbox,
     metrics,
     query: (sql, params) => (pool ??= new pg.Pool({ connectionString: db.url, max: 2 })).query(sql, params),
     manage,

@@ -1,0 +1,27 @@
+import { withTransaction, type Pool } from '../../services/shared/index.js';
+import { MAIL_LIMIT_PER_ADDRESS, MAIL_WINDOW_MS } from '../dashboard/mail-throttle.js';
+import { decideWindow, type ThrottleDecision } from '../dashboard/throttle.js';
+
+/**
+ * The mail budget per recipient (the rule: gateway/dashboard/mail-throttle.ts). A send is taken
+ * before the mail goes out, under a transaction-scoped advisory lock on the address, so parallel
+ * requests cannot all slip under the limit.
+ */
+export function createMailThrottleStore(pool: Pool) {
+  return {
+    async takeMailSend(email: string, at: Date): Promise<ThrottleDecision> {
+      return withTransaction(pool, async (tx) => {
+        await tx.query(`SELECT pg_advisory_xact_lock(hashtext('mail:' || $1))`, [email]);
+        const { rows } = await tx.query(
+          'SELECT sent_at FROM mail_sends WHERE email = $1 AND sent_at > $2',
+          [email, new Date(at.getTime() - MAIL_WINDOW_MS)],
+        );
+        const decision = decideWindow(rows.map((r) => new Date(r.sent_at)), at, MAIL_LIMIT_PER_ADDRESS, MAIL_WINDOW_MS);
+        if (decision.allowed) await tx.query('INSERT INTO mail_sends (email, sent_at) VALUES ($1, $2)', [email, at]);
+        return decision;
+      });
+    },
+  };
+}
+
+export type MailThrottleStore = ReturnType<typeof createMailThrottleStore>;
