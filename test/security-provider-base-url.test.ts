@@ -13,7 +13,7 @@ import { createStripeConnector } from '../services/payments/connectors/stripe.js
 import { createCredentialStore } from '../services/payments/provider-credentials/index.js';
 import { createPool } from '../services/shared/db.js';
 import type { Resolver } from '../services/shared/net/index.js';
-import { DashboardBrowser } from './helpers/dashboard-browser.js';
+import { DashboardBrowser, registerByMail } from './helpers/dashboard-browser.js';
 import { freePort } from './helpers/processes.js';
 import { startTestStack, type TestStack } from './helpers/stack.js';
 import { serveLoopback, type LoopbackServer } from './helpers/stand-in-server.js';
@@ -60,7 +60,7 @@ before(async () => {
   stack = await startTestStack({ env: { PROVIDER_SECRET_KEY: PROVIDER_KEY, PROVIDER_BASE_URL_ALLOWLIST: listed.baseUrl } });
   merchant = new DashboardBrowser(stack.baseUrl);
   const email = `attacker-${randomBytes(4).toString('hex')}@example.com`;
-  const registered = await merchant.call('POST', '/register', { email, password: PASSWORD, merchant_name: 'Red team' });
+  const registered = await registerByMail(merchant, stack.mailbox, { email, password: PASSWORD, merchant_name: 'Red team' });
   assert.equal(registered.status, 201, JSON.stringify(registered.body));
   session = (await merchant.call('GET', '/session')).body;
 });
