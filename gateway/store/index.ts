@@ -11,6 +11,7 @@ import { createRateLimitStore } from './rate-limits.js';
 import { createRequestLogStore } from './request-log.js';
 import { createSessionStore } from './sessions.js';
 import { createSignInThrottleStore } from './sign-in-throttle.js';
+import { createStreamGrantStore } from './stream-grants.js';
 import { createUserStore } from './users.js';
 import { createVerificationStore } from './verification.js';
 
@@ -39,6 +40,7 @@ export function createStore(pool: Pool) {
     ...createAllowlistStore(pool),
     ...createOverviewStore(pool),
     ...createRequestLogStore(pool),
+    ...createStreamGrantStore(pool),
     // The dashboard's users, sessions and what it mails (gateway/dashboard/).
     ...createUserStore(pool),
     ...createSessionStore(pool),

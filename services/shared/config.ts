@@ -92,6 +92,15 @@ export interface Config {
   payoutHoldMs: number;
   /** How often the payouts part sends the payouts whose hold has passed. */
   payoutSweepMs: number;
+  // Red team fixes: event streams, caps and webhook secrets (docs/decisions.md).
+  /** An open event stream (svc listen) ends after this long; its client reconnects and resumes. */
+  eventStreamMaxLifetimeSeconds: number;
+  /** Event streams one gateway replica holds open at once, every project together. */
+  eventStreamsPerGateway: number;
+  /** How often a gateway re-checks its open streams' keys and allow-lists against Postgres. */
+  eventStreamRecheckMs: number;
+  /** Webhook attempts one webhooks replica starts per second to one destination host; more wait. */
+  webhookHostRatePerSecond: number;
 }
 
 export class ConfigError extends Error {
@@ -297,7 +306,23 @@ export function loadConfig(env: Env = process.env): Config {
     settlementSweepMs: int(env, 'SETTLEMENT_SWEEP_MS', 60_000, 10, 86_400_000),
     payoutHoldMs: int(env, 'PAYOUT_HOLD_MS', 60_000, 0, 7 * 86_400_000),
     payoutSweepMs: int(env, 'PAYOUT_SWEEP_MS', 1_000, 10, 3_600_000),
+    // Red team fixes: event streams, caps and webhook secrets (docs/decisions.md).
+    eventStreamMaxLifetimeSeconds: int(env, 'EVENT_STREAM_MAX_LIFETIME_SECONDS', 1800, 1, 86_400),
+    eventStreamsPerGateway: int(env, 'EVENT_STREAMS_PER_GATEWAY', 1000, 1, 100_000),
+    eventStreamRecheckMs: int(env, 'EVENT_STREAM_RECHECK_MS', 2_000, 100, 5_000),
+    webhookHostRatePerSecond: int(env, 'WEBHOOK_HOST_RATE_PER_SECOND', 50, 1, 10_000),
   };
+}
+
+/**
+ * The webhooks part run on its own (Kubernetes, the chart) refuses to start without
+ * WEBHOOK_SECRET_KEY: it would store every endpoint's signing secret readable by anyone with a
+ * database dump. In one process (npm start, tests) the part warns instead (services/webhooks).
+ */
+export function requireWebhookSecretKey(config: Config): void {
+  if (config.webhookSecretKey) return;
+  throw new MissingVariablesError(['WEBHOOK_SECRET_KEY'],
+    'to run webhooks on its own: it encrypts endpoint signing secrets at rest (32 bytes, e.g. `openssl rand -hex 32`; never change it once set)');
 }
 
 /** What a part started on its own needs besides Postgres and the peers it calls. */
