@@ -54,7 +54,7 @@ function exitOf(part: PartProcess, timeoutMs: number): Promise<number | null | '
 test('the webhooks part on its own refuses to start without WEBHOOK_SECRET_KEY, naming it (exit 78)', async () => {
   const { part } = await startWebhooks({});
   assert.equal(await exitOf(part, 20_000), 78, part.output());
-  assert.match(part.output(), /configuration: WEBHOOK_SECRET_KEY is required to run webhooks on its own: it encrypts endpoint signing secrets at rest/);
+  assert.match(part.output(), /configuration: WEBHOOK_SECRET_KEY is required to run webhooks on its own; WEBHOOK_SECRET_KEY encrypts endpoint signing secrets at rest/);
 });
 
 test('started with WEBHOOK_SECRET_KEY, it seals the signing secrets stored plain before, which still open to the same secret', async () => {

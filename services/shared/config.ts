@@ -314,21 +314,16 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-/**
- * The webhooks part run on its own (Kubernetes, the chart) refuses to start without
- * WEBHOOK_SECRET_KEY: it would store every endpoint's signing secret readable by anyone with a
- * database dump. In one process (npm start, tests) the part warns instead (services/webhooks).
- */
-export function requireWebhookSecretKey(config: Config): void {
-  if (config.webhookSecretKey) return;
-  throw new MissingVariablesError(['WEBHOOK_SECRET_KEY'],
-    'to run webhooks on its own: it encrypts endpoint signing secrets at rest (32 bytes, e.g. `openssl rand -hex 32`; never change it once set)');
-}
 
 /** What a part started on its own needs besides Postgres and the peers it calls. */
 export interface PartNeeds {
   /** Parts that publish or consume events need NATS; the gateway does not (false). */
   nats: boolean;
+  /**
+   * The webhooks part on its own needs WEBHOOK_SECRET_KEY: without it every endpoint's signing
+   * secret would be stored readable by anyone with a database dump (in one process it only warns).
+   */
+  webhookSecretKey?: boolean;
 }
 
 /**
@@ -344,8 +339,12 @@ export function requireForPart(
     ...peers.filter((peer) => !config.peers[peer]).map(peerVariable),
     // Parts refuse callers without a credential, so a lone part must have one to call or be called.
     ...(config.internalToken ? [] : ['INTERNAL_TOKEN']),
+    ...(config.webhookSecretKey || !needs.webhookSecretKey ? [] : ['WEBHOOK_SECRET_KEY']),
   ];
   if (missing.length === 0) return;
   const calls = peers.length > 0 ? `; <PART>_URL is the gRPC address of a part it calls (${peers.join(', ')})` : '';
-  throw new MissingVariablesError(missing, `to run ${part} on its own${calls}`);
+  const key = missing.includes('WEBHOOK_SECRET_KEY')
+    ? '; WEBHOOK_SECRET_KEY encrypts endpoint signing secrets at rest (32 bytes, e.g. `openssl rand -hex 32`; never change it once set)'
+    : '';
+  throw new MissingVariablesError(missing, `to run ${part} on its own${calls}${key}`);
 }

@@ -1,9 +1,10 @@
-import { exitOnStartupError, loadConfig, requireWebhookSecretKey, runServicePart } from '../shared/index.js';
+import { exitOnStartupError, loadConfig, requireForPart, runServicePart } from '../shared/index.js';
 import { PART, build } from './index.js';
 
-// On its own the part holds merchants' signing secrets in a database of its own: never unencrypted.
+// On its own the part keeps merchants' signing secrets in a database of its own: never unencrypted
+// (PartNeeds.webhookSecretKey), named with every other missing variable in one message.
 try {
-  requireWebhookSecretKey(loadConfig());
+  requireForPart(loadConfig(), PART.name, [], { nats: true, webhookSecretKey: true });
 } catch (err) {
   exitOnStartupError(err);
 }
