@@ -114,7 +114,7 @@ test('the webhooks part on its own needs WEBHOOK_SECRET_KEY, named with every ot
   assert.equal(config.eventStreamMaxLifetimeSeconds, 1800);
   assert.equal(config.eventStreamsPerGateway, 1000);
   assert.equal(config.eventStreamRecheckMs, 2000);
-  assert.equal(config.webhookHostRatePerSecond, 50);
+  assert.equal(config.webhookHostRatePerSecond, 200);
   for (const [name, value] of [['EVENT_STREAM_MAX_LIFETIME_SECONDS', '0'], ['EVENT_STREAMS_PER_GATEWAY', 'many'],
     ['EVENT_STREAM_RECHECK_MS', '60000'], ['WEBHOOK_HOST_RATE_PER_SECOND', '0']]) {
     assert.throws(() => loadConfig({ [name]: value }), (err: unknown) => err instanceof ConfigError && err.variable === name);

@@ -310,7 +310,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventStreamMaxLifetimeSeconds: int(env, 'EVENT_STREAM_MAX_LIFETIME_SECONDS', 1800, 1, 86_400),
     eventStreamsPerGateway: int(env, 'EVENT_STREAMS_PER_GATEWAY', 1000, 1, 100_000),
     eventStreamRecheckMs: int(env, 'EVENT_STREAM_RECHECK_MS', 2_000, 100, 5_000),
-    webhookHostRatePerSecond: int(env, 'WEBHOOK_HOST_RATE_PER_SECOND', 50, 1, 10_000),
+    webhookHostRatePerSecond: int(env, 'WEBHOOK_HOST_RATE_PER_SECOND', 200, 1, 10_000),
   };
 }
 
