@@ -2,89 +2,15 @@
 // against a running stack, forwarding to real HTTP receivers on loopback that verify every
 // signature with an existing library, stripe-node's constructEvent.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer as createTcpServer, type Socket } from 'node:net';
-import { get as httpGet, type IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import Stripe from 'stripe';
-import { projectPath } from '../services/shared/index.js';
 import { EVENT_TYPES } from '../services/shared/contract/enums.js';
+import { openStream, startListener, startReceiver, type Receiver } from './helpers/event-stream-clients.js';
 import { eventually } from './helpers/eventually.js';
 import { runSvc } from './helpers/svc-cli.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
-import { serveLoopback } from './helpers/stand-in-server.js';
-
-const stripe = new Stripe('sk_test_x');
-
-interface Received {
-  id: string;
-  type: string;
-  object: any;
-  verified: boolean;
-}
-
-/** A local webhook receiver: keeps every event, verified with the listener's session secret. */
-async function startReceiver() {
-  const events: Received[] = [];
-  let secret = '';
-  const server = await serveLoopback((req, res, raw) => {
-    let verified = true;
-    try {
-      stripe.webhooks.constructEvent(raw, req.headers['svc-signature'] as string, secret);
-    } catch {
-      verified = false;
-    }
-    const body = JSON.parse(raw);
-    assert.equal(req.headers['svc-event-id'], body.id);
-    events.push({ id: body.id, type: body.type, object: body.data.object, verified });
-    res.writeHead(verified ? 200 : 400).end();
-  }, (err) => {
-    // The assertion above fails the run, as it would outside the server, rather than answering 500.
-    throw err;
-  });
-  return {
-    events,
-    url: `${server.baseUrl}/hooks`,
-    useSecret: (s: string) => (secret = s),
-    close: server.close,
-  };
-}
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
-/** `svc listen` as its own process; resolves once it says it is ready, with the secret it printed. */
-async function startListener(env: NodeJS.ProcessEnv, args: string[]) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [projectPath('bin', 'svc.js'), 'listen', ...args], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const exited = once(child, 'exit');
-  await eventually('the listener to be ready', async () => (/^(Ready|\{"kind":"ready"\})/m.test(stdout) || child.exitCode !== null ? true : undefined), 20_000);
-  assert.equal(child.exitCode, null, `svc listen exited: ${stderr}`);
-  return {
-    secret: /whsec_[\w-]+/.exec(stdout)![0],
-    output: () => stdout,
-    errors: () => stderr,
-    async stop() {
-      child.kill('SIGINT');
-      const [code] = await exited;
-      return code as number;
-    },
-  };
-}
-
-/** A raw stream on its own connection (no pool), so closing it closes the socket. */
-async function openStream(baseUrl: string, key: string, lastEventId?: string) {
-  const req = httpGet(`${baseUrl}/v1/test/events/stream`, {
-    agent: false, headers: { authorization: `Bearer ${key}`, ...(lastEventId && { 'last-event-id': lastEventId }) },
-  });
-  const [res] = (await once(req, 'response')) as [IncomingMessage];
-  let text = '';
-  res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('error', () => undefined);
-  return { status: res.statusCode, headers: res.headers, response: res, text: () => text, close: () => req.destroy() };
-}
 
 /** A loopback TCP relay to the gateway whose connections the test can cut, as a flaky network would. */
 async function startRelay(target: string) {

@@ -69,7 +69,7 @@ describe('the webhooks process killed mid-burst', { skip: !natsUrl && 'NATS_URL 
     const replacement = spawnPart('webhooks', 'services/webhooks/main.js', {
       DATABASE_URL: split.db.url, NATS_URL: natsUrl!, NATS_STREAM: split.stream, NATS_SUBJECT_PREFIX: split.subjectPrefix,
       HOST: '127.0.0.1', GRPC_PORT: new URL(webhooksUrl).port, LOG_LEVEL: 'warn', WEBHOOK_TIMEOUT_MS: TIMEOUT_MS,
-      INTERNAL_TOKEN: split.internalToken,
+      INTERNAL_TOKEN: split.internalToken, WEBHOOK_SECRET_KEY: split.webhookSecretKey,
     });
     split.parts.push(replacement);
     await waitForHealth(replacement, webhooksUrl);

@@ -5,6 +5,7 @@ import { registerOperations, type Handlers } from './register.js';
 import { installAdmission } from '../edge/admission.js';
 import { installCardDataCheck } from '../edge/card-data.js';
 import { installIdempotency } from '../edge/idempotency.js';
+import { trustedProxyRanges } from '../edge/ip-allowlist.js';
 import { installRequestLog } from '../edge/request-log.js';
 import { routeNotFound } from '../http/errors.js';
 import { installEventStream } from '../routes/event-stream.js';
@@ -64,6 +65,12 @@ export function apiScope(deps: ApiDeps) {
     scope.setNotFoundHandler(routeNotFound);
     registerOperations(scope, apiHandlers(deps.clients));
     // A stream rather than an operation of the table (routes/event-stream.ts says why).
-    installEventStream(scope, deps.clients.webhooks);
+    installEventStream(scope, deps.clients.webhooks, {
+      maxPerGateway: deps.config.eventStreamsPerGateway,
+      maxLifetimeMs: deps.config.eventStreamMaxLifetimeSeconds * 1000,
+      recheckMs: deps.config.eventStreamRecheckMs,
+      grants: (keyIds) => deps.store.activeKeyAllowlists(keyIds),
+      trustedProxies: trustedProxyRanges(deps.config.trustedProxies),
+    });
   };
 }

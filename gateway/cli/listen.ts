@@ -35,6 +35,15 @@ const RETRY_MS = [1_000, 2_000, 5_000, 10_000];
 /** The stream refused the request: a mistake to report (exit 1), not an outage to wait out. */
 class Refused extends Error {}
 
+/** The gateway's last message on a stream it ends (routes/event-stream.ts). */
+interface StreamEnded {
+  reason: string;
+  message: string;
+}
+
+/** Ends after which the stream is opened again; any other (revoked, ip_not_allowed) stops svc listen. */
+const RESUMABLE_ENDS = new Set(['max_lifetime', 'shutting_down']);
+
 function causeOf(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   if (err instanceof Error && err.name === 'TimeoutError') return 'timed out';
@@ -73,7 +82,9 @@ async function refusal(res: Response): Promise<ApiError> {
 }
 
 /** Opens the stream (resuming after `lastEventId`) and handles its messages until it ends. */
-async function stream(opts: ListenOptions, lastEventId: string, onOpen: () => void, onMessage: (m: SseMessage) => Promise<void>) {
+async function stream(
+  opts: ListenOptions, lastEventId: string, onOpen: () => void, onMessage: (m: SseMessage) => Promise<void>,
+): Promise<{ lastEventId: string; reason: string; ended?: StreamEnded }> {
   const idle = new AbortController();
   let timer = setTimeout(() => idle.abort(), IDLE_MS);
   const signal = AbortSignal.any([opts.signal, idle.signal]);
@@ -96,13 +107,19 @@ async function stream(opts: ListenOptions, lastEventId: string, onOpen: () => vo
     }
     onOpen();
     const decoder = new TextDecoder();
+    let ended: StreamEnded | undefined;
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
       clearTimeout(timer);
       timer = setTimeout(() => idle.abort(), IDLE_MS);
       parser.push(decoder.decode(chunk, { stream: true }));
-      while (queue.length > 0) await onMessage(queue.shift()!);
+      while (queue.length > 0) {
+        const m = queue.shift()!;
+        if (m.event === 'stream_ended') ended = JSON.parse(m.data) as StreamEnded;
+        else await onMessage(m);
+      }
     }
-    return { lastEventId: parser.lastEventId, reason: 'the gateway closed the stream' };
+    if (ended && !RESUMABLE_ENDS.has(ended.reason)) throw new Refused(`${ended.reason}: ${ended.message}`);
+    return { lastEventId: parser.lastEventId, reason: ended?.message ?? 'the gateway closed the stream', ended };
   } catch (err) {
     if (err instanceof Refused || opts.signal.aborted) throw err;
     const reason = idle.signal.aborted ? `nothing received for ${IDLE_MS / 1000} s` : causeOf(err);
@@ -139,11 +156,15 @@ export async function listen(opts: ListenOptions): Promise<number> {
     let lastEventId = '';
     let failures = 0;
     let opened = false;
+    // After a stream's maximum lifetime the next one is opened at once and without a word: to the
+    // person, and to what reads --json, it is one session.
+    let quiet = false;
     for (;;) {
       const ended = await stream(opts, lastEventId, () => {
-        if (opts.json) opts.out(JSON.stringify({ kind: opened ? 'reconnected' : 'ready' }));
-        else opts.out(opened ? 'Reconnected.' : 'Ready: listening for events. Press Ctrl-C to stop.');
+        if (!quiet && opts.json) opts.out(JSON.stringify({ kind: opened ? 'reconnected' : 'ready' }));
+        else if (!quiet) opts.out(opened ? 'Reconnected.' : 'Ready: listening for events. Press Ctrl-C to stop.');
         opened = true;
+        quiet = false;
         failures = 0;
       }, async (m) => {
         const event = JSON.parse(m.data) as { id: string; type: string };
@@ -157,6 +178,11 @@ export async function listen(opts: ListenOptions): Promise<number> {
           : `${at}  ${event.type.padEnd(18)}  ${event.id}  → ${outcome}  ${Math.round(ms)} ms`);
       });
       lastEventId = ended.lastEventId;
+      if (ended.ended?.reason === 'max_lifetime') {
+        quiet = true;
+        continue;
+      }
+      quiet = false;
       const wait = RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)];
       opts.err(`Stream lost (${ended.reason}); reconnecting in ${wait / 1000} s…`);
       await sleep(wait, opts.signal);
@@ -164,7 +190,7 @@ export async function listen(opts: ListenOptions): Promise<number> {
     }
   } catch (err) {
     if (opts.signal.aborted) return 0;
-    if (err instanceof Refused) throw new CliError(`the gateway refused the event stream: ${err.message}`);
+    if (err instanceof Refused) throw new CliError(`the gateway refused or ended the event stream: ${err.message}`);
     throw err;
   }
 }

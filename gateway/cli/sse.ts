@@ -1,9 +1,11 @@
 // A server-sent events reader for `svc listen`, by hand: no SSE package is installed, and the
-// format (text/event-stream, WHATWG HTML §9.2) is a few line rules. Fields other than `data` and
-// `id` (event, retry) are not used by the gateway's stream and are ignored; so are comments, which
-// carry its keep-alives.
+// format (text/event-stream, WHATWG HTML §9.2) is a few line rules. `retry` is not used and is
+// ignored; so are comments, which carry the gateway's keep-alives. `event` names the gateway's last
+// message (stream_ended); every other message is an event of the project.
 
 export interface SseMessage {
+  /** The message's `event` field; 'message' when it has none. */
+  event: string;
   data: string;
   /** The last `id` seen so far (it persists across messages), for Last-Event-ID on reconnect. */
   lastEventId: string;
@@ -19,11 +21,13 @@ export interface SseParser {
 export function createSseParser(onMessage: (m: SseMessage) => void, lastEventId = ''): SseParser {
   let buffer = '';
   let data: string[] = [];
+  let event = '';
 
   function line(text: string): void {
     if (text === '') {
-      if (data.length > 0) onMessage({ data: data.join('\n'), lastEventId });
+      if (data.length > 0) onMessage({ event: event || 'message', data: data.join('\n'), lastEventId });
       data = [];
+      event = '';
       return;
     }
     if (text.startsWith(':')) return;
@@ -32,6 +36,7 @@ export function createSseParser(onMessage: (m: SseMessage) => void, lastEventId 
     let value = colon === -1 ? '' : text.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'data') data.push(value);
+    else if (field === 'event') event = value;
     else if (field === 'id' && !value.includes('\0')) lastEventId = value;
   }
 

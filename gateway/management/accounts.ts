@@ -1,4 +1,5 @@
 import { DomainError } from '../../services/shared/index.js';
+import { limitReached, MAX_ACTIVE_API_KEYS } from '../../services/shared/project-caps.js';
 import type { Mode } from '../store/index.js';
 import { actorOf, projectNotFound, type ManageDeps, type ManageHandlers } from './context.js';
 
@@ -62,6 +63,9 @@ export function accountHandlers(deps: ManageDeps): ManageHandlers {
       const result = await store.createKey(id, body.mode, body.name, actor, clock.now());
       if ('refused' in result) {
         if (result.refused === 'project_not_found') throw projectNotFound(id);
+        if (result.refused === 'limit_reached') {
+          throw limitReached(`active ${body.mode} API keys`, MAX_ACTIVE_API_KEYS, 'revoke one it no longer uses first.');
+        }
         throw new DomainError(
           'live_mode_not_verified',
           'Live keys can be created only after the merchant\'s business verification is approved.',

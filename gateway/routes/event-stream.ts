@@ -4,8 +4,11 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import type { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import { EVENT_TYPES } from '../../services/shared/contract/enums.js';
 import { DomainError, invalidField } from '../../services/shared/index.js';
+import { MAX_EVENT_STREAMS_PER_PROJECT } from '../../services/shared/project-caps.js';
 import { scopeOf } from '../auth/authenticate.js';
 import { identityOf } from '../auth/identity.js';
+import { clientAddress, type AddressRange } from '../edge/ip-allowlist.js';
+import { createStreamGuard, STREAM_END_MESSAGES, type StreamEndReason } from './stream-guard.js';
 
 // GET /v1/test/events/stream: the project's events as server-sent events, as they are stored, for
 // `svc listen` (test keys only). Each open stream polls the webhooks part (ListEventsAfter) from
@@ -13,6 +16,11 @@ import { identityOf } from '../auth/identity.js';
 // cursor after each page is the SSE `id`, so a client reconnecting with Last-Event-ID resumes
 // where it was and misses nothing stored while it was away either. Not in the contract's operation
 // table: its answer is a stream, not a JSON resource (docs/decisions.md).
+//
+// A stream ends by itself at its maximum lifetime, when its key is revoked or its project's
+// allow-list stops admitting its address (stream-guard.ts), and on shutdown; its last event,
+// `event: stream_ended` with data {"reason", "message"}, says which (svc listen reconnects after
+// max_lifetime and shutting_down, and stops after the others).
 
 export const EVENT_STREAM_PATH = '/test/events/stream';
 
@@ -23,9 +31,19 @@ export interface EventStreamOptions {
   keepAliveMs: number;
   /** Streams one project may hold open at once on this gateway: each polls the webhooks part. */
   maxPerProject: number;
+  /** Streams this gateway holds open at once, every project together (EVENT_STREAMS_PER_GATEWAY). */
+  maxPerGateway: number;
+  /** A stream ends after this long (EVENT_STREAM_MAX_LIFETIME_SECONDS); its client reconnects. */
+  maxLifetimeMs: number;
+  /** How often open streams' keys and allow-lists are re-checked (EVENT_STREAM_RECHECK_MS). */
+  recheckMs: number;
+  /** Each key still active with its project's allow-list (store/stream-grants.ts). */
+  grants(keyIds: string[]): Promise<Map<string, string[]>>;
+  /** TRUSTED_PROXIES, compiled: the address a stream is re-checked with is the one admission saw. */
+  trustedProxies: AddressRange[];
 }
 
-const DEFAULTS: EventStreamOptions = { pollMs: 250, keepAliveMs: 15_000, maxPerProject: 5 };
+const DEFAULTS = { pollMs: 250, keepAliveMs: 15_000, maxPerProject: MAX_EVENT_STREAMS_PER_PROJECT };
 /** What a refused stream is told to wait before trying again. */
 const FULL_RETRY_AFTER_SECONDS = 5;
 /** What a browser's EventSource waits before reconnecting after the stream ends. */
@@ -69,33 +87,51 @@ export function writeChunk(res: ServerResponse, chunk: string): Promise<void> {
 
 const eventChunk = (body: string, id?: string) => `${id === undefined ? '' : `id: ${id}\n`}data: ${body}\n\n`;
 
+/** Ends a stream with its last event saying why; nothing is written after it. */
+function endStream(res: ServerResponse, reason: StreamEndReason): void {
+  if (res.destroyed || res.writableEnded) return;
+  res.write(`event: stream_ended\ndata: ${JSON.stringify({ reason, message: STREAM_END_MESSAGES[reason] })}\n\n`);
+  // Closed as soon as the end is written: a client that stopped reading would otherwise keep it half-open.
+  res.end(() => res.destroy());
+}
+
 /** Registers the route on the /v1 scope, after its admission hooks (authentication, allow-list, rate limit). */
 export function installEventStream(
-  scope: FastifyInstance, webhooks: Client<typeof WebhooksService>, options: Partial<EventStreamOptions> = {},
+  scope: FastifyInstance, webhooks: Client<typeof WebhooksService>,
+  options: Partial<EventStreamOptions> & Pick<EventStreamOptions, 'maxPerGateway' | 'maxLifetimeMs' | 'recheckMs' | 'grants' | 'trustedProxies'>,
 ): void {
-  const opts = { ...DEFAULTS, ...options };
+  const opts: EventStreamOptions = { ...DEFAULTS, ...options };
   const open = new Set<ServerResponse>();
-  // A stream never finishes by itself; on shutdown each ends now (its client reconnects elsewhere)
-  // instead of holding the drain until connections are cut. Its socket is closed as soon as the
-  // end is written: a client that stopped reading would otherwise keep it half-open.
+  const guard = createStreamGuard({ grants: opts.grants, intervalMs: opts.recheckMs, log: scope.log });
+  // On shutdown each stream ends now (its client reconnects elsewhere) instead of holding the
+  // drain until connections are cut.
   scope.addHook('preClose', async () => {
-    for (const res of open) res.end(() => res.destroy());
+    guard.close();
+    for (const res of open) endStream(res, 'shutting_down');
   });
 
   const perProject = new Map<string, number>();
-  /** Takes one of the project's stream places, or refuses 429; the function gives it back (once). */
+  let held = 0;
+  const refuse = (reply: FastifyReply, message: string) => {
+    reply.header('retry-after', String(FULL_RETRY_AFTER_SECONDS));
+    return new DomainError('rate_limited', message);
+  };
+  /** Takes one of the project's and the gateway's stream places, or refuses 429; the function gives them back (once). */
   const admit = (reply: FastifyReply, projectId: string): (() => void) => {
-    const held = perProject.get(projectId) ?? 0;
-    if (held >= opts.maxPerProject) {
-      reply.header('retry-after', String(FULL_RETRY_AFTER_SECONDS));
-      throw new DomainError('rate_limited',
-        `This project already has ${opts.maxPerProject} event streams open (svc listen); close one and retry.`);
+    const ofProject = perProject.get(projectId) ?? 0;
+    if (ofProject >= opts.maxPerProject) {
+      throw refuse(reply, `This project already has ${opts.maxPerProject} event streams open (svc listen); close one and retry.`);
     }
-    perProject.set(projectId, held + 1);
+    if (held >= opts.maxPerGateway) {
+      throw refuse(reply, `This gateway already holds ${opts.maxPerGateway} event streams, the most it may; retry shortly.`);
+    }
+    perProject.set(projectId, ofProject + 1);
+    held++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      held--;
       const left = (perProject.get(projectId) ?? 1) - 1;
       if (left > 0) perProject.set(projectId, left);
       else perProject.delete(projectId);
@@ -134,7 +170,12 @@ export function installEventStream(
       connection: 'close',
     });
     open.add(res);
+    const lifetime = setTimeout(() => endStream(res, 'max_lifetime'), opts.maxLifetimeMs);
+    const address = clientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], opts.trustedProxies);
+    const unwatch = guard.watch({ keyId: identity.apiKey.id, address, end: (reason) => endStream(res, reason) });
     res.on('close', () => {
+      clearTimeout(lifetime);
+      unwatch();
       open.delete(res);
       release();
     });

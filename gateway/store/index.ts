@@ -16,6 +16,7 @@ import { createSessionStore } from './sessions.js';
 import { createSignInThrottleStore } from './sign-in-throttle.js';
 import { createSweepStore } from './sweep.js';
 import { createTeamStore } from './team.js';
+import { createStreamGrantStore } from './stream-grants.js';
 import { createUserStore } from './users.js';
 import { createVerificationStore } from './verification.js';
 
@@ -44,6 +45,7 @@ export function createStore(pool: Pool) {
     ...createAllowlistStore(pool),
     ...createOverviewStore(pool),
     ...createRequestLogStore(pool),
+    ...createStreamGrantStore(pool),
     // The dashboard's users, sessions and what it mails (gateway/dashboard/).
     ...createUserStore(pool),
     ...createSessionStore(pool),

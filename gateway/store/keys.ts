@@ -1,4 +1,5 @@
 import { newId, newSecret, sha256Hex, withTransaction, type Pool, type Queryable } from '../../services/shared/index.js';
+import { MAX_ACTIVE_API_KEYS } from '../../services/shared/project-caps.js';
 import { auditAddress } from './audit-address.js';
 
 /** Merchants, projects, API keys and the audit log. */
@@ -127,18 +128,25 @@ export function createKeyStore(pool: Pool) {
 
     /**
      * Creates a key and returns its secret, the only time it exists outside the caller's hands.
-     * 'project_not_found' and 'not_verified' explain a refusal.
+     * 'project_not_found', 'not_verified' and 'limit_reached' (MAX_ACTIVE_API_KEYS of the mode
+     * are active) explain a refusal.
      */
     async createKey(projectId: string, mode: Mode, name: string, actor: string, at: Date) {
       return withTransaction(pool, async (tx) => {
-        // Locking the merchant row orders key creation after a concurrent verification change.
+        // Locking the merchant row orders key creation after a concurrent verification change; the
+        // project row, after a concurrent creation, so two cannot both pass the count below.
         const { rows } = await tx.query(
           `SELECT p.merchant_id, m.verification_status FROM projects p JOIN merchants m ON m.id = p.merchant_id
-           WHERE p.id = $1 FOR SHARE OF m`,
+           WHERE p.id = $1 FOR NO KEY UPDATE OF p FOR SHARE OF m`,
           [projectId],
         );
         if (rows.length === 0) return { refused: 'project_not_found' as const };
         if (mode === 'live' && rows[0].verification_status !== 'approved') return { refused: 'not_verified' as const };
+        const active = await tx.query(
+          'SELECT count(*)::int AS n FROM api_keys WHERE project_id = $1 AND mode = $2 AND revoked_at IS NULL',
+          [projectId, mode],
+        );
+        if (active.rows[0].n >= MAX_ACTIVE_API_KEYS) return { refused: 'limit_reached' as const };
         const secret = newSecret(KEY_PREFIX[mode]);
         const id = newId('key', at);
         const prefix = secret.slice(0, KEY_PREFIX[mode].length + DISPLAY_PREFIX_RANDOM_CHARS);

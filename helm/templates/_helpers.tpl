@@ -88,6 +88,24 @@ app.kubernetes.io/component: {{ .part }}
 {{- end }}
 {{- end }}
 
+{{/*
+WEBHOOK_SECRET_KEY of the Secret the chart makes: the value given, else the one this release's
+Secret already holds (an upgrade never changes it: the stored signing secrets are sealed with it),
+else 32 new random bytes in base64 on the first install.
+*/}}
+{{- define "svc.webhookSecretKey" -}}
+{{- if .Values.secrets.webhookSecretKey }}
+{{- .Values.secrets.webhookSecretKey }}
+{{- else }}
+{{- $current := lookup "v1" "Secret" .Release.Namespace (include "svc.fullname" .) }}
+{{- if and $current $current.data (hasKey $current.data "WEBHOOK_SECRET_KEY") }}
+{{- index $current.data "WEBHOOK_SECRET_KEY" | b64dec }}
+{{- else }}
+{{- randBytes 32 }}
+{{- end }}
+{{- end }}
+{{- end }}
+
 {{/* A secretKeyRef env entry; called with (dict "root" $ "name" VAR "optional" BOOL). */}}
 {{- define "svc.secretEnv" -}}
 - name: {{ .name }}
@@ -135,7 +153,8 @@ app.kubernetes.io/component: {{ .part }}
 {{- include "svc.secretEnv" (dict "root" $root "name" "INTERNAL_CALLERS" "optional" true) | nindent 0 }}
 {{- end }}
 {{- if eq .part "webhooks" }}
-{{- include "svc.secretEnv" (dict "root" $root "name" "WEBHOOK_SECRET_KEY" "optional" true) | nindent 0 }}
+{{- /* Required: the part refuses to start without it (an existing Secret must hold it too). */}}
+{{- include "svc.secretEnv" (dict "root" $root "name" "WEBHOOK_SECRET_KEY" "optional" false) | nindent 0 }}
 {{- end }}
 {{- if eq .part "payments" }}
 {{- include "svc.secretEnv" (dict "root" $root "name" "PROVIDER_SECRET_KEY" "optional" true) | nindent 0 }}

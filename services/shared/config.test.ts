@@ -138,3 +138,25 @@ test('SMTP_HOST turns dashboard mail on; its partners need it, MAIL_FROM is requ
     });
   }
 });
+
+test('the webhooks part on its own needs WEBHOOK_SECRET_KEY, named with every other missing variable; the event stream settings have bounds', () => {
+  const base = { DATABASE_URL: 'postgres://h/db', NATS_URL: 'nats://h:4222', INTERNAL_TOKEN: 'i'.repeat(32) };
+  const needs = { nats: true, webhookSecretKey: true };
+  assert.throws(() => requireForPart(loadConfig(base), 'webhooks', [], needs),
+    (err: unknown) => err instanceof MissingVariablesError && err.variables.join() === 'WEBHOOK_SECRET_KEY' &&
+      /encrypts endpoint signing secrets at rest/.test(err.message));
+  assert.throws(() => requireForPart(loadConfig({}), 'webhooks', [], needs),
+    (err: unknown) => err instanceof MissingVariablesError && err.variables.join() === 'DATABASE_URL,NATS_URL,INTERNAL_TOKEN,WEBHOOK_SECRET_KEY');
+  requireForPart(loadConfig({ ...base, WEBHOOK_SECRET_KEY: 'ab'.repeat(32) }), 'webhooks', [], needs);
+  requireForPart(loadConfig(base), 'ledger', []);
+
+  const config = loadConfig({});
+  assert.equal(config.eventStreamMaxLifetimeSeconds, 1800);
+  assert.equal(config.eventStreamsPerGateway, 1000);
+  assert.equal(config.eventStreamRecheckMs, 2000);
+  assert.equal(config.webhookHostRatePerSecond, 200);
+  for (const [name, value] of [['EVENT_STREAM_MAX_LIFETIME_SECONDS', '0'], ['EVENT_STREAMS_PER_GATEWAY', 'many'],
+    ['EVENT_STREAM_RECHECK_MS', '60000'], ['WEBHOOK_HOST_RATE_PER_SECOND', '0']]) {
+    assert.throws(() => loadConfig({ [name]: value }), (err: unknown) => err instanceof ConfigError && err.variable === name);
+  }
+});

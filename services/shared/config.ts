@@ -109,6 +109,16 @@ export interface Config {
   smtp?: SmtpSettings;
   /** How often the gateway deletes expired mailed links and throttle rows past their window. */
   dashboardSweepMs: number;
+
+  // Red team fixes: event streams, caps and webhook secrets (docs/decisions.md).
+  /** An open event stream (svc listen) ends after this long; its client reconnects and resumes. */
+  eventStreamMaxLifetimeSeconds: number;
+  /** Event streams one gateway replica holds open at once, every project together. */
+  eventStreamsPerGateway: number;
+  /** How often a gateway re-checks its open streams' keys and allow-lists against Postgres. */
+  eventStreamRecheckMs: number;
+  /** Webhook attempts one webhooks replica starts per second to one destination host; more wait. */
+  webhookHostRatePerSecond: number;
 }
 
 export interface SmtpSettings {
@@ -343,6 +353,12 @@ export function loadConfig(env: Env = process.env): Config {
 
     smtp: smtpSettings(env),
     dashboardSweepMs: int(env, 'DASHBOARD_SWEEP_MS', 600_000, 10, 86_400_000),
+
+    // Red team fixes: event streams, caps and webhook secrets (docs/decisions.md).
+    eventStreamMaxLifetimeSeconds: int(env, 'EVENT_STREAM_MAX_LIFETIME_SECONDS', 1800, 1, 86_400),
+    eventStreamsPerGateway: int(env, 'EVENT_STREAMS_PER_GATEWAY', 1000, 1, 100_000),
+    eventStreamRecheckMs: int(env, 'EVENT_STREAM_RECHECK_MS', 2_000, 100, 5_000),
+    webhookHostRatePerSecond: int(env, 'WEBHOOK_HOST_RATE_PER_SECOND', 200, 1, 10_000),
   };
 }
 
@@ -374,6 +390,11 @@ function smtpSettings(env: Env): SmtpSettings | undefined {
 export interface PartNeeds {
   /** Parts that publish or consume events need NATS; the gateway does not (false). */
   nats: boolean;
+  /**
+   * The webhooks part on its own needs WEBHOOK_SECRET_KEY: without it every endpoint's signing
+   * secret would be stored readable by anyone with a database dump (in one process it only warns).
+   */
+  webhookSecretKey?: boolean;
 }
 
 /**
@@ -389,8 +410,12 @@ export function requireForPart(
     ...peers.filter((peer) => !config.peers[peer]).map(peerVariable),
     // Parts refuse callers without a credential, so a lone part must have one to call or be called.
     ...(config.internalToken ? [] : ['INTERNAL_TOKEN']),
+    ...(config.webhookSecretKey || !needs.webhookSecretKey ? [] : ['WEBHOOK_SECRET_KEY']),
   ];
   if (missing.length === 0) return;
   const calls = peers.length > 0 ? `; <PART>_URL is the gRPC address of a part it calls (${peers.join(', ')})` : '';
-  throw new MissingVariablesError(missing, `to run ${part} on its own${calls}`);
+  const key = missing.includes('WEBHOOK_SECRET_KEY')
+    ? '; WEBHOOK_SECRET_KEY encrypts endpoint signing secrets at rest (32 bytes, e.g. `openssl rand -hex 32`; never change it once set)'
+    : '';
+  throw new MissingVariablesError(missing, `to run ${part} on its own${calls}${key}`);
 }

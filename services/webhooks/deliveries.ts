@@ -135,19 +135,19 @@ export function createDeliveryStore(pool: Pool) {
 
     /**
      * Gives back claims whose attempt was never started (the dispatcher stopped, or the claim
-     * waited too long for its endpoint), due at once and as they were before the claim, so the
-     * next attempt keeps its number. Only while the claim still holds.
+     * waited too long for its endpoint), due at once (or at `dueAt`: its host's next slot) and as
+     * they were before the claim, so the next attempt keeps its number. Only while the claim still holds.
      */
-    async unclaim(claims: Claim[], now: Date): Promise<void> {
+    async unclaim(claims: Claim[], now: Date, dueAt: Date = now): Promise<void> {
       await pool.query({
-        name: 'webhooks-unclaim',
+        name: 'webhooks-unclaim-at',
         text: `UPDATE deliveries d
            SET status = CASE WHEN d.scheduled_attempts = 1 THEN 'pending' ELSE 'failed' END,
              attempt_count = d.attempt_count - 1, scheduled_attempts = d.scheduled_attempts - 1,
-             next_attempt_at = $1, updated_at = $1
+             next_attempt_at = $4, updated_at = $1
            FROM unnest($2::text[], $3::int[]) AS c(id, attempt)
            WHERE d.id = c.id AND d.attempt_count = c.attempt AND d.status = 'delivering'`,
-        values: [now, claims.map((c) => c.id), claims.map((c) => c.attempt)],
+        values: [now, claims.map((c) => c.id), claims.map((c) => c.attempt), dueAt],
       });
     },
 

@@ -4,11 +4,14 @@ import { afterAttempt } from './schedule.js';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { AttemptResult, Sender } from './sender.js';
 import type { DeliveryMetrics } from './metrics.js';
+import { createHostPacer, hostOf } from './host-pacer.js';
 import { signatureHeader, truncateSignature } from './signature.js';
 
 export const USER_AGENT = 'svc-webhooks/1.0';
 const COALESCE_MS = 5;
 const CLAIM_AHEAD = 2;
+/** A claim waits in memory at most this long for its host's slot; one due later goes back to the table until then. */
+const PACE_HORIZON_MS = 1_000;
 
 export interface DispatcherOptions {
   store: DeliveryStore;
@@ -21,6 +24,8 @@ export interface DispatcherOptions {
   concurrency: number;
   perEndpoint: number;
   pollMs: number;
+  /** Attempts started per second to one destination host (host-pacer.ts); unset: not paced. Manual resends are not held. */
+  hostRatePerSecond?: number;
   /** Where attempts are counted (metrics.ts); nowhere when absent. */
   metrics?: DeliveryMetrics;
 }
@@ -70,6 +75,7 @@ export function createDispatcher(opts: DispatcherOptions) {
   const leaseFrom = (now: Date) => new Date(now.getTime() + leaseMs);
   // A waiting claim may start while its attempt would still end half the margin before its lease.
   const latestStart = (leaseUntil: Date) => leaseUntil.getTime() - opts.timeoutMs - 2500;
+  const pacer = createHostPacer(opts.hostRatePerSecond ?? Infinity);
 
   // Finished attempts are recorded together: while one batch is being written the next gathers,
   // so under load a single statement records many attempts instead of one round trip each.
@@ -121,10 +127,10 @@ export function createDispatcher(opts: DispatcherOptions) {
     else counts.set(key, n);
   };
 
-  /** Hands claims back as they were before (never attempted), due now. */
-  function handBack(claims: Claim[]): Promise<void> {
+  /** Hands claims back as they were before (never attempted), due now (or at `dueAt`). */
+  function handBack(claims: Claim[], dueAt?: Date): Promise<void> {
     if (claims.length === 0) return Promise.resolve();
-    return opts.store.unclaim(claims, opts.clock.now()).catch((err) => {
+    return opts.store.unclaim(claims, opts.clock.now(), dueAt).catch((err) => {
       // The lease brings them back all the same, only later.
       opts.logger.warn({ err: (err as Error).message, deliveries: claims.length }, 'webhook claims could not be handed back');
     });
@@ -132,7 +138,7 @@ export function createDispatcher(opts: DispatcherOptions) {
 
   function launch(claim: Claim, leaseUntil: Date): void {
     add(held, claim.endpointId, 1);
-    if ((open.get(claim.endpointId) ?? 0) < opts.perEndpoint) return start(claim);
+    if ((open.get(claim.endpointId) ?? 0) < opts.perEndpoint) return start(claim, leaseUntil);
     const queue = waiting.get(claim.endpointId);
     if (queue) queue.push({ claim, leaseUntil });
     else waiting.set(claim.endpointId, [{ claim, leaseUntil }]);
@@ -147,7 +153,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       const { claim, leaseUntil } = queue.shift()!;
       waitingCount--;
       if (queue.length === 0) waiting.delete(endpointId);
-      if (opts.clock.now().getTime() <= latestStart(leaseUntil)) start(claim);
+      if (opts.clock.now().getTime() <= latestStart(leaseUntil)) start(claim, leaseUntil);
       else {
         add(held, endpointId, -1);
         late.push(claim);
@@ -156,7 +162,23 @@ export function createDispatcher(opts: DispatcherOptions) {
     void handBack(late);
   }
 
-  function start(claim: Claim): void {
+  /**
+   * Gives a claim whose host has no slot soon back to the table, due when the slot is: it is no
+   * attempt (nothing is sent, the schedule and the attempt number stay), only a later start.
+   */
+  function defer(claim: Claim, waitMs: number): void {
+    add(held, claim.endpointId, -1);
+    const handed: Promise<void> = handBack([claim], new Date(opts.clock.now().getTime() + waitMs))
+      .finally(() => inFlight.delete(handed));
+    inFlight.add(handed);
+  }
+
+  /** Starts the claim's attempt at its host's next slot (host-pacer.ts), holding an endpoint slot meanwhile. */
+  function start(claim: Claim, leaseUntil: Date): void {
+    const host = hostOf(claim.url);
+    const wait = pacer.waitFor(host, Date.now());
+    if (wait > PACE_HORIZON_MS || opts.clock.now().getTime() + wait > latestStart(leaseUntil)) return defer(claim, wait);
+    const delay = pacer.take(host, Date.now());
     add(open, claim.endpointId, 1);
     // The endpoint's slot is held for the HTTP exchange only; the dispatcher's until it is recorded.
     let released = false;
@@ -168,7 +190,8 @@ export function createDispatcher(opts: DispatcherOptions) {
       next(claim.endpointId);
       kickSoon();
     };
-    const running: Promise<void> = attempt(claim, false, release)
+    const paced = delay > 0 ? new Promise((resolve) => setTimeout(resolve, delay)) : Promise.resolve();
+    const running: Promise<void> = paced.then(() => attempt(claim, false, release))
       .then(() => undefined, (err) => {
         // The lease brings it back: nothing is lost if recording failed.
         opts.logger.warn({ err: (err as Error).message, delivery: claim.id }, 'webhook attempt could not be recorded');

@@ -1,4 +1,7 @@
-import { EVENT_TYPES, invalidField, newSecret, serviceError, type Pool, type Queryable } from '../shared/index.js';
+import {
+  EVENT_TYPES, invalidField, newSecret, serviceError, toConnectError, withTransaction, type Pool, type Queryable,
+} from '../shared/index.js';
+import { limitReached, MAX_ENABLED_WEBHOOK_ENDPOINTS } from '../shared/project-caps.js';
 import { endpointId } from './ids.js';
 import type { SecretBox } from '../shared/secret-box.js';
 import { endpointUrlProblem, type Mode, type UrlPolicy } from '../shared/net/index.js';
@@ -68,16 +71,37 @@ export function createEndpointStore(pool: Pool, box: SecretBox, policy: UrlPolic
   const where = 'id = $1 AND merchant_id = $2 AND project_id = $3 AND mode = $4';
   const keys = (scope: Scope, id: string) => [id, scope.merchantId, scope.projectId, scope.mode];
 
+  /**
+   * Refuses one more enabled endpoint when the scope has MAX_ENABLED_WEBHOOK_ENDPOINTS. The scope's
+   * lock (held to the end of the caller's transaction) makes concurrent creations count one at a time.
+   */
+  async function refuseAboveCap(tx: Queryable, scope: Scope, except?: string): Promise<void> {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))',
+      [`webhooks.endpoints:${scope.merchantId}:${scope.projectId}:${scope.mode}`]);
+    const { rows } = await tx.query(
+      `SELECT count(*)::int AS n FROM endpoints
+       WHERE merchant_id = $1 AND project_id = $2 AND mode = $3 AND enabled AND id <> $4`,
+      [scope.merchantId, scope.projectId, scope.mode, except ?? ''],
+    );
+    if (rows[0].n >= MAX_ENABLED_WEBHOOK_ENDPOINTS) {
+      throw toConnectError(limitReached(`enabled ${scope.mode} webhook endpoints`, MAX_ENABLED_WEBHOOK_ENDPOINTS,
+        'disable one it no longer uses first.'));
+    }
+  }
+
   return {
     async create(scope: Scope, input: { url: string; events: string[]; description?: string }, now: Date) {
       const url = checkUrl(input.url, scope.mode);
       const events = normaliseEvents(input.events);
       const description = checkDescription(input.description);
       const secret = newSecret('whsec_', 32);
-      const endpoint = await one(pool,
-        `INSERT INTO endpoints (id, merchant_id, project_id, mode, url, events, enabled, description, secret, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $9) RETURNING ${COLUMNS}`,
-        [endpointId(now), scope.merchantId, scope.projectId, scope.mode, url, events, description, box.seal(secret), now], '');
+      const endpoint = await withTransaction(pool, async (tx) => {
+        await refuseAboveCap(tx, scope);
+        return one(tx,
+          `INSERT INTO endpoints (id, merchant_id, project_id, mode, url, events, enabled, description, secret, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $9) RETURNING ${COLUMNS}`,
+          [endpointId(now), scope.merchantId, scope.projectId, scope.mode, url, events, description, box.seal(secret), now], '');
+      });
       return { endpoint, secret };
     },
 
@@ -104,10 +128,11 @@ export function createEndpointStore(pool: Pool, box: SecretBox, policy: UrlPolic
 
     /**
      * Disabling parks the endpoint's unfinished deliveries (next attempt 'infinity': never due, so
-     * they cannot crowd the dispatchers' window); enabling makes them due at once.
+     * they cannot crowd the dispatchers' window); enabling makes them due at once, within the cap.
      */
-    setEnabled: (scope: Scope, id: string, enabled: boolean, now: Date) =>
-      one(pool,
+    setEnabled: (scope: Scope, id: string, enabled: boolean, now: Date) => withTransaction(pool, async (tx) => {
+      if (enabled) await refuseAboveCap(tx, scope, id);
+      return one(tx,
         `WITH endpoint AS (
            UPDATE endpoints SET enabled = $5, updated_at = $6 WHERE ${where} RETURNING ${COLUMNS}
          ), held AS (
@@ -116,7 +141,26 @@ export function createEndpointStore(pool: Pool, box: SecretBox, policy: UrlPolic
              AND (next_attempt_at = 'infinity') = $5
          )
          SELECT * FROM endpoint`,
-        [...keys(scope, id), enabled, now], id),
+        [...keys(scope, id), enabled, now], id);
+    }),
+
+    /**
+     * Seals the secrets stored `plain:` before WEBHOOK_SECRET_KEY was set (with a key only; each row
+     * only if unchanged meanwhile, so a rotation racing it wins). Returns how many were sealed.
+     */
+    async sealPlainSecrets(): Promise<number> {
+      const { rows } = await pool.query(`SELECT id, secret FROM endpoints WHERE secret LIKE 'plain:%'`);
+      let sealed = 0;
+      for (const row of rows) {
+        const sealedSecret = box.seal(box.open(row.secret));
+        if (!sealedSecret.startsWith('plain:')) {
+          const { rowCount } = await pool.query('UPDATE endpoints SET secret = $2 WHERE id = $1 AND secret = $3',
+            [row.id, sealedSecret, row.secret]);
+          sealed += rowCount ?? 0;
+        }
+      }
+      return sealed;
+    },
 
     /** The old secret stops signing at once: a receiver must switch when it stores the new one. */
     async rotateSecret(scope: Scope, id: string, now: Date) {

@@ -1,4 +1,5 @@
 import { isOneOf, MODES } from '../shared/contract/enums.js';
+import { MAX_ENABLED_WEBHOOK_ENDPOINTS } from '../shared/project-caps.js';
 import { createBatcher, currentTraceparent, type Clock, type EventBus, type EventEnvelope, type Logger, type Pool, type Subscription } from '../shared/index.js';
 
 /** The contract's body: exactly these five fields; the bus's merchant_id and project_id stay home. */
@@ -55,13 +56,24 @@ async function storeEvents(pool: Pool, received: Received[], now: Date, test = f
      SELECT new_id('whd', $8), ev.id, e.id, ev.merchant_id, ev.project_id, ev.mode, ev.type, 'pending', 0, $8, $8, $8
      FROM ev JOIN endpoints e
        ON e.merchant_id = ev.merchant_id AND e.project_id = ev.project_id AND e.mode = ev.mode
-     WHERE e.enabled AND (e.events = '{*}' OR ev.type = ANY (e.events))`,
+     WHERE e.enabled AND (e.events = '{*}' OR ev.type = ANY (e.events))
+       AND ($12::int IS NULL OR e.id IN (
+         SELECT x.id FROM endpoints x
+         WHERE x.merchant_id = ev.merchant_id AND x.project_id = ev.project_id AND x.mode = ev.mode
+           AND x.enabled AND (x.events = '{*}' OR ev.type = ANY (x.events))
+         ORDER BY x.id LIMIT $12))`,
     values: [col((e) => e.id), col((e) => e.type), col((e) => e.merchant_id), col((e) => e.project_id), col((e) => e.mode),
-      col(eventBody), col((e) => e.created_at), now, test, col(paymentIdOf), received.map((r) => r.traceparent ?? null)],
+      col(eventBody), col((e) => e.created_at), now, test, col(paymentIdOf), received.map((r) => r.traceparent ?? null),
+      test ? MAX_ENABLED_WEBHOOK_ENDPOINTS : null],
   });
   return rowCount ?? 0;
 }
 
+/**
+ * A test event (POST /v1/webhooks/test) goes to at most MAX_ENABLED_WEBHOOK_ENDPOINTS endpoints, the
+ * oldest first, even in a project that had more before the cap: one call must not fan out without
+ * bound. Real events still reach every enabled endpoint subscribed to them.
+ */
 export function storeEvent(pool: Pool, event: EventEnvelope, now: Date, test = false): Promise<number> {
   return storeEvents(pool, [{ event, traceparent: currentTraceparent() }], now, test);
 }

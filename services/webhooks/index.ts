@@ -29,8 +29,13 @@ const EVENTS_IN_FLIGHT = 128;
 export function build(deps: ServiceDeps): ServicePart {
   const { config } = deps;
   const policy = { allowLoopbackInTest: config.webhooksAllowLoopbackInTest };
-  // Without WEBHOOK_SECRET_KEY signing secrets are stored as they are (services/shared/secret-box.ts).
+  // Without WEBHOOK_SECRET_KEY signing secrets are stored as they are (services/shared/secret-box.ts):
+  // allowed in one process only (main.ts refuses it on its own), and said at every start.
   const box = createSecretBox(config.webhookSecretKey, { variable: 'WEBHOOK_SECRET_KEY', allowPlain: true });
+  if (!config.webhookSecretKey) {
+    deps.logger.warn('WEBHOOK_SECRET_KEY is not set: webhook endpoint signing secrets are stored unencrypted. ' +
+      'Set it (32 bytes, e.g. `openssl rand -hex 32`) in any deployment that is not a local trial.');
+  }
   const endpoints = createEndpointStore(deps.pool, box, policy);
   const deliveries = createDeliveryStore(deps.pool);
   const sender = createSender({ timeoutMs: config.webhookTimeoutMs, policy });
@@ -44,6 +49,7 @@ export function build(deps: ServiceDeps): ServicePart {
     maxAttempts: config.webhookMaxAttempts,
     concurrency: config.webhookConcurrency,
     perEndpoint: config.webhookEndpointConcurrency,
+    hostRatePerSecond: config.webhookHostRatePerSecond,
     pollMs: config.webhookPollMs,
     metrics: deliveryMetrics(deps.metrics, deliveries),
   });
@@ -54,6 +60,10 @@ export function build(deps: ServiceDeps): ServicePart {
     services: [WebhooksService.typeName],
     routes: webhooksRoutes({ pool: deps.pool, endpoints, deliveries, dispatcher, clock: deps.clock }),
     async start() {
+      if (config.webhookSecretKey) {
+        const sealed = await endpoints.sealPlainSecrets();
+        if (sealed > 0) deps.logger.info({ sealed }, 'webhook signing secrets stored before WEBHOOK_SECRET_KEY are now encrypted');
+      }
       dispatcher.start();
       subscription = await consumeEvents({
         pool: deps.pool,

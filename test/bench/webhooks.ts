@@ -2,6 +2,7 @@
 // attempt's arrival, through the whole path: a producer's outbox commit, the relay to JetStream,
 // the webhooks part as its own process (consumer, fan-out, dispatcher), a local receiver answering
 // 200. Prints figures; never passes or fails on them.
+import { randomBytes } from 'node:crypto';
 import { createClient } from '@connectrpc/connect';
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import {
@@ -63,6 +64,7 @@ const internalToken = newInternalToken();
 const part = spawnPart('webhooks', 'services/webhooks/main.js', {
   DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: subjectPrefix,
   HOST: '127.0.0.1', GRPC_PORT: String(grpcPort), LOG_LEVEL: 'error', INTERNAL_TOKEN: internalToken,
+  WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
   // To profile the part: BENCH_PART_NODE_OPTIONS='--require <a script starting node:inspector's
   // Profiler>' (Node refuses --cpu-prof in NODE_OPTIONS).
   ...(process.env.BENCH_PART_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_PART_NODE_OPTIONS } : {}),

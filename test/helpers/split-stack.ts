@@ -10,6 +10,8 @@ export interface SplitStack {
   operatorToken: string;
   /** INTERNAL_TOKEN of every part: the credential they admit for every project. */
   internalToken: string;
+  /** WEBHOOK_SECRET_KEY of the webhooks part, which refuses to start alone without one. */
+  webhookSecretKey: string;
   serviceUrls: Record<ServiceName, string>;
   /** The five services, then the gateway. */
   parts: PartProcess[];
@@ -43,6 +45,7 @@ export async function startSplitStack(
   const subjectPrefix = `svcsplit.${suffix}`;
   const operatorToken = newSecret('svc_op_', 40);
   const internalToken = newInternalToken();
+  const webhookSecretKey = randomBytes(32).toString('hex');
   const serviceUrls = {} as Record<ServiceName, string>;
   for (const s of SERVICE_NAMES) serviceUrls[s] = `http://127.0.0.1:${await freePort()}`;
   const gatewayPort = await freePort();
@@ -58,6 +61,7 @@ export async function startSplitStack(
     DATABASE_POOL_SIZE: '4',
     OPERATOR_TOKEN: operatorToken,
     INTERNAL_TOKEN: internalToken,
+    WEBHOOK_SECRET_KEY: webhookSecretKey,
     ...Object.fromEntries(SERVICE_NAMES.map((s) => [peerVariable(s), serviceUrls[s]])),
     ...env,
   };
@@ -104,7 +108,7 @@ export async function startSplitStack(
     throw err;
   }
   return {
-    baseUrl, operatorToken, internalToken, serviceUrls, parts, stream, subjectPrefix, db, stop,
+    baseUrl, operatorToken, internalToken, webhookSecretKey, serviceUrls, parts, stream, subjectPrefix, db, stop,
     kill: (name) => killPart(partNamed(name)),
     async restart(name) {
       const old = partNamed(name);

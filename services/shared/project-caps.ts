@@ -1,0 +1,24 @@
+import { DomainError } from './errors.js';
+
+// The documented per-project caps (README "Limits of a project", docs/decisions.md "Red team fixes:
+// event streams, caps and webhook secrets"). One home: the gateway's key store, the webhooks part's
+// endpoint store, the event stream and their tests read them from here. Each bounds what one
+// project can make the service do on its behalf (fan-out per event, lookups per request, polls);
+// none is a business limit a merchant should meet in normal use. Rows made before a cap existed
+// keep working: only creating (or enabling) beyond it is refused.
+
+/** Active (not revoked) API keys per project and mode. */
+export const MAX_ACTIVE_API_KEYS = 50;
+
+/** Enabled webhook endpoints per project and mode: the fan-out of one event, and of POST /v1/webhooks/test. */
+export const MAX_ENABLED_WEBHOOK_ENDPOINTS = 20;
+
+/** Open event streams (svc listen) per project on one gateway replica; each polls the webhooks part. */
+export const MAX_EVENT_STREAMS_PER_PROJECT = 5;
+
+/** 409 limit_reached naming the cap and the way out. */
+export function limitReached(what: string, limit: number, wayOut: string): DomainError {
+  return new DomainError('limit_reached', `This project already has ${limit} ${what}, the most it may have; ${wayOut}`, {
+    details: { limit },
+  });
+}
