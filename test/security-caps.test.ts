@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MAX_ACTIVE_API_KEYS, MAX_ENABLED_WEBHOOK_ENDPOINTS } from '../services/shared/project-caps.js';
 import { expectError } from './helpers/api-assertions.js';
-import { DashboardBrowser } from './helpers/dashboard-browser.js';
+import { DashboardBrowser, registerByMail } from './helpers/dashboard-browser.js';
 import { openStream } from './helpers/event-stream-clients.js';
 import { eventually } from './helpers/eventually.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
@@ -146,7 +146,7 @@ describe('per-project caps', () => {
   test('the dashboard refuses the key and the endpoint past their caps alike', async () => {
     const browser = new DashboardBrowser(stack.baseUrl);
     const email = `caps-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}@example.com`;
-    const registered = await browser.call('POST', '/register', { email, password: 'correct horse battery', merchant_name: 'Caps shop' });
+    const registered = await registerByMail(browser, stack.mailbox, { email, password: 'correct horse battery', merchant_name: 'Caps shop' });
     assert.equal(registered.status, 201, JSON.stringify(registered.body));
 
     let created = (await browser.call('GET', '/keys')).body.data.filter((k: any) => k.revoked_at === null).length;
