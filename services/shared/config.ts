@@ -92,6 +92,8 @@ export interface Config {
   payoutHoldMs: number;
   /** How often the payouts part sends the payouts whose hold has passed. */
   payoutSweepMs: number;
+  /** Start-up's budget: each step (Postgres, migrations, NATS, JetStream) retries until it is spent. */
+  startTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -297,6 +299,8 @@ export function loadConfig(env: Env = process.env): Config {
     settlementSweepMs: int(env, 'SETTLEMENT_SWEEP_MS', 60_000, 10, 86_400_000),
     payoutHoldMs: int(env, 'PAYOUT_HOLD_MS', 60_000, 0, 7 * 86_400_000),
     payoutSweepMs: int(env, 'PAYOUT_SWEEP_MS', 1_000, 10, 3_600_000),
+    // The chart's startup probe budget (2 s x 60); the chart sets it from the probe.
+    startTimeoutMs: int(env, 'START_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
   };
 }
 
