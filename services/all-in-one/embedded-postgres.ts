@@ -56,7 +56,7 @@ async function refuseTakenPort(port: number): Promise<void> {
 }
 
 /** Why Postgres stopped before it was ready, from what it logged, in one line. */
-function earlyExit(logged: string, dataDir: string, port: number): StartUpError {
+export function earlyExit(logged: string, dataDir: string, port: number): StartUpError {
   const pid = /Is another postmaster \(PID (\d+)\) running/.exec(logged)?.[1];
   if (/lock file "postmaster\.pid" already exists/.test(logged)) {
     return new StartUpError(`the embedded Postgres's data in ${dataDir} is in use by another Postgres` +
