@@ -15,7 +15,7 @@ import { installHttpTracing, tracedRequestLogger } from './http/tracing.js';
 import { serverOptions } from './http/server-options.js';
 import { refuseWhileClosing, trackClosing } from './http/shutdown.js';
 import { installTextRules } from './http/text-rules.js';
-import { refuseLongUrl } from './http/transport-errors.js';
+import { refuseOversizedHead } from './http/transport-errors.js';
 import { installValidation } from './http/validation.js';
 import { manageScope } from './management/scope.js';
 import { providerWebhooks } from './routes/provider-webhooks.js';
@@ -66,7 +66,7 @@ export function build(deps: GatewayDeps): FastifyInstance {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     refuseWhileClosing(isClosing, reply);
-    refuseLongUrl(request.url);
+    refuseOversizedHead(request.raw);
   });
   installErrorHandling(app);
   installValidation(app);

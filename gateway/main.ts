@@ -1,6 +1,6 @@
 import {
-  Metrics, createLogger, serveMetricsIfConfigured, createPool, exitOnStartupError, loadConfig, migrate, onShutdown, requireForPart, retryAtStart,
-  startTracing, systemClock,
+  Metrics, beginStartUp, createLogger, serveMetricsIfConfigured, createPool, exitOnStartupError, loadConfig, migrate, onShutdown,
+  requireForPart, startTracing, systemClock,
 } from '../services/shared/index.js';
 import { DOCS_PATH, PART, build, createGatewayClients, deploymentUrl, mailWarnings } from './index.js';
 import { closeGateway } from './http/shutdown.js';
@@ -15,8 +15,9 @@ try {
   const tracing = await startTracing(PART.name, config);
   const pool = createPool(config.databaseUrl!, PART.schema, config.databasePoolSize);
   // Postgres may come up after the gateway (Kubernetes starts everything at once): wait for it.
-  await retryAtStart('Postgres', () => pool.query('SELECT 1'), { logger });
-  await retryAtStart('Postgres', () => migrate(pool, PART.schema, PART.dir), { logger });
+  const startUp = beginStartUp(logger, config);
+  await startUp.step('Postgres connection', () => pool.query('SELECT 1'));
+  await startUp.step('Postgres migrations', () => migrate(pool, PART.schema, PART.dir));
   const metrics = new Metrics();
   const app = build({
     pool,
@@ -33,6 +34,7 @@ try {
   // Said once at start, by variable: what the dashboard's mail lacks here (dashboard/mailer.ts).
   for (const warning of mailWarnings(config)) logger.warn(warning);
   await app.listen({ port: config.port, host: config.host });
+  startUp.done();
   const url = deploymentUrl(config.publicBaseUrl, app.server.address());
   logger.info({ url, docs: `${url}${DOCS_PATH}` }, `gateway at ${url}; API reference at ${url}${DOCS_PATH}`);
   const metricsServer = await serveMetricsIfConfigured(metrics, config, logger);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchChromium, skipWithoutChromium as skip } from './helpers/browser-page.js';
+import { launchChromium, skipWithoutChromium as skip, watch } from './helpers/browser-page.js';
 import { startTestStack, type TestStack } from './helpers/stack.js';
 
 // The API reference at /docs: served without a key, rendered by Scalar from the served
@@ -32,6 +33,29 @@ test('/docs answers an HTML page without an API key, its script from this server
   assert.ok((await script.text()).includes('createApiReference'), 'the renderer itself, from node_modules');
 });
 
+test('/docs, its script and /openapi.json refuse framing and sniffing; the page allows only its own scripts', async () => {
+  for (const path of ['/docs/', '/docs/js/scalar.js', '/openapi.json']) {
+    const res = await fetch(`${stack.baseUrl}${path}`);
+    assert.equal(res.status, 200, path);
+    assert.equal(res.headers.get('x-frame-options'), 'DENY', path);
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff', path);
+    assert.equal(res.headers.get('referrer-policy'), 'no-referrer', path);
+  }
+  const page = await fetch(`${stack.baseUrl}/docs/`);
+  const html = await page.text();
+  const csp = page.headers.get('content-security-policy') ?? '';
+  const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+  assert.deepEqual(directives.get('default-src'), ["'none'"]);
+  assert.deepEqual(directives.get('frame-ancestors'), ["'none'"]);
+  assert.deepEqual(directives.get('object-src'), ["'none'"]);
+  assert.deepEqual(directives.get('base-uri'), ["'none'"]);
+  assert.deepEqual(directives.get('connect-src'), ["'self'"]);
+  // Scripts: this server's file and the page's one inline script by its hash, never 'unsafe-inline' or eval.
+  const inline = /<script(?![^>]*src=)[^>]*>([\s\S]*?)<\/script>/.exec(html)![1];
+  const hash = `'sha256-${createHash('sha256').update(inline).digest('base64')}'`;
+  assert.deepEqual(directives.get('script-src'), ["'self'", hash]);
+});
+
 describe('the API reference in a real browser', { skip }, () => {
   let browser: Browser | undefined;
   after(() => browser?.close());
@@ -39,9 +63,10 @@ describe('the API reference in a real browser', { skip }, () => {
   test('it renders the operations of /openapi.json, and no request leaves this host', async () => {
     browser = await launchChromium();
     const page = await browser.newPage();
+    const seen = { requests: [] as string[], problems: [] as string[] };
+    watch(page, seen);
     page.setDefaultTimeout(30_000);
-    const requested: string[] = [];
-    page.on('request', (r) => requested.push(r.url()));
+    const requested = seen.requests;
 
     const shown = await page.goto(`${stack.baseUrl}/docs`);
     assert.equal(shown?.status(), 200);
@@ -54,7 +79,11 @@ describe('the API reference in a real browser', { skip }, () => {
     assert.ok(text.includes(stack.baseUrl), 'the server of the document: this deployment');
 
     assert.ok(requested.includes(`${stack.baseUrl}/openapi.json`), 'the reference loads the served document');
-    const elsewhere = requested.filter((url) => !url.startsWith(`${stack.baseUrl}/`));
+    const elsewhere = requested.filter((url) => !url.startsWith(`${stack.baseUrl}/`) && !url.startsWith('data:'));
     assert.deepEqual(elsewhere, [], 'every request went to this deployment on 127.0.0.1');
+    // Under its Content-Security-Policy the page runs and styles itself without a single refusal.
+    assert.deepEqual(seen.problems, [], 'no CSP violation or script error in the console');
+    const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');
+    assert.notEqual(background, 'rgba(0, 0, 0, 0)', 'Scalar\'s theme (an inline stylesheet) applies');
   });
 });

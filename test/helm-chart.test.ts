@@ -69,6 +69,7 @@ const BAD_VALUE_SETS: Array<[string, Obj]> = [
   ['SMTP_PASSWORD in plain env', { secrets: { existingSecret: 'svc' }, env: { SMTP_PASSWORD: 'hunter2hunter2' } }],
   ['an SMTP port of 0', { secrets: { existingSecret: 'svc' }, mail: { smtpHost: 'smtp.example.com', smtpPort: 0 } }],
   ['OTEL_EXPORTER_OTLP_PROTOCOL in plain env', { secrets: { existingSecret: 'svc' }, env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' } }],
+  ['START_TIMEOUT_MS in plain env (it follows the startup probe)', { secrets: { existingSecret: 'svc' }, env: { START_TIMEOUT_MS: '5000' } }],
 ];
 
 test('the chart has its metadata', () => {
@@ -291,6 +292,10 @@ test('every part serves metrics on its metrics port; the monitoring objects are 
   assert.match(envBlock, /\{\{- with \$root\.Values\.otel\.endpoint \}\}\n- name: OTEL_EXPORTER_OTLP_ENDPOINT\n\s+value: \{\{ \. \| quote \}\}\n\{\{- end \}\}/);
   assert.ok(envBlock.indexOf('OTEL_EXPORTER_OTLP_ENDPOINT') < envBlock.indexOf('if eq .part "webhooks"'), 'OTEL_EXPORTER_OTLP_ENDPOINT is set for every part');
   assert.equal(defaults.otel.endpoint, '', 'no tracing by default');
+  // Start-up steps retry as long as the startup probe waits: the part exits naming its step before the kubelet kills it.
+  assert.match(envBlock, /- name: START_TIMEOUT_MS\n\s+value: \{\{ mul \$root\.Values\.probes\.startup\.periodSeconds \$root\.Values\.probes\.startup\.failureThreshold 1000 \| quote \}\}/);
+  assert.ok(envBlock.indexOf('START_TIMEOUT_MS') < envBlock.indexOf('if eq .part "webhooks"'), 'START_TIMEOUT_MS is set for every part');
+  assert.equal(defaults.probes.startup.periodSeconds * defaults.probes.startup.failureThreshold * 1000, 120_000, 'the default budget is the parts\' default');
   assert.match(template('deployments.yaml'), /\{\{- end \}\}\n\s+- name: metrics\n\s+containerPort: \{\{ \$\.Values\.metrics\.port \}\}/, 'every container has the metrics port');
   assert.match(template('services.yaml'), /\{\{- end \}\}\n(.*\n)?\s+- name: metrics\n\s+port: \{\{ \$\.Values\.metrics\.port \}\}\n\s+targetPort: metrics/, 'every Service has it');
   assert.match(template('networkpolicies.yaml'), /\{\{- end \}\}\n(.*\n)?\s+- ports:\n\s+- port: metrics\n\s+protocol: TCP\n\s+\{\{- with \$\.Values\.metrics\.scrapeFrom \}\}/,

@@ -58,7 +58,7 @@ test('a part started while NATS is down waits, logging it, and serves once NATS 
   const port = await freePort();
   const { part, url } = await startLedger(`nats://127.0.0.1:${port}`);
   await eventually('the part to say what it waits for', async () =>
-    (/waiting for NATS JetStream: not reachable yet/.test(part.output()) ? true : undefined), 20_000);
+    (/start-up step \\"NATS JetStream connection\\" failed \(\w+ [A-Z_]+\), retrying in/.test(part.output()) ? true : undefined), 20_000);
   assert.equal(await exitOf(part, 1500), 'running', `it must not exit:\n${part.output()}`);
   const nats = await startNatsServer({ port });
   servers.push(nats);
@@ -83,7 +83,7 @@ test('a part and a gateway started while Postgres is unreachable wait for it ins
   started.push(gateway);
   for (const p of [part, gateway]) {
     await eventually(`${p.name} to say it waits for Postgres`, async () =>
-      (/waiting for Postgres: not reachable yet/.test(p.output()) ? true : undefined), 20_000);
+      (/start-up step \\"Postgres connection\\" failed \(\w+ ECONNREFUSED\), retrying in/.test(p.output()) ? true : undefined), 20_000);
     assert.equal(await exitOf(p, 1000), 'running', `${p.name} must not exit:\n${p.output()}`);
     assert.ok(!p.output().includes('start-up failed'), p.output());
   }

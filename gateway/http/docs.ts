@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import apiReference from '@scalar/fastify-api-reference';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { buildOpenApi } from '../../services/shared/contract/openapi.js';
 
 // The API's description, for tools and for people, served without authentication: the OpenAPI
@@ -25,9 +26,46 @@ export function deploymentUrl(publicBaseUrl: string | undefined, address: Addres
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
+// The reference's page runs only this server's script file and its own inline start-up script,
+// allowed by its hash (computed from the page as sent, so a new Scalar version is followed). Scalar
+// adds its stylesheets as <style> elements at run time, some without a nonce, so styles may be
+// inline; no other origin is reachable but PUBLIC_BASE_URL's, which "Test request" calls.
+const INLINE_SCRIPT = /<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g;
+
+function scriptHashes(html: string): string[] {
+  return [...html.matchAll(INLINE_SCRIPT)].map((m) => `'sha256-${createHash('sha256').update(m[1]!).digest('base64')}'`);
+}
+
+/** The policy of a docs page: its inline scripts by hash, and `apiOrigin` reachable besides this one. */
+export function docsCsp(html: string, apiOrigin?: string): string {
+  return [
+    "default-src 'none'", `script-src 'self' ${scriptHashes(html).join(' ')}`.trim(), "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:", "font-src 'self'", `connect-src 'self'${apiOrigin ? ` ${apiOrigin}` : ''}`,
+    "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** On every response of /docs and /openapi.json; the page's policy is added to HTML. */
+function secureDocs(publicBaseUrl: string | undefined) {
+  const apiOrigin = publicBaseUrl ? new URL(publicBaseUrl).origin : undefined;
+  let cached: { html: string; csp: string } | undefined;
+  return async (_request: unknown, reply: FastifyReply, payload: unknown) => {
+    reply.header('x-frame-options', 'DENY');
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('cross-origin-opener-policy', 'same-origin');
+    if (typeof payload === 'string' && /^text\/html/.test(String(reply.getHeader('content-type')))) {
+      if (cached?.html !== payload) cached = { html: payload, csp: docsCsp(payload, apiOrigin) };
+      reply.header('content-security-policy', cached.csp);
+    }
+    return payload;
+  };
+}
+
 /** /openapi.json and /docs, for the root of the gateway. */
 export function apiDocs(publicBaseUrl: string | undefined) {
   return async (app: FastifyInstance): Promise<void> => {
+    app.addHook('onSend', secureDocs(publicBaseUrl));
     // Built once the server listens (the port may be chosen then), and again only if the URL moves.
     let built: { url: string; json: string } | undefined;
     app.get(OPENAPI_PATH, async (_request, reply) => {

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { FastifyHttpOptions } from 'fastify';
 import { MAX_BODY_BYTES, type Config } from '../../services/shared/index.js';
-import { clientErrorHandler, frameworkErrors } from './transport-errors.js';
+import { MAX_HEADER_BYTES, clientErrorHandler, frameworkErrors } from './transport-errors.js';
 
 // How long the gateway waits for its clients, and how its server refuses what it will not take.
 // A client can hold a connection only while it is sending something useful: slow headers, a
@@ -33,6 +33,8 @@ export function serverOptions(config: Config): FastifyHttpOptions<Server> {
     connectionTimeout: CONNECTION_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     http: {
+      // Node's own default, stated: its overflow is answered by clientErrorHandler.
+      maxHeaderSize: MAX_HEADER_BYTES,
       requestTimeout,
       // Headers must arrive within a third of the request's time (at most 10 s): slow-loris.
       headersTimeout: Math.min(10_000, Math.ceil(requestTimeout / 3)),

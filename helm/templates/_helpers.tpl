@@ -128,6 +128,9 @@ else 32 new random bytes in base64 on the first install.
   value: {{ $root.Values.nats.stream | quote }}
 - name: NATS_SUBJECT_PREFIX
   value: {{ $root.Values.nats.subjectPrefix | quote }}
+{{- /* A part retries its start-up steps for as long as its startup probe waits for it, then exits naming the step. */}}
+- name: START_TIMEOUT_MS
+  value: {{ mul $root.Values.probes.startup.periodSeconds $root.Values.probes.startup.failureThreshold 1000 | quote }}
 {{- if eq .part "gateway" }}
 - name: PORT
   value: "8080"

@@ -2,12 +2,12 @@
 // without them an embedded Postgres (data under DATA_DIR) and an in-process event bus.
 import { DASHBOARD_PATH, DOCS_PATH, OPENAPI_PATH, bootstrapLocal, consoleMailer } from '../../gateway/index.js';
 import {
-  JetStreamBus, MemoryBus, Metrics, checkBroker, serveMetricsIfConfigured, createLogger, createPool, exitOnStartupError, loadConfig, onShutdown, startTracing, systemClock,
-  type EventBus,
+  JetStreamBus, MemoryBus, Metrics, beginStartUp, checkBroker, serveMetricsIfConfigured, createLogger, createPool, exitOnStartupError, loadConfig,
+  onShutdown, startTracing, systemClock, type EventBus,
 } from '../shared/index.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { loadOrCreateOperatorToken, operatorTokenPath } from './operator-token.js';
-import { loadOrCreateProviderSecretKey } from './provider-secret-key.js';
+import { fillLocalKeys } from './local-keys.js';
 import { startStack } from './stack.js';
 
 // A laptop run listens on loopback only and keeps its logs quiet unless told otherwise.
@@ -27,22 +27,27 @@ try {
     embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, (line) => logger.debug(line));
     databaseUrl = embedded.url;
   }
+  const startUp = beginStartUp(logger, config);
   const bus: EventBus = config.natsUrl
-    ? await JetStreamBus.connect({
-        url: config.natsUrl, stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, logger, name: 'svc',
-      })
+    ? await startUp.step('NATS JetStream connection', () => JetStreamBus.connect({
+        url: config.natsUrl!, stream: config.natsStream, subjectPrefix: config.natsSubjectPrefix, logger, name: 'svc', startUp,
+      }))
     : new MemoryBus();
   // Every part runs here, producers included: the bus must carry their largest event.
-  if (bus instanceof JetStreamBus) checkBroker(await bus.facts(), logger);
+  if (bus instanceof JetStreamBus) checkBroker(await startUp.step('NATS JetStream stream check', () => bus.facts()), logger);
   if (!config.operatorToken) config.operatorToken = (await loadOrCreateOperatorToken(config.dataDir)).token;
-  // With the embedded database the key lives beside it; with DATABASE_URL it is the deployment's to set.
-  if (!config.providerSecretKey && embedded) config.providerSecretKey = await loadOrCreateProviderSecretKey(config.dataDir);
+  // DATABASE_URL's server may still be starting: wait for it as a lone part does.
+  const probe = createPool(databaseUrl, 'public', 1);
+  await startUp.step('Postgres connection', () => probe.query('SELECT 1')).finally(() => probe.end());
+  // Keys the environment does not set are made once in DATA_DIR, with or without DATABASE_URL.
+  const localKeys = await fillLocalKeys(config);
 
   // Without SMTP_HOST, dashboard mail (registration, reset and invitation links) is printed here for the person at the terminal.
   // One registry and one endpoint (METRICS_PORT) for all six parts of this process.
   const metrics = new Metrics();
   const stack = await startStack({ config, databaseUrl, bus, logger, mailer: config.smtp ? undefined : consoleMailer(), metrics });
   const metricsServer = await serveMetricsIfConfigured(metrics, config, logger);
+  startUp.done();
 
   const gatewayPool = createPool(databaseUrl, 'gateway', 1);
   const first = await bootstrapLocal(gatewayPool, systemClock);
@@ -55,6 +60,7 @@ try {
     `  API reference: ${stack.baseUrl}${DOCS_PATH} (OpenAPI document: ${stack.baseUrl}${OPENAPI_PATH})`,
     ...(metricsServer ? [`  Prometheus metrics: http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${metricsServer.port}/metrics`] : []),
     `  database: ${embedded ? 'embedded Postgres' : 'DATABASE_URL'}; events: ${config.natsUrl ? 'NATS JetStream' : 'in-process bus'}`,
+    ...(localKeys.length > 0 ? [`  ${localKeys.join(', ')}: from ${config.dataDir} (made on first start; keep them with the database)`] : []),
   ];
   if (first) {
     lines.push(

@@ -5,7 +5,7 @@ import { PART as payments } from '../payments/index.js';
 import { PART as payouts } from '../payouts/index.js';
 import { PART as routingRisk } from '../routing-risk/index.js';
 import { PART as webhooks } from '../webhooks/index.js';
-import { ConfigError, createPool, exitOnStartupError, loadConfig, migrate } from '../shared/index.js';
+import { ConfigError, beginStartUp, createLogger, createPool, exitOnStartupError, loadConfig, migrate } from '../shared/index.js';
 
 const PARTS = [gatewayPart, payments, routingRisk, ledger, payouts, webhooks];
 
@@ -16,15 +16,18 @@ try {
   for (const name of wanted) {
     if (!PARTS.some((p) => p.name === name)) throw new ConfigError('argument', `"${name}" is not a part (${PARTS.map((p) => p.name).join(', ')})`);
   }
+  // The Job may start before Postgres answers: each part's migrations wait for it as a part does.
+  const startUp = beginStartUp(createLogger('migrate', config.logLevel), config);
   for (const part of PARTS.filter((p) => wanted.length === 0 || wanted.includes(p.name))) {
     const pool = createPool(config.databaseUrl, part.schema, 1);
     try {
-      const applied = await migrate(pool, part.schema, part.dir);
+      const applied = await startUp.step(`Postgres migrations (${part.name})`, () => migrate(pool, part.schema, part.dir));
       process.stdout.write(`${part.name}: ${applied.length ? applied.join(', ') : 'up to date'}\n`);
     } finally {
       await pool.end();
     }
   }
+  startUp.done();
 } catch (err) {
   exitOnStartupError(err);
 }

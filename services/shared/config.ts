@@ -119,6 +119,8 @@ export interface Config {
   eventStreamRecheckMs: number;
   /** Webhook attempts one webhooks replica starts per second to one destination host; more wait. */
   webhookHostRatePerSecond: number;
+  /** Start-up's budget: each step (Postgres, migrations, NATS, JetStream) retries until it is spent. */
+  startTimeoutMs: number;
 }
 
 export interface SmtpSettings {
@@ -359,6 +361,8 @@ export function loadConfig(env: Env = process.env): Config {
     eventStreamsPerGateway: int(env, 'EVENT_STREAMS_PER_GATEWAY', 1000, 1, 100_000),
     eventStreamRecheckMs: int(env, 'EVENT_STREAM_RECHECK_MS', 2_000, 100, 5_000),
     webhookHostRatePerSecond: int(env, 'WEBHOOK_HOST_RATE_PER_SECOND', 200, 1, 10_000),
+    // The chart's startup probe budget (2 s x 60); the chart sets it from the probe.
+    startTimeoutMs: int(env, 'START_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
   };
 }
 

@@ -47,7 +47,8 @@ export async function migrate(pool: Pool, schema: string, partDir: string): Prom
           await client.query(sql);
           await client.query(`INSERT INTO ${schema}.schema_migrations (version) VALUES ($1)`, [file]);
         }).catch((err: Error) => {
-          throw new Error(`migration ${schema}/${file} failed: ${err.message}`);
+          // The cause's SQLSTATE tells start-up whether waiting can help (retry.ts isPermanent).
+          throw new Error(`migration ${schema}/${file} failed: ${err.message}`, { cause: err });
         });
         applied.push(file);
       }

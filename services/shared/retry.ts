@@ -1,64 +1,122 @@
+import { ConfigError } from './config.js';
 import type { Logger } from './logger.js';
 
-// Start-up waits for what a part depends on (Postgres, NATS) instead of exiting: in Kubernetes
-// the parts, the database and the broker start in any order, and a crash loop hides the reason.
+// Start-up waits for what a part depends on (Postgres, NATS and its JetStream API, peers) instead
+// of exiting: in Kubernetes the parts, the database and the broker start in any order, a broker
+// restarted under load answers connections before its JetStream API keeps up, and a crash loop
+// hides the reason. Every step retries until START_TIMEOUT_MS (the chart's startup probe budget)
+// is spent, then the process exits 1 with one line naming the step. docs/decisions.md, "Red team
+// fixes: start-up and the HTTP edge".
 
-// Socket failures (Node), Postgres refusing connections for now, and NATS failing to connect or
-// answering before JetStream is ready. Anything else (a bad password, a failing migration) is
-// not waited out: it is reported at once.
-const SOCKET_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+// What no wait can fix is reported at once: a wrong password, a database or schema that does not
+// exist, SQL a migration cannot run (Postgres SQLSTATE classes), credentials NATS refuses.
+const PERMANENT_POSTGRES_CLASSES = new Set(['0A', '22', '23', '28', '3D', '3F', '42']);
+const PERMANENT_NATS_CODES = new Set([
+  'AUTHORIZATION_VIOLATION', 'AUTHENTICATION_EXPIRED', 'AUTHENTICATION_TIMEOUT', 'BAD_AUTHENTICATION', 'BAD_CREDS',
+  'PERMISSIONS_VIOLATION',
 ]);
-const POSTGRES_CODES = new Set(['57P03', '53300', '08000', '08001', '08004', '08006']);
-const NATS_CODES = new Set(['CONNECTION_REFUSED', 'CONNECTION_TIMEOUT', 'TIMEOUT', 'DISCONNECT', 'CONNECTION_CLOSED', '503']);
 
-/** Whether `err` means "not reachable yet" rather than "reached and refused". */
-export function isUnreachable(err: unknown): boolean {
+/** Whether retrying `err` cannot help; anything unknown (a timeout, a 503, a reset) is waited out. */
+export function isPermanent(err: unknown): boolean {
+  if (err instanceof ConfigError || err instanceof StartUpError) return true;
   if (err === null || typeof err !== 'object') return false;
-  const { code, errors, message } = err as { code?: unknown; errors?: unknown[]; message?: unknown };
-  if (typeof code === 'string' && (SOCKET_CODES.has(code) || POSTGRES_CODES.has(code) || NATS_CODES.has(code))) return true;
-  // Node's happy-eyeballs connect reports every address it tried in one AggregateError.
-  if (Array.isArray(errors) && errors.some(isUnreachable)) return true;
-  return typeof message === 'string' && /Connection terminated unexpectedly|timeout expired/i.test(message);
+  const { code, cause } = err as { code?: unknown; cause?: unknown };
+  if (typeof code === 'string') {
+    if (PERMANENT_NATS_CODES.has(code)) return true;
+    if (/^[0-9A-Z]{5}$/.test(code) && PERMANENT_POSTGRES_CLASSES.has(code.slice(0, 2))) return true;
+  }
+  return cause !== undefined && cause !== err && isPermanent(cause);
 }
 
-export interface RetryOptions {
+/** First and longest wait between two attempts of a step. */
+const FIRST_WAIT_MS = 250;
+const LONGEST_WAIT_MS = 10_000;
+
+/**
+ * Capped exponential backoff with "equal jitter": half the doubled wait, plus a random part of the
+ * other half, so replicas started together do not hit a recovering broker in step.
+ */
+export function backoffMs(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(LONGEST_WAIT_MS, FIRST_WAIT_MS * 2 ** Math.min(attempt - 1, 30));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+/** A step's failure as a log line may hold it: the class and code, and the message only. */
+export function describeError(err: unknown): { errorClass: string; message: string } {
+  const e = err as { code?: unknown; message?: string; errors?: Array<{ message?: string }>; constructor?: { name?: string } };
+  const code = typeof e?.code === 'string' || typeof e?.code === 'number' ? String(e.code) : undefined;
+  const name = (err instanceof Error && e.constructor?.name) || typeof err;
+  // The message only: a connection error's own fields can hold the configuration it was built from.
+  const message = e?.message || e?.errors?.map((x) => x.message).join('; ') || String(err);
+  return { errorClass: code ? `${name} ${code}` : name, message };
+}
+
+/** A start-up failure explained in one line (what failed, what to change): printed without a stack. */
+export class StartUpError extends Error {}
+
+/** Start-up gave up: the step, how long it was given, and what it last met. */
+export class StepTimedOut extends StartUpError {
+  constructor(readonly step: string, timeoutMs: number, last: unknown) {
+    const { errorClass, message } = describeError(last);
+    super(`step "${step}" did not succeed within ${Math.round(timeoutMs / 1000)} s (START_TIMEOUT_MS): ` +
+      `${errorClass}: ${message}`);
+  }
+}
+
+export interface StartUpOptions {
   logger: Logger;
-  initialMs?: number;
-  maxMs?: number;
-  isTransient?: (err: unknown) => boolean;
+  /** START_TIMEOUT_MS: the whole start-up's budget, from now. */
+  timeoutMs: number;
+  /** Called when a step hangs past the budget (it never returns nor fails); the process exits there. */
+  onTimeout?: (err: StepTimedOut) => void;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Runs `attempt` until it succeeds, waiting between transient failures with exponential backoff
- * (0.5 s doubling to 10 s) and logging what it waits for each time. Any other failure is thrown.
+ * The start-up of one process: every step it waits on goes through step(), under one deadline.
+ * A step that hangs is caught by a watchdog at the deadline; done() ends the watch.
  */
-export async function retryAtStart<T>(what: string, attempt: () => Promise<T>, opts: RetryOptions): Promise<T> {
-  const isTransient = opts.isTransient ?? isUnreachable;
-  const maxMs = opts.maxMs ?? 10_000;
-  let delay = opts.initialMs ?? 500;
-  for (let tries = 1; ; tries++) {
-    try {
-      const result = await attempt();
-      if (tries > 1) opts.logger.info({ tries }, `${what} reached`);
-      return result;
-    } catch (err) {
-      if (!isTransient(err)) throw err;
-      opts.logger.warn(
-        { err: describe(err), tries, retry_in_ms: delay },
-        `waiting for ${what}: not reachable yet, retrying in ${Math.round(delay / 100) / 10} s`,
-      );
-      await sleep(delay);
-      delay = Math.min(delay * 2, maxMs);
+export class StartUp {
+  private readonly deadline: number;
+  private current = 'start-up';
+  private last: unknown = new Error('no answer');
+  private readonly watchdog: NodeJS.Timeout | undefined;
+
+  constructor(private readonly opts: StartUpOptions) {
+    this.deadline = Date.now() + opts.timeoutMs;
+    if (opts.onTimeout) {
+      const onTimeout = opts.onTimeout;
+      this.watchdog = setTimeout(() => onTimeout(new StepTimedOut(this.current, opts.timeoutMs, this.last)), opts.timeoutMs);
+      this.watchdog.unref();
     }
   }
-}
 
-// The message only: a connection error's own fields can hold the configuration it was built from.
-function describe(err: unknown): string {
-  const e = err as { code?: string; message?: string; errors?: Array<{ message?: string }> };
-  const message = e.message || e.errors?.map((x) => x.message).join('; ') || String(err);
-  return e.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+  /** Runs `attempt` until it succeeds, waiting between failures, until the deadline; then throws StepTimedOut. */
+  async step<T>(name: string, attempt: () => Promise<T>): Promise<T> {
+    this.current = name;
+    for (let tries = 1; ; tries++) {
+      try {
+        const result = await attempt();
+        if (tries > 1) this.opts.logger.info({ step: name, tries }, `start-up step "${name}" succeeded`);
+        return result;
+      } catch (err) {
+        if (isPermanent(err)) throw err;
+        this.last = err;
+        const wait = backoffMs(tries);
+        if (Date.now() + wait >= this.deadline) throw new StepTimedOut(name, this.opts.timeoutMs, err);
+        const { errorClass, message } = describeError(err);
+        this.opts.logger.warn(
+          { step: name, error_class: errorClass, err: message, tries, retry_in_ms: wait },
+          `start-up step "${name}" failed (${errorClass}), retrying in ${Math.round(wait / 100) / 10} s`,
+        );
+        await sleep(wait);
+      }
+    }
+  }
+
+  /** Start-up is over: the watchdog stops. */
+  done(): void {
+    clearTimeout(this.watchdog);
+  }
 }

@@ -8,7 +8,7 @@ import { listenGrpc } from './grpc-server.js';
 import { Metrics, serveMetrics, type MetricsServer } from './metrics.js';
 import { migrate } from './migrate.js';
 import type { ServiceDeps, ServicePart } from './part.js';
-import { retryAtStart } from './retry.js';
+import { StartUp, StartUpError } from './retry.js';
 import { createPeerTransport } from './rpc.js';
 import { startTracing } from './tracing.js';
 
@@ -70,11 +70,20 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>, timeoutMs:
   process.on('SIGINT', () => handler('SIGINT'));
 }
 
+/** Start-up under START_TIMEOUT_MS; past it the process exits 1 naming the step it was on. */
+export function beginStartUp(logger: Logger, config: Config): StartUp {
+  return new StartUp({ logger, timeoutMs: config.startTimeoutMs, onTimeout: exitOnStartupError });
+}
+
 /** Reports a bad configuration by name, or a port taken by another process, and exits; anything else is a crash. */
 export function exitOnStartupError(err: unknown): never {
   if (err instanceof ConfigError) {
     process.stderr.write(`${err.message}\n`);
     process.exit(78);
+  }
+  if (err instanceof StartUpError) {
+    process.stderr.write(`start-up failed: ${err.message}\n`);
+    process.exit(1);
   }
   const listen = err as NodeJS.ErrnoException & { address?: string; port?: number };
   if (listen?.code === 'EADDRINUSE' && listen.syscall === 'listen') {
@@ -105,23 +114,27 @@ export async function runServicePart(
   // Before anything is built: the part's pool, transports and interceptors trace only if it is on.
   const tracing = await startTracing(info.name, config);
   const pool = createPool(config.databaseUrl!, info.schema, config.databasePoolSize);
+  const startUp = beginStartUp(logger, config);
   try {
-    // Postgres and NATS may come up after the part (Kubernetes starts everything at once): wait.
-    await retryAtStart('Postgres', () => pool.query('SELECT 1'), { logger });
-    await retryAtStart('Postgres', () => migrate(pool, info.schema, info.dir), { logger });
-    const bus = await retryAtStart('NATS JetStream', () => JetStreamBus.connect({
+    // Postgres and NATS may come up after the part (Kubernetes starts everything at once), and a
+    // restarted NATS may be slow to answer JetStream calls: each step waits (retry.ts).
+    await startUp.step('Postgres connection', () => pool.query('SELECT 1'));
+    await startUp.step('Postgres migrations', () => migrate(pool, info.schema, info.dir));
+    const bus = await startUp.step('NATS JetStream connection', () => JetStreamBus.connect({
       url: config.natsUrl!,
       stream: config.natsStream,
       subjectPrefix: config.natsSubjectPrefix,
       logger,
       name: info.name,
-    }), { logger });
+      startUp,
+    }));
     const metrics = new Metrics();
     const part = build({ pool, bus, clock: systemClock, logger, config, metrics });
     // A part that emits events refuses a bus that cannot carry its largest one.
-    if (part.relay) checkBroker(await bus.facts(), logger);
+    if (part.relay) checkBroker(await startUp.step('NATS JetStream stream check', () => bus.facts()), logger);
     await part.start();
     const port = await listen(part.server, config.grpcPort, config.host);
+    startUp.done();
     logger.info({ port }, `${info.name} serving gRPC`);
     const metricsServer = await serveMetricsIfConfigured(metrics, config, logger);
     onShutdown(logger, async () => {

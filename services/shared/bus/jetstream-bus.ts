@@ -29,6 +29,11 @@ export interface JetStreamBusOptions {
   subjectPrefix: string;
   logger: Logger;
   name: string;
+  /**
+   * The process's start-up (retry.ts StartUp): the JetStream API calls of consume(), which parts make
+   * while they start, are retried under its deadline instead of failing start-up at the first time-out.
+   */
+  startUp?: { step<T>(name: string, attempt: () => Promise<T>): Promise<T> };
 }
 
 /**
@@ -113,16 +118,20 @@ export class JetStreamBus implements EventBus {
   async consume(
     durable: string, subjects: string[], handler: EventHandler, options: ConsumeOptions = {},
   ): Promise<Subscription> {
-    await this.jsm.consumers.add(this.opts.stream, {
-      durable_name: durable,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      // filter_subjects needs NATS 2.10; a single filter works on 2.9 too.
-      ...(subjects.length === 1 ? { filter_subject: subjects[0] } : { filter_subjects: subjects }),
-      ack_wait: nanos(30_000),
-    });
-    const consumer = await this.js.consumers.get(this.opts.stream, durable);
-    const messages = await consumer.consume({ max_messages: 256 });
+    const subscribe = async () => {
+      await this.jsm.consumers.add(this.opts.stream, {
+        durable_name: durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        // filter_subjects needs NATS 2.10; a single filter works on 2.9 too.
+        ...(subjects.length === 1 ? { filter_subject: subjects[0] } : { filter_subjects: subjects }),
+        ack_wait: nanos(30_000),
+      });
+      const consumer = await this.js.consumers.get(this.opts.stream, durable);
+      return consumer.consume({ max_messages: 256 });
+    };
+    // Adding a durable consumer with the same configuration again is a no-op: the step may repeat it.
+    const messages = await (this.opts.startUp?.step(`NATS JetStream consumer ${durable}`, subscribe) ?? subscribe());
     const handle = async (m: JsMsg) => {
       try {
         const event = JSON.parse(Buffer.from(m.data).toString('utf8')) as EventEnvelope;

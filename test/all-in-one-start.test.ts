@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import pg from 'pg';
+import { createSecretBox, newSecret } from '../services/shared/index.js';
+import { deleteStream } from './helpers/bus.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { freePort, spawnPart, waitForHttp, type PartProcess } from './helpers/processes.js';
+import { request } from './helpers/stack.js';
+
+// What `npm start` makes and refuses as a real process: the keys it makes in DATA_DIR (also with
+// DATABASE_URL set) and keeps across restarts, and a second start whose embedded Postgres port is
+// held by another process, which says which port and which variable instead of "undefined".
+
+const started: PartProcess[] = [];
+const dirs: string[] = [];
+const databases: TestDatabase[] = [];
+after(async () => {
+  for (const p of started) await p.stop();
+  for (const d of databases) await d.drop();
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+function exitOf(part: PartProcess, timeoutMs: number): Promise<number | null | 'running'> {
+  if (part.child.exitCode !== null) return Promise.resolve(part.child.exitCode);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve('running'), timeoutMs);
+    part.child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+async function dataDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-all-in-one-'));
+  dirs.push(dir);
+  return dir;
+}
+
+test('a second npm start while another process holds the embedded Postgres port: one line naming the port and EMBEDDED_POSTGRES_PORT, exit 1', async () => {
+  const port = await freePort();
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+  try {
+    const part = spawnPart('all-in-one', 'services/all-in-one/main.js', {
+      DATA_DIR: await dataDir(), PORT: String(await freePort()), EMBEDDED_POSTGRES_PORT: String(port),
+    });
+    started.push(part);
+    assert.equal(await exitOf(part, 60_000), 1, part.output());
+    assert.match(part.output(), new RegExp(
+      `^start-up failed: port ${port} of the embedded Postgres \\(EMBEDDED_POSTGRES_PORT\\) on 127\\.0\\.0\\.1 is already in use ` +
+      `by another process, perhaps another \`npm start\`\\. Stop that process, or give this one a free port: EMBEDDED_POSTGRES_PORT=${port + 1}`, 'm'));
+    assert.doesNotMatch(part.output(), /undefined/);
+    assert.doesNotMatch(part.output(), /\n\s+at /, 'no stack trace');
+  } finally {
+    holder.close();
+  }
+});
+
+test('with DATABASE_URL set, npm start makes PROVIDER_SECRET_KEY and WEBHOOK_SECRET_KEY in DATA_DIR, uses them, and reads them again after a restart', async () => {
+  const db = await createTestDatabase();
+  databases.push(db);
+  const dir = await dataDir();
+  const operatorToken = newSecret('svc_op_', 40);
+  const port = await freePort();
+  const stream = `SVC_AIO_${port}`;
+  const env = {
+    DATABASE_URL: db.url, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', NATS_STREAM: stream,
+    NATS_SUBJECT_PREFIX: `svcaio.p${port}`, PORT: String(port), OPERATOR_TOKEN: operatorToken, DATA_DIR: dir,
+  };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const start = async () => {
+    const part = spawnPart('all-in-one', 'services/all-in-one/main.js', env);
+    started.push(part);
+    await waitForHttp(part, `${baseUrl}/healthz`, 120_000);
+    return part;
+  };
+  const manage = (method: string, path: string, body?: unknown) =>
+    request(baseUrl, method, `/manage/v1${path}`, { key: operatorToken, body });
+  try {
+    const first = await start();
+    const keys: Record<string, string> = {};
+    for (const file of ['provider-secret-key', 'webhook-secret-key']) {
+      keys[file] = await readFile(join(dir, file), 'utf8');
+      assert.match(keys[file], /^[0-9a-f]{64}\n$/, `${file}: 32 bytes in hex`);
+      assert.equal((await stat(join(dir, file))).mode & 0o077, 0, `${file} is readable by its owner only`);
+      assert.ok(!first.output().includes(keys[file].trim()), `${file} is never printed`);
+    }
+    assert.match(first.output(), /PROVIDER_SECRET_KEY, WEBHOOK_SECRET_KEY: from .+ \(made on first start; keep them with the database\)/);
+
+    const merchant = await manage('POST', '/merchants', { name: 'Keys merchant' });
+    assert.equal(merchant.status, 201, JSON.stringify(merchant.body));
+    const projectId = merchant.body.project.id as string;
+    // Connecting a provider needs PROVIDER_SECRET_KEY (503 not_configured without it).
+    const account = await manage('POST', `/projects/${projectId}/provider-accounts`, {
+      mode: 'test', provider: 'stripe', name: 'Stripe test',
+      credentials: { secret_key: 'sk_test_local_keys', webhook_secret: 'whsec_local_keys' },
+    });
+    assert.equal(account.status, 201, JSON.stringify(account.body));
+    const endpoint = await manage('POST', `/projects/${projectId}/webhook-endpoints`, {
+      url: 'http://127.0.0.1:9/hook', events: ['payment.successful'], mode: 'test',
+    });
+    assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
+    // Both are sealed under the keys in the files: the files' keys open them.
+    const sealed = await storedSecrets(db.url, endpoint.body.id);
+    assert.match(sealed.endpoint, /^aes256gcm:/, 'the endpoint signing secret is encrypted at rest');
+    const box = (file: string, variable: string) =>
+      createSecretBox(Buffer.from(keys[file].trim(), 'hex'), { variable, allowPlain: false });
+    assert.equal(box('webhook-secret-key', 'WEBHOOK_SECRET_KEY').open(sealed.endpoint), endpoint.body.secret);
+    assert.deepEqual(JSON.parse(box('provider-secret-key', 'PROVIDER_SECRET_KEY').open(sealed.credentials)),
+      { secret_key: 'sk_test_local_keys', webhook_secret: 'whsec_local_keys' });
+    assert.equal(await first.stop(), 0);
+
+    // A restart reads the same keys (a new one would leave every sealed secret unreadable).
+    const second = await start();
+    for (const file of Object.keys(keys)) assert.equal(await readFile(join(dir, file), 'utf8'), keys[file], `${file} kept`);
+    assert.match(second.output(), /PROVIDER_SECRET_KEY, WEBHOOK_SECRET_KEY: from /);
+    const shown = await manage('GET', `/provider-accounts/${account.body.id}`);
+    assert.equal(shown.status, 200, JSON.stringify(shown.body));
+    assert.equal(await second.stop(), 0);
+  } finally {
+    await deleteStream(env.NATS_URL, stream).catch(() => undefined);
+  }
+});
+
+/** The stored (sealed) forms of an endpoint's signing secret and of the one provider account's credentials. */
+async function storedSecrets(databaseUrl: string, endpointId: string): Promise<{ endpoint: string; credentials: string }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const endpoint = await client.query('SELECT secret FROM webhooks.endpoints WHERE id = $1', [endpointId]);
+    const credentials = await client.query('SELECT sealed FROM payments.provider_credentials');
+    assert.equal(credentials.rowCount, 1);
+    return { endpoint: endpoint.rows[0].secret, credentials: credentials.rows[0].sealed };
+  } finally {
+    await client.end();
+  }
+}
