@@ -8,7 +8,7 @@ import pg from 'pg';
 import { createSecretBox, newSecret } from '../services/shared/index.js';
 import { deleteStream } from './helpers/bus.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
-import { freePort, spawnPart, waitForHttp, type PartProcess } from './helpers/processes.js';
+import { exitOf, freePort, spawnPart, waitForHttp, type PartProcess } from './helpers/processes.js';
 import { request } from './helpers/stack.js';
 
 // What `npm start` makes and refuses as a real process: the keys it makes in DATA_DIR (also with
@@ -23,17 +23,6 @@ after(async () => {
   for (const d of databases) await d.drop();
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
-
-function exitOf(part: PartProcess, timeoutMs: number): Promise<number | null | 'running'> {
-  if (part.child.exitCode !== null) return Promise.resolve(part.child.exitCode);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve('running'), timeoutMs);
-    part.child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    });
-  });
-}
 
 async function dataDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-all-in-one-'));

@@ -5,7 +5,7 @@ import { newInternalToken } from '../services/shared/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
 import { startNatsServer, type NatsServer } from './helpers/nats-server.js';
-import { freePort, spawnPart, waitForHealth, type PartProcess } from './helpers/processes.js';
+import { exitOf, freePort, spawnPart, waitForHealth, type PartProcess } from './helpers/processes.js';
 
 // A part started on its own against a NATS or Postgres that is not there yet waits for it; a
 // producing part refuses a NATS whose max_payload cannot carry its largest event; a part missing
@@ -33,17 +33,6 @@ async function startLedger(natsUrl: string, databaseUrl = db.url): Promise<{ par
   });
   started.push(part);
   return { part, url: `http://127.0.0.1:${port}` };
-}
-
-function exitOf(part: PartProcess, timeoutMs: number): Promise<number | null | 'running'> {
-  if (part.child.exitCode !== null) return Promise.resolve(part.child.exitCode);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve('running'), timeoutMs);
-    part.child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    });
-  });
 }
 
 test('a producing part refuses to start when NATS max_payload cannot carry its largest event', async () => {

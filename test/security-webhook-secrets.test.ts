@@ -10,7 +10,7 @@ import { createLogger, createPool, createSecretBox, migrate, newInternalToken } 
 import { deleteStream } from './helpers/bus.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { captureLogs } from './helpers/log-sink.js';
-import { freePort, spawnPart, waitForHealth, type PartProcess } from './helpers/processes.js';
+import { exitOf, freePort, spawnPart, waitForHealth, type PartProcess } from './helpers/processes.js';
 import { startTestStack } from './helpers/stack.js';
 
 const natsUrl = process.env.NATS_URL;
@@ -38,17 +38,6 @@ async function startWebhooks(extra: Record<string, string>) {
   });
   started.push(part);
   return { part, url: `http://127.0.0.1:${port}` };
-}
-
-function exitOf(part: PartProcess, timeoutMs: number): Promise<number | null | 'running'> {
-  if (part.child.exitCode !== null) return Promise.resolve(part.child.exitCode);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve('running'), timeoutMs);
-    part.child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    });
-  });
 }
 
 test('the webhooks part on its own refuses to start without WEBHOOK_SECRET_KEY, naming it (exit 78)', async () => {

@@ -4,7 +4,7 @@ import { newInternalToken } from '../services/shared/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { startStallProxy, type StallProxy } from './helpers/nats-stall-proxy.js';
-import { freePort, spawnPart, waitForHealth, type PartProcess } from './helpers/processes.js';
+import { exitOf, freePort, spawnPart, waitForHealth, type PartProcess } from './helpers/processes.js';
 
 // Every start-up step of a part retries until START_TIMEOUT_MS: a NATS that is back but slow to
 // answer JetStream calls after the first connect (a broker restarted under load) is waited out,
@@ -35,17 +35,6 @@ async function startLedger(env: Record<string, string>): Promise<{ part: PartPro
   });
   started.push(part);
   return { part, url: `http://127.0.0.1:${port}` };
-}
-
-function exitOf(part: PartProcess, timeoutMs: number): Promise<number | null | 'running'> {
-  if (part.child.exitCode !== null) return Promise.resolve(part.child.exitCode);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve('running'), timeoutMs);
-    part.child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    });
-  });
 }
 
 test('JetStream calls timing out after the first connect: the part retries each step and serves once NATS keeps up', async () => {

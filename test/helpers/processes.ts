@@ -117,3 +117,15 @@ export async function killPart(part: PartProcess): Promise<void> {
   child.kill('SIGKILL');
   await gone;
 }
+
+/** The part's exit code once it exits, or 'running' if it has not within `timeoutMs`. */
+export function exitOf(part: PartProcess, timeoutMs: number): Promise<number | null | 'running'> {
+  if (part.child.exitCode !== null) return Promise.resolve(part.child.exitCode);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve('running'), timeoutMs);
+    part.child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
