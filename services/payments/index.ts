@@ -20,8 +20,10 @@ import {
 import { createConnectorRegistry, type Connector, type CredentialSource, type ProviderNetwork } from './connectors/index.js';
 import { instrumentConnectors } from './connectors/instrumented.js';
 import { createAuthorizationExpiry, createCustomerActionExpiry, createReconciliation, createSettlementSync } from './jobs/index.js';
-import { createCustomerActions } from './customer-actions/index.js';
-import { createLifecycle, createOrchestrator, createStore, paymentOutcomes, routes } from './payments/index.js';
+
+import {
+  createCustomerActions, createLifecycle, createOrchestrator, createStore, paymentOutcomes, routes,
+} from './payments/index.js';
 import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
 import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
 import { createReceiver, providerNotificationRoutes } from './provider-notifications/index.js';

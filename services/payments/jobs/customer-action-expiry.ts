@@ -1,6 +1,5 @@
 import type { Clock, Logger } from '../../shared/index.js';
-import { completeCustomerAction } from '../customer-actions/index.js';
-import { awaitingCustomer, commitChange, type PaymentsStore } from '../payments/index.js';
+import { awaitingCustomer, commitChange, completeCustomerAction, type PaymentsStore } from '../payments/index.js';
 import { createSweep } from './sweep.js';
 
 /**

@@ -2,10 +2,9 @@ import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { withDeadline, type Clock } from '../../shared/index.js';
 import type { ConnectorRegistry, HoldResult } from '../connectors/index.js';
-import { completeCustomerAction, providerCompletesCustomerAction } from '../customer-actions/index.js';
 import {
-  type AttemptRecord, awaitingCustomer, type Change, commitChange, type CustomerActionRecord, type PaymentRecord,
-  type PaymentsStore, providerCall, queryStatus,
+  type AttemptRecord, awaitingCustomer, type Change, commitChange, completeCustomerAction, type CustomerActionRecord,
+  type PaymentRecord, type PaymentsStore, providerCall, providerCompletesCustomerAction, queryStatus,
 } from '../payments/index.js';
 
 /**

@@ -1,16 +1,28 @@
-// Payments: a payment from its request to its decided state, and what the merchant does with it
-// after. This folder is where a payment changes state:
-//  - orchestrator.ts: the attempt loop of POST /v1/payments (plan, open, call, settle, commit);
+// Payments: the payment core, and its one way in. Every change of a payment's state is decided
+// here and written here; other folders (jobs, provider notifications, refunds) import this index
+// only, and nothing here imports them back. The layers, each importing only those below it:
+//  - attempt-outcomes.ts: what a provider's answer means (pure): the attempt's outcome, status and
+//    failure, what the payment does next, the failure a failed payment reports;
+//  - customer-action-required.ts: whether a requires_action is actionable and the action it opens (pure);
 //  - transitions.ts: the pure transitions an answer causes (open, approve, fail, await customer,
 //    await provider, fail over), each returning one Change, and what a refund's outcome does to its
-//    payment's amounts (settled, or reversed when the provider fails it after accepting it); lifecycle.ts: capture, cancel and
-//    authorization expiry; state-machine.ts: which operation each status allows;
+//    payment's amounts; customer-actions.ts: the customer's approval, decline or expiry (or the
+//    provider's report of it) as a transition, and the sandbox page's view and completion;
+//    lifecycle.ts: capture, cancel and authorization expiry; state-machine.ts: which operation each
+//    status allows;
+//  - provider-call.ts: one provider call under its deadline and the status query after a time-out (I/O);
 //  - commit.ts: the one way a Change is written (rows, timeline, outbox events, in one commit);
-//  - attempts.ts: one provider call under its deadline and the status query after a time-out;
-//  - store.ts, model.ts, timeline.ts, to-proto.ts: the payments tables and their shapes;
-//    timeline-descriptions.ts: the one sentence each timeline entry type is described by;
+//  - orchestrator.ts: the attempt loop of POST /v1/payments (plan, open, call, settle, commit);
+//  - store.ts, customer-action-store.ts, model.ts, timeline.ts, to-proto.ts: the payments tables and
+//    their shapes; timeline-descriptions.ts: the one sentence each timeline entry type is described by;
 //  - service.ts: the PaymentsService RPC handlers.
-export { recordAnswer, callProvider, providerCall, queryStatus, type ProviderAnswer, type ProviderCall } from './attempts.js';
+export { nextStep, paymentFailure, recordAnswer, type ProviderAnswer } from './attempt-outcomes.js';
+export { callProvider, providerCall, queryStatus, type ProviderCall } from './provider-call.js';
+export { actionable, openCustomerAction, SANDBOX_PAGE_PATH, type CustomerActionSettings } from './customer-action-required.js';
+export {
+  completeCustomerAction, createCustomerActions, CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome,
+  providerCompletesCustomerAction,
+} from './customer-actions.js';
 export { AttemptSettledElsewhere, commitChange, type CommitOptions } from './commit.js';
 export { cancel, capture, createLifecycle, expireAuthorization, type Lifecycle } from './lifecycle.js';
 export type {

@@ -5,11 +5,11 @@ import type { RoutingService } from '../../../proto/gen/svc/routing/v1/routing_p
 import {
   bindingOf, isBindingConflict, newId, stillInProgress, type Binding, type Clock, type OutboxRelay,
 } from '../../shared/index.js';
-import { callProvider, providerCall } from './attempts.js';
+import { callProvider, providerCall } from './provider-call.js';
 import { AttemptSettledElsewhere, commitChange } from './commit.js';
 import type { PaymentOutcomes } from './metrics.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
-import { actionable, type CustomerActionSettings } from '../customer-actions/index.js';
+import { actionable, type CustomerActionSettings } from './customer-action-required.js';
 import type { PaymentRecord } from './model.js';
 import { newPayment, planRequest } from './new-payment.js';
 import { type PaymentMethodStore, resolveStoredMethod } from '../payment-methods/index.js';

@@ -9,7 +9,7 @@ import { refuseUnsafeRequest } from '../../shared/contract/index.js';
 import { CAPTURE_METHODS, isOneOf, PAYMENT_METHOD_TYPES } from '../../shared/contract/enums.js';
 import { bindingOf, invalidField, pageLimit, refuseScenarioInLive, requireScope, serviceError } from '../../shared/index.js';
 import { DemoConnector, PAYMENT_SCENARIOS } from '../connectors/index.js';
-import { CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome } from '../customer-actions/index.js';
+import { CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome } from './customer-actions.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Orchestrator } from './orchestrator.js';
 import { paymentToProto } from './to-proto.js';

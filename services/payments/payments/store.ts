@@ -5,7 +5,7 @@ import {
   type FieldMap, type Statement,
 } from '../../shared/index.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
-import { customerActionQueries } from '../customer-actions/index.js';
+import { customerActionQueries } from './customer-action-store.js';
 import { monotonicIds, type TimelineRow } from './timeline.js';
 import { describeEntry } from './timeline-descriptions.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
-import type { ProviderAnswer } from './attempts.js';
+import type { ProviderAnswer } from './attempt-outcomes.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 import { approve, failOver, refundReversed, refundSettled, settleLate } from './transitions.js';
 

@@ -1,8 +1,8 @@
 import type { PlanPaymentResponse, RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import { formatMoney } from '../../shared/contract/index.js';
 import { newId } from '../../shared/index.js';
-import { newAttempt, nextStep, paymentFailure, recordAnswer, type ProviderAnswer } from './attempts.js';
-import { openCustomerAction, type CustomerActionSettings } from '../customer-actions/index.js';
+import { newAttempt, nextStep, paymentFailure, recordAnswer, type ProviderAnswer } from './attempt-outcomes.js';
+import { openCustomerAction, type CustomerActionSettings } from './customer-action-required.js';
 import type { AttemptRecord, CustomerActionRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 import { statusAfterRefunds } from './state-machine.js';
 

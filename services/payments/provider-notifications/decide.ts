@@ -1,7 +1,7 @@
 import type { AuthorizeResult, HoldResult, NotificationSubject } from '../connectors/index.js';
-import { providerCompletesCustomerAction } from '../customer-actions/index.js';
 import {
-  approve, awaitingCustomer, cancel, type Change, type CustomerActionRecord, fail, type PaymentRecord, type TimelineEntry,
+  approve, awaitingCustomer, cancel, type Change, type CustomerActionRecord, fail, type PaymentRecord,
+  providerCompletesCustomerAction, type TimelineEntry,
 } from '../payments/index.js';
 import type { Effect } from './store.js';
 

@@ -1,13 +1,12 @@
 import { newSecret, sha256Hex } from '../../shared/index.js';
-import type {
-  AttemptRecord, CustomerActionRecord, PaymentRecord, ProviderAnswer, TimelineEntry,
-} from '../payments/index.js';
+import type { ProviderAnswer } from './attempt-outcomes.js';
+import type { AttemptRecord, CustomerActionRecord, PaymentRecord, TimelineEntry } from './model.js';
 import type { CustomerActionRequired } from '../connectors/index.js';
 
 /**
  * A provider's requires_action, as the payment shows it: whether the customer can act on it, and
  * the action (sandbox page or provider page) the payment then waits on. Pure, so the transition
- * that opens it (awaitCustomer in payments/transitions.ts) stays pure too.
+ * that opens it (awaitCustomer in transitions.ts) stays pure too.
  */
 
 /** Where the gateway serves the sandbox page; next_action.url is this path plus the token. */

@@ -1,5 +1,5 @@
 import type { Pool, Queryable } from '../../shared/index.js';
-import type { CustomerActionRecord } from '../payments/index.js';
+import type { CustomerActionRecord } from './model.js';
 
 // The customer_actions table (asynchronous rails): part of the payments store (payments/store.ts
 // spreads these in), kept apart so each file stays one topic.

@@ -2,11 +2,13 @@ import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { serviceError, sha256Hex, type Clock } from '../../shared/index.js';
 import type { AuthorizeResult } from '../connectors/index.js';
-import {
-  approve, assertAllowed, type AttemptRecord, type Change, commitChange, type CustomerActionRecord, fail,
-  type FailureJson, type PaymentRecord, type PaymentsStore, type ProviderAnswer, type TimelineEntry,
-} from '../payments/index.js';
-import { TOKEN } from './required.js';
+import type { ProviderAnswer } from './attempt-outcomes.js';
+import { commitChange } from './commit.js';
+import { TOKEN } from './customer-action-required.js';
+import type { AttemptRecord, CustomerActionRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
+import { assertAllowed } from './state-machine.js';
+import type { PaymentsStore } from './store.js';
+import { approve, fail, type Change } from './transitions.js';
 
 /**
  * Asynchronous rails: a provider answers requires_action and the customer finishes the payment on

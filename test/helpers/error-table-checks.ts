@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { FAILURE_CATEGORIES } from '../../shared/contract/enums.js';
-import { nextStep } from '../payments/attempts.js';
-import type { ErrorRule } from './error-rules.js';
+import { FAILURE_CATEGORIES } from '../../services/shared/contract/enums.js';
+import type { ErrorRule } from '../../services/payments/connectors/error-rules.js';
+import { nextStep } from '../../services/payments/payments/attempt-outcomes.js';
 
 export type ErrorTables<R extends ErrorRule> = Array<[field: string, table: Readonly<Record<string, R>>]>;
 
-const docs = readFileSync(new URL('../../../../docs/connectors.md', import.meta.url), 'utf8');
+const docs = readFileSync(new URL('../../../docs/connectors.md', import.meta.url), 'utf8');
 
 /** A row as docs/connectors.md prints it: `key` | outcome | category | code | failover. */
 function docsRow(keyCell: string, rule: ErrorRule): string {

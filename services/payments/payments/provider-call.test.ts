@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { callProvider, nextStep, paymentFailure, recordAnswer, type ProviderCall } from './attempts.js';
+import { nextStep } from './attempt-outcomes.js';
+import { callProvider, type ProviderCall } from './provider-call.js';
 import type { AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from '../connectors/index.js';
-import type { AttemptRecord, FailureJson, TimelineEntry } from './model.js';
 
 const account = { providerCode: 'lic_x', id: 'pac_x', feeFixed: 10n, feeBps: 100, latencyMs: 0 };
 const req: ProviderCall = {
@@ -21,26 +21,6 @@ function fake(authorize: (r: AuthorizeRequest) => Promise<AuthorizeResult>, getS
   } as Connector;
   return { connector, calls };
 }
-
-test('nextStep: success completes, hard declines are final, open outcomes never fail over', () => {
-  assert.equal(nextStep('success', true), 'succeed');
-  for (const o of ['soft_decline', 'technical_error', 'timeout', 'provider_unavailable']) {
-    assert.equal(nextStep(o, true), 'fail_over', o);
-    assert.equal(nextStep(o, false), 'fail', o);
-  }
-  assert.equal(nextStep('hard_decline', true), 'fail');
-  assert.equal(nextStep('unknown', true), 'await_provider');
-  assert.equal(nextStep('unknown', false), 'await_provider');
-});
-
-test('paymentFailure: a decline outranks a technical fault; the latest of a category wins', () => {
-  const f = (code: string, category: string) => ({ failure: { code, category, message: code } as FailureJson });
-  assert.equal(paymentFailure([]), null);
-  assert.equal(paymentFailure([f('provider_error', 'technical'), f('provider_timeout', 'technical')])!.code, 'provider_timeout');
-  assert.equal(paymentFailure([f('soft_decline', 'soft'), f('provider_error', 'technical')])!.code, 'soft_decline');
-  assert.equal(paymentFailure([f('provider_error', 'technical'), f('hard_decline', 'hard')])!.code, 'hard_decline');
-  assert.equal(paymentFailure([{ failure: null }, f('provider_unavailable', 'technical')])!.code, 'provider_unavailable');
-});
 
 test('a definite answer is taken as is, with no status query, and a fee only on success', async () => {
   const ok = fake(async () => approved);
@@ -88,23 +68,4 @@ test('a failed call or a status still open leaves the attempt unknown, which nev
 test('no connector for the provider: unavailable, nothing was sent', async () => {
   const a = await callProvider(undefined, req, 1000);
   assert.equal(a.result.outcome, 'provider_unavailable');
-});
-
-test('recordAnswer: attempt fields and the timeline of a recovered time-out', async () => {
-  const attempt = { id: 'att_1', attemptNumber: 1, providerName: 'X', status: 'processing', outcome: null } as AttemptRecord;
-  const timeline: TimelineEntry[] = [];
-  recordAnswer(attempt, {
-    result: approved, latencyMs: 12, statusQuery: { reason: 'late', found: true, outcome: 'success', error: null, latencyMs: 3 },
-  }, new Date(), timeline);
-  assert.equal(attempt.status, 'succeeded');
-  assert.equal(attempt.outcome, 'success');
-  assert.equal(attempt.feeAmount, 20n);
-  assert.equal(attempt.latencyMs, 12);
-  assert.equal(attempt.failure, null);
-  assert.deepEqual(timeline.map((t) => t.type), ['attempt.timed_out', 'attempt.status_checked', 'attempt.succeeded']);
-
-  const failed = { id: 'att_2', attemptNumber: 2, providerName: 'X' } as AttemptRecord;
-  recordAnswer(failed, { result: { ...approved, outcome: 'hard_decline', fee: 0n }, latencyMs: 1 }, new Date(), []);
-  assert.equal(failed.status, 'failed');
-  assert.deepEqual(failed.failure, { code: 'hard_decline', category: 'hard', message: 'The provider declined the payment.' });
 });

@@ -1,10 +1,8 @@
-// One provider attempt: the call under a deadline, the status query after a time-out, and
-// what the answer means for the payment. Pure of storage, so it is tested without a database.
+// What a provider's answer means, pure of I/O and storage: the attempt's outcome, status and
+// failure (recordAnswer), what the payment does next (nextStep), and the failure a failed payment
+// reports. transitions.ts turns these into payment changes; provider-call.ts makes the calls.
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
-import type {
-  AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RoutedAccount,
-} from '../connectors/index.js';
-import { DeadlineExceeded, withDeadline } from '../../shared/index.js';
+import type { AuthorizeResult } from '../connectors/index.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 
 export const FAILURE_BY_OUTCOME: Record<string, FailureJson> = {
@@ -47,37 +45,6 @@ export function paymentFailure(attempts: Pick<AttemptRecord, 'failure'>[]): Fail
   return best;
 }
 
-/** An authorize or status request before its deadline is set: the call adds the signal. */
-export type ProviderCall = Omit<AuthorizeRequest, 'signal'>;
-
-/**
- * What the connector is sent for an attempt: the same request for authorize and for every later
- * status query, so a provider finds the attempt by its id. Only the request that makes the payment
- * knows the method's token (it is never stored) and the demo account's latency.
- */
-export function providerCall(
-  payment: PaymentRecord, attempt: AttemptRecord, routed: { latencyMs?: number; paymentMethodToken?: string } = {},
-): ProviderCall {
-  return {
-    account: accountOf(attempt, routed.latencyMs),
-    paymentId: payment.id,
-    attemptId: attempt.id,
-    attemptNumber: attempt.attemptNumber,
-    amount: payment.amount,
-    currency: payment.currency,
-    methodType: payment.paymentMethodType,
-    captureMethod: payment.captureMethod,
-    paymentMethodToken: routed.paymentMethodToken,
-    testScenario: payment.testScenario ?? undefined,
-    returnUrl: payment.returnUrl ?? undefined,
-  };
-}
-
-/** The account an attempt acts for, with the pricing it was routed with (0 for attempts made before it was recorded). */
-function accountOf(a: AttemptRecord, latencyMs = 0): RoutedAccount {
-  return { providerCode: a.providerCode, id: a.providerAccountId, feeFixed: a.feeFixed ?? 0n, feeBps: a.feeBps ?? 0, latencyMs };
-}
-
 /** The settled answer for one attempt, and how it was reached. */
 export interface ProviderAnswer {
   result: AuthorizeResult;
@@ -86,78 +53,8 @@ export interface ProviderAnswer {
   statusQuery?: { reason: string; found: boolean | null; outcome: string | null; error: string | null; latencyMs: number };
 }
 
-const OPEN_OUTCOMES = new Set<AttemptOutcome>(['timeout', 'unknown']);
-
-const noAnswer = (outcome: AttemptOutcome, message: string): AuthorizeResult => ({
-  outcome, providerPaymentId: null, providerCode: null, providerMessage: message, fee: 0n,
-});
-
-/**
- * Calls the provider and settles the outcome. A call that times out or fails in transit may
- * still have reached the provider, so the provider is asked before anything else happens:
- * never received means a plain time-out (safe to fail over); an answer is taken as the
- * outcome; no usable answer leaves the attempt `unknown`.
- */
-export async function callProvider(
-  connector: Connector | undefined, req: ProviderCall, timeoutMs: number,
-): Promise<ProviderAnswer> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  // Nothing was sent, so nothing can have been charged.
-  if (!connector) return { result: noAnswer('provider_unavailable', 'No connector is installed for this provider.'), latencyMs: 0 };
-
-  let result: AuthorizeResult | undefined;
-  let trouble = 'The provider did not answer in time.';
-  try {
-    result = await withDeadline(timeoutMs, (signal) => connector.authorize({ ...req, signal }));
-  } catch (err) {
-    if (!(err instanceof DeadlineExceeded)) trouble = `The call to the provider failed: ${(err as Error).message}`;
-  }
-  if (result && !OPEN_OUTCOMES.has(result.outcome)) return { result: settled(result), latencyMs: elapsed() };
-  if (result?.outcome === 'unknown') trouble = 'The provider could not tell the outcome.';
-  const answer = await queryStatus(connector, req, timeoutMs, trouble);
-  return { ...answer, latencyMs: elapsed() };
-}
-
-/**
- * Asks the provider what became of an attempt whose answer never arrived (`reason` says why):
- * never received means a plain time-out, nobody charged; a definite answer is the outcome; no
- * usable answer leaves the attempt `unknown`. Used right after a failed call, and later by the
- * reconciliation of attempts left open.
- */
-export async function queryStatus(
-  connector: Connector, req: ProviderCall, timeoutMs: number, trouble: string,
-): Promise<ProviderAnswer> {
-  const queryStarted = performance.now();
-  let status: PaymentStatusResult | undefined;
-  let queryError: string | null = null;
-  try {
-    status = await withDeadline(timeoutMs, (signal) => connector.getStatus({ ...req, signal }));
-  } catch (err) {
-    queryError = (err as Error).message;
-  }
-  const statusQuery = {
-    reason: trouble,
-    found: status ? status.found : null,
-    outcome: status?.found ? status.outcome : null,
-    error: queryError,
-    latencyMs: Math.round(performance.now() - queryStarted),
-  };
-  let final: AuthorizeResult;
-  if (status && !status.found) {
-    final = noAnswer('timeout', `${trouble} Its status query shows it never received the payment.`);
-  } else if (status?.found && !OPEN_OUTCOMES.has(status.outcome)) {
-    // requires_action included: the provider holds the payment for the customer, as if authorize had said so.
-    const { found: _found, ...answer } = status;
-    final = settled(answer);
-  } else {
-    final = noAnswer('unknown', `${trouble} Its status query could not tell the outcome, so no other provider is tried.`);
-  }
-  return { result: final, latencyMs: statusQuery.latencyMs, statusQuery };
-}
-
 /** Only a successful attempt costs a fee, whatever a connector reports. */
-function settled(r: AuthorizeResult): AuthorizeResult {
+export function settled(r: AuthorizeResult): AuthorizeResult {
   return r.outcome === 'success' ? r : { ...r, fee: 0n };
 }
 
