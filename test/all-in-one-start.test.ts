@@ -7,6 +7,7 @@ import { after, test } from 'node:test';
 import pg from 'pg';
 import { createSecretBox, newSecret } from '../services/shared/index.js';
 import { deleteStream } from './helpers/bus.js';
+import { eventually } from './helpers/eventually.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { exitOf, freePort, spawnPart, waitForHttp, type PartProcess } from './helpers/processes.js';
 import { request } from './helpers/stack.js';
@@ -66,6 +67,8 @@ test('with DATABASE_URL set, npm start makes PROVIDER_SECRET_KEY and WEBHOOK_SEC
     const part = spawnPart('all-in-one', 'services/all-in-one/main.js', env);
     started.push(part);
     await waitForHttp(part, `${baseUrl}/healthz`, 120_000);
+    // The banner is printed once the gateway listens, which /healthz may answer just before.
+    await eventually('the start-up banner', async () => (/svc is running at/.test(part.output()) ? true : undefined), 30_000);
     return part;
   };
   const manage = (method: string, path: string, body?: unknown) =>
