@@ -1,5 +1,5 @@
 import {
-  attemptSettledOf, internalSubjects, isInternalType, measuredBus, type ServiceDeps, type Subscription,
+  INTERNAL_EVENT_TYPES, attemptSettledOf, internalSubjects, measuredBus, type ServiceDeps, type Subscription,
 } from '../shared/index.js';
 import { createOutcomeStore } from './outcome-store.js';
 
@@ -21,11 +21,11 @@ export async function consumeAttemptOutcomes(deps: ServiceDeps): Promise<Subscri
   const store = createOutcomeStore(deps.pool);
   const bus = measuredBus(deps.metrics, deps.bus);
   return bus.consume(OUTCOME_CONSUMER, [internalSubjects(deps.config.natsSubjectPrefix)], async (event) => {
-    if (!isInternalType(event?.type ?? '')) return;
     const settled = attemptSettledOf(event);
     if (!settled) {
-      if (event.type === 'internal.attempt.settled') {
-        deps.logger.error({ id: event?.id, type: event?.type }, 'routing-risk: unreadable attempt.settled dropped');
+      // Another internal type is not this consumer's; an attempt.settled it cannot read is dropped loudly.
+      if (event?.type === INTERNAL_EVENT_TYPES.attemptSettled) {
+        deps.logger.error({ id: event.id, version: event.data?.object?.version }, 'routing-risk: unreadable attempt.settled dropped');
       }
       return;
     }
