@@ -224,10 +224,11 @@ before(async () => {
     ((await request(stack.baseUrl, 'GET', '/v1/transactions', { key })).body.data.length > 0 ? true : undefined));
   await createClient(LedgerService, createPeerTransport(stack.serviceUrls.ledger, stack.internalToken)).runSettlementCycle({});
   // The settlement's event reaches the webhooks part's store on its own time; counted before it
-  // arrives, it would look like something a refused request stored.
+  // arrives, it would look like something a refused request stored. Internal events (issue 24)
+  // never reach webhooks, so they are not counted as emitted.
   await eventually('every event of the setup to be stored', async () => {
     const { rows } = await stack.query(
-      `SELECT (SELECT count(*) FROM payments.outbox) + (SELECT count(*) FROM ledger.outbox) AS emitted,
+      `SELECT (SELECT count(*) FROM payments.outbox WHERE type NOT LIKE 'internal.%') + (SELECT count(*) FROM ledger.outbox) AS emitted,
               (SELECT count(*) FROM webhooks.events) AS stored`,
     );
     return Number(rows[0].emitted) > 0 && rows[0].emitted === rows[0].stored ? true : undefined;

@@ -1,8 +1,10 @@
 // routing-risk: scores risk and plans routes (RoutingService), and keeps the provider accounts
-// projects connect (ProviderAccountsService). Owns schema routing_risk.
+// projects connect (ProviderAccountsService), and records attempt outcomes from the internal
+// attempt.settled events (outcome-consumer.ts). Owns schema routing_risk.
 import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { assemblePart, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
+import { assemblePart, type PartInfo, type ServiceDeps, type ServicePart, type Subscription } from '../shared/index.js';
+import { consumeAttemptOutcomes } from './outcome-consumer.js';
 import { createProviderAccountStore } from './provider-account-store.js';
 import { providerAccountRoutes } from './provider-accounts-service.js';
 import { routes } from './service.js';
@@ -11,12 +13,19 @@ import { createStore } from './store.js';
 export const PART: PartInfo = { name: 'routing-risk', schema: 'routing_risk', dir: 'services/routing-risk' };
 
 export function build(deps: ServiceDeps): ServicePart {
+  let outcomes: Subscription | undefined;
   return assemblePart(deps, {
     name: PART.name,
     services: [RoutingService.typeName, ProviderAccountsService.typeName],
     routes: (router) => {
       routes(createStore(deps.pool), deps.clock)(router);
       providerAccountRoutes(createProviderAccountStore(deps.pool), deps.clock)(router);
+    },
+    async start() {
+      outcomes = await consumeAttemptOutcomes(deps);
+    },
+    async stop() {
+      await outcomes?.stop();
     },
   });
 }

@@ -23,6 +23,8 @@ export function aggregateIdOf(event: Pick<EventEnvelope, 'id' | 'type' | 'data'>
   const object = event.data.object;
   const own = typeof object.id === 'string' ? object.id : event.id;
   if (event.type.startsWith('refund.') && typeof object.payment_id === 'string') return object.payment_id;
+  // An internal event about a payment's part (an attempt) keeps that payment's order too.
+  if (event.type.startsWith('internal.') && typeof object.payment_id === 'string') return object.payment_id;
   return own;
 }
 

@@ -29,3 +29,4 @@ export * from './standalone.js';
 export * from './retry.js';
 export * from './secret-box.js';
 export * from './tracing.js';
+export * from './internal-events.js';

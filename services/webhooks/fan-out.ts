@@ -1,6 +1,6 @@
 import { isOneOf, MODES } from '../shared/contract/enums.js';
 import { MAX_ENABLED_WEBHOOK_ENDPOINTS } from '../shared/project-caps.js';
-import { createBatcher, currentTraceparent, type Clock, type EventBus, type EventEnvelope, type Logger, type Pool, type Subscription } from '../shared/index.js';
+import { createBatcher, currentTraceparent, isInternalType, type Clock, type EventBus, type EventEnvelope, type Logger, type Pool, type Subscription } from '../shared/index.js';
 
 /** The contract's body: exactly these five fields; the bus's merchant_id and project_id stay home. */
 export function eventBody(event: EventEnvelope): string {
@@ -102,6 +102,8 @@ export async function consumeEvents(opts: ConsumerOptions): Promise<Subscription
     return events.map(() => undefined);
   });
   const handler = async (event: EventEnvelope) => {
+    // Internal domain events (services/shared/internal-events.ts) share the stream but are never public.
+    if (isInternalType(event?.type ?? '')) return;
     // A malformed message would be redelivered forever; it is dropped, loudly.
     if (!wellFormed(event)) {
       opts.logger.error({ id: (event as { id?: unknown })?.id }, 'webhooks: malformed event dropped');

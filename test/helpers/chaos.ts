@@ -108,6 +108,8 @@ export interface OutboxGaps {
   notInWebhooks: number;
   /** Money events the ledger has not consumed. */
   notInLedger: number;
+  /** Internal attempt.settled events routing-risk has not recorded (issue 24); internal events never go to webhooks. */
+  notInRoutingRisk: number;
 }
 
 /** What of one producing part's outbox (`schema`) has not reached the bus, webhooks or the ledger. */
@@ -115,23 +117,28 @@ export async function outboxGaps(sql: pg.Pool, schema: 'payments' | 'payouts' | 
   const { rows: [r] } = await sql.query(
     `SELECT count(*)::int AS events,
             count(*) FILTER (WHERE o.published_at IS NULL)::int AS unpublished,
-            count(*) FILTER (WHERE e.id IS NULL)::int AS not_in_webhooks,
-            count(*) FILTER (WHERE o.type = ANY($1) AND c.event_id IS NULL)::int AS not_in_ledger
+            count(*) FILTER (WHERE e.id IS NULL AND o.type NOT LIKE 'internal.%')::int AS not_in_webhooks,
+            count(*) FILTER (WHERE o.type = ANY($1) AND c.event_id IS NULL)::int AS not_in_ledger,
+            count(*) FILTER (WHERE o.type = 'internal.attempt.settled' AND a.event_id IS NULL)::int AS not_in_routing_risk
      FROM ${schema}.outbox o
      LEFT JOIN webhooks.events e ON e.id = o.event_id
-     LEFT JOIN ledger.consumed_events c ON c.event_id = o.event_id`, [MONEY_EVENTS]);
-  return { events: r.events, unpublished: r.unpublished, notInWebhooks: r.not_in_webhooks, notInLedger: r.not_in_ledger };
+     LEFT JOIN ledger.consumed_events c ON c.event_id = o.event_id
+     LEFT JOIN routing_risk.attempt_outcomes a ON a.event_id = o.event_id`, [MONEY_EVENTS]);
+  return {
+    events: r.events, unpublished: r.unpublished, notInWebhooks: r.not_in_webhooks, notInLedger: r.not_in_ledger,
+    notInRoutingRisk: r.not_in_routing_risk,
+  };
 }
 
 /**
- * Waits until every event of the parts' outboxes is published, stored by webhooks and, for
- * money events, applied by the ledger; fails naming what is still missing. Returns the counts.
+ * Waits until every event of the parts' outboxes is published, stored by webhooks (public ones),
+ * for money events applied by the ledger, for attempt.settled recorded by routing-risk; fails naming what is still missing. Returns the counts.
  */
 export async function everyEventDelivered(
   sql: pg.Pool, schemas: Array<'payments' | 'payouts' | 'ledger'>, timeoutMs = 60_000,
 ): Promise<Record<string, OutboxGaps>> {
   const all = async () => Object.fromEntries(await Promise.all(schemas.map(async (s) => [s, await outboxGaps(sql, s)] as const)));
-  const complete = (g: OutboxGaps) => g.unpublished === 0 && g.notInWebhooks === 0 && g.notInLedger === 0;
+  const complete = (g: OutboxGaps) => g.unpublished === 0 && g.notInWebhooks === 0 && g.notInLedger === 0 && g.notInRoutingRisk === 0;
   try {
     return await eventually('every outbox event published, in webhooks and in the ledger', async () => {
       const gaps = await all();

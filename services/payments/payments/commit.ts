@@ -2,6 +2,7 @@ import { paymentJson } from '../../shared/contract/index.js';
 import { enqueueEventStatement, newId, type Queryable, type Statement } from '../../shared/index.js';
 import type { AttemptRecord, TimelineEntry } from './model.js';
 import { ATTEMPT_SETTLED, type PaymentsStore } from './store.js';
+import { internalEvents } from './internal-events.js';
 import { paymentToProto } from './to-proto.js';
 import type { Change } from './transitions.js';
 
@@ -83,5 +84,7 @@ function changeStatements(store: PaymentsStore, { payment, attempts, timeline, e
       id: e.id, type: e.type, mode: payment.mode, merchant_id: payment.merchantId, project_id: payment.projectId,
       created_at: at.toISOString(), data: { object: e.object() },
     })),
+    // Issue 24: internal domain events (attempt.settled) in the same statements, after the public ones.
+    ...internalEvents({ payment, attempts, timeline, events, at }).map(enqueueEventStatement),
   ];
 }

@@ -2,7 +2,7 @@ import { type Metrics, secondsSince } from '../metrics.js';
 import type { EventBus } from './types.js';
 
 /** The durable consumers whose lag and processing time are exported; any other name is `other`. */
-const CONSUMERS = ['ledger', 'webhooks'];
+const CONSUMERS = ['ledger', 'webhooks', 'routing-risk'];
 
 /**
  * The bus as a part's consumer sees it, with each consumer measured: messages waiting for it

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
+import { attemptSettledOf, type EventEnvelope } from '../../shared/index.js';
+import type { ProviderAnswer } from './attempt-outcomes.js';
+import { internalEvents } from './internal-events.js';
+import type { AttemptRecord, PaymentRecord } from './model.js';
+import { approve, awaitProvider, failOver, settleLate } from './transitions.js';
+
+const AT = new Date('2025-01-02T03:04:05.000Z');
+const attempt = (id: string, status = 'processing'): AttemptRecord => ({
+  id, attemptNumber: 1, status, outcome: null, providerId: 'prv_a', providerCode: 'a', providerName: 'A',
+  providerAccountId: 'pac_a', latencyMs: null, updatedAt: new Date(0),
+}) as AttemptRecord;
+const payment = (attempts: AttemptRecord[]) => ({
+  id: 'pay_1', merchantId: 'mer_1', projectId: 'prj_1', mode: 'test', status: 'created', amount: 1000n, currency: 'EUR',
+  country: 'DE', paymentMethodType: 'card', capturedAmount: 0n, captureMethod: 'automatic', attempts,
+  updatedAt: new Date(0), createdAt: new Date(0),
+}) as unknown as PaymentRecord;
+const answer = (outcome: string): ProviderAnswer => ({
+  result: { outcome: outcome as never, providerPaymentId: 'x_1', providerCode: 'c', providerMessage: 'm', fee: 0n },
+  latencyMs: 42,
+});
+const objects = (events: EventEnvelope[]) => events.map((e) => attemptSettledOf(e)!.data.object);
+
+test('a definite answer announces its attempt once, with what routing learns from', () => {
+  const p = payment([attempt('att_1')]);
+  const events = internalEvents(approve(p, p.attempts[0], answer('success'), { at: AT }));
+  assert.equal(events.length, 1);
+  assert.equal(events[0].type, 'internal.attempt.settled');
+  assert.deepEqual(
+    { mode: events[0].mode, merchant: events[0].merchant_id, project: events[0].project_id, at: events[0].created_at },
+    { mode: 'test', merchant: 'mer_1', project: 'prj_1', at: AT.toISOString() },
+  );
+  assert.deepEqual(objects(events)[0], {
+    version: 1, id: 'att_1', payment_id: 'pay_1', attempt_number: 1, provider_id: 'prv_a', provider_code: 'a',
+    provider_account_id: 'pac_a', payment_method: 'card', currency: 'EUR', country: 'DE', card_network: null, bin_range: null,
+    status: 'succeeded', outcome: 'success', failure_category: null, failure_code: null, latency_ms: 42, amount: 1000,
+    settled_at: AT.toISOString(),
+  });
+});
+
+test('failover announces the failed attempt, not the one it starts', () => {
+  const p = payment([attempt('att_1')]);
+  const next = { providerId: 'prv_b', providerCode: 'b', providerName: 'B', providerAccountId: 'pac_b' } as RouteCandidate;
+  const [failed, ...rest] = objects(internalEvents(failOver(p, p.attempts[0], answer('soft_decline'), next, { at: AT })));
+  assert.deepEqual(rest, []);
+  assert.deepEqual(
+    { id: failed.id, status: failed.status, outcome: failed.outcome, category: failed.failure_category },
+    { id: 'att_1', status: 'failed', outcome: 'soft_decline', category: 'soft' },
+  );
+});
+
+test('an open outcome announces nothing; its later definite answer does', () => {
+  const p = payment([attempt('att_1')]);
+  assert.deepEqual(internalEvents(awaitProvider(p, p.attempts[0], answer('unknown'), { at: AT })), []);
+  const late = settleLate(p, p.attempts[0], answer('technical_error'), AT)!;
+  assert.deepEqual(objects(internalEvents(late)).map((o) => [o.id, o.status, o.failure_category]), [['att_1', 'failed', 'technical']]);
+});
+
+test('the reader takes version 1 only, complete', () => {
+  const p = payment([attempt('att_1')]);
+  const [event] = internalEvents(approve(p, p.attempts[0], answer('success'), { at: AT }));
+  assert.ok(attemptSettledOf(event));
+  const other = (object: Record<string, unknown>) => ({ ...event, data: { object: { ...event.data.object, ...object } } });
+  assert.equal(attemptSettledOf(other({ version: 2 })), undefined);
+  assert.equal(attemptSettledOf(other({ provider_account_id: '' })), undefined);
+  assert.equal(attemptSettledOf({ ...event, type: 'payment.successful' }), undefined);
+});
