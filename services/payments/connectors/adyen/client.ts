@@ -5,8 +5,8 @@
 // an account's api_base_url replaces Adyen's host (a sandbox or a local stand-in on plain http,
 // which the library's own https-only transport cannot reach).
 import adyen from '@adyen/api-library';
-import { providerFetch, type ProviderNetwork } from './provider-fetch.js';
-import type { CredentialSource } from './types.js';
+import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
+import type { CredentialSource } from '../types.js';
 
 const { Client, CheckoutAPI, EnvironmentEnum, HttpClientException } = adyen;
 type Config = InstanceType<typeof adyen.Config>;

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { FAILURE_CATEGORIES } from '../../shared/contract/enums.js';
-import { nextStep } from '../payments/attempts.js';
-import type { ErrorRule } from './error-rules.js';
+import { FAILURE_CATEGORIES } from '../../services/shared/contract/enums.js';
+import { nextStep } from '../../services/payments/payments/attempts.js';
+import type { ErrorRule } from '../../services/payments/connectors/error-rules.js';
 
 export type ErrorTables<R extends ErrorRule> = Array<[field: string, table: Readonly<Record<string, R>>]>;
 

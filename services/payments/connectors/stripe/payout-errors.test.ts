@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type Stripe from 'stripe';
-import { FAILURE_CATEGORIES } from '../../shared/contract/enums.js';
-import { CONDITIONS, ERROR_CODES, ERROR_TYPES, FAILURE_CODES, payoutRuleFor, type PayoutRule } from './stripe-payout-errors.js';
-import { fromPayout, payoutParams, stripePayoutAmount } from './stripe-payouts.js';
+import { FAILURE_CATEGORIES } from '../../../shared/contract/enums.js';
+import { CONDITIONS, ERROR_CODES, ERROR_TYPES, FAILURE_CODES, payoutRuleFor, type PayoutRule } from './payout-errors.js';
+import { fromPayout, payoutParams, stripePayoutAmount } from './payouts.js';
 
 const TABLES: Array<[string, Readonly<Record<string, PayoutRule>>]> = [
   ['failure_code', FAILURE_CODES], ['code', ERROR_CODES], ['type', ERROR_TYPES], ['condition', CONDITIONS],

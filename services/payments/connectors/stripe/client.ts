@@ -3,8 +3,8 @@
 // connector request's AbortSignal aborts and go through the fetch its base URL allows (provider-fetch.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import Stripe from 'stripe';
-import { providerFetch, type ProviderNetwork } from './provider-fetch.js';
-import type { CredentialSource } from './types.js';
+import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
+import type { CredentialSource } from '../types.js';
 
 /** Seconds-scale backstop; a connector call ends at the orchestrator's deadline (its signal) well before. */
 const REQUEST_TIMEOUT_MS = 30_000;
