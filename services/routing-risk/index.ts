@@ -3,6 +3,8 @@
 import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { assemblePart, type PartInfo, type ServiceDeps, type ServicePart } from '../shared/index.js';
+import type { ProviderFacts } from '../shared/provider-facts.js';
+import { upsertProviders } from './provider-catalogue.js';
 import { createProviderAccountStore } from './provider-account-store.js';
 import { providerAccountRoutes } from './provider-accounts-service.js';
 import { routes } from './service.js';
@@ -10,7 +12,15 @@ import { createStore } from './store.js';
 
 export const PART: PartInfo = { name: 'routing-risk', schema: 'routing_risk', dir: 'services/routing-risk' };
 
-export function build(deps: ServiceDeps): ServicePart {
+export interface RoutingRiskDeps extends ServiceDeps {
+  /**
+   * The licensed providers' facts (payments' PROVIDERS, handed in by the entry point): their
+   * providers rows are written at start (provider-catalogue.ts).
+   */
+  providers?: readonly ProviderFacts[];
+}
+
+export function build(deps: RoutingRiskDeps): ServicePart {
   return assemblePart(deps, {
     name: PART.name,
     services: [RoutingService.typeName, ProviderAccountsService.typeName],
@@ -18,5 +28,6 @@ export function build(deps: ServiceDeps): ServicePart {
       routes(createStore(deps.pool), deps.clock)(router);
       providerAccountRoutes(createProviderAccountStore(deps.pool), deps.clock)(router);
     },
+    start: () => upsertProviders(deps.pool, deps.providers ?? []),
   });
 }

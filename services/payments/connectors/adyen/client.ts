@@ -15,6 +15,9 @@ type RequestOptions = { idempotencyKey?: string; signal?: AbortSignal | null; me
 /** Seconds-scale backstop; a connector call ends at the orchestrator's deadline (its signal) well before. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
+/** Adyen's Checkout hosts, test and per-merchant live: an api_base_url naming one is no detour. */
+export const ADYEN_OFFICIAL_HOST = /^(checkout-test\.adyen\.com|[a-z0-9-]+-checkout-live\.adyenpayments\.com)$/;
+
 /** No answer from Adyen: refused connection, reset, or our deadline. What Adyen did is unknown. */
 export class AdyenConnectionError extends Error {
   override readonly name = 'AdyenConnectionError';
@@ -29,7 +32,7 @@ class FetchTransport {
   private readonly send: typeof fetch;
 
   constructor(private readonly baseUrl: string | undefined, network: ProviderNetwork) {
-    this.send = providerFetch(baseUrl, { ...network, providerCode: 'adyen' });
+    this.send = providerFetch(baseUrl, { ...network, officialHost: ADYEN_OFFICIAL_HOST });
   }
 
   async request(endpoint: string, json: string | Buffer, config: Config, _keyRequired: boolean, options: RequestOptions = {}): Promise<string> {
