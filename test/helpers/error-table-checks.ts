@@ -11,7 +11,7 @@ import type { ErrorRule } from '../../services/payments/connectors/error-rules.j
 
 export type ErrorTables<R extends ErrorRule> = Array<[field: string, table: Readonly<Record<string, R>>]>;
 
-const docs = readFileSync(new URL('../../../../docs/connectors.md', import.meta.url), 'utf8');
+const docs = readFileSync(new URL('../../../docs/connectors.md', import.meta.url), 'utf8');
 
 /** A row as docs/connectors.md prints it: `key` | outcome | category | code | failover. */
 function docsRow(keyCell: string, rule: ErrorRule): string {
