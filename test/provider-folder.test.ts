@@ -2,15 +2,25 @@
 // and joins the shipped list by the `providers` line below. From its definition alone the stack
 // writes its providers row, checks its connect's credential fields, offers its fields to the
 // dashboard's connect form, and routes a live payment to its connector, which completes it at the
-// stand-in.
+// stand-in; the scheduled settlement sync asks it for its settlements because its definition says
+// it can list them.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createClient } from '@connectrpc/connect';
+import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
+import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_accounts_pb.js';
+import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
+import * as payments from '../services/payments/index.js';
 import { PROVIDERS } from '../services/payments/index.js';
+import { createLogger, createPeerTransport, createPool, loadConfig } from '../services/shared/index.js';
+import { eventually } from './helpers/eventually.js';
+import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
 import { acmePayProvider } from './providers/acme-pay/index.js';
 import { startAcmePayStandIn, type AcmePayStandIn } from './providers/acme-pay/stand-in.js';
 
 const KEY = `ak_live_${Date.now()}`;
+const PROVIDER_SECRET_KEY = 'ab'.repeat(32);
 
 describe('a provider added as one folder and one line', () => {
   let stack: LicensedProviderStack;
@@ -20,7 +30,7 @@ describe('a provider added as one folder and one line', () => {
     acme = await startAcmePayStandIn(KEY);
     stack = await startLicensedProviderStack({
       providers: [...PROVIDERS, acmePayProvider],
-      env: { PROVIDER_SECRET_KEY: 'ab'.repeat(32) },
+      env: { PROVIDER_SECRET_KEY },
       paymentDefaults: { payment_method: { type: 'card', token: 'tok_visa' } },
     });
   });
@@ -92,5 +102,36 @@ describe('a provider added as one folder and one line', () => {
     assert.equal(declined.body.status, 'failed', JSON.stringify(declined.body));
     assert.equal(declined.body.attempts[0].outcome, 'hard_decline');
     assert.equal(declined.body.attempts[0].provider_code, 'do_not_honor');
+  });
+
+  test('the scheduled settlement sync lists the settlements of its accounts, its definition having settlementSync', async () => {
+    const m = await stack.newMerchantKey('live');
+    const connected = await connect(m.projectId, { api_key: KEY, api_base_url: acme.baseUrl });
+    assert.equal(connected.status, 201, JSON.stringify(connected.body));
+    // One more payments on the stack's database with the sync on (the stack's own has it off), the same list.
+    const config = loadConfig({
+      PROVIDER_SECRET_KEY, STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: '200', PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
+      INTERNAL_TOKEN: stack.internalToken, NATS_STREAM: stack.testBus.nats?.stream, NATS_SUBJECT_PREFIX: stack.testBus.nats?.subjectPrefix,
+    });
+    const peer = (name: string) => createPeerTransport(stack.serviceUrls[name], stack.internalToken);
+    const pool = createPool(stack.db.url, 'payments', 2);
+    const part = payments.build({
+      pool, bus: stack.testBus.bus, clock: { now: () => new Date() }, logger: createLogger('test', 'silent'), config,
+      routing: createClient(RoutingService, peer('routing-risk')),
+      providerAccounts: createClient(ProviderAccountsService, peer('routing-risk')),
+      ledger: createClient(LedgerService, peer('ledger')),
+      providers: [...PROVIDERS, acmePayProvider],
+    });
+    try {
+      await part.start();
+      const row = await eventually('the account synced', async () => (await stack.query(
+        'SELECT synced_at, last_error FROM payments.settlement_syncs WHERE provider_account_id = $1', [connected.body.id],
+      )).rows.find((r: any) => r.synced_at !== null));
+      assert.equal(row.last_error, null);
+      assert.ok(acme.requests.some((r) => r.method === 'GET' && r.path === '/settlements' && r.authorization === `Bearer ${KEY}`));
+    } finally {
+      await part.close();
+      await pool.end();
+    }
   });
 });

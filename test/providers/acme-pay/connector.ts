@@ -46,6 +46,12 @@ export function createAcmePayConnector(deps: { credentials: CredentialSource; ne
         ? { outcome: 'success', providerRefundId: ((await res.json()) as { id: string }).id, providerCode: null, providerMessage: null }
         : { outcome: 'technical_error', providerRefundId: null, providerCode: String(res.status), providerMessage: null };
     },
+    // Acme Pay pays out nothing yet in these tests: the list is what the scheduled sync asks for.
+    async listSettlements(req) {
+      const res = await call(req.account.id, 'GET', '/settlements');
+      if (!res.ok) throw new Error(`Acme Pay answered HTTP ${res.status}`);
+      return [];
+    },
     async checkCredentials(account) {
       const res = await call(account.id, 'GET', '/me');
       return res.ok ? { ok: true } : { ok: false, providerCode: String(res.status), message: 'Acme Pay refused the API key' };

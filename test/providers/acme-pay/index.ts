@@ -17,7 +17,7 @@ export const acmePayProvider: ProviderDefinition = {
   methods: ['card'],
   currencies: ['EUR', 'GBP'],
   countries: [],
-  capabilities: { settlementSync: false, settlementReports: false, notifications: false, vaultForwarding: false },
+  capabilities: { settlementSync: true, settlementReports: false, notifications: false, vaultForwarding: false },
   credentialFields: [
     { name: 'api_key', required: true, secret: true, env: 'ACME_PAY_API_KEY' },
     { name: 'api_base_url', required: false, secret: false },

@@ -19,6 +19,7 @@ export async function startAcmePayStandIn(apiKey: string): Promise<AcmePayStandI
     };
     if (req.headers.authorization !== `Bearer ${apiKey}`) return json(401, { error: 'invalid api key' });
     if (req.method === 'GET' && req.url === '/me') return json(200, { account: 'acct_1' });
+    if (req.method === 'GET' && req.url === '/settlements') return json(200, []);
     if (req.method === 'POST' && req.url === '/charges') {
       const charge = charges.get(body.reference) ?? (body.token === 'tok_decline'
         ? { id: `ch_${charges.size + 1}`, status: 'declined', decline_code: 'do_not_honor' }
