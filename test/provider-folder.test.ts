@@ -13,6 +13,7 @@ import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import * as payments from '../services/payments/index.js';
 import { PROVIDERS } from '../services/payments/index.js';
 import { createLogger, createPeerTransport, createPool, loadConfig } from '../services/shared/index.js';
+import { DashboardBrowser, registerByMail } from './helpers/dashboard-browser.js';
 import { eventually } from './helpers/eventually.js';
 import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
@@ -54,6 +55,18 @@ describe('a provider added as one folder and one line', () => {
     // No payouts capability in its definition: no payout capability row.
     const { rows: payouts } = await stack.query(`SELECT provider_id FROM routing_risk.payout_capabilities WHERE provider_id = 'prv_acme_pay'`);
     assert.equal(payouts.length, 0);
+  });
+
+  test('the dashboard\'s connect form offers its credential fields, from its definition', async () => {
+    const owner = new DashboardBrowser(stack.baseUrl);
+    const registered = await registerByMail(owner, stack.mailbox, {
+      email: `acme-${Date.now()}@example.com`, password: 'a long enough passphrase 42', merchant_name: 'Acme shop',
+    });
+    assert.equal(registered.status, 201, JSON.stringify(registered.body));
+    const res = await owner.call('GET', '/provider-accounts/providers');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.data.map((p: { provider: string }) => p.provider), ['acme_pay', 'adyen', 'stripe']);
+    assert.deepEqual(res.body.data[0], { provider: 'acme_pay', required: ['api_key'], optional: ['api_base_url'] });
   });
 
   test('a connect is checked against its definition\'s credential fields; nothing is stored when refused', async () => {
