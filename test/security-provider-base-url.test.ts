@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createStripeConnector } from '../services/payments/connectors/stripe.js';
+import { createStripeConnector } from '../services/payments/connectors/stripe/connector.js';
 import { createCredentialStore } from '../services/payments/provider-credentials/index.js';
 import { createPool } from '../services/shared/db.js';
 import type { Resolver } from '../services/shared/net/index.js';

@@ -13,7 +13,6 @@ import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import * as payments from '../services/payments/index.js';
-import { LICENSED_CONNECTORS } from '../services/payments/licensed-connectors.js';
 import {
   createLogger, createPeerTransport, createPool, loadConfig, type Pool, type ServicePart,
 } from '../services/shared/index.js';
@@ -69,7 +68,6 @@ describe('scheduled Stripe settlement sync', () => {
       routing: createClient(RoutingService, peer('routing-risk')),
       providerAccounts: createClient(ProviderAccountsService, peer('routing-risk')),
       ledger: createClient(LedgerService, peer('ledger')),
-      connectorFactories: LICENSED_CONNECTORS,
     });
     replicas.push({ part, pool });
     await part.start();

@@ -3,7 +3,7 @@
 // the connector interface's outcomes and failures (the table of stripe-errors.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createStripeConnector } from '../services/payments/connectors/stripe.js';
+import { createStripeConnector } from '../services/payments/connectors/stripe/connector.js';
 import type { AuthorizeRequest, Connector, CredentialSource } from '../services/payments/connectors/index.js';
 import { newId } from '../services/shared/ids.js';
 import { attemptAt, authorizeLosingAnswer, callSignal, holdOf, refundOf, sentUnder } from './helpers/connector-requests.js';

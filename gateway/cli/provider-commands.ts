@@ -1,3 +1,4 @@
+import { PROVIDERS } from '../../services/payments/connectors/providers.js';
 import { ApiError } from './client.js';
 import { csv, id, MODES, required, wholeOf, type Command, type Values } from './command.js';
 
@@ -13,22 +14,20 @@ interface CredentialOption {
   required: boolean;
 }
 
-const PROVIDER_OPTIONS: Record<string, CredentialOption[]> = {
-  stripe: [
-    { option: 'secret-key', field: 'secret_key', env: 'STRIPE_SECRET_KEY', required: true },
-    { option: 'webhook-secret', field: 'webhook_secret', env: 'STRIPE_WEBHOOK_SECRET', required: true },
-    { option: 'api-base-url', field: 'api_base_url', required: false },
-  ],
-  adyen: [
-    { option: 'api-key', field: 'api_key', env: 'ADYEN_API_KEY', required: true },
-    { option: 'merchant-account', field: 'merchant_account', required: true },
-    { option: 'hmac-key', field: 'hmac_key', env: 'ADYEN_HMAC_KEY', required: true },
-    { option: 'live-url-prefix', field: 'live_url_prefix', required: false },
-    { option: 'basic-auth-user', field: 'basic_auth_user', required: false },
-    { option: 'basic-auth-password', field: 'basic_auth_password', env: 'ADYEN_BASIC_AUTH_PASSWORD', required: false },
-    { option: 'api-base-url', field: 'api_base_url', required: false },
-  ],
-};
+// Each provider's options are its definition's credential fields (connectors/<code>/index.ts), so a
+// new provider's connect needs nothing here: --secret-key for secret_key, its env for secrets.
+const PROVIDER_OPTIONS: Record<string, CredentialOption[]> = Object.fromEntries(PROVIDERS.map((p) => [
+  p.code, p.credentialFields.map((f) => ({ option: f.name.replace(/_/g, '-'), field: f.name, env: f.env, required: f.required })),
+]));
+
+/** stripe: --secret-key --webhook-secret [--api-base-url]; …; secrets also from STRIPE_SECRET_KEY, … */
+function connectHelp(): string {
+  const options = Object.values(PROVIDER_OPTIONS).flat();
+  const perProvider = Object.entries(PROVIDER_OPTIONS).map(([code, list]) =>
+    `${code}: ${list.map((o) => (o.required ? `--${o.option}` : `[--${o.option}]`)).join(' ')}`);
+  const envs = options.flatMap((o) => (o.env ? [o.env] : []));
+  return `${perProvider.join('; ')}; secrets also from ${envs.join(', ')}`;
+}
 
 const CREDENTIAL_OPTIONS = [...new Set(Object.values(PROVIDER_OPTIONS).flat().map((o) => o.option))];
 
@@ -103,10 +102,8 @@ const accountAction = (action: 'disable' | 'enable', summary: string): Command =
 export const PROVIDER_COMMANDS: Command[] = [
   {
     words: ['provider', 'connect'],
-    summary: 'connect an account at a licensed provider; stripe: --secret-key --webhook-secret; adyen: --api-key ' +
-      '--merchant-account --hmac-key [--live-url-prefix (live)] [--basic-auth-user --basic-auth-password]; secrets also ' +
-      'from STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, ADYEN_API_KEY, ADYEN_HMAC_KEY, ADYEN_BASIC_AUTH_PASSWORD',
-    synopsis: '--project PRJ_ID --mode test|live --provider stripe|adyen --name NAME [CREDENTIALS] [--api-base-url URL] ' +
+    summary: `connect an account at a licensed provider; ${connectHelp()}`,
+    synopsis: `--project PRJ_ID --mode test|live --provider ${Object.keys(PROVIDER_OPTIONS).join('|')} --name NAME [CREDENTIALS] ` +
       '[--methods M,...] [--currencies C,...] [--countries C,...] [--fee-percent P] [--fee-fixed N]',
     options: ['project', 'mode', 'provider', 'name', ...CREDENTIAL_OPTIONS, 'methods', 'currencies', 'countries',
       'fee-percent', 'fee-fixed'],

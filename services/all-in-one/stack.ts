@@ -7,8 +7,7 @@ import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import * as gateway from '../../gateway/index.js';
 import * as ledger from '../ledger/index.js';
 import * as payments from '../payments/index.js';
-import type { Connector } from '../payments/index.js';
-import { LICENSED_CONNECTORS } from '../payments/licensed-connectors.js';
+import { PROVIDERS, type Connector, type ProviderDefinition } from '../payments/index.js';
 import type { PayoutConnector } from '../payouts/index.js';
 import * as payouts from '../payouts/index.js';
 import * as routingRisk from '../routing-risk/index.js';
@@ -25,7 +24,13 @@ export interface StackOptions {
   logger: Logger;
   clock?: Clock;
   /**
-   * Connectors by provider code that replace the shipped ones (LICENSED_CONNECTORS) or add to
+   * The licensed providers' definitions (PROVIDERS by default): a test adds its own stand-in
+   * provider with `[...PROVIDERS, standIn]` (docs/connectors.md). payments makes their connectors;
+   * routing-risk writes their providers rows at start.
+   */
+  providers?: readonly ProviderDefinition[];
+  /**
+   * Connectors by provider code that replace the ones the providers' definitions make or add to
    * them: tests' fakes (docs/connectors.md).
    */
   connectors?: Record<string, Connector>;
@@ -76,7 +81,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   try {
     // Parts call each other in-process (part.transport: same interceptors, no socket); each still
     // listens on its own port for outside callers and probes (serviceUrls).
-    const routing = await run(routingRisk.build(await depsFor(routingRisk.PART)));
+    const providers = opts.providers ?? PROVIDERS;
+    const routing = await run(routingRisk.build({ ...(await depsFor(routingRisk.PART)), providers }));
     // Before payments, whose scheduled settlement sync hands batches to it.
     const ledgerPart = await run(ledger.build(await depsFor(ledger.PART)));
     const paymentsDeps = await depsFor(payments.PART);
@@ -86,7 +92,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         routing: createClient(RoutingService, routing.transport),
         providerAccounts: createClient(ProviderAccountsService, routing.transport),
         ledger: createClient(LedgerService, ledgerPart.transport),
-        connectorFactories: LICENSED_CONNECTORS,
+        providers,
         connectors: opts.connectors,
       }),
     );

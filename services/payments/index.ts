@@ -17,8 +17,10 @@ import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.j
 import {
   assemblePart, bindingSweep, createRelay, type PartInfo, type ServiceDeps, type ServicePart,
 } from '../shared/index.js';
-import { createConnectorRegistry, type Connector, type CredentialSource, type ProviderNetwork } from './connectors/index.js';
+import { createConnectorRegistry, type Connector, type ProviderNetwork } from './connectors/index.js';
 import { instrumentConnectors } from './connectors/instrumented.js';
+import { providersByCode, type ProviderDefinition } from './connectors/provider-definition.js';
+import { PROVIDERS } from './connectors/providers.js';
 import { createAuthorizationExpiry, createCustomerActionExpiry, createReconciliation, createSettlementSync } from './jobs/index.js';
 
 import {
@@ -37,11 +39,8 @@ export type {
   ProviderNetwork, RefundRequest, RefundResult,
 } from './connectors/index.js';
 
-/**
- * Makes a licensed provider's connector, handing it the source of its accounts' decrypted
- * credentials (e.g. createStripeConnector of connectors/stripe.ts).
- */
-export type ConnectorFactory = (deps: { credentials: CredentialSource; network: ProviderNetwork }) => Connector;
+export type { ConnectorFactory, ProviderDefinition } from './connectors/provider-definition.js';
+export { PROVIDERS } from './connectors/providers.js';
 
 /** How long a settlement sync may take at the provider (a request per payout and page). */
 const SETTLEMENT_LIST_TIMEOUT_MS = 60_000;
@@ -57,8 +56,12 @@ export interface PaymentsDeps extends ServiceDeps {
    */
   providerAccounts?: Client<typeof ProviderAccountsService>;
   ledger?: Client<typeof LedgerService>;
-  /** Licensed providers' connectors by provider code, made with the part's credential source. */
-  connectorFactories?: Record<string, ConnectorFactory>;
+  /**
+   * The licensed providers' definitions (connectors/providers.ts by default): each one's connector
+   * is made with the part's credential source; its facts drive connects, notifications and the
+   * settlement sync. A test adds its own stand-in provider to the list.
+   */
+  providers?: readonly ProviderDefinition[];
   /** Ready connectors by provider code (tests' fakes); one named like a factory's replaces it. Demo providers are built in. */
   connectors?: Record<string, Connector>;
 }
@@ -70,8 +73,9 @@ export function build(deps: PaymentsDeps): ServicePart {
   const customerActions = createCustomerActions({ store, clock: deps.clock, relay });
   const credentials = createCredentialStore(deps.pool, deps.config.providerSecretKey);
   const network: ProviderNetwork = { allowlist: deps.config.providerBaseUrlAllowlist };
-  const made = Object.fromEntries(Object.entries(deps.connectorFactories ?? {})
-    .map(([code, factory]) => [code, factory({ credentials: credentials.source(), network })]));
+  const providers = providersByCode(deps.providers ?? PROVIDERS);
+  const made = Object.fromEntries([...providers.values()]
+    .map((p) => [p.code, p.create({ credentials: credentials.source(), network })]));
   const licensed = { ...made, ...deps.connectors };
   const connectors = instrumentConnectors(createConnectorRegistry(licensed), deps.metrics, Object.keys(licensed));
   const idempotencyTtlMs = deps.config.idempotencyTtlHours * 3_600_000;
@@ -102,7 +106,7 @@ export function build(deps: PaymentsDeps): ServicePart {
     metrics: deps.metrics,
   });
   const notifications = createReceiver({
-    store, credentials, connectors, refunds, clock: deps.clock, relay, logger: deps.logger,
+    store, credentials, connectors, providers, refunds, clock: deps.clock, relay, logger: deps.logger,
   });
   const expiry = createAuthorizationExpiry({
     store,
@@ -121,7 +125,7 @@ export function build(deps: PaymentsDeps): ServicePart {
   });
   const lookups = createSettlementLookups(deps.pool);
   const settlementSync = deps.providerAccounts && deps.ledger && createSettlementSync({
-    pool: deps.pool, connectors, accounts: deps.providerAccounts, ledger: deps.ledger, lookups, clock: deps.clock,
+    pool: deps.pool, connectors, providers: [...providers.values()], accounts: deps.providerAccounts, ledger: deps.ledger, lookups, clock: deps.clock,
     logger: deps.logger, intervalMs: deps.config.stripeSettlementSyncIntervalMs, listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
   });
   const bindings = bindingSweep(deps.pool, deps.clock, deps.logger);
@@ -136,7 +140,7 @@ export function build(deps: PaymentsDeps): ServicePart {
       refundRoutes(refunds)(router);
       paymentMethodRoutes(paymentMethods, deps.clock)(router);
       providerCredentialRoutes({
-        store: credentials, connectors, clock: deps.clock, logger: deps.logger, providerTimeoutMs: deps.config.providerTimeoutMs,
+        store: credentials, connectors, providers, clock: deps.clock, logger: deps.logger, providerTimeoutMs: deps.config.providerTimeoutMs,
         baseUrlAllowlist: network.allowlist,
       })(router);
       providerNotificationRoutes(notifications)(router);

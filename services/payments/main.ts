@@ -4,7 +4,7 @@ import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { peerTransport, runServicePart } from '../shared/index.js';
 import { PART, build } from './index.js';
-import { LICENSED_CONNECTORS } from './licensed-connectors.js';
+import { PROVIDERS } from './connectors/providers.js';
 
 // Routing-risk routes payments and lists the connected provider accounts; the ledger takes the
 // Stripe settlements the scheduled sync reads (jobs/settlement-sync.ts).
@@ -15,6 +15,6 @@ await runServicePart(PART, ['routing-risk', 'ledger'], (deps) => {
     routing: createClient(RoutingService, routingRisk),
     providerAccounts: createClient(ProviderAccountsService, routingRisk),
     ledger: createClient(LedgerService, peerTransport(deps.config, 'ledger', deps.metrics)),
-    connectorFactories: LICENSED_CONNECTORS,
+    providers: PROVIDERS,
   });
 });

@@ -4,7 +4,9 @@
 import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { assemblePart, type PartInfo, type ServiceDeps, type ServicePart, type Subscription } from '../shared/index.js';
+import type { ProviderFacts } from '../shared/provider-facts.js';
 import { consumeAttemptOutcomes } from './outcome-consumer.js';
+import { upsertProviders } from './provider-catalogue.js';
 import { createProviderAccountStore } from './provider-account-store.js';
 import { providerAccountRoutes } from './provider-accounts-service.js';
 import { routes } from './service.js';
@@ -12,7 +14,15 @@ import { createStore } from './store.js';
 
 export const PART: PartInfo = { name: 'routing-risk', schema: 'routing_risk', dir: 'services/routing-risk' };
 
-export function build(deps: ServiceDeps): ServicePart {
+export interface RoutingRiskDeps extends ServiceDeps {
+  /**
+   * The licensed providers' facts (payments' PROVIDERS, handed in by the entry point): their
+   * providers rows are written at start (provider-catalogue.ts).
+   */
+  providers?: readonly ProviderFacts[];
+}
+
+export function build(deps: RoutingRiskDeps): ServicePart {
   let outcomes: Subscription | undefined;
   return assemblePart(deps, {
     name: PART.name,
@@ -22,6 +32,7 @@ export function build(deps: ServiceDeps): ServicePart {
       providerAccountRoutes(createProviderAccountStore(deps.pool), deps.clock)(router);
     },
     async start() {
+      await upsertProviders(deps.pool, deps.providers ?? []);
       outcomes = await consumeAttemptOutcomes(deps);
     },
     async stop() {

@@ -1,4 +1,6 @@
+import { PROVIDERS } from '../payments/connectors/providers.js';
 import { runServicePart } from '../shared/index.js';
 import { PART, build } from './index.js';
 
-await runServicePart(PART, [], build);
+// The providers' rows are written at start from the one list of definitions (provider-catalogue.ts).
+await runServicePart(PART, [], (deps) => build({ ...deps, providers: PROVIDERS }));

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import adyen from '@adyen/api-library';
-import { REFUSAL_REASONS } from '../../services/payments/connectors/adyen-errors.js';
+import { REFUSAL_REASONS } from '../../services/payments/connectors/adyen/errors.js';
 import { serveStandIn } from './stand-in-server.js';
 
 export interface RecordedAdyenRequest {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { startStack, type Stack } from '../../services/all-in-one/stack.js';
-import type { Connector } from '../../services/payments/index.js';
+import type { Connector, ProviderDefinition } from '../../services/payments/index.js';
 import type { PayoutConnector } from '../../services/payouts/index.js';
 import type { Mode } from '../../services/shared/contract/enums.js';
 import {
@@ -61,6 +61,8 @@ export async function startTestStack(
   opts: {
     logger?: Logger; clock?: Clock; env?: Record<string, string>;
     connectors?: Record<string, Connector>; payoutConnectors?: Record<string, PayoutConnector>;
+    /** The providers' definitions, PROVIDERS unless a test adds its own (test/providers/). */
+    providers?: readonly ProviderDefinition[];
     metrics?: Metrics;
     /** The deployment's own mailer (SMTP_HOST's server, else the log) instead of the test mailbox. */
     configuredMailer?: boolean;
@@ -100,6 +102,7 @@ export async function startTestStack(
     logger: opts.logger ?? createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent'),
     clock: opts.clock,
     connectors: opts.connectors,
+    providers: opts.providers,
     payoutConnectors: opts.payoutConnectors,
   });
   let pool: pg.Pool | undefined;

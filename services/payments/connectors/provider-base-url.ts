@@ -11,18 +11,12 @@ export const PROVIDER_URL_POLICY: UrlPolicy = {
   allowLoopbackInTest: false, liveGradeAlways: true, subject: 'provider requests',
 };
 
-// The providers' documented API hosts: an api_base_url naming one is no detour.
-const OFFICIAL_HOSTS: Record<string, RegExp> = {
-  stripe: /^api\.stripe\.com$/,
-  adyen: /^(checkout-test\.adyen\.com|[a-z0-9-]+-checkout-live\.adyenpayments\.com)$/,
-};
-
-export function baseUrlTrust(providerCode: string, apiBaseUrl: string | undefined, allowlist: readonly string[]): BaseUrlTrust {
+/** `official`: the provider's documented API hosts (its definition's officialHost), a fact of each provider. */
+export function baseUrlTrust(official: RegExp | undefined, apiBaseUrl: string | undefined, allowlist: readonly string[]): BaseUrlTrust {
   if (apiBaseUrl === undefined) return 'official';
   if (listedOrigin(apiBaseUrl, allowlist)) return 'operator';
   try {
     const url = new URL(apiBaseUrl);
-    const official = OFFICIAL_HOSTS[providerCode];
     if (url.protocol === 'https:' && url.port === '' && !url.username && !url.password && official?.test(url.hostname)) return 'official';
   } catch {
     return 'merchant';

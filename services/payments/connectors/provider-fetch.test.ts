@@ -4,7 +4,9 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { test } from 'node:test';
 import { fetch as undiciFetch } from 'undici';
 import type { Resolver } from '../../shared/net/index.js';
+import { ADYEN_OFFICIAL_HOST } from './adyen/client.js';
 import { baseUrlTrust } from './provider-base-url.js';
+import { STRIPE_OFFICIAL_HOST } from './stripe/client.js';
 import { ProviderUnreachableError, UNREACHABLE_MESSAGE, providerFetch, withoutHostText } from './provider-fetch.js';
 
 // The fetch provider SDKs send with, for each kind of api_base_url.
@@ -30,7 +32,7 @@ test('a merchant-chosen name resolving to loopback at connect time is refused wi
   try {
     for (const address of ['127.0.0.1', '10.0.0.1', '169.254.169.254']) {
       const base = `https://rebind.example.com:${inside.port}`;
-      const send = providerFetch(base, { providerCode: 'stripe', allowlist: [], resolve: rebindTo(address) });
+      const send = providerFetch(base, { officialHost: STRIPE_OFFICIAL_HOST, allowlist: [], resolve: rebindTo(address) });
       await assert.rejects(send(`${base}/v1/balance`), (err: Error) => err instanceof ProviderUnreachableError, address);
     }
     assert.equal(inside.connections(), 0);
@@ -49,7 +51,7 @@ test('refused by policy, unresolvable, or an address stored before the policy: o
       [`https://rebind.example.com:${inside.port}`, rebindTo('127.0.0.1')],
     ];
     for (const [base, resolve] of cases) {
-      const send = providerFetch(base, { providerCode: 'adyen', allowlist: [], resolve });
+      const send = providerFetch(base, { officialHost: ADYEN_OFFICIAL_HOST, allowlist: [], resolve });
       await send(`${base}/checkout/v71/paymentMethods`, { method: 'POST' }).then(
         () => assert.fail(`${base} answered`), (err: Error) => messages.push(err.message),
       );
@@ -93,14 +95,14 @@ test('what a merchant-chosen host answers reaches the SDK without its text', asy
 
 test('the provider\'s own host and operator-listed origins are vetted; any other base URL is the merchant\'s', () => {
   const listed = ['https://proxy.example.net', 'http://127.0.0.1:*'];
-  assert.equal(baseUrlTrust('stripe', undefined, []), 'official');
-  assert.equal(baseUrlTrust('stripe', 'https://api.stripe.com', []), 'official');
-  assert.equal(baseUrlTrust('adyen', 'https://1797a841fbb37ca7-shopeu-checkout-live.adyenpayments.com', []), 'official');
-  assert.equal(baseUrlTrust('adyen', 'https://api.stripe.com', []), 'merchant');
-  assert.equal(baseUrlTrust('stripe', 'https://api.stripe.com.evil.example', []), 'merchant');
-  assert.equal(baseUrlTrust('stripe', 'https://api.stripe.com:8443', []), 'merchant');
-  assert.equal(baseUrlTrust('stripe', 'https://proxy.example.net/v1', listed), 'operator');
-  assert.equal(baseUrlTrust('stripe', 'http://127.0.0.1:4010', listed), 'operator');
-  assert.equal(baseUrlTrust('stripe', 'http://127.0.0.2:4010', listed), 'merchant');
-  assert.equal(baseUrlTrust('stripe', 'http://proxy.example.net', listed), 'merchant');
+  assert.equal(baseUrlTrust(STRIPE_OFFICIAL_HOST, undefined, []), 'official');
+  assert.equal(baseUrlTrust(STRIPE_OFFICIAL_HOST, 'https://api.stripe.com', []), 'official');
+  assert.equal(baseUrlTrust(ADYEN_OFFICIAL_HOST, 'https://1797a841fbb37ca7-shopeu-checkout-live.adyenpayments.com', []), 'official');
+  assert.equal(baseUrlTrust(ADYEN_OFFICIAL_HOST, 'https://api.stripe.com', []), 'merchant');
+  assert.equal(baseUrlTrust(STRIPE_OFFICIAL_HOST, 'https://api.stripe.com.evil.example', []), 'merchant');
+  assert.equal(baseUrlTrust(STRIPE_OFFICIAL_HOST, 'https://api.stripe.com:8443', []), 'merchant');
+  assert.equal(baseUrlTrust(STRIPE_OFFICIAL_HOST, 'https://proxy.example.net/v1', listed), 'operator');
+  assert.equal(baseUrlTrust(STRIPE_OFFICIAL_HOST, 'http://127.0.0.1:4010', listed), 'operator');
+  assert.equal(baseUrlTrust(STRIPE_OFFICIAL_HOST, 'http://127.0.0.2:4010', listed), 'merchant');
+  assert.equal(baseUrlTrust(STRIPE_OFFICIAL_HOST, 'http://proxy.example.net', listed), 'merchant');
 });

@@ -11,7 +11,8 @@ import { addressProblem, guardedLookup, type Resolver } from '../../shared/net/i
 import { baseUrlProblem, baseUrlTrust, PROVIDER_URL_POLICY } from './provider-base-url.js';
 
 export interface ProviderFetchOptions {
-  providerCode: string;
+  /** The provider's own API hosts (its definition's officialHost): an api_base_url there is no detour. */
+  officialHost?: RegExp;
   /** PROVIDER_BASE_URL_ALLOWLIST, as config.ts parsed it. */
   allowlist: readonly string[];
   /** Name resolution at connect time; node:dns unless a test stands in for a rebinding name. */
@@ -19,7 +20,7 @@ export interface ProviderFetchOptions {
 }
 
 /** What a licensed connector is given about the network: the operator's allow-list (and a test's resolver). */
-export type ProviderNetwork = Omit<ProviderFetchOptions, 'providerCode'>;
+export type ProviderNetwork = Omit<ProviderFetchOptions, 'officialHost'>;
 
 /** A provider API answer is small; a merchant-chosen host may not make the part buffer more. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -112,7 +113,7 @@ function guardedFetch(apiBaseUrl: string, opts: ProviderFetchOptions): typeof fe
 
 /** The fetch an account's SDK client sends with: its base URL decides which rules apply. */
 export function providerFetch(apiBaseUrl: string | undefined, opts: ProviderFetchOptions): typeof fetch {
-  if (apiBaseUrl !== undefined && baseUrlTrust(opts.providerCode, apiBaseUrl, opts.allowlist) === 'merchant') {
+  if (apiBaseUrl !== undefined && baseUrlTrust(opts.officialHost, apiBaseUrl, opts.allowlist) === 'merchant') {
     return guardedFetch(apiBaseUrl, opts);
   }
   return (input, init) => fetch(input, { ...init, redirect: 'manual' });

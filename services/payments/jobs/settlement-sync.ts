@@ -5,12 +5,14 @@ import { ProviderSettlementSchema } from '../../../proto/gen/svc/payments/v1/pro
 import type { ProviderAccount, ProviderAccountsService } from '../../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { every, withDeadline, type Clock, type Logger, type Pool } from '../../shared/index.js';
 import type { Connector, ConnectorRegistry } from '../connectors/index.js';
+import type { ProviderDefinition } from '../connectors/provider-definition.js';
 import { settlementMessages, settlementReportOf, type SettlementLookups } from '../provider-settlements/index.js';
 
 /**
- * Stripe's settlements into the ledger without an operator (STRIPE_SETTLEMENT_SYNC_INTERVAL_MS):
- * what `svc settlement sync` does for one account, done for every connected (credentials stored
- * here), active Stripe account once per interval. Every replica runs the loop; a sync is claimed
+ * Providers' settlements into the ledger without an operator (STRIPE_SETTLEMENT_SYNC_INTERVAL_MS):
+ * what `svc settlement sync` does for one account, done once per interval for every connected
+ * (credentials stored here), active account of every provider whose definition has the
+ * settlementSync capability. Every replica runs the loop; a sync is claimed
  * by moving the account's due_at a whole interval ahead in one statement (settlement_syncs), so
  * two replicas never run the same account's sync in one interval, and a restart finds it not due.
  * A claimed sync that fails (the provider or the ledger unreachable) is recorded and tried again
@@ -21,6 +23,8 @@ import { settlementMessages, settlementReportOf, type SettlementLookups } from '
 export interface SettlementSyncDeps {
   pool: Pool;
   connectors: ConnectorRegistry;
+  /** The providers' definitions: those with capabilities.settlementSync are synced. */
+  providers: ReadonlyArray<Pick<ProviderDefinition, 'code' | 'capabilities'>>;
   accounts: Pick<Client<typeof ProviderAccountsService>, 'getProviderAccount'>;
   ledger: Pick<Client<typeof LedgerService>, 'ingestSettlementReports'>;
   lookups: SettlementLookups;
@@ -30,8 +34,6 @@ export interface SettlementSyncDeps {
   /** A sync makes a request per payout and page: the same minute as the operator's. */
   listTimeoutMs: number;
 }
-
-const PROVIDER = 'stripe';
 
 /** At most this long between looks for due accounts, so a short interval is kept and a long one is not overslept. */
 const MAX_TICK_MS = 60_000;
@@ -58,11 +60,11 @@ export function createSettlementSync(deps: SettlementSyncDeps) {
   }
 
   async function syncAccount(
-    connector: Connector, account: ProviderAccount, syncedAt: Date | null,
+    providerCode: string, connector: Connector, account: ProviderAccount, syncedAt: Date | null,
   ): Promise<{ references: string[]; created: number }> {
     const since = syncedAt ? new Date(syncedAt.getTime() - LOOK_BACK_MS) : undefined;
     const listed = await withDeadline(deps.listTimeoutMs, (signal) => connector.listSettlements!({
-      account: { providerCode: PROVIDER, id: account.id }, since, signal,
+      account: { providerCode, id: account.id }, since, signal,
     }));
     const messages = await settlementMessages(deps.lookups, account.id, listed);
     const reports = messages.map((m) => settlementReportOf(account, create(ProviderSettlementSchema, m)));
@@ -70,16 +72,24 @@ export function createSettlementSync(deps: SettlementSyncDeps) {
     return { references: listed.map((s) => s.reference), created: results.filter((r) => r.changed).length };
   }
 
-  /** One look: syncs every due account this replica claims; returns how many synced. */
+  /** One look: syncs every due account this replica claims, provider by provider; returns how many synced. */
   async function run(): Promise<number> {
-    const connector = deps.connectors.forProvider(PROVIDER);
+    let synced = 0;
+    for (const p of deps.providers) {
+      if (p.capabilities.settlementSync) synced += await runProvider(p.code);
+    }
+    return synced;
+  }
+
+  async function runProvider(providerCode: string): Promise<number> {
+    const connector = deps.connectors.forProvider(providerCode);
     if (!connector?.listSettlements) return 0;
     const { rows } = await pool.query(
       `SELECT c.provider_account_id AS id FROM provider_credentials c
        LEFT JOIN settlement_syncs s USING (provider_account_id)
        WHERE c.provider_code = $1 AND (s.due_at IS NULL OR s.due_at <= $2)
        ORDER BY c.provider_account_id`,
-      [PROVIDER, clock.now()],
+      [providerCode, clock.now()],
     );
     let synced = 0;
     for (const { id } of rows as Array<{ id: string }>) {
@@ -91,7 +101,7 @@ export function createSettlementSync(deps: SettlementSyncDeps) {
         const claimed = await claim(id, now);
         if (!claimed) continue;
         try {
-          const done = await syncAccount(connector, account, claimed.syncedAt);
+          const done = await syncAccount(providerCode, connector, account, claimed.syncedAt);
           await pool.query(
             `UPDATE settlement_syncs SET synced_at = $2, synced_references = $3, created = $4 WHERE provider_account_id = $1`,
             [id, now, done.references, done.created],

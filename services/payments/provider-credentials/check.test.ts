@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger } from '../../shared/index.js';
 import { createConnectorRegistry, type Connector } from '../connectors/index.js';
+import { providersByCode } from '../connectors/provider-definition.js';
+import { PROVIDERS } from '../connectors/providers.js';
 import { credentialCheck } from './service.js';
 
 // What `svc provider test` answers when the connector cannot be asked, or does not answer.
@@ -20,6 +22,7 @@ const base: Connector = {
 test('no installed connector, no checkCredentials, no credentials, or no answer: each says so', async () => {
   const check = credentialCheck({
     store: stored, logger, providerTimeoutMs: 50, baseUrlAllowlist: [],
+    providers: providersByCode(PROVIDERS),
     connectors: createConnectorRegistry({
       plain: base,
       silent: { ...base, checkCredentials: () => new Promise(() => undefined) },
@@ -43,6 +46,7 @@ test('a merchant-chosen api_base_url: silence and a failure read alike, with non
   };
   const check = credentialCheck({
     store: chosen, logger, providerTimeoutMs: 50, baseUrlAllowlist: [],
+    providers: providersByCode(PROVIDERS),
     connectors: createConnectorRegistry({
       silent: { ...base, checkCredentials: () => new Promise(() => undefined) },
       broken: { ...base, checkCredentials: async () => { throw new Error('connect ECONNREFUSED 10.0.0.5:5432 (db.internal)'); } },

@@ -1,31 +1,34 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { providersByCode } from '../connectors/provider-definition.js';
+import { PROVIDERS } from '../connectors/providers.js';
 import { checkedValues } from './fields.js';
 
 // What a connect must carry per provider and mode, before anything is stored.
 
 const adyen = { api_key: 'AQE…', merchant_account: 'ShopEU', hmac_key: '44782DEF' };
 const stripe = { secret_key: 'sk_test_x', webhook_secret: 'whsec_x' };
+const providers = providersByCode(PROVIDERS);
 const none: string[] = [];
 const standIn = ['http://127.0.0.1:9'];
 
 test('a live Adyen account needs its live URL prefix, unless it is pointed at another host', () => {
-  assert.throws(() => checkedValues('adyen', 'live', adyen, none), (err: any) => err.options.param === 'live_url_prefix');
-  assert.equal(checkedValues('adyen', 'live', { ...adyen, live_url_prefix: '1797a841fbb37ca7-ShopEU' }, none).live_url_prefix,
+  assert.throws(() => checkedValues(providers, 'adyen', 'live', adyen, none), (err: any) => err.options.param === 'live_url_prefix');
+  assert.equal(checkedValues(providers, 'adyen', 'live', { ...adyen, live_url_prefix: '1797a841fbb37ca7-ShopEU' }, none).live_url_prefix,
     '1797a841fbb37ca7-ShopEU');
-  assert.ok(checkedValues('adyen', 'live', { ...adyen, api_base_url: 'http://127.0.0.1:9' }, standIn));
-  assert.ok(checkedValues('adyen', 'test', adyen, none), 'the TEST host needs no prefix');
+  assert.ok(checkedValues(providers, 'adyen', 'live', { ...adyen, api_base_url: 'http://127.0.0.1:9' }, standIn));
+  assert.ok(checkedValues(providers, 'adyen', 'test', adyen, none), 'the TEST host needs no prefix');
 });
 
 test('Adyen notification basic auth can be stored; an unknown field is refused by name', () => {
-  const values = checkedValues('adyen', 'test', { ...adyen, basic_auth_user: 'svc', basic_auth_password: 'p4ss' }, none);
+  const values = checkedValues(providers, 'adyen', 'test', { ...adyen, basic_auth_user: 'svc', basic_auth_password: 'p4ss' }, none);
   assert.equal(values.basic_auth_user, 'svc');
-  assert.throws(() => checkedValues('adyen', 'test', { ...adyen, basic_auth: 'x' }, none), (err: any) => err.options.param === 'basic_auth');
+  assert.throws(() => checkedValues(providers, 'adyen', 'test', { ...adyen, basic_auth: 'x' }, none), (err: any) => err.options.param === 'basic_auth');
 });
 
 test('api_base_url: an operator-listed origin as written, anything else public https in both modes', () => {
   const refused = (url: string, mode: string, allowlist = none) => assert.throws(
-    () => checkedValues('stripe', mode, { ...stripe, secret_key: `sk_${mode}_x`, api_base_url: url }, allowlist),
+    () => checkedValues(providers, 'stripe', mode, { ...stripe, secret_key: `sk_${mode}_x`, api_base_url: url }, allowlist),
     (err: any) => err.options.param === 'api_base_url' && /PROVIDER_BASE_URL_ALLOWLIST/.test(err.message), url,
   );
   for (const mode of ['test', 'live']) {
@@ -40,8 +43,8 @@ test('api_base_url: an operator-listed origin as written, anything else public h
     refused('ftp://sandbox.example.com/', mode);
     refused('not a url', mode);
     refused('http://127.0.0.1:10/', mode, standIn);
-    assert.equal(checkedValues('stripe', mode, { ...stripe, secret_key: `sk_${mode}_x`, api_base_url: 'https://sandbox.example.com/' }, none)
+    assert.equal(checkedValues(providers, 'stripe', mode, { ...stripe, secret_key: `sk_${mode}_x`, api_base_url: 'https://sandbox.example.com/' }, none)
       .api_base_url, 'https://sandbox.example.com/');
-    assert.ok(checkedValues('stripe', mode, { ...stripe, secret_key: `sk_${mode}_x`, api_base_url: 'http://127.0.0.1:9/v1' }, standIn));
+    assert.ok(checkedValues(providers, 'stripe', mode, { ...stripe, secret_key: `sk_${mode}_x`, api_base_url: 'http://127.0.0.1:9/v1' }, standIn));
   }
 });

@@ -4,8 +4,9 @@ import { ProviderCredentialsService } from '../../../proto/gen/svc/payments/v1/p
 import { invalidField, requireScope, SecretKeyMissingError, serviceError, type Clock, type Logger } from '../../shared/index.js';
 import type { ConnectorRegistry, CredentialCheck } from '../connectors/index.js';
 import { baseUrlTrust } from '../connectors/provider-base-url.js';
+import type { ProviderDefinition } from '../connectors/provider-definition.js';
 import { UNREACHABLE_MESSAGE } from '../connectors/provider-fetch.js';
-import { CREDENTIAL_FIELDS, checkedValues } from './fields.js';
+import { checkedValues, fieldNames } from './fields.js';
 import type { CredentialsRecord, CredentialStore } from './store.js';
 
 // ProviderCredentialsService: no answer here carries a credential value, only field names.
@@ -13,6 +14,8 @@ import type { CredentialsRecord, CredentialStore } from './store.js';
 export interface CredentialServiceDeps {
   store: CredentialStore;
   connectors: ConnectorRegistry;
+  /** The providers' definitions by code: their credential fields and official hosts. */
+  providers: ReadonlyMap<string, ProviderDefinition>;
   clock: Clock;
   logger: Logger;
   /** How long `check` waits for the provider, as any provider call (PROVIDER_TIMEOUT_MS). */
@@ -38,7 +41,7 @@ const fromCheck = (c: CredentialCheck): CheckAnswer => (c.ok
  * The connector's harmless authenticated call for `svc provider test`, bounded like every provider
  * call; never throws: an account that cannot be checked says why.
  */
-export function credentialCheck(deps: Pick<CredentialServiceDeps, 'connectors' | 'logger' | 'providerTimeoutMs' | 'baseUrlAllowlist'> & {
+export function credentialCheck(deps: Pick<CredentialServiceDeps, 'connectors' | 'providers' | 'logger' | 'providerTimeoutMs' | 'baseUrlAllowlist'> & {
   store: Pick<CredentialStore, 'describe' | 'source'>;
 }) {
   const { store, connectors } = deps;
@@ -55,7 +58,7 @@ export function credentialCheck(deps: Pick<CredentialServiceDeps, 'connectors' |
     }
     // A host the merchant chose may be probed through us: a silence there reads like a refusal.
     const baseUrl = (await store.source().get(accountId))?.values.api_base_url;
-    const unvetted = baseUrlTrust(providerCode, baseUrl, deps.baseUrlAllowlist) === 'merchant';
+    const unvetted = baseUrlTrust(deps.providers.get(providerCode)?.officialHost, baseUrl, deps.baseUrlAllowlist) === 'merchant';
     const unreachable = `${providerCode} could not be asked: ${UNREACHABLE_MESSAGE}`;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<CheckAnswer>((resolve) => {
@@ -87,7 +90,7 @@ export function providerCredentialRoutes(deps: CredentialServiceDeps) {
         if (!/^pac_[a-z0-9]{1,60}$/.test(req.providerAccountId)) {
           throw invalidField('provider_account_id', 'provider_account_id must be a provider account id (pac_…)');
         }
-        const values = checkedValues(req.providerCode, scope.mode, req.values, deps.baseUrlAllowlist);
+        const values = checkedValues(deps.providers, req.providerCode, scope.mode, req.values, deps.baseUrlAllowlist);
         try {
           const stored = await store.put({
             providerAccountId: req.providerAccountId, merchantId: scope.merchantId, projectId: scope.projectId,
@@ -118,9 +121,8 @@ export function providerCredentialRoutes(deps: CredentialServiceDeps) {
       },
 
       async listCredentialFields() {
-        const providers = Object.keys(CREDENTIAL_FIELDS).sort().map((providerCode) => ({
-          providerCode, required: CREDENTIAL_FIELDS[providerCode].required, optional: CREDENTIAL_FIELDS[providerCode].optional,
-        }));
+        const providers = [...deps.providers.values()].sort((a, b) => a.code.localeCompare(b.code))
+          .map((p) => ({ providerCode: p.code, ...fieldNames(p) }));
         return { providers };
       },
     });

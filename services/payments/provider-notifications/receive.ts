@@ -2,6 +2,7 @@ import type { Clock, Logger, Queryable } from '../../shared/index.js';
 import { serviceError } from '../../shared/index.js';
 import type { ConnectorRegistry, NotificationSubject, PayoutResult, ProviderNotification } from '../connectors/index.js';
 import { commitChange, type PaymentRecord, type PaymentsStore } from '../payments/index.js';
+import type { ProviderDefinition } from '../connectors/provider-definition.js';
 import type { CredentialStore } from '../provider-credentials/index.js';
 import type { Refunds } from '../refunds/index.js';
 import { decideHold, decidePayment, describeSubject, type Decision } from './decide.js';
@@ -19,6 +20,8 @@ export interface ReceiveDeps {
   store: PaymentsStore;
   credentials: Pick<CredentialStore, 'describe'>;
   connectors: ConnectorRegistry;
+  /** The providers' definitions by code: the name a timeline entry gives the provider. */
+  providers: ReadonlyMap<string, Pick<ProviderDefinition, 'name'>>;
   refunds: Pick<Refunds, 'notified'>;
   clock: Clock;
   relay: { kick(): void };
@@ -45,8 +48,6 @@ export interface PayoutNotice {
   payoutId: string | null;
   result: PayoutResult;
 }
-
-const PROVIDER_NAMES: Record<string, string> = { stripe: 'Stripe', adyen: 'Adyen' };
 
 export function createReceiver(deps: ReceiveDeps) {
   const { store, clock } = deps;
@@ -111,7 +112,7 @@ export function createReceiver(deps: ReceiveDeps) {
       deps.logger.warn({ providerAccountId: d.providerAccountId, provider: d.providerCode, reason: check.reason }, 'provider notification refused');
       throw serviceError('invalid_signature', `The notification was refused: ${check.reason}`);
     }
-    const provider = PROVIDER_NAMES[d.providerCode] ?? d.providerCode;
+    const provider = deps.providers.get(d.providerCode)?.name ?? d.providerCode;
     let fresh = 0;
     const payouts: PayoutNotice[] = [];
     for (const n of check.notifications) {

@@ -3,13 +3,13 @@
 // tolerance), then the events payments acts on normalised to notification subjects. Failures go
 // through the table in stripe-errors.ts, as an answer to confirm would.
 import Stripe from 'stripe';
-import { failed } from './outcome-mapping.js';
-import { ruleFor } from './stripe-errors.js';
-import { approval, declined } from './stripe-outcomes.js';
-import { fromPayout } from './stripe-payouts.js';
+import { failed } from '../outcome-mapping.js';
+import { ruleFor } from './errors.js';
+import { approval, declined } from './outcomes.js';
+import { fromPayout } from './payouts.js';
 import type {
   AuthorizeResult, CredentialSource, NotificationCheck, NotificationRequest, NotificationSubject, RefundResult,
-} from './types.js';
+} from '../types.js';
 
 /** Stripe's own tolerance between the signed timestamp and now (its SDK's default), against replays of old deliveries. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;

@@ -5,14 +5,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type Stripe from 'stripe';
-import { FAILURE_CATEGORIES } from '../../shared/contract/enums.js';
-import { CONDITIONS, ERROR_CODES, ERROR_TYPES, FAILURE_CODES, payoutRuleFor, type PayoutRule } from './stripe-payout-errors.js';
-import { fromPayout, payoutParams, stripePayoutAmount } from './stripe-payouts.js';
+import { FAILURE_CATEGORIES } from '../../../shared/contract/enums.js';
+import { CONDITIONS, ERROR_CODES, ERROR_TYPES, FAILURE_CODES, payoutRuleFor, type PayoutRule } from './payout-errors.js';
+import { fromPayout, payoutParams, stripePayoutAmount } from './payouts.js';
 
 const TABLES: Array<[string, Readonly<Record<string, PayoutRule>>]> = [
   ['failure_code', FAILURE_CODES], ['code', ERROR_CODES], ['type', ERROR_TYPES], ['condition', CONDITIONS],
 ];
-const docs = readFileSync(new URL('../../../../docs/connectors.md', import.meta.url), 'utf8');
+const docs = readFileSync(new URL('../../../../../docs/connectors.md', import.meta.url), 'utf8');
 const payout = (extra: Partial<Stripe.Payout>) => ({ id: 'po_1', status: 'pending', failure_code: null, failure_message: null, ...extra }) as Stripe.Payout;
 
 for (const [field, table] of TABLES) {

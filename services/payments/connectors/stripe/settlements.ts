@@ -3,8 +3,8 @@
 // charges (by their PaymentIntent), refunds (by our refund id in their metadata), failed refunds'
 // amounts given back (refund_failure, by the same refund) and Stripe's own costs. https://docs.stripe.com/api/payouts/list, https://docs.stripe.com/api/balance_transactions/list
 import type Stripe from 'stripe';
-import { fromStripeAmount } from './stripe-amounts.js';
-import type { ProviderSettlement } from './types.js';
+import { fromStripeAmount } from './amounts.js';
+import type { ProviderSettlement } from '../types.js';
 
 const STATUS: Record<string, ProviderSettlement['status']> = {
   paid: 'settled', pending: 'pending', in_transit: 'pending', failed: 'failed', canceled: 'failed',

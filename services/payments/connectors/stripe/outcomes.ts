@@ -1,10 +1,10 @@
 // What a PaymentIntent, a Refund or a Stripe error means in the connector interface's outcomes.
 // Every failure goes through the table in stripe-errors.ts.
 import Stripe from 'stripe';
-import { feeFor } from '../../shared/fees.js';
-import { failed, refusalOutcome } from './outcome-mapping.js';
-import { CONDITIONS, ruleFor, type StripeErrorLike } from './stripe-errors.js';
-import type { AuthorizeRequest, AuthorizeResult, HoldResult, RefundResult } from './types.js';
+import { feeFor } from '../../../shared/fees.js';
+import { failed, refusalOutcome } from '../outcome-mapping.js';
+import { CONDITIONS, ruleFor, type StripeErrorLike } from './errors.js';
+import type { AuthorizeRequest, AuthorizeResult, HoldResult, RefundResult } from '../types.js';
 
 /** The Stripe code shown on an attempt: the most specific one Stripe gave. */
 function providerCodeOf(err: StripeErrorLike): string | null {

@@ -3,9 +3,9 @@
 // prints the row as it is. Plus the amount rule for Stripe's special currencies.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { testErrorTables } from '../../../test/helpers/error-table-checks.js';
-import { fromStripeAmount, toStripeAmount } from './stripe-amounts.js';
-import { CONDITIONS, DECLINE_CODES, ERROR_CODES, ERROR_TYPES, ruleFor } from './stripe-errors.js';
+import { testErrorTables } from '../../../../test/helpers/error-table-checks.js';
+import { fromStripeAmount, toStripeAmount } from './amounts.js';
+import { CONDITIONS, DECLINE_CODES, ERROR_CODES, ERROR_TYPES, ruleFor } from './errors.js';
 
 testErrorTables('stripe', [
   ['decline_code', DECLINE_CODES], ['code', ERROR_CODES], ['type', ERROR_TYPES], ['condition', CONDITIONS],

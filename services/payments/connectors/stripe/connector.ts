@@ -2,20 +2,20 @@
 // It implements the connector interface and nothing else: credentials come from the
 // CredentialSource by account id; outcomes and failures come from the table in stripe-errors.ts.
 import type Stripe from 'stripe';
-import { idTime } from '../../shared/ids.js';
-import { failed, statusFromRepeat } from './outcome-mapping.js';
-import { toStripeAmount } from './stripe-amounts.js';
-import type { ProviderNetwork } from './provider-fetch.js';
-import { createStripeClients, withSignal, type StripeAccount } from './stripe-client.js';
-import { CONDITIONS } from './stripe-errors.js';
-import { listStripeSettlements } from './stripe-settlements.js';
-import { readStripeNotification } from './stripe-notifications.js';
-import { fromError, fromIntent, fromRefund, isStripeError, refusal } from './stripe-outcomes.js';
-import { createStripePayouts } from './stripe-payouts.js';
+import { idTime } from '../../../shared/ids.js';
+import { failed, statusFromRepeat } from '../outcome-mapping.js';
+import { toStripeAmount } from './amounts.js';
+import type { ProviderNetwork } from '../provider-fetch.js';
+import { createStripeClients, withSignal, type StripeAccount } from './client.js';
+import { CONDITIONS } from './errors.js';
+import { listStripeSettlements } from './settlements.js';
+import { readStripeNotification } from './notifications.js';
+import { fromError, fromIntent, fromRefund, isStripeError, refusal } from './outcomes.js';
+import { createStripePayouts } from './payouts.js';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, CredentialCheck, CredentialSource, HoldRequest, HoldResult,
   PaymentStatusResult, ProviderAccountRef, RefundRequest, RefundResult,
-} from './types.js';
+} from '../types.js';
 
 /**
  * How long a PaymentIntent may take to appear in Stripe's search after it was created: "data is

@@ -1,11 +1,11 @@
 // What an Adyen /payments answer, a modification's answer or an Adyen error means in the connector
 // interface's outcomes. Every failure goes through the tables in adyen-errors.ts.
 import adyen, { type Types } from '@adyen/api-library';
-import { feeFor } from '../../shared/fees.js';
-import { AdyenConnectionError } from './adyen-client.js';
-import { CONDITIONS, ruleFor, type AdyenAnswerLike, type AdyenRule } from './adyen-errors.js';
-import { failed, refusalOutcome } from './outcome-mapping.js';
-import type { AuthorizeRequest, AuthorizeResult, HoldResult } from './types.js';
+import { feeFor } from '../../../shared/fees.js';
+import { AdyenConnectionError } from './client.js';
+import { CONDITIONS, ruleFor, type AdyenAnswerLike, type AdyenRule } from './errors.js';
+import { failed, refusalOutcome } from '../outcome-mapping.js';
+import type { AuthorizeRequest, AuthorizeResult, HoldResult } from '../types.js';
 
 type PaymentResponse = Types.checkout.PaymentResponse;
 const { HttpClientException } = adyen;

@@ -2,7 +2,7 @@
 // transport condition maps to the contract's failure category, our failure code and message,
 // whether failover may try the next provider, and the attempt outcome the orchestrator acts on.
 // docs/connectors.md ("Stripe") prints this table; stripe-errors.test.ts checks it row by row.
-import { hard, policy, rule, soft, technical, type ErrorRule } from './error-rules.js';
+import { hard, policy, rule, soft, technical, type ErrorRule } from '../error-rules.js';
 
 export type StripeRule = ErrorRule;
 

@@ -3,12 +3,12 @@
 // which is the beneficiary token of the contract's payout destination. The payout id is the
 // Idempotency-Key and metadata.payout_id; outcomes and failures come from stripe-payout-errors.ts.
 import type Stripe from 'stripe';
-import { idTime } from '../../shared/ids.js';
-import { toStripeAmount } from './stripe-amounts.js';
-import { withSignal, type StripeClients } from './stripe-client.js';
-import { CONDITIONS, FAILURE_CODES, payoutRuleFor, type PayoutRule } from './stripe-payout-errors.js';
-import { isStripeError } from './stripe-outcomes.js';
-import type { PayoutRequest, PayoutResult, PayoutStatusRequest, PayoutStatusResult } from './types.js';
+import { idTime } from '../../../shared/ids.js';
+import { toStripeAmount } from './amounts.js';
+import { withSignal, type StripeClients } from './client.js';
+import { CONDITIONS, FAILURE_CODES, payoutRuleFor, type PayoutRule } from './payout-errors.js';
+import { isStripeError } from './outcomes.js';
+import type { PayoutRequest, PayoutResult, PayoutStatusRequest, PayoutStatusResult } from '../types.js';
 
 /** Stripe pays out bank accounts and debit cards; a wallet has no Stripe external account. */
 const DESTINATIONS = new Set(['bank_account', 'card_token']);

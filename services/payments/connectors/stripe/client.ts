@@ -3,11 +3,14 @@
 // connector request's AbortSignal aborts and go through the fetch its base URL allows (provider-fetch.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import Stripe from 'stripe';
-import { providerFetch, type ProviderNetwork } from './provider-fetch.js';
-import type { CredentialSource } from './types.js';
+import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
+import type { CredentialSource } from '../types.js';
 
 /** Seconds-scale backstop; a connector call ends at the orchestrator's deadline (its signal) well before. */
 const REQUEST_TIMEOUT_MS = 30_000;
+
+/** Stripe's documented API host: an api_base_url naming it is no detour (provider-base-url.ts). */
+export const STRIPE_OFFICIAL_HOST = /^api\.stripe\.com$/;
 
 /**
  * The signal of the connector request on whose behalf the SDK is fetching. The SDK takes no
@@ -72,7 +75,7 @@ export function createStripeClients(
         for (const k of cache.keys()) if (k.startsWith(`${accountId}\u0000`)) cache.delete(k);
         client = new Stripe(key, {
           ...hostOptions(base),
-          httpClient: Stripe.createFetchHttpClient(abortable(providerFetch(base, { ...network, providerCode: 'stripe' }))),
+          httpClient: Stripe.createFetchHttpClient(abortable(providerFetch(base, { ...network, officialHost: STRIPE_OFFICIAL_HOST }))),
           maxNetworkRetries: 0,
           timeout: REQUEST_TIMEOUT_MS,
           telemetry: false,

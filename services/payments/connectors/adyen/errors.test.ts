@@ -3,9 +3,9 @@
 // docs/connectors.md prints the row as it is. Plus Adyen's currency digits.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fromAdyenAmount, toAdyenAmount } from './adyen-amounts.js';
-import { CONDITIONS, ERROR_CODES, HTTP_STATUSES, REFUSAL_REASONS, RESULT_CODES, ruleFor, type AdyenRule } from './adyen-errors.js';
-import { testErrorTables } from '../../../test/helpers/error-table-checks.js';
+import { fromAdyenAmount, toAdyenAmount } from './amounts.js';
+import { CONDITIONS, ERROR_CODES, HTTP_STATUSES, REFUSAL_REASONS, RESULT_CODES, ruleFor, type AdyenRule } from './errors.js';
+import { testErrorTables } from '../../../../test/helpers/error-table-checks.js';
 
 testErrorTables<AdyenRule>('adyen', [
   ['refusalReasonCode', REFUSAL_REASONS], ['resultCode', RESULT_CODES], ['errorCode', ERROR_CODES],

@@ -5,9 +5,9 @@
 // The events payments acts on become notification subjects; refusals go through adyen-errors.ts.
 import { timingSafeEqual } from 'node:crypto';
 import adyen, { type Types } from '@adyen/api-library';
-import { ruleFor } from './adyen-errors.js';
-import { failed } from './outcome-mapping.js';
-import type { AuthorizeResult, CredentialSource, HoldResult, NotificationCheck, NotificationRequest, NotificationSubject, ProviderNotification } from './types.js';
+import { ruleFor } from './errors.js';
+import { failed } from '../outcome-mapping.js';
+import type { AuthorizeResult, CredentialSource, HoldResult, NotificationCheck, NotificationRequest, NotificationSubject, ProviderNotification } from '../types.js';
 
 type Item = Types.notification.NotificationRequestItem;
 const validator = new adyen.hmacValidator();

@@ -2,7 +2,7 @@
 // status and transport condition maps to the contract's failure category, our failure code and
 // message, whether failover may try the next provider, and the attempt outcome the orchestrator
 // acts on. docs/connectors.md ("Adyen") prints these tables; adyen-errors.test.ts checks them row by row.
-import { hard, open, policy, rule, soft, technical, type ErrorRule } from './error-rules.js';
+import { hard, open, policy, rule, soft, technical, type ErrorRule } from '../error-rules.js';
 
 export type AdyenRule = ErrorRule & {
   /** Adyen's refusalReason text for this code, as the AUTHORISATION notification's `reason` carries it. */

@@ -2,7 +2,7 @@
 // moves amounts between the two). Stripe's follow its currency reference
 // (https://docs.stripe.com/currencies): two decimals unless the currency is zero-decimal or
 // three-decimal, with documented special cases.
-import { fromProviderMinor, toProviderMinor } from './minor-units.js';
+import { fromProviderMinor, toProviderMinor } from '../minor-units.js';
 
 /**
  * Stripe's zero-decimal currencies: the amount is the charge ("to charge 500 JPY, provide 500").

@@ -3,18 +3,18 @@
 // connector interface and nothing else: credentials come from the CredentialSource by account id;
 // outcomes and failures come from the tables in adyen-errors.ts.
 import type { Types } from '@adyen/api-library';
-import { toAdyenAmount } from './adyen-amounts.js';
-import { createAdyenClients, type AdyenAccount } from './adyen-client.js';
-import type { ProviderNetwork } from './provider-fetch.js';
-import { CONDITIONS } from './adyen-errors.js';
-import { readAdyenSettlementReport } from './adyen-settlement-report.js';
-import { readAdyenNotification } from './adyen-notifications.js';
-import { describeError, fromError, fromPayment, isAdyenError, refusal } from './adyen-outcomes.js';
-import { failed, statusFromRepeat } from './outcome-mapping.js';
+import { toAdyenAmount } from './amounts.js';
+import { createAdyenClients, type AdyenAccount } from './client.js';
+import type { ProviderNetwork } from '../provider-fetch.js';
+import { CONDITIONS } from './errors.js';
+import { readAdyenSettlementReport } from './settlement-report.js';
+import { readAdyenNotification } from './notifications.js';
+import { describeError, fromError, fromPayment, isAdyenError, refusal } from './outcomes.js';
+import { failed, statusFromRepeat } from '../outcome-mapping.js';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, CredentialCheck, CredentialSource, HoldRequest, HoldResult,
   ProviderAccountRef, RefundRequest, RefundResult,
-} from './types.js';
+} from '../types.js';
 
 type PaymentRequest = Types.checkout.PaymentRequest;
 

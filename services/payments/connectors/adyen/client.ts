@@ -5,8 +5,8 @@
 // an account's api_base_url replaces Adyen's host (a sandbox or a local stand-in on plain http,
 // which the library's own https-only transport cannot reach).
 import adyen from '@adyen/api-library';
-import { providerFetch, type ProviderNetwork } from './provider-fetch.js';
-import type { CredentialSource } from './types.js';
+import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
+import type { CredentialSource } from '../types.js';
 
 const { Client, CheckoutAPI, EnvironmentEnum, HttpClientException } = adyen;
 type Config = InstanceType<typeof adyen.Config>;
@@ -14,6 +14,9 @@ type RequestOptions = { idempotencyKey?: string; signal?: AbortSignal | null; me
 
 /** Seconds-scale backstop; a connector call ends at the orchestrator's deadline (its signal) well before. */
 const REQUEST_TIMEOUT_MS = 30_000;
+
+/** Adyen's Checkout hosts, test and per-merchant live: an api_base_url naming one is no detour. */
+export const ADYEN_OFFICIAL_HOST = /^(checkout-test\.adyen\.com|[a-z0-9-]+-checkout-live\.adyenpayments\.com)$/;
 
 /** No answer from Adyen: refused connection, reset, or our deadline. What Adyen did is unknown. */
 export class AdyenConnectionError extends Error {
@@ -29,7 +32,7 @@ class FetchTransport {
   private readonly send: typeof fetch;
 
   constructor(private readonly baseUrl: string | undefined, network: ProviderNetwork) {
-    this.send = providerFetch(baseUrl, { ...network, providerCode: 'adyen' });
+    this.send = providerFetch(baseUrl, { ...network, officialHost: ADYEN_OFFICIAL_HOST });
   }
 
   async request(endpoint: string, json: string | Buffer, config: Config, _keyRequired: boolean, options: RequestOptions = {}): Promise<string> {

@@ -4,7 +4,7 @@
 // "For CLP, CVE, IDR, and ISK the standard has a different number of decimals than shown in our
 // table ... the decimals in the table are leading": Adyen takes CLP and ISK with two decimals, CVE
 // and IDR with none.
-import { fromProviderMinor, toProviderMinor } from './minor-units.js';
+import { fromProviderMinor, toProviderMinor } from '../minor-units.js';
 
 /** Adyen's zero-decimal currencies (CVE and IDR differ from ISO 4217). */
 const ZERO_DECIMAL = new Set([

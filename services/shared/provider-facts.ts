@@ -1,0 +1,48 @@
+// What routing-risk and the tools need to know of a provider: plain data, no behaviour. Each
+// provider's definition (services/payments/connectors/<code>/index.ts) is a ProviderFacts with its
+// connector and checks added; the entry points hand the one list of definitions to the parts that
+// need it, so routing-risk learns providers without importing payments (docs/connectors.md).
+
+/** A credential a connect takes, by the name the provider's API reference gives it. */
+export interface CredentialField {
+  name: string;
+  required: boolean;
+  /** Never shown again once stored; the CLI also reads it from `env` so it stays out of shell history. */
+  secret: boolean;
+  env?: string;
+}
+
+/** What a provider pays out to and its own price for a payout; without it, it sends no payouts. */
+export interface PayoutCapability {
+  destinationTypes: string[];
+  feeFixed: number;
+  feeBps: number;
+}
+
+export interface ProviderCapabilities {
+  payouts?: PayoutCapability;
+  /** The connector lists settlements (listSettlements): the scheduled settlement sync runs for its accounts. */
+  settlementSync: boolean;
+  /** The connector reads an uploaded settlement report (readSettlementReport). */
+  settlementReports: boolean;
+  /** The provider posts notifications the connector verifies (readNotification). */
+  notifications: boolean;
+  /** The connector can forward a vaulted card to the provider (not yet built for any provider). */
+  vaultForwarding: boolean;
+}
+
+export interface ProviderFacts {
+  /** The provider's code: its routing_risk.providers row is prv_<code>. */
+  code: string;
+  /** How people name it: messages, the dashboard, the providers row. */
+  name: string;
+  /** The widest an account may claim; an account narrows them. Empty currencies/countries mean any. */
+  methods: string[];
+  currencies: string[];
+  countries: string[];
+  capabilities: ProviderCapabilities;
+  credentialFields: CredentialField[];
+}
+
+/** The row id of a provider's routing_risk.providers row; stable, data refers to it. */
+export const providerRowId = (code: string): string => `prv_${code}`;
