@@ -1,7 +1,7 @@
 // Live payments failing over between two licensed providers through the REST gateway: a project
 // connects a Stripe account (Stripe stand-in) and an Adyen account (Adyen stand-in) with the
 // management API, each pointed at its stand-in with api_base_url, and the shipped connectors
-// (LICENSED_CONNECTORS) read the sealed credentials. A soft decline at Stripe is tried again at
+// (the PROVIDERS list) read the sealed credentials. A soft decline at Stripe is tried again at
 // Adyen and succeeds; a hard decline stops at Stripe; the payment taken at Adyen is refunded there.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
