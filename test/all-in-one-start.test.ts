@@ -11,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { exitOf, freePort, spawnPart, waitForHttp, type PartProcess } from './helpers/processes.js';
 import { request } from './helpers/stack.js';
 import { runSvc } from './helpers/svc-cli.js';
+import { eventually } from './helpers/eventually.js';
 
 // What `npm start` makes and refuses as a real process: the keys it makes in DATA_DIR (also with
 // DATABASE_URL set) and keeps across restarts, and a second start whose embedded Postgres port is
@@ -70,6 +71,8 @@ test('with DATABASE_URL set, npm start makes PROVIDER_SECRET_KEY and WEBHOOK_SEC
     const part = spawnPart('all-in-one', 'services/all-in-one/main.js', env);
     started.push(part);
     await waitForHttp(part, `${baseUrl}/healthz`, 120_000);
+    // The gateway answers before the start-up text is printed: wait for the text too.
+    await eventually('the start-up text', async () => (/svc is running at/.test(part.output()) ? true : undefined), 30_000);
     return part;
   };
   const manage = (method: string, path: string, body?: unknown) =>
