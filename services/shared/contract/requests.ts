@@ -52,7 +52,7 @@ export const CreatePaymentBody = component('CreatePaymentRequest', optional({
 ]);
 
 export const CaptureBody = component('CaptureRequest', optional({ amount }), [{ amount: 500 }]);
-export const CancelBody = component('CancelRequest', optional({ reason: { type: 'string', maxLength: 500 } }));
+export const CancelBody = component('CancelRequest', optional({ reason: { type: 'string', maxLength: 500 } }), [{ reason: 'Order cancelled by the customer' }]);
 export const RefundBody = component('CreateRefundRequest', optional({
   amount, reason: { type: 'string', maxLength: 500 }, metadata, test_scenario: enumOf(REFUND_SCENARIOS),
 }), [{ amount: 500, reason: 'Returned item' }]);
