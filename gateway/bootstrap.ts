@@ -13,3 +13,8 @@ export async function bootstrapLocal(pool: Pool, clock: Clock) {
   if ('refused' in created) throw new Error(`bootstrap key refused: ${created.refused}`);
   return { merchant, project, key: created.key, secret: created.secret };
 }
+
+/** After a restart: the first project, so the start-up text names real ids instead of a placeholder. */
+export async function localProject(pool: Pool) {
+  return createStore(pool).firstProject();
+}

@@ -11,10 +11,12 @@ import { eventually } from './helpers/eventually.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { exitOf, freePort, spawnPart, waitForHttp, type PartProcess } from './helpers/processes.js';
 import { request } from './helpers/stack.js';
+import { runSvc } from './helpers/svc-cli.js';
 
 // What `npm start` makes and refuses as a real process: the keys it makes in DATA_DIR (also with
 // DATABASE_URL set) and keeps across restarts, and a second start whose embedded Postgres port is
-// held by another process, which says which port and which variable instead of "undefined".
+// held by another process, which says which port and which variable instead of "undefined"; after
+// a restart the real merchant and project ids, and the base URL `npx svc` finds on its own.
 
 const started: PartProcess[] = [];
 const dirs: string[] = [];
@@ -58,9 +60,11 @@ test('with DATABASE_URL set, npm start makes PROVIDER_SECRET_KEY and WEBHOOK_SEC
   const operatorToken = newSecret('svc_op_', 40);
   const port = await freePort();
   const stream = `SVC_AIO_${port}`;
+  // Without NATS_URL (a laptop) npm start uses its in-process bus.
+  const natsUrl = process.env.NATS_URL;
   const env = {
-    DATABASE_URL: db.url, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', NATS_STREAM: stream,
-    NATS_SUBJECT_PREFIX: `svcaio.p${port}`, PORT: String(port), OPERATOR_TOKEN: operatorToken, DATA_DIR: dir,
+    DATABASE_URL: db.url, ...(natsUrl ? { NATS_URL: natsUrl, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: `svcaio.p${port}` } : {}),
+    PORT: String(port), OPERATOR_TOKEN: operatorToken, DATA_DIR: dir,
   };
   const baseUrl = `http://127.0.0.1:${port}`;
   const start = async () => {
@@ -113,9 +117,22 @@ test('with DATABASE_URL set, npm start makes PROVIDER_SECRET_KEY and WEBHOOK_SEC
     assert.match(second.output(), /PROVIDER_SECRET_KEY, WEBHOOK_SECRET_KEY: from /);
     const shown = await manage('GET', `/provider-accounts/${account.body.id}`);
     assert.equal(shown.status, 200, JSON.stringify(shown.body));
+
+    // Issue 29: the restart names the real ids, not a placeholder...
+    const made = first.output().match(/merchant (mer_\w+), project (prj_\w+)/);
+    assert.ok(made, `the first start names the merchant and project it made:\n${first.output()}`);
+    assert.match(second.output(), new RegExp(`merchant ${made[1]}, project ${made[2]}\n.*npx svc key create --project ${made[2]} --mode test --name NAME`));
+    assert.doesNotMatch(second.output(), /PRJ_ID/);
+    // ...and writes where it listens, which `npx svc` in that folder uses without --api-url or SVC_URL.
+    assert.equal(await readFile(join(dir, 'base-url'), 'utf8'), `${baseUrl}\n`);
+    const cliEnv: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, SVC_OPERATOR_TOKEN: operatorToken };
+    delete cliEnv.SVC_URL;
+    const listed = await runSvc(['key', 'list', '--project', made[2], '--json'], cliEnv);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.equal(JSON.parse(listed.stdout).data[0].name, 'Local test key', 'the bootstrap key, found on this port');
     assert.equal(await second.stop(), 0);
   } finally {
-    await deleteStream(env.NATS_URL, stream).catch(() => undefined);
+    if (natsUrl) await deleteStream(natsUrl, stream).catch(() => undefined);
   }
 });
 

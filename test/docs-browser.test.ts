@@ -33,6 +33,15 @@ test('/docs answers an HTML page without an API key, its script from this server
   assert.ok((await script.text()).includes('createApiReference'), 'the renderer itself, from node_modules');
 });
 
+test('the icon answers at /favicon.svg and /favicon.ico, so no browser logs a 404 for it', async () => {
+  for (const path of ['/favicon.svg', '/favicon.ico']) {
+    const res = await fetch(`${stack.baseUrl}${path}`);
+    assert.equal(res.status, 200, path);
+    assert.equal(res.headers.get('content-type'), 'image/svg+xml', path);
+    assert.match(await res.text(), /^<svg /, path);
+  }
+});
+
 test('/docs, its script and /openapi.json refuse framing and sniffing; the page allows only its own scripts', async () => {
   for (const path of ['/docs/', '/docs/js/scalar.js', '/openapi.json']) {
     const res = await fetch(`${stack.baseUrl}${path}`);
@@ -65,6 +74,11 @@ describe('the API reference in a real browser', { skip }, () => {
     const page = await browser.newPage();
     const seen = { requests: [] as string[], problems: [] as string[] };
     watch(page, seen);
+    // Issue 29: no 404 (the favicon was one) nor any other failed request or console error.
+    const failed: string[] = [];
+    page.on('requestfailed', (r) => failed.push(`${r.url()}: ${r.failure()?.errorText}`));
+    page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.url()}: ${r.status()}`); });
+    page.on('console', (m) => { if (m.type() === 'error') failed.push(`console: ${m.text()}`); });
     page.setDefaultTimeout(30_000);
     const requested = seen.requests;
 
@@ -83,6 +97,15 @@ describe('the API reference in a real browser', { skip }, () => {
     assert.deepEqual(elsewhere, [], 'every request went to this deployment on 127.0.0.1');
     // Under its Content-Security-Policy the page runs and styles itself without a single refusal.
     assert.deepEqual(seen.problems, [], 'no CSP violation or script error in the console');
+    // Short operation names in the navigation, and an example body that would pass validation.
+    const nav = await page.locator('nav, aside').first().innerText();
+    // The first tag's group is open on load; the others are collapsed.
+    for (const name of ['Create a payment', 'List payments', 'Payment timeline', 'Capture a payment']) assert.ok(nav.includes(name), `${name} in the navigation`);
+    assert.doesNotMatch(nav, /risk, routing and provider attempts/, 'not the long description');
+    assert.doesNotMatch(await page.locator('body').innerText(), /"currency": ""/);
+    await page.waitForTimeout(500); // late requests (the icon) have had their answer
+    assert.ok(requested.some((url) => /\/favicon\.(svg|ico)$/.test(url)), 'the page has an icon');
+    assert.deepEqual(failed, [], 'no failed request and no console error');
     const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');
     assert.notEqual(background, 'rgba(0, 0, 0, 0)', 'Scalar\'s theme (an inline stylesheet) applies');
   });

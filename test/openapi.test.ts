@@ -168,3 +168,43 @@ test('real responses of every operation validate against the schema documented f
   const live = await request(stack.baseUrl, 'GET', '/v1/test/scenarios', { key: liveKey });
   assert.equal(live.status, 403);
 });
+
+test('each operation has a short name for the navigation (summary) and its sentence as description', () => {
+  for (const [method, path] of OPERATIONS) {
+    const op = operationOf(method, path);
+    assert.ok(op.summary.length <= 30 && !op.summary.endsWith('.'), `${method} ${path}: a short name, got "${op.summary}"`);
+    assert.ok(op.description.length > op.summary.length, `${method} ${path}: a description`);
+  }
+  assert.equal(operationOf('post', '/v1/payments').summary, 'Create a payment');
+});
+
+test('request amounts are described as integers in minor units; every request body has an example that passes validation and the API', async () => {
+  const schemas = doc.components.schemas;
+  for (const name of ['CreatePaymentRequest', 'CaptureRequest', 'CreateRefundRequest', 'CreatePayoutRequest']) {
+    const amount = schemas[name].properties.amount;
+    assert.equal(amount.type, 'integer', name);
+    assert.match(amount.description, /minor unit/, name);
+  }
+  const ajv = addFormats(new Ajv2020({ strict: false }));
+  ajv.addSchema({ ...doc, $id: 'openapi' });
+  const sent: Record<string, string> = {
+    CreatePaymentRequest: '/v1/payments', CreatePayoutRequest: '/v1/payouts',
+    CreatePaymentMethodRequest: '/v1/payment-methods', WebhookTestRequest: '/v1/webhooks/test',
+  };
+  for (const [method, path] of OPERATIONS) {
+    const body = operationOf(method, path).requestBody;
+    if (!body) continue;
+    const name = body.content['application/json'].schema.$ref.split('/').pop();
+    const examples = schemas[name].examples;
+    assert.ok(Array.isArray(examples) && examples.length > 0, `${name} has an example`);
+    const validate = ajv.compile({ $ref: `openapi#/components/schemas/${name}` });
+    for (const example of examples) {
+      assert.ok(validate(example), `${name}'s example: ${JSON.stringify(validate.errors)}`);
+      if (sent[name]) {
+        const res = await request(stack.baseUrl, 'POST', sent[name], { key, body: example });
+        assert.ok(res.status < 300, `${name}'s example sent to ${sent[name]}: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+    }
+  }
+  assert.equal(schemas.CreatePaymentRequest.examples[0].currency, 'EUR', 'never an empty currency');
+});

@@ -26,7 +26,9 @@ describe('payouts, through the HTTP gateway', () => {
   let payoutsRpc: ReturnType<typeof createClient<typeof PayoutsService>>;
 
   before(async () => {
-    stack = await startTestStack({ clock });
+    // A minute's hold in test mode too (the default is seconds): the tests cancel and count queued
+    // payouts at leisure, and `dispatch` moves the clock past the hold.
+    stack = await startTestStack({ clock, env: { PAYOUT_TEST_HOLD_MS: '60000' } });
     ledger = createClient(LedgerService, createPeerTransport(stack.serviceUrls.ledger, stack.internalToken));
     payoutsRpc = createClient(PayoutsService, createPeerTransport(stack.serviceUrls.payouts, stack.internalToken));
   });
@@ -212,7 +214,8 @@ describe('payouts, through the HTTP gateway', () => {
     assert.deepEqual(p.route, {
       provider: { id: 'prv_demo_beta', code: 'demo_beta', name: 'Demo Beta' },
       provider_account_id: 'pac_demo_beta', provider_payout_id: null, rule: 'bank_account',
-    });
+      scheduled_for: new Date(Date.parse(p.created_at) + 60_000).toISOString(),
+    }, 'scheduled_for: the end of the cancellation window (PAYOUT_TEST_HOLD_MS)');
     // Wallets have no rule of their own: the default rule, cheapest first (Demo Alpha's 25 against
     // Demo Gamma's 15 + 0.5%).
     assert.equal(created.hard_decline.route.provider.code, 'demo_alpha');

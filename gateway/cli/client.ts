@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { readBaseUrl } from '../../services/all-in-one/base-url-file.js';
 import { operatorTokenPath } from '../../services/all-in-one/operator-token.js';
 
 /** Where the CLI finds the deployment, the operator token, and how it talks to /manage/v1. */
@@ -37,9 +38,13 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-/** `--api-url`, else SVC_URL, else the address `npm start` listens on; without a trailing slash. */
-export function resolveBaseUrl(flag: string | undefined, env: Env): string {
-  const raw = nonEmpty(flag) ?? nonEmpty(env.SVC_URL) ?? DEFAULT_URL;
+/**
+ * `--api-url`, else SVC_URL, else the address `npm start` wrote to DATA_DIR (in `cwd`), else its
+ * default address; without a trailing slash.
+ */
+export function resolveBaseUrl(flag: string | undefined, env: Env, cwd?: string): string {
+  const written = cwd === undefined ? undefined : readBaseUrl(resolve(cwd, nonEmpty(env.DATA_DIR) ?? '.data'));
+  const raw = nonEmpty(flag) ?? nonEmpty(env.SVC_URL) ?? written ?? DEFAULT_URL;
   let parsed: URL;
   try {
     parsed = new URL(raw);

@@ -215,7 +215,7 @@ export function generalUsage(): string {
     '',
     'options (every command):',
     '  --json         print the API response as one JSON object on stdout',
-    `  --api-url URL  the deployment (default: SVC_URL, else http://127.0.0.1:8080)`,
+    `  --api-url URL  the deployment (default: SVC_URL, else where npm start listens, from <DATA_DIR or .data>/base-url, else http://127.0.0.1:8080)`,
     '',
     'The operator token comes from SVC_OPERATOR_TOKEN, else <DATA_DIR or .data>/operator-token',
     'in the current folder (written by `npm start`). There is no --token flag: argv is visible in ps.',

@@ -69,7 +69,7 @@ async function run(command: string, argv: string[], io: CliIo): Promise<number> 
   const apiKey = apiKeyOf(values['api-key'], io.env);
   let baseUrl: string;
   try {
-    baseUrl = resolveBaseUrl(values['api-url'], io.env);
+    baseUrl = resolveBaseUrl(values['api-url'], io.env, io.cwd);
   } catch (err) {
     throw err instanceof BadUrlError ? new Usage(err.message) : err;
   }

@@ -109,7 +109,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     invocation = parseInvocation(argv);
     try {
-      baseUrl = resolveBaseUrl(invocation.values['api-url'], io.env);
+      baseUrl = resolveBaseUrl(invocation.values['api-url'], io.env, io.cwd);
     } catch (err) {
       if (err instanceof BadUrlError) throw new UsageError(err.message, commandUsage(invocation.command));
       throw err;

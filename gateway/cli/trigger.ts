@@ -41,7 +41,7 @@ interface Flow {
   later?: string;
 }
 
-const PAYOUT_LATER = 'the payout is sent to the demo provider once the deployment\'s payout hold (PAYOUT_HOLD_MS) has passed; its outcome event follows then';
+const PAYOUT_LATER = 'the payout is sent to the demo provider once the deployment\'s payout hold (PAYOUT_TEST_HOLD_MS, shown as the payout\'s route.scheduled_for) has passed; its outcome event follows then';
 
 export const FLOWS: Record<EventType, Flow> = {
   'payment.created': { run: async (api, t) => [await pay(api, t)] },

@@ -197,6 +197,12 @@ export function createKeyStore(pool: Pool) {
       await audit(pool, actor, action, at, ids);
     },
 
+    /** The oldest project and its merchant: the one a local install's first start made. */
+    async firstProject(): Promise<{ id: string; merchantId: string } | undefined> {
+      const { rows } = await pool.query('SELECT id, merchant_id FROM projects ORDER BY created_at, id LIMIT 1');
+      return rows[0] && { id: rows[0].id, merchantId: rows[0].merchant_id };
+    },
+
     async hasMerchants(): Promise<boolean> {
       const { rowCount } = await pool.query('SELECT 1 FROM merchants LIMIT 1');
       return (rowCount ?? 0) > 0;

@@ -1,11 +1,12 @@
 // `npm start`: the whole service in one process. With DATABASE_URL / NATS_URL it uses those;
 // without them an embedded Postgres (data under DATA_DIR) and an in-process event bus.
-import { DASHBOARD_PATH, DOCS_PATH, OPENAPI_PATH, bootstrapLocal, consoleMailer } from '../../gateway/index.js';
+import { DASHBOARD_PATH, DOCS_PATH, OPENAPI_PATH, bootstrapLocal, consoleMailer, localProject } from '../../gateway/index.js';
 import {
   JetStreamBus, MemoryBus, Metrics, beginStartUp, checkBroker, serveMetricsIfConfigured, createLogger, createPool, exitOnStartupError, loadConfig,
   onShutdown, startTracing, systemClock, type EventBus,
 } from '../shared/index.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
+import { writeBaseUrl } from './base-url-file.js';
 import { loadOrCreateOperatorToken, operatorTokenPath } from './operator-token.js';
 import { fillLocalKeys } from './local-keys.js';
 import { startStack } from './stack.js';
@@ -51,7 +52,10 @@ try {
 
   const gatewayPool = createPool(databaseUrl, 'gateway', 1);
   const first = await bootstrapLocal(gatewayPool, systemClock);
+  const project = first ? undefined : await localProject(gatewayPool);
   await gatewayPool.end();
+  // For `npx svc` run from this folder, whatever PORT this start listens on.
+  await writeBaseUrl(config.dataDir, stack.baseUrl);
 
   const lines = [
     '',
@@ -71,8 +75,11 @@ try {
       `  curl -s ${stack.baseUrl}/v1/payments -H "Authorization: Bearer ${first.secret}" \\`,
       `    -H 'content-type: application/json' -d '{"amount":1000,"currency":"EUR","payment_method":"card"}'`,
     );
-  } else {
-    lines.push('  create more keys with: npx svc key create --project PRJ_ID --mode test --name NAME');
+  } else if (project) {
+    lines.push(
+      `  merchant ${project.merchantId}, project ${project.id}`,
+      `  create more keys with: npx svc key create --project ${project.id} --mode test --name NAME`,
+    );
   }
   if (!process.env.OPERATOR_TOKEN) lines.push(`  operator token for \`npx svc\`: ${operatorTokenPath(config.dataDir)}`);
   process.stdout.write(`${lines.join('\n')}\n\n`);

@@ -38,7 +38,7 @@ export function build(deps: PayoutsDeps): ServicePart {
   const relay = createRelay(deps);
   const store = createPayoutStore(deps.pool);
   const payouts = createPayouts({
-    store, routing: deps.routing, ledger: deps.ledger, clock: deps.clock, relay, holdMs: deps.config.payoutHoldMs,
+    store, routing: deps.routing, ledger: deps.ledger, clock: deps.clock, relay, holdMs: deps.config.payoutHoldMs, testHoldMs: deps.config.payoutTestHoldMs,
     idempotencyTtlMs: deps.config.idempotencyTtlHours * 3_600_000,
   });
   const dispatcher = createDispatcher({

@@ -63,6 +63,8 @@ export function payoutToProto(p: PayoutRecord): Payout {
       providerAccountId: opt(p.providerAccountId),
       providerPayoutId: opt(p.providerPayoutId),
       rule: opt(p.routingRule),
+      // A payout that never queued (no eligible provider) is never sent.
+      scheduledFor: p.providerId ? timestampFromDate(p.sendAfter) : undefined,
     },
     feeAmount: p.feeAmount,
     feeCurrency: p.currency,

@@ -34,7 +34,9 @@ export interface PayoutsDeps {
   ledger: Client<typeof LedgerService>;
   clock: Clock;
   relay: { kick(): void };
+  /** The live hold (PAYOUT_HOLD_MS); test mode has its own, shorter by default. */
   holdMs: number;
+  testHoldMs?: number;
   /** How long a payout's Idempotency-Key stays bound to it (IDEMPOTENCY_TTL_HOURS). */
   idempotencyTtlMs: number;
 }
@@ -135,7 +137,7 @@ export function createPayouts(deps: PayoutsDeps) {
       routingRule: plan.rule || null,
       feeAmount: chosen?.fee ?? 0n,
       failure: null,
-      sendAfter: new Date(createdAt.getTime() + deps.holdMs),
+      sendAfter: new Date(createdAt.getTime() + (scope.mode === 'test' ? deps.testHoldMs ?? deps.holdMs : deps.holdMs)),
       sentAt: null,
       createdAt,
       updatedAt: createdAt,

@@ -160,3 +160,14 @@ test('the webhooks part on its own needs WEBHOOK_SECRET_KEY, named with every ot
     assert.throws(() => loadConfig({ [name]: value }), (err: unknown) => err instanceof ConfigError && err.variable === name);
   }
 });
+
+test('a test-mode payout holds 5 s by default, an explicit PAYOUT_HOLD_MS for both modes, PAYOUT_TEST_HOLD_MS its own', () => {
+  const defaults = loadConfig({});
+  assert.equal(defaults.payoutHoldMs, 60_000, 'live keeps its minute');
+  assert.equal(defaults.payoutTestHoldMs, 5_000);
+  const both = loadConfig({ PAYOUT_HOLD_MS: '600000' });
+  assert.equal(both.payoutTestHoldMs, 600_000, 'a deployment that set one hold meant it for both modes');
+  const own = loadConfig({ PAYOUT_HOLD_MS: '600000', PAYOUT_TEST_HOLD_MS: '0' });
+  assert.deepEqual([own.payoutHoldMs, own.payoutTestHoldMs], [600_000, 0]);
+  assert.throws(() => loadConfig({ PAYOUT_TEST_HOLD_MS: 'soon' }), (e: unknown) => e instanceof ConfigError && /PAYOUT_TEST_HOLD_MS/.test(e.message));
+});

@@ -98,6 +98,8 @@ export interface Config {
   payoutHoldMs: number;
   /** How often the payouts part sends the payouts whose hold has passed. */
   payoutSweepMs: number;
+  /** The hold of a test-mode payout (PAYOUT_TEST_HOLD_MS): seconds, so a first try is not a minute's wait. */
+  payoutTestHoldMs: number;
   // The dashboard's per-client-address throttles (gateway/dashboard/address-throttle.ts).
   /** Requests per address per minute to register, password reset and its confirm, invitation accept. */
   authThrottlePerMinute: number;
@@ -363,6 +365,10 @@ export function loadConfig(env: Env = process.env): Config {
     webhookHostRatePerSecond: int(env, 'WEBHOOK_HOST_RATE_PER_SECOND', 200, 1, 10_000),
     // The chart's startup probe budget (2 s x 60); the chart sets it from the probe.
     startTimeoutMs: int(env, 'START_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+
+    // A first hour without stumbles (issue 29, docs/decisions.md): a test payout waits seconds, not
+    // a minute; an explicit PAYOUT_HOLD_MS still applies to both modes unless this one is set.
+    payoutTestHoldMs: int(env, 'PAYOUT_TEST_HOLD_MS', str(env, 'PAYOUT_HOLD_MS') === undefined ? 5_000 : int(env, 'PAYOUT_HOLD_MS', 0, 0, 7 * 86_400_000), 0, 7 * 86_400_000),
   };
 }
 

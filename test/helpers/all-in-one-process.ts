@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { deleteStream } from './bus.js';
 import { createTestDatabase } from './database.js';
 import { freePort, spawnPart, waitForHttp, type PartProcess } from './processes.js';
@@ -30,7 +33,8 @@ export interface AllInOneVariant {
 
 /** `npm start`'s entrypoint as its own process, on a fresh database and JetStream stream. */
 export async function startAllInOne(
-  natsUrl: string,
+  /** Without one (a laptop), the process's in-process bus. */
+  natsUrl: string | undefined,
   variant: AllInOneVariant = { name: 'all-in-one', entry: 'services/all-in-one/main.js', env: {} },
 ): Promise<AllInOneProcess> {
   const db = await createTestDatabase();
@@ -38,16 +42,18 @@ export async function startAllInOne(
   const stream = `SVC_BENCH_${suffix}`;
   const operatorToken = newSecret('svc_op_', 40);
   const port = await freePort();
+  const dataDir = join(tmpdir(), `svc-bench-${suffix}`);
   const part = spawnPart(variant.name, variant.entry, {
-    DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: `svcbench.${suffix}`,
+    DATABASE_URL: db.url, ...(natsUrl ? { NATS_URL: natsUrl, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: `svcbench.${suffix}` } : {}),
     PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', OPERATOR_TOKEN: operatorToken,
-    RATE_LIMIT_PER_MINUTE: '10000000', DATA_DIR: `/tmp/svc-bench-${suffix}`, ...variant.env,
+    RATE_LIMIT_PER_MINUTE: '10000000', DATA_DIR: dataDir, ...variant.env,
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   const close = async () => {
     await part.stop();
-    await deleteStream(natsUrl, stream).catch(() => undefined);
+    if (natsUrl) await deleteStream(natsUrl, stream).catch(() => undefined);
     await db.drop();
+    await rm(dataDir, { recursive: true, force: true });
   };
   try {
     await waitForHttp(part, `${baseUrl}/v1/me`);

@@ -26,20 +26,21 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   let serverUrl = process.env.DATABASE_URL;
   let stopServer = async () => undefined as void;
   if (!serverUrl) {
-    const dir = await mkdtemp(join(tmpdir(), 'svc-test-pg-'));
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const embedded = await startEmbeddedPostgres(dir, port, () => undefined);
+    const embedded = await startTempPostgres();
     serverUrl = embedded.url;
-    stopServer = async () => {
-      await embedded.stop();
-      await rm(dir, { recursive: true, force: true });
-    };
+    stopServer = embedded.stop;
   }
   const name = `svc_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  try {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+  } catch (err) {
+    await stopServer().catch(() => undefined);
+    throw new Error(`could not create the test database on ${redacted(serverUrl)}: ${describe(err)}`, { cause: err });
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
@@ -52,4 +53,41 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await stopServer();
     },
   };
+}
+
+/**
+ * An embedded Postgres in a fresh temp folder on a random port; its folder is removed when it
+ * cannot start too, and the error says why (a before-hook's failure otherwise only cancels tests).
+ */
+async function startTempPostgres(): Promise<{ url: string; stop(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-test-pg-'));
+  // A random port can be taken by another file's server: a few tries before giving up.
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    try {
+      const embedded = await startEmbeddedPostgres(dir, port, () => undefined);
+      return {
+        url: embedded.url,
+        async stop() {
+          await embedded.stop();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  await rm(dir, { recursive: true, force: true });
+  throw new Error(`the embedded Postgres for this test file did not start (folder ${dir} removed): ${describe(lastError)}`, { cause: lastError });
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message || err.name : String(err);
+}
+
+function redacted(url: string): string {
+  const u = new URL(url);
+  u.password = '';
+  return u.toString();
 }

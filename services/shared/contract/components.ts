@@ -13,7 +13,12 @@ export type Schema = Record<string, unknown>;
 
 const names = new Map<Schema, string>();
 
-export function component<T extends Schema>(name: string, schema: T): T {
+/**
+ * A named schema; `examples` (JSON Schema's annotation) become the sample bodies /docs shows, so
+ * each must pass the schema (test/openapi.test.ts validates them).
+ */
+export function component<T extends Schema>(name: string, schema: T, examples?: unknown[]): T {
+  if (examples) (schema as Schema).examples = examples;
   names.set(schema, name);
   return schema;
 }

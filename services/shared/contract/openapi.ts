@@ -5,7 +5,7 @@ import {
 import { projectPath } from '../paths.js';
 import { allComponents, componentName, type Schema } from './components.js';
 import { errorResponses } from './openapi-errors.js';
-import { OPERATIONS, type Operation } from './operations.js';
+import { OPERATION_NAMES, OPERATIONS, type Operation } from './operations.js';
 
 const RATE_LIMIT_HEADERS = {
   'x-ratelimit-limit': { $ref: '#/components/headers/RateLimitLimit' },
@@ -75,7 +75,8 @@ export function buildOpenApi(serverUrl = '/'): Record<string, unknown> {
     paths[path] ??= {};
     paths[path][op.method.toLowerCase()] = {
       operationId: op.id,
-      summary: op.summary,
+      summary: OPERATION_NAMES[op.id],
+      description: op.summary,
       tags: [op.tag],
       parameters: parameters(op),
       ...(op.body && {

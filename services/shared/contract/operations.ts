@@ -34,6 +34,18 @@ export interface Operation {
   errors: number[];
 }
 
+/** Short names for the reference's navigation (OpenAPI `summary`); `summary` above is its description. */
+export const OPERATION_NAMES: Record<OperationId, string> = {
+  createPayment: 'Create a payment', listPayments: 'List payments', getPayment: 'Retrieve a payment',
+  getPaymentTimeline: 'Payment timeline', capturePayment: 'Capture a payment', cancelPayment: 'Cancel a payment',
+  refundPayment: 'Refund a payment', listPaymentRefunds: 'List a payment\'s refunds', getRefund: 'Retrieve a refund',
+  createPayout: 'Create a payout', listPayouts: 'List payouts', getPayout: 'Retrieve a payout', cancelPayout: 'Cancel a payout',
+  listTransactions: 'List transactions', getBalances: 'Retrieve balances', listSettlements: 'List settlements',
+  getSettlement: 'Retrieve a settlement', createPaymentMethod: 'Store a payment method',
+  getPaymentMethod: 'Retrieve a payment method', sendTestWebhook: 'Send a test event', listTestScenarios: 'List test scenarios',
+  getMe: 'Who am I',
+};
+
 const op = (o: Operation) => o;
 
 export const OPERATIONS: Operation[] = [

@@ -2,7 +2,7 @@ import { isValidIBAN } from 'ibantools';
 import type { Payout } from '../../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { normaliseText } from './card-data.js';
 import { DESTINATION_TYPES, MODES, PAYOUT_STATUSES } from './enums.js';
-import { asOneOf, failureJson, int, iso } from './json-values.js';
+import { asOneOf, failureJson, int, iso, isoOrNull } from './json-values.js';
 import type { PayoutJson } from './resources.js';
 
 const ACCOUNT_DIGITS = 8;
@@ -39,6 +39,7 @@ export function payoutJson(p: Payout): PayoutJson {
       provider_account_id: r?.providerAccountId ?? null,
       provider_payout_id: r?.providerPayoutId ?? null,
       rule: r?.rule ?? null,
+      scheduled_for: isoOrNull(r?.scheduledFor),
     },
     fee: { amount: int(p.feeAmount), currency: p.feeCurrency },
     failure: failureJson(p.failure),

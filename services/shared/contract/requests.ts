@@ -8,8 +8,11 @@ import {
 } from './enums.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-const amount = { type: 'integer', minimum: 1, maximum: MAX_SAFE } as const;
-const currency = { type: 'string', pattern: '^[A-Za-z]{3}$' } as const;
+const amount = {
+  type: 'integer', minimum: 1, maximum: MAX_SAFE,
+  description: 'An integer in the currency\'s minor unit (cents for EUR: 1000 is €10.00; yen for JPY).',
+} as const;
+const currency = { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code, e.g. EUR.' } as const;
 const country = { type: 'string', pattern: '^[A-Za-z]{2}$' } as const;
 // Stripe's metadata rule (services/shared/limits.ts): it keeps every event far inside the bus's limit.
 const metadata = component('Metadata', {
@@ -44,13 +47,15 @@ export const CreatePaymentBody = component('CreatePaymentRequest', optional({
   metadata,
   test_scenario: enumOf(PAYMENT_SCENARIOS),
   device: optional({ ip: str, user_agent: str, fingerprint: str }),
-}, ['amount', 'currency', 'payment_method']));
+}, ['amount', 'currency', 'payment_method']), [
+  { amount: 1000, currency: 'EUR', payment_method: 'card', description: 'Order 1042', test_scenario: 'success' },
+]);
 
-export const CaptureBody = component('CaptureRequest', optional({ amount }));
-export const CancelBody = component('CancelRequest', optional({ reason: { type: 'string', maxLength: 500 } }));
+export const CaptureBody = component('CaptureRequest', optional({ amount }), [{ amount: 500 }]);
+export const CancelBody = component('CancelRequest', optional({ reason: { type: 'string', maxLength: 500 } }), [{ reason: 'Order cancelled by the customer' }]);
 export const RefundBody = component('CreateRefundRequest', optional({
   amount, reason: { type: 'string', maxLength: 500 }, metadata, test_scenario: enumOf(REFUND_SCENARIOS),
-}));
+}), [{ amount: 500, reason: 'Returned item' }]);
 
 export const CreatePayoutBody = component('CreatePayoutRequest', optional({
   amount,
@@ -62,7 +67,10 @@ export const CreatePayoutBody = component('CreatePayoutRequest', optional({
   reference: { type: 'string', maxLength: 128 },
   metadata,
   test_scenario: enumOf(PAYOUT_SCENARIOS),
-}, ['amount', 'currency', 'destination']));
+}, ['amount', 'currency', 'destination']), [{
+  amount: 5000, currency: 'EUR', reference: 'payout-2042',
+  destination: { type: 'bank_account', token: 'ben_demo_1a2b3c', display: 'DE89 •••• 3000', holder_name: 'Ada Lovelace', country: 'DE' },
+}]);
 
 export const CreatePaymentMethodBody = component('CreatePaymentMethodRequest', optional({
   type: enumOf(PAYMENT_METHOD_TYPES),
@@ -70,9 +78,9 @@ export const CreatePaymentMethodBody = component('CreatePaymentMethodRequest', o
   provider_code: str,
   customer: CustomerInput,
   display: { type: 'object', additionalProperties: str, maxProperties: 20 },
-}, ['type', 'provider_token']));
+}, ['type', 'provider_token']), [{ type: 'card', provider_token: 'tok_demo_visa', display: { brand: 'visa', last4: '4242' } }]);
 
-export const WebhookTestBody = component('WebhookTestRequest', optional({ event_type: enumOf(EVENT_TYPES) }));
+export const WebhookTestBody = component('WebhookTestRequest', optional({ event_type: enumOf(EVENT_TYPES) }), [{ event_type: 'payment.successful' }]);
 
 export const idParams = object({ id: { type: 'string', minLength: 1, maxLength: 255 } });
 

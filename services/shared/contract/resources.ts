@@ -101,6 +101,8 @@ export const Payout = component('Payout', object({
     provider_account_id: nullStr,
     provider_payout_id: nullStr,
     rule: nullStr,
+    // The end of the cancellation window: until then the payout stays `created` and can be cancelled.
+    scheduled_for: orNull(dateTime),
   }, ['provider', 'provider_account_id']),
   fee: object({ amount: int, currency: str }),
   failure: nullFailure,
