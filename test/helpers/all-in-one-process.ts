@@ -31,7 +31,7 @@ export interface AllInOneVariant {
 /** `npm start`'s entrypoint as its own process, on a fresh database and JetStream stream. */
 export async function startAllInOne(
   natsUrl: string,
-  variant: AllInOneVariant = { name: 'all-in-one', entry: 'services/all-in-one/main.js', env: {} },
+  variant: AllInOneVariant = { name: 'all-in-one', entry: 'all-in-one/main.js', env: {} },
 ): Promise<AllInOneProcess> {
   const db = await createTestDatabase();
   const suffix = randomBytes(5).toString('hex');
