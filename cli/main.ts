@@ -165,7 +165,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   });
 }
 
-// Importing this module runs nothing, so `node dist/gateway/cli/main.js` has to start itself.
+// Importing this module runs nothing, so `node dist/cli/main.js` has to start itself.
 function isEntry(): boolean {
   if (!process.argv[1]) return false;
   try {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { operatorTokenPath } from '../../services/shared/operator-token.js';
+import { operatorTokenPath } from '../services/shared/operator-token.js';
 
 /** Where the CLI finds the deployment, the operator token, and how it talks to /manage/v1. */
 
