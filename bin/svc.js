@@ -2,7 +2,7 @@
 // `svc`, the management CLI. The code lives in TypeScript and runs from its compiled copy.
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/gateway/cli/main.js', import.meta.url);
+const entry = new URL('../dist/cli/main.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write('svc: the CLI is not built; run `npm run build` first\n');
   process.exit(1);

@@ -27,7 +27,7 @@ case "$part" in
     exec node --enable-source-maps "dist/services/$part/main.js" "$@" ;;
   migrate)
     # No argument: every part's schema; otherwise only the named parts.
-    exec node --enable-source-maps dist/services/all-in-one/migrate.js "$@" ;;
+    exec node --enable-source-maps dist/all-in-one/migrate.js "$@" ;;
   svc)
     # The management CLI run inside a gateway pod, e.g.
     # `kubectl exec deploy/svc-gateway -- /app/deploy/entrypoint.sh svc merchant create --name Acme`:

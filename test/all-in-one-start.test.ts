@@ -38,7 +38,7 @@ test('a second npm start while another process holds the embedded Postgres port:
   const holder = createServer();
   await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
   try {
-    const part = spawnPart('all-in-one', 'services/all-in-one/main.js', {
+    const part = spawnPart('all-in-one', 'all-in-one/main.js', {
       DATA_DIR: await dataDir(), PORT: String(await freePort()), EMBEDDED_POSTGRES_PORT: String(port),
     });
     started.push(part);
@@ -68,7 +68,7 @@ test('with DATABASE_URL set, npm start makes PROVIDER_SECRET_KEY and WEBHOOK_SEC
   };
   const baseUrl = `http://127.0.0.1:${port}`;
   const start = async () => {
-    const part = spawnPart('all-in-one', 'services/all-in-one/main.js', env);
+    const part = spawnPart('all-in-one', 'all-in-one/main.js', env);
     started.push(part);
     await waitForHttp(part, `${baseUrl}/healthz`, 120_000);
     // The banner is printed once the gateway listens, which /healthz may answer just before.

@@ -18,7 +18,7 @@ after(async () => {
 });
 
 async function start(env: Record<string, string>): Promise<{ part: PartProcess; baseUrl: string }> {
-  const part = spawnPart('all-in-one', 'services/all-in-one/main.js', env);
+  const part = spawnPart('all-in-one', 'all-in-one/main.js', env);
   started.push(part);
   const deadline = Date.now() + 120_000;
   for (;;) {

@@ -89,7 +89,7 @@ test('SIGTERM while a client holds a half-sent body: the gateway exits within SH
 
 test("SIGTERM to npm start's process while one client holds a connection it never used and another a half-sent body: it exits within SHUTDOWN_TIMEOUT_MS", async () => {
   const aio = await startAllInOne(process.env.NATS_URL, {
-    name: 'all-in-one', entry: 'services/all-in-one/main.js',
+    name: 'all-in-one', entry: 'all-in-one/main.js',
     env: { SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS), HTTP_REQUEST_TIMEOUT_MS: '600000' },
   });
   try {

@@ -42,7 +42,7 @@ test('a part sees only its own schema through its pool', async () => {
 test('`npm run migrate` applies every part\'s schema and exits; a second run finds them up to date', async () => {
   const { spawnPart } = await import('./helpers/processes.js');
   const run = async () => {
-    const part = spawnPart('migrate', 'services/all-in-one/migrate.js', { DATABASE_URL: db.url });
+    const part = spawnPart('migrate', 'all-in-one/migrate.js', { DATABASE_URL: db.url });
     const code = await new Promise<number | null>((resolve) => part.child.once('exit', resolve));
     return { code, output: part.output() };
   };

@@ -244,7 +244,7 @@ async function openTelemetryImports(otlpEndpoint: string): Promise<string[]> {
   const register = `import { register } from 'node:module'; register(${JSON.stringify(dist('test/helpers/opentelemetry-imports.js'))});`;
   const script = `
     const shared = await import(${JSON.stringify(dist('services/shared/index.js'))});
-    await import(${JSON.stringify(dist('services/all-in-one/stack.js'))});
+    await import(${JSON.stringify(dist('all-in-one/stack.js'))});
     await import(${JSON.stringify(dist('gateway/app.js'))});
     const tracing = await shared.startTracing('svc', { otlpEndpoint: process.argv[1] || undefined, otlpProtocol: 'http/json' });
     await tracing?.shutdown();`;

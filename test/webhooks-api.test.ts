@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { Payment, Payout, Refund, Settlement } from '../services/shared/contract/resources.js';
-import { runCli } from '../gateway/cli/main.js';
+import { runCli } from '../cli/main.js';
 import { EVENT_TYPES, createLogger, projectPath } from '../services/shared/index.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { freePort } from './helpers/processes.js';

@@ -5,7 +5,7 @@ import type { AddressRange } from '../edge/ip-allowlist.js';
 import type { ManageDeps } from '../management/context.js';
 import { userActor, type GatewayStore, type SessionContext } from '../store/index.js';
 import type { AfterAnswer } from './after-answer.js';
-import type { Mailer } from './mailer.js';
+import type { Mailer } from './mail-message.js';
 import type { Permission } from './roles.js';
 
 /** What every part of the dashboard's API works with. */

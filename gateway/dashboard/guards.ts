@@ -4,7 +4,8 @@ import { rememberSession, type DashboardDeps } from './context.js';
 import { requireOperatorSession } from './operator-session.js';
 import { requirePermission } from './roles.js';
 import { SESSION_COOKIE, SESSION_IDLE_MS } from './session-cookie.js';
-import { csrfMatches, isTokenShaped, tokenHash } from './tokens.js';
+import { refuseWithoutCsrfToken, SAFE_METHODS } from './csrf.js';
+import { isTokenShaped, tokenHash } from './tokens.js';
 
 // The dashboard scope's onRequest hook, in order of refusal:
 //   1. a state-changing call from another site's page (Origin) is refused, signed in or not;
@@ -14,8 +15,7 @@ import { csrfMatches, isTokenShaped, tokenHash } from './tokens.js';
 // Public routes (register, sign-in, password reset, accepting an invitation) stop after 1; the
 // operator console's routes check the operator's own session instead (operator-session.ts).
 
-export const CSRF_HEADER = 'x-csrf-token';
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export { CSRF_HEADER, refuseWithoutCsrfToken } from './csrf.js';
 
 /**
  * Browsers send Origin on every cross-origin POST; one that names neither this host nor
@@ -34,17 +34,6 @@ export function refuseForeignOrigin(request: FastifyRequest, publicBaseUrl: stri
   const ours = [request.headers.host, publicBaseUrl && new URL(publicBaseUrl).host].filter(Boolean);
   if (host === undefined || !ours.includes(host)) {
     throw new DomainError('invalid_csrf_token', 'The request came from another site\'s page.');
-  }
-}
-
-/** 403 unless a state-changing request carries the CSRF token of the session it is made with. */
-export function refuseWithoutCsrfToken(request: FastifyRequest, sessionToken: string): void {
-  if (SAFE_METHODS.has(request.method)) return;
-  if (!csrfMatches(sessionToken, request.headers[CSRF_HEADER])) {
-    throw new DomainError(
-      'invalid_csrf_token',
-      `Send the session's csrf_token (GET /dashboard/api/session) in the ${CSRF_HEADER} header.`,
-    );
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Config, Logger } from '../../services/shared/index.js';
+import type { Mailer } from './mail-message.js';
 import { smtpMailer } from './smtp-mailer.js';
 
 // The one way the dashboard sends mail (password resets, invitations, registration links). A
@@ -7,17 +8,7 @@ import { smtpMailer } from './smtp-mailer.js';
 // link whose token signs in (docs/decisions.md, "Red team fixes: mailed links and team"). `npm start`
 // prints the whole message to the terminal instead, for the person at that terminal.
 
-export interface MailMessage {
-  to: string;
-  subject: string;
-  text: string;
-}
-
-export interface Mailer {
-  send(message: MailMessage): Promise<void>;
-  /** Ends the transport's connections, if it holds any. */
-  close?(): Promise<void>;
-}
+export type { MailMessage, Mailer } from './mail-message.js';
 
 /** No transport: one info line per mail, recipient and subject only (the text holds a token). */
 export function logMailer(logger: Logger): Mailer {

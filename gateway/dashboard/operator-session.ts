@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../services/shared/index.js';
 import type { DashboardDeps } from './context.js';
-import { refuseWithoutCsrfToken } from './guards.js';
+import { refuseWithoutCsrfToken } from './csrf.js';
 import { cameOverTls } from './session-cookie.js';
 import { isTokenShaped, newToken, tokenHash } from './tokens.js';
 

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import nodemailer from 'nodemailer';
 import type { SmtpSettings } from '../../services/shared/index.js';
-import type { Mailer } from './mailer.js';
+import type { Mailer } from './mail-message.js';
 
 // Dashboard mail through the deployment's SMTP server (nodemailer). Credentials go over TLS only:
 // with SMTP_USER set, a server that offers no STARTTLS is refused, except on loopback (a local relay).

@@ -1,6 +1,5 @@
 import { contractEvent, failedAfterAcceptance, type ContractEvent } from '../shared/contract/index.js';
 import type { EventEnvelope } from '../shared/index.js';
-import type { TransactionRecord } from './store.js';
 
 /**
  * What a money event means to the ledger: the movement it records, or nothing. Pure, so the
@@ -19,6 +18,32 @@ export interface Scope {
   merchantId: string;
   projectId: string;
   mode: string;
+}
+
+/** One row of the transactions table, as the store reads it. */
+export interface TransactionRecord {
+  id: string;
+  scope: Scope;
+  type: 'payment' | 'refund' | 'payout' | 'fee' | 'adjustment';
+  status: 'pending' | 'successful' | 'failed';
+  entityType: string;
+  entityId: string;
+  paymentId: string | null;
+  /** Signed: negative for refunds and payouts. */
+  amount: bigint;
+  currency: string;
+  feeAmount: bigint;
+  /** What moved for the merchant: amount - feeAmount, 0 when failed (derived by the schema, migration 0004). */
+  netAmount: bigint;
+  providerName: string | null;
+  providerAccountId: string | null;
+  providerReference: string | null;
+  paymentMethod: string | null;
+  country: string | null;
+  processingTimeMs: number | null;
+  failureCode: string | null;
+  settlementId: string | null;
+  occurredAt: Date;
 }
 
 /** The transaction an event records, before it has an id or a settlement. */

@@ -2,34 +2,11 @@ import type { Pool, Queryable } from '../shared/index.js';
 import { balanceOf, type AccountTotals, type BalanceFigures } from './balances.js';
 import { journalEntryId, transactionId } from './ids.js';
 import { isBalanced, movementLines, type Account, type JournalLine } from './journal.js';
-import { reversal, type Movement, type Scope } from './movements.js';
+import { reversal, type Movement, type Scope, type TransactionRecord } from './movements.js';
 
 /** Postgres access of the ledger: transactions, journal and balances. Every query names its scope. */
 
-export interface TransactionRecord {
-  id: string;
-  scope: Scope;
-  type: 'payment' | 'refund' | 'payout' | 'fee' | 'adjustment';
-  status: 'pending' | 'successful' | 'failed';
-  entityType: string;
-  entityId: string;
-  paymentId: string | null;
-  /** Signed: negative for refunds and payouts. */
-  amount: bigint;
-  currency: string;
-  feeAmount: bigint;
-  /** What moved for the merchant: amount - feeAmount, 0 when failed (derived by the schema, migration 0004). */
-  netAmount: bigint;
-  providerName: string | null;
-  providerAccountId: string | null;
-  providerReference: string | null;
-  paymentMethod: string | null;
-  country: string | null;
-  processingTimeMs: number | null;
-  failureCode: string | null;
-  settlementId: string | null;
-  occurredAt: Date;
-}
+export type { TransactionRecord } from './movements.js';
 
 export interface TransactionFilter {
   type?: string;

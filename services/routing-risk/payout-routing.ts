@@ -1,8 +1,8 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { feeFor, requireScope, serviceError } from '../shared/index.js';
 import type { ProviderAccount } from './route-planner.js';
-import type { RoutingRiskStore } from './store.js';
 
 /**
  * Payout routing: which provider account sends a payout. Payouts have their own rules, apart
@@ -71,8 +71,14 @@ export function planPayoutRoute(
   return { rule: 'default', candidates: eligible };
 }
 
+/** What planning a payout reads from the store: the project's accounts and each provider's capability. */
+export interface PayoutRoutingFacts {
+  accountsFor(scope: Scope): Promise<ProviderAccount[]>;
+  payoutCapabilities(): Promise<Record<string, PayoutCapability>>;
+}
+
 /** RoutingService.PlanPayout; services/routing-risk/service.ts serves it with the other methods. */
-export function planPayoutHandler(store: RoutingRiskStore): ServiceImpl<typeof RoutingService>['planPayout'] {
+export function planPayoutHandler(store: PayoutRoutingFacts): ServiceImpl<typeof RoutingService>['planPayout'] {
   return async (req) => {
     const scope = requireScope(req.scope);
     if (req.amount < 1n || !/^[A-Z]{3}$/.test(req.currency) || !req.destinationType) {

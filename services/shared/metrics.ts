@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Pool } from './db.js';
 import type { PartName } from './config.js';
 
-// One registry per process (services/all-in-one shares it between its parts), handed to each part's
+// One registry per process (all-in-one/ shares it between its parts), handed to each part's
 // build as a dependency; only a main.ts serves it (serveMetrics). Series are defined through the
 // helpers below, whose labels take values from fixed enumerations only: a value outside a label's
 // set is recorded as `other`, so an id, a URL or a secret can never become a label value.

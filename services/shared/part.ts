@@ -14,7 +14,7 @@ import { OutboxRelay } from './outbox.js';
 import { OutboxPruner } from './outbox-retention.js';
 import { outboxRoutes } from './outbox-service.js';
 import { recordRoutes } from './grpc-server.js';
-import { drainTimeMs } from './standalone.js';
+import { drainTimeMs } from './drain.js';
 import { watchDependencies } from './health-watch.js';
 import { admittedCallers, withCredential } from './internal-callers.js';
 import {

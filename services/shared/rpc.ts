@@ -103,7 +103,7 @@ export function createRpcServer(
 
 /**
  * The same routes, interceptors and limits as createRpcServer, called in this process without a
- * socket (Connect's router transport): for parts that share one process (services/all-in-one).
+ * socket (Connect's router transport): for parts that share one process (all-in-one/).
  */
 export function createInProcessTransport(
   routes: (router: ConnectRouter) => void, health: HealthState, logger: Logger, callers: readonly InternalCaller[],

@@ -37,13 +37,7 @@ export async function serveMetricsIfConfigured(
 /** Starts a part's gRPC server on host:port (0 picks a free port); resolves with the port. */
 export const listen = listenGrpc;
 
-/**
- * How long open calls and connections may drain on shutdown: SHUTDOWN_TIMEOUT_MS less a margin for
- * closing the rest, so a process exits by itself (code 0) before onShutdown's last resort.
- */
-export function drainTimeMs(shutdownTimeoutMs: number): number {
-  return Math.max(0, shutdownTimeoutMs - Math.min(1_000, shutdownTimeoutMs / 5));
-}
+export { drainTimeMs } from './drain.js';
 
 /** Runs `stop` once on SIGTERM or SIGINT, then exits; exits anyway after `timeoutMs`. */
 export function onShutdown(logger: Logger, stop: () => Promise<void>, timeoutMs: number): void {

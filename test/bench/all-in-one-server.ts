@@ -2,7 +2,7 @@
 // DATABASE_URL and NATS_URL) with no metrics registry, or with one served on METRICS_PORT when
 // BENCH_METRICS=1. main.ts always builds a registry, so the "without" side needs its own entry.
 // BENCH_PROFILE=<path> lets the bench profile a window of the run (cpu-profile.ts).
-import { startStack } from '../../services/all-in-one/stack.js';
+import { startStack } from '../../all-in-one/stack.js';
 import { JetStreamBus, Metrics, createLogger, loadConfig, serveMetrics } from '../../services/shared/index.js';
 import { profileOnSignal } from './cpu-profile.js';
 

@@ -71,7 +71,7 @@ export const countMessages = {
     const root = process.env.BENCH_ROOT ?? projectPath();
     const counter = await countPgStatements(root);
     const load = (p: string) => import(pathToFileURL(join(root, 'dist', p)).href);
-    const { startStack } = await load('services/all-in-one/stack.js');
+    const { startStack } = await load('all-in-one/stack.js');
     const shared = await load('services/shared/index.js');
     const db = await createTestDatabase();
     const testBus = await createTestBus();

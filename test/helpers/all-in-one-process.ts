@@ -35,7 +35,7 @@ export interface AllInOneVariant {
 export async function startAllInOne(
   /** Without one (a laptop), the process's in-process bus. */
   natsUrl: string | undefined,
-  variant: AllInOneVariant = { name: 'all-in-one', entry: 'services/all-in-one/main.js', env: {} },
+  variant: AllInOneVariant = { name: 'all-in-one', entry: 'all-in-one/main.js', env: {} },
 ): Promise<AllInOneProcess> {
   const db = await createTestDatabase();
   const suffix = randomBytes(5).toString('hex');

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../services/all-in-one/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../all-in-one/embedded-postgres.js';
 
 export interface TestDatabase {
   url: string;

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { startStack, type Stack } from '../../services/all-in-one/stack.js';
+import { startStack, type Stack } from '../../all-in-one/stack.js';
 import type { Connector, ProviderDefinition } from '../../services/payments/index.js';
 import type { PayoutConnector } from '../../services/payouts/index.js';
 import type { Mode } from '../../services/shared/contract/enums.js';
@@ -88,7 +88,7 @@ export async function startTestStack(
     PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
     ...opts.env,
   });
-  // As services/all-in-one/main.ts does: with OTEL_EXPORTER_OTLP_ENDPOINT in env, before the parts are built.
+  // As all-in-one/main.ts does: with OTEL_EXPORTER_OTLP_ENDPOINT in env, before the parts are built.
   const tracing = await startTracing('svc', config);
   // Without default process metrics: a test process holds several stacks, and they are the process's anyway.
   const metrics = opts.metrics ?? new Metrics({ defaults: false });

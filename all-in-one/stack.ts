@@ -1,21 +1,21 @@
 import { createClient } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
-import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
-import { ProviderPayoutsService } from '../../proto/gen/svc/payments/v1/provider_payouts_pb.js';
-import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
-import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import * as gateway from '../../gateway/index.js';
-import * as ledger from '../ledger/index.js';
-import * as payments from '../payments/index.js';
-import { PROVIDERS, type Connector, type ProviderDefinition } from '../payments/index.js';
-import type { PayoutConnector } from '../payouts/index.js';
-import * as payouts from '../payouts/index.js';
-import * as routingRisk from '../routing-risk/index.js';
-import * as webhooks from '../webhooks/index.js';
+import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
+import { ProviderPayoutsService } from '../proto/gen/svc/payments/v1/provider_payouts_pb.js';
+import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_accounts_pb.js';
+import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
+import * as gateway from '../gateway/index.js';
+import * as ledger from '../services/ledger/index.js';
+import * as payments from '../services/payments/index.js';
+import { PROVIDERS, type Connector, type ProviderDefinition } from '../services/payments/index.js';
+import type { PayoutConnector } from '../services/payouts/index.js';
+import * as payouts from '../services/payouts/index.js';
+import * as routingRisk from '../services/routing-risk/index.js';
+import * as webhooks from '../services/webhooks/index.js';
 import {
   createPool, listen, migrate, newInternalToken, systemClock,
   type Clock, type Metrics, type Config, type EventBus, type Logger, type Pool, type ServiceDeps, type ServicePart,
-} from '../shared/index.js';
+} from '../services/shared/index.js';
 
 export interface StackOptions {
   config: Config;

@@ -1,11 +1,11 @@
 // `npm run migrate [part...]`: applies migrations and exits (a Kubernetes Job before rollout).
-import { PART as gatewayPart } from '../../gateway/index.js';
-import { PART as ledger } from '../ledger/index.js';
-import { PART as payments } from '../payments/index.js';
-import { PART as payouts } from '../payouts/index.js';
-import { PART as routingRisk } from '../routing-risk/index.js';
-import { PART as webhooks } from '../webhooks/index.js';
-import { ConfigError, beginStartUp, createLogger, createPool, exitOnStartupError, loadConfig, migrate } from '../shared/index.js';
+import { PART as gatewayPart } from '../gateway/index.js';
+import { PART as ledger } from '../services/ledger/index.js';
+import { PART as payments } from '../services/payments/index.js';
+import { PART as payouts } from '../services/payouts/index.js';
+import { PART as routingRisk } from '../services/routing-risk/index.js';
+import { PART as webhooks } from '../services/webhooks/index.js';
+import { ConfigError, beginStartUp, createLogger, createPool, exitOnStartupError, loadConfig, migrate } from '../services/shared/index.js';
 
 const PARTS = [gatewayPart, payments, routingRisk, ledger, payouts, webhooks];
 

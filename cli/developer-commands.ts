@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import type { EventType } from '../../services/shared/contract/enums.js';
+import type { EventType } from '../services/shared/contract/enums.js';
 import { ApiError, BadUrlError, CliError, createGatewayClient, resolveBaseUrl } from './client.js';
 import { listen } from './listen.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './io.js';
 import { objectLine, trigger, triggerProblem } from './trigger.js';
 
 // `svc listen` and `svc trigger`: a developer's commands, against the public /v1 API with a

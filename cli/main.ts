@@ -7,19 +7,14 @@ import {
   COMMANDS, SHOWN_ONCE, findCommand, generalUsage, groupCommands, usageOf, type Command,
 } from './commands.js';
 import { developerCommand } from './developer-commands.js';
+import type { CliIo } from './io.js';
 
 /**
  * `svc`: parses argv, picks the command, calls the management API, prints the result.
  * Exit codes: 0 done, 1 the API refused or could not be reached, 2 a usage mistake.
  */
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: Record<string, string | undefined>;
-  cwd: string;
-  fetch?: typeof fetch;
-}
+export type { CliIo } from './io.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -170,7 +165,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   });
 }
 
-// Importing this module runs nothing, so `node dist/gateway/cli/main.js` has to start itself.
+// Importing this module runs nothing, so `node dist/cli/main.js` has to start itself.
 function isEntry(): boolean {
   if (!process.argv[1]) return false;
   try {

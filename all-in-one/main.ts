@@ -1,13 +1,13 @@
 // `npm start`: the whole service in one process. With DATABASE_URL / NATS_URL it uses those;
 // without them an embedded Postgres (data under DATA_DIR) and an in-process event bus.
-import { DASHBOARD_PATH, DOCS_PATH, OPENAPI_PATH, bootstrapLocal, consoleMailer, localProject } from '../../gateway/index.js';
+import { DASHBOARD_PATH, DOCS_PATH, OPENAPI_PATH, bootstrapLocal, consoleMailer, localProject } from '../gateway/index.js';
 import {
   JetStreamBus, MemoryBus, Metrics, beginStartUp, checkBroker, serveMetricsIfConfigured, createLogger, createPool, exitOnStartupError, loadConfig,
   onShutdown, startTracing, systemClock, type EventBus,
-} from '../shared/index.js';
+} from '../services/shared/index.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
-import { writeBaseUrl } from './base-url-file.js';
-import { loadOrCreateOperatorToken, operatorTokenPath } from './operator-token.js';
+import { writeBaseUrl } from '../services/shared/base-url-file.js';
+import { loadOrCreateOperatorToken, operatorTokenPath } from '../services/shared/operator-token.js';
 import { fillLocalKeys } from './local-keys.js';
 import { startStack } from './stack.js';
 

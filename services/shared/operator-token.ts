@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 // Only ids.js: the svc CLI imports this file and should not load the whole runtime to start.
-import { newSecret } from '../shared/ids.js';
+import { newSecret } from './ids.js';
 
 export function operatorTokenPath(dataDir: string): string {
   return resolve(dataDir, 'operator-token');
