@@ -2,12 +2,12 @@
 // without them an embedded Postgres (data under DATA_DIR) and an in-process event bus.
 import { DASHBOARD_PATH, DOCS_PATH, OPENAPI_PATH, bootstrapLocal, consoleMailer, localProject } from '../gateway/index.js';
 import {
-  JetStreamBus, MemoryBus, Metrics, beginStartUp, checkBroker, serveMetricsIfConfigured, createLogger, createPool, exitOnStartupError, loadConfig,
-  onShutdown, startTracing, systemClock, type EventBus,
-} from '../services/shared/index.js';
+  JetStreamBus, MemoryBus, Metrics, beginStartUp, checkBroker, serveMetricsIfConfigured, createLogger,
+  createPool, exitOnStartupError, loadConfig, onShutdown, startTracing, systemClock, type EventBus,
+} from '../services/platform/index.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
-import { writeBaseUrl } from '../services/shared/base-url-file.js';
-import { loadOrCreateOperatorToken, operatorTokenPath } from '../services/shared/operator-token.js';
+import { writeBaseUrl } from '../services/platform/base-url-file.js';
+import { loadOrCreateOperatorToken, operatorTokenPath } from '../services/platform/operator-token.js';
 import { fillLocalKeys } from './local-keys.js';
 import { startStack } from './stack.js';
 

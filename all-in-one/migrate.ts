@@ -5,7 +5,9 @@ import { PART as payments } from '../services/payments/index.js';
 import { PART as payouts } from '../services/payouts/index.js';
 import { PART as routingRisk } from '../services/routing-risk/index.js';
 import { PART as webhooks } from '../services/webhooks/index.js';
-import { ConfigError, beginStartUp, createLogger, createPool, exitOnStartupError, loadConfig, migrate } from '../services/shared/index.js';
+import {
+  ConfigError, beginStartUp, createLogger, createPool, exitOnStartupError, loadConfig, migrate,
+} from '../services/platform/index.js';
 
 const PARTS = [gatewayPart, payments, routingRisk, ledger, payouts, webhooks];
 

@@ -13,9 +13,9 @@ import * as payouts from '../services/payouts/index.js';
 import * as routingRisk from '../services/routing-risk/index.js';
 import * as webhooks from '../services/webhooks/index.js';
 import {
-  createPool, listen, migrate, newInternalToken, systemClock,
-  type Clock, type Metrics, type Config, type EventBus, type Logger, type Pool, type ServiceDeps, type ServicePart,
-} from '../services/shared/index.js';
+  createPool, listen, migrate, newInternalToken, systemClock, type Clock, type Metrics, type Config,
+  type EventBus, type Logger, type Pool, type ServiceDeps, type ServicePart,
+} from '../services/platform/index.js';
 
 export interface StackOptions {
   config: Config;

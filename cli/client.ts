@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { readBaseUrl } from '../services/shared/base-url-file.js';
-import { operatorTokenPath } from '../services/shared/operator-token.js';
+import { readBaseUrl } from '../services/platform/base-url-file.js';
+import { operatorTokenPath } from '../services/platform/operator-token.js';
 
 /** Where the CLI finds the deployment, the operator token, and how it talks to /manage/v1. */
 

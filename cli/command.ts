@@ -1,5 +1,5 @@
-import { MODES as CONTRACT_MODES } from '../services/shared/contract/enums.js';
-import { MAX_PAGE_LIMIT } from '../services/shared/limits.js';
+import { MODES as CONTRACT_MODES } from '../services/contract/enums.js';
+import { MAX_PAGE_LIMIT } from '../services/contract/limits.js';
 import type { ManagementClient } from './client.js';
 
 // What every `svc` command is, and the small helpers their checks and calls share.

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { EventType } from '../services/shared/contract/enums.js';
+import type { EventType } from '../services/contract/enums.js';
 import { ApiError, BadUrlError, CliError, createGatewayClient, resolveBaseUrl } from './client.js';
 import { listen } from './listen.js';
 import type { CliIo } from './io.js';

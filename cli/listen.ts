@@ -1,4 +1,4 @@
-import { newId, newSecret } from '../services/shared/index.js';
+import { newId, newSecret } from '../services/platform/index.js';
 import { deliveryHeaders, signatureHeader } from '../services/webhooks/index.js';
 import { ApiError, CliError, createGatewayClient, type ErrorBody } from './client.js';
 import { createSseParser, type SseMessage } from './sse.js';

@@ -1,5 +1,5 @@
-import { EVENT_TYPES, type EventType } from '../services/shared/contract/enums.js';
-import { formatMoney } from '../services/shared/contract/money.js';
+import { EVENT_TYPES, type EventType } from '../services/contract/enums.js';
+import { formatMoney } from '../services/contract/money.js';
 import { CliError, type ManagementClient } from './client.js';
 
 // `svc trigger <event-type>`: a real sandbox flow through the public API (test key) that makes the

@@ -1,5 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { newId, watchPool, type Clock, type Config, type Logger, type Metrics, type Pool } from '../services/shared/index.js';
+import {
+  newId, watchPool, type Clock, type Config, type Logger, type Metrics, type Pool,
+} from '../services/platform/index.js';
 import { apiScope } from './api/scope.js';
 import type { GatewayClients } from './clients.js';
 import { dashboardAssets } from './dashboard/assets.js';

@@ -1,4 +1,4 @@
-import type { Clock, Pool } from '../services/shared/index.js';
+import type { Clock, Pool } from '../services/platform/index.js';
 import { createStore } from './store/index.js';
 
 /**

@@ -1,7 +1,7 @@
 import {
-  Metrics, beginStartUp, createLogger, serveMetricsIfConfigured, createPool, exitOnStartupError, loadConfig, migrate, onShutdown,
-  requireForPart, startTracing, systemClock,
-} from '../services/shared/index.js';
+  Metrics, beginStartUp, createLogger, serveMetricsIfConfigured, createPool, exitOnStartupError, loadConfig,
+  migrate, onShutdown, requireForPart, startTracing, systemClock,
+} from '../services/platform/index.js';
 import { DOCS_PATH, PART, build, createGatewayClients, deploymentUrl, mailWarnings } from './index.js';
 import { closeGateway } from './http/shutdown.js';
 

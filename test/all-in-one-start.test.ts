@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import pg from 'pg';
-import { createSecretBox, newSecret } from '../services/shared/index.js';
+import { createSecretBox, newSecret } from '../services/platform/index.js';
 import { deleteStream } from './helpers/bus.js';
 import { eventually } from './helpers/eventually.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';

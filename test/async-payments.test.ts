@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createCustomerActionExpiry } from '../services/payments/jobs/index.js';
 import { createStore } from '../services/payments/payments/index.js';
-import { createLogger, sha256Hex, type EventEnvelope, type Pool } from '../services/shared/index.js';
+import { createLogger, sha256Hex, type Pool } from '../services/platform/index.js';
+import { type EventEnvelope } from '../services/contract/index.js';
 import { startRecordedStack, type RecordedStack } from './helpers/recorded-stack.js';
 import { offsetClock, request, type TestStack } from './helpers/stack.js';
 

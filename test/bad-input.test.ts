@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '@connectrpc/connect';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
+import { createLogger, createPeerTransport } from '../services/platform/index.js';
 import {
-  createLogger, createPeerTransport, MAX_BODY_BYTES, MAX_JSON_DEPTH, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS,
-  METADATA_VALUE_MAX_LENGTH,
-} from '../services/shared/index.js';
+  MAX_BODY_BYTES, MAX_JSON_DEPTH, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH,
+} from '../services/contract/index.js';
 import { eventually } from './helpers/eventually.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { head, rawRequest, type RawResponse } from './helpers/raw-http.js';

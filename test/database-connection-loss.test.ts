@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createPool, withTransaction, type Pool } from '../services/shared/db.js';
+import { createPool, withTransaction, type Pool } from '../services/platform/db.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 // A part holds a transaction's client while it awaits other work (a provider, another part). If

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { enqueueEventStatement, newId } from '../services/shared/index.js';
+import { enqueueEventStatement, newId } from '../services/platform/index.js';
 import { runSvc } from './helpers/svc-cli.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 

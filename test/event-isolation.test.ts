@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { MAX_BODY_BYTES, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH } from '../services/shared/limits.js';
+import { MAX_BODY_BYTES, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH } from '../services/contract/limits.js';
 import { requireInCi } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';

@@ -3,7 +3,9 @@ import { after, before, test } from 'node:test';
 import { createClient } from '@connectrpc/connect';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { build, type GatewayClients } from '../gateway/index.js';
-import { createLogger, createPeerTransport, createPool, loadConfig, systemClock, type Pool } from '../services/shared/index.js';
+import {
+  createLogger, createPeerTransport, createPool, loadConfig, systemClock, type Pool,
+} from '../services/platform/index.js';
 import { gatewayClients } from './helpers/gateway-clients.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { freePort } from './helpers/processes.js';

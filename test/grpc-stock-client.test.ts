@@ -5,7 +5,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
-import { projectPath, withCredential } from '../services/shared/index.js';
+import { projectPath, withCredential } from '../services/platform/index.js';
 import { startTestStack, type TestStack } from './helpers/stack.js';
 
 // An internal service written against the .proto files with nothing but @grpc/grpc-js and

@@ -7,7 +7,7 @@ import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { build } from '../gateway/index.js';
 import { createStore } from '../gateway/store/index.js';
-import { createLogger, createPool, loadConfig, type Pool } from '../services/shared/index.js';
+import { createLogger, createPool, loadConfig, type Pool } from '../services/platform/index.js';
 import { startGatewayProcesses, type GatewayProcess } from './helpers/gateways.js';
 import { gatewayClients } from './helpers/gateway-clients.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';

@@ -6,9 +6,8 @@ import * as protoLoader from '@grpc/proto-loader';
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
-import {
-  createPeerTransport, fromConnectError, MAX_EVENT_BYTES, newInternalToken, projectPath, sha256,
-} from '../services/shared/index.js';
+import { createPeerTransport, newInternalToken, projectPath, sha256 } from '../services/platform/index.js';
+import { fromConnectError, MAX_EVENT_BYTES } from '../services/contract/index.js';
 import { startTestStack, type TestStack } from './helpers/stack.js';
 
 // Internal services call the parts over gRPC without the gateway. Each presents its credential

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createLedgerConsumer } from '../services/ledger/index.js';
 import {
-  createLogger, createPool, migrate, newId, systemClock, type EventEnvelope, type Pool,
-} from '../services/shared/index.js';
+  createLogger, createPool, migrate, newId, systemClock, type Pool,
+} from '../services/platform/index.js';
+import { type EventEnvelope } from '../services/contract/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 // The ledger consumer records the events handed to it together in one statement per batch

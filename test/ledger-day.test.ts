@@ -5,7 +5,8 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { createLedgerConsumer } from '../services/ledger/index.js';
-import { createLogger, createPeerTransport, createPool, type EventEnvelope, type Pool } from '../services/shared/index.js';
+import { createLogger, createPeerTransport, createPool, type Pool } from '../services/platform/index.js';
+import { type EventEnvelope } from '../services/contract/index.js';
 import { ISO_TIMESTAMP } from './helpers/api-assertions.js';
 import { eventually } from './helpers/eventually.js';
 import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';
@@ -33,7 +34,7 @@ const SETTLEMENT_FIELDS = [
 const clock = offsetClock();
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-/** Demo Beta's price, the one fee formula (services/shared/fees.ts): 20 + 2.5%, rounded down. */
+/** Demo Beta's price, the one fee formula (services/contract/fees.ts): 20 + 2.5%, rounded down. */
 const betaFee = (amount: number) => 20 + Math.floor((amount * 250) / 10_000);
 
 describe('a day of payments, refunds, payouts and settlements: the ledger agrees to the unit', () => {

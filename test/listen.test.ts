@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { EVENT_TYPES } from '../services/shared/contract/enums.js';
+import { EVENT_TYPES } from '../services/contract/enums.js';
 import { openStream, startListener, startReceiver, type Receiver } from './helpers/event-stream-clients.js';
 import { eventually } from './helpers/eventually.js';
 import { runSvc } from './helpers/svc-cli.js';

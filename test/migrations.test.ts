@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { readdir } from 'node:fs/promises';
-import { createPool, migrate, projectPath } from '../services/shared/index.js';
+import { createPool, migrate, projectPath } from '../services/platform/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 let db: TestDatabase;

@@ -5,7 +5,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { connect } from 'nats';
 import { Health, HealthCheckResponse_ServingStatus } from '../proto/gen/grpc/health/v1/health_pb.js';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
-import { SERVICE_NAMES, type ServiceName } from '../services/shared/index.js';
+import { SERVICE_NAMES, type ServiceName } from '../services/platform/index.js';
 import { requireInCi } from './helpers/database.js';
 import { spawnPart } from './helpers/processes.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';

@@ -4,10 +4,10 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { createClient } from '@connectrpc/connect';
-import { createPeerTransport } from '../services/shared/index.js';
+import { createPeerTransport } from '../services/platform/index.js';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
-import { ERRORS } from '../services/shared/errors.js';
-import { BAD_REQUESTS_OUTSIDE_V1 } from '../services/shared/contract/openapi-errors.js';
+import { ERRORS } from '../services/contract/errors.js';
+import { BAD_REQUESTS_OUTSIDE_V1 } from '../services/contract/openapi-errors.js';
 import { eventually } from './helpers/eventually.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 

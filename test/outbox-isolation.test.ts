@@ -4,9 +4,11 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { OutboxService } from '../proto/gen/svc/outbox/v1/outbox_pb.js';
 import {
-  HealthState, JetStreamBus, OutboxRelay, admittedCallers, closeRpcServer, createLogger, createPeerTransport, createPool,
-  createRpcServer, enqueueEvent, listen, migrate, newId, newInternalToken, outboxRoutes, type EventBus, type EventEnvelope, type Pool,
-} from '../services/shared/index.js';
+  HealthState, JetStreamBus, OutboxRelay, admittedCallers, closeRpcServer, createLogger, createPeerTransport,
+  createPool, createRpcServer, enqueueEvent, listen, migrate, newId, newInternalToken, outboxRoutes,
+  type EventBus, type Pool,
+} from '../services/platform/index.js';
+import { type EventEnvelope } from '../services/contract/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';

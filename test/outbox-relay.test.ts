@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  OutboxRelay, createLogger, createPool, enqueueEvent, migrate, newId, withTransaction,
-  type BusMessage, type EventBus, type Pool,
-} from '../services/shared/index.js';
+  OutboxRelay, createLogger, createPool, enqueueEvent, migrate, newId, withTransaction, type BusMessage,
+  type EventBus, type Pool,
+} from '../services/platform/index.js';
 import { createTestBus, type TestBus } from './helpers/bus.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, test } from 'node:test';
 import {
-  OutboxPruner, OutboxRelay, createLogger, createPool, enqueueEvent, migrate, newId, pruneOutbox,
-  type EventEnvelope, type Pool,
-} from '../services/shared/index.js';
+  OutboxPruner, OutboxRelay, createLogger, createPool, enqueueEvent, migrate, newId, pruneOutbox, type Pool,
+} from '../services/platform/index.js';
+import { type EventEnvelope } from '../services/contract/index.js';
 import { createTestBus, type TestBus } from './helpers/bus.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';

@@ -7,7 +7,7 @@ import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../proto/gen/svc/common/v1/common_pb.js';
 import { createPayouts, type PayoutInput } from '../services/payouts/payouts.js';
 import { createPayoutStore } from '../services/payouts/store.js';
-import { createPeerTransport, createPool } from '../services/shared/index.js';
+import { createPeerTransport, createPool } from '../services/platform/index.js';
 import { ISO_TIMESTAMP, expectError } from './helpers/api-assertions.js';
 import { eventually } from './helpers/eventually.js';
 import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';

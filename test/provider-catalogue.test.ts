@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { providersByCode, type ProviderDefinition } from '../services/payments/connectors/provider-definition.js';
 import { PROVIDERS } from '../services/payments/index.js';
 import { upsertProviders } from '../services/routing-risk/provider-catalogue.js';
-import { createPool, migrate, type Pool } from '../services/shared/index.js';
+import { createPool, migrate, type Pool } from '../services/platform/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { acmePayProvider } from './providers/acme-pay/index.js';
 

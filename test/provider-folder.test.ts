@@ -12,7 +12,7 @@ import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_ac
 import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import * as payments from '../services/payments/index.js';
 import { PROVIDERS } from '../services/payments/index.js';
-import { createLogger, createPeerTransport, createPool, loadConfig } from '../services/shared/index.js';
+import { createLogger, createPeerTransport, createPool, loadConfig } from '../services/platform/index.js';
 import { DashboardBrowser, registerByMail } from './helpers/dashboard-browser.js';
 import { eventually } from './helpers/eventually.js';
 import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';

@@ -15,7 +15,7 @@ import pg from 'pg';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { ProviderNotificationsService } from '../proto/gen/svc/payments/v1/provider_notifications_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
-import { abandonedAfterMs, createPeerTransport } from '../services/shared/index.js';
+import { abandonedAfterMs, createPeerTransport } from '../services/platform/index.js';
 import { eventually } from './helpers/eventually.js';
 import { deliver, signed, stripeEvent } from './helpers/stripe-events.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { resetSeconds } from '../gateway/edge/rate-limit.js';
 import { createStore, type GatewayStore } from '../gateway/store/index.js';
-import { createPool, migrate, type Pool } from '../services/shared/index.js';
+import { createPool, migrate, type Pool } from '../services/platform/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { startGatewayProcesses, type GatewayProcess } from './helpers/gateways.js';
 import { runSvc as svc } from './helpers/svc-cli.js';

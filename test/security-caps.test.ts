@@ -1,12 +1,12 @@
 // Red team finding 6 (caps and fan-out): 150 webhook endpoints and 150 API keys per project were
 // accepted, one POST /v1/webhooks/test then sent 151 requests, and event streams had no cap per
-// gateway. Now each documented cap (services/shared/project-caps.ts, EVENT_STREAMS_PER_GATEWAY) is
+// gateway. Now each documented cap (services/contract/project-caps.ts, EVENT_STREAMS_PER_GATEWAY) is
 // refused with its error envelope on every creation path, concurrent creations never pass it, a
 // test event fans out to at most the endpoint cap, and attempts to one host are paced
 // (WEBHOOK_HOST_RATE_PER_SECOND) instead of sent in one burst.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { MAX_ACTIVE_API_KEYS, MAX_ENABLED_WEBHOOK_ENDPOINTS } from '../services/shared/project-caps.js';
+import { MAX_ACTIVE_API_KEYS, MAX_ENABLED_WEBHOOK_ENDPOINTS } from '../services/contract/project-caps.js';
 import { expectError } from './helpers/api-assertions.js';
 import { DashboardBrowser, registerByMail } from './helpers/dashboard-browser.js';
 import { openStream } from './helpers/event-stream-clients.js';

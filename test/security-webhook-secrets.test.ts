@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { createLogger, createPool, createSecretBox, migrate, newInternalToken } from '../services/shared/index.js';
+import {
+  createLogger, createPool, createSecretBox, migrate, newInternalToken,
+} from '../services/platform/index.js';
 import { deleteStream } from './helpers/bus.js';
 import { createTestDatabase, requireInCi, type TestDatabase } from './helpers/database.js';
 import { captureLogs } from './helpers/log-sink.js';

@@ -15,7 +15,7 @@ import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import * as payments from '../services/payments/index.js';
 import {
   createLogger, createPeerTransport, createPool, loadConfig, type Pool, type ServicePart,
-} from '../services/shared/index.js';
+} from '../services/platform/index.js';
 import { eventually } from './helpers/eventually.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';

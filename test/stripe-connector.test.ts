@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createStripeConnector } from '../services/payments/connectors/stripe/connector.js';
 import type { AuthorizeRequest, Connector, CredentialSource } from '../services/payments/connectors/index.js';
-import { newId } from '../services/shared/ids.js';
+import { newId } from '../services/platform/ids.js';
 import { attemptAt, authorizeLosingAnswer, callSignal, holdOf, refundOf, sentUnder } from './helpers/connector-requests.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
 import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'node:test';
-import { loadConfig, projectPath } from '../services/shared/index.js';
+import { loadConfig, projectPath } from '../services/platform/index.js';
 
 interface Received { path: string; contentType: string; body: Buffer }
 
@@ -64,7 +64,7 @@ async function grpcReceiver() {
 async function traceOneSpan(env: Record<string, string>): Promise<string> {
   const dist = (path: string) => JSON.stringify(pathToFileURL(projectPath('dist', path)).href);
   const script = `
-    const shared = await import(${dist('services/shared/index.js')});
+    const shared = await import(${dist('services/platform/index.js')});
     const tracing = await shared.startTracing('svc-protocol-check', shared.loadConfig(process.env));
     const traceId = await shared.inSpan('protocol check', shared.SpanKind.INTERNAL, {}, async (span) => span.spanContext().traceId);
     await tracing.shutdown();

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { createClient as generateHeyApiClient } from '@hey-api/openapi-ts';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
-import { projectPath } from '../services/shared/paths.js';
+import { projectPath } from '../services/platform/paths.js';
 import { startTestStack, type TestStack } from './helpers/stack.js';
 
 // A merchant's first typed client: generated from the document the deployment serves, with the two

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { fromConnectError } from '../services/shared/index.js';
+import { fromConnectError } from '../services/contract/index.js';
 import { storeEvent } from '../services/webhooks/fan-out.js';
 import { verifyWebhookSignature } from '../services/webhooks/verify.js';
 import {

@@ -2,12 +2,12 @@
 // twice at once (FOR UPDATE SKIP LOCKED claims with a lease), retries included.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createLogger, createPool, migrate, type Pool } from '../services/shared/index.js';
+import { createLogger, createPool, migrate, type Pool } from '../services/platform/index.js';
 import { createDeliveryStore } from '../services/webhooks/deliveries.js';
 import { createDispatcher, type Dispatcher } from '../services/webhooks/dispatcher.js';
 import { createEndpointStore } from '../services/webhooks/endpoints.js';
 import { storeEvent } from '../services/webhooks/fan-out.js';
-import { createSecretBox } from '../services/shared/secret-box.js';
+import { createSecretBox } from '../services/platform/secret-box.js';
 import { createSender, type Sender } from '../services/webhooks/sender.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { MovableClock, event, eventually, newScope, startReceiver, type Receiver } from './webhooks-support.js';

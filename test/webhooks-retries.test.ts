@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { fromConnectError } from '../services/shared/index.js';
+import { fromConnectError } from '../services/contract/index.js';
 import {
   MovableClock, contractSignatureValid, event, eventually, newScope, startReceiver, startWebhooks,
   type Receiver, type WebhooksHarness,

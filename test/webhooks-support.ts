@@ -5,12 +5,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createClient, type Client } from '@connectrpc/connect';
 import pg from 'pg';
 import { WebhooksService } from '../proto/gen/svc/webhooks/v1/webhooks_pb.js';
-import type { Mode } from '../services/shared/contract/enums.js';
+import type { Mode } from '../services/contract/enums.js';
 import * as webhooks from '../services/webhooks/index.js';
 import {
-  createLogger, createPeerTransport, createPool, eventSubject, listen, loadConfig, migrate, newId, newInternalToken,
-  type Clock, type EventBus, type EventEnvelope, type Pool, type ServicePart,
-} from '../services/shared/index.js';
+  createLogger, createPeerTransport, createPool, listen, loadConfig, migrate, newId, newInternalToken,
+  type Clock, type EventBus, type Pool, type ServicePart,
+} from '../services/platform/index.js';
+import { eventSubject, type EventEnvelope } from '../services/contract/index.js';
 import { createTestBus, type TestBus } from './helpers/bus.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually as pollUntil } from './helpers/eventually.js';

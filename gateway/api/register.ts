@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { identityOf } from '../auth/identity.js';
 import type { Identity } from '../store/index.js';
-import { ErrorEnvelope } from '../../services/shared/contract/resources.js';
-import { OPERATIONS, type OperationId } from '../../services/shared/contract/operations.js';
+import { ErrorEnvelope } from '../../services/contract/resources.js';
+import { OPERATIONS, type OperationId } from '../../services/contract/operations.js';
 
 /** A /v1 operation's handler: it runs in the /v1 scope, so the caller's identity is always known. */
 export type Handler = (request: FastifyRequest<any>, reply: FastifyReply, identity: Identity) => Promise<unknown>;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Clock, Config } from '../../services/shared/index.js';
+import type { Clock, Config } from '../../services/platform/index.js';
 import type { GatewayClients } from '../clients.js';
 import { registerOperations, type Handlers } from './register.js';
 import { installAdmission } from '../edge/admission.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import type { Admission, GatewayStore, Identity } from '../store/index.js';
 
 // The scheme name is case-insensitive (RFC 7235); the key itself is not.

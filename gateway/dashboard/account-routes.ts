@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import type { Mode } from '../store/index.js';
 import { sessionOf, sessionTokenOf, type DashboardDeps } from './context.js';
 import { refuseIfHashingFull } from './hash-gate.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { OPERATIONS, type OperationId } from '../../services/shared/contract/operations.js';
+import { OPERATIONS, type OperationId } from '../../services/contract/operations.js';
 import { apiHandlers } from '../api/scope.js';
 import type { Identity } from '../store/index.js';
 import { sessionOf, type DashboardDeps } from './context.js';

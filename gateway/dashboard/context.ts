@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Clock, Config } from '../../services/shared/index.js';
+import type { Clock, Config } from '../../services/platform/index.js';
 import type { GatewayClients } from '../clients.js';
 import type { AddressRange } from '../edge/ip-allowlist.js';
 import type { ManageDeps } from '../management/context.js';

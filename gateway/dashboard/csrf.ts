@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { csrfMatches } from './tokens.js';
 
 // The CSRF check both kinds of session share (members' in guards.ts, the operator's in

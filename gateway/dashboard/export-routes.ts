@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OPERATIONS, type OperationId } from '../../services/shared/contract/operations.js';
-import { MAX_PAGE_LIMIT } from '../../services/shared/index.js';
+import { OPERATIONS, type OperationId } from '../../services/contract/operations.js';
+import { MAX_PAGE_LIMIT } from '../../services/contract/index.js';
 import { apiHandlers } from '../api/scope.js';
 import { sessionIdentity } from './api-mirror.js';
 import { sessionOf, type DashboardDeps } from './context.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { refuseForeignOrigin, refuseWithoutCsrfToken } from './guards.js';
 import { csrfTokenOf, newToken } from './tokens.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { rememberSession, type DashboardDeps } from './context.js';
 import { requireOperatorSession } from './operator-session.js';
 import { requirePermission } from './roles.js';

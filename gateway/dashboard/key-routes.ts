@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import type { ApiKeyView } from '../store/index.js';
 import { accountHandlers } from '../management/accounts.js';
 import { manageDepsFor, sessionOf, type DashboardDeps } from './context.js';

@@ -1,4 +1,4 @@
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import type { DashboardDeps } from './context.js';
 
 // The links the dashboard mails, to pages of the dashboard's front end (dashboard/), which read the

@@ -1,4 +1,4 @@
-import type { Config, Logger } from '../../services/shared/index.js';
+import type { Config, Logger } from '../../services/platform/index.js';
 import type { Mailer } from './mail-message.js';
 import { smtpMailer } from './smtp-mailer.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { sessionOf, type DashboardDeps } from './context.js';
 
 // Changing the merchant's team (owners, with the session's CSRF token like every change):

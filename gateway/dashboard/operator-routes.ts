@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { ACTOR } from '../management/context.js';
 import { throttled } from './account-routes.js';
 import type { DashboardDeps } from './context.js';

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import type { DashboardDeps } from './context.js';
 import { refuseWithoutCsrfToken } from './csrf.js';
 import { cameOverTls } from './session-cookie.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import type { DashboardDeps } from './context.js';
 import { linkBase, linkTo, RESET_LINK_LIFETIME_MS } from './links.js';
 import { checkPasswordRules, hashPassword } from './passwords.js';

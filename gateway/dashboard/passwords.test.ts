@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { checkPasswordRules, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 
 test('a password hashes to scrypt with its parameters and a fresh salt, and verifies only itself', async () => {

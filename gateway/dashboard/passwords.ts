@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { gatedHash } from './hash-gate.js';
 
 // Passwords are kept as scrypt hashes: memory-hard (each guess costs 128·N·r bytes, 32 MiB here), built

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { providerAccountHandlers } from '../management/provider-accounts.js';
 import { manageDepsFor, sessionOf, type DashboardDeps } from './context.js';
 import { ProviderConnectBody } from './schemas.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { signIn } from './account-routes.js';
 import type { DashboardDeps } from './context.js';
 import { linkBase, linkTo, REGISTRATION_LIFETIME_MS } from './links.js';

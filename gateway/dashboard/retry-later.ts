@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 
 // The dashboard's refusals that a client may retry after a wait: 429 rate_limited with Retry-After.
 // The wait travels with the error, so code without the reply (the password hashing bound, deep in

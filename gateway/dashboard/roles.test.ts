@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { can, isRole, requirePermission } from './roles.js';
 
 test('owners do everything; developers all but the team and verification; read-only members only look', () => {

@@ -1,4 +1,4 @@
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 
 // What each member of a merchant may do in the dashboard. Seeing a secret only ever happens in the
 // answer of the call that creates it (a key, an endpoint's signing secret), so whoever may not make

@@ -1,4 +1,4 @@
-import { MODES } from '../../services/shared/contract/enums.js';
+import { MODES } from '../../services/contract/enums.js';
 import { DeliveryListQuery, EndpointBody, EndpointUpdateBody, ProviderAccountBody } from '../management/schemas.js';
 import { MAX_PASSWORD_LENGTH } from './passwords.js';
 import { ROLES } from './roles.js';

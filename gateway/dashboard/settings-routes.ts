@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { allowlistHandlers } from '../management/allowlist.js';
 import type { VerificationDetails } from '../store/index.js';
 import { manageDepsFor, sessionOf, type DashboardDeps } from './context.js';

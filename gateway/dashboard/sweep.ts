@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '../../services/shared/index.js';
+import type { Clock, Logger } from '../../services/platform/index.js';
 import type { GatewayStore } from '../store/index.js';
 
 // The dashboard's periodic clean-up, one job in every gateway replica (the deletes are idempotent,

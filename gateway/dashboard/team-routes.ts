@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import type { Role } from '../store/index.js';
 import { signIn, throttled } from './account-routes.js';
 import { sessionOf, type DashboardDeps } from './context.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Clock, Config } from '../../services/shared/index.js';
+import type { Clock, Config } from '../../services/platform/index.js';
 import { authenticate } from '../auth/authenticate.js';
 import { rememberIdentity } from '../auth/identity.js';
 import type { GatewayStore } from '../store/index.js';

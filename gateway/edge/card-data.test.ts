@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   containsCardNumber, findCardData, isCardFieldName, looksLikeCardNumber, passesLuhn,
-} from '../../services/shared/contract/card-data.js';
-import { DomainError } from '../../services/shared/errors.js';
+} from '../../services/contract/card-data.js';
+import { DomainError } from '../../services/contract/errors.js';
 import { refuseCardData } from './card-data.js';
 
-// The detector lives in services/shared/contract/card-data.ts; the gateway's hook refuses with it.
+// The detector lives in services/contract/card-data.ts; the gateway's hook refuses with it.
 
 test('Luhn', () => {
   assert.equal(passesLuhn('4242424242424242'), true);

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { containsCardNumber, findCardData } from '../../services/shared/contract/card-data.js';
-import { DomainError } from '../../services/shared/errors.js';
-import type { Logger } from '../../services/shared/logger.js';
+import { containsCardNumber, findCardData } from '../../services/contract/card-data.js';
+import { DomainError } from '../../services/contract/errors.js';
+import type { Logger } from '../../services/platform/logger.js';
 
-// The gateway's use of the one card-data detector (services/shared/contract/card-data.ts): every
+// The gateway's use of the one card-data detector (services/contract/card-data.ts): every
 // /v1 request is searched, body, query and path alike, before validation, so a refused value is
 // never echoed in a validation message, stored or published. The error names the field, never
 // the value. Fastify logs each request's URL before any hook runs, so the request logger withholds

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { canonicalJson, DomainError, type Clock, type Config } from '../../services/shared/index.js';
+import { canonicalJson, type Clock, type Config } from '../../services/platform/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { identityOf } from '../auth/identity.js';
 import type { GatewayStore, IdempotencyScope } from '../store/index.js';
 
@@ -13,7 +14,7 @@ import type { GatewayStore, IdempotencyScope } from '../store/index.js';
 //
 // This record is a cache of responses, not what keeps money from moving twice: the key also travels
 // to the part that moves the money, which binds it to the resource before any provider is called
-// (services/shared/idempotency-bindings.ts). A retry that runs again here (lock expired, 5xx, a
+// (services/platform/idempotency-bindings.ts). A retry that runs again here (lock expired, 5xx, a
 // gateway died) gets that resource back from the part, or 503 idempotency_in_progress.
 
 // Routes are marked `config.idempotent` by api/register.ts, which declares the field.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../../services/shared/config.js';
+import { ConfigError } from '../../services/platform/config.js';
 import {
   clientAddress, isAllowed, normaliseEntry, parseRange, trustedProxyRanges, type AddressRange,
 } from './ip-allowlist.js';

@@ -3,8 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Identity } from '../store/index.js';
 // The files themselves rather than the shared index: the `svc` CLI imports this parser to refuse a
 // bad entry locally, and should not load the database and bus clients to do so.
-import { ConfigError } from '../../services/shared/config.js';
-import { DomainError } from '../../services/shared/errors.js';
+import { ConfigError } from '../../services/platform/config.js';
+import { DomainError } from '../../services/contract/errors.js';
 
 // Per-project IP allow-list (contract, Authentication item 7) and the client address it is checked
 // against. Addresses are handled as bigints, so matching a CIDR range is one comparison and the

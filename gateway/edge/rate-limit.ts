@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { RATE_WINDOW_MS, type WindowCounts } from '../store/index.js';
 
 // Per-API-key rate limit over a rolling minute, shared by every gateway replica through Postgres

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createBatcher, type Clock } from '../../services/shared/index.js';
+import { createBatcher, type Clock } from '../../services/platform/index.js';
 import { admittedIdentity } from '../auth/identity.js';
 import type { GatewayStore, RequestLogEntry } from '../store/index.js';
 

@@ -1,4 +1,4 @@
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 
 // Cursors are opaque to clients: a versioned, base64url-wrapped position (the last id of the
 // previous page). Anything that does not decode to an id of the listed resource is refused.

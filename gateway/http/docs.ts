@@ -1,14 +1,21 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import apiReference from '@scalar/fastify-api-reference';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { buildOpenApi } from '../../services/shared/contract/openapi.js';
+import { buildOpenApi } from '../../services/contract/openapi.js';
+import { projectPath } from '../../services/platform/paths.js';
 
 // The API's description, for tools and for people, served without authentication: the OpenAPI
 // document at /openapi.json and, at /docs, Scalar's API reference rendering it. Scalar's plugin
 // serves the renderer's script from node_modules (/docs/js/scalar.js), not a CDN, and the page is
 // told to fetch nothing from elsewhere (web fonts, telemetry, the AI agent, its hosted tools), so the reference works
 // offline and tells no third party who reads it.
+
+/** The project's licence, as package.json declares it (an SPDX identifier), for the document's `info`. */
+function projectLicense(): string {
+  return (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { license: string }).license;
+}
 
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -77,7 +84,7 @@ export function apiDocs(publicBaseUrl: string | undefined) {
     let built: { url: string; json: string } | undefined;
     app.get(OPENAPI_PATH, async (_request, reply) => {
       const url = deploymentUrl(publicBaseUrl, app.server.address());
-      if (built?.url !== url) built = { url, json: JSON.stringify(buildOpenApi(url)) };
+      if (built?.url !== url) built = { url, json: JSON.stringify(buildOpenApi(url, projectLicense())) };
       return reply.type('application/json').send(built.json);
     });
     for (const path of [FAVICON_PATH, '/favicon.ico']) {

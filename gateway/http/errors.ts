@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, fromConnectError } from '../../services/shared/index.js';
+import { DomainError, fromConnectError } from '../../services/contract/index.js';
 import { ConnectError } from '@connectrpc/connect';
 import { keyedFailure } from '../edge/idempotency.js';
 

@@ -2,13 +2,13 @@ import type { Client } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import type { Health } from '../../proto/gen/grpc/health/v1/health_pb.js';
 import { HealthCheckResponse_ServingStatus as Status } from '../../proto/gen/grpc/health/v1/health_pb.js';
-import { pingDatabase, type Pool, type ServiceName } from '../../services/shared/index.js';
+import { pingDatabase, type Pool, type ServiceName } from '../../services/platform/index.js';
 
 // Probes for Kubernetes and load balancers, outside /v1 (no API key, not in the OpenAPI document).
 // /healthz: the process answers HTTP (liveness: restarting it would help only if it did not).
 // /readyz: the gateway can serve, i.e. its Postgres answers and every part it calls reports SERVING
 // on grpc.health.v1, each asked with a deadline that fits within the probe's own timeout. A part
-// reports NOT_SERVING while its own Postgres or NATS is down (services/shared/health-watch.ts), so
+// reports NOT_SERVING while its own Postgres or NATS is down (services/platform/health-watch.ts), so
 // a broken NATS takes the gateway out of rotation too: requests would fail there anyway.
 
 export const HEALTHZ_PATH = '/healthz';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DomainError } from '../../services/shared/errors.js';
-import { MAX_JSON_DEPTH } from '../../services/shared/limits.js';
+import { DomainError } from '../../services/contract/errors.js';
+import { MAX_JSON_DEPTH } from '../../services/contract/limits.js';
 import { nestingDepthExceeds, parseJsonBody, repeatedName } from './json-body.js';
 
 const refusal = (contentType: string | undefined, raw: Buffer | string) => {

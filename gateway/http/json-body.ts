@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { DomainError, MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../services/shared/index.js';
+import { DomainError, MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../services/contract/index.js';
 import { refuseBadText } from './text-rules.js';
 
 // The one way a request body becomes a value: JSON in UTF-8, nothing else. Fastify's own parser

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { ERRORS, type Metrics } from '../../services/shared/index.js';
+import { type Metrics } from '../../services/platform/index.js';
+import { ERRORS } from '../../services/contract/index.js';
 import { errorCodeOf } from './errors.js';
 
 // The gateway's HTTP series. A request is labelled by its route's pattern as registered

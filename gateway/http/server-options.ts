@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { FastifyHttpOptions } from 'fastify';
-import { MAX_BODY_BYTES, type Config } from '../../services/shared/index.js';
+import { type Config } from '../../services/platform/index.js';
+import { MAX_BODY_BYTES } from '../../services/contract/index.js';
 import { MAX_HEADER_BYTES, clientErrorHandler, frameworkErrors } from './transport-errors.js';
 
 // How long the gateway waits for its clients, and how its server refuses what it will not take.

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { DomainError, drainTimeMs, type Logger } from '../../services/shared/index.js';
+import { drainTimeMs, type Logger } from '../../services/platform/index.js';
+import { DomainError } from '../../services/contract/index.js';
 
 // Shutdown of the gateway. On SIGTERM the server stops accepting connections and closes idle
 // keep-alive ones (forceCloseConnections: 'idle'); a request still arriving on a busy connection is

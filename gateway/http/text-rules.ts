@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 
 // What a string of a request may hold, wherever it comes from (body, query, path): well-formed
 // Unicode (no lone surrogate, which Postgres and NATS would refuse or rewrite) and no NUL (which

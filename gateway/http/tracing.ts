@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { context, trace, type Context, type Span } from '@opentelemetry/api';
-import { SpanKind, contextOf, spanBoundLogger, tracingOn, withRequestId, type Logger } from '../../services/shared/index.js';
+import {
+  SpanKind, contextOf, spanBoundLogger, tracingOn, withRequestId, type Logger,
+} from '../../services/platform/index.js';
 
 // The gateway's request span: the root of a payment's trace, or the child of the caller's own
 // `traceparent` header when it sends one (W3C trace context). It starts when Fastify makes the

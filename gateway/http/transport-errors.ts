@@ -1,7 +1,8 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, newId } from '../../services/shared/index.js';
+import { newId } from '../../services/platform/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { sendError, toDomainError } from './errors.js';
 import { endSpanWithResponse } from './tracing.js';
 

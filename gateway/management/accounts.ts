@@ -1,5 +1,5 @@
-import { DomainError } from '../../services/shared/index.js';
-import { limitReached, MAX_ACTIVE_API_KEYS } from '../../services/shared/project-caps.js';
+import { DomainError } from '../../services/contract/index.js';
+import { limitReached, MAX_ACTIVE_API_KEYS } from '../../services/contract/project-caps.js';
 import type { Mode } from '../store/index.js';
 import { actorOf, projectNotFound, type ManageDeps, type ManageHandlers } from './context.js';
 

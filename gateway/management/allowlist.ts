@@ -1,4 +1,4 @@
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { MAX_ALLOWLIST_ENTRIES, normaliseEntry } from '../edge/ip-allowlist.js';
 import { actorOf, projectNotFound, type ManageDeps, type ManageHandlers } from './context.js';
 

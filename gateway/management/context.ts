@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { DomainError, type Clock } from '../../services/shared/index.js';
+import { type Clock } from '../../services/platform/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import type { GatewayClients } from '../clients.js';
 import type { GatewayStore, Mode } from '../store/index.js';
 import type { ManageOperationId } from './operations.js';

@@ -1,6 +1,6 @@
 import { timestampDate, timestampFromDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { DeadLetter } from '../../proto/gen/svc/outbox/v1/outbox_pb.js';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import type { OutboxPart } from '../clients.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import { audit, type ManageDeps, type ManageHandlers } from './context.js';

@@ -1,6 +1,6 @@
 // The management API's operations: what the contract says is done "in the dashboard", for the
 // `svc` CLI. Routes and validation are made from this table, as /v1's are from
-// services/shared/contract/operations.ts.
+// services/contract/operations.ts.
 import {
   AllowlistBody, DeadLetterListQuery, DeliveryListQuery, EndpointBody, EndpointUpdateBody, KeyBody, MerchantBody, RejectBody,
   modeQuery, optionalModeQuery, PageQuery, partQuery, ProviderAccountBody, RateLimitBody, RepublishBody, RoutingRuleBody, SyncBody,

@@ -1,4 +1,4 @@
-import { DEFAULT_PAGE_LIMIT, DomainError } from '../../services/shared/index.js';
+import { DEFAULT_PAGE_LIMIT, DomainError } from '../../services/contract/index.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import type { ManageDeps, ManageHandlers } from './context.js';
 

@@ -1,6 +1,6 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { RoutingRule } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { invalidField } from '../../services/shared/index.js';
+import { invalidField } from '../../services/contract/index.js';
 import type { Mode } from '../store/index.js';
 import { audit, projectScope, type ManageDeps, type ManageHandlers } from './context.js';
 

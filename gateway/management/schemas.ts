@@ -1,5 +1,5 @@
-import { EVENT_TYPES, PAGE_LIMIT_SCHEMA } from '../../services/shared/index.js';
-import { MODES } from '../../services/shared/contract/enums.js';
+import { EVENT_TYPES, PAGE_LIMIT_SCHEMA } from '../../services/contract/index.js';
+import { MODES } from '../../services/contract/enums.js';
 import { OUTBOX_PARTS } from '../clients.js';
 
 // The request schemas of the management API. Numbers an operator types (priority, amounts,

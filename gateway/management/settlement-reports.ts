@@ -1,9 +1,9 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ProviderSettlement } from '../../proto/gen/svc/payments/v1/provider_settlements_pb.js';
 import type { ProviderAccount } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
-import { invalidField } from '../../services/shared/index.js';
+import { invalidField } from '../../services/contract/index.js';
 import { settlementReportOf } from '../../services/payments/provider-settlements/ledger-report.js';
-import { settlementJson } from '../../services/shared/contract/index.js';
+import { settlementJson } from '../../services/contract/index.js';
 import { audit, type ManageDeps, type ManageHandlers } from './context.js';
 
 // A provider account's settlements into the ledger (docs/connectors.md, "Settlements"):

@@ -3,11 +3,11 @@ import type { Client } from '@connectrpc/connect';
 import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import {
   balancesJson, settlementJson, transactionJson,
-} from '../../services/shared/contract/index.js';
-import { DomainError } from '../../services/shared/index.js';
+} from '../../services/contract/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../api/register.js';
-import { isOneOf, SETTLEMENT_STATUSES } from '../../services/shared/contract/enums.js';
+import { isOneOf, SETTLEMENT_STATUSES } from '../../services/contract/enums.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import { currencyOf } from './payments.js';
 

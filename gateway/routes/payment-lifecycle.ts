@@ -1,6 +1,6 @@
 import type { Client } from '@connectrpc/connect';
 import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import { paymentJson } from '../../services/shared/contract/index.js';
+import { paymentJson } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../api/register.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';

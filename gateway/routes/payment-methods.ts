@@ -1,6 +1,6 @@
 import type { Client } from '@connectrpc/connect';
 import type { PaymentMethodsService } from '../../proto/gen/svc/payments/v1/payment_methods_pb.js';
-import { paymentMethodJson } from '../../services/shared/contract/index.js';
+import { paymentMethodJson } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../api/register.js';
 

@@ -2,13 +2,14 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Client } from '@connectrpc/connect';
 import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import { paymentJson } from '../../services/shared/contract/index.js';
-import { invalidField, refuseScenarioInLive } from '../../services/shared/index.js';
+import { paymentJson } from '../../services/contract/index.js';
+import { refuseScenarioInLive } from '../../services/platform/index.js';
+import { invalidField } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
-import { CURRENCIES } from '../../services/shared/contract/currencies.js';
+import { CURRENCIES } from '../../services/contract/currencies.js';
 import type { Handlers } from '../api/register.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
-import { isOneOf, PAYMENT_STATUSES } from '../../services/shared/contract/enums.js';
+import { isOneOf, PAYMENT_STATUSES } from '../../services/contract/enums.js';
 import { decodeCursor, page } from '../http/cursor.js';
 
 interface CreatePaymentBody {

@@ -2,13 +2,16 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import type { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
-import { payoutFreeTextAccountField, payoutJson, rawAccountNumberField } from '../../services/shared/contract/index.js';
+import {
+  payoutFreeTextAccountField, payoutJson, rawAccountNumberField,
+} from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../api/register.js';
-import { isOneOf, PAYOUT_STATUSES } from '../../services/shared/contract/enums.js';
+import { isOneOf, PAYOUT_STATUSES } from '../../services/contract/enums.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { decodeCursor, page } from '../http/cursor.js';
-import { invalidField, refuseScenarioInLive } from '../../services/shared/index.js';
+import { refuseScenarioInLive } from '../../services/platform/index.js';
+import { invalidField } from '../../services/contract/index.js';
 import { currencyOf } from './payments.js';
 
 interface CreatePayoutBody {

@@ -2,7 +2,7 @@ import type { Client } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import type { ProviderNotificationsService } from '../../proto/gen/svc/payments/v1/provider_notifications_pb.js';
 import type { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
-import { MAX_PROVIDER_NOTIFICATION_BYTES } from '../../services/shared/index.js';
+import { MAX_PROVIDER_NOTIFICATION_BYTES } from '../../services/contract/index.js';
 
 /**
  * POST /providers/{provider}/webhooks/{provider_account_id}: where Stripe and Adyen send their

@@ -1,11 +1,11 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
 import type { RefundsService } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
-import { refundJson } from '../../services/shared/contract/index.js';
+import { refundJson } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../api/register.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
-import { refuseScenarioInLive } from '../../services/shared/index.js';
+import { refuseScenarioInLive } from '../../services/platform/index.js';
 
 interface RefundBody {
   amount?: number;

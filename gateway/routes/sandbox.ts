@@ -1,6 +1,6 @@
 import type { Client } from '@connectrpc/connect';
 import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import { DomainError } from '../../services/shared/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import type { Handlers } from '../api/register.js';
 
 export function sandboxHandlers(payments: Client<typeof PaymentsService>): Handlers {

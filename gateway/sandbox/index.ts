@@ -1,8 +1,8 @@
 import type { Client } from '@connectrpc/connect';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import { paymentJson } from '../../services/shared/contract/index.js';
-import { DomainError } from '../../services/shared/index.js';
+import { paymentJson } from '../../services/contract/index.js';
+import { DomainError } from '../../services/contract/index.js';
 import { toDomainError } from '../http/errors.js';
 import { actionPage, errorPage, resultPage, type PagePayment } from './page.js';
 

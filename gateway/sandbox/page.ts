@@ -2,7 +2,7 @@
 // HTML forms, no script, so it works with any browser and assistive technology; every value from
 // the payment is escaped.
 
-import { formatMoney, fractionDigits } from '../../services/shared/contract/money.js';
+import { formatMoney, fractionDigits } from '../../services/contract/money.js';
 
 /** The fields of a payment (contract JSON) the page shows. */
 export interface PagePayment {

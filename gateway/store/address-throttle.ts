@@ -1,4 +1,4 @@
-import { ASYNC_COMMIT_CTE, prepared, type Pool } from '../../services/shared/index.js';
+import { ASYNC_COMMIT_CTE, prepared, type Pool } from '../../services/platform/index.js';
 
 /**
  * Counts for the dashboard's per-client-address throttles (the rule and the routes:

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { prepared, type Pool } from '../../services/shared/index.js';
+import { prepared, type Pool } from '../../services/platform/index.js';
 
 /**
  * Idempotency records: a request claims (API key, Idempotency-Key), runs, then completes the row

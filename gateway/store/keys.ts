@@ -1,11 +1,13 @@
-import { newId, newSecret, sha256Hex, withTransaction, type Pool, type Queryable } from '../../services/shared/index.js';
-import { MAX_ACTIVE_API_KEYS } from '../../services/shared/project-caps.js';
+import {
+  newId, newSecret, sha256Hex, withTransaction, type Pool, type Queryable,
+} from '../../services/platform/index.js';
+import { MAX_ACTIVE_API_KEYS } from '../../services/contract/project-caps.js';
 import { auditAddress } from './audit-address.js';
 
 /** Merchants, projects, API keys and the audit log. */
 
-export type { Mode } from '../../services/shared/contract/enums.js';
-import type { Mode } from '../../services/shared/contract/enums.js';
+export type { Mode } from '../../services/contract/enums.js';
+import type { Mode } from '../../services/contract/enums.js';
 
 export interface Identity {
   merchant: { id: string; name: string };

@@ -1,4 +1,4 @@
-import { newId, withTransaction, type Pool } from '../../services/shared/index.js';
+import { newId, withTransaction, type Pool } from '../../services/platform/index.js';
 import { audit } from './keys.js';
 import { insertMembership, insertUser, userActor, type Role } from './users.js';
 

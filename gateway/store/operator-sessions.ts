@@ -1,4 +1,4 @@
-import type { Pool } from '../../services/shared/index.js';
+import type { Pool } from '../../services/platform/index.js';
 
 /**
  * Sessions of the deployment's operators in the dashboard, begun with OPERATOR_TOKEN

@@ -1,4 +1,6 @@
-import { ASYNC_COMMIT_CTE, prepared, sha256Hex, withTransaction, type Pool } from '../../services/shared/index.js';
+import {
+  ASYNC_COMMIT_CTE, prepared, sha256Hex, withTransaction, type Pool,
+} from '../../services/platform/index.js';
 import { audit, IDENTITY_SQL, keyView, toIdentity, type ApiKeyView, type Identity } from './keys.js';
 
 /**

@@ -1,4 +1,4 @@
-import { newId, type Pool } from '../../services/shared/index.js';
+import { newId, type Pool } from '../../services/platform/index.js';
 import type { Mode } from './keys.js';
 import type { Role } from './users.js';
 

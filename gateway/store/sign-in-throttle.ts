@@ -1,4 +1,4 @@
-import { withTransaction, type Pool } from '../../services/shared/index.js';
+import { withTransaction, type Pool } from '../../services/platform/index.js';
 import { decideAttempt, SIGN_IN_WINDOW_MS, type ThrottleDecision } from '../dashboard/throttle.js';
 
 /**

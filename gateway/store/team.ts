@@ -1,4 +1,4 @@
-import { withTransaction, type Pool } from '../../services/shared/index.js';
+import { withTransaction, type Pool } from '../../services/platform/index.js';
 import { audit } from './keys.js';
 import { userActor } from './users.js';
 

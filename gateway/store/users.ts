@@ -1,4 +1,4 @@
-import { newId, type Pool, type Queryable } from '../../services/shared/index.js';
+import { newId, type Pool, type Queryable } from '../../services/platform/index.js';
 import { audit, insertMerchant } from './keys.js';
 
 /** The dashboard's users and their memberships of merchants (gateway/dashboard/ uses them). */

@@ -139,7 +139,7 @@ else 32 new random bytes in base64 on the first install.
 - name: GRPC_PORT
   value: {{ $root.Values.grpcPort | quote }}
 {{- end }}
-{{- /* GET /metrics on its own port, apart from the API (services/shared/metrics.ts). */}}
+{{- /* GET /metrics on its own port, apart from the API (services/platform/metrics.ts). */}}
 - name: METRICS_PORT
   value: {{ $root.Values.metrics.port | quote }}
 {{- with $root.Values.otel.endpoint }}

@@ -1,5 +1,6 @@
-import type { EventEnvelope, Logger, Pool } from '../shared/index.js';
-import { createBatcher, type Clock } from '../shared/index.js';
+import type { Logger, Pool } from '../platform/index.js';
+import type { EventEnvelope } from '../contract/index.js';
+import { createBatcher, type Clock } from '../platform/index.js';
 import { movementFromEvent } from './movements.js';
 import { recordEventMovements, type EventMovement } from './store.js';
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from '../shared/index.js';
-import { DomainError, type Pool } from '../shared/index.js';
+import type { Logger } from '../platform/index.js';
+import { type Pool } from '../platform/index.js';
+import { DomainError } from '../contract/index.js';
 import type { SettlementRecord } from './settlement-store.js';
 import type { SettlementIngestion, SettlementReport } from './settlements.js';
 import { toTransaction, type TransactionRecord } from './store.js';

@@ -2,8 +2,9 @@
 // payment, refund and payout events and emits settlement.created. docs/ledger.md describes it.
 import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import {
-  assemblePart, createRelay, every, measuredBus, type PartInfo, type ServiceDeps, type ServicePart, type Subscription,
-} from '../shared/index.js';
+  assemblePart, createRelay, every, measuredBus, type PartInfo, type ServiceDeps, type ServicePart,
+  type Subscription,
+} from '../platform/index.js';
 import { IN_FLIGHT, createLedgerConsumer } from './consumer.js';
 import { createDemoSettlement } from './demo-settlement.js';
 import { routes } from './service.js';

@@ -1,4 +1,4 @@
-import { runServicePart } from '../shared/index.js';
+import { runServicePart } from '../platform/index.js';
 import { PART, build } from './index.js';
 
 await runServicePart(PART, [], build);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { EventEnvelope } from '../shared/index.js';
+import type { EventEnvelope } from '../contract/index.js';
 import { movementFromEvent, reversal } from './movements.js';
 
 const envelope = (type: string, object: Record<string, unknown>): EventEnvelope => ({

@@ -1,5 +1,5 @@
-import { contractEvent, failedAfterAcceptance, type ContractEvent } from '../shared/contract/index.js';
-import type { EventEnvelope } from '../shared/index.js';
+import { contractEvent, failedAfterAcceptance, type ContractEvent } from '../contract/index.js';
+import type { EventEnvelope } from '../contract/index.js';
 
 /**
  * What a money event means to the ledger: the movement it records, or nothing. Pure, so the

@@ -1,8 +1,9 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { LedgerService, type SettlementReport as ReportMessage } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
-import { isOneOf, SETTLEMENT_STATUSES, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../shared/contract/enums.js';
-import { invalidField, pageLimit, requireScope, serviceError, type Clock } from '../shared/index.js';
+import { isOneOf, SETTLEMENT_STATUSES, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../contract/enums.js';
+import { pageLimit, requireScope, type Clock } from '../platform/index.js';
+import { invalidField, serviceError } from '../contract/index.js';
 import type { DemoSettlement } from './demo-settlement.js';
 import type { SettlementStore } from './settlement-store.js';
 import type { ReportItem, SettlementIngestion, SettlementReport } from './settlements.js';

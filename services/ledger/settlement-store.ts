@@ -1,5 +1,5 @@
-import type { SettlementStatus } from '../shared/contract/enums.js';
-import type { Pool, Queryable } from '../shared/index.js';
+import type { SettlementStatus } from '../contract/enums.js';
+import type { Pool, Queryable } from '../platform/index.js';
 import type { Scope } from './movements.js';
 import { scopeValues, toTransaction, type TransactionRecord } from './store.js';
 

@@ -1,6 +1,7 @@
-import { settlementJson } from '../shared/contract/index.js';
-import { isOneOf, SETTLEMENT_STATUSES } from '../shared/contract/enums.js';
-import { DomainError, enqueueEvent, invalidField, newId, withTransaction, type Pool, type Queryable } from '../shared/index.js';
+import { settlementJson } from '../contract/index.js';
+import { isOneOf, SETTLEMENT_STATUSES } from '../contract/enums.js';
+import { enqueueEvent, newId, withTransaction, type Pool, type Queryable } from '../platform/index.js';
+import { DomainError, invalidField } from '../contract/index.js';
 import { settlementId } from './ids.js';
 import { settlementLines } from './journal.js';
 import type { Scope } from './movements.js';

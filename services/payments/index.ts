@@ -16,7 +16,7 @@ import type { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/pro
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import {
   assemblePart, bindingSweep, createRelay, type PartInfo, type ServiceDeps, type ServicePart,
-} from '../shared/index.js';
+} from '../platform/index.js';
 import { createConnectorRegistry, type Connector, type ProviderNetwork } from './connectors/index.js';
 import { instrumentConnectors } from './connectors/instrumented.js';
 import { providersByCode, type ProviderDefinition } from './connectors/provider-definition.js';

@@ -1,6 +1,8 @@
-import type { Logger } from '../shared/index.js';
-import { abandonedAfterMs, withDeadline, type Clock, type Metrics, type PoolClient } from '../shared/index.js';
-import { PAYOUT_STATUSES } from '../shared/contract/enums.js';
+import type { Logger } from '../platform/index.js';
+import {
+  abandonedAfterMs, withDeadline, type Clock, type Metrics, type PoolClient,
+} from '../platform/index.js';
+import { PAYOUT_STATUSES } from '../contract/enums.js';
 import { cost, type PayoutRecord } from './model.js';
 import { emitPayout } from './payouts.js';
 import { pollDelayMs } from './poll-schedule.js';

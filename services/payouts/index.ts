@@ -9,7 +9,7 @@ import { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import {
   assemblePart, bindingSweep, createRelay, every, type PartInfo, type ServiceDeps, type ServicePart,
-} from '../shared/index.js';
+} from '../platform/index.js';
 import { createDispatcher } from './dispatcher.js';
 import { createLicensedPayoutConnector } from './licensed-payouts.js';
 import { createPayouts } from './payouts.js';

@@ -1,6 +1,6 @@
 import { create, type JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import type { PayoutStatus } from '../shared/contract/enums.js';
+import type { PayoutStatus } from '../contract/enums.js';
 import { PayoutSchema, type Payout } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 
 /** A payout as payouts stores it; the proto and contract shapes are derived from it. */

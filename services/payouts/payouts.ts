@@ -2,10 +2,11 @@ import type { Client } from '@connectrpc/connect';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { formatMoney, payoutJson } from '../shared/contract/index.js';
+import { formatMoney, payoutJson } from '../contract/index.js';
 import {
-  enqueueEvent, isBindingConflict, newId, serviceError, type Binding, type Clock, type Queryable,
-} from '../shared/index.js';
+  enqueueEvent, isBindingConflict, newId, type Binding, type Clock, type Queryable,
+} from '../platform/index.js';
+import { serviceError } from '../contract/index.js';
 import { cost, payoutToProto, type PayoutRecord } from './model.js';
 import type { PayoutStore } from './store.js';
 

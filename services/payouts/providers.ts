@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PAYOUT_SCENARIOS as CONTRACT_PAYOUT_SCENARIOS, ValueOf } from '../shared/contract/enums.js';
+import type { PAYOUT_SCENARIOS as CONTRACT_PAYOUT_SCENARIOS, ValueOf } from '../contract/enums.js';
 
 /**
  * How payouts talks to a provider that sends money to a beneficiary. Licensed providers are

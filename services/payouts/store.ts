@@ -1,8 +1,8 @@
 import type { Scope as ScopeMessage } from '../../proto/gen/svc/common/v1/common_pb.js';
 import {
-  asJson, bindStatement, boundResource, columnsOf, valuesOf, withTransaction, type Binding, type FieldMap, type Pool,
-  type PoolClient, type Queryable,
-} from '../shared/index.js';
+  asJson, bindStatement, boundResource, columnsOf, valuesOf, withTransaction, type Binding, type FieldMap,
+  type Pool, type PoolClient, type Queryable,
+} from '../platform/index.js';
 import type { PayoutRecord } from './model.js';
 
 /** Postgres access of payouts. Every read filters on merchant, project and mode. */

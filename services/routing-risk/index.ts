@@ -3,8 +3,10 @@
 // attempt.settled events (outcome-consumer.ts). Owns schema routing_risk.
 import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { assemblePart, type PartInfo, type ServiceDeps, type ServicePart, type Subscription } from '../shared/index.js';
-import type { ProviderFacts } from '../shared/provider-facts.js';
+import {
+  assemblePart, type PartInfo, type ServiceDeps, type ServicePart, type Subscription,
+} from '../platform/index.js';
+import type { ProviderFacts } from '../contract/provider-facts.js';
 import { consumeAttemptOutcomes } from './outcome-consumer.js';
 import { upsertProviders } from './provider-catalogue.js';
 import { createProviderAccountStore } from './provider-account-store.js';

@@ -1,6 +1,6 @@
 import {
   INTERNAL_EVENT_TYPES, attemptSettledOf, internalSubjects, measuredBus, type ServiceDeps, type Subscription,
-} from '../shared/index.js';
+} from '../platform/index.js';
 import { createOutcomeStore } from './outcome-store.js';
 
 /** The durable consumer's name: every routing-risk replica shares it, so each event is recorded by one. */

@@ -1,4 +1,4 @@
-import type { AttemptSettledEvent, Pool } from '../shared/index.js';
+import type { AttemptSettledEvent, Pool } from '../platform/index.js';
 
 /**
  * Where routing-risk keeps the attempt outcomes it learns from (migration 0006). One statement

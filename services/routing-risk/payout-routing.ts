@@ -1,7 +1,8 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { feeFor, requireScope, serviceError } from '../shared/index.js';
+import { requireScope } from '../platform/index.js';
+import { feeFor, serviceError } from '../contract/index.js';
 import type { ProviderAccount } from './route-planner.js';
 
 /**
@@ -18,7 +19,7 @@ import type { ProviderAccount } from './route-planner.js';
  * capability (the payout_capabilities table, one row per provider).
  */
 
-/** What a provider can pay out to, and its price (feeFor of the shared library). */
+/** What a provider can pay out to, and its price (feeFor of the contract, fees.ts). */
 export interface PayoutCapability {
   destinationTypes: string[];
   feeFixed: bigint;

@@ -1,4 +1,4 @@
-import type { Pool } from '../shared/db.js';
+import type { Pool } from '../platform/db.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 
 // Postgres access to the accounts merchants connect at licensed providers. The platform's shared

@@ -3,8 +3,9 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
   ProviderAccountsService, type ProviderAccount as AccountMessage,
 } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
-import { isOneOf, MODES, PAYMENT_METHOD_TYPES } from '../shared/contract/enums.js';
-import { invalidField, requireScope, serviceError, type Clock } from '../shared/index.js';
+import { isOneOf, MODES, PAYMENT_METHOD_TYPES } from '../contract/enums.js';
+import { requireScope, type Clock } from '../platform/index.js';
+import { invalidField, serviceError } from '../contract/index.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type {
   ConnectedAccount, LicensedProvider, NewConnectedAccount, ProviderAccountStore,

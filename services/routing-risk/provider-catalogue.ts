@@ -1,5 +1,5 @@
-import type { Pool } from '../shared/db.js';
-import { providerRowId, type ProviderFacts } from '../shared/provider-facts.js';
+import type { Pool } from '../platform/db.js';
+import { providerRowId, type ProviderFacts } from '../contract/provider-facts.js';
 
 // The licensed providers' rows, written at start from their definitions (the one list, handed in
 // by the entry point), not by migrations. Each row is one upsert that changes nothing when the row

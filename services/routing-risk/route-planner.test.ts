@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { feeFor } from '../shared/index.js';
+import { feeFor } from '../contract/index.js';
 import { planRoute, type ProviderAccount } from './route-planner.js';
 
 function account(code: string, over: Partial<ProviderAccount> = {}): ProviderAccount {

@@ -1,4 +1,4 @@
-import { feeFor } from '../shared/index.js';
+import { feeFor } from '../contract/index.js';
 import { DEFAULT_RULE, byPriority, ruleMatches, type RoutingRule } from './routing-rules.js';
 
 /** A provider account as routing sees it. */

@@ -1,4 +1,4 @@
-import { isOneOf, PAYMENT_METHOD_TYPES } from '../shared/contract/enums.js';
+import { isOneOf, PAYMENT_METHOD_TYPES } from '../contract/enums.js';
 
 /** A merchant's named routing rule, as routing-risk stores it. */
 export interface RoutingRule {

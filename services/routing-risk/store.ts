@@ -1,5 +1,5 @@
-import { ASYNC_COMMIT_CTE, prepared, type Pool } from '../shared/db.js';
-import { sha256Hex } from '../shared/ids.js';
+import { ASYNC_COMMIT_CTE, prepared, type Pool } from '../platform/db.js';
+import { sha256Hex } from '../platform/ids.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
 import { NO_VELOCITY, VELOCITY_WINDOW_MS, type RiskAssessment, type VelocityCounts } from './risk-rules.js';

@@ -1,7 +1,9 @@
-import { SpanKind, continueTrace, createBatcher, tracingOn, type Clock, type Logger } from '../shared/index.js';
+import {
+  SpanKind, continueTrace, createBatcher, tracingOn, type Clock, type Logger,
+} from '../platform/index.js';
 import type { Claim, DeliveryStore, Outcome } from './deliveries.js';
 import { afterAttempt } from './schedule.js';
-import type { SecretBox } from '../shared/secret-box.js';
+import type { SecretBox } from '../platform/secret-box.js';
 import type { AttemptResult, Sender } from './sender.js';
 import type { DeliveryMetrics } from './metrics.js';
 import { createHostPacer, hostOf } from './host-pacer.js';

@@ -1,10 +1,9 @@
-import {
-  EVENT_TYPES, invalidField, newSecret, serviceError, toConnectError, withTransaction, type Pool, type Queryable,
-} from '../shared/index.js';
-import { limitReached, MAX_ENABLED_WEBHOOK_ENDPOINTS } from '../shared/project-caps.js';
+import { newSecret, withTransaction, type Pool, type Queryable } from '../platform/index.js';
+import { EVENT_TYPES, invalidField, serviceError, toConnectError } from '../contract/index.js';
+import { limitReached, MAX_ENABLED_WEBHOOK_ENDPOINTS } from '../contract/project-caps.js';
 import { endpointId } from './ids.js';
-import type { SecretBox } from '../shared/secret-box.js';
-import { endpointUrlProblem, type Mode, type UrlPolicy } from '../shared/net/index.js';
+import type { SecretBox } from '../platform/secret-box.js';
+import { endpointUrlProblem, type Mode, type UrlPolicy } from '../platform/net/index.js';
 
 export interface Scope {
   merchantId: string;

@@ -1,4 +1,5 @@
-import { invalidField, type Pool } from '../shared/index.js';
+import { type Pool } from '../platform/index.js';
+import { invalidField } from '../contract/index.js';
 import type { Scope } from './endpoints.js';
 
 // A scope's stored events as a stream, for `svc listen` (ListEventsAfter). Events are stored in

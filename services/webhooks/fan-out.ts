@@ -1,6 +1,10 @@
-import { isOneOf, MODES } from '../shared/contract/enums.js';
-import { MAX_ENABLED_WEBHOOK_ENDPOINTS } from '../shared/project-caps.js';
-import { createBatcher, currentTraceparent, isInternalType, type Clock, type EventBus, type EventEnvelope, type Logger, type Pool, type Subscription } from '../shared/index.js';
+import { isOneOf, MODES } from '../contract/enums.js';
+import { MAX_ENABLED_WEBHOOK_ENDPOINTS } from '../contract/project-caps.js';
+import {
+  createBatcher, currentTraceparent, isInternalType, type Clock, type EventBus, type Logger, type Pool,
+  type Subscription,
+} from '../platform/index.js';
+import { type EventEnvelope } from '../contract/index.js';
 
 /** The contract's body: exactly these five fields; the bus's merchant_id and project_id stay home. */
 export function eventBody(event: EventEnvelope): string {
@@ -27,7 +31,7 @@ function wellFormed(e: EventEnvelope): boolean {
     typeof e.data?.object === 'object' && e.data.object !== null;
 }
 
-/** An event and the trace context it came with (services/shared/tracing.ts): stored beside its body, not in it. */
+/** An event and the trace context it came with (services/platform/tracing.ts): stored beside its body, not in it. */
 interface Received {
   event: EventEnvelope;
   traceparent?: string;
@@ -102,7 +106,7 @@ export async function consumeEvents(opts: ConsumerOptions): Promise<Subscription
     return events.map(() => undefined);
   });
   const handler = async (event: EventEnvelope) => {
-    // Internal domain events (services/shared/internal-events.ts) share the stream but are never public.
+    // Internal domain events (services/platform/internal-events.ts) share the stream but are never public.
     if (isInternalType(event?.type ?? '')) return;
     // A malformed message would be redelivered forever; it is dropped, loudly.
     if (!wellFormed(event)) {

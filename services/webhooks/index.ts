@@ -5,8 +5,9 @@
 // the schedule), send test events and narrate a payment's deliveries for its timeline (timeline.ts).
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import {
-  assemblePart, createSecretBox, measuredBus, type PartInfo, type ServiceDeps, type ServicePart, type Subscription,
-} from '../shared/index.js';
+  assemblePart, createSecretBox, measuredBus, type PartInfo, type ServiceDeps, type ServicePart,
+  type Subscription,
+} from '../platform/index.js';
 import { createDeliveryStore } from './deliveries.js';
 import { createDispatcher } from './dispatcher.js';
 import { deliveryMetrics } from './metrics.js';
@@ -29,7 +30,7 @@ const EVENTS_IN_FLIGHT = 128;
 export function build(deps: ServiceDeps): ServicePart {
   const { config } = deps;
   const policy = { allowLoopbackInTest: config.webhooksAllowLoopbackInTest };
-  // Without WEBHOOK_SECRET_KEY signing secrets are stored as they are (services/shared/secret-box.ts):
+  // Without WEBHOOK_SECRET_KEY signing secrets are stored as they are (services/platform/secret-box.ts):
   // allowed in one process only (main.ts refuses it on its own), and said at every start.
   const box = createSecretBox(config.webhookSecretKey, { variable: 'WEBHOOK_SECRET_KEY', allowPlain: true });
   if (!config.webhookSecretKey) {

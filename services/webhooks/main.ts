@@ -1,4 +1,4 @@
-import { exitOnStartupError, loadConfig, requireForPart, runServicePart } from '../shared/index.js';
+import { exitOnStartupError, loadConfig, requireForPart, runServicePart } from '../platform/index.js';
 import { PART, build } from './index.js';
 
 // On its own the part keeps merchants' signing secrets in a database of its own: never unencrypted

@@ -3,7 +3,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { urlToHttpOptions } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { addressProblem, createSafeAgents, type Mode, type SafeAgents, type UrlPolicy } from '../shared/net/index.js';
+import { addressProblem, createSafeAgents, type Mode, type SafeAgents, type UrlPolicy } from '../platform/net/index.js';
 
 /** The contract keeps the first 2 KB of a response body. */
 export const RESPONSE_BODY_LIMIT = 2048;

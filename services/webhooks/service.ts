@@ -1,8 +1,9 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
-import { isOneOf } from '../shared/contract/enums.js';
-import { EVENT_TYPES, invalidField, pageLimit, requireScope, serviceError, type Clock, type Pool } from '../shared/index.js';
+import { isOneOf } from '../contract/enums.js';
+import { pageLimit, requireScope, type Clock, type Pool } from '../platform/index.js';
+import { EVENT_TYPES, invalidField, serviceError } from '../contract/index.js';
 import { DELIVERY_STATUSES, type AttemptRow, type DeliveryRow, type DeliveryStore } from './deliveries.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { EndpointRow, EndpointStore } from './endpoints.js';

@@ -4,11 +4,12 @@ import { PaymentSchema } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { RefundSchema } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import { SettlementSchema } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PayoutSchema } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
-import { newId, type EventEnvelope } from '../shared/index.js';
+import { newId } from '../platform/index.js';
+import { type EventEnvelope } from '../contract/index.js';
 import {
   paymentJson, payoutJson, refundJson, settlementJson, type PaymentJson, type PayoutJson, type RefundJson,
   type SettlementJson,
-} from '../shared/contract/index.js';
+} from '../contract/index.js';
 import type { Scope } from './endpoints.js';
 
 // POST /v1/webhooks/test sends a sample of the resource the event type is about, serialised

@@ -6,7 +6,7 @@ import type { Call } from './load.js';
 import { newMerchantKeyAt } from '../helpers/split-stack.js';
 import { createTestBus } from '../helpers/bus.js';
 import { createTestDatabase } from '../helpers/database.js';
-import { projectPath } from '../../services/shared/index.js';
+import { projectPath } from '../../services/platform/index.js';
 
 const PAYMENTS = Number(process.env.BENCH_COUNT_PAYMENTS ?? 200);
 // Long enough for the relay, the ledger and webhooks to finish with the last payment's events.
@@ -72,7 +72,7 @@ export const countMessages = {
     const counter = await countPgStatements(root);
     const load = (p: string) => import(pathToFileURL(join(root, 'dist', p)).href);
     const { startStack } = await load('all-in-one/stack.js');
-    const shared = await load('services/shared/index.js');
+    const shared = await load('services/platform/index.js');
     const db = await createTestDatabase();
     const testBus = await createTestBus();
     const operatorToken = shared.newSecret('svc_op_', 40);

@@ -8,7 +8,7 @@ import { createClient, type Transport } from '@connectrpc/connect';
 import { connectNodeAdapter, createGrpcTransport } from '@connectrpc/connect-node';
 import {
   HealthState, createInProcessTransport, createLogger, createPeerTransport, createRpcServer, listen,
-} from '../../services/shared/index.js';
+} from '../../services/platform/index.js';
 import {
   Health, HealthCheckRequestSchema, HealthCheckResponseSchema, HealthCheckResponse_ServingStatus as Status,
 } from '../../proto/gen/grpc/health/v1/health_pb.js';

@@ -6,9 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { createClient } from '@connectrpc/connect';
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import {
-  JetStreamBus, OutboxRelay, createLogger, createPeerTransport, createPool, enqueueEvent, migrate, newId, newInternalToken,
-  withTransaction, type EventEnvelope,
-} from '../../services/shared/index.js';
+  JetStreamBus, OutboxRelay, createLogger, createPeerTransport, createPool, enqueueEvent, migrate, newId,
+  newInternalToken, withTransaction,
+} from '../../services/platform/index.js';
+import { type EventEnvelope } from '../../services/contract/index.js';
 import { deleteStream } from '../helpers/bus.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { freePort, spawnPart, waitForHealth } from '../helpers/processes.js';

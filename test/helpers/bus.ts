@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'nats';
-import { JetStreamBus, MemoryBus, createLogger, type EventBus } from '../../services/shared/index.js';
+import { JetStreamBus, MemoryBus, createLogger, type EventBus } from '../../services/platform/index.js';
 import { requireInCi } from './database.js';
 
 export interface TestBus {

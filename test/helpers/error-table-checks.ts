@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { FAILURE_CATEGORIES } from '../../services/shared/contract/enums.js';
+import { FAILURE_CATEGORIES } from '../../services/contract/enums.js';
 import type { ErrorRule } from '../../services/payments/connectors/error-rules.js';
 import { nextStep } from '../../services/payments/payments/attempt-outcomes.js';
 

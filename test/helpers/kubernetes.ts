@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
-import { projectPath } from '../../services/shared/index.js';
+import { projectPath } from '../../services/platform/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // What the code says
@@ -16,7 +16,7 @@ export type Obj = Record<string, any>;
 export const GATEWAY = 'gateway';
 /** The parts with their own Deployment, from the source tree. */
 export const SERVICE_PARTS = readdirSync(projectPath('services'))
-  .filter((d) => d !== 'all-in-one' && d !== 'shared' && existsSync(projectPath('services', d, 'main.ts')))
+  .filter((d) => d !== 'platform' && d !== 'contract' && existsSync(projectPath('services', d, 'main.ts')))
   .sort();
 export const PARTS = [GATEWAY, ...SERVICE_PARTS];
 

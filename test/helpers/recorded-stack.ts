@@ -1,4 +1,5 @@
-import { createPool, type Clock, type EventEnvelope, type Pool } from '../../services/shared/index.js';
+import { createPool, type Clock, type Pool } from '../../services/platform/index.js';
+import { type EventEnvelope } from '../../services/contract/index.js';
 import { startTestStack, type TestStack } from './stack.js';
 
 /** The in-process stack with every event it publishes recorded, and a pool on the payments schema. */

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { newInternalToken, newSecret, peerVariable, SERVICE_NAMES, type ServiceName } from '../../services/shared/index.js';
+import {
+  newInternalToken, newSecret, peerVariable, SERVICE_NAMES, type ServiceName,
+} from '../../services/platform/index.js';
 import { deleteStream } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { request } from './stack.js';

@@ -2,10 +2,10 @@ import pg from 'pg';
 import { startStack, type Stack } from '../../all-in-one/stack.js';
 import type { Connector, ProviderDefinition } from '../../services/payments/index.js';
 import type { PayoutConnector } from '../../services/payouts/index.js';
-import type { Mode } from '../../services/shared/contract/enums.js';
+import type { Mode } from '../../services/contract/enums.js';
 import {
   Metrics, createLogger, loadConfig, newSecret, startTracing, type Clock, type Logger,
-} from '../../services/shared/index.js';
+} from '../../services/platform/index.js';
 import { createTestBus, type TestBus } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { STAND_IN_ORIGINS } from './stand-in-server.js';

@@ -1,6 +1,6 @@
-// The contract's enumerations, from their one home on the server side (services/shared/contract/
+// The contract's enumerations, from their one home on the server side (services/contract/
 // enums.ts imports nothing, so the bundler takes it as it is): a value added there reaches every
 // filter and picker here.
 export {
   EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, SETTLEMENT_STATUSES, TRANSACTION_TYPES,
-} from '../../../services/shared/contract/enums';
+} from '../../../services/contract/enums';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { feeFor } from '../../shared/index.js';
+import { feeFor } from '../../contract/index.js';
 import { PAYMENT_SCENARIOS, playFor, type Play } from './scenarios.js';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, NextActionType, PaymentStatusResult, RefundRequest, RefundResult,

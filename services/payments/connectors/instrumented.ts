@@ -1,5 +1,5 @@
-import { ATTEMPT_OUTCOMES } from '../../shared/contract/enums.js';
-import { SpanKind, inSpan, secondsSince, tracingOn, type Metrics } from '../../shared/index.js';
+import { ATTEMPT_OUTCOMES } from '../../contract/enums.js';
+import { SpanKind, inSpan, secondsSince, tracingOn, type Metrics } from '../../platform/index.js';
 import type { ConnectorRegistry } from './index.js';
 import type { Connector } from './types.js';
 

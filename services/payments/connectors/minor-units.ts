@@ -2,7 +2,7 @@
 // Intl/CLDR digits, so HUF and ISK count whole units); a provider's follow its own currency table,
 // which its connector keeps (stripe-amounts.ts, adyen-amounts.ts). Moving an amount between the two
 // is the same for every provider.
-import { fractionDigits } from '../../shared/contract/money.js';
+import { fractionDigits } from '../../contract/money.js';
 
 /**
  * Our minor units of `currency` in a provider's with `theirs` digits, or undefined when they cannot

@@ -2,7 +2,7 @@
 // so a merchant-chosen base URL passes the platform's address policy (shared/net) at live grade
 // in both modes (test keys are free to get): https, a public host, checked again on every
 // connection; an origin the operator lists in PROVIDER_BASE_URL_ALLOWLIST is taken as written.
-import { endpointUrlProblem, listedOrigin, type UrlPolicy } from '../../shared/net/index.js';
+import { endpointUrlProblem, listedOrigin, type UrlPolicy } from '../../platform/net/index.js';
 
 /** official: the provider's own host; operator: listed by the deployment; merchant: neither. */
 export type BaseUrlTrust = 'official' | 'operator' | 'merchant';

@@ -3,7 +3,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { test } from 'node:test';
 import { fetch as undiciFetch } from 'undici';
-import type { Resolver } from '../../shared/net/index.js';
+import type { Resolver } from '../../platform/net/index.js';
 import { ADYEN_OFFICIAL_HOST } from './adyen/client.js';
 import { baseUrlTrust } from './provider-base-url.js';
 import { STRIPE_OFFICIAL_HOST } from './stripe/client.js';

@@ -7,7 +7,7 @@
 // timed-out and policy-refused connections are one same message, so no internal body is readable
 // and open and closed ports cannot be told apart.
 import { Agent, fetch as undiciFetch } from 'undici';
-import { addressProblem, guardedLookup, type Resolver } from '../../shared/net/index.js';
+import { addressProblem, guardedLookup, type Resolver } from '../../platform/net/index.js';
 import { baseUrlProblem, baseUrlTrust, PROVIDER_URL_POLICY } from './provider-base-url.js';
 
 export interface ProviderFetchOptions {

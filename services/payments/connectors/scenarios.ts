@@ -2,7 +2,7 @@
 // One table feeds the demo providers, the create-time check and GET /v1/test/scenarios, so the
 // published descriptions cannot drift from what the providers actually play. The names are the
 // contract's (shared/contract/enums.ts).
-import type { PAYMENT_SCENARIOS as CONTRACT_SCENARIOS, ValueOf } from '../../shared/contract/enums.js';
+import type { PAYMENT_SCENARIOS as CONTRACT_SCENARIOS, ValueOf } from '../../contract/enums.js';
 
 /** What one demo provider does with one attempt. */
 export type Play =

@@ -3,7 +3,7 @@
 // answers in the normalised outcomes below, from which the orchestrator decides what happens next.
 // docs/connectors.md shows how to implement it. The outcome and next-action values are the
 // contract's enumerations (a file that itself imports nothing).
-import type { AttemptOutcomeValue, FailureCategory, NextActionType } from '../../shared/contract/enums.js';
+import type { AttemptOutcomeValue, FailureCategory, NextActionType } from '../../contract/enums.js';
 
 /** The merchant's account at a provider that a call acts for. */
 export interface ProviderAccountRef {

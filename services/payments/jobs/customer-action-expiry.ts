@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '../../shared/index.js';
+import type { Clock, Logger } from '../../platform/index.js';
 import { awaitingCustomer, commitChange, completeCustomerAction, type PaymentsStore } from '../payments/index.js';
 import { createSweep } from './sweep.js';
 

@@ -1,5 +1,5 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { abandonedAfterMs, every, type Clock, type Logger } from '../../shared/index.js';
+import { abandonedAfterMs, every, type Clock, type Logger } from '../../platform/index.js';
 import {
   type AttemptRecord, commitChange, type PaymentsStore, providerCall, queryStatus, settleLate,
 } from '../payments/index.js';

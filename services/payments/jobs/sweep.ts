@@ -1,4 +1,4 @@
-import { every, type Logger, type PoolClient } from '../../shared/index.js';
+import { every, type Logger, type PoolClient } from '../../platform/index.js';
 import type { PaymentsStore } from '../payments/index.js';
 
 /**

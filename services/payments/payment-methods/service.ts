@@ -6,8 +6,9 @@ import {
   PaymentMethodSchema, PaymentMethodsService, type CreatePaymentMethodRequest, type PaymentMethod,
 } from '../../../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import type { PaymentMethodInput } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
-import { isOneOf, PAYMENT_METHOD_TYPES } from '../../shared/contract/enums.js';
-import { invalidField, newId, requireScope, serviceError, type Clock } from '../../shared/index.js';
+import { isOneOf, PAYMENT_METHOD_TYPES } from '../../contract/enums.js';
+import { newId, requireScope, type Clock } from '../../platform/index.js';
+import { invalidField, serviceError } from '../../contract/index.js';
 import type { PaymentMethodRecord, PaymentMethodStore } from './store.js';
 
 

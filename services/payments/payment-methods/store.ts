@@ -1,5 +1,5 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import type { Pool, Queryable } from '../../shared/index.js';
+import type { Pool, Queryable } from '../../platform/index.js';
 
 /** A stored payment method. providerToken leaves this part only towards a provider connector. */
 export interface PaymentMethodRecord {

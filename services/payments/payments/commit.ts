@@ -1,5 +1,5 @@
-import { paymentJson } from '../../shared/contract/index.js';
-import { enqueueEventStatement, newId, type Queryable, type Statement } from '../../shared/index.js';
+import { paymentJson } from '../../contract/index.js';
+import { enqueueEventStatement, newId, type Queryable, type Statement } from '../../platform/index.js';
 import type { AttemptRecord, TimelineEntry } from './model.js';
 import { ATTEMPT_SETTLED, type PaymentsStore } from './store.js';
 import { internalEvents } from './internal-events.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { feeFor } from '../../shared/index.js';
+import { feeFor } from '../../contract/index.js';
 import { cancel, capture, captureFee, expireAuthorization } from './lifecycle.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
-import { attemptSettledOf, type EventEnvelope } from '../../shared/index.js';
+import { attemptSettledOf } from '../../platform/index.js';
+import { type EventEnvelope } from '../../contract/index.js';
 import type { ProviderAnswer } from './attempt-outcomes.js';
 import { internalEvents } from './internal-events.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';

@@ -1,11 +1,10 @@
-import {
-  INTERNAL_EVENT_TYPES, newId, type AttemptSettled, type EventEnvelope,
-} from '../../shared/index.js';
+import { INTERNAL_EVENT_TYPES, newId, type AttemptSettled } from '../../platform/index.js';
+import { type EventEnvelope } from '../../contract/index.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 import type { Change } from './transitions.js';
 
 /**
- * The internal events a change carries beside its public ones (services/shared/internal-events.ts).
+ * The internal events a change carries beside its public ones (services/platform/internal-events.ts).
  * An attempt settles where recordAnswer narrates a definite answer (`attempt.succeeded`,
  * `.authorized`, `.failed` in the change's timeline): that entry is written once per attempt, so
  * the event is too. Pure: commit.ts writes the envelopes in the change's own statements.

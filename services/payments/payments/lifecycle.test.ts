@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../../shared/config.js';
+import { loadConfig } from '../../platform/config.js';
 import { expiryCutoff } from '../jobs/index.js';
 import { cancel, capture, expireAuthorization } from './lifecycle.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';

@@ -4,7 +4,7 @@ import { CreatePaymentRequestSchema, type CreatePaymentRequest } from '../../../
 import type { RoutingService } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import {
   bindingOf, isBindingConflict, newId, stillInProgress, type Binding, type Clock, type OutboxRelay,
-} from '../../shared/index.js';
+} from '../../platform/index.js';
 import { callProvider, providerCall } from './provider-call.js';
 import { AttemptSettledElsewhere, commitChange } from './commit.js';
 import type { PaymentOutcomes } from './metrics.js';

@@ -3,7 +3,7 @@
 import type {
   AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RoutedAccount,
 } from '../connectors/index.js';
-import { DeadlineExceeded, withDeadline } from '../../shared/index.js';
+import { DeadlineExceeded, withDeadline } from '../../platform/index.js';
 import { settled, type ProviderAnswer } from './attempt-outcomes.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 

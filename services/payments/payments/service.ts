@@ -5,9 +5,10 @@ import {
   CancelPaymentRequestSchema, CapturePaymentRequestSchema, CreatePaymentRequestSchema, PaymentsService,
   type CreatePaymentRequest,
 } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
-import { refuseUnsafeRequest } from '../../shared/contract/index.js';
-import { CAPTURE_METHODS, isOneOf, PAYMENT_METHOD_TYPES } from '../../shared/contract/enums.js';
-import { bindingOf, invalidField, pageLimit, refuseScenarioInLive, requireScope, serviceError } from '../../shared/index.js';
+import { refuseUnsafeRequest } from '../../contract/index.js';
+import { CAPTURE_METHODS, isOneOf, PAYMENT_METHOD_TYPES } from '../../contract/enums.js';
+import { bindingOf, pageLimit, refuseScenarioInLive, requireScope } from '../../platform/index.js';
+import { invalidField, serviceError } from '../../contract/index.js';
 import { DemoConnector, PAYMENT_SCENARIOS } from '../connectors/index.js';
 import { CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome } from './customer-actions.js';
 import type { Lifecycle } from './lifecycle.js';

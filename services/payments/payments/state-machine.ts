@@ -1,4 +1,4 @@
-import { serviceError } from '../../shared/index.js';
+import { serviceError } from '../../contract/index.js';
 import type { PaymentRecord } from './model.js';
 
 /**

@@ -1,9 +1,9 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import {
-  asJson, bindStatement, boundResource, columnsOf, runAsOne, valuesOf, withTransaction, type Binding, type Pool, type PoolClient, type Queryable,
-  type FieldMap, type Statement,
-} from '../../shared/index.js';
+  asJson, bindStatement, boundResource, columnsOf, runAsOne, valuesOf, withTransaction, type Binding,
+  type Pool, type PoolClient, type Queryable, type FieldMap, type Statement,
+} from '../../platform/index.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
 import { customerActionQueries } from './customer-action-store.js';
 import { monotonicIds, type TimelineRow } from './timeline.js';

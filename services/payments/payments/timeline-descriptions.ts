@@ -2,7 +2,7 @@
 // is told here, in a sentence or two, from the entry's own title and data (and the payment's
 // currency, for money). Written with each entry (store.ts), and for entries stored before
 // descriptions were, when they are read. Webhook entries are told by the webhooks part.
-import { formatMoney } from '../../shared/contract/index.js';
+import { formatMoney } from '../../contract/index.js';
 
 export interface DescribedEntry {
   type: string;

@@ -1,4 +1,4 @@
-import { invalidField } from '../../shared/index.js';
+import { invalidField } from '../../contract/index.js';
 import type { ProviderDefinition } from '../connectors/provider-definition.js';
 import { baseUrlProblem } from '../connectors/provider-base-url.js';
 

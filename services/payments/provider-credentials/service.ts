@@ -1,7 +1,8 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ProviderCredentialsService } from '../../../proto/gen/svc/payments/v1/provider_credentials_pb.js';
-import { invalidField, requireScope, SecretKeyMissingError, serviceError, type Clock, type Logger } from '../../shared/index.js';
+import { requireScope, SecretKeyMissingError, type Clock, type Logger } from '../../platform/index.js';
+import { invalidField, serviceError } from '../../contract/index.js';
 import type { ConnectorRegistry, CredentialCheck } from '../connectors/index.js';
 import { baseUrlTrust } from '../connectors/provider-base-url.js';
 import type { ProviderDefinition } from '../connectors/provider-definition.js';

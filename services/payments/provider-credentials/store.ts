@@ -1,5 +1,5 @@
-import type { Pool } from '../../shared/db.js';
-import { createSecretBox, type SecretBox } from '../../shared/secret-box.js';
+import type { Pool } from '../../platform/db.js';
+import { createSecretBox, type SecretBox } from '../../platform/secret-box.js';
 import type { AccountCredentials, CredentialSource } from '../connectors/types.js';
 
 // The provider_credentials table. Values are sealed as one JSON object; they leave this module

@@ -1,5 +1,5 @@
-import type { Clock, Logger, Queryable } from '../../shared/index.js';
-import { serviceError } from '../../shared/index.js';
+import type { Clock, Logger, Queryable } from '../../platform/index.js';
+import { serviceError } from '../../contract/index.js';
 import type { ConnectorRegistry, NotificationSubject, PayoutResult, ProviderNotification } from '../connectors/index.js';
 import { commitChange, type PaymentRecord, type PaymentsStore } from '../payments/index.js';
 import type { ProviderDefinition } from '../connectors/provider-definition.js';

@@ -5,7 +5,8 @@ import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import {
   ProviderSettlementsService, type ProviderSettlementSchema,
 } from '../../../proto/gen/svc/payments/v1/provider_settlements_pb.js';
-import { invalidField, requireScope, serviceError, withDeadline, type Logger } from '../../shared/index.js';
+import { requireScope, withDeadline, type Logger } from '../../platform/index.js';
+import { invalidField, serviceError } from '../../contract/index.js';
 import type { Connector, ConnectorRegistry, ProviderSettlement } from '../connectors/index.js';
 import type { CredentialStore } from '../provider-credentials/index.js';
 import type { SettlementLookups } from './store.js';

@@ -3,13 +3,14 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Logger } from 'pino';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { RefundSchema, type Refund } from '../../../proto/gen/svc/payments/v1/refunds_pb.js';
-import { formatMoney, REFUND_FAILED_AFTER_ACCEPTANCE, refundJson } from '../../shared/contract/index.js';
-import { REFUND_SCENARIOS as CONTRACT_REFUND_SCENARIOS } from '../../shared/contract/enums.js';
-import type { Metrics } from '../../shared/metrics.js';
+import { formatMoney, REFUND_FAILED_AFTER_ACCEPTANCE, refundJson } from '../../contract/index.js';
+import { REFUND_SCENARIOS as CONTRACT_REFUND_SCENARIOS } from '../../contract/enums.js';
+import type { Metrics } from '../../platform/metrics.js';
 import {
-  abandonedAfterMs, isBindingConflict, newId, runAsOne, serviceError, stillInProgress, withDeadline, type Binding,
+  abandonedAfterMs, isBindingConflict, newId, runAsOne, stillInProgress, withDeadline, type Binding,
   type Clock, type Pool, type Queryable,
-} from '../../shared/index.js';
+} from '../../platform/index.js';
+import { serviceError } from '../../contract/index.js';
 import type { ConnectorRegistry, RefundOutcome, RefundResult } from '../connectors/index.js';
 import {
   assertAllowed, type Change, commitChange, type FailureJson, type PaymentRecord, type PaymentsStore, refundReversed,

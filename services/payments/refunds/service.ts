@@ -3,8 +3,9 @@ import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import {
   CreateRefundRequestSchema, RefundsService, type CreateRefundRequest,
 } from '../../../proto/gen/svc/payments/v1/refunds_pb.js';
-import { refuseUnsafeRequest } from '../../shared/contract/index.js';
-import { bindingOf, invalidField, refuseScenarioInLive, requireScope, serviceError } from '../../shared/index.js';
+import { refuseUnsafeRequest } from '../../contract/index.js';
+import { bindingOf, refuseScenarioInLive, requireScope } from '../../platform/index.js';
+import { invalidField, serviceError } from '../../contract/index.js';
 import { REFUND_SCENARIOS, refundToProto, type Refunds } from './refunds.js';
 
 /**

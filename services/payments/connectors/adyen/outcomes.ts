@@ -1,7 +1,7 @@
 // What an Adyen /payments answer, a modification's answer or an Adyen error means in the connector
 // interface's outcomes. Every failure goes through the tables in adyen-errors.ts.
 import adyen, { type Types } from '@adyen/api-library';
-import { feeFor } from '../../../shared/fees.js';
+import { feeFor } from '../../../contract/fees.js';
 import { AdyenConnectionError } from './client.js';
 import { CONDITIONS, ruleFor, type AdyenAnswerLike, type AdyenRule } from './errors.js';
 import { failed, refusalOutcome } from '../outcome-mapping.js';

@@ -3,8 +3,8 @@
 // provider-neutral settlements, one per Batch Number (and net currency), for the ledger's one
 // ingestion. Amounts are decimals in major units; costs (Commission, Markup, Scheme Fees,
 // Interchange) are in the net currency. Pure: no call to Adyen.
-import { parseCsv, CsvError, type CsvRecord } from '../../../shared/csv.js';
-import { parseMajorAmount } from '../../../shared/contract/money.js';
+import { parseCsv, CsvError, type CsvRecord } from '../../../platform/csv.js';
+import { parseMajorAmount } from '../../../contract/money.js';
 import type { ProviderSettlement, ProviderSettlementItem, SettlementReportRead } from '../types.js';
 
 const COLUMNS = [

@@ -2,7 +2,7 @@
 // It implements the connector interface and nothing else: credentials come from the
 // CredentialSource by account id; outcomes and failures come from the table in stripe-errors.ts.
 import type Stripe from 'stripe';
-import { idTime } from '../../../shared/ids.js';
+import { idTime } from '../../../platform/ids.js';
 import { failed, statusFromRepeat } from '../outcome-mapping.js';
 import { toStripeAmount } from './amounts.js';
 import type { ProviderNetwork } from '../provider-fetch.js';

@@ -1,7 +1,7 @@
 // What a PaymentIntent, a Refund or a Stripe error means in the connector interface's outcomes.
 // Every failure goes through the table in stripe-errors.ts.
 import Stripe from 'stripe';
-import { feeFor } from '../../../shared/fees.js';
+import { feeFor } from '../../../contract/fees.js';
 import { failed, refusalOutcome } from '../outcome-mapping.js';
 import { CONDITIONS, ruleFor, type StripeErrorLike } from './errors.js';
 import type { AuthorizeRequest, AuthorizeResult, HoldResult, RefundResult } from '../types.js';

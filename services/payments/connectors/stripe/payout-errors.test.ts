@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type Stripe from 'stripe';
-import { FAILURE_CATEGORIES } from '../../../shared/contract/enums.js';
+import { FAILURE_CATEGORIES } from '../../../contract/enums.js';
 import { CONDITIONS, ERROR_CODES, ERROR_TYPES, FAILURE_CODES, payoutRuleFor, type PayoutRule } from './payout-errors.js';
 import { fromPayout, payoutParams, stripePayoutAmount } from './payouts.js';
 

@@ -3,7 +3,7 @@
 // which is the beneficiary token of the contract's payout destination. The payout id is the
 // Idempotency-Key and metadata.payout_id; outcomes and failures come from stripe-payout-errors.ts.
 import type Stripe from 'stripe';
-import { idTime } from '../../../shared/ids.js';
+import { idTime } from '../../../platform/ids.js';
 import { toStripeAmount } from './amounts.js';
 import { withSignal, type StripeClients } from './client.js';
 import { CONDITIONS, FAILURE_CODES, payoutRuleFor, type PayoutRule } from './payout-errors.js';

@@ -1,0 +1,33 @@
+// The public contract, declared once: what merchants are promised. It imports no platform file, so
+// anything may import it. Its enumerations (enums.ts), the JSON schemas of requests and resources
+// (requests.ts, resources.ts, built with components.ts), the /v1 operation table and the OpenAPI
+// document made from it (operations.ts, openapi.ts), and the serialisers that give each resource
+// its JSON shape for the REST API and webhook events alike. The gateway imports the table and the
+// document by file; the parts import what is below. Also here: the error registry (errors.ts), the
+// input limits (limits.ts), the event envelope (envelope.ts) and the fee formula (fees.ts). By path
+// only: project-caps.ts (the documented per-project caps) and provider-facts.ts (what a provider
+// is, as routing-risk and the tools learn it).
+export * from './errors.js';
+export * from './limits.js';
+export * from './envelope.js';
+export * from './fees.js';
+export { paymentJson } from './payment.js';
+export { failedAfterAcceptance, REFUND_FAILED_AFTER_ACCEPTANCE, refundJson } from './refund.js';
+export { paymentMethodJson } from './payment-method.js';
+export { transactionJson } from './transaction.js';
+export { balanceJson, balancesJson } from './balance.js';
+export { settlementJson, settlementItemJson } from './settlement.js';
+export {
+  containsAccountNumber, payoutFreeTextAccountField, payoutJson, rawAccountNumberField, type DestinationInput,
+} from './payout.js';
+export { refuseUnsafeRequest } from './internal-requests.js';
+export { formatMoney, fractionDigits } from './money.js';
+export {
+  containsCardNumber, findCardData, isCardFieldName, looksLikeCardNumber, normaliseText, passesLuhn,
+} from './card-data.js';
+export * from './enums.js';
+export { contractEvent, type ContractEvent, type EventObject } from './events.js';
+export type {
+  AttemptJson, BalanceJson, BalancesJson, FailureJson, PaymentJson, PaymentMethodJson, PayoutJson, RefundJson,
+  SettlementJson, SettlementWithItemsJson, TransactionJson,
+} from './resources.js';

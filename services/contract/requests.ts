@@ -1,0 +1,107 @@
+// Request schemas: the contract's field rules. Bodies are strict (unknown fields refused);
+// queries arrive as strings and are coerced where a number is expected.
+import { component, dateTime, enumOf, object, str, type Schema } from './components.js';
+import { METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH, PAGE_LIMIT_SCHEMA } from './limits.js';
+import {
+  CAPTURE_METHODS, DESTINATION_TYPES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_SCENARIOS, PAYOUT_SCENARIOS,
+  REFUND_SCENARIOS, TRANSACTION_TYPES,
+} from './enums.js';
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+const amount = {
+  type: 'integer', minimum: 1, maximum: MAX_SAFE,
+  description: 'An integer in the currency\'s minor unit (cents for EUR: 1000 is €10.00; yen for JPY).',
+} as const;
+const currency = { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code, e.g. EUR.' } as const;
+const country = { type: 'string', pattern: '^[A-Za-z]{2}$' } as const;
+// Stripe's metadata rule (services/contract/limits.ts): it keeps every event far inside the bus's limit.
+const metadata = component('Metadata', {
+  type: 'object',
+  maxProperties: METADATA_MAX_KEYS,
+  propertyNames: { type: 'string', minLength: 1, maxLength: METADATA_KEY_MAX_LENGTH },
+  additionalProperties: { type: 'string', maxLength: METADATA_VALUE_MAX_LENGTH },
+  description: `At most ${METADATA_MAX_KEYS} keys of at most ${METADATA_KEY_MAX_LENGTH} characters, each value a string of at most ${METADATA_VALUE_MAX_LENGTH} characters.`,
+});
+const optional = (properties: Record<string, Schema>, required: string[] = []) => object(properties, required);
+
+export const CustomerInput = component('CustomerInput', optional({
+  id: str, external_id: str, email: { type: 'string', format: 'email' }, name: str, country,
+}));
+
+export const PaymentMethodInput = component('PaymentMethodInput', optional({
+  type: enumOf(PAYMENT_METHOD_TYPES),
+  token: str,
+  id: { type: 'string', pattern: '^pm_' },
+}, ['type']));
+
+export const CreatePaymentBody = component('CreatePaymentRequest', optional({
+  amount,
+  currency,
+  payment_method: { anyOf: [enumOf(PAYMENT_METHOD_TYPES), PaymentMethodInput] },
+  capture_method: enumOf(CAPTURE_METHODS),
+  country,
+  customer: CustomerInput,
+  description: { type: 'string', maxLength: 500 },
+  reference: { type: 'string', maxLength: 128 },
+  return_url: { type: 'string', format: 'uri' },
+  metadata,
+  test_scenario: enumOf(PAYMENT_SCENARIOS),
+  device: optional({ ip: str, user_agent: str, fingerprint: str }),
+}, ['amount', 'currency', 'payment_method']), [
+  { amount: 1000, currency: 'EUR', payment_method: 'card', description: 'Order 1042', test_scenario: 'success' },
+]);
+
+export const CaptureBody = component('CaptureRequest', optional({ amount }), [{ amount: 500 }]);
+export const CancelBody = component('CancelRequest', optional({ reason: { type: 'string', maxLength: 500 } }), [{ reason: 'Order cancelled by the customer' }]);
+export const RefundBody = component('CreateRefundRequest', optional({
+  amount, reason: { type: 'string', maxLength: 500 }, metadata, test_scenario: enumOf(REFUND_SCENARIOS),
+}), [{ amount: 500, reason: 'Returned item' }]);
+
+export const CreatePayoutBody = component('CreatePayoutRequest', optional({
+  amount,
+  currency,
+  destination: optional({
+    type: enumOf(DESTINATION_TYPES), token: str, display: str, holder_name: str, country,
+  }, ['type', 'display']),
+  description: { type: 'string', maxLength: 500 },
+  reference: { type: 'string', maxLength: 128 },
+  metadata,
+  test_scenario: enumOf(PAYOUT_SCENARIOS),
+}, ['amount', 'currency', 'destination']), [{
+  amount: 5000, currency: 'EUR', reference: 'payout-2042',
+  destination: { type: 'bank_account', token: 'ben_demo_1a2b3c', display: 'DE89 •••• 3000', holder_name: 'Ada Lovelace', country: 'DE' },
+}]);
+
+export const CreatePaymentMethodBody = component('CreatePaymentMethodRequest', optional({
+  type: enumOf(PAYMENT_METHOD_TYPES),
+  provider_token: { type: 'string', minLength: 1 },
+  provider_code: str,
+  customer: CustomerInput,
+  display: { type: 'object', additionalProperties: str, maxProperties: 20 },
+}, ['type', 'provider_token']), [{ type: 'card', provider_token: 'tok_demo_visa', display: { brand: 'visa', last4: '4242' } }]);
+
+export const WebhookTestBody = component('WebhookTestRequest', optional({ event_type: enumOf(EVENT_TYPES) }), [{ event_type: 'payment.successful' }]);
+
+export const idParams = object({ id: { type: 'string', minLength: 1, maxLength: 255 } });
+
+const page = {
+  limit: PAGE_LIMIT_SCHEMA,
+  cursor: { type: 'string', minLength: 1, maxLength: 512 },
+};
+
+export const PaymentListQuery = optional({
+  status: { type: 'string', maxLength: 500 },
+  currency,
+  country,
+  payment_method: enumOf(PAYMENT_METHOD_TYPES),
+  reference: { type: 'string', maxLength: 128 },
+  search: { type: 'string', minLength: 1, maxLength: 200 },
+  from: dateTime,
+  to: dateTime,
+  ...page,
+});
+export const PayoutListQuery = optional({ status: str, ...page });
+export const TransactionListQuery = optional({
+  type: enumOf(TRANSACTION_TYPES), status: str, currency, provider_account_id: str, from: dateTime, to: dateTime, ...page,
+});
+export const SettlementListQuery = optional({ status: str, provider_account_id: str });

@@ -1,0 +1,61 @@
+import type { EventEnvelope } from '../../contract/envelope.js';
+
+export interface BusMessage {
+  subject: string;
+  /** The event id: the broker drops a second publish of the same id (at-least-once, no duplicates). */
+  msgId: string;
+  data: Uint8Array;
+  /** W3C trace context of the event (a `traceparent` message header); consumers continue its trace. */
+  traceparent?: string;
+}
+
+/** A throw means "not handled": the message is delivered again later. */
+export type EventHandler = (event: EventEnvelope, subject: string) => Promise<void>;
+
+export interface ConsumeOptions {
+  /**
+   * Messages handed to the handler at once (default 1: one after another). More let a handler
+   * that batches (services/platform/batcher.ts) write many events per statement; each message is
+   * still acknowledged, or delivered again, by its own outcome.
+   */
+  concurrency?: number;
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+export interface EventBus {
+  /** Resolves once the broker has acknowledged the message. */
+  publish(message: BusMessage): Promise<void>;
+  /** A durable consumer: it resumes where it left off after a restart. */
+  consume(durable: string, subjects: string[], handler: EventHandler, options?: ConsumeOptions): Promise<Subscription>;
+  /** Messages a durable consumer has not acknowledged yet (waiting or in flight); 0 for one it does not know. */
+  pending?(durable: string): Promise<number>;
+  /** Finishes in-flight work and disconnects. */
+  close(): Promise<void>;
+  /**
+   * Calls `listener` with false when the broker connection drops and true when it is back; returns
+   * the unsubscribe. A bus without it (the in-process one) is always connected.
+   */
+  onConnectionChange?(listener: (connected: boolean) => void): () => void;
+}
+
+/**
+ * What publish throws for a message the bus can never accept as it is (larger than the server's
+ * max_payload or the stream's max_msg_size): retrying cannot help, so the outbox parks it at once.
+ */
+export class UnpublishableMessage extends Error {
+  override readonly name = 'UnpublishableMessage';
+}
+
+/** What a broker tells a client about itself, read at start-up (services/platform/bus/broker-checks.ts). */
+export interface BrokerFacts {
+  serverVersion: string;
+  /** The server's max_payload: the largest message, headers included, it takes from a client. */
+  maxPayload: number;
+  stream: string;
+  streamReplicas: number;
+  /** The stream's own message size limit; -1 when it has none. */
+  streamMaxMsgSize: number;
+}

@@ -1,0 +1,207 @@
+import type { Logger } from 'pino';
+import { UnpublishableMessage, type EventBus } from './bus/index.js';
+import type { PartName } from './config.js';
+import type { Pool, Queryable, Statement } from './db.js';
+import { aggregateIdOf, eventSubject, type EventEnvelope } from '../contract/envelope.js';
+import { claimBatch, recordOutcomes, type ClaimedRow, type PublishFailure } from './outbox-claims.js';
+import type { RelayFailures } from './outbox-metrics.js';
+import { currentTraceparent } from './tracing.js';
+
+/**
+ * Transactional outbox. A state change and its event are written in one transaction
+ * (enqueueEvent with the transaction's client); the relay publishes rows with the event id as
+ * the message id and marks them sent only after the bus acknowledged them. Published rows stay
+ * (published_at), so events a broker lost can be published again (svc outbox republish).
+ * Every producing part has an `outbox` table in its own schema (see its migrations). The row keeps
+ * the trace context of the request that wrote it (NULL while tracing is off): the relay sends it
+ * as the message's `traceparent` header, beside the payload, never inside it.
+ */
+export function enqueueEventStatement(event: EventEnvelope): Statement {
+  return {
+    text: `INSERT INTO outbox (event_id, type, merchant_id, project_id, mode, payload, created_at, aggregate_id, traceparent)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    values: [
+      event.id, event.type, event.merchant_id, event.project_id, event.mode, JSON.stringify(event), event.created_at,
+      aggregateIdOf(event), currentTraceparent() ?? null,
+    ],
+  };
+}
+
+export async function enqueueEvent(db: Queryable, event: EventEnvelope): Promise<void> {
+  const { text, values } = enqueueEventStatement(event);
+  await db.query(text, values);
+}
+
+export interface OutboxRelayOptions {
+  pool: Pool;
+  bus: EventBus;
+  logger: Logger;
+  subjectPrefix: string;
+  pollMs: number;
+  batchSize?: number;
+  /** Failed attempts after which an event is parked (default 5: after about 15 s of retries). */
+  maxAttempts?: number;
+  /** Wait before an event's second attempt, doubled for each further one up to 5 min (default 1 s). */
+  retryBaseMs?: number;
+  /**
+   * How long a claimed batch is this relay's (default 30 s): far longer than publishing a batch
+   * takes, and how long the rows of a relay that died mid-batch wait for another replica.
+   */
+  leaseMs?: number;
+}
+
+const MAX_RETRY_DELAY_MS = 5 * 60_000;
+// While the bus takes nothing at all, the relay itself waits longer between rounds, up to this.
+const MAX_PAUSE_MS = 5_000;
+const MAX_ERROR_LENGTH = 1000;
+
+interface BatchOutcome {
+  claimed: number;
+  /** Something was published or parked: another round may find more. */
+  progressed: boolean;
+  /** Nothing got through: the bus seems down. */
+  unavailable?: Error;
+}
+
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = true;
+  private pauseMs = 0;
+  private failures?: { counter: RelayFailures; part: PartName };
+
+  constructor(private readonly opts: OutboxRelayOptions) {}
+
+  /** Counts failed publish attempts as `part`'s (set by assemblePart, which knows the part). */
+  countFailures(counter: RelayFailures, part: PartName): void {
+    this.failures = { counter, part };
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Publish now rather than at the next poll: called right after a commit that enqueued events. */
+  kick(): void {
+    if (this.stopped || this.pauseMs > 0) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.drain().finally(() => {
+        this.running = undefined;
+        if (this.stopped) return;
+        const now = this.again && this.pauseMs === 0;
+        this.again = false;
+        this.schedule(now ? 0 : Math.max(this.pauseMs, this.opts.pollMs));
+      });
+    }, ms);
+  }
+
+  /**
+   * Publishes every due row, a batch at a time; returns when none is left or the bus is down.
+   * A round already in flight is awaited first: rows it leased are skipped by this one's claim,
+   * so without waiting a caller could return while they are still being published.
+   */
+  async drain(): Promise<void> {
+    await this.running;
+    const limit = this.opts.batchSize ?? 200;
+    try {
+      for (;;) {
+        const { claimed, progressed, unavailable } = await this.publishBatch(limit);
+        if (unavailable) throw unavailable;
+        if (claimed < limit || !progressed) break;
+      }
+      this.pauseMs = 0;
+    } catch (err) {
+      this.pauseMs = Math.min(Math.max(this.opts.pollMs, this.pauseMs * 2), MAX_PAUSE_MS);
+      this.opts.logger.warn({ err: (err as Error).message }, 'outbox relay: publish failed, will retry');
+    }
+  }
+
+  // Claim and record are a statement each: no transaction is open while the bus is awaited.
+  private async publishBatch(limit: number): Promise<BatchOutcome> {
+    const rows = await claimBatch(this.opts.pool, limit, this.opts.leaseMs ?? 30_000);
+    const { published, failed } = await this.publishInOrder(rows);
+    const { failures, unavailable } = this.judge(failed, published.length > 0);
+    // Rows after a failure in their chain were not attempted; those not blamed go back at once.
+    const settled = new Set([...published, ...failures.map((f) => f.eventId)]);
+    const released = rows.map((r) => r.event_id).filter((id) => !settled.has(id));
+    await recordOutcomes(this.opts.pool, { published, failures, released });
+    return { claimed: rows.length, progressed: settled.size > 0, unavailable };
+  }
+
+  /**
+   * Each aggregate's rows one after another, each publish awaiting its ack, so a later event never
+   * overtakes an earlier one that failed; different aggregates side by side.
+   */
+  private async publishInOrder(rows: ClaimedRow[]) {
+    const chains = new Map<string, ClaimedRow[]>();
+    for (const row of rows) {
+      const chain = chains.get(row.aggregate_id);
+      if (chain) chain.push(row);
+      else chains.set(row.aggregate_id, [row]);
+    }
+    const published: string[] = [];
+    const failed: Array<{ row: ClaimedRow; err: unknown }> = [];
+    await Promise.all([...chains.values()].map(async (chain) => {
+      for (const row of chain) {
+        try {
+          await this.opts.bus.publish({
+            subject: eventSubject(this.opts.subjectPrefix, row.type),
+            msgId: row.event_id,
+            data: Buffer.from(JSON.stringify(row.payload)),
+            traceparent: row.traceparent ?? undefined,
+          });
+          published.push(row.event_id);
+        } catch (err) {
+          failed.push({ row, err });
+          return;
+        }
+      }
+    }));
+    return { published, failed };
+  }
+
+  /**
+   * Whom a failure is blamed on. An event the bus can never take is parked at once. Otherwise, if
+   * another event of the batch got through, the bus works and the attempt counts against the
+   * event; if nothing got through, the bus is down and no event is blamed (the relay pauses).
+   */
+  private judge(failed: Array<{ row: ClaimedRow; err: unknown }>, busWorks: boolean) {
+    const maxAttempts = this.opts.maxAttempts ?? 5;
+    const base = this.opts.retryBaseMs ?? 1000;
+    const failures: PublishFailure[] = [];
+    let unavailable: Error | undefined;
+    for (const { row, err } of failed) {
+      const permanent = err instanceof UnpublishableMessage;
+      if (!permanent && !busWorks) {
+        unavailable ??= err as Error;
+        continue;
+      }
+      const attempts = row.attempts + 1;
+      const park = permanent || attempts >= maxAttempts;
+      const error = String((err as Error)?.message ?? err).slice(0, MAX_ERROR_LENGTH);
+      failures.push({ eventId: row.event_id, error, park, delayMs: Math.min(base * 2 ** (attempts - 1), MAX_RETRY_DELAY_MS) });
+      const where = { event_id: row.event_id, type: row.type, aggregate_id: row.aggregate_id, attempts, err: error };
+      this.failures?.counter.inc({ part: this.failures.part, outcome: park ? 'parked' : 'retry' });
+      if (park) this.opts.logger.error(where, 'outbox relay: event parked (svc dead-letter list); later events of its aggregate wait behind it');
+      else this.opts.logger.warn(where, 'outbox relay: event not published, will retry it');
+    }
+    return { failures, unavailable };
+  }
+}

@@ -1,0 +1,129 @@
+import { EventEmitter, on } from 'node:events';
+import type * as grpc from '@grpc/grpc-js';
+import {
+  ConnectError, createRouterTransport, type ConnectRouter, type Interceptor, type Transport,
+} from '@connectrpc/connect';
+import { Health, HealthCheckResponse_ServingStatus as Status } from '../../proto/gen/grpc/health/v1/health_pb.js';
+import { DomainError, serviceError, toConnectError } from '../contract/errors.js';
+import { closeGrpcServer, createGrpcServer } from './grpc-server.js';
+import { createGrpcJsTransport } from './grpc-transport.js';
+import { authenticateCallers, withCredential, type InternalCaller } from './internal-callers.js';
+import { MAX_EVENT_BYTES } from '../contract/limits.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import { serverMetrics, withClientMetrics } from './rpc-metrics.js';
+import { serverTracing, withClientTracing } from './rpc-tracing.js';
+
+/** Serving state reported by grpc.health.v1.Health: "" is the whole server, otherwise a service name. */
+export class HealthState {
+  private readonly statuses = new Map<string, Status>();
+  private readonly changes = new EventEmitter();
+
+  constructor(services: string[]) {
+    for (const s of ['', ...services]) this.statuses.set(s, Status.SERVING);
+  }
+
+  setAll(status: Status): void {
+    for (const s of this.statuses.keys()) this.statuses.set(s, status);
+    this.changes.emit('change');
+  }
+
+  get(service: string): Status | undefined {
+    return this.statuses.get(service);
+  }
+
+  routes(router: ConnectRouter): void {
+    const state = this;
+    router.service(Health, {
+      check(req) {
+        const status = state.get(req.service);
+        if (status === undefined) throw serviceError('resource_not_found', `unknown service ${req.service}`);
+        return { status };
+      },
+      list() {
+        return { statuses: Object.fromEntries([...state.statuses].map(([k, status]) => [k, { status }])) };
+      },
+      async *watch(req, ctx) {
+        yield { status: state.get(req.service) ?? Status.SERVICE_UNKNOWN };
+        for await (const _ of on(state.changes, 'change', { signal: ctx.signal })) {
+          yield { status: state.get(req.service) ?? Status.SERVICE_UNKNOWN };
+        }
+      },
+    });
+  }
+}
+
+/**
+ * Domain code (a part's own modules, below its handlers) throws DomainErrors; over the wire they
+ * travel as ConnectErrors carrying the contract code. Converted here once for every handler. Any
+ * other failure (a database refusing connections, a bug) reaches the caller as an opaque
+ * `internal error`, so it is logged here, the one place that still sees its cause.
+ */
+function domainErrors(logger: Logger): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      if (err instanceof DomainError) throw toConnectError(err);
+      if (!(err instanceof ConnectError)) logger.error({ err, method: req.method.name }, 'request failed');
+      throw err;
+    }
+  };
+}
+
+function serverOptions(logger: Logger, callers: readonly InternalCaller[], metrics?: Metrics) {
+  // No request may carry more than its events can: the bus was checked to carry MAX_EVENT_BYTES.
+  // The first interceptor is the outermost: the caller is checked before any handler sees the request,
+  // and the metrics see the status code the caller gets.
+  // The trace's server span encloses all of them (it is empty while tracing is off).
+  const interceptors = [domainErrors(logger), authenticateCallers(callers)];
+  const measured = metrics ? [serverMetrics(metrics), ...interceptors] : interceptors;
+  return { readMaxBytes: MAX_EVENT_BYTES, interceptors: [...serverTracing(), ...measured] };
+}
+
+function withHealth(routes: (router: ConnectRouter) => void, health: HealthState) {
+  return (router: ConnectRouter) => {
+    routes(router);
+    health.routes(router);
+  };
+}
+
+/**
+ * A gRPC server (@grpc/grpc-js, binary protobuf) for the given routes plus Health. Not listening.
+ * It speaks gRPC only: connect-node also spoke gRPC-Web and the Connect protocol, which no caller
+ * of a part uses, and cost twice the CPU per call (test/bench/rpc-hop.ts). Only `callers` are
+ * served (services/platform/internal-callers.ts); Health answers anyone.
+ */
+export function createRpcServer(
+  routes: (router: ConnectRouter) => void, health: HealthState, logger: Logger, callers: readonly InternalCaller[],
+  metrics?: Metrics,
+): grpc.Server {
+  return createGrpcServer(withHealth(routes, health), serverOptions(logger, callers, metrics));
+}
+
+/**
+ * The same routes, interceptors and limits as createRpcServer, called in this process without a
+ * socket (Connect's router transport): for parts that share one process (all-in-one/).
+ */
+export function createInProcessTransport(
+  routes: (router: ConnectRouter) => void, health: HealthState, logger: Logger, callers: readonly InternalCaller[],
+  metrics?: Metrics,
+): Transport {
+  return createRouterTransport(withHealth(routes, health), { router: serverOptions(logger, callers, metrics) });
+}
+
+/** Closes a server gracefully: no new calls, in-flight ones finish, then the rest are cut. */
+export function closeRpcServer(server: grpc.Server, timeoutMs: number): Promise<void> {
+  return closeGrpcServer(server, timeoutMs);
+}
+
+/**
+ * Calls a peer part over real gRPC (HTTP/2, binary protobuf), through a @grpc/grpc-js channel,
+ * presenting `internalToken` (INTERNAL_TOKEN) as its credential; its calls are counted in `metrics`
+ * and, while tracing is on, are spans whose context travels in `traceparent`.
+ */
+export function createPeerTransport(baseUrl: string, internalToken: string, metrics?: Metrics): Transport {
+  return withClientTracing(withClientMetrics(withCredential(createGrpcJsTransport(baseUrl), internalToken), metrics));
+}
+
+export { Status as ServingStatus };
