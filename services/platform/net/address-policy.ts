@@ -1,8 +1,9 @@
 import { BlockList, isIP } from 'node:net';
 
-// Where the service may send requests on a merchant's behalf (webhook endpoints, provider base URLs). A URL is checked when it is saved, and every address it
-// resolves to is checked again when a connection is made (safe-agent.ts), so a name that later
-// resolves somewhere internal (DNS rebinding) still cannot reach it.
+// Where the service may send requests on a merchant's behalf (webhook endpoints, provider base
+// URLs). A URL is checked when it is saved, and every address it resolves to is checked again when
+// a connection is made (safe-agent.ts), so a name that later resolves somewhere internal (DNS
+// rebinding) still cannot reach it.
 
 export type { Mode } from '../../contract/enums.js';
 import type { Mode } from '../../contract/enums.js';
