@@ -194,6 +194,7 @@ describe('roles', () => {
       ['POST', '/keys', { name: 'reader key' }],
       ['POST', '/webhook-endpoints', { url: 'https://example.com/hook', events: ['payment.successful'] }],
       ['PUT', '/allowlist', { entries: ['203.0.113.7'] }],
+      ['POST', '/allowlist/check', { entries: ['203.0.113.7'] }],
       ['POST', '/invitations', { email: 'x@example.com', role: 'owner' }],
     ] as const) {
       const res = await reader.call(method, path, body);
@@ -324,5 +325,23 @@ describe('live mode, verification, webhooks and settings', () => {
     assert.deepEqual([refused.status, refused.body.error.code], [403, 'ip_not_allowed']);
     const bad = await browser.call('PUT', '/allowlist', { entries: ['not an address'] });
     assert.deepEqual([bad.status, bad.body.error.param], [422, 'entries.0']);
+    // Said for a person, naming the entry, not as the validator's path.
+    assert.match(bad.body.error.message, /^“not an address” is not an IP address or range\. Enter an exact address such as 203\.0\.113\.7/);
+    assert.doesNotMatch(bad.body.error.message, /entries\.0/);
+  });
+
+  test('a proposed allow-list is checked against the member\'s own address, X-Forwarded-For not believed without TRUSTED_PROXIES', async () => {
+    const { browser } = await registered('Allow-list checked');
+    assert.equal((await browser.call('GET', '/allowlist')).body.client_address, '127.0.0.1');
+    const spoofed = { headers: { 'x-forwarded-for': '10.1.2.3' } };
+    const outside = await browser.call('POST', '/allowlist/check', { entries: [' 10.9.9.9/8'] }, spoofed);
+    assert.deepEqual([outside.status, outside.body], [200, { entries: ['10.0.0.0/8'], client_address: '127.0.0.1', client_allowed: false }]);
+    const inside = await browser.call('POST', '/allowlist/check', { entries: ['203.0.113.7', '127.0.0.0/8', '127.0.0.1/8'] });
+    assert.deepEqual(inside.body, { entries: ['203.0.113.7', '127.0.0.0/8'], client_address: '127.0.0.1', client_allowed: true });
+    assert.equal((await browser.call('POST', '/allowlist/check', { entries: [] })).body.client_allowed, true);
+    const bad = await browser.call('POST', '/allowlist/check', { entries: ['127.0.0.1', 'not-an-ip'] });
+    assert.deepEqual([bad.status, bad.body.error.param], [422, 'entries.1']);
+    assert.match(bad.body.error.message, /^“not-an-ip” is not an IP address or range/);
+    assert.deepEqual((await browser.call('GET', '/allowlist')).body.entries, [], 'a check saves nothing');
   });
 });

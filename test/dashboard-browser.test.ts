@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createLogger } from '../services/platform/index.js';
-import { launchChromium, PASSWORD, registerOwner, shots, skipWithoutChromium, watch, WIDE } from './helpers/browser-page.js';
+import { launchChromium, parseCsv, PASSWORD, registerOwner, shots, skipWithoutChromium, watch, WIDE } from './helpers/browser-page.js';
 import { eventually } from './helpers/eventually.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { MAIL, mailedLink } from './helpers/dashboard-browser.js';
@@ -100,7 +100,12 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await shots(page, '01-sign-in');
     await page.getByRole('link', { name: 'Create an account' }).waitFor();
     await registerOwner(page, stack, 'Browser shop', email, (name) => shots(page, name));
-    assert.equal(await page.getByRole('switch', { name: 'Live mode' }).getAttribute('aria-checked'), 'false');
+    // One labelled switch, its name visible beside it; no separate "Test" button and "Test data" label.
+    const modeSwitch = page.getByRole('switch', { name: 'Live mode' });
+    assert.equal(await modeSwitch.getAttribute('aria-checked'), 'false');
+    assert.equal((await modeSwitch.innerText()).trim(), 'Live mode');
+    assert.equal(await page.locator('header').getByText('Test data', { exact: true }).count(), 0);
+    assert.equal(await page.locator('header').getByRole('button', { name: 'Test', exact: true }).count(), 0);
     assert.match(await page.locator('header').innerText(), /Browser shop/);
   });
 
@@ -120,10 +125,24 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
 
   test('a payment made with the key over /v1 appears in the list, and its page shows the timeline', async () => {
     const created = await request(stack.baseUrl, 'POST', '/v1/payments', {
-      key, body: { amount: 1250, currency: 'EUR', payment_method: 'card', reference: 'order-1', test_scenario: 'success' },
+      key,
+      body: {
+        amount: 1250, currency: 'EUR', payment_method: 'card', reference: 'order-1', test_scenario: 'success',
+        description: 'Two mugs', metadata: { cart: 'c-77' },
+        customer: { email: 'ada@example.com', name: 'Ada Lovelace', country: 'GB' },
+      },
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     paymentId = created.body.id;
+    // A payment in another currency: home must never add it to the euros.
+    const pounds = await request(stack.baseUrl, 'POST', '/v1/payments', {
+      key, body: { amount: 14052, currency: 'GBP', payment_method: 'card', reference: 'order-2', test_scenario: 'success' },
+    });
+    assert.equal(pounds.status, 201, JSON.stringify(pounds.body));
+    const declined = await request(stack.baseUrl, 'POST', '/v1/payments', {
+      key, body: { amount: 999, currency: 'GBP', payment_method: 'card', reference: 'order-3', test_scenario: 'hard_decline' },
+    });
+    assert.equal(declined.body.status, 'failed', JSON.stringify(declined.body));
     await nav('Payments');
     const row = page.getByRole('link', { name: '€12.50' });
     await row.waitFor();
@@ -133,10 +152,23 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/status=successful/);
     await row.waitFor();
+    // At 1280 px the filters and their button lay out on one row.
+    const tops = await page.getByRole('search', { name: 'Filter payments' }).locator('.field, button')
+      .evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().bottom)));
+    assert.equal(new Set(tops).size, 1, `filter bottoms: ${tops.join(', ')}`);
+    const csv = parseCsv(String(await page.evaluate("fetch('/dashboard/api/payments/export.csv?status=successful').then((r) => r.text())")));
+    assert.deepEqual(csv.filter((r) => r.id === paymentId).map((r) => [r.amount, r.currency, r.customer_email, r.description]),
+      [['1250', 'EUR', 'ada@example.com', 'Two mugs']]);
+    assert.ok(csv.some((r) => r.currency === 'GBP'), 'the export holds every payment the filters select');
+    await page.getByRole('link', { name: 'Export payments as CSV' }).waitFor();
     await shots(page, '05-payments');
     await row.click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     assert.match(await page.locator('h1').innerText(), /€12\.50\s+successful/);
+    const customer = await page.locator('section[aria-labelledby="customer"]').innerText();
+    assert.match(customer, /Email\s+ada@example\.com[\s\S]*Name\s+Ada Lovelace[\s\S]*Country\s+GB/);
+    assert.match(await page.locator('section[aria-labelledby="metadata"]').innerText(), /cart\s+c-77/);
+    assert.match(await page.locator('section[aria-labelledby="amounts"]').innerText(), /Description\s+Two mugs/);
     const timeline = await page.locator('ol.timeline').innerText();
     assert.match(timeline, /Payment created/);
     assert.ok((await page.locator('ol.timeline li').count()) >= 3, timeline);
@@ -151,7 +183,12 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await dialog.getByLabel('Reason (optional)').fill('customer asked');
     await shots(page, '07-refund-dialog');
     await dialog.getByRole('button', { name: 'Refund' }).click();
-    await page.getByText('Refund of €12.50 requested.').waitFor();
+    // The banner says what the refund's answer said: a test refund succeeds at once.
+    const banner = page.getByRole('status').filter({ hasText: 'Refund of €12.50' });
+    await banner.waitFor();
+    const refunds = await request(stack.baseUrl, 'GET', `/v1/payments/${paymentId}/refunds`, { key });
+    assert.equal(refunds.body.data[0]?.status, 'successful', JSON.stringify(refunds.body));
+    assert.equal(await banner.innerText(), 'Refund of €12.50 succeeded.');
     await eventually('the refund to settle', async () => {
       const payment = await request(stack.baseUrl, 'GET', `/v1/payments/${paymentId}`, { key });
       return payment.body.refunded_amount === 1250 ? true : undefined;
@@ -160,6 +197,29 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await page.getByRole('heading', { name: 'Refunds' }).waitFor();
     assert.match(await page.locator('section[aria-labelledby="refunds"]').innerText(), /€12\.50\s+successful/);
     await shots(page, '08-payment-refunded');
+  });
+
+  test('transactions show a Net column, filter by status from a list, and keep ids on one line', async () => {
+    await nav('Transactions');
+    const table = page.getByRole('region', { name: 'Transactions table' });
+    await table.getByRole('columnheader', { name: 'Net' }).waitFor();
+    await page.getByLabel('Status').selectOption('successful');
+    await page.getByLabel('Type').selectOption('payment');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/status=successful/);
+    const row = table.getByRole('row').filter({ hasText: paymentId });
+    await row.waitFor();
+    const headers = await table.getByRole('columnheader').allInnerTexts();
+    const cells = await row.getByRole('cell').allInnerTexts();
+    const net = cells[headers.indexOf('Net')]!;
+    const listed = await request(stack.baseUrl, 'GET', `/v1/transactions?type=payment&currency=EUR`, { key });
+    const tx = listed.body.data.find((t: any) => t.payment_id === paymentId);
+    assert.ok(tx, JSON.stringify(listed.body));
+    assert.equal(net.trim(), `€${(tx.net_amount / 100).toFixed(2)}`);
+    const idLines = await table.locator('td .mono').first()
+      .evaluate((e) => e.getBoundingClientRect().height / parseFloat(e.ownerDocument.defaultView!.getComputedStyle(e).lineHeight));
+    assert.ok(idLines < 1.6, `an id takes ${idLines} lines`);
+    await shots(page, '08b-transactions');
   });
 
   test('a webhook endpoint on a local receiver gets a signed delivery, which is resent from its page', async () => {
@@ -206,16 +266,45 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await shots(page, '12-deliveries');
   });
 
-  test('an allow-list entry is added, and /v1 then refuses this other address', async () => {
+  test('an allow-list that shuts out the member\'s own address is saved after a warning naming it; removals are confirmed', async () => {
     await nav('IP allow-list');
-    await page.getByLabel('Address or CIDR range').fill('203.0.113.7');
+    const entry = page.getByLabel('Address or CIDR range');
+    await entry.fill('not-an-ip');
     await page.getByRole('button', { name: 'Add' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'not-an-ip' });
+    await refusal.waitFor();
+    assert.match(await refusal.innerText(), /“not-an-ip” is not an IP address or range\. Enter an exact address such as 203\.0\.113\.7/);
+    assert.doesNotMatch(await refusal.innerText(), /entries\.0/);
+
+    await entry.fill('203.0.113.7');
+    await page.getByRole('button', { name: 'Add' }).click();
+    const warning = page.getByRole('dialog', { name: 'Add 203.0.113.7?' });
+    await warning.waitFor();
+    assert.match(await warning.innerText(), /Your own address, 127\.0\.0\.1, is not on this list/);
+    await shots(page, '13a-allow-list-warning');
+    await warning.getByRole('button', { name: 'Add anyway' }).click();
     await page.getByText('203.0.113.7 added.').waitFor();
     await page.getByRole('list', { name: 'Allowed addresses' }).getByText('203.0.113.7').waitFor();
     await shots(page, '13-allow-list');
     const refused = await request(stack.baseUrl, 'GET', '/v1/payments', { key });
     assert.equal(refused.status, 403);
     assert.equal(refused.body.error.code, 'ip_not_allowed');
+
+    // Adding the member's own address asks nothing; removing an entry always does.
+    await entry.fill('127.0.0.0/8');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await page.getByText('127.0.0.0/8 added.').waitFor();
+    assert.equal((await request(stack.baseUrl, 'GET', '/v1/payments', { key })).status, 200);
+    await page.getByRole('button', { name: 'Remove 127.0.0.0/8' }).click();
+    const removal = page.getByRole('dialog', { name: 'Remove 127.0.0.0/8?' });
+    assert.match(await removal.innerText(), /Requests from 127\.0\.0\.0\/8 are refused from now on[\s\S]*Your own address, 127\.0\.0\.1, is not on this list/);
+    await removal.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Remove 203.0.113.7' }).click();
+    await page.getByRole('dialog', { name: 'Remove 203.0.113.7?' }).getByRole('button', { name: 'Remove' }).click();
+    await page.getByText('203.0.113.7 removed.').waitFor();
+    // The list is read again after the notice: the row leaves once it has.
+    await page.getByRole('button', { name: 'Remove 203.0.113.7' }).waitFor({ state: 'detached' });
+    assert.deepEqual(await page.getByRole('list', { name: 'Allowed addresses' }).locator('.mono').allInnerTexts(), ['127.0.0.0/8']);
   });
 
   test('home shows the volume, success rate and failure reasons of the period', async () => {
@@ -223,8 +312,28 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await page.getByRole('heading', { name: 'Success rate' }).waitFor();
     // uPlot draws in an effect after the headings render: wait for the second chart's canvas.
     await page.locator('.chart canvas').nth(1).waitFor();
-    assert.match(await page.locator('main').innerText(), /By provider[\s\S]*By method/);
-    await shots(page, '14-home');
+    // Two currencies: one at a time, each figure naming it, euros never added to pounds.
+    const currency = page.getByLabel('Currency');
+    assert.deepEqual((await currency.locator('option').allInnerTexts()).sort(), ['EUR', 'GBP']);
+    for (const [code, amount, count, rate, other] of [['EUR', '€12.50', 1, '100.0 %', '£'], ['GBP', '£140.52', 2, '50.0 %', '€']] as const) {
+      await currency.selectOption(code);
+      const byProvider = page.getByRole('region', { name: `By provider (${code})` });
+      await byProvider.waitFor();
+      const figures = await page.getByRole('region', { name: `Headline figures in ${code}` }).innerText();
+      const escaped = amount.replace('.', '\\.');
+      assert.match(figures, new RegExp(`Gross\\s+${escaped}[\\s\\S]*Payments\\s+${count}\\s[\\s\\S]*Success rate\\s+${rate}`), figures);
+      // The providers' payments add up to the currency's, and its volume is the gross: nothing of the other currency.
+      const rows = (await byProvider.getByRole('row').allInnerTexts()).slice(1).map((r) => r.split('\t').map((c) => c.trim()));
+      assert.equal(rows.reduce((n, r) => n + Number(r[1]), 0), count, JSON.stringify(rows));
+      assert.ok(rows.some((r) => r[3] === amount), JSON.stringify(rows));
+      const main = await page.locator('main').innerText();
+      assert.ok(!main.includes(other), `home in ${code} shows ${other}: ${main}`);
+      await shots(page, `14-home-${code.toLowerCase()}`);
+    }
+    // The GBP decline is a failure reason, in the warning colour.
+    const reason = page.getByRole('region', { name: 'Failure reasons (GBP)' }).getByRole('listitem');
+    assert.equal(await reason.count(), 1);
+    assert.equal(await reason.locator('span').first().evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).color), 'rgb(146, 64, 14)');
   });
 
   test('a read-only member is invited, joins from the mailed link, and sees no secret and no action', async () => {

@@ -7,7 +7,7 @@ import { sessionOf, type DashboardDeps } from './context.js';
 import { toCsv, type CsvColumn } from './csv.js';
 
 // CSV exports of what a list's filters select, for the session's scope and mode:
-//   GET /dashboard/api/{payouts,transactions,settlements,balances}/export.csv?<the list's filters>
+//   GET /dashboard/api/{payments,payouts,transactions,settlements,balances}/export.csv?<the list's filters>
 // Rows come from the /v1 list handlers themselves (the mirrored lists'), following the cursor up to
 // EXPORT_CAP rows; a longer selection is cut there and says so in X-Export-Truncated. Built on the
 // server so the escaping (csv.ts) has one home and a plain link downloads the file.
@@ -21,6 +21,16 @@ const col = (header: string, value: (r: Row) => unknown): CsvColumn<Row> => ({
 const field = (name: string) => col(name, (r) => r[name]);
 
 const EXPORTS: { path: string; operation: OperationId; paged: boolean; columns: CsvColumn<Row>[] }[] = [
+  {
+    path: '/payments/export.csv', operation: 'listPayments', paged: true,
+    columns: [
+      field('id'), field('status'), field('amount'), field('currency'), field('captured_amount'), field('refunded_amount'),
+      col('fee_amount', (r) => r.fee?.amount), col('payment_method', (r) => r.payment_method?.type),
+      col('provider', (r) => r.route?.provider?.name), field('reference'), field('description'),
+      col('customer_email', (r) => r.customer?.email), col('customer_name', (r) => r.customer?.name), field('country'),
+      col('failure_code', (r) => r.failure?.code), field('created_at'),
+    ],
+  },
   {
     path: '/payouts/export.csv', operation: 'listPayouts', paged: true,
     columns: [

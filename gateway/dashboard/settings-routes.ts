@@ -4,10 +4,13 @@ import { allowlistHandlers } from '../management/allowlist.js';
 import type { VerificationDetails } from '../store/index.js';
 import { manageDepsFor, sessionOf, type DashboardDeps } from './context.js';
 import { AllowlistBody, VerificationBody } from './schemas.js';
+import { checkAllowlist, humanEntries } from './allowlist-check.js';
 
 // The project's settings and the merchant's verification:
 //   GET  /dashboard/api/allowlist        {project_id, entries}
 //   PUT  /dashboard/api/allowlist        {entries}: replaces the list ([] lifts it), as the management API does
+//   POST /dashboard/api/allowlist/check  {entries}: {entries, client_address, client_allowed}, saving nothing,
+//                                        so the page can warn before a list shuts out the member's own address
 //   GET  /dashboard/api/verification     the latest submission, or {status: 'not_submitted'}
 //   POST /dashboard/api/verification     {company_name, registration_number, country, documents}: 201 pending
 // Approval or rejection stays with the deployment's operators (the operator console,
@@ -21,12 +24,17 @@ export function settingsRoutes(scope: FastifyInstance, deps: DashboardDeps): voi
 
   scope.get('/allowlist', { config: { dashboard: { permission: 'view' } } }, async (request) => {
     const { session, handlers } = allowlist(request);
-    return handlers.getAllowlist!({ params: { id: session.project.id }, query: {}, body: undefined });
+    const list = await handlers.getAllowlist!({ params: { id: session.project.id }, query: {}, body: undefined });
+    return { ...(list as object), client_address: checkAllowlist(request, deps, []).client_address };
   });
+
+  scope.post('/allowlist/check', { config: { dashboard: { permission: 'develop' } }, schema: { body: AllowlistBody } }, async (request) =>
+    checkAllowlist(request, deps, (request.body as { entries: unknown }).entries));
 
   scope.put('/allowlist', { config: { dashboard: { permission: 'develop' } }, schema: { body: AllowlistBody } }, async (request) => {
     const { session, handlers } = allowlist(request);
-    return handlers.setAllowlist!({ params: { id: session.project.id }, query: {}, body: request.body });
+    const entries = humanEntries((request.body as { entries: unknown }).entries);
+    return handlers.setAllowlist!({ params: { id: session.project.id }, query: {}, body: { entries } });
   });
 
   scope.get('/verification', { config: { dashboard: { permission: 'view' } } }, async (request) => {

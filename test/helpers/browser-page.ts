@@ -66,21 +66,29 @@ export function watch(page: Page, seen: { requests: string[]; problems: string[]
   page.on('pageerror', (e) => seen.problems.push(`script error: ${e.message}`));
 }
 
-/** Saves the page at both widths; at 390 px the page may not scroll sideways (tables scroll in their own box). */
+/**
+ * Saves the page at both widths; at 390 px the page may not scroll sideways (tables scroll in their
+ * own box, with a visible hint when wider), the header keeps to one row and ids in tables to one line.
+ */
 export async function shots(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SHOTS}/${name}-1280.png`, fullPage: true });
   await page.setViewportSize(NARROW);
   try {
     await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
-    await page.screenshot({ path: `${SHOTS}/${name}-390.png`, fullPage: true });
     // Layout may still be settling after the resize under load: measure again for up to a second.
     let measured = { overflow: 0, culprits: [] as string[] };
+    let layout = { headerRows: 0, hiddenWide: [] as string[], brokenIds: [] as string[] };
     for (let i = 0; i < 10; i++) {
       measured = (await page.evaluate(WIDER_THAN_SCREEN)) as typeof measured;
-      if (measured.overflow <= 0) break;
+      layout = (await page.evaluate(NARROW_LAYOUT)) as typeof layout;
+      if (measured.overflow <= 0 && layout.headerRows <= 1 && layout.hiddenWide.length === 0 && layout.brokenIds.length === 0) break;
       await page.waitForTimeout(100);
     }
+    await page.screenshot({ path: `${SHOTS}/${name}-390.png`, fullPage: true });
     assert.ok(measured.overflow <= 0, `${name} is ${measured.overflow}px wider than a 390px screen: ${measured.culprits.join(', ')}`);
+    assert.ok(layout.headerRows <= 1, `${name}: the header takes more than one row at 390px`);
+    assert.deepEqual(layout.hiddenWide, [], `${name}: a table wider than its box at 390px has no visible scroll hint`);
+    assert.deepEqual(layout.brokenIds, [], `${name}: an id in a table is broken over lines at 390px`);
   } finally {
     await page.setViewportSize(WIDE);
   }
@@ -93,6 +101,29 @@ const WIDER_THAN_SCREEN = `({
     .map((e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className ? '.' + String(e.className).split(' ').join('.') : ''))
     .slice(0, 12),
 })`;
+
+// At 390 px: the header's items share one row (each overlaps the others vertically); a table wider than
+// its scrolling box is followed by a visible scroll hint; an id in a table cell is on one line.
+const NARROW_LAYOUT = `(() => {
+  const visible = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+  const header = document.querySelector('header.top');
+  const boxes = header ? [...header.children].filter(visible).map((e) => e.getBoundingClientRect()) : [];
+  const oneRow = boxes.length === 0 || Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom));
+  const wraps = [...document.querySelectorAll('.table-wrap')].filter(visible);
+  const hiddenWide = wraps.filter((w) => w.scrollWidth > w.clientWidth + 1)
+    .filter((w) => !(w.nextElementSibling && w.nextElementSibling.matches('.scroll-hint') && visible(w.nextElementSibling)))
+    .map((w) => w.getAttribute('aria-label') || 'a table');
+  const brokenIds = [...document.querySelectorAll('td .mono, td.mono')].filter(visible)
+    .filter((e) => {
+      const style = getComputedStyle(e);
+      const line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.5;
+      const text = document.createRange();
+      text.selectNodeContents(e);
+      return text.getBoundingClientRect().height > line * 1.6;
+    })
+    .map((e) => e.textContent.slice(0, 40));
+  return { headerRows: oneRow ? 1 : 2, hiddenWide, brokenIds };
+})()`;
 
 /** A CSV file's rows as objects by header (RFC 4180: quoted cells, doubled quotes, CRLF). */
 export function parseCsv(text: string): Record<string, string>[] {

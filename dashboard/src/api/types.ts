@@ -43,6 +43,15 @@ export interface Attempt {
   created_at: string;
 }
 
+/** A payment's customer as the merchant sent it (CustomerInput); every field optional. */
+export interface Customer {
+  id?: string | null;
+  external_id?: string | null;
+  email?: string | null;
+  name?: string | null;
+  country?: string | null;
+}
+
 export interface Payment {
   id: string;
   mode: Mode;
@@ -56,6 +65,7 @@ export interface Payment {
   country: string | null;
   description: string | null;
   reference: string | null;
+  customer: Customer | null;
   metadata: Record<string, unknown>;
   route: {
     provider: { id: string; code: string; name: string } | null;

@@ -1,9 +1,10 @@
 import type { Payment } from '../api/types';
 
 // The home page's figures, computed in the browser from the payments list (see docs/decisions.md,
-// "Dashboard home charts"): buckets of an hour (last day) or a day (week, month), volume of
-// succeeded payments in the most used currency, success rate of decided payments, failure reasons,
-// and the same by provider and by method.
+// "Dashboard home charts" and "Home figures are per currency"): for one currency at a time, the
+// headline (gross, refunds, fees, net, payments, success rate), buckets of an hour (last day) or a
+// day (week, month) of succeeded volume and success rate, failure reasons, and the same by provider
+// and by method. Amounts of different currencies are never added together.
 
 export type Period = 'day' | 'week' | 'month';
 
@@ -26,8 +27,20 @@ export interface Breakdown {
   volume: number;
 }
 
+export interface Headline {
+  /** Captured amount of the succeeded payments. */
+  gross: number;
+  refunded: number;
+  fees: number;
+  /** gross − refunded − fees. */
+  net: number;
+  payments: number;
+  successRate: number | null;
+}
+
 export interface Metrics {
-  currency: string | null;
+  currency: string;
+  headline: Headline;
   /** Bucket start times in seconds, as uPlot wants them. */
   times: number[];
   volume: number[];
@@ -35,47 +48,62 @@ export interface Metrics {
   failures: { code: string; count: number }[];
   byProvider: Breakdown[];
   byMethod: Breakdown[];
-  total: number;
 }
 
-export function mainCurrency(payments: Payment[]): string | null {
+/** The currencies of the payments, most used first (the home page's selector and its default). */
+export function currenciesOf(payments: Payment[]): string[] {
   const counts = new Map<string, number>();
-  for (const p of payments) counts.set(p.currency, (counts.get(p.currency) ?? 0) + 1);
-  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+  for (const p of payments) counts.set(p.currency.toUpperCase(), (counts.get(p.currency.toUpperCase()) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([c]) => c);
 }
 
-export function metrics(payments: Payment[], period: Period, now: number): Metrics {
+const captured = (p: Payment) => p.captured_amount || p.amount;
+
+/** The figures of the payments in `currency` alone; payments in other currencies are left out of every one. */
+export function metrics(all: Payment[], currency: string, period: Period, now: number): Metrics {
+  const payments = all.filter((p) => p.currency.toUpperCase() === currency);
   const { span, bucket } = PERIODS[period];
-  const start = Math.floor((now - span) / bucket) * bucket + bucket;
+  // Buckets end at `now`'s bucket, so the current hour or day is the last bar and is drawn whole.
   const n = Math.round(span / bucket);
+  const start = (Math.floor(now / bucket) - n + 1) * bucket;
   const times = Array.from({ length: n }, (_, i) => (start + i * bucket) / 1000);
   const volume = new Array<number>(n).fill(0);
   const ok = new Array<number>(n).fill(0);
   const decided = new Array<number>(n).fill(0);
-  const currency = mainCurrency(payments);
   const failures = new Map<string, number>();
+  const headline: Headline = { gross: 0, refunded: 0, fees: 0, net: 0, payments: payments.length, successRate: null };
   for (const p of payments) {
+    const succeeded = SUCCEEDED.has(p.status);
+    const failed = FAILED.has(p.status);
+    if (succeeded) {
+      headline.gross += captured(p);
+      headline.refunded += p.refunded_amount;
+    }
+    headline.fees += p.fee.amount;
+    if (failed) failures.set(p.failure?.code ?? 'unknown', (failures.get(p.failure?.code ?? 'unknown') ?? 0) + 1);
     const i = Math.floor((Date.parse(p.created_at) - start) / bucket);
     if (i < 0 || i >= n) continue;
-    const succeeded = SUCCEEDED.has(p.status);
-    if (succeeded && p.currency === currency) volume[i] += p.amount;
-    if (succeeded || FAILED.has(p.status)) decided[i] += 1;
+    if (succeeded) volume[i] += captured(p);
+    if (succeeded || failed) decided[i] += 1;
     if (succeeded) ok[i] += 1;
-    if (FAILED.has(p.status)) failures.set(p.failure?.code ?? 'unknown', (failures.get(p.failure?.code ?? 'unknown') ?? 0) + 1);
   }
+  headline.net = headline.gross - headline.refunded - headline.fees;
+  const okTotal = ok.reduce((a, b) => a + b, 0);
+  const decidedTotal = decided.reduce((a, b) => a + b, 0);
+  headline.successRate = decidedTotal === 0 ? null : okTotal / decidedTotal;
   return {
     currency,
+    headline,
     times,
     volume,
     successRate: decided.map((d, i) => (d === 0 ? null : ok[i] / d)),
     failures: [...failures.entries()].map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count),
-    byProvider: breakdown(payments, (p) => p.route.provider?.name ?? 'no provider', currency),
-    byMethod: breakdown(payments, (p) => p.payment_method.type, currency),
-    total: payments.length,
+    byProvider: breakdown(payments, (p) => p.route.provider?.name ?? 'no provider'),
+    byMethod: breakdown(payments, (p) => p.payment_method.type),
   };
 }
 
-function breakdown(payments: Payment[], keyOf: (p: Payment) => string, currency: string | null): Breakdown[] {
+function breakdown(payments: Payment[], keyOf: (p: Payment) => string): Breakdown[] {
   const rows = new Map<string, Breakdown>();
   for (const p of payments) {
     const key = keyOf(p);
@@ -83,7 +111,7 @@ function breakdown(payments: Payment[], keyOf: (p: Payment) => string, currency:
     row.count += 1;
     if (SUCCEEDED.has(p.status)) {
       row.succeeded += 1;
-      if (p.currency === currency) row.volume += p.amount;
+      row.volume += captured(p);
     }
     if (FAILED.has(p.status)) row.failed += 1;
     rows.set(key, row);

@@ -17,12 +17,17 @@ export function SeriesChart(props: {
   useEffect(() => {
     const el = box.current;
     if (!el) return undefined;
+    const half = props.times.length > 1 ? (props.times[1]! - props.times[0]!) / 2 : 1800;
     const opts: uPlot.Options = {
       width: Math.max(200, el.clientWidth),
       height: 200,
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
-      scales: { y: { range: (_u, _min, max) => [0, props.max ?? Math.max(1, max)] } },
+      scales: {
+        // Bars are centred on their time: half a bucket either side keeps the first and last whole.
+        x: { time: true, range: (_u, min, max) => (props.bars ? [min - half, max + half] : [min, max]) },
+        y: { range: (_u, _min, max) => [0, props.max ?? Math.max(1, max)] },
+      },
       axes: [{}, { values: (_u, ticks) => ticks.map((t) => props.format(t)), size: 70 }],
       series: [
         {},

@@ -4,6 +4,7 @@ import { Field } from './field';
 import { ErrorMessage, Loading } from './messages';
 import { Pager } from './pager';
 import type { Loaded } from './use-load';
+import { TableWrap } from './table-wrap';
 
 // The parts every list page has: its filter form, and the list itself (error, loading, the empty
 // text or the table, the cursor pager).
@@ -103,14 +104,14 @@ export function ListView<T>(props: {
         <p class="muted">{props.empty}</p>
       ) : (
         data && (
-          <div class="table-wrap" tabIndex={0} role="region" aria-label={props.table}>
+          <TableWrap label={props.table}>
             <table>
               <thead>
                 <tr>{props.columns.map((c) => <th key={c} scope="col">{c}</th>)}</tr>
               </thead>
               <tbody>{data.data.map(props.row)}</tbody>
             </table>
-          </div>
+          </TableWrap>
         )
       )}
       {data && pages && <Pager cursors={pages.cursors} nextCursor={data.has_more ? (data.next_cursor ?? null) : null} onPage={pages.onPage} />}

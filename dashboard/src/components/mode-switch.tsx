@@ -25,15 +25,15 @@ export function ModeSwitch() {
     }
   };
 
+  // One control with its visible name: the switch is "Live mode", on or off, and says which data shows.
   return (
     <div class="mode-switch">
-      <button type="button" role="switch" aria-checked={live} onClick={toggle} disabled={busy} class={live ? 'live' : 'test'}>
-        <span class="visually-hidden">Live mode</span>
-        <span aria-hidden="true">{live ? 'Live' : 'Test'}</span>
+      <button type="button" role="switch" aria-checked={live} onClick={toggle} disabled={busy}
+        class={live ? 'toggle on' : 'toggle'}>
+        <span class="track" aria-hidden="true"><span class="knob" /></span>
+        <span class="toggle-label">Live mode</span>
       </button>
-      <span class="mode-label" aria-hidden="true">
-        {live ? 'Live data' : 'Test data'}
-      </span>
+      <span class="visually-hidden" aria-live="polite">{live ? 'Showing live data' : 'Showing test data'}</span>
       {error && (
         <span class="error" role="alert">
           {error}

@@ -76,12 +76,9 @@ export function Shell(props: { path: string; children: ComponentChildren }) {
           <span class="who muted">
             {session.user.email} · {session.role.replace('_', '-')}
           </span>
-          <button type="button" class="secondary" onClick={out}>
-            Sign out
-          </button>
-          <button type="button" class="secondary" onClick={() => setEverywhere(true)}>
-            Sign out everywhere
-          </button>
+          <span class="account actions">
+            <SignOutButtons out={out} everywhere={() => setEverywhere(true)} />
+          </span>
         </>
       }
       notes={
@@ -99,14 +96,36 @@ export function Shell(props: { path: string; children: ComponentChildren }) {
         </>
       }
       navLabel="Dashboard"
-      nav={NAV.map((group) => (
-        <div key={group.heading ?? 'main'}>
-          {group.heading && <h2 class="nav-heading">{group.heading}</h2>}
-          <NavList items={group.items} isCurrent={(to) => isCurrent(to, props.path)} />
-        </div>
-      ))}
+      nav={
+        <>
+          {NAV.map((group) => (
+            <div key={group.heading ?? 'main'}>
+              {group.heading && <h2 class="nav-heading">{group.heading}</h2>}
+              <NavList items={group.items} isCurrent={(to) => isCurrent(to, props.path)} />
+            </div>
+          ))}
+          {/* Narrow screens: the header keeps one row, so who is signed in and signing out live in the menu. */}
+          <div class="nav-account">
+            <span class="muted small">{session.user.email} · {session.role.replace('_', '-')}</span>
+            <SignOutButtons out={out} everywhere={() => setEverywhere(true)} />
+          </div>
+        </>
+      }
     >
       {props.children}
     </Frame>
+  );
+}
+
+function SignOutButtons(props: { out(): void; everywhere(): void }) {
+  return (
+    <>
+      <button type="button" class="secondary" onClick={props.out}>
+        Sign out
+      </button>
+      <button type="button" class="secondary" onClick={props.everywhere}>
+        Sign out everywhere
+      </button>
+    </>
   );
 }

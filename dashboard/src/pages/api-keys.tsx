@@ -10,6 +10,7 @@ import { useLoad } from '../components/use-load';
 import { useSubmit } from '../components/use-submit';
 import { dateTime } from '../format';
 import { canWrite, useSignedIn } from '../session';
+import { TableWrap } from '../components/table-wrap';
 
 // API keys of the project in the current mode: create with a name (the secret shown once),
 // revoke with a confirmation (immediate and irreversible), and when each was last used.
@@ -46,7 +47,7 @@ export function ApiKeysPage() {
       <ErrorMessage error={keys.error} />
       {keys.loading && !keys.data && <Loading what="keys" />}
       {keys.data && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="API keys table">
+        <TableWrap label="API keys table">
           <table>
             <thead>
               <tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
@@ -71,7 +72,7 @@ export function ApiKeysPage() {
               })}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {revoking && (
         <ConfirmDialog title={`Revoke “${revoking.name}”?`} confirmLabel="Revoke key" danger onClose={() => setRevoking(undefined)}

@@ -5,6 +5,7 @@ import { ErrorMessage, Loading } from '../components/messages';
 import { useLoad } from '../components/use-load';
 import { money } from '../format';
 import { useSignedIn } from '../session';
+import { TableWrap } from '../components/table-wrap';
 
 // Balance figures per currency. We hold no money (custodian is always false): the figures are
 // derived from processed transactions and providers' settlements, as each row's note says.
@@ -39,7 +40,7 @@ export function BalancesPage() {
       {balances.loading && !balances.data && <Loading what="balances" />}
       {balances.data && balances.data.data.length === 0 && <p class="muted">No money has moved in this mode yet.</p>}
       {balances.data && balances.data.data.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Balances table">
+        <TableWrap label="Balances table">
           <table>
             <thead>
               <tr><th scope="col">Currency</th>{FIGURES.map(([, title]) => <th key={title} scope="col">{title}</th>)}</tr>
@@ -53,7 +54,7 @@ export function BalancesPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {balances.data?.data.map((b) => (
         <p key={b.currency} class="small muted" role="note">{b.currency}: {b.note}</p>

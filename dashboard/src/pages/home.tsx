@@ -1,15 +1,17 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api } from '../api/client';
 import type { Page, Payment } from '../api/types';
-import { metrics, PERIODS, type Breakdown, type Metrics, type Period } from '../charts/metrics';
+import { currenciesOf, metrics, PERIODS, type Breakdown, type Headline, type Metrics, type Period } from '../charts/metrics';
 import { SeriesChart } from '../charts/series-chart';
 import { ErrorMessage, Loading } from '../components/messages';
 import { useLoad } from '../components/use-load';
 import { dateTime, label, money, percent } from '../format';
 import { useSignedIn } from '../session';
+import { TableWrap } from '../components/table-wrap';
 
-// Payment volume, success rate and failure reasons over the last day, week or month, and by
-// provider and method. Read from the payments list (at most MAX_PAGES pages of the period).
+// The period's headline figures, volume, success rate and failure reasons, and the same by provider
+// and method, for one currency at a time (a selector when the period has several: amounts in
+// different currencies are never added). Read from the payments list (at most MAX_PAGES pages).
 
 const PAGE_SIZE = 200;
 const MAX_PAGES = 10;
@@ -29,36 +31,58 @@ async function paymentsSince(from: Date): Promise<{ payments: Payment[]; complet
 export function HomePage() {
   const session = useSignedIn();
   const [period, setPeriod] = useState<Period>('week');
+  const [chosen, setChosen] = useState<string>();
   const [now] = useState(() => Date.now());
   const loaded = useLoad(() => paymentsSince(new Date(now - PERIODS[period].span)), [period, session.mode]);
-  const m = useMemo(() => loaded.data && metrics(loaded.data.payments, period, now), [loaded.data, period]);
+  const currencies = useMemo(() => (loaded.data ? currenciesOf(loaded.data.payments) : []), [loaded.data]);
+  const currency = chosen && currencies.includes(chosen) ? chosen : currencies[0];
+  const m = useMemo(
+    () => loaded.data && currency ? metrics(loaded.data.payments, currency, period, now) : undefined,
+    [loaded.data, currency, period],
+  );
 
   return (
     <>
       <h1>Home</h1>
-      <fieldset class="segmented">
-        <legend>Period</legend>
-        {(Object.keys(PERIODS) as Period[]).map((p) => (
-          <label key={p}>
-            <input type="radio" name="period" value={p} checked={period === p} onChange={() => setPeriod(p)} />
-            {PERIODS[p].text}
-          </label>
-        ))}
-      </fieldset>
+      <div class="home-controls">
+        <fieldset class="segmented">
+          <legend>Period</legend>
+          {(Object.keys(PERIODS) as Period[]).map((p) => (
+            <label key={p}>
+              <input type="radio" name="period" value={p} checked={period === p} onChange={() => setPeriod(p)} />
+              {PERIODS[p].text}
+            </label>
+          ))}
+        </fieldset>
+        {currencies.length > 0 && (
+          <div class="field">
+            <label for="home-currency">Currency</label>
+            <select id="home-currency" value={currency} onChange={(e) => setChosen(e.currentTarget.value)}>
+              {currencies.map((c) => <option key={c} value={c}>{c}</option>)}
+            </select>
+          </div>
+        )}
+      </div>
       <ErrorMessage error={loaded.error} />
       {loaded.loading && <Loading what="figures" />}
-      {m && loaded.data && <Figures m={m} period={period} complete={loaded.data.complete} />}
+      {loaded.data && !m && <p class="muted">No payments in this period yet. Create a test key and take your first payment.</p>}
+      {m && loaded.data && <Figures m={m} period={period} complete={loaded.data.complete} others={currencies.length - 1} />}
     </>
   );
 }
 
-function Figures({ m, period, complete }: { m: Metrics; period: Period; complete: boolean }) {
-  if (m.total === 0) return <p class="muted">No payments in this period yet. Create a test key and take your first payment.</p>;
-  const cur = m.currency ?? 'EUR';
+function Figures({ m, period, complete, others }: { m: Metrics; period: Period; complete: boolean; others: number }) {
+  const cur = m.currency;
   const fmtTime = (t: number) => dateTime(new Date(t * 1000).toISOString());
   return (
     <>
-      {!complete && <p class="notice">Figures cover the latest {m.total} payments of the period.</p>}
+      {!complete && <p class="notice">Figures cover the latest payments of the period.</p>}
+      {others > 0 && (
+        <p class="muted">
+          Every figure below is of {cur} payments only; {others === 1 ? 'one other currency' : `${others} other currencies`} in the selector.
+        </p>
+      )}
+      <HeadlineFigures h={m.headline} currency={cur} />
       <div class="grid-2">
         <section aria-labelledby="volume-title">
           <h2 id="volume-title">Volume ({cur})</h2>
@@ -67,16 +91,16 @@ function Figures({ m, period, complete }: { m: Metrics; period: Period; complete
           <DataTable caption="Volume" times={m.times} values={m.volume.map((v) => money(v, cur))} fmtTime={fmtTime} />
         </section>
         <section aria-labelledby="rate-title">
-          <h2 id="rate-title">Success rate</h2>
-          <SeriesChart title={`Success rate, ${PERIODS[period].text.toLowerCase()}`} times={m.times} values={m.successRate}
-            max={1} format={(v) => percent(v)} />
+          <h2 id="rate-title">Success rate ({cur})</h2>
+          <SeriesChart title={`Success rate of ${cur} payments, ${PERIODS[period].text.toLowerCase()}`} times={m.times}
+            values={m.successRate} max={1} format={(v) => percent(v)} />
           <DataTable caption="Success rate" times={m.times} values={m.successRate.map(percent)} fmtTime={fmtTime} />
         </section>
       </div>
       <section aria-labelledby="failures-title">
-        <h2 id="failures-title">Failure reasons</h2>
+        <h2 id="failures-title">Failure reasons ({cur})</h2>
         {m.failures.length === 0 ? <p class="muted">No failed payments.</p> : (
-          <ul class="bars">
+          <ul class="bars failures">
             {m.failures.map((f) => (
               <li key={f.code}>
                 <span class="mono">{f.code}</span>
@@ -88,10 +112,31 @@ function Figures({ m, period, complete }: { m: Metrics; period: Period; complete
         )}
       </section>
       <div class="grid-2">
-        <BreakdownTable title="By provider" rows={m.byProvider} currency={cur} />
-        <BreakdownTable title="By method" rows={m.byMethod} currency={cur} />
+        <BreakdownTable title={`By provider (${cur})`} rows={m.byProvider} currency={cur} />
+        <BreakdownTable title={`By method (${cur})`} rows={m.byMethod} currency={cur} />
       </div>
     </>
+  );
+}
+
+function HeadlineFigures({ h, currency }: { h: Headline; currency: string }) {
+  const figures = [
+    { name: 'Gross', value: money(h.gross, currency), note: 'captured by succeeded payments' },
+    { name: 'Net', value: money(h.net, currency), note: `after ${money(h.refunded, currency)} refunded and ${money(h.fees, currency)} fees` },
+    { name: 'Payments', value: String(h.payments), note: `in ${currency}` },
+    { name: 'Success rate', value: percent(h.successRate), note: `of decided ${currency} payments` },
+  ];
+  return (
+    <section aria-label={`Headline figures in ${currency}`}>
+      <dl class="figures">
+        {figures.map((f) => (
+          <div key={f.name} class="figure">
+            <dt>{f.name}</dt>
+            <dd><strong>{f.value}</strong><span class="muted small">{f.note}</span></dd>
+          </div>
+        ))}
+      </dl>
+    </section>
   );
 }
 
@@ -99,14 +144,14 @@ function DataTable(props: { caption: string; times: number[]; values: string[]; 
   return (
     <details>
       <summary>{props.caption} as a table</summary>
-      <div class="table-wrap">
+      <TableWrap>
         <table>
           <thead><tr><th scope="col">From</th><th scope="col">{props.caption}</th></tr></thead>
           <tbody>
             {props.times.map((t, i) => <tr key={t}><td>{props.fmtTime(t)}</td><td>{props.values[i]}</td></tr>)}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
     </details>
   );
 }
@@ -115,7 +160,7 @@ function BreakdownTable({ title, rows, currency }: { title: string; rows: Breakd
   return (
     <section>
       <h2>{title}</h2>
-      <div class="table-wrap" tabIndex={0} role="region" aria-label={title}>
+      <TableWrap label={title}>
         <table>
           <thead><tr><th scope="col">Name</th><th scope="col">Payments</th><th scope="col">Success rate</th><th scope="col">Volume</th></tr></thead>
           <tbody>
@@ -124,12 +169,12 @@ function BreakdownTable({ title, rows, currency }: { title: string; rows: Breakd
                 <td>{label(r.key)}</td>
                 <td>{r.count}</td>
                 <td>{percent(r.succeeded + r.failed === 0 ? null : r.succeeded / (r.succeeded + r.failed))}</td>
-                <td>{money(r.volume, currency)}</td>
+                <td class="nowrap">{money(r.volume, currency)}</td>
               </tr>
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
     </section>
   );
 }

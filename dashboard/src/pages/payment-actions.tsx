@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, idempotencyKey } from '../api/client';
-import type { Payment } from '../api/types';
+import type { Payment, Refund } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { Field } from '../components/field';
 import { majorText, money, toMinor } from '../format';
@@ -19,7 +19,7 @@ export function PaymentActions({ payment: p, onDone }: { payment: Payment; onDon
     setKey(idempotencyKey());
     setOpenAction(a);
   };
-  const post = (action: Action, body: object = {}) => api.post(`${path}/${action}`, body, { 'idempotency-key': key });
+  const post = <T = unknown>(action: Action, body: object = {}) => api.post<T>(`${path}/${action}`, body, { 'idempotency-key': key });
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const refundable = p.captured_amount - p.refunded_amount;
@@ -41,8 +41,8 @@ export function PaymentActions({ payment: p, onDone }: { payment: Payment; onDon
     if (minor === undefined || minor < 1 || minor > refundable) {
       throw new Error(`Enter an amount between ${money(1, p.currency)} and ${money(refundable, p.currency)}.`);
     }
-    await post('refund', { amount: minor, reason: reason || undefined });
-    onDone(`Refund of ${money(minor, p.currency)} requested.`);
+    const refund = await post<Refund>('refund', { amount: minor, reason: reason || undefined });
+    onDone(refundOutcome(refund, money(minor, p.currency)));
   };
 
   return (
@@ -75,4 +75,11 @@ export function PaymentActions({ payment: p, onDone }: { payment: Payment; onDon
       )}
     </div>
   );
+}
+
+/** What the refund's answer says happened, in its own words: succeeded, failed, or still on its way. */
+export function refundOutcome(refund: Refund, amount: string): string {
+  if (refund.status === 'successful') return `Refund of ${amount} succeeded.`;
+  if (refund.status === 'failed') return `Refund of ${amount} failed${refund.failure?.message ? `: ${refund.failure.message}` : '.'}`;
+  return `Refund of ${amount} requested: it is ${refund.status.replace(/_/g, ' ')}; its status is under Refunds below.`;
 }

@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
 import type { Payment, Refund, TimelineEvent } from '../api/types';
@@ -8,8 +9,9 @@ import { useLoad } from '../components/use-load';
 import { dateTime, label, money } from '../format';
 import { canOperate, useSignedIn } from '../session';
 import { PaymentActions } from './payment-actions';
+import { TableWrap } from '../components/table-wrap';
 
-// One payment: amounts, route, risk, attempts, refunds and the timeline, with its actions.
+// One payment: amounts, route, risk, customer, metadata, attempts, refunds and the timeline, with its actions.
 
 interface Detail {
   payment: Payment;
@@ -73,10 +75,46 @@ export function PaymentPage({ id }: { id: string }) {
           </dl>
         </section>
       </div>
+      <div class="grid-2">
+        <CustomerSection payment={p} />
+        <MetadataSection metadata={p.metadata} />
+      </div>
       <Attempts payment={p} />
       <Refunds refunds={refunds} />
       <Timeline events={timeline} />
     </>
+  );
+}
+
+function CustomerSection({ payment: p }: { payment: Payment }) {
+  const c = p.customer ?? {};
+  const rows: [string, string | null | undefined][] = [
+    ['Email', c.email], ['Name', c.name], ['Country', c.country ?? p.country], ['Customer id', c.id], ['External id', c.external_id],
+  ];
+  const shown = rows.filter(([, v]) => v);
+  return (
+    <section aria-labelledby="customer">
+      <h2 id="customer">Customer</h2>
+      {shown.length === 0 ? <p class="muted">No customer details were sent with this payment.</p> : (
+        <dl>{shown.map(([k, v]) => <Fragment key={k}><dt>{k}</dt><dd>{v}</dd></Fragment>)}</dl>
+      )}
+    </section>
+  );
+}
+
+function MetadataSection({ metadata }: { metadata: Record<string, unknown> }) {
+  const entries = Object.entries(metadata ?? {});
+  return (
+    <section aria-labelledby="metadata">
+      <h2 id="metadata">Metadata</h2>
+      {entries.length === 0 ? <p class="muted">No metadata.</p> : (
+        <dl>
+          {entries.map(([k, v]) => (
+            <Fragment key={k}><dt class="mono">{k}</dt><dd class="mono">{typeof v === 'string' ? v : JSON.stringify(v)}</dd></Fragment>
+          ))}
+        </dl>
+      )}
+    </section>
   );
 }
 
@@ -85,7 +123,7 @@ function Attempts({ payment }: { payment: Payment }) {
     <section aria-labelledby="attempts">
       <h2 id="attempts">Attempts</h2>
       {payment.attempts.length === 0 ? <p class="muted">No provider attempt.</p> : (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Attempts table">
+        <TableWrap label="Attempts table">
           <table>
             <thead>
               <tr><th scope="col">#</th><th scope="col">Provider</th><th scope="col">Status</th><th scope="col">Outcome</th><th scope="col">Provider says</th><th scope="col">Latency</th></tr>
@@ -103,7 +141,7 @@ function Attempts({ payment }: { payment: Payment }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </section>
   );

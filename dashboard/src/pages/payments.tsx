@@ -1,6 +1,7 @@
 import { api } from '../api/client';
 import { PAYMENT_METHOD_TYPES, PAYMENT_STATUSES } from '../api/contract';
 import type { Page, Payment } from '../api/types';
+import { ExportLink } from '../components/export-link';
 import { DateRangeFields, ListFilters, ListView, SelectFilter, TextFilter } from '../components/list-page';
 import { dayEnd, dayStart, useListQuery } from '../components/list-query';
 import { Link } from '../components/link';
@@ -9,24 +10,24 @@ import { useLoad } from '../components/use-load';
 import { dateTime, label, money } from '../format';
 
 // Payments with the API's filters (status, method, currency, dates), search and cursor pagination.
-// The filters live in the address, so a filtered list can be reloaded and shared.
+// The filters live in the address, so a filtered list can be reloaded and shared; the CSV holds
+// every payment they select.
 
 const FILTERS = ['status', 'payment_method', 'currency', 'search', 'from', 'to'] as const;
 
 export function PaymentsPage() {
   const { filters, cursors, key, apply, page } = useListQuery(FILTERS);
-  const list = useLoad(
-    () => api.get<Page<Payment>>('/payments', {
-      ...filters, from: dayStart(filters.from), to: dayEnd(filters.to), limit: 25, cursor: cursors.at(-1),
-    }),
-    [key],
-  );
+  const selected = { ...filters, from: dayStart(filters.from), to: dayEnd(filters.to) };
+  const list = useLoad(() => api.get<Page<Payment>>('/payments', { ...selected, limit: 25, cursor: cursors.at(-1) }), [key]);
 
   return (
     <>
-      <h1>Payments</h1>
+      <div class="list-head">
+        <h1>Payments</h1>
+        <ExportLink path="/payments/export.csv" query={selected} what="payments" />
+      </div>
       <ListFilters label="Filter payments" current={key} onSubmit={apply}>
-        <TextFilter name="search" label="Search" type="search" value={filters.search} placeholder="id, reference, email…" />
+        <TextFilter name="search" label="Search" type="search" value={filters.search} placeholder="id, reference, email…" size={14} />
         <SelectFilter name="status" label="Status" value={filters.status} options={PAYMENT_STATUSES} />
         <SelectFilter name="payment_method" label="Method" value={filters.payment_method} options={PAYMENT_METHOD_TYPES} />
         <TextFilter name="currency" label="Currency" value={filters.currency} maxLength={3} size={4} pattern="[A-Za-z]{3}" />
@@ -45,7 +46,7 @@ export function PaymentsPage() {
             <td>{label(p.payment_method.type)}</td>
             <td>{p.reference ?? '—'}</td>
             <td>{p.route.provider?.name ?? '—'}</td>
-            <td>{dateTime(p.created_at)}</td>
+            <td class="nowrap">{dateTime(p.created_at)}</td>
           </tr>
         )}
       />

@@ -7,6 +7,7 @@ import { StatusBadge } from '../components/status-badge';
 import { useLoad } from '../components/use-load';
 import { can, isOwner, useSignedIn } from '../session';
 import { ProviderConnectForm } from './provider-connect-form';
+import { TableWrap } from '../components/table-wrap';
 
 // The project's accounts at licensed providers in the current mode: what each routes (methods,
 // currencies, countries) at which fee, and its status. Owners connect, disable and enable; owners and
@@ -46,7 +47,7 @@ export function ProviderAccountsPage() {
       {accounts.loading && !accounts.data && <Loading what="provider accounts" />}
       {accounts.data && accounts.data.data.length === 0 && <p class="muted">No {session.mode} provider account yet.</p>}
       {accounts.data && accounts.data.data.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Provider accounts table">
+        <TableWrap label="Provider accounts table">
           <table>
             <thead>
               <tr>
@@ -82,7 +83,7 @@ export function ProviderAccountsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {owner && providers.data && (
         <ProviderConnectForm providers={providers.data.data} mode={session.mode}

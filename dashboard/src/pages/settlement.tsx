@@ -5,6 +5,7 @@ import { ErrorMessage, Loading } from '../components/messages';
 import { StatusBadge } from '../components/status-badge';
 import { useLoad } from '../components/use-load';
 import { dateTime, label, money } from '../format';
+import { TableWrap } from '../components/table-wrap';
 
 // One settlement: its totals as the provider reported them and each item it settled.
 
@@ -41,7 +42,7 @@ export function SettlementPage({ id }: { id: string }) {
         <dt>Settled</dt><dd>{dateTime(s.settled_at)}</dd>
       </dl>
       <h2>Items ({items.length})</h2>
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Settlement items table">
+      <TableWrap label="Settlement items table">
         <table>
           <thead>
             <tr><th scope="col">Type</th><th scope="col">Of</th><th scope="col">Amount</th><th scope="col">Fee</th><th scope="col">Net</th><th scope="col">Occurred</th></tr>
@@ -61,7 +62,7 @@ export function SettlementPage({ id }: { id: string }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
     </>
   );
 }

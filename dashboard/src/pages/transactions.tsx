@@ -1,5 +1,5 @@
 import { api } from '../api/client';
-import { TRANSACTION_TYPES as TYPES } from '../api/contract';
+import { TRANSACTION_STATUSES as STATUSES, TRANSACTION_TYPES as TYPES } from '../api/contract';
 import type { Page, Transaction } from '../api/types';
 import { ExportLink } from '../components/export-link';
 import { Link } from '../components/link';
@@ -26,26 +26,27 @@ export function TransactionsPage() {
       </div>
       <ListFilters label="Filter transactions" current={key} onSubmit={apply}>
         <SelectFilter name="type" label="Type" value={filters.type} options={TYPES} />
-        <TextFilter name="status" label="Status" value={filters.status} placeholder="e.g. successful" size={12} />
+        <SelectFilter name="status" label="Status" value={filters.status} options={STATUSES} />
         <TextFilter name="currency" label="Currency" value={filters.currency} maxLength={3} size={4} pattern="[A-Za-z]{3}" />
         <TextFilter name="provider_account_id" label="Provider account" value={filters.provider_account_id} placeholder="pac_…" size={14} />
         <DateRangeFields from={filters.from} to={filters.to} />
       </ListFilters>
       <ListView
         list={list} what="transactions" table="Transactions table" empty="No transactions match." pages={{ cursors, onPage: page }}
-        columns={['Amount', 'Type', 'Status', 'Of', 'Fee', 'Provider', 'Occurred']}
+        columns={['Amount', 'Type', 'Status', 'Of', 'Fee', 'Net', 'Provider', 'Occurred']}
         row={(t) => (
           <tr key={t.id}>
-            <td>{money(t.amount, t.currency)}<div class="muted mono small">{t.id}</div></td>
+            <td class="nowrap">{money(t.amount, t.currency)}<div class="muted mono small">{t.id}</div></td>
             <td>{label(t.type)}</td>
             <td><StatusBadge status={t.status} /></td>
             <td class="mono small">
               {t.payment_id ? <Link to={`/payments/${encodeURIComponent(t.payment_id)}`}>{t.entity_id}</Link>
                 : t.entity_type === 'payout' ? <Link to={`/payouts/${encodeURIComponent(t.entity_id)}`}>{t.entity_id}</Link> : t.entity_id}
             </td>
-            <td>{money(t.fee_amount, t.currency)}</td>
+            <td class="nowrap">{money(t.fee_amount, t.currency)}</td>
+            <td class="nowrap">{money(t.net_amount, t.currency)}</td>
             <td>{t.provider_name ?? '—'}</td>
-            <td>{dateTime(t.occurred_at)}</td>
+            <td class="nowrap">{dateTime(t.occurred_at)}</td>
           </tr>
         )}
       />
