@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createLogger } from '../services/platform/index.js';
-import { launchChromium, parseCsv, PASSWORD, registerOwner, shots, skipWithoutChromium, watch, WIDE } from './helpers/browser-page.js';
+import { launchChromium, NARROW, parseCsv, PASSWORD, registerOwner, shots, SHOTS, skipWithoutChromium, watch, WIDE } from './helpers/browser-page.js';
 import { eventually } from './helpers/eventually.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { MAIL, mailedLink } from './helpers/dashboard-browser.js';
@@ -431,8 +431,15 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await shots(page, '19-live-keys');
   });
 
-  test('"Sign out everywhere" ends the session after a confirmation', async () => {
-    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+  test('"Sign out everywhere", in the menu on a phone, ends the session after a confirmation', async () => {
+    // At 390 px the header keeps to one row: who is signed in and signing out are in the menu.
+    await page.setViewportSize(NARROW);
+    assert.equal(await page.locator('header').getByRole('button', { name: 'Sign out everywhere' }).count(), 0);
+    await page.getByRole('button', { name: 'Menu' }).click();
+    const menu = page.getByRole('navigation', { name: 'Dashboard' });
+    assert.match(await menu.innerText(), new RegExp(`${email.replace(/[.]/g, '\\.')} · owner`));
+    await page.screenshot({ path: `${SHOTS}/20-menu-390.png`, fullPage: true });
+    await menu.getByRole('button', { name: 'Sign out everywhere' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Sign out everywhere' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     const status = await page.evaluate("fetch('/dashboard/api/session').then((r) => r.status)");

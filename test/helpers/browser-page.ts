@@ -18,7 +18,7 @@ const ARGS = [
 export const CHROMIUM_LAUNCH = { executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 60_000 };
 export const SHOTS = projectPath('dist', 'test-screenshots');
 export const WIDE = { width: 1280, height: 900 };
-const NARROW = { width: 390, height: 844 };
+export const NARROW = { width: 390, height: 844 };
 
 /** Why a browser test is skipped on a machine without Chromium; never in CI, which installs it. */
 export const skipWithoutChromium = !existsSync(CHROMIUM) && !process.env.CI
