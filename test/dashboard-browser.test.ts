@@ -13,9 +13,10 @@ import { serveLoopback, type LoopbackServer } from './helpers/stand-in-server.js
 // A new merchant uses the dashboard in a real browser (Debian's Chromium driven by playwright-core,
 // as in sandbox-browser.test.ts) against the whole stack: registers, creates a test key and pays
 // with it over /v1, finds the payment and refunds it from its page, adds a webhook endpoint on a
-// local receiver and resends its delivery, restricts the API to an allow-list, invites a read-only
-// member who sees no secret, and gets verified to create a live key (an operator approves it in the
-// operator console, and its audit log shows who did what from where). Every page is saved as a
+// local receiver and resends its delivery, invites a read-only member who sees no secret, and gets
+// verified to create a live key (an operator approves it in the operator console, and its audit log
+// shows who did what from where); on a phone, signs out from the menu. Home in several currencies,
+// transactions and the IP allow-list are walked through in dashboard-glance-browser.test.ts. Every page is saved as a
 // screenshot at 1280 and 390 pixels wide in dist/test-screenshots/ for a person to look at. No
 // request leaves 127.0.0.1 and the Content-Security-Policy is never violated.
 
@@ -134,15 +135,6 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     paymentId = created.body.id;
-    // A payment in another currency: home must never add it to the euros.
-    const pounds = await request(stack.baseUrl, 'POST', '/v1/payments', {
-      key, body: { amount: 14052, currency: 'GBP', payment_method: 'card', reference: 'order-2', test_scenario: 'success' },
-    });
-    assert.equal(pounds.status, 201, JSON.stringify(pounds.body));
-    const declined = await request(stack.baseUrl, 'POST', '/v1/payments', {
-      key, body: { amount: 999, currency: 'GBP', payment_method: 'card', reference: 'order-3', test_scenario: 'hard_decline' },
-    });
-    assert.equal(declined.body.status, 'failed', JSON.stringify(declined.body));
     await nav('Payments');
     const row = page.getByRole('link', { name: '€12.50' });
     await row.waitFor();
@@ -159,7 +151,6 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     const csv = parseCsv(String(await page.evaluate("fetch('/dashboard/api/payments/export.csv?status=successful').then((r) => r.text())")));
     assert.deepEqual(csv.filter((r) => r.id === paymentId).map((r) => [r.amount, r.currency, r.customer_email, r.description]),
       [['1250', 'EUR', 'ada@example.com', 'Two mugs']]);
-    assert.ok(csv.some((r) => r.currency === 'GBP'), 'the export holds every payment the filters select');
     await page.getByRole('link', { name: 'Export payments as CSV' }).waitFor();
     await shots(page, '05-payments');
     await row.click();
@@ -197,29 +188,6 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await page.getByRole('heading', { name: 'Refunds' }).waitFor();
     assert.match(await page.locator('section[aria-labelledby="refunds"]').innerText(), /€12\.50\s+successful/);
     await shots(page, '08-payment-refunded');
-  });
-
-  test('transactions show a Net column, filter by status from a list, and keep ids on one line', async () => {
-    await nav('Transactions');
-    const table = page.getByRole('region', { name: 'Transactions table' });
-    await table.getByRole('columnheader', { name: 'Net' }).waitFor();
-    await page.getByLabel('Status').selectOption('successful');
-    await page.getByLabel('Type').selectOption('payment');
-    await page.getByRole('button', { name: 'Apply' }).click();
-    await page.waitForURL(/status=successful/);
-    const row = table.getByRole('row').filter({ hasText: paymentId });
-    await row.waitFor();
-    const headers = await table.getByRole('columnheader').allInnerTexts();
-    const cells = await row.getByRole('cell').allInnerTexts();
-    const net = cells[headers.indexOf('Net')]!;
-    const listed = await request(stack.baseUrl, 'GET', `/v1/transactions?type=payment&currency=EUR`, { key });
-    const tx = listed.body.data.find((t: any) => t.payment_id === paymentId);
-    assert.ok(tx, JSON.stringify(listed.body));
-    assert.equal(net.trim(), `€${(tx.net_amount / 100).toFixed(2)}`);
-    const idLines = await table.locator('td .mono').first()
-      .evaluate((e) => e.getBoundingClientRect().height / parseFloat(e.ownerDocument.defaultView!.getComputedStyle(e).lineHeight));
-    assert.ok(idLines < 1.6, `an id takes ${idLines} lines`);
-    await shots(page, '08b-transactions');
   });
 
   test('a webhook endpoint on a local receiver gets a signed delivery, which is resent from its page', async () => {
@@ -266,74 +234,13 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     await shots(page, '12-deliveries');
   });
 
-  test('an allow-list that shuts out the member\'s own address is saved after a warning naming it; removals are confirmed', async () => {
-    await nav('IP allow-list');
-    const entry = page.getByLabel('Address or CIDR range');
-    await entry.fill('not-an-ip');
-    await page.getByRole('button', { name: 'Add' }).click();
-    const refusal = page.getByRole('alert').filter({ hasText: 'not-an-ip' });
-    await refusal.waitFor();
-    assert.match(await refusal.innerText(), /“not-an-ip” is not an IP address or range\. Enter an exact address such as 203\.0\.113\.7/);
-    assert.doesNotMatch(await refusal.innerText(), /entries\.0/);
-
-    await entry.fill('203.0.113.7');
-    await page.getByRole('button', { name: 'Add' }).click();
-    const warning = page.getByRole('dialog', { name: 'Add 203.0.113.7?' });
-    await warning.waitFor();
-    assert.match(await warning.innerText(), /Your own address, 127\.0\.0\.1, is not on this list/);
-    await shots(page, '13a-allow-list-warning');
-    await warning.getByRole('button', { name: 'Add anyway' }).click();
-    await page.getByText('203.0.113.7 added.').waitFor();
-    await page.getByRole('list', { name: 'Allowed addresses' }).getByText('203.0.113.7').waitFor();
-    await shots(page, '13-allow-list');
-    const refused = await request(stack.baseUrl, 'GET', '/v1/payments', { key });
-    assert.equal(refused.status, 403);
-    assert.equal(refused.body.error.code, 'ip_not_allowed');
-
-    // Adding the member's own address asks nothing; removing an entry always does.
-    await entry.fill('127.0.0.0/8');
-    await page.getByRole('button', { name: 'Add' }).click();
-    await page.getByText('127.0.0.0/8 added.').waitFor();
-    assert.equal((await request(stack.baseUrl, 'GET', '/v1/payments', { key })).status, 200);
-    await page.getByRole('button', { name: 'Remove 127.0.0.0/8' }).click();
-    const removal = page.getByRole('dialog', { name: 'Remove 127.0.0.0/8?' });
-    assert.match(await removal.innerText(), /Requests from 127\.0\.0\.0\/8 are refused from now on[\s\S]*Your own address, 127\.0\.0\.1, is not on this list/);
-    await removal.getByRole('button', { name: 'Cancel' }).click();
-    await page.getByRole('button', { name: 'Remove 203.0.113.7' }).click();
-    await page.getByRole('dialog', { name: 'Remove 203.0.113.7?' }).getByRole('button', { name: 'Remove' }).click();
-    await page.getByText('203.0.113.7 removed.').waitFor();
-    // The list is read again after the notice: the row leaves once it has.
-    await page.getByRole('button', { name: 'Remove 203.0.113.7' }).waitFor({ state: 'detached' });
-    assert.deepEqual(await page.getByRole('list', { name: 'Allowed addresses' }).locator('.mono').allInnerTexts(), ['127.0.0.0/8']);
-  });
-
   test('home shows the volume, success rate and failure reasons of the period', async () => {
     await nav('Home');
     await page.getByRole('heading', { name: 'Success rate' }).waitFor();
     // uPlot draws in an effect after the headings render: wait for the second chart's canvas.
     await page.locator('.chart canvas').nth(1).waitFor();
-    // Two currencies: one at a time, each figure naming it, euros never added to pounds.
-    const currency = page.getByLabel('Currency');
-    assert.deepEqual((await currency.locator('option').allInnerTexts()).sort(), ['EUR', 'GBP']);
-    for (const [code, amount, count, rate, other] of [['EUR', '€12.50', 1, '100.0 %', '£'], ['GBP', '£140.52', 2, '50.0 %', '€']] as const) {
-      await currency.selectOption(code);
-      const byProvider = page.getByRole('region', { name: `By provider (${code})` });
-      await byProvider.waitFor();
-      const figures = await page.getByRole('region', { name: `Headline figures in ${code}` }).innerText();
-      const escaped = amount.replace('.', '\\.');
-      assert.match(figures, new RegExp(`Gross\\s+${escaped}[\\s\\S]*Payments\\s+${count}\\s[\\s\\S]*Success rate\\s+${rate}`), figures);
-      // The providers' payments add up to the currency's, and its volume is the gross: nothing of the other currency.
-      const rows = (await byProvider.getByRole('row').allInnerTexts()).slice(1).map((r) => r.split('\t').map((c) => c.trim()));
-      assert.equal(rows.reduce((n, r) => n + Number(r[1]), 0), count, JSON.stringify(rows));
-      assert.ok(rows.some((r) => r[3] === amount), JSON.stringify(rows));
-      const main = await page.locator('main').innerText();
-      assert.ok(!main.includes(other), `home in ${code} shows ${other}: ${main}`);
-      await shots(page, `14-home-${code.toLowerCase()}`);
-    }
-    // The GBP decline is a failure reason, in the warning colour.
-    const reason = page.getByRole('region', { name: 'Failure reasons (GBP)' }).getByRole('listitem');
-    assert.equal(await reason.count(), 1);
-    assert.equal(await reason.locator('span').first().evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).color), 'rgb(146, 64, 14)');
+    assert.match(await page.locator('main').innerText(), /By provider \(EUR\)[\s\S]*By method \(EUR\)/);
+    await shots(page, '14-home');
   });
 
   test('a read-only member is invited, joins from the mailed link, and sees no secret and no action', async () => {
