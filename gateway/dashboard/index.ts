@@ -5,7 +5,8 @@
 //     password reset by mail; mail only to PUBLIC_BASE_URL links, within a budget per address;
 //   - roles of a merchant's members (owner, developer, read-only), invitations, removing members
 //     and revoking invitations; a periodic sweep of expired links and throttle rows;
-//   - API keys, webhook endpoints and deliveries, the IP allow-list, provider accounts (the management
+//   - API keys, webhook endpoints and deliveries, the IP allow-list (with a check of the member's own
+//     address before saving), provider accounts (the management
 //     API's handlers);
 //   - payments, refunds, payouts and the ledger's lists (the /v1 handlers, for the session's scope),
 //     their CSV exports, and the request log of recent /v1 calls;
