@@ -106,3 +106,13 @@ test('the change\'s own internal events (a refund\'s) follow, in the payment\'s 
     ['internal.refund.settled', 'mer_1', 'prj_1', 'test', 'rf_1'],
   ]);
 });
+
+test('the card\'s network and BIN range the provider\'s answer told ride its attempt.settled; unknown stays null', () => {
+  const p = payment([attempt('att_1')]);
+  const told: ProviderAnswer = { ...answer('success'), result: { ...answer('success').result, card: { network: 'mastercard', binRange: '555544' } } };
+  const [o] = objects(internalEvents(approve(p, p.attempts[0], told, { at: AT })));
+  assert.deepEqual([o.card_network, o.bin_range], ['mastercard', '555544']);
+  const q = payment([attempt('att_2')]);
+  const [none] = objects(internalEvents(approve(q, q.attempts[0], answer('success'), { at: AT })));
+  assert.deepEqual([none.card_network, none.bin_range], [null, null]);
+});

@@ -53,9 +53,9 @@ function attemptSettled(payment: PaymentRecord, a: AttemptRecord, at: Date): Att
     payment_method: payment.paymentMethodType,
     currency: payment.currency,
     country: payment.country,
-    // Payments keeps no card network or BIN on the payment row; the vault issue adds them.
-    card_network: null,
-    bin_range: null,
+    // Where the provider's answer told them (Stripe, Adyen); docs/decisions.md says what is known where.
+    card_network: a.card?.network ?? null,
+    bin_range: a.card?.binRange ?? null,
     status: a.status,
     outcome: a.outcome ?? a.status,
     failure_category: a.failure?.category ?? null,

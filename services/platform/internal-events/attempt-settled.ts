@@ -18,7 +18,10 @@ export interface AttemptSettled {
   payment_method: string;
   currency: string;
   country: string | null;
-  /** The card's network and BIN range where payments knows them; null today (see docs/decisions.md). */
+  /**
+   * The card's network (Stripe's names: visa, mastercard, amex, ...) and BIN range (its first six
+   * digits, never more) where the provider's answer told them; null otherwise (docs/decisions.md).
+   */
   card_network: string | null;
   bin_range: string | null;
   /** succeeded | authorized | failed */
