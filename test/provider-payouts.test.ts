@@ -108,11 +108,20 @@ describe('live payouts through a Stripe account (stand-in)', () => {
   });
   const creates = (payoutId: string) =>
     sentUnder(stripe.requests.filter((r) => r.method === 'POST' && r.path === '/v1/payouts'), payoutId);
+  /** The public events of a payout, in order; its internal payout.settled events are internalOf's. */
   async function eventsOf(id: string): Promise<string[]> {
     const { rows } = await db.query(
-      `SELECT type FROM payouts.outbox WHERE payload->'data'->'object'->>'id' = $1 ORDER BY seq`, [id],
+      `SELECT type FROM payouts.outbox WHERE payload->'data'->'object'->>'id' = $1 AND type NOT LIKE 'internal.%' ORDER BY seq`, [id],
     );
     return rows.map((r) => r.type);
+  }
+  /** The statuses of a payout's internal payout.settled events (the ledger records from them), in order. */
+  async function internalOf(id: string): Promise<string[]> {
+    const { rows } = await db.query(
+      `SELECT payload->'data'->'object'->>'status' AS status FROM payouts.outbox
+       WHERE payload->'data'->'object'->>'id' = $1 AND type = 'internal.payout.settled' ORDER BY seq`, [id],
+    );
+    return rows.map((r) => r.status);
   }
 
   test('a live payout is sent once from the Stripe account, under its payout id, and is successful when Stripe has paid it', async () => {
@@ -302,6 +311,7 @@ describe('live payouts through a Stripe account (stand-in)', () => {
     assert.equal(failed.status, 'failed');
     assert.deepEqual(failed.failure, { code: 'account_closed', category: 'hard', message: 'The beneficiary\'s bank account is closed.' });
     assert.deepEqual(await eventsOf(id), ['payout.created', 'payout.successful', 'payout.failed']);
+    assert.deepEqual(await internalOf(id), ['successful', 'failed'], 'one payout.settled beside each outcome');
     const b = await balance(0);
     assert.equal(b.settled_by_providers, m.settled, 'the settled funds are whole again');
     const ledgerRows = async () => (await db.query(

@@ -333,7 +333,7 @@ describe('provider settlements into the ledger', () => {
     await notifyAdyen(m, [item('REFUNDED_REVERSED')]);
     await notifyAdyen(m, [item('REFUND')]);
     const events = async () => (await stack.query(
-      `SELECT type FROM payments.outbox WHERE payload->'data'->'object'->>'id' = $1 ORDER BY seq`, [r.id],
+      `SELECT type FROM payments.outbox WHERE payload->'data'->'object'->>'id' = $1 AND type NOT LIKE 'internal.%' ORDER BY seq`, [r.id],
     )).rows.map((row) => row.type as string);
     assert.deepEqual(await events(), ['refund.successful', 'refund.failed']);
     assert.equal((await get(m.secret, `/v1/refunds/${r.id}`)).body.status, 'failed');
@@ -368,9 +368,15 @@ describe('provider settlements into the ledger', () => {
     assert.deepEqual([now.status, now.failure.code, now.provider_refund_id], ['failed', 'refund_failed', made.pspReference]);
     assert.deepEqual((await get(m.secret, `/v1/payments/${a.id}`)).body.refunded_amount, 0);
     const events = (await stack.query(
-      `SELECT type FROM payments.outbox WHERE payload->'data'->'object'->>'id' = $1 ORDER BY seq`, [lost.body.id],
+      `SELECT type FROM payments.outbox WHERE payload->'data'->'object'->>'id' = $1 AND type NOT LIKE 'internal.%' ORDER BY seq`, [lost.body.id],
     )).rows.map((row) => row.type as string);
     assert.deepEqual(events, ['refund.successful', 'refund.failed']);
+    // Beside them, the ledger's internal refund.settled: accepted, then failed after acceptance.
+    const settled = (await stack.query(
+      `SELECT payload->'data'->'object' AS o FROM payments.outbox
+       WHERE payload->'data'->'object'->>'id' = $1 AND type = 'internal.refund.settled' ORDER BY seq`, [lost.body.id],
+    )).rows.map((row) => [row.o.status, row.o.after_acceptance]);
+    assert.deepEqual(settled, [['successful', false], ['failed', true]]);
     const transactions = (await recorded(m.secret, 3)) as any[];
     assert.deepEqual(
       transactions.filter((t) => t.entity_id === lost.body.id).map((t) => [t.type, t.net_amount]).sort(),

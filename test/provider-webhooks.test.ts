@@ -44,10 +44,11 @@ describe('webhooks from providers: Stripe', () => {
   }
   const get = (key: string, path: string) => request(stack.baseUrl, 'GET', path, { key });
   const timeline = async (key: string, id: string) => (await get(key, `/v1/payments/${id}/timeline`)).body.data as any[];
-  /** The events payments emitted about an object (payment or refund), oldest first. */
+  /** The public events payments emitted about an object (payment or refund), oldest first. */
   async function eventsOf(objectId: string): Promise<string[]> {
     const { rows } = await stack.query(
-      `SELECT type FROM payments.outbox WHERE payload->'data'->'object'->>'id' = $1 ORDER BY seq`, [objectId],
+      `SELECT type FROM payments.outbox WHERE payload->'data'->'object'->>'id' = $1 AND type NOT LIKE 'internal.%' ORDER BY seq`,
+      [objectId],
     );
     return rows.map((r) => r.type);
   }

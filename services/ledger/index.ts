@@ -1,5 +1,6 @@
-// ledger: transactions, balances and settlements (LedgerService). Owns schema ledger; consumes the
-// payment, refund and payout events and emits settlement.created. docs/ledger.md describes it.
+// ledger: transactions, balances and settlements (LedgerService). Owns schema ledger; records the
+// internal payment.decided, refund.settled and payout.settled events (for one version also the
+// public payment, refund and payout outcomes) and emits settlement.created. docs/ledger.md describes it.
 import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import {
   assemblePart, createRelay, every, measuredBus, type PartInfo, type ServiceDeps, type ServicePart,
@@ -43,8 +44,9 @@ export function build(deps: ServiceDeps): ServicePart {
     }),
     relay,
     async start() {
-      // One subject for the whole stream: NATS 2.9 takes a single filter subject. Events that move
-      // no money (and the ledger's own settlement.created) are passed over by the handler.
+      // One subject for the whole stream: NATS 2.9 takes a single filter subject, and the legacy
+      // reader still needs the public outcomes. Events that move no money (and the ledger's own
+      // settlement.created) are passed over by the handler.
       subscription = await measuredBus(deps.metrics, deps.bus).consume(CONSUMER, [`${deps.config.natsSubjectPrefix}.>`], (event) => handle(event), {
         concurrency: IN_FLIGHT,
       });

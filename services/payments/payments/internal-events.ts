@@ -30,15 +30,7 @@ function attemptsSettled({ payment, attempts, timeline, at }: Change): EventEnve
   );
   return attempts
     .filter((a) => settledNow.has(a.id) && SETTLED.has(a.status))
-    .map((a) => ({
-      id: newId('evt', at),
-      type: INTERNAL_EVENT_TYPES.attemptSettled,
-      mode: payment.mode,
-      merchant_id: payment.merchantId,
-      project_id: payment.projectId,
-      created_at: at.toISOString(),
-      data: { object: attemptSettled(payment, a, at) as unknown as Record<string, unknown> },
-    }));
+    .map((a) => internalEnvelope(newId('evt', at), INTERNAL_EVENT_TYPES.attemptSettled, payment, at, attemptSettled(payment, a, at)));
 }
 
 function attemptSettled(payment: PaymentRecord, a: AttemptRecord, at: Date): AttemptSettled {
