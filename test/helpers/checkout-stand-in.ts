@@ -198,6 +198,11 @@ export function sandboxKey(): string {
   return key;
 }
 
+/** A production secret key of Checkout.com's current platform: sk_ and 27 base32 characters. */
+export function liveKey(): string {
+  return sandboxKey().replace('sk_sbox_', 'sk_');
+}
+
 /** A webhook as Checkout.com posts it: `{id, type, version, created_on, data}`, signed with `signatureKey`. */
 export function signedEvent(type: string, data: Record<string, unknown>, signatureKey: string): { eventId: string; body: string; headers: Record<string, string> } {
   const eventId = `evt_standin${Date.now()}${String(++eventSeq).padStart(6, '0')}`;
