@@ -4,7 +4,7 @@
 // cancellation of its own, so each SDK call runs in an async context (withCall) whose fetch is the
 // one the account's base URL allows (provider-fetch.ts) and whose requests stop with the call's signal.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import Checkout from 'checkout-sdk-node';
+import type Checkout from 'checkout-sdk-node';
 import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
 import type { CredentialSource } from '../types.js';
 
@@ -16,6 +16,13 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * the subdomain being the first characters of the client id), live and sandbox: an api_base_url naming one is no detour.
  */
 export const CHECKOUT_OFFICIAL_HOST = /^((pl-)?[a-z0-9]+\.)?api\.(sandbox\.)?checkout\.com$/;
+
+/**
+ * The SDK loads all of its API modules and axios: it is imported on first use, so the CLI and the
+ * parts that only read the provider list (credential fields, routing rows) do not pay for it.
+ */
+let sdk: Promise<typeof Checkout> | undefined;
+const loadSdk = () => (sdk ??= import('checkout-sdk-node').then((m) => m.default));
 
 interface CallContext {
   send: typeof fetch;
@@ -83,8 +90,9 @@ export function createCheckoutClients(credentials: CredentialSource, network: Pr
       let client = cache.get(cacheKey);
       if (!client) {
         for (const k of cache.keys()) if (k.startsWith(`${accountId}\u0000`)) cache.delete(k);
+        const Sdk = await loadSdk();
         try {
-          client = new Checkout(v.secret_key, sdkOptions(v));
+          client = new Sdk(v.secret_key, sdkOptions(v));
         } catch {
           // The SDK refuses a malformed subdomain (its ValueError): the account cannot be reached.
           return undefined;
