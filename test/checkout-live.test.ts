@@ -122,7 +122,7 @@ describe('live payments at a Checkout.com account (stand-ins)', () => {
     assert.deepEqual(res.body.failure, { code: 'insufficient_funds', category: 'hard', message: 'The card has insufficient funds.' });
   });
 
-  test('3-D Secure at Checkout.com is completed by its signed payment_approved webhook; a replay and a forgery change nothing', async () => {
+  test('3-D Secure at Checkout.com is completed by its signed payment_approved webhook; a replay, a forgery and a late decline change nothing', async () => {
     const m = await merchantAtBoth();
     const res = await pay(m.secret, 'tok_standin_3ds', { return_url: 'https://shop.example/done' });
     assert.equal(res.body.status, 'processing', JSON.stringify(res.body));
@@ -162,5 +162,11 @@ describe('live payments at a Checkout.com account (stand-ins)', () => {
     assert.equal(late.status, 400);
     assert.equal((await get(m.secret, `/v1/payments/${res.body.id}`)).body.status, 'successful');
     assert.deepEqual((await notificationRows(m.checkoutAccount)).map((r) => [r.event_id, r.effect]), [[approved.eventId, 'applied']]);
+    // A genuine decline arriving out of order, after the approval: recorded, ignored, never moving the payment back.
+    const outOfOrder = signedEvent('payment_declined', { id: p.id, reference: p.reference, response_code: '20005' }, SIGNATURE_KEY);
+    assert.equal((await deliver(m.checkoutAccount, outOfOrder)).status, 200);
+    assert.equal((await get(m.secret, `/v1/payments/${res.body.id}`)).body.status, 'successful');
+    assert.deepEqual((await notificationRows(m.checkoutAccount)).map((r) => [r.event_id, r.effect]).sort(),
+      [[approved.eventId, 'applied'], [outOfOrder.eventId, 'ignored']].sort());
   });
 });
