@@ -4,8 +4,10 @@ import { createClient } from '@connectrpc/connect';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { createLogger, createPeerTransport } from '../services/platform/index.js';
 import {
-  MAX_BODY_BYTES, MAX_JSON_DEPTH, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH,
+  MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_PROVIDER_NOTIFICATION_BYTES, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS,
+  METADATA_VALUE_MAX_LENGTH,
 } from '../services/contract/index.js';
+import { PROVIDERS } from '../services/payments/connectors/providers.js';
 import { eventually } from './helpers/eventually.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { head, rawRequest, type RawResponse } from './helpers/raw-http.js';
@@ -26,7 +28,7 @@ let paymentId: string;
 
 const COUNTED = [
   'payments.payments', 'payments.refunds', 'payments.payment_methods', 'payments.outbox', 'payouts.payouts',
-  'payouts.outbox', 'webhooks.events', 'gateway.idempotency_keys',
+  'payouts.outbox', 'webhooks.events', 'gateway.idempotency_keys', 'payments.provider_notifications',
 ];
 
 async function counts(): Promise<Record<string, number>> {
@@ -158,6 +160,15 @@ const PATH: Case[] = [
   { name: 'a path id of 1000 characters', send: () => raw('GET', `/v1/settlements/${'x'.repeat(1000)}`), status: 414, code: 'url_too_long' },
 ];
 
+// Every shipped provider that posts notifications: its route refuses what no connector should read.
+const PROVIDER_WEBHOOKS: Case[] = PROVIDERS.filter((p) => p.capabilities.notifications).flatMap((p): Case[] => {
+  const target = `/providers/${p.code}/webhooks/pac_doesnotexist`;
+  return [
+    { name: `${p.code}: an unknown account`, send: () => raw('POST', target, { body: '{"id":"evt_1"}' }), status: 404, code: 'resource_not_found', param: 'provider_account_id' },
+    { name: `${p.code}: a body over the notification limit`, send: () => raw('POST', target, { body: 'x'.repeat(MAX_PROVIDER_NOTIFICATION_BYTES + 1) }), status: 413, code: 'body_too_large' },
+  ];
+});
+
 const HEADERS: Case[] = [
   { name: '0x7f in Authorization', send: async () => fromRaw(await rawRequest(port, Buffer.from(`GET /v1/me HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\x7f\r\nconnection: close\r\n\r\n`, 'latin1'))), status: 400, code: 'malformed_request' },
   { name: 'NUL in a header value', send: async () => fromRaw(await rawRequest(port, Buffer.from('GET /v1/me HTTP/1.1\r\nhost: x\r\nx-a: a\x00b\r\nconnection: close\r\n\r\n', 'latin1'))), status: 400, code: 'malformed_request' },
@@ -241,7 +252,7 @@ after(async () => {
 describe('bad input is refused in the envelope and stores nothing', () => {
   const tables: Array<[string, Case[]]> = [
     ['body text', BODY_TEXT], ['body shape and size', BODY_SHAPE], ['content types', CONTENT_TYPES], ['query strings', QUERY],
-    ['path ids', PATH], ['header bytes and sizes', HEADERS], ['card numbers', CARDS], ['bank accounts in payouts', ACCOUNTS],
+    ['path ids', PATH], ['provider webhooks', PROVIDER_WEBHOOKS], ['header bytes and sizes', HEADERS], ['card numbers', CARDS], ['bank accounts in payouts', ACCOUNTS],
   ];
   for (const [name, cases] of tables) {
     test(name, async () => {

@@ -36,6 +36,7 @@ test('two replicas write the same rows at once; a restart changes nothing; a cha
   assert.deepEqual(first.map((r) => [r.id, r.name, r.methods, r.destination_types]), [
     ['prv_acme_pay', 'Acme Pay', ['card'], null],
     ['prv_adyen', 'Adyen', ['card', 'wallet'], null],
+    ['prv_checkout', 'Checkout.com', ['card'], null],
     ['prv_stripe', 'Stripe', ['card', 'wallet'], ['bank_account', 'card_token']],
   ]);
   await upsertProviders(pools[1], list);
@@ -61,5 +62,5 @@ test('the list refuses a code listed twice, a demo_ code and a malformed one', (
   assert.throws(() => providersByCode([...PROVIDERS, PROVIDERS[0]]), /listed twice/);
   assert.throws(() => providersByCode([{ ...acmePayProvider, code: 'demo_acme' }]), /not usable/);
   assert.throws(() => providersByCode([{ ...acmePayProvider, code: 'Acme Pay' }]), /not usable/);
-  assert.deepEqual([...providersByCode(PROVIDERS).keys()], ['stripe', 'adyen']);
+  assert.deepEqual([...providersByCode(PROVIDERS).keys()], ['stripe', 'adyen', 'checkout']);
 });

@@ -50,6 +50,7 @@ describe('a provider added as one folder and one line', () => {
     assert.deepEqual(rows.map((r: any) => [r.id, r.code, r.name, r.kind, r.methods, r.currencies]), [
       ['prv_acme_pay', 'acme_pay', 'Acme Pay', 'licensed', ['card'], ['EUR', 'GBP']],
       ['prv_adyen', 'adyen', 'Adyen', 'licensed', ['card', 'wallet'], []],
+      ['prv_checkout', 'checkout', 'Checkout.com', 'licensed', ['card'], []],
       ['prv_stripe', 'stripe', 'Stripe', 'licensed', ['card', 'wallet'], []],
     ]);
     // No payouts capability in its definition: no payout capability row.
@@ -65,7 +66,7 @@ describe('a provider added as one folder and one line', () => {
     assert.equal(registered.status, 201, JSON.stringify(registered.body));
     const res = await owner.call('GET', '/provider-accounts/providers');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.data.map((p: { provider: string }) => p.provider), ['acme_pay', 'adyen', 'stripe']);
+    assert.deepEqual(res.body.data.map((p: { provider: string }) => p.provider), ['acme_pay', 'adyen', 'checkout', 'stripe']);
     assert.deepEqual(res.body.data[0], { provider: 'acme_pay', required: ['api_key'], optional: ['api_base_url'] });
   });
 

@@ -35,6 +35,8 @@ const DECLINES: Record<string, { code: string; decline_code: string; message: st
     code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.',
   },
   pm_card_chargeDeclinedStolenCard: { code: 'card_declined', decline_code: 'stolen_card', message: 'Your card was declined.' },
+  // Stripe's test token of the same generic decline: a tok_… that other providers' stand-ins take as a card token.
+  tok_chargeDeclined: { code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' },
 };
 
 export interface StripeStandIn {

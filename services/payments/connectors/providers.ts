@@ -4,10 +4,12 @@
 // (connectors/<code>/index.ts) and one line here (docs/connectors.md). The demo providers are
 // built in apart from this list (connectors/demo.ts): they need no credentials and no connect.
 import { adyenProvider } from './adyen/index.js';
+import { checkoutProvider } from './checkout/index.js';
 import type { ProviderDefinition } from './provider-definition.js';
 import { stripeProvider } from './stripe/index.js';
 
 export const PROVIDERS: readonly ProviderDefinition[] = [
   stripeProvider,
   adyenProvider,
+  checkoutProvider,
 ];

@@ -1,0 +1,41 @@
+// Checkout.com (its unified payments API), as the rest of the system learns it (provider-definition.ts).
+import type { ProviderDefinition } from '../provider-definition.js';
+import { CHECKOUT_OFFICIAL_HOST } from './client.js';
+import { createCheckoutConnector } from './connector.js';
+
+// Checkout.com's secret keys say their environment: sk_sbox_… (and the older sk_test_…) are
+// sandbox keys, any other sk_… a production key.
+function checkoutKeyMode(values: Record<string, string>, mode: string): [string, string] | undefined {
+  const key = values.secret_key ?? '';
+  if (!key.startsWith('sk_')) return undefined;
+  const keyMode = /^sk_(sbox|test)_/.test(key) ? 'test' : 'live';
+  if (keyMode === mode) return undefined;
+  return ['secret_key', `secret_key is a Checkout.com ${keyMode === 'test' ? 'sandbox' : 'production'} key but the account is ${mode}; use a ${mode === 'test' ? 'sandbox' : 'production'} key`];
+}
+
+export const checkoutProvider: ProviderDefinition = {
+  code: 'checkout',
+  name: 'Checkout.com',
+  methods: ['card'],
+  currencies: [],
+  countries: [],
+  capabilities: {
+    // Card payouts and reconciliation reports exist at Checkout.com but are not built here yet
+    // (docs/connectors.md, "Checkout.com"); vault forwarding has its place in request.ts.
+    settlementSync: false,
+    settlementReports: false,
+    notifications: true,
+    vaultForwarding: false,
+  },
+  credentialFields: [
+    { name: 'secret_key', required: true, secret: true, env: 'CHECKOUT_SECRET_KEY' },
+    { name: 'processing_channel_id', required: true, secret: false },
+    { name: 'webhook_signature_key', required: true, secret: true, env: 'CHECKOUT_WEBHOOK_SIGNATURE_KEY' },
+    // The merchant-specific subdomain (Dashboard > Developers > Overview): without it the shared host is used.
+    { name: 'subdomain', required: false, secret: false },
+    { name: 'api_base_url', required: false, secret: false },
+  ],
+  officialHost: CHECKOUT_OFFICIAL_HOST,
+  modeMismatch: checkoutKeyMode,
+  create: createCheckoutConnector,
+};

@@ -1,0 +1,172 @@
+// Money safety at Checkout.com under kill -9: the six parts as processes, a project's test-mode
+// Checkout.com account pointed at the Checkout.com stand-in, and a burst of keyed card payments
+// (some whose answer Checkout.com holds back past the deadline, some soft-declined there and failed
+// over to a demo provider) while the payments process is killed and restarted. Clients retry with
+// the same Idempotency-Key. Whatever the crash cut short: each key has one payment, Checkout.com
+// made at most one payment per attempt and approved at most one per payment, a payment it approved
+// is successful here with that very attempt, and the ledger has one movement per successful payment.
+// An attempt the killed process never sent stays open (its client gets idempotency_in_progress):
+// without the card token, reconciliation can only read Checkout.com's payment list, and a payment
+// missing from it is taken as never received only after the list's settle window (connector.ts).
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { chaosTag } from './helpers/chaos.js';
+import { sandboxKey, startCheckoutStandIn, type CheckoutStandIn } from './helpers/checkout-stand-in.js';
+import { eventually } from './helpers/eventually.js';
+import { keyedRequest, type KeyedOutcome } from './helpers/keyed-client.js';
+import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
+import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
+import { request } from './helpers/stack.js';
+import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
+
+const PAYMENTS = 40;
+const CLIENTS = 8;
+const KILL_AFTER_STORED = 12;
+const KEY = sandboxKey();
+const ENV = {
+  RECONCILIATION_SWEEP_MS: '200',
+  PROVIDER_TIMEOUT_MS: '500',
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  PROVIDER_SECRET_KEY: randomBytes(32).toString('hex'),
+  PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
+};
+
+/** Mostly approvals; a lost answer (held back past PROVIDER_TIMEOUT_MS) and a soft decline among them. */
+const tokenOf = (i: number) => (i % 10 === 3 ? 'tok_standin_slow' : i % 10 === 7 ? 'tok_standin_declined_20005' : `tok_chaos${i}`);
+
+const skip = natsServerMissing();
+
+describe('payments killed (kill -9) during a keyed burst at a Checkout.com account, then restarted', { skip }, () => {
+  let nats: NatsServer;
+  let split: SplitStack;
+  let sql: pg.Pool;
+  let cko: CheckoutStandIn;
+  let apiKey = '';
+  let accountId = '';
+  const prefix = `${chaosTag('cko')}_`;
+  const keys = Array.from({ length: PAYMENTS }, (_, i) => `${prefix}${i}`);
+  const outcomes = new Map<string, KeyedOutcome>();
+
+  before(async () => {
+    cko = await startCheckoutStandIn({ secretKeys: [KEY] });
+    cko.slowAnswerMs = 1_500;
+    nats = await startNatsServer();
+    split = await startSplitStack(nats.url, ENV);
+    sql = new pg.Pool({ connectionString: split.db.url, max: 3 });
+    const manage = (method: string, path: string, body?: unknown) =>
+      request(split.baseUrl, method, `/manage/v1${path}`, { key: split.operatorToken, body });
+    const merchant = await manage('POST', '/merchants', { name: 'Checkout.com chaos merchant' });
+    assert.equal(merchant.status, 201, JSON.stringify(merchant.body));
+    const projectId = merchant.body.project.id;
+    const connected = await manage('POST', `/projects/${projectId}/provider-accounts`, {
+      mode: 'test', provider: 'checkout', name: 'Checkout.com sandbox',
+      credentials: { secret_key: KEY, processing_channel_id: 'pc_chaos', webhook_signature_key: 'whsk', api_base_url: cko.baseUrl },
+    });
+    assert.equal(connected.status, 201, JSON.stringify(connected.body));
+    accountId = connected.body.id;
+    const key = await manage('POST', `/projects/${projectId}/keys`, { mode: 'test', name: 'test' });
+    apiKey = key.body.secret;
+    await burstWithKill();
+  });
+  after(async () => {
+    await sql?.end();
+    await split?.close();
+    await nats?.close();
+    await cko?.close();
+  });
+
+  async function burstWithKill(): Promise<void> {
+    let next = 0;
+    const client = async () => {
+      while (next < PAYMENTS) {
+        const i = next++;
+        outcomes.set(keys[i], await keyedRequest({
+          baseUrl: () => split.baseUrl, method: 'POST', path: '/v1/payments', apiKey, idempotencyKey: keys[i],
+          body: { amount: 1000 + i, currency: 'EUR', payment_method: { type: 'card', token: tokenOf(i) }, reference: keys[i] },
+          totalMs: 30_000,
+        }));
+      }
+    };
+    const killer = async () => {
+      await eventually('the burst under way', async () => {
+        const { rows } = await sql.query('SELECT count(*)::int AS n FROM payments.payments WHERE reference LIKE $1', [`${prefix}%`]);
+        return rows[0].n >= KILL_AFTER_STORED ? true : undefined;
+      });
+      await split.restart('payments');
+    };
+    await Promise.all([killer(), ...Array.from({ length: CLIENTS }, client)]);
+  }
+
+  /** Our payments of the burst by key, with their status and attempts. */
+  async function paymentsByKey() {
+    const { rows } = await sql.query(
+      `SELECT p.reference, p.id, p.status FROM payments.payments p WHERE p.reference LIKE $1`, [`${prefix}%`]);
+    const byKey = new Map<string, Array<{ id: string; status: string }>>(keys.map((k) => [k, []]));
+    for (const r of rows) byKey.get(r.reference)!.push({ id: r.id, status: r.status });
+    return byKey;
+  }
+
+  const OPEN = new Set(['created', 'pending', 'processing']);
+  /** Checkout.com's payments for one of ours (by the metadata the connector sends). */
+  const madeFor = (paymentId: string) => [...cko.payments.values()].filter((x) => x.metadata.payment_id === paymentId);
+
+  test('every key has one payment, and Checkout.com made each attempt at most once and approved each payment at most once', async (t) => {
+    const byKey = await paymentsByKey();
+    assert.deepEqual(keys.filter((k) => byKey.get(k)!.length !== 1), [], 'keys without exactly one payment');
+    const ours = new Set([...byKey.values()].flat().map((p) => p.id));
+    const made = [...cko.payments.values()].filter((p) => ours.has(p.metadata.payment_id));
+    const perAttempt = new Map<string, number>();
+    for (const p of made) perAttempt.set(p.reference, (perAttempt.get(p.reference) ?? 0) + 1);
+    assert.deepEqual([...perAttempt].filter(([, n]) => n > 1), [], 'attempts Checkout.com made twice');
+    const approvedPer = new Map<string, number>();
+    for (const p of made.filter((x) => x.approved)) approvedPer.set(p.metadata.payment_id, (approvedPer.get(p.metadata.payment_id) ?? 0) + 1);
+    assert.deepEqual([...approvedPer].filter(([, n]) => n > 1), [], 'payments Checkout.com approved twice');
+    // A client without a 201 is one whose payment is still open: see the next test for why that is safe.
+    for (const k of keys) {
+      const o = outcomes.get(k)!;
+      if (o.status === 201) assert.equal(o.body.id, byKey.get(k)![0].id, k);
+      else assert.ok(OPEN.has(byKey.get(k)![0].status), `${k} ended ${o.status} with its payment ${byKey.get(k)![0].status}`);
+    }
+    t.diagnostic(`${made.length} payments made at Checkout.com, ${approvedPer.size} approved; `
+      + `${keys.filter((k) => outcomes.get(k)!.status !== 201).length} clients without a 201`);
+  });
+
+  test('once reconciled, a payment Checkout.com approved is successful with that attempt; one left open was never received there', async () => {
+    // Reconciliation asks the payment list by reference: what Checkout.com received is decided at once.
+    // An attempt the killed process never sent is not listed, and stays open for the list's settle window.
+    const byKey = await eventually('every payment decided or waiting on an attempt Checkout.com never received', async () => {
+      const now = await paymentsByKey();
+      const waiting = [...now.values()].flat().filter((p) => OPEN.has(p.status));
+      return waiting.every((p) => madeFor(p.id).length === 0) ? now : undefined;
+    }, 60_000);
+    for (const k of keys) {
+      const [ours] = byKey.get(k)!;
+      const p = (await request(split.baseUrl, 'GET', `/v1/payments/${ours.id}`, { key: apiKey })).body;
+      const approved = madeFor(p.id).find((x) => x.approved);
+      const successes = (p.attempts as any[]).filter((a) => a.outcome === 'success');
+      assert.ok(successes.length <= 1, `${k}: ${successes.length} successful attempts`);
+      if (approved) {
+        assert.equal(p.status, 'successful', `${k}: approved at Checkout.com but ${p.status}`);
+        assert.deepEqual(successes.map((a) => [a.provider_account_id, a.provider_payment_id]), [[accountId, approved.id]], k);
+      } else {
+        assert.ok(successes.every((a) => a.provider_account_id !== accountId), `${k}: a success at Checkout.com it never approved`);
+      }
+    }
+    const { rows } = await sql.query(
+      `SELECT p.id, p.status, count(t.id) FILTER (WHERE t.status = 'successful')::int AS successful
+       FROM payments.payments p
+       LEFT JOIN ledger.transactions t ON t.type = 'payment' AND t.entity_type = 'payment' AND t.entity_id = p.id
+       WHERE p.reference LIKE $1 GROUP BY p.id, p.status`, [`${prefix}%`]);
+    const successful = rows.filter((r) => r.status === 'successful').map((r) => r.id);
+    const moved = await eventually('a ledger movement for every successful payment', async () => {
+      const { rows: now } = await sql.query(
+        `SELECT entity_id, count(*) FILTER (WHERE status = 'successful')::int AS n FROM ledger.transactions
+         WHERE type = 'payment' AND entity_type = 'payment' AND entity_id = ANY($1) GROUP BY entity_id`, [successful]);
+      return now.length === successful.length ? now : undefined;
+    }, 60_000);
+    for (const r of moved) assert.equal(r.n, 1, `${r.entity_id}: successful movements`);
+    assert.ok(rows.every((r) => r.status === 'successful' || r.successful === 0), 'a movement for a payment that did not succeed');
+  });
+});
