@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../../services/contract/index.js';
-import { refuseForeignOrigin, refuseWithoutCsrfToken } from './guards.js';
+import { refuseWithoutCsrfToken } from './csrf.js';
+import { refuseForeignOrigin } from './guards.js';
 import { csrfTokenOf, newToken } from './tokens.js';
 
 const req = (method: string, headers: Record<string, string>) => ({ method, headers }) as unknown as FastifyRequest;

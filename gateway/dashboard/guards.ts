@@ -15,7 +15,6 @@ import { isTokenShaped, tokenHash } from './tokens.js';
 // Public routes (register, sign-in, password reset, accepting an invitation) stop after 1; the
 // operator console's routes check the operator's own session instead (operator-session.ts).
 
-export { CSRF_HEADER, refuseWithoutCsrfToken } from './csrf.js';
 
 /**
  * Browsers send Origin on every cross-origin POST; one that names neither this host nor

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { demoReports } from './demo-settlement.js';
 import { reportProblem } from './settlements.js';
-import type { TransactionRecord } from './store.js';
+import type { TransactionRecord } from './movements.js';
 
 const DAY = 86_400_000;
 const asOf = new Date('2026-03-10T12:00:00.000Z');

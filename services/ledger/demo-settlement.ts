@@ -4,7 +4,8 @@ import { type Pool } from '../platform/index.js';
 import { DomainError } from '../contract/index.js';
 import type { SettlementRecord } from './settlement-store.js';
 import type { SettlementIngestion, SettlementReport } from './settlements.js';
-import { toTransaction, type TransactionRecord } from './store.js';
+import { toTransaction } from './store.js';
+import type { TransactionRecord } from './movements.js';
 
 /**
  * The demo providers' settlement reports. A demo provider moves no money, so what it "settled" is

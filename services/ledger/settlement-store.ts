@@ -1,7 +1,8 @@
 import type { SettlementStatus } from '../contract/enums.js';
 import type { Pool, Queryable } from '../platform/index.js';
 import type { Scope } from './movements.js';
-import { scopeValues, toTransaction, type TransactionRecord } from './store.js';
+import { scopeValues, toTransaction } from './store.js';
+import type { TransactionRecord } from './movements.js';
 
 /** Postgres access of settlements and their items. Every query names its scope. */
 

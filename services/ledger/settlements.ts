@@ -9,7 +9,8 @@ import {
   addItems, derivedTransactions, findByReference, insertSettlement, updateStatus,
   type SettlementRecord, type SettlementStatus,
 } from './settlement-store.js';
-import { insertTransaction, postEntry, postTransaction, scopeValues, toTransaction, type TransactionRecord } from './store.js';
+import { insertTransaction, postEntry, postTransaction, scopeValues, toTransaction } from './store.js';
+import type { TransactionRecord } from './movements.js';
 import { settlementToProto } from './to-proto.js';
 
 /**

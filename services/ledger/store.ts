@@ -6,7 +6,6 @@ import { reversal, type Movement, type Scope, type TransactionRecord } from './m
 
 /** Postgres access of the ledger: transactions, journal and balances. Every query names its scope. */
 
-export type { TransactionRecord } from './movements.js';
 
 export interface TransactionFilter {
   type?: string;

@@ -5,7 +5,7 @@ import {
 } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import type { BalanceFigures } from './balances.js';
 import type { SettlementRecord } from './settlement-store.js';
-import type { TransactionRecord } from './store.js';
+import type { TransactionRecord } from './movements.js';
 
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
 

@@ -26,6 +26,7 @@ export * from './metrics.js';
 export * from './request-guards.js';
 export * from './part.js';
 export * from './standalone.js';
+export { drainTimeMs } from './drain.js';
 export * from './retry.js';
 export * from './secret-box.js';
 export * from './tracing.js';

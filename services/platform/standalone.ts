@@ -37,8 +37,6 @@ export async function serveMetricsIfConfigured(
 /** Starts a part's gRPC server on host:port (0 picks a free port); resolves with the port. */
 export const listen = listenGrpc;
 
-export { drainTimeMs } from './drain.js';
-
 /** Runs `stop` once on SIGTERM or SIGINT, then exits; exits anyway after `timeoutMs`. */
 export function onShutdown(logger: Logger, stop: () => Promise<void>, timeoutMs: number): void {
   let stopping = false;
