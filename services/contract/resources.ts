@@ -6,7 +6,7 @@ import {
 import type { TSchema } from '@sinclair/typebox';
 import {
   ATTEMPT_OUTCOMES, ATTEMPT_STATUSES, CAPTURE_METHODS, DESTINATION_TYPES, FAILURE_CATEGORIES, MODES, NEXT_ACTION_TYPES,
-  PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, REFUND_STATUSES, SETTLEMENT_STATUSES,
+  CREDENTIAL_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, REFUND_STATUSES, SETTLEMENT_STATUSES,
 } from './enums.js';
 
 const nullStr = nullable(str);
@@ -171,6 +171,22 @@ export const PaymentMethod = component('PaymentMethod', object({
   created_at: dateTime,
 }));
 
+// A stored method's credential as listed: which provider or vault it is for, never the token.
+export const PaymentMethodCredential = component('PaymentMethodCredential', object({
+  id: str,
+  object: literal('payment_method_credential'),
+  payment_method_id: str,
+  type: enumOf(CREDENTIAL_TYPES),
+  provider_code: nullStr,
+  provider_account_id: nullStr,
+  vault: nullStr,
+  created_at: dateTime,
+}));
+export const PaymentMethodCredentialList = component('PaymentMethodCredentialList', object({
+  payment_method_id: str,
+  data: arrayOf(PaymentMethodCredential),
+}));
+
 export const Identity = component('Identity', object({
   merchant: object({ id: str, name: str }),
   project: object({ id: str, name: str }),
@@ -211,3 +227,4 @@ export type BalancesJson = Static<typeof BalanceList>;
 export type SettlementJson = Static<typeof Settlement>;
 export type SettlementWithItemsJson = Static<typeof SettlementWithItems>;
 export type PaymentMethodJson = Static<typeof PaymentMethod>;
+export type PaymentMethodCredentialJson = Static<typeof PaymentMethodCredential>;

@@ -100,7 +100,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const payment = newPayment(scope, req, paymentId, plan, createdAt);
     await commitChange(store, open(payment, plan, { at: clock.now(), processingTimeMs: elapsed() }), { binds });
 
-    const token = stored ? stored.providerToken : req.paymentMethod?.token;
+    const token = stored ? (await deps.paymentMethods.credentials(scope, stored.id))[0]?.token : req.paymentMethod?.token;
     for (let i = 0; payment.status === 'created'; i++) {
       const attempt = payment.attempts[i];
       const call = providerCall(payment, attempt, { latencyMs: candidates[i].latencyMs, paymentMethodToken: token });
