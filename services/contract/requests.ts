@@ -32,6 +32,8 @@ export const PaymentMethodInput = component('PaymentMethodInput', optional({
   type: enumOf(PAYMENT_METHOD_TYPES),
   token: str,
   id: { type: 'string', pattern: '^pm_' },
+  // The provider that issued `token`: the payment goes to that provider's accounts only (issue 25).
+  provider_code: { type: 'string', pattern: '^[a-z][a-z0-9_]{1,30}$' },
 }, ['type']));
 
 export const CreatePaymentBody = component('CreatePaymentRequest', optional({

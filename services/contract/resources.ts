@@ -5,7 +5,7 @@ import {
 } from './components.js';
 import type { TSchema } from '@sinclair/typebox';
 import {
-  ATTEMPT_OUTCOMES, ATTEMPT_STATUSES, CAPTURE_METHODS, DESTINATION_TYPES, FAILURE_CATEGORIES, MODES, NEXT_ACTION_TYPES,
+  ATTEMPT_OUTCOMES, ATTEMPT_PATHS, ATTEMPT_STATUSES, CAPTURE_METHODS, DESTINATION_TYPES, FAILURE_CATEGORIES, MODES, NEXT_ACTION_TYPES,
   CREDENTIAL_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, REFUND_STATUSES, SETTLEMENT_STATUSES,
 } from './enums.js';
 
@@ -30,6 +30,9 @@ export const Attempt = component('Attempt', object({
   fee_amount: int,
   latency_ms: nullInt,
   created_at: dateTime,
+  // How the card reached the provider (issue 25): its token sent directly, or forwarded by `vault`.
+  path: enumOf(ATTEMPT_PATHS),
+  vault: nullStr,
 }));
 
 export const Payment = component('Payment', object({
@@ -55,6 +58,8 @@ export const Payment = component('Payment', object({
     attempts: int,
     routing_decision_id: nullStr,
     rule: nullStr,
+    // Accounts the payment's credential does not reach: never tried, and why ("no credential for Adyen").
+    skipped: arrayOf(object({ provider_code: str, provider_name: str, provider_account_id: str, reason: str })),
   }),
   risk: object({ decision_id: nullStr, score: nullInt }),
   failure: nullFailure,

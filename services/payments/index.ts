@@ -19,7 +19,7 @@ import {
 } from '../platform/index.js';
 import { createConnectorRegistry, type Connector, type ProviderNetwork } from './connectors/index.js';
 import { instrumentConnectors } from './connectors/instrumented.js';
-import { providersByCode, type ProviderDefinition } from './connectors/provider-definition.js';
+import { issuerOfTokens, providersByCode, type ProviderDefinition } from './connectors/provider-definition.js';
 import { PROVIDERS } from './connectors/providers.js';
 import { createAuthorizationExpiry, createCustomerActionExpiry, createReconciliation, createSettlementSync } from './jobs/index.js';
 
@@ -80,6 +80,7 @@ export function build(deps: PaymentsDeps): ServicePart {
   const connectors = instrumentConnectors(createConnectorRegistry(licensed), deps.metrics, Object.keys(licensed));
   const idempotencyTtlMs = deps.config.idempotencyTtlHours * 3_600_000;
   const orchestrator = createOrchestrator({
+    issuerOf: issuerOfTokens([...providers.values()]),
     store,
     routing: deps.routing,
     connectors,

@@ -72,6 +72,10 @@ export function routes(store: RoutingRiskStore, clock: Clock) {
                   country: input.country,
                   methodType: input.paymentMethodType,
                   providerCode: req.providerCode,
+                  reach: req.credential?.reach.map((r) => ({
+                    providerCode: r.providerCode, providerAccountId: r.providerAccountId, vault: r.vault,
+                    vaultFeeFixed: r.vaultFeeFixed, vaultFeeBps: r.vaultFeeBps,
+                  })),
                 }, rules),
               };
         await store.recordDecisions(scope, input, risk, plan, at);
@@ -89,7 +93,9 @@ export function routes(store: RoutingRiskStore, clock: Clock) {
               feeFixed: c.feeFixed,
               feeBps: c.feeBps,
               latencyMs: c.latencyMs,
+              vault: c.vault,
             })),
+            skipped: plan.skipped,
           },
         };
       },
