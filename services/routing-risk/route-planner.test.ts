@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { feeFor } from '../contract/index.js';
-import { planRoute, type ProviderAccount } from './route-planner.js';
+import { planRoute, withVaultConnections, type ProviderAccount } from './route-planner.js';
 
 function account(code: string, over: Partial<ProviderAccount> = {}): ProviderAccount {
   return {
@@ -96,4 +96,24 @@ test('demo accounts take any credential; accounts that cannot take the payment a
   const plan = planRoute(accounts, { amount: 1000n, currency: 'EUR', methodType: 'card', reach: [reach('adyen')] });
   assert.deepEqual(plan.candidates.map((c) => c.providerCode), ['demo_alpha']);
   assert.deepEqual(plan.skipped, []);
+});
+
+test('vault connections are never routable; a forwarded reach takes its connection\'s fee, or reaches nothing without one', () => {
+  const vaultOf = new Map([['stripe_vault', 'stripe']]);
+  const accounts = [licensed('adyen', 'Adyen', { feeFixed: 5n }), licensed('stripe_vault', 'Stripe vault', { feeFixed: 15n, feeBps: 20 })];
+  const forwarded = [reach('adyen', { vault: 'stripe' })];
+  const { routable, reach: priced } = withVaultConnections(accounts, forwarded, vaultOf);
+  assert.deepEqual(routable.map((a) => a.providerCode), ['adyen']);
+  assert.deepEqual(priced, [{ ...forwarded[0], vaultFeeFixed: 15n, vaultFeeBps: 20, vaultAccountId: 'pac_stripe_vault' }]);
+  const plan = planRoute(routable, { amount: 1000n, currency: 'EUR', methodType: 'card', reach: priced });
+  assert.deepEqual(plan.candidates.map((c) => [c.providerCode, c.vault, c.vaultAccountId, c.feeFixed, c.feeBps]), [
+    ['adyen', 'stripe', 'pac_stripe_vault', 20n, 20],
+  ]);
+  // Without an active connection of the vault, the reference reaches nothing but is named as skipped.
+  const unconnected = withVaultConnections(accounts.slice(0, 1), forwarded, vaultOf);
+  assert.deepEqual(unconnected.reach, []);
+  const none = planRoute(unconnected.routable, { amount: 1000n, currency: 'EUR', methodType: 'card', reach: unconnected.reach });
+  assert.deepEqual(none.skipped.map((k) => k.reason), ['no credential for Adyen']);
+  // No reach (no credential to go by): vault connections are still left out.
+  assert.deepEqual(withVaultConnections(accounts, undefined, vaultOf).routable.map((a) => a.providerCode), ['adyen']);
 });

@@ -17,6 +17,8 @@ export interface ProviderAccount {
   latencyMs: number;
   /** Set on a candidate the payment's card is forwarded to through this vault (its fee included above). */
   vault?: string;
+  /** The vault connection (its provider account) that forwards it. */
+  vaultAccountId?: string;
 }
 
 /** One way the payment's credential reaches accounts: a provider's (or one account's) directly, or through a vault. */
@@ -26,6 +28,7 @@ export interface Reach {
   vault?: string;
   vaultFeeFixed: bigint;
   vaultFeeBps: number;
+  vaultAccountId?: string;
 }
 
 /** An account the credential does not reach, never tried; `reason` says so in words. */
@@ -94,6 +97,7 @@ function reachOf(account: ProviderAccount, reach: Reach[]): ProviderAccount | un
     feeFixed: account.feeFixed + forwarded.vaultFeeFixed,
     feeBps: account.feeBps + forwarded.vaultFeeBps,
     vault: forwarded.vault,
+    vaultAccountId: forwarded.vaultAccountId,
   };
 }
 
@@ -148,4 +152,26 @@ export function planRoute(accounts: ProviderAccount[], req: RouteRequest, rules:
     if (candidates.length > 0) return { rule: rule.name, ruleId: rule.id, candidates, skipped };
   }
   return { rule: DEFAULT_RULE, candidates: eligibleAccounts, skipped };
+}
+
+/**
+ * Vault connections are accounts of a vault "provider" (its facts name the `vault` it serves): never
+ * routes of their own, they give a forwarded reach its price and connection. A forwarded reach
+ * whose vault has no active connection in the scope reaches nothing. `vaultOf`: provider code to
+ * vault code, for the vault providers.
+ */
+export function withVaultConnections(
+  accounts: ProviderAccount[], reach: Reach[] | undefined, vaultOf: Map<string, string>,
+): { routable: ProviderAccount[]; reach: Reach[] | undefined } {
+  const connections = accounts.filter((a) => vaultOf.has(a.providerCode));
+  const routable = accounts.filter((a) => !vaultOf.has(a.providerCode));
+  if (!reach) return { routable, reach };
+  const priced = reach.flatMap((r): Reach[] => {
+    if (r.vault === undefined) return [r];
+    const connection = connections.find((c) => vaultOf.get(c.providerCode) === r.vault);
+    return connection
+      ? [{ ...r, vaultFeeFixed: connection.feeFixed, vaultFeeBps: connection.feeBps, vaultAccountId: connection.providerAccountId }]
+      : [];
+  });
+  return { routable, reach: priced };
 }
