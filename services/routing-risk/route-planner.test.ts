@@ -96,6 +96,10 @@ test('demo accounts take any credential; accounts that cannot take the payment a
   const plan = planRoute(accounts, { amount: 1000n, currency: 'EUR', methodType: 'card', reach: [reach('adyen')] });
   assert.deepEqual(plan.candidates.map((c) => c.providerCode), ['demo_alpha']);
   assert.deepEqual(plan.skipped, []);
+  // A demo provider's own token stays with it.
+  const issued = planRoute([account('demo_alpha'), account('demo_beta')], { amount: 1000n, currency: 'EUR', methodType: 'card', reach: [reach('demo_beta')] });
+  assert.deepEqual(issued.candidates.map((c) => c.providerCode), ['demo_beta']);
+  assert.deepEqual(issued.skipped.map((k) => k.reason), ['no credential for demo_alpha']);
 });
 
 test('vault connections are never routable; a forwarded reach takes its connection\'s fee, or reaches nothing without one', () => {

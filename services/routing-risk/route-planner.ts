@@ -80,13 +80,16 @@ function cheapestFirst(amount: bigint) {
   };
 }
 
+const isDemo = (code: string) => code.startsWith('demo_');
+
 /**
  * How the credential reaches an account: directly (an issuer's token, account-bound or not) before
  * any vault, since forwarding costs the vault's fee; undefined when it does not. Demo accounts
- * simulate a provider and take any credential.
+ * simulate a provider and take any credential, except one a demo provider issued, which stays
+ * with its issuer as any provider's token does.
  */
 function reachOf(account: ProviderAccount, reach: Reach[]): ProviderAccount | undefined {
-  if (!account.connected && account.providerCode.startsWith('demo_')) return account;
+  if (!account.connected && isDemo(account.providerCode) && !reach.some((r) => isDemo(r.providerCode))) return account;
   const fits = (r: Reach) => r.providerCode === account.providerCode
     && (r.providerAccountId === undefined || r.providerAccountId === account.providerAccountId);
   if (reach.some((r) => fits(r) && r.vault === undefined)) return account;
