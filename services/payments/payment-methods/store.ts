@@ -139,13 +139,6 @@ export function createPaymentMethodStore(pool: Pool) {
         return toCredential(removed.rows[0]);
       });
     },
-
-    /** Kept from a customer-present payment (the card's scheme id, whichever provider returned it). */
-    async setNetworkTransactionId(scope: Scope, id: string, value: string): Promise<void> {
-      await pool.query(
-        `UPDATE payment_methods SET network_transaction_id = $5 WHERE id = $1 AND ${SCOPED}`, [id, ...scoped(scope), value],
-      );
-    },
   };
 }
 
