@@ -51,8 +51,21 @@ describe('live payments at a Checkout.com account (stand-ins)', () => {
     });
     return { ...m, stripeAccount, checkoutAccount };
   }
-  const pay = (key: string, token: string, body: Record<string, unknown> = {}) =>
-    stack.pay(key, { payment_method: { type: 'card', token }, ...body });
+  /** A one-off Checkout.com token: its shape names no issuer, so live mode needs provider_code (issue 25). */
+  const payAtCheckout = (key: string, token: string, body: Record<string, unknown> = {}) =>
+    stack.pay(key, { payment_method: { type: 'card', token, provider_code: 'checkout' }, ...body });
+  /** A stored card holding Stripe's token and Checkout.com's token for it, paid with the live key. */
+  async function payStored(key: string, stripeToken: string, checkoutToken: string) {
+    const pm = await request(stack.baseUrl, 'POST', '/v1/payment-methods', {
+      key, body: { type: 'card', provider_token: stripeToken, provider_code: 'stripe' },
+    });
+    assert.equal(pm.status, 201, JSON.stringify(pm.body));
+    const added = await request(stack.baseUrl, 'POST', `/v1/payment-methods/${pm.body.id}/credentials`, {
+      key, body: { type: 'provider_token', token: checkoutToken, provider_code: 'checkout' },
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    return stack.pay(key, { payment_method: { type: 'card', id: pm.body.id } });
+  }
   const get = (key: string, path: string) => request(stack.baseUrl, 'GET', path, { key });
   const sentUnder = (key: string) => cko.requests.filter((r) => r.headers['cko-idempotency-key'] === key);
   const deliver = (accountId: string, d: { body: string; headers: Record<string, string> }) =>
@@ -83,7 +96,7 @@ describe('live payments at a Checkout.com account (stand-ins)', () => {
 
   test('a soft decline at Stripe fails over to Checkout.com, which takes the payment; its refund reaches Checkout.com', async () => {
     const m = await merchantAtBoth();
-    const res = await pay(m.secret, 'tok_chargeDeclined');
+    const res = await payStored(m.secret, 'tok_chargeDeclined', 'tok_standin_card');
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.equal(res.body.status, 'successful', JSON.stringify(res.body));
     const [first, second] = res.body.attempts;
@@ -114,19 +127,19 @@ describe('live payments at a Checkout.com account (stand-ins)', () => {
 
   test('a hard decline at Checkout.com (20051) ends the payment with its table row', async () => {
     const m = await merchantAtBoth();
-    // Stripe does not know the token (technical, failover); Checkout.com declines it for insufficient funds.
-    const res = await pay(m.secret, 'tok_standin_declined_20051');
+    // Bound to Checkout.com, the token is never sent to Stripe; Checkout.com declines it for insufficient funds.
+    const res = await payAtCheckout(m.secret, 'tok_standin_declined_20051');
     assert.equal(res.body.status, 'failed', JSON.stringify(res.body));
-    assert.equal(res.body.attempts.length, 2);
-    assert.equal(res.body.attempts[1].provider_code, '20051');
+    assert.equal(res.body.attempts.length, 1);
+    assert.equal(res.body.attempts[0].provider_code, '20051');
     assert.deepEqual(res.body.failure, { code: 'insufficient_funds', category: 'hard', message: 'The card has insufficient funds.' });
   });
 
   test('3-D Secure at Checkout.com is completed by its signed payment_approved webhook; a replay, a forgery and a late decline change nothing', async () => {
     const m = await merchantAtBoth();
-    const res = await pay(m.secret, 'tok_standin_3ds', { return_url: 'https://shop.example/done' });
+    const res = await payAtCheckout(m.secret, 'tok_standin_3ds', { return_url: 'https://shop.example/done' });
     assert.equal(res.body.status, 'processing', JSON.stringify(res.body));
-    const attempt = res.body.attempts[1];
+    const attempt = res.body.attempts[0];
     assert.equal(res.body.next_action.url, `${cko.baseUrl}/3ds/${attempt.provider_payment_id}`);
 
     // A forgery first: refused, nothing recorded, the payment still waits.

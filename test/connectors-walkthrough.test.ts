@@ -99,9 +99,15 @@ describe('docs/connectors.md walk-through: Stripe and Adyen accounts, live', () 
     my.liveKey = read(out, /^secret: (svc_sk_live_\S+)$/m);
   });
 
-  test('5. a live payment: a soft decline at Stripe fails over to Adyen', async () => {
+  test('5. a live payment with a card stored at both: a soft decline at Stripe fails over to Adyen', async () => {
+    const pm = await api('POST', '/v1/payment-methods', { type: 'card', provider_token: 'pm_card_chargeDeclined', provider_code: 'stripe' });
+    assert.equal(pm.status, 201, JSON.stringify(pm.body));
+    const adyenToken = await api('POST', `/v1/payment-methods/${pm.body.id}/credentials`, {
+      type: 'provider_token', token: '8415718415172200', provider_code: 'adyen',
+    });
+    assert.equal(adyenToken.status, 201, JSON.stringify(adyenToken.body));
     const res = await api('POST', '/v1/payments', {
-      amount: 5000, currency: 'EUR', payment_method: { type: 'card', token: 'pm_card_chargeDeclined' },
+      amount: 5000, currency: 'EUR', payment_method: { type: 'card', id: pm.body.id },
     }, { 'Idempotency-Key': 'order-1001' });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     paid = res.body;

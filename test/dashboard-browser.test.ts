@@ -163,6 +163,10 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     const timeline = await page.locator('ol.timeline').innerText();
     assert.match(timeline, /Payment created/);
     assert.ok((await page.locator('ol.timeline li').count()) >= 3, timeline);
+    // Each attempt's path (issue 25): a demo provider is sent the payment directly.
+    const attempts = await page.getByRole('region', { name: 'Attempts table' }).innerText();
+    assert.match(attempts, /Path/);
+    assert.match(attempts, /\bdirect\b/);
     await shots(page, '06-payment');
   });
 

@@ -84,7 +84,7 @@ describe('a licensed provider connector, reached by live keys', () => {
 
   test('a live payment goes to the connector with its amount, method token and attempt reference', async () => {
     const m = await connectedLiveMerchant();
-    const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_one_off' } });
+    const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_one_off', provider_code: 'acme_pay' } });
     assert.equal(res.status, 201);
     assert.equal(res.body.status, 'successful');
     assert.equal(res.body.route.provider.code, 'acme_pay');
@@ -117,7 +117,7 @@ describe('a licensed provider connector, reached by live keys', () => {
 
   test('a refund of a live payment goes to the same connector', async () => {
     const m = await connectedLiveMerchant();
-    const paid = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_refund' } });
+    const paid = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_refund', provider_code: 'acme_pay' } });
     const refund = await request(stack.baseUrl, 'POST', `/v1/payments/${paid.body.id}/refund`, { key: m.secret, body: { amount: 1000 } });
     assert.equal(refund.status, 201);
     assert.equal(refund.body.status, 'successful');
@@ -130,7 +130,7 @@ describe('a licensed provider connector, reached by live keys', () => {
 
   test('an outcome the provider could not tell is asked again until known; the charge then completes the payment', async () => {
     const m = await connectedLiveMerchant();
-    const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_silent' } });
+    const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_silent', provider_code: 'acme_pay' } });
     assert.equal(res.body.status, 'processing');
     assert.equal(res.body.attempts[0].status, 'unknown');
     const attemptId = res.body.attempts[0].id;
@@ -165,7 +165,7 @@ describe('a licensed provider connector, reached by live keys', () => {
 
   test('a provider that never received the attempt: the payment fails, nothing is recorded as charged', async () => {
     const m = await connectedLiveMerchant();
-    const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_silent' } });
+    const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_silent', provider_code: 'acme_pay' } });
     assert.equal(res.body.status, 'processing');
     acme.later.set(res.body.id, { found: false });
     const failed = await eventually('the payment to fail', async () => {
@@ -181,7 +181,7 @@ describe('a licensed provider connector, reached by live keys', () => {
 
   test('an attempt left in flight by a payments process that died is settled from the provider\'s answer', async () => {
     const m = await connectedLiveMerchant();
-    const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_crash' } });
+    const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_crash', provider_code: 'acme_pay' } });
     assert.equal(res.body.status, 'successful');
     // The state right after the payment's first commit, as a process killed during the provider
     // call leaves it: payment created, its attempt in flight, long ago.
@@ -205,7 +205,7 @@ describe('a licensed provider connector, reached by live keys', () => {
 
   test('a refund whose answer was lost stays processing, is sent again with the same id, and settles once', async () => {
     const m = await connectedLiveMerchant();
-    const paid = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_lost_refund' } });
+    const paid = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_lost_refund', provider_code: 'acme_pay' } });
     const res = await request(stack.baseUrl, 'POST', `/v1/payments/${paid.body.id}/refund`, { key: m.secret, body: { amount: 1313 } });
     assert.equal(res.status, 201);
     assert.equal(res.body.status, 'processing');
@@ -235,7 +235,7 @@ describe('a licensed provider connector, reached by live keys', () => {
   test('a request whose attempt reconciliation settled meanwhile answers the stored outcome and emits nothing twice', async () => {
     const m = await connectedLiveMerchant();
     const gate = acme.holdNext();
-    const pending = stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_held' } });
+    const pending = stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_held', provider_code: 'acme_pay' } });
     const req = await gate.reached;
     // As reconciliation would, had this request stalled: the attempt is settled and the payment
     // completed by another writer while the provider's answer is still on its way here.

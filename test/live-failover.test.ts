@@ -1,8 +1,10 @@
 // Live payments failing over between two licensed providers through the REST gateway: a project
 // connects a Stripe account (Stripe stand-in) and an Adyen account (Adyen stand-in) with the
 // management API, each pointed at its stand-in with api_base_url, and the shipped connectors
-// (the PROVIDERS list) read the sealed credentials. A soft decline at Stripe is tried again at
-// Adyen and succeeds; a hard decline stops at Stripe; the payment taken at Adyen is refunded there.
+// (the PROVIDERS list) read the sealed credentials. A token is usable at its issuer only (issue 25),
+// so the card is a stored method holding a token of each: a soft decline at Stripe is tried again
+// at Adyen with Adyen's token and succeeds; a hard decline stops at Stripe; the payment taken at
+// Adyen is refunded there. A one-off Stripe token is never sent to Adyen.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -57,6 +59,19 @@ describe('live failover from a Stripe account to an Adyen account (stand-ins)', 
   const pay = (key: string, token: string, body: Record<string, unknown> = {}) =>
     stack.pay(key, { payment_method: { type: 'card', token }, ...body });
 
+  /** A stored card holding Stripe's token and Adyen's stored method id for it, paid with the live key. */
+  async function payStored(key: string, stripeToken: string, adyenToken: string, body: Record<string, unknown> = {}) {
+    const pm = await request(stack.baseUrl, 'POST', '/v1/payment-methods', {
+      key, body: { type: 'card', provider_token: stripeToken, provider_code: 'stripe' },
+    });
+    assert.equal(pm.status, 201, JSON.stringify(pm.body));
+    const added = await request(stack.baseUrl, 'POST', `/v1/payment-methods/${pm.body.id}/credentials`, {
+      key, body: { type: 'provider_token', token: adyenToken, provider_code: 'adyen' },
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    return stack.pay(key, { payment_method: { type: 'card', id: pm.body.id }, ...body });
+  }
+
   test('both accounts answer svc provider test through their connectors', async () => {
     const m = await merchantAtBoth();
     for (const id of [m.stripeAccount, m.adyenAccount]) {
@@ -67,9 +82,9 @@ describe('live failover from a Stripe account to an Adyen account (stand-ins)', 
     assert.equal(adyen.requests.at(-1)!.path, '/paymentMethods');
   });
 
-  test('a soft decline at Stripe fails over to Adyen, which takes the payment; it is refunded at Adyen', async () => {
+  test('a soft decline at Stripe fails over to Adyen, which takes the payment with its own token; it is refunded at Adyen', async () => {
     const m = await merchantAtBoth();
-    const res = await pay(m.secret, 'pm_card_chargeDeclined');
+    const res = await payStored(m.secret, 'pm_card_chargeDeclined', 'standin_adyen_card');
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.equal(res.body.status, 'successful', JSON.stringify(res.body));
     const [first, second] = res.body.attempts;
@@ -88,6 +103,11 @@ describe('live failover from a Stripe account to an Adyen account (stand-ins)', 
     assert.equal(sent[0].body.reference, second.id);
     assert.deepEqual(sent[0].body.amount, { currency: 'EUR', value: 2500 });
     assert.equal(sent[0].headers['x-api-key'], ADYEN_KEY);
+    // Each provider was sent its own token, directly.
+    assert.equal((sent[0].body as any).paymentMethod.storedPaymentMethodId, 'standin_adyen_card');
+    assert.ok(!JSON.stringify(sent[0].body).includes('pm_card_chargeDeclined'));
+    assert.deepEqual(res.body.attempts.map((a: any) => [a.path, a.vault]), [['direct', null], ['direct', null]]);
+    assert.deepEqual(res.body.route.skipped, []);
 
     const refund = await request(stack.baseUrl, 'POST', `/v1/payments/${res.body.id}/refund`, { key: m.secret, body: { amount: 1000 } });
     assert.equal(refund.status, 201, JSON.stringify(refund.body));
@@ -113,8 +133,8 @@ describe('live failover from a Stripe account to an Adyen account (stand-ins)', 
 
   test('a soft refusal at Adyen after Stripe\'s soft decline fails the payment with Adyen\'s table row', async () => {
     const m = await merchantAtBoth();
-    // Stripe does not know this token (technical, failover); Adyen refuses it with 2 Refused (soft).
-    const res = await pay(m.secret, 'standin_refused_2');
+    // Stripe declines softly (failover); Adyen refuses its token with 2 Refused (soft).
+    const res = await payStored(m.secret, 'pm_card_chargeDeclined', 'standin_refused_2');
     assert.equal(res.body.status, 'failed', JSON.stringify(res.body));
     assert.equal(res.body.attempts.length, 2);
     assert.equal(res.body.attempts[1].outcome, 'soft_decline');
@@ -124,8 +144,8 @@ describe('live failover from a Stripe account to an Adyen account (stand-ins)', 
 
   test('a 3-D Secure redirect at Adyen is completed by Adyen\'s signed AUTHORISATION notification', async () => {
     const m = await merchantAtBoth();
-    // Stripe does not know the token (technical, failover); Adyen asks the customer to authenticate.
-    const res = await pay(m.secret, 'standin_3ds', { return_url: 'https://shop.example/done' });
+    // Stripe declines softly (failover); Adyen asks the customer to authenticate.
+    const res = await payStored(m.secret, 'pm_card_chargeDeclined', 'standin_3ds', { return_url: 'https://shop.example/done' });
     assert.equal(res.body.status, 'processing', JSON.stringify(res.body));
     const attempt = res.body.attempts[1];
     assert.equal(res.body.next_action.url, `${adyen.baseUrl}/3ds/${attempt.provider_payment_id}`);
@@ -150,5 +170,43 @@ describe('live failover from a Stripe account to an Adyen account (stand-ins)', 
     assert.equal(forged.status, 400);
     const still = await request(stack.baseUrl, 'GET', `/v1/payments/${res.body.id}`, { key: m.secret });
     assert.equal(still.body.status, 'successful');
+  });
+
+  test('a one-off Stripe token is never sent to Adyen: Stripe\'s soft decline fails the payment, Adyen named as skipped', async () => {
+    const m = await merchantAtBoth();
+    const before = adyen.requests.length;
+    const res = await pay(m.secret, 'pm_card_chargeDeclined');
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.status, 'failed', JSON.stringify(res.body));
+    assert.equal(res.body.attempts.length, 1);
+    assert.equal(res.body.attempts[0].provider_account_id, m.stripeAccount);
+    assert.equal(adyen.requests.length, before, 'Adyen is never sent the Stripe token');
+    assert.deepEqual(res.body.route.skipped, [{
+      provider_code: 'adyen', provider_name: 'Adyen', provider_account_id: m.adyenAccount, reason: 'no credential for Adyen',
+    }]);
+    assert.equal(res.body.failure.category, 'soft');
+    assert.match(res.body.failure.message, /Not tried: no credential for Adyen\.$/);
+    const timeline = (await request(stack.baseUrl, 'GET', `/v1/payments/${res.body.id}/timeline`, { key: m.secret })).body.data;
+    const decided = timeline.find((t: any) => t.type === 'routing.decided');
+    assert.deepEqual(decided.data.candidates, ['stripe']);
+    assert.match(decided.description, /Never tried: no credential for Adyen\./);
+    const started = timeline.find((t: any) => t.type === 'attempt.started');
+    assert.equal(started.data.path, 'direct');
+  });
+
+  test('provider_code binds a one-off token to its issuer; a live token of unknown issuer is 422 and nothing is created', async () => {
+    const m = await merchantAtBoth();
+    const before = stripe.requests.length;
+    const res = await pay(m.secret, 'standin_adyen_card', {});
+    assert.equal(res.status, 422, JSON.stringify(res.body));
+    assert.equal(res.body.error.code, 'validation_error');
+    assert.equal(res.body.error.param, 'payment_method.provider_code');
+    const list = await request(stack.baseUrl, 'GET', '/v1/payments', { key: m.secret });
+    assert.equal(list.body.data.length, 0);
+    const bound = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'standin_adyen_card', provider_code: 'adyen' } });
+    assert.equal(bound.body.status, 'successful', JSON.stringify(bound.body));
+    assert.deepEqual(bound.body.attempts.map((a: any) => a.provider_account_id), [m.adyenAccount]);
+    assert.deepEqual(bound.body.route.skipped.map((k: any) => k.reason), ['no credential for Stripe']);
+    assert.equal(stripe.requests.length, before, 'Stripe is never sent the Adyen token');
   });
 });

@@ -113,9 +113,12 @@ const OPERATIONS: Array<[string, string]> = [
   ['get', '/v1/payouts/{id}'], ['post', '/v1/payouts/{id}/cancel'], ['get', '/v1/transactions'], ['get', '/v1/balances'],
   ['get', '/v1/settlements'], ['get', '/v1/settlements/{id}'], ['post', '/v1/payment-methods'],
   ['get', '/v1/payment-methods/{id}'], ['post', '/v1/webhooks/test'], ['get', '/v1/test/scenarios'], ['get', '/v1/me'],
+  // Issue 25: a stored method's credentials.
+  ['post', '/v1/payment-methods/{id}/credentials'], ['get', '/v1/payment-methods/{id}/credentials'],
+  ['delete', '/v1/payment-methods/{id}/credentials/{credential}'],
 ];
 
-test('it covers exactly the contract\'s 22 operations', () => {
+test('it covers exactly the contract\'s 22 operations and the 3 on credentials', () => {
   const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${path}`));
   assert.deepEqual(documented.sort(), OPERATIONS.map(([m, p]) => `${m} ${p}`).sort());
 });
@@ -146,13 +149,19 @@ test('real responses of every operation validate against the schema documented f
     'post /v1/payouts': payoutBody,
     'post /v1/payment-methods': { type: 'card', provider_token: 'tok_demo' },
     'post /v1/payments/{id}/refund': { amount: 100 },
+    'post /v1/payment-methods/{id}/credentials': { type: 'provider_token', token: 'tok_other', provider_code: 'demo_beta' },
   };
   // An automatic-capture payment that succeeded can be neither captured nor cancelled (409).
   const refused = new Set(['post /v1/payments/{id}/capture', 'post /v1/payments/{id}/cancel']);
   let checked = 0;
   for (const [method, path] of OPERATIONS) {
     const prefix = Object.keys(ids).find((p) => path.startsWith(p));
-    const url = prefix ? path.replace('{id}', ids[prefix]) : path;
+    let url = prefix ? path.replace('{id}', ids[prefix]) : path;
+    // The credential added by the POST above (operations run in table order).
+    if (url.includes('{credential}')) {
+      const listed = await request(stack.baseUrl, 'GET', url.replace('/{credential}', ''), { key });
+      url = url.replace('{credential}', listed.body.data.at(-1).id);
+    }
     const res = await request(stack.baseUrl, method.toUpperCase(), url, { key, body: bodies[`${method} ${path}`] });
     const responses = doc.paths[path][method].responses;
     assert.ok(responses[String(res.status)], `${method} ${path} answered ${res.status}, which it does not document`);
@@ -164,7 +173,7 @@ test('real responses of every operation validate against the schema documented f
     else assert.ok(res.status < 300, `${method} ${path} succeeds: ${res.status} ${JSON.stringify(res.body)}`);
     checked++;
   }
-  assert.equal(checked, 22);
+  assert.equal(checked, 25);
   const live = await request(stack.baseUrl, 'GET', '/v1/test/scenarios', { key: liveKey });
   assert.equal(live.status, 403);
 });

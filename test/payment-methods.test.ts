@@ -53,8 +53,11 @@ describe('stored payment methods, through the HTTP gateway', () => {
     assert.ok(!JSON.stringify(fetched.body).includes(TOKEN));
 
     // It is stored, in this scope, for the connector that will charge it.
-    const { rows } = await stack.query('SELECT provider_token, provider_code, mode FROM payments.payment_methods WHERE id = $1', [pm.id]);
-    assert.deepEqual(rows, [{ provider_token: TOKEN, provider_code: 'demo_alpha', mode: 'test' }]);
+    // Its token is its first credential (issue 25), bound to the provider that issued it.
+    const { rows } = await stack.query(
+      'SELECT kind, token, provider_code, mode FROM payments.payment_method_credentials WHERE payment_method_id = $1', [pm.id],
+    );
+    assert.deepEqual(rows, [{ kind: 'provider_token', token: TOKEN, provider_code: 'demo_alpha', mode: 'test' }]);
   });
 
   test('a minimal method has customer_id null and an empty display', async () => {

@@ -52,6 +52,8 @@ describe('a provider added as one folder and one line', () => {
       ['prv_adyen', 'adyen', 'Adyen', 'licensed', ['card', 'wallet'], []],
       ['prv_checkout', 'checkout', 'Checkout.com', 'licensed', ['card'], []],
       ['prv_stripe', 'stripe', 'Stripe', 'licensed', ['card', 'wallet'], []],
+      // A vault connection's "provider" (issue 25): no method, never a route.
+      ['prv_stripe_vault', 'stripe_vault', 'Stripe Vault and Forward', 'licensed', [], []],
     ]);
     // No payouts capability in its definition: no payout capability row.
     const { rows: payouts } = await stack.query(`SELECT provider_id FROM routing_risk.payout_capabilities WHERE provider_id = 'prv_acme_pay'`);
@@ -66,7 +68,7 @@ describe('a provider added as one folder and one line', () => {
     assert.equal(registered.status, 201, JSON.stringify(registered.body));
     const res = await owner.call('GET', '/provider-accounts/providers');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.data.map((p: { provider: string }) => p.provider), ['acme_pay', 'adyen', 'checkout', 'stripe']);
+    assert.deepEqual(res.body.data.map((p: { provider: string }) => p.provider), ['acme_pay', 'adyen', 'checkout', 'stripe', 'stripe_vault']);
     assert.deepEqual(res.body.data[0], { provider: 'acme_pay', required: ['api_key'], optional: ['api_base_url'] });
   });
 

@@ -1,8 +1,16 @@
 import type { Client } from '@connectrpc/connect';
 import type { PaymentMethodsService } from '../../proto/gen/svc/payments/v1/payment_methods_pb.js';
-import { paymentMethodJson } from '../../services/contract/index.js';
+import { paymentMethodCredentialJson, paymentMethodJson } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../api/register.js';
+
+interface AddCredentialBody {
+  type: string;
+  token: string;
+  provider_code?: string;
+  provider_account_id?: string;
+  vault?: string;
+}
 
 interface CreatePaymentMethodBody {
   type: string;
@@ -37,6 +45,28 @@ export function paymentMethodHandlers(paymentMethods: Client<typeof PaymentMetho
       const { id } = request.params as { id: string };
       const { paymentMethod } = await paymentMethods.getPaymentMethod({ scope: scopeOf(identity), id });
       return paymentMethodJson(paymentMethod!);
+    },
+
+    async addPaymentMethodCredential(request, reply, identity) {
+      const { id } = request.params as { id: string };
+      const body = request.body as AddCredentialBody;
+      const { credential } = await paymentMethods.addPaymentMethodCredential({
+        scope: scopeOf(identity), paymentMethodId: id, type: body.type, token: body.token,
+        providerCode: body.provider_code, providerAccountId: body.provider_account_id, vault: body.vault,
+      });
+      return reply.code(201).send(paymentMethodCredentialJson(credential!));
+    },
+
+    async listPaymentMethodCredentials(request, _reply, identity) {
+      const { id } = request.params as { id: string };
+      const { credentials } = await paymentMethods.listPaymentMethodCredentials({ scope: scopeOf(identity), paymentMethodId: id });
+      return { payment_method_id: id, data: credentials.map(paymentMethodCredentialJson) };
+    },
+
+    async removePaymentMethodCredential(request, _reply, identity) {
+      const { id, credential } = request.params as { id: string; credential: string };
+      const removed = await paymentMethods.removePaymentMethodCredential({ scope: scopeOf(identity), paymentMethodId: id, id: credential });
+      return paymentMethodCredentialJson(removed.credential!);
     },
   };
 }

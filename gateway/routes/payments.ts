@@ -15,7 +15,7 @@ import { decodeCursor, page } from '../http/cursor.js';
 interface CreatePaymentBody {
   amount: number;
   currency: string;
-  payment_method: string | { type: string; token?: string; id?: string };
+  payment_method: string | { type: string; token?: string; id?: string; provider_code?: string };
   capture_method?: string;
   country?: string;
   customer?: { id?: string; external_id?: string; email?: string; name?: string; country?: string };
@@ -65,7 +65,7 @@ export function paymentHandlers(payments: Client<typeof PaymentsService>): Handl
         scope: scopeOf(identity),
         amount: BigInt(body.amount),
         currency: currencyOf(body.currency),
-        paymentMethod: { type: method.type, token: method.token, id: method.id },
+        paymentMethod: { type: method.type, token: method.token, id: method.id, providerCode: method.provider_code },
         captureMethod: body.capture_method ?? 'automatic',
         country: body.country?.toUpperCase(),
         customer: body.customer && {

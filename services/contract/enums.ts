@@ -51,6 +51,13 @@ export type SettlementStatus = ValueOf<typeof SETTLEMENT_STATUSES>;
 export const DESTINATION_TYPES = ['bank_account', 'wallet', 'card_token'] as const;
 export type DestinationType = ValueOf<typeof DESTINATION_TYPES>;
 
+/** A stored payment method's credential: a provider's token, or a vault's reference to the card. */
+export const CREDENTIAL_TYPES = ['provider_token', 'vault_token'] as const;
+/** How an attempt reached its provider: the token sent directly, or the card forwarded by a vault. */
+export const ATTEMPT_PATHS = ['direct', 'forwarded'] as const;
+/** The vaults a credential may reference: Stripe's Vault and Forward, Basis Theory's proxy. */
+export const VAULTS = ['stripe', 'basis_theory'] as const;
+
 export const TRANSACTION_TYPES = ['payment', 'refund', 'payout', 'fee', 'adjustment'] as const;
 export type TransactionType = ValueOf<typeof TRANSACTION_TYPES>;
 

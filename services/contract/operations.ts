@@ -1,10 +1,10 @@
-// The 22 operations of the contract's Summary table. Routes, validation, serialisation and the
-// OpenAPI document are all made from this table.
-import { idParams, CancelBody, CaptureBody, CreatePaymentBody, CreatePaymentMethodBody, CreatePayoutBody,
+// The 22 operations of the contract's Summary table, and the 3 on a stored method's credentials
+// (issue 25). Routes, validation, serialisation and the OpenAPI document are all made from this table.
+import { idParams, credentialParams, AddCredentialBody, CancelBody, CaptureBody, CreatePaymentBody, CreatePaymentMethodBody, CreatePayoutBody,
   PaymentListQuery, PayoutListQuery, RefundBody, SettlementListQuery, TransactionListQuery, WebhookTestBody,
 } from './requests.js';
 import {
-  BalanceList, Identity, Payment, PaymentList, PaymentMethod, Payout, PayoutList, Refund, RefundList, ScenarioList,
+  BalanceList, Identity, Payment, PaymentList, PaymentMethod, PaymentMethodCredential, PaymentMethodCredentialList, Payout, PayoutList, Refund, RefundList, ScenarioList,
   SettlementList, SettlementWithItems, Timeline, TransactionList, WebhookTestResult,
 } from './resources.js';
 import type { Schema } from './components.js';
@@ -13,11 +13,12 @@ export type OperationId =
   | 'createPayment' | 'listPayments' | 'getPayment' | 'getPaymentTimeline' | 'capturePayment' | 'cancelPayment'
   | 'refundPayment' | 'listPaymentRefunds' | 'getRefund' | 'createPayout' | 'listPayouts' | 'getPayout'
   | 'cancelPayout' | 'listTransactions' | 'getBalances' | 'listSettlements' | 'getSettlement'
-  | 'createPaymentMethod' | 'getPaymentMethod' | 'sendTestWebhook' | 'listTestScenarios' | 'getMe';
+  | 'createPaymentMethod' | 'getPaymentMethod' | 'sendTestWebhook' | 'listTestScenarios' | 'getMe'
+  | 'addPaymentMethodCredential' | 'listPaymentMethodCredentials' | 'removePaymentMethodCredential';
 
 export interface Operation {
   id: OperationId;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** Fastify style: `/v1/payments/:id`. */
   path: string;
   summary: string;
@@ -43,7 +44,8 @@ export const OPERATION_NAMES: Record<OperationId, string> = {
   listTransactions: 'List transactions', getBalances: 'Retrieve balances', listSettlements: 'List settlements',
   getSettlement: 'Retrieve a settlement', createPaymentMethod: 'Store a payment method',
   getPaymentMethod: 'Retrieve a payment method', sendTestWebhook: 'Send a test event', listTestScenarios: 'List test scenarios',
-  getMe: 'Who am I',
+  getMe: 'Who am I', addPaymentMethodCredential: 'Add a credential', listPaymentMethodCredentials: 'List credentials',
+  removePaymentMethodCredential: 'Remove a credential',
 };
 
 const op = (o: Operation) => o;
@@ -100,6 +102,15 @@ export const OPERATIONS: Operation[] = [
   op({ id: 'getPaymentMethod', method: 'GET', path: '/v1/payment-methods/:id', tag: 'Payment methods',
     summary: 'Retrieve a stored payment method.', params: idParams,
     success: { status: 200, schema: PaymentMethod }, errors: [404] }),
+  op({ id: 'addPaymentMethodCredential', method: 'POST', path: '/v1/payment-methods/:id/credentials', tag: 'Payment methods',
+    summary: 'Add a credential to a stored payment method: another provider\'s token for the same card, or its vault reference (at most one).',
+    params: idParams, body: AddCredentialBody, success: { status: 201, schema: PaymentMethodCredential }, errors: [404, 409, 422] }),
+  op({ id: 'listPaymentMethodCredentials', method: 'GET', path: '/v1/payment-methods/:id/credentials', tag: 'Payment methods',
+    summary: 'The credentials of a stored payment method, oldest first; tokens are never returned.', params: idParams,
+    success: { status: 200, schema: PaymentMethodCredentialList }, errors: [404] }),
+  op({ id: 'removePaymentMethodCredential', method: 'DELETE', path: '/v1/payment-methods/:id/credentials/:credential',
+    tag: 'Payment methods', summary: 'Remove a credential; a method keeps at least one (409 for its last).',
+    params: credentialParams, success: { status: 200, schema: PaymentMethodCredential }, errors: [404, 409] }),
   op({ id: 'sendTestWebhook', method: 'POST', path: '/v1/webhooks/test', tag: 'Webhooks',
     summary: 'Emit a real, signed test event to the endpoints registered for this key.', body: WebhookTestBody,
     bodyOptional: true, success: { status: 200, schema: WebhookTestResult }, errors: [422] }),

@@ -25,6 +25,8 @@ function attemptJson(a: Payment['attempts'][number]): AttemptJson {
     fee_amount: int(a.feeAmount),
     latency_ms: orNull(a.latencyMs),
     created_at: iso(a.createdAt),
+    path: a.vault ? 'forwarded' : 'direct',
+    vault: orNull(a.vault),
   };
 }
 
@@ -54,6 +56,9 @@ export function paymentJson(p: Payment): PaymentJson {
       attempts: p.route?.attempts ?? 0,
       routing_decision_id: orNull(p.route?.routingDecisionId),
       rule: orNull(p.route?.rule),
+      skipped: (p.route?.skipped ?? []).map((k) => ({
+        provider_code: k.providerCode, provider_name: k.providerName, provider_account_id: k.providerAccountId, reason: k.reason,
+      })),
     },
     risk: { decision_id: orNull(p.risk?.decisionId), score: orNull(p.risk?.score) },
     failure: failureJson(p.failure),

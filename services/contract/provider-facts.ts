@@ -29,6 +29,12 @@ export interface ProviderCapabilities {
   notifications: boolean;
   /** The connector can forward a vaulted card to the provider (not yet built for any provider). */
   vaultForwarding: boolean;
+  /**
+   * This "provider" is a card vault (issue 25): its accounts are vault connections, which forward a
+   * vault reference of this `vault` (a credential's `vault`) to the providers listed in their
+   * `destinations` credential, at the account's fee per forwarded attempt. They never take a payment.
+   */
+  vault?: string;
 }
 
 export interface ProviderFacts {

@@ -3,8 +3,8 @@
 import { component, dateTime, enumOf, object, str, type Schema } from './components.js';
 import { METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH, PAGE_LIMIT_SCHEMA } from './limits.js';
 import {
-  CAPTURE_METHODS, DESTINATION_TYPES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_SCENARIOS, PAYOUT_SCENARIOS,
-  REFUND_SCENARIOS, TRANSACTION_TYPES,
+  CAPTURE_METHODS, CREDENTIAL_TYPES, DESTINATION_TYPES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_SCENARIOS, PAYOUT_SCENARIOS,
+  REFUND_SCENARIOS, TRANSACTION_TYPES, VAULTS,
 } from './enums.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
@@ -32,6 +32,8 @@ export const PaymentMethodInput = component('PaymentMethodInput', optional({
   type: enumOf(PAYMENT_METHOD_TYPES),
   token: str,
   id: { type: 'string', pattern: '^pm_' },
+  // The provider that issued `token`: the payment goes to that provider's accounts only (issue 25).
+  provider_code: { type: 'string', pattern: '^[a-z][a-z0-9_]{1,30}$' },
 }, ['type']));
 
 export const CreatePaymentBody = component('CreatePaymentRequest', optional({
@@ -79,6 +81,24 @@ export const CreatePaymentMethodBody = component('CreatePaymentMethodRequest', o
   customer: CustomerInput,
   display: { type: 'object', additionalProperties: str, maxProperties: 20 },
 }, ['type', 'provider_token']), [{ type: 'card', provider_token: 'tok_demo_visa', display: { brand: 'visa', last4: '4242' } }]);
+
+// A provider_token names the provider that issued it (and the account, for account-bound tokens); a
+// vault_token names its vault. Which accounts a payment may then use: docs/connectors.md, "Vaults".
+export const AddCredentialBody = component('AddPaymentMethodCredentialRequest', optional({
+  type: enumOf(CREDENTIAL_TYPES),
+  token: { type: 'string', minLength: 1, maxLength: 16_384 },
+  provider_code: { type: 'string', pattern: '^[a-z][a-z0-9_]{1,30}$' },
+  provider_account_id: { type: 'string', pattern: '^pac_[a-z0-9]{1,64}$' },
+  vault: enumOf(VAULTS),
+}, ['type', 'token']), [
+  { type: 'provider_token', token: '8415718415172200', provider_code: 'adyen' },
+  { type: 'vault_token', token: 'pm_1QabcStripeVaulted', vault: 'stripe' },
+]);
+
+export const credentialParams = object({
+  id: { type: 'string', minLength: 1, maxLength: 255 },
+  credential: { type: 'string', minLength: 1, maxLength: 255 },
+});
 
 export const WebhookTestBody = component('WebhookTestRequest', optional({ event_type: enumOf(EVENT_TYPES) }), [{ event_type: 'payment.successful' }]);
 

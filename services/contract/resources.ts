@@ -5,8 +5,8 @@ import {
 } from './components.js';
 import type { TSchema } from '@sinclair/typebox';
 import {
-  ATTEMPT_OUTCOMES, ATTEMPT_STATUSES, CAPTURE_METHODS, DESTINATION_TYPES, FAILURE_CATEGORIES, MODES, NEXT_ACTION_TYPES,
-  PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, REFUND_STATUSES, SETTLEMENT_STATUSES,
+  ATTEMPT_OUTCOMES, ATTEMPT_PATHS, ATTEMPT_STATUSES, CAPTURE_METHODS, DESTINATION_TYPES, FAILURE_CATEGORIES, MODES, NEXT_ACTION_TYPES,
+  CREDENTIAL_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, REFUND_STATUSES, SETTLEMENT_STATUSES,
 } from './enums.js';
 
 const nullStr = nullable(str);
@@ -30,6 +30,9 @@ export const Attempt = component('Attempt', object({
   fee_amount: int,
   latency_ms: nullInt,
   created_at: dateTime,
+  // How the card reached the provider (issue 25): its token sent directly, or forwarded by `vault`.
+  path: enumOf(ATTEMPT_PATHS),
+  vault: nullStr,
 }));
 
 export const Payment = component('Payment', object({
@@ -55,6 +58,8 @@ export const Payment = component('Payment', object({
     attempts: int,
     routing_decision_id: nullStr,
     rule: nullStr,
+    // Accounts the payment's credential does not reach: never tried, and why ("no credential for Adyen").
+    skipped: arrayOf(object({ provider_code: str, provider_name: str, provider_account_id: str, reason: str })),
   }),
   risk: object({ decision_id: nullStr, score: nullInt }),
   failure: nullFailure,
@@ -171,6 +176,22 @@ export const PaymentMethod = component('PaymentMethod', object({
   created_at: dateTime,
 }));
 
+// A stored method's credential as listed: which provider or vault it is for, never the token.
+export const PaymentMethodCredential = component('PaymentMethodCredential', object({
+  id: str,
+  object: literal('payment_method_credential'),
+  payment_method_id: str,
+  type: enumOf(CREDENTIAL_TYPES),
+  provider_code: nullStr,
+  provider_account_id: nullStr,
+  vault: nullStr,
+  created_at: dateTime,
+}));
+export const PaymentMethodCredentialList = component('PaymentMethodCredentialList', object({
+  payment_method_id: str,
+  data: arrayOf(PaymentMethodCredential),
+}));
+
 export const Identity = component('Identity', object({
   merchant: object({ id: str, name: str }),
   project: object({ id: str, name: str }),
@@ -211,3 +232,4 @@ export type BalancesJson = Static<typeof BalanceList>;
 export type SettlementJson = Static<typeof Settlement>;
 export type SettlementWithItemsJson = Static<typeof SettlementWithItems>;
 export type PaymentMethodJson = Static<typeof PaymentMethod>;
+export type PaymentMethodCredentialJson = Static<typeof PaymentMethodCredential>;

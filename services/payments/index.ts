@@ -19,7 +19,7 @@ import {
 } from '../platform/index.js';
 import { createConnectorRegistry, type Connector, type ProviderNetwork } from './connectors/index.js';
 import { instrumentConnectors } from './connectors/instrumented.js';
-import { providersByCode, type ProviderDefinition } from './connectors/provider-definition.js';
+import { issuerOfTokens, providersByCode, type ProviderDefinition } from './connectors/provider-definition.js';
 import { PROVIDERS } from './connectors/providers.js';
 import { createAuthorizationExpiry, createCustomerActionExpiry, createReconciliation, createSettlementSync } from './jobs/index.js';
 
@@ -79,7 +79,14 @@ export function build(deps: PaymentsDeps): ServicePart {
   const licensed = { ...made, ...deps.connectors };
   const connectors = instrumentConnectors(createConnectorRegistry(licensed), deps.metrics, Object.keys(licensed));
   const idempotencyTtlMs = deps.config.idempotencyTtlHours * 3_600_000;
+  // Vault connections forward only to providers whose connector takes forwarded card fields.
+  const vaultOf = new Map([...providers.values()].flatMap((p) => (p.capabilities.vault ? [[p.code, p.capabilities.vault] as const] : [])));
+  const forwardable = new Set([...providers.values()].filter((p) => p.capabilities.vaultForwarding).map((p) => p.code));
   const orchestrator = createOrchestrator({
+    issuerOf: issuerOfTokens([...providers.values()]),
+    vaults: async (scope) => (await credentials.vaultDestinations(scope, vaultOf)).map((v) => ({
+      vault: v.vault, destinations: v.destinations.filter((d) => forwardable.has(d)), feeFixed: 0n, feeBps: 0,
+    })),
     store,
     routing: deps.routing,
     connectors,

@@ -30,7 +30,8 @@ export function build(deps: RoutingRiskDeps): ServicePart {
     name: PART.name,
     services: [RoutingService.typeName, ProviderAccountsService.typeName],
     routes: (router) => {
-      routes(createStore(deps.pool), deps.clock)(router);
+      const vaultOf = new Map((deps.providers ?? []).flatMap((p) => (p.capabilities.vault ? [[p.code, p.capabilities.vault] as const] : [])));
+      routes(createStore(deps.pool), deps.clock, vaultOf)(router);
       providerAccountRoutes(createProviderAccountStore(deps.pool), deps.clock)(router);
     },
     async start() {

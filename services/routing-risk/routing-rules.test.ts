@@ -61,7 +61,7 @@ test('no matching rule, or a rule whose providers cannot take the payment, leave
   assert.deepEqual(none.candidates.map((c) => c.providerCode), ['b', 'a']);
   const unusable = planRoute(accounts, card(1000n), [rule('qr_only', { providers: ['qr', 'not_connected'] })]);
   assert.equal(unusable.rule, 'default');
-  assert.deepEqual(planRoute([], card(1000n), [rule('any')]), { rule: 'default', candidates: [] });
+  assert.deepEqual(planRoute([], card(1000n), [rule('any')]), { rule: 'default', candidates: [], skipped: [] });
 });
 
 test('a new rule is checked field by field', () => {

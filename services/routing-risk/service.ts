@@ -6,7 +6,7 @@ import { newId, requireScope, type Clock } from '../platform/index.js';
 import { invalidField, serviceError } from '../contract/index.js';
 import { planPayoutHandler } from './payout-routing.js';
 import { assessRisk } from './risk-rules.js';
-import { planRoute } from './route-planner.js';
+import { planRoute, withVaultConnections } from './route-planner.js';
 import { ruleProblem, type NewRule, type RoutingRule } from './routing-rules.js';
 import type { RoutingRiskStore } from './store.js';
 
@@ -52,14 +52,20 @@ function newRuleOf(m: RuleMessage | undefined): NewRule {
 // Routing rules are internal records with no contract prefix: `rtr_`.
 const newRuleId = (at: Date) => newId('rtr', at);
 
-export function routes(store: RoutingRiskStore, clock: Clock) {
+/** `vaultOf`: the vault providers' codes and the vault each serves (their facts' capabilities.vault). */
+export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<string, string> = new Map()) {
   return (router: ConnectRouter) => {
     router.service(RoutingService, {
       async planPayment(req) {
         const scope = requireScope(req.scope);
         const input = requireInput(req.input);
         const at = clock.now();
-        const { velocity, accounts, rules } = await store.planningInputs(scope, input, at);
+        const inputs = await store.planningInputs(scope, input, at);
+        const { velocity, rules } = inputs;
+        const { routable: accounts, reach } = withVaultConnections(inputs.accounts, req.credential?.reach.map((r) => ({
+          providerCode: r.providerCode, providerAccountId: r.providerAccountId, vault: r.vault,
+          vaultFeeFixed: r.vaultFeeFixed, vaultFeeBps: r.vaultFeeBps,
+        })), vaultOf);
         const risk = { id: newId('rsk', at), ...assessRisk(input, velocity) };
         const plan =
           risk.outcome === 'block'
@@ -72,6 +78,7 @@ export function routes(store: RoutingRiskStore, clock: Clock) {
                   country: input.country,
                   methodType: input.paymentMethodType,
                   providerCode: req.providerCode,
+                  reach,
                 }, rules),
               };
         await store.recordDecisions(scope, input, risk, plan, at);
@@ -89,7 +96,10 @@ export function routes(store: RoutingRiskStore, clock: Clock) {
               feeFixed: c.feeFixed,
               feeBps: c.feeBps,
               latencyMs: c.latencyMs,
+              vault: c.vault,
+              vaultAccountId: c.vaultAccountId,
             })),
+            skipped: plan.skipped,
           },
         };
       },

@@ -186,13 +186,15 @@ export function createStore(pool: Pool) {
            INSERT INTO risk_decisions (id, merchant_id, project_id, mode, payment_id, score, outcome, reasons, created_at,
              customer_key_hash, device_fingerprint_hash, device_ip_hash)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $14, $15, $16))
-         INSERT INTO routing_decisions (id, merchant_id, project_id, mode, payment_id, rule, rule_id, candidates, created_at)
-         SELECT $10, $2, $3, $4, $5, $11, $13, $12, $9 FROM async_commit WHERE $10::text IS NOT NULL`,
+         INSERT INTO routing_decisions (id, merchant_id, project_id, mode, payment_id, rule, rule_id, candidates, created_at,
+           skipped)
+         SELECT $10, $2, $3, $4, $5, $11, $13, $12, $9, $17 FROM async_commit WHERE $10::text IS NOT NULL`,
         [
           risk.id, scope.merchantId, scope.projectId, scope.mode, input.paymentId, risk.score, risk.outcome,
           JSON.stringify(risk.reasons), at, routing?.id ?? null, routing?.rule ?? null,
           JSON.stringify(routing?.candidates.map((c) => c.providerAccountId) ?? []), routing?.ruleId ?? null,
           keys.customer, keys.fingerprint, keys.ip,
+          JSON.stringify(routing?.skipped.map((k) => ({ provider_account_id: k.providerAccountId, reason: k.reason })) ?? []),
         ],
       ));
     },

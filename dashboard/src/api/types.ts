@@ -41,6 +41,9 @@ export interface Attempt {
   fee_amount: number;
   latency_ms: number | null;
   created_at: string;
+  /** direct: its token sent to the provider; forwarded: the card forwarded by `vault`. */
+  path: 'direct' | 'forwarded';
+  vault: string | null;
 }
 
 /** A payment's customer as the merchant sent it (CustomerInput); every field optional. */
@@ -74,6 +77,7 @@ export interface Payment {
     attempts: number;
     routing_decision_id: string | null;
     rule: string | null;
+    skipped: Array<{ provider_code: string; provider_name: string; provider_account_id: string; reason: string }>;
   };
   risk: { decision_id: string | null; score: number | null };
   failure: Failure | null;

@@ -69,6 +69,9 @@ export function PaymentPage({ id }: { id: string }) {
             <dt>Provider payment</dt><dd class="mono">{p.route.provider_payment_id ?? '—'}</dd>
             <dt>Rule</dt><dd>{p.route.rule ?? '—'}</dd>
             <dt>Attempts</dt><dd>{p.route.attempts}</dd>
+            {(p.route.skipped ?? []).length > 0 && (
+              <><dt>Never tried</dt><dd>{[...new Set(p.route.skipped.map((k) => k.reason))].join('; ')}</dd></>
+            )}
             <dt>Risk score</dt><dd>{p.risk.score ?? '—'}</dd>
             <dt>Processing time</dt><dd>{p.processing_time_ms === null ? '—' : `${p.processing_time_ms} ms`}</dd>
             {p.failure && (<><dt>Failure</dt><dd>{p.failure.code}: {p.failure.message}</dd></>)}
@@ -126,13 +129,14 @@ function Attempts({ payment }: { payment: Payment }) {
         <TableWrap label="Attempts table">
           <table>
             <thead>
-              <tr><th scope="col">#</th><th scope="col">Provider</th><th scope="col">Status</th><th scope="col">Outcome</th><th scope="col">Provider says</th><th scope="col">Latency</th></tr>
+              <tr><th scope="col">#</th><th scope="col">Provider</th><th scope="col">Path</th><th scope="col">Status</th><th scope="col">Outcome</th><th scope="col">Provider says</th><th scope="col">Latency</th></tr>
             </thead>
             <tbody>
               {payment.attempts.map((a) => (
                 <tr key={a.id}>
                   <td>{a.attempt_number}</td>
                   <td>{a.provider_name ?? a.provider_id}</td>
+                  <td>{a.vault ? `forwarded via ${a.vault} vault` : 'direct'}</td>
                   <td><StatusBadge status={a.status} /></td>
                   <td>{a.outcome ? label(a.outcome) : '—'}</td>
                   <td>{[a.provider_code, a.provider_message].filter(Boolean).join(': ') || '—'}</td>

@@ -13,6 +13,12 @@ export interface ProviderDefinition extends ProviderFacts {
   officialHost?: RegExp;
   /** A credential's value is wrong for the account's mode (a test key on a live account): [field, why]. */
   modeMismatch?(values: Record<string, string>, mode: string): [string, string] | undefined;
+  /**
+   * A one-off token whose shape says this provider issued it (Stripe's `pm_…`): such a payment goes
+   * to this provider's accounts only (docs/connectors.md, "Vaults and credentials"). Leave it out when
+   * the provider's tokens have no shape of their own; merchants then name the issuer (`provider_code`).
+   */
+  issuedToken?(token: string): boolean;
   create: ConnectorFactory;
 }
 
@@ -25,4 +31,12 @@ export function providersByCode(list: readonly ProviderDefinition[]): Map<string
     byCode.set(p.code, p);
   }
   return byCode;
+}
+
+/** The provider whose token shape a token has; undefined when none claims it, or several do. */
+export function issuerOfTokens(list: readonly ProviderDefinition[]): (token: string) => string | undefined {
+  return (token) => {
+    const claims = list.filter((p) => p.issuedToken?.(token));
+    return claims.length === 1 ? claims[0].code : undefined;
+  };
 }

@@ -7,9 +7,12 @@ import { adyenProvider } from './adyen/index.js';
 import { checkoutProvider } from './checkout/index.js';
 import type { ProviderDefinition } from './provider-definition.js';
 import { stripeProvider } from './stripe/index.js';
+import { stripeVaultProvider } from './stripe-vault/index.js';
 
 export const PROVIDERS: readonly ProviderDefinition[] = [
   stripeProvider,
   adyenProvider,
   checkoutProvider,
+  // A vault connection, connected like an account and never routed to (issue 25).
+  stripeVaultProvider,
 ];

@@ -1,4 +1,8 @@
 // Stored payment methods: the payment_methods table, PaymentMethodsService, and the check that a
-// payment's payment_method.id names an active method of its own scope and type.
+// payment's payment_method.id names an active method of its own scope and type; its credentials
+// (credentials.ts) and which accounts they reach (eligibility.ts).
 export { paymentMethodRoutes, paymentMethodToProto, resolveStoredMethod } from './service.js';
-export { createPaymentMethodStore, type PaymentMethodRecord, type PaymentMethodStore } from './store.js';
+export { createPaymentMethodStore, type CredentialRecord, type PaymentMethodRecord, type PaymentMethodStore } from './store.js';
+export {
+  oneOffCredential, storedCredentials, type IssuerOf, type PaymentCredentials, type VaultRoute,
+} from './eligibility.js';

@@ -5,13 +5,12 @@ import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import {
   PaymentMethodSchema, PaymentMethodsService, type CreatePaymentMethodRequest, type PaymentMethod,
 } from '../../../proto/gen/svc/payments/v1/payment_methods_pb.js';
+import { credentialRoutes, newCredential } from './credentials.js';
 import type { PaymentMethodInput } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
 import { isOneOf, PAYMENT_METHOD_TYPES } from '../../contract/enums.js';
 import { newId, requireScope, type Clock } from '../../platform/index.js';
 import { invalidField, serviceError } from '../../contract/index.js';
 import type { PaymentMethodRecord, PaymentMethodStore } from './store.js';
-
-
 
 /** The proto shape; it has no field for the provider token, so the token cannot leak through it. */
 export function paymentMethodToProto(pm: PaymentMethodRecord): PaymentMethod {
@@ -74,15 +73,18 @@ export function paymentMethodRoutes(store: PaymentMethodStore, clock: Clock) {
           projectId: scope.projectId,
           mode: scope.mode,
           type: req.type,
-          providerToken: req.providerToken,
           providerCode: req.providerCode ?? null,
           customerId: req.customer?.id ?? null,
           customer: sent(req.customer),
           display: { ...req.display },
           status: 'active',
+          networkTransactionId: null,
           createdAt: at,
         };
-        await store.insert(pm);
+        // The token it is created with is its first credential, bound to provider_code when given.
+        await store.insert(pm, newCredential(pm.id, at, {
+          type: 'provider_token', token: req.providerToken, providerCode: req.providerCode,
+        }));
         return { paymentMethod: paymentMethodToProto(pm) };
       },
 
@@ -91,6 +93,8 @@ export function paymentMethodRoutes(store: PaymentMethodStore, clock: Clock) {
         if (!pm) throw serviceError('resource_not_found', `No payment method ${req.id}`, { param: 'id' });
         return { paymentMethod: paymentMethodToProto(pm) };
       },
+
+      ...credentialRoutes(store, clock),
     });
   };
 }

@@ -1,19 +1,37 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import type { Pool, Queryable } from '../../platform/index.js';
+import { withTransaction, type Pool, type Queryable } from '../../platform/index.js';
 
-/** A stored payment method. providerToken leaves this part only towards a provider connector. */
+/** A stored payment method. Its tokens are its credentials (below), never part of the method's record. */
 export interface PaymentMethodRecord {
   id: string;
   merchantId: string;
   projectId: string;
   mode: string;
   type: string;
-  providerToken: string;
+  /** The provider that issued the token it was created with (`provider_code`), as sent. */
   providerCode: string | null;
   customerId: string | null;
   customer: Record<string, string> | null;
   display: Record<string, string>;
   status: string;
+  /** The scheme's id of its last customer-present payment, for merchant-initiated ones. */
+  networkTransactionId: string | null;
+  createdAt: Date;
+}
+
+/**
+ * One way to charge a stored method: a provider's token (usable at that provider, at one account
+ * of it when account-bound) or a vault's (forwarded by a connected vault). `token` leaves this part
+ * only towards a connector.
+ */
+export interface CredentialRecord {
+  id: string;
+  paymentMethodId: string;
+  kind: 'provider_token' | 'vault_token';
+  providerCode: string | null;
+  providerAccountId: string | null;
+  vaultCode: string | null;
+  token: string;
   createdAt: Date;
 }
 
@@ -24,37 +42,102 @@ function toRecord(r: Record<string, any>): PaymentMethodRecord {
     projectId: r.project_id,
     mode: r.mode,
     type: r.type,
-    providerToken: r.provider_token,
     providerCode: r.provider_code,
     customerId: r.customer_id,
     customer: r.customer,
     display: r.display,
     status: r.status,
+    networkTransactionId: r.network_transaction_id ?? null,
     createdAt: r.created_at,
   };
 }
 
-/** Postgres access for payment methods. Every read filters on merchant, project and mode. */
-export function createPaymentMethodStore(pool: Pool) {
+function toCredential(r: Record<string, any>): CredentialRecord {
   return {
-    async insert(pm: PaymentMethodRecord, db: Queryable = pool): Promise<void> {
-      await db.query(
-        `INSERT INTO payment_methods (id, merchant_id, project_id, mode, type, provider_token, provider_code,
-           customer_id, customer, display, status, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    id: r.id,
+    paymentMethodId: r.payment_method_id,
+    kind: r.kind,
+    providerCode: r.provider_code,
+    providerAccountId: r.provider_account_id,
+    vaultCode: r.vault_code,
+    token: r.token,
+    createdAt: r.created_at,
+  };
+}
+
+const SCOPED = 'merchant_id = $2 AND project_id = $3 AND mode = $4';
+const scoped = (scope: Scope) => [scope.merchantId, scope.projectId, scope.mode];
+
+/** A unique index refused a second vault reference on one method. */
+export const isSecondVault = (err: unknown): boolean =>
+  (err as { constraint?: string })?.constraint === 'payment_method_credentials_one_vault';
+
+/** Postgres access for payment methods and their credentials. Every read filters on merchant, project and mode. */
+export function createPaymentMethodStore(pool: Pool) {
+  async function insertCredential(scope: Scope, c: CredentialRecord, db: Queryable = pool): Promise<void> {
+    await db.query(
+      `INSERT INTO payment_method_credentials (id, payment_method_id, merchant_id, project_id, mode, kind, provider_code,
+         provider_account_id, vault_code, token, created_at)
+       VALUES ($1, $5, $2, $3, $4, $6, $7, $8, $9, $10, $11)`,
+      [c.id, ...scoped(scope), c.paymentMethodId, c.kind, c.providerCode, c.providerAccountId, c.vaultCode, c.token, c.createdAt],
+    );
+  }
+
+  return {
+    /** The method and its first credential, in one statement so neither exists without the other. */
+    async insert(pm: PaymentMethodRecord, first: CredentialRecord): Promise<void> {
+      await pool.query(
+        `WITH pm AS (
+           INSERT INTO payment_methods (id, merchant_id, project_id, mode, type, provider_code, customer_id, customer,
+             display, status, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id)
+         INSERT INTO payment_method_credentials (id, payment_method_id, merchant_id, project_id, mode, kind, provider_code,
+           provider_account_id, vault_code, token, created_at)
+         SELECT $12, pm.id, $2, $3, $4, $13, $14, $15, $16, $17, $11 FROM pm`,
         [
-          pm.id, pm.merchantId, pm.projectId, pm.mode, pm.type, pm.providerToken, pm.providerCode, pm.customerId,
+          pm.id, pm.merchantId, pm.projectId, pm.mode, pm.type, pm.providerCode, pm.customerId,
           pm.customer && JSON.stringify(pm.customer), JSON.stringify(pm.display), pm.status, pm.createdAt,
+          first.id, first.kind, first.providerCode, first.providerAccountId, first.vaultCode, first.token,
         ],
       );
     },
 
     async get(scope: Scope, id: string, db: Queryable = pool): Promise<PaymentMethodRecord | undefined> {
-      const { rows } = await db.query(
-        `SELECT * FROM payment_methods WHERE id = $1 AND merchant_id = $2 AND project_id = $3 AND mode = $4`,
-        [id, scope.merchantId, scope.projectId, scope.mode],
-      );
+      const { rows } = await db.query(`SELECT * FROM payment_methods WHERE id = $1 AND ${SCOPED}`, [id, ...scoped(scope)]);
       return rows[0] && toRecord(rows[0]);
+    },
+
+    insertCredential,
+
+    /** Oldest first: the order they were added in. */
+    async credentials(scope: Scope, paymentMethodId: string, db: Queryable = pool): Promise<CredentialRecord[]> {
+      const { rows } = await db.query(
+        `SELECT * FROM payment_method_credentials WHERE payment_method_id = $1 AND ${SCOPED} ORDER BY id`,
+        [paymentMethodId, ...scoped(scope)],
+      );
+      return rows.map(toCredential);
+    },
+
+    /**
+     * The removed credential; undefined when the method has no such credential in this scope;
+     * 'last' when it is the method's only one (a method keeps at least one way to be charged). The
+     * method's row is locked so two removals cannot take its last two credentials at once.
+     */
+    async removeCredential(scope: Scope, paymentMethodId: string, id: string): Promise<CredentialRecord | 'last' | undefined> {
+      return withTransaction(pool, async (db) => {
+        await db.query(`SELECT id FROM payment_methods WHERE id = $1 AND ${SCOPED} FOR UPDATE`, [paymentMethodId, ...scoped(scope)]);
+        const { rows } = await db.query(
+          `SELECT id FROM payment_method_credentials WHERE payment_method_id = $1 AND ${SCOPED}`,
+          [paymentMethodId, ...scoped(scope)],
+        );
+        if (!rows.some((r) => r.id === id)) return undefined;
+        if (rows.length === 1) return 'last';
+        const removed = await db.query(
+          `DELETE FROM payment_method_credentials WHERE id = $5 AND payment_method_id = $1 AND ${SCOPED} RETURNING *`,
+          [paymentMethodId, ...scoped(scope), id],
+        );
+        return toCredential(removed.rows[0]);
+      });
     },
   };
 }

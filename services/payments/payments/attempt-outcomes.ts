@@ -76,6 +76,7 @@ export function newAttempt(payment: PaymentRecord, c: RouteCandidate, id: string
     latencyMs: null,
     feeFixed: c.feeFixed,
     feeBps: c.feeBps,
+    vault: c.vault ?? null,
     createdAt: at,
     updatedAt: at,
   };

@@ -29,6 +29,8 @@ export interface PaymentRecord {
   attemptCount: number;
   routingDecisionId: string | null;
   routingRule: string | null;
+  /** Accounts the payment's credential does not reach, never tried (payments.route_skipped). */
+  routeSkipped: SkippedJson[];
   riskDecisionId: string | null;
   riskScore: number | null;
   failure: FailureJson | null;
@@ -60,6 +62,8 @@ export interface AttemptRecord {
   /** The account's pricing as routed (null for attempts made before it was recorded). */
   feeFixed: bigint | null;
   feeBps: number | null;
+  /** The vault that forwarded the card to the provider; null: the provider was sent the token directly. */
+  vault: string | null;
   /**
    * The card's network and BIN range as the provider's answer told them (connectors/card-facts.ts),
    * set with that answer and carried by its attempt.settled; not stored with the attempt, so
@@ -68,6 +72,14 @@ export interface AttemptRecord {
   card?: { network: string | null; binRange: string | null };
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** An account routing skipped, as the payment's route shows it. */
+export interface SkippedJson {
+  provider_code: string;
+  provider_name: string;
+  provider_account_id: string;
+  reason: string;
 }
 
 export type FailureJson = Pick<Failure, 'code' | 'category' | 'message'>;

@@ -3,18 +3,18 @@ import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import type { CreatePaymentRequest } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
 import type { PlanPaymentRequestSchema, PlanPaymentResponse } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import type { PaymentRecord } from './model.js';
-import type { PaymentMethodRecord } from '../payment-methods/index.js';
+import type { PaymentCredentials } from '../payment-methods/index.js';
 
 /** What a create request becomes before anything is decided: the routing plan's input and the new payment. */
 
 /** What routing and risk are asked about the payment. */
 export function planRequest(
-  scope: Scope, req: CreatePaymentRequest, paymentId: string, stored: PaymentMethodRecord | undefined,
+  scope: Scope, req: CreatePaymentRequest, paymentId: string, credentials: PaymentCredentials,
 ): MessageInitShape<typeof PlanPaymentRequestSchema> {
   return {
     scope,
-    // A stored method's token is valid at the provider that issued it only.
-    providerCode: stored?.providerCode ?? undefined,
+    // Which accounts the payment's credential reaches: routing tries no other.
+    credential: credentials.reach && { reach: credentials.reach },
     input: {
       paymentId,
       amount: req.amount,
@@ -65,6 +65,9 @@ export function newPayment(
     attemptCount: 0,
     routingDecisionId: plan.routing?.decisionId ?? null,
     routingRule: plan.routing?.rule ?? null,
+    routeSkipped: (plan.routing?.skipped ?? []).map((k) => ({
+      provider_code: k.providerCode, provider_name: k.providerName, provider_account_id: k.providerAccountId, reason: k.reason,
+    })),
     riskDecisionId: plan.risk?.decisionId ?? null,
     riskScore: plan.risk?.score ?? null,
     failure: null,

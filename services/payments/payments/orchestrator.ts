@@ -12,7 +12,10 @@ import type { ConnectorRegistry } from '../connectors/index.js';
 import { actionable, type CustomerActionSettings } from './customer-action-required.js';
 import type { PaymentRecord } from './model.js';
 import { newPayment, planRequest } from './new-payment.js';
-import { type PaymentMethodStore, resolveStoredMethod } from '../payment-methods/index.js';
+import {
+  oneOffCredential, resolveStoredMethod, storedCredentials, type IssuerOf, type PaymentCredentials, type PaymentMethodStore,
+  type VaultRoute,
+} from '../payment-methods/index.js';
 import type { PaymentFilter, PaymentsStore } from './store.js';
 import { timelineEventToProto } from './timeline.js';
 import { open, settleAttempt } from './transitions.js';
@@ -26,6 +29,10 @@ export interface OrchestratorDeps {
   /** Deadline of each provider call (authorize, and the status query after a time-out). */
   providerTimeoutMs: number;
   paymentMethods: PaymentMethodStore;
+  /** The provider a token's shape names (the providers' `issuedToken`). */
+  issuerOf: IssuerOf;
+  /** The vaults the scope connected, with the providers each forwards to; none when absent. */
+  vaults?: (scope: Scope) => Promise<VaultRoute[]>;
   /** How a customer action is opened when a provider answers requires_action (asynchronous rails). */
   customerActions: CustomerActionSettings;
   /** How long a payment's Idempotency-Key stays bound to it (the gateway's IDEMPOTENCY_TTL_HOURS). */
@@ -88,21 +95,22 @@ export function createOrchestrator(deps: OrchestratorDeps) {
    * later commit applies only while the attempt its provider answered is still in flight.
    */
   async function run(scope: Scope, req: CreatePaymentRequest, binding?: Binding): Promise<PaymentRecord> {
-    // A stored method of another scope or type is refused before anything is planned or written.
-    const stored = await resolveStoredMethod(deps.paymentMethods, scope, req.paymentMethod);
+    // A stored method of another scope or type, or a live token of unknown issuer, is refused before
+    // anything is planned or written.
+    const credentials = await credentialsFor(scope, req);
     const startedMs = performance.now();
     const elapsed = () => Math.round(performance.now() - startedMs);
     const createdAt = clock.now();
     const paymentId = newId('pay', createdAt);
     const binds = binding && store.bindStatement(scope, { ...binding, resourceId: paymentId }, createdAt, deps.idempotencyTtlMs);
-    const plan = await deps.routing.planPayment(planRequest(scope, req, paymentId, stored));
+    const plan = await deps.routing.planPayment(planRequest(scope, req, paymentId, credentials));
     const candidates = plan.routing?.candidates ?? [];
     const payment = newPayment(scope, req, paymentId, plan, createdAt);
     await commitChange(store, open(payment, plan, { at: clock.now(), processingTimeMs: elapsed() }), { binds });
 
-    const token = stored ? stored.providerToken : req.paymentMethod?.token;
     for (let i = 0; payment.status === 'created'; i++) {
       const attempt = payment.attempts[i];
+      const token = credentials.tokenFor(candidates[i]);
       const call = providerCall(payment, attempt, { latencyMs: candidates[i].latencyMs, paymentMethodToken: token });
       const connector = deps.connectors.forProvider(candidates[i].providerCode);
       const answer = actionable(payment.mode, await callProvider(connector, call, deps.providerTimeoutMs));
@@ -113,6 +121,16 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     }
     deps.outcomes?.decided(payment);
     return payment;
+  }
+
+  /** The payment's credentials: a stored method's (checked to be the scope's), or the request's one-off token. */
+  async function credentialsFor(scope: Scope, req: CreatePaymentRequest): Promise<PaymentCredentials> {
+    const stored = await resolveStoredMethod(deps.paymentMethods, scope, req.paymentMethod);
+    if (!stored) return oneOffCredential(req.paymentMethod?.token, req.paymentMethod?.providerCode, scope.mode, deps.issuerOf);
+    const [records, vaults] = await Promise.all([
+      deps.paymentMethods.credentials(scope, stored.id), deps.vaults?.(scope) ?? Promise.resolve([]),
+    ]);
+    return storedCredentials(records, scope.mode, deps.issuerOf, vaults);
   }
 
   return {

@@ -19,7 +19,8 @@ const PAYMENT_FIELDS: FieldMap<PaymentRecord> = {
   metadata: asJson('metadata'), return_url: 'returnUrl', test_scenario: 'testScenario', provider_id: 'providerId',
   provider_code: 'providerCode', provider_name: 'providerName', provider_account_id: 'providerAccountId',
   provider_payment_id: 'providerPaymentId', attempt_count: 'attemptCount', routing_decision_id: 'routingDecisionId',
-  routing_rule: 'routingRule', risk_decision_id: 'riskDecisionId', risk_score: 'riskScore', failure: asJson('failure'),
+  routing_rule: 'routingRule', route_skipped: asJson('routeSkipped'), risk_decision_id: 'riskDecisionId',
+  risk_score: 'riskScore', failure: asJson('failure'),
   next_action: asJson('nextAction'), fee_amount: 'feeAmount', processing_time_ms: 'processingTimeMs',
   created_at: 'createdAt', updated_at: 'updatedAt', processed_at: 'processedAt',
 };
@@ -37,7 +38,7 @@ const ATTEMPT_FIELDS: FieldMap<AttemptRow> = {
   provider_code: 'providerCode', provider_name: 'providerName', provider_account_id: 'providerAccountId',
   provider_payment_id: 'providerPaymentId', provider_response_code: 'providerResponseCode',
   provider_message: 'providerMessage', failure: asJson('failure'), fee_amount: 'feeAmount', latency_ms: 'latencyMs',
-  fee_fixed: 'feeFixed', fee_bps: 'feeBps', created_at: 'createdAt', updated_at: 'updatedAt',
+  fee_fixed: 'feeFixed', fee_bps: 'feeBps', vault: 'vault', created_at: 'createdAt', updated_at: 'updatedAt',
 };
 
 /** `INSERT ... ON CONFLICT (id) DO UPDATE` of every column but the immutable scope and creation time. */
@@ -69,6 +70,7 @@ function toAttempt(r: Record<string, any>): AttemptRecord {
     latencyMs: r.latency_ms,
     feeFixed: r.fee_fixed === null ? null : BigInt(r.fee_fixed),
     feeBps: r.fee_bps,
+    vault: r.vault ?? null,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
   };
@@ -103,6 +105,7 @@ function toPayment(r: Record<string, any>, attempts: AttemptRecord[]): PaymentRe
     attemptCount: r.attempt_count,
     routingDecisionId: r.routing_decision_id,
     routingRule: r.routing_rule,
+    routeSkipped: r.route_skipped ?? [],
     riskDecisionId: r.risk_decision_id,
     riskScore: r.risk_score,
     failure: r.failure,

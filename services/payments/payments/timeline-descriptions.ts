@@ -39,14 +39,22 @@ const ATTEMPT_ANSWERED: Record<string, Describe> = {
   'attempt.cancelled': () => 'The attempt was cancelled with its payment.',
 };
 
+/** The accounts routing skipped because the payment's credential does not reach them. */
+function skippedText(skipped: unknown): string {
+  if (!Array.isArray(skipped) || skipped.length === 0) return '';
+  const reasons = [...new Set(skipped.map((k: { reason?: string }) => k.reason).filter(Boolean))];
+  return ` Never tried: ${reasons.join('; ')}.`;
+}
+
 const DESCRIBE: Record<string, Describe> = {
   'payment.created': (d, money) => `A payment of ${money(d.amount)} was accepted; risk evaluation and routing follow.`,
   'risk.evaluated': (d) => `Risk rules ${d.outcome === 'block' ? 'blocked' : 'allowed'} the payment`
     + (Array.isArray(d.reasons) && d.reasons.length > 0 ? ` (signals: ${d.reasons.join(', ')}).` : ', with no risk signals.'),
   'routing.decided': (d) => (Array.isArray(d.candidates) && d.candidates.length > 0
     ? `Eligible providers, tried in this order until one completes the payment: ${d.candidates.join(', ')}.`
-    : 'No connected provider can process this payment.'),
-  'attempt.started': (d) => `The payment was sent to the provider${d.provider_account_id ? ` (account ${d.provider_account_id})` : ''}.`,
+    : 'No connected provider can process this payment.') + skippedText(d.skipped),
+  'attempt.started': (d) => `The payment was sent to the provider${d.provider_account_id ? ` (account ${d.provider_account_id})` : ''}`
+    + (d.vault ? `, its card forwarded by the ${d.vault} vault.` : d.path === 'direct' ? ', its token sent directly.' : '.'),
   ...ATTEMPT_ANSWERED,
   'attempt.timed_out': (d) => d.reason ?? 'The provider did not answer in time; its status is queried before anything else is tried.',
   'attempt.status_checked': (d) => (d.found === null || d.found === undefined

@@ -29,6 +29,9 @@ export function paymentToProto(p: PaymentRecord): Payment {
       attempts: p.attemptCount,
       routingDecisionId: opt(p.routingDecisionId),
       rule: opt(p.routingRule),
+      skipped: (p.routeSkipped ?? []).map((k) => ({
+        providerCode: k.provider_code, providerName: k.provider_name, providerAccountId: k.provider_account_id, reason: k.reason,
+      })),
     },
     risk: { decisionId: opt(p.riskDecisionId), score: opt(p.riskScore) },
     failure: opt(p.failure),
@@ -53,6 +56,7 @@ export function paymentToProto(p: PaymentRecord): Payment {
       feeAmount: a.feeAmount,
       latencyMs: opt(a.latencyMs),
       createdAt: timestampFromDate(a.createdAt),
+      vault: opt(a.vault),
     })),
     createdAt: timestampFromDate(p.createdAt),
     updatedAt: timestampFromDate(p.updatedAt),

@@ -54,6 +54,15 @@ function decided(payment: PaymentRecord, status: string, failure: FailureJson | 
   if (s.processingTimeMs !== undefined) payment.processingTimeMs = s.processingTimeMs;
 }
 
+/** The failure categories after which another provider is tried (attempt-outcomes.ts, nextStep). */
+const FAILS_OVER = new Set(['soft', 'technical']);
+
+/** " Not tried: no credential for Adyen." for a payment whose credential some accounts could not use. */
+function skippedNote(payment: PaymentRecord): string {
+  const reasons = [...new Set((payment.routeSkipped ?? []).map((k) => k.reason))];
+  return reasons.length > 0 ? ` Not tried: ${reasons.join('; ')}.` : '';
+}
+
 /** Routes the payment to a candidate: a new attempt, announced in the timeline. */
 function startAttempt(payment: PaymentRecord, c: RouteCandidate, at: Date, timeline: TimelineEntry[]): AttemptRecord {
   const attempt = newAttempt(payment, c, newId('att', at), at);
@@ -68,7 +77,7 @@ function startAttempt(payment: PaymentRecord, c: RouteCandidate, at: Date, timel
     type: 'attempt.started',
     title: `Attempt ${attempt.attemptNumber} at ${c.providerName}`,
     attemptId: attempt.id,
-    data: { provider_account_id: c.providerAccountId },
+    data: { provider_account_id: c.providerAccountId, path: c.vault ? 'forwarded' : 'direct', ...(c.vault && { vault: c.vault }) },
   });
   return attempt;
 }
@@ -101,13 +110,17 @@ export function open(payment: PaymentRecord, plan: PlanPaymentResponse, s: Settl
   timeline.push({
     type: 'routing.decided',
     title: `Route planned by rule "${payment.routingRule}"`,
-    data: { decision_id: payment.routingDecisionId, candidates: candidates.map((c) => c.providerCode) },
+    data: {
+      decision_id: payment.routingDecisionId,
+      candidates: candidates.map((c) => c.providerCode),
+      ...(payment.routeSkipped?.length > 0 && { skipped: payment.routeSkipped }),
+    },
   });
   if (candidates.length === 0) {
     return refused('No eligible provider', {
       code: 'no_eligible_provider',
       category: 'policy',
-      message: 'No provider connected to this account can process this payment.',
+      message: `No provider connected to this account can process this payment.${skippedNote(payment)}`,
     });
   }
   const attempt = startAttempt(payment, candidates[0], payment.createdAt, timeline);
@@ -142,7 +155,10 @@ export function fail(
 ): Change {
   const timeline: TimelineEntry[] = [];
   recordAnswer(attempt, answer, s.at, timeline, { by: s.by, failure: s.failure });
-  const failure = s.failure ?? paymentFailure(payment.attempts);
+  const failed = s.failure ?? paymentFailure(payment.attempts);
+  // After a failure another provider could have taken over from, the providers its credential could
+  // not reach are named: a merchant sees why none did.
+  const failure = failed && FAILS_OVER.has(failed.category) ? { ...failed, message: `${failed.message}${skippedNote(payment)}` } : failed;
   payment.nextAction = null;
   decided(payment, 'failed', failure, s);
   timeline.push({ type: 'payment.failed', title: 'Payment failed', data: { code: failure?.code, category: failure?.category } });

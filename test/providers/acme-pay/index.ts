@@ -24,5 +24,7 @@ export const acmePayProvider: ProviderDefinition = {
   ],
   officialHost: ACME_PAY_OFFICIAL_HOST,
   modeMismatch: keyMode,
+  // Acme Pay's card tokens: tok_….
+  issuedToken: (token) => token.startsWith('tok_'),
   create: createAcmePayConnector,
 };

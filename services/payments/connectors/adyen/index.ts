@@ -1,7 +1,7 @@
 // Adyen (its Checkout API), as the rest of the system learns it (provider-definition.ts).
 import type { ProviderDefinition } from '../provider-definition.js';
 import { ADYEN_OFFICIAL_HOST } from './client.js';
-import { createAdyenConnector } from './connector.js';
+import { createAdyenConnector, paymentMethodOf } from './connector.js';
 
 // Adyen's live Checkout host is per merchant ({prefix}-checkout-live.adyenpayments.com): without the
 // prefix a live account has no host to call, unless it is pointed elsewhere with api_base_url.
@@ -36,5 +36,8 @@ export const adyenProvider: ProviderDefinition = {
   ],
   officialHost: ADYEN_OFFICIAL_HOST,
   modeMismatch: adyenLiveHost,
+  // The paymentMethod object Adyen's Drop-in or Components made in the customer's browser (encrypted
+  // card fields); a stored method's id has no shape of its own, so it needs provider_code.
+  issuedToken: (token) => token.trimStart().startsWith('{') && paymentMethodOf(token) !== undefined,
   create: createAdyenConnector,
 };

@@ -32,5 +32,8 @@ export const stripeProvider: ProviderDefinition = {
   ],
   officialHost: STRIPE_OFFICIAL_HOST,
   modeMismatch: stripeKeyMode,
+  // What the connector sends as the PaymentIntent's payment_method: a PaymentMethod (pm_…), or the
+  // older Card and Source objects that parameter still accepts (card_…, src_…).
+  issuedToken: (token) => /^(pm|card|src)_[A-Za-z0-9_]+$/.test(token),
   create: createStripeConnector,
 };

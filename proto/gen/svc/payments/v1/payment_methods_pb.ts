@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/payments/v1/payment_methods.proto.
  */
 export const file_svc_payments_v1_payment_methods: GenFile = /*@__PURE__*/
-  fileDesc("CiVzdmMvcGF5bWVudHMvdjEvcGF5bWVudF9tZXRob2RzLnByb3RvEg9zdmMucGF5bWVudHMudjEigQIKDVBheW1lbnRNZXRob2QSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIYCgtjdXN0b21lcl9pZBgDIAEoCUgAiAEBEjwKB2Rpc3BsYXkYBCADKAsyKy5zdmMucGF5bWVudHMudjEuUGF5bWVudE1ldGhvZC5EaXNwbGF5RW50cnkSDgoGc3RhdHVzGAUgASgJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wGi4KDERpc3BsYXlFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg4KDF9jdXN0b21lcl9pZCK1AQoVUGF5bWVudE1ldGhvZEN1c3RvbWVyEg8KAmlkGAEgASgJSACIAQESGAoLZXh0ZXJuYWxfaWQYAiABKAlIAYgBARISCgVlbWFpbBgDIAEoCUgCiAEBEhEKBG5hbWUYBCABKAlIA4gBARIUCgdjb3VudHJ5GAUgASgJSASIAQFCBQoDX2lkQg4KDF9leHRlcm5hbF9pZEIICgZfZW1haWxCBwoFX25hbWVCCgoIX2NvdW50cnki3AIKGkNyZWF0ZVBheW1lbnRNZXRob2RSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIMCgR0eXBlGAIgASgJEhYKDnByb3ZpZGVyX3Rva2VuGAMgASgJEhoKDXByb3ZpZGVyX2NvZGUYBCABKAlIAIgBARI9CghjdXN0b21lchgFIAEoCzImLnN2Yy5wYXltZW50cy52MS5QYXltZW50TWV0aG9kQ3VzdG9tZXJIAYgBARJJCgdkaXNwbGF5GAYgAygLMjguc3ZjLnBheW1lbnRzLnYxLkNyZWF0ZVBheW1lbnRNZXRob2RSZXF1ZXN0LkRpc3BsYXlFbnRyeRouCgxEaXNwbGF5RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIQCg5fcHJvdmlkZXJfY29kZUILCglfY3VzdG9tZXIiVQobQ3JlYXRlUGF5bWVudE1ldGhvZFJlc3BvbnNlEjYKDnBheW1lbnRfbWV0aG9kGAEgASgLMh4uc3ZjLnBheW1lbnRzLnYxLlBheW1lbnRNZXRob2QiSgoXR2V0UGF5bWVudE1ldGhvZFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIlIKGEdldFBheW1lbnRNZXRob2RSZXNwb25zZRI2Cg5wYXltZW50X21ldGhvZBgBIAEoCzIeLnN2Yy5wYXltZW50cy52MS5QYXltZW50TWV0aG9kMvIBChVQYXltZW50TWV0aG9kc1NlcnZpY2UScAoTQ3JlYXRlUGF5bWVudE1ldGhvZBIrLnN2Yy5wYXltZW50cy52MS5DcmVhdGVQYXltZW50TWV0aG9kUmVxdWVzdBosLnN2Yy5wYXltZW50cy52MS5DcmVhdGVQYXltZW50TWV0aG9kUmVzcG9uc2USZwoQR2V0UGF5bWVudE1ldGhvZBIoLnN2Yy5wYXltZW50cy52MS5HZXRQYXltZW50TWV0aG9kUmVxdWVzdBopLnN2Yy5wYXltZW50cy52MS5HZXRQYXltZW50TWV0aG9kUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_common_v1_common]);
+  fileDesc("CiVzdmMvcGF5bWVudHMvdjEvcGF5bWVudF9tZXRob2RzLnByb3RvEg9zdmMucGF5bWVudHMudjEigQIKDVBheW1lbnRNZXRob2QSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIYCgtjdXN0b21lcl9pZBgDIAEoCUgAiAEBEjwKB2Rpc3BsYXkYBCADKAsyKy5zdmMucGF5bWVudHMudjEuUGF5bWVudE1ldGhvZC5EaXNwbGF5RW50cnkSDgoGc3RhdHVzGAUgASgJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wGi4KDERpc3BsYXlFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg4KDF9jdXN0b21lcl9pZCK1AQoVUGF5bWVudE1ldGhvZEN1c3RvbWVyEg8KAmlkGAEgASgJSACIAQESGAoLZXh0ZXJuYWxfaWQYAiABKAlIAYgBARISCgVlbWFpbBgDIAEoCUgCiAEBEhEKBG5hbWUYBCABKAlIA4gBARIUCgdjb3VudHJ5GAUgASgJSASIAQFCBQoDX2lkQg4KDF9leHRlcm5hbF9pZEIICgZfZW1haWxCBwoFX25hbWVCCgoIX2NvdW50cnki3AIKGkNyZWF0ZVBheW1lbnRNZXRob2RSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIMCgR0eXBlGAIgASgJEhYKDnByb3ZpZGVyX3Rva2VuGAMgASgJEhoKDXByb3ZpZGVyX2NvZGUYBCABKAlIAIgBARI9CghjdXN0b21lchgFIAEoCzImLnN2Yy5wYXltZW50cy52MS5QYXltZW50TWV0aG9kQ3VzdG9tZXJIAYgBARJJCgdkaXNwbGF5GAYgAygLMjguc3ZjLnBheW1lbnRzLnYxLkNyZWF0ZVBheW1lbnRNZXRob2RSZXF1ZXN0LkRpc3BsYXlFbnRyeRouCgxEaXNwbGF5RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIQCg5fcHJvdmlkZXJfY29kZUILCglfY3VzdG9tZXIiVQobQ3JlYXRlUGF5bWVudE1ldGhvZFJlc3BvbnNlEjYKDnBheW1lbnRfbWV0aG9kGAEgASgLMh4uc3ZjLnBheW1lbnRzLnYxLlBheW1lbnRNZXRob2QiSgoXR2V0UGF5bWVudE1ldGhvZFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIlIKGEdldFBheW1lbnRNZXRob2RSZXNwb25zZRI2Cg5wYXltZW50X21ldGhvZBgBIAEoCzIeLnN2Yy5wYXltZW50cy52MS5QYXltZW50TWV0aG9kIoQCChdQYXltZW50TWV0aG9kQ3JlZGVudGlhbBIKCgJpZBgBIAEoCRIZChFwYXltZW50X21ldGhvZF9pZBgCIAEoCRIMCgR0eXBlGAMgASgJEhoKDXByb3ZpZGVyX2NvZGUYBCABKAlIAIgBARIgChNwcm92aWRlcl9hY2NvdW50X2lkGAUgASgJSAGIAQESEgoFdmF1bHQYBiABKAlIAogBARIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIQCg5fcHJvdmlkZXJfY29kZUIWChRfcHJvdmlkZXJfYWNjb3VudF9pZEIICgZfdmF1bHQihgIKIUFkZFBheW1lbnRNZXRob2RDcmVkZW50aWFsUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSGQoRcGF5bWVudF9tZXRob2RfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRINCgV0b2tlbhgEIAEoCRIaCg1wcm92aWRlcl9jb2RlGAUgASgJSACIAQESIAoTcHJvdmlkZXJfYWNjb3VudF9pZBgGIAEoCUgBiAEBEhIKBXZhdWx0GAcgASgJSAKIAQFCEAoOX3Byb3ZpZGVyX2NvZGVCFgoUX3Byb3ZpZGVyX2FjY291bnRfaWRCCAoGX3ZhdWx0ImIKIkFkZFBheW1lbnRNZXRob2RDcmVkZW50aWFsUmVzcG9uc2USPAoKY3JlZGVudGlhbBgBIAEoCzIoLnN2Yy5wYXltZW50cy52MS5QYXltZW50TWV0aG9kQ3JlZGVudGlhbCJlCiNMaXN0UGF5bWVudE1ldGhvZENyZWRlbnRpYWxzUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSGQoRcGF5bWVudF9tZXRob2RfaWQYAiABKAkiZQokTGlzdFBheW1lbnRNZXRob2RDcmVkZW50aWFsc1Jlc3BvbnNlEj0KC2NyZWRlbnRpYWxzGAEgAygLMiguc3ZjLnBheW1lbnRzLnYxLlBheW1lbnRNZXRob2RDcmVkZW50aWFsInIKJFJlbW92ZVBheW1lbnRNZXRob2RDcmVkZW50aWFsUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSGQoRcGF5bWVudF9tZXRob2RfaWQYAiABKAkSCgoCaWQYAyABKAkiZQolUmVtb3ZlUGF5bWVudE1ldGhvZENyZWRlbnRpYWxSZXNwb25zZRI8CgpjcmVkZW50aWFsGAEgASgLMiguc3ZjLnBheW1lbnRzLnYxLlBheW1lbnRNZXRob2RDcmVkZW50aWFsMpkFChVQYXltZW50TWV0aG9kc1NlcnZpY2UScAoTQ3JlYXRlUGF5bWVudE1ldGhvZBIrLnN2Yy5wYXltZW50cy52MS5DcmVhdGVQYXltZW50TWV0aG9kUmVxdWVzdBosLnN2Yy5wYXltZW50cy52MS5DcmVhdGVQYXltZW50TWV0aG9kUmVzcG9uc2USZwoQR2V0UGF5bWVudE1ldGhvZBIoLnN2Yy5wYXltZW50cy52MS5HZXRQYXltZW50TWV0aG9kUmVxdWVzdBopLnN2Yy5wYXltZW50cy52MS5HZXRQYXltZW50TWV0aG9kUmVzcG9uc2UShQEKGkFkZFBheW1lbnRNZXRob2RDcmVkZW50aWFsEjIuc3ZjLnBheW1lbnRzLnYxLkFkZFBheW1lbnRNZXRob2RDcmVkZW50aWFsUmVxdWVzdBozLnN2Yy5wYXltZW50cy52MS5BZGRQYXltZW50TWV0aG9kQ3JlZGVudGlhbFJlc3BvbnNlEosBChxMaXN0UGF5bWVudE1ldGhvZENyZWRlbnRpYWxzEjQuc3ZjLnBheW1lbnRzLnYxLkxpc3RQYXltZW50TWV0aG9kQ3JlZGVudGlhbHNSZXF1ZXN0GjUuc3ZjLnBheW1lbnRzLnYxLkxpc3RQYXltZW50TWV0aG9kQ3JlZGVudGlhbHNSZXNwb25zZRKOAQodUmVtb3ZlUGF5bWVudE1ldGhvZENyZWRlbnRpYWwSNS5zdmMucGF5bWVudHMudjEuUmVtb3ZlUGF5bWVudE1ldGhvZENyZWRlbnRpYWxSZXF1ZXN0GjYuc3ZjLnBheW1lbnRzLnYxLlJlbW92ZVBheW1lbnRNZXRob2RDcmVkZW50aWFsUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_common_v1_common]);
 
 /**
  * @generated from message svc.payments.v1.PaymentMethod
@@ -196,6 +196,210 @@ export const GetPaymentMethodResponseSchema: GenMessage<GetPaymentMethodResponse
   messageDesc(file_svc_payments_v1_payment_methods, 5);
 
 /**
+ * One credential of a stored payment method, without its token.
+ *
+ * @generated from message svc.payments.v1.PaymentMethodCredential
+ */
+export type PaymentMethodCredential = Message<"svc.payments.v1.PaymentMethodCredential"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string payment_method_id = 2;
+   */
+  paymentMethodId: string;
+
+  /**
+   * provider_token or vault_token.
+   *
+   * @generated from field: string type = 3;
+   */
+  type: string;
+
+  /**
+   * provider_token: the issuing provider.
+   *
+   * @generated from field: optional string provider_code = 4;
+   */
+  providerCode?: string | undefined;
+
+  /**
+   * provider_token bound to one account of its provider.
+   *
+   * @generated from field: optional string provider_account_id = 5;
+   */
+  providerAccountId?: string | undefined;
+
+  /**
+   * vault_token: the vault (stripe_forwarding, basis_theory).
+   *
+   * @generated from field: optional string vault = 6;
+   */
+  vault?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message svc.payments.v1.PaymentMethodCredential.
+ * Use `create(PaymentMethodCredentialSchema)` to create a new message.
+ */
+export const PaymentMethodCredentialSchema: GenMessage<PaymentMethodCredential> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payment_methods, 6);
+
+/**
+ * @generated from message svc.payments.v1.AddPaymentMethodCredentialRequest
+ */
+export type AddPaymentMethodCredentialRequest = Message<"svc.payments.v1.AddPaymentMethodCredentialRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string payment_method_id = 2;
+   */
+  paymentMethodId: string;
+
+  /**
+   * @generated from field: string type = 3;
+   */
+  type: string;
+
+  /**
+   * @generated from field: string token = 4;
+   */
+  token: string;
+
+  /**
+   * @generated from field: optional string provider_code = 5;
+   */
+  providerCode?: string | undefined;
+
+  /**
+   * @generated from field: optional string provider_account_id = 6;
+   */
+  providerAccountId?: string | undefined;
+
+  /**
+   * @generated from field: optional string vault = 7;
+   */
+  vault?: string | undefined;
+};
+
+/**
+ * Describes the message svc.payments.v1.AddPaymentMethodCredentialRequest.
+ * Use `create(AddPaymentMethodCredentialRequestSchema)` to create a new message.
+ */
+export const AddPaymentMethodCredentialRequestSchema: GenMessage<AddPaymentMethodCredentialRequest> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payment_methods, 7);
+
+/**
+ * @generated from message svc.payments.v1.AddPaymentMethodCredentialResponse
+ */
+export type AddPaymentMethodCredentialResponse = Message<"svc.payments.v1.AddPaymentMethodCredentialResponse"> & {
+  /**
+   * @generated from field: svc.payments.v1.PaymentMethodCredential credential = 1;
+   */
+  credential?: PaymentMethodCredential | undefined;
+};
+
+/**
+ * Describes the message svc.payments.v1.AddPaymentMethodCredentialResponse.
+ * Use `create(AddPaymentMethodCredentialResponseSchema)` to create a new message.
+ */
+export const AddPaymentMethodCredentialResponseSchema: GenMessage<AddPaymentMethodCredentialResponse> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payment_methods, 8);
+
+/**
+ * @generated from message svc.payments.v1.ListPaymentMethodCredentialsRequest
+ */
+export type ListPaymentMethodCredentialsRequest = Message<"svc.payments.v1.ListPaymentMethodCredentialsRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string payment_method_id = 2;
+   */
+  paymentMethodId: string;
+};
+
+/**
+ * Describes the message svc.payments.v1.ListPaymentMethodCredentialsRequest.
+ * Use `create(ListPaymentMethodCredentialsRequestSchema)` to create a new message.
+ */
+export const ListPaymentMethodCredentialsRequestSchema: GenMessage<ListPaymentMethodCredentialsRequest> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payment_methods, 9);
+
+/**
+ * @generated from message svc.payments.v1.ListPaymentMethodCredentialsResponse
+ */
+export type ListPaymentMethodCredentialsResponse = Message<"svc.payments.v1.ListPaymentMethodCredentialsResponse"> & {
+  /**
+   * @generated from field: repeated svc.payments.v1.PaymentMethodCredential credentials = 1;
+   */
+  credentials: PaymentMethodCredential[];
+};
+
+/**
+ * Describes the message svc.payments.v1.ListPaymentMethodCredentialsResponse.
+ * Use `create(ListPaymentMethodCredentialsResponseSchema)` to create a new message.
+ */
+export const ListPaymentMethodCredentialsResponseSchema: GenMessage<ListPaymentMethodCredentialsResponse> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payment_methods, 10);
+
+/**
+ * @generated from message svc.payments.v1.RemovePaymentMethodCredentialRequest
+ */
+export type RemovePaymentMethodCredentialRequest = Message<"svc.payments.v1.RemovePaymentMethodCredentialRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string payment_method_id = 2;
+   */
+  paymentMethodId: string;
+
+  /**
+   * @generated from field: string id = 3;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message svc.payments.v1.RemovePaymentMethodCredentialRequest.
+ * Use `create(RemovePaymentMethodCredentialRequestSchema)` to create a new message.
+ */
+export const RemovePaymentMethodCredentialRequestSchema: GenMessage<RemovePaymentMethodCredentialRequest> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payment_methods, 11);
+
+/**
+ * @generated from message svc.payments.v1.RemovePaymentMethodCredentialResponse
+ */
+export type RemovePaymentMethodCredentialResponse = Message<"svc.payments.v1.RemovePaymentMethodCredentialResponse"> & {
+  /**
+   * @generated from field: svc.payments.v1.PaymentMethodCredential credential = 1;
+   */
+  credential?: PaymentMethodCredential | undefined;
+};
+
+/**
+ * Describes the message svc.payments.v1.RemovePaymentMethodCredentialResponse.
+ * Use `create(RemovePaymentMethodCredentialResponseSchema)` to create a new message.
+ */
+export const RemovePaymentMethodCredentialResponseSchema: GenMessage<RemovePaymentMethodCredentialResponse> = /*@__PURE__*/
+  messageDesc(file_svc_payments_v1_payment_methods, 12);
+
+/**
  * PaymentMethodsService stores provider-tokenised payment methods; card data never arrives here.
  *
  * @generated from service svc.payments.v1.PaymentMethodsService
@@ -216,6 +420,33 @@ export const PaymentMethodsService: GenService<{
     methodKind: "unary";
     input: typeof GetPaymentMethodRequestSchema;
     output: typeof GetPaymentMethodResponseSchema;
+  },
+  /**
+   * A method's credentials: provider tokens (each usable at its issuing provider) and at most one
+   * vault reference. The token itself is never returned.
+   *
+   * @generated from rpc svc.payments.v1.PaymentMethodsService.AddPaymentMethodCredential
+   */
+  addPaymentMethodCredential: {
+    methodKind: "unary";
+    input: typeof AddPaymentMethodCredentialRequestSchema;
+    output: typeof AddPaymentMethodCredentialResponseSchema;
+  },
+  /**
+   * @generated from rpc svc.payments.v1.PaymentMethodsService.ListPaymentMethodCredentials
+   */
+  listPaymentMethodCredentials: {
+    methodKind: "unary";
+    input: typeof ListPaymentMethodCredentialsRequestSchema;
+    output: typeof ListPaymentMethodCredentialsResponseSchema;
+  },
+  /**
+   * @generated from rpc svc.payments.v1.PaymentMethodsService.RemovePaymentMethodCredential
+   */
+  removePaymentMethodCredential: {
+    methodKind: "unary";
+    input: typeof RemovePaymentMethodCredentialRequestSchema;
+    output: typeof RemovePaymentMethodCredentialResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_payments_v1_payment_methods, 0);

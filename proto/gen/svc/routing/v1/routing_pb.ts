@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/routing/v1/routing.proto.
  */
 export const file_svc_routing_v1_routing: GenFile = /*@__PURE__*/
-  fileDesc("ChxzdmMvcm91dGluZy92MS9yb3V0aW5nLnByb3RvEg5zdmMucm91dGluZy52MSKOAQoSUGxhblBheW1lbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIlCgVpbnB1dBgCIAEoCzIWLnN2Yy5yaXNrLnYxLlJpc2tJbnB1dBIaCg1wcm92aWRlcl9jb2RlGAMgASgJSACIAQFCEAoOX3Byb3ZpZGVyX2NvZGUiqAEKDlJvdXRlQ2FuZGlkYXRlEhMKC3Byb3ZpZGVyX2lkGAEgASgJEhUKDXByb3ZpZGVyX2NvZGUYAiABKAkSFQoNcHJvdmlkZXJfbmFtZRgDIAEoCRIbChNwcm92aWRlcl9hY2NvdW50X2lkGAQgASgJEhEKCWZlZV9maXhlZBgFIAEoAxIPCgdmZWVfYnBzGAYgASgFEhIKCmxhdGVuY3lfbXMYByABKAUiigEKD1JvdXRpbmdEZWNpc2lvbhITCgtkZWNpc2lvbl9pZBgBIAEoCRIMCgRydWxlGAIgASgJEjIKCmNhbmRpZGF0ZXMYAyADKAsyHi5zdmMucm91dGluZy52MS5Sb3V0ZUNhbmRpZGF0ZRIUCgdydWxlX2lkGAQgASgJSACIAQFCCgoIX3J1bGVfaWQigQEKE1BsYW5QYXltZW50UmVzcG9uc2USJwoEcmlzaxgBIAEoCzIZLnN2Yy5yaXNrLnYxLlJpc2tEZWNpc2lvbhI1Cgdyb3V0aW5nGAIgASgLMh8uc3ZjLnJvdXRpbmcudjEuUm91dGluZ0RlY2lzaW9uSACIAQFCCgoIX3JvdXRpbmcikQIKC1JvdXRpbmdSdWxlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIcHJpb3JpdHkYAyABKAUSEgoKY3VycmVuY2llcxgEIAMoCRIRCgljb3VudHJpZXMYBSADKAkSHAoUcGF5bWVudF9tZXRob2RfdHlwZXMYBiADKAkSFwoKbWluX2Ftb3VudBgHIAEoA0gAiAEBEhcKCm1heF9hbW91bnQYCCABKANIAYgBARIRCglwcm92aWRlcnMYCSADKAkSLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDQoLX21pbl9hbW91bnRCDQoLX21heF9hbW91bnQiagoYQ3JlYXRlUm91dGluZ1J1bGVSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIpCgRydWxlGAIgASgLMhsuc3ZjLnJvdXRpbmcudjEuUm91dGluZ1J1bGUiRgoZQ3JlYXRlUm91dGluZ1J1bGVSZXNwb25zZRIpCgRydWxlGAEgASgLMhsuc3ZjLnJvdXRpbmcudjEuUm91dGluZ1J1bGUiPgoXTGlzdFJvdXRpbmdSdWxlc1JlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlIkYKGExpc3RSb3V0aW5nUnVsZXNSZXNwb25zZRIqCgVydWxlcxgBIAMoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlIksKGERlbGV0ZVJvdXRpbmdSdWxlUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCgoCaWQYAiABKAkiRgoZRGVsZXRlUm91dGluZ1J1bGVSZXNwb25zZRIpCgRydWxlGAEgASgLMhsuc3ZjLnJvdXRpbmcudjEuUm91dGluZ1J1bGUilgEKEVBsYW5QYXlvdXRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIOCgZhbW91bnQYAiABKAMSEAoIY3VycmVuY3kYAyABKAkSGAoQZGVzdGluYXRpb25fdHlwZRgEIAEoCRIUCgdjb3VudHJ5GAUgASgJSACIAQFCCgoIX2NvdW50cnkifgoPUGF5b3V0Q2FuZGlkYXRlEhMKC3Byb3ZpZGVyX2lkGAEgASgJEhUKDXByb3ZpZGVyX2NvZGUYAiABKAkSFQoNcHJvdmlkZXJfbmFtZRgDIAEoCRIbChNwcm92aWRlcl9hY2NvdW50X2lkGAQgASgJEgsKA2ZlZRgFIAEoAyJXChJQbGFuUGF5b3V0UmVzcG9uc2USDAoEcnVsZRgBIAEoCRIzCgpjYW5kaWRhdGVzGAIgAygLMh8uc3ZjLnJvdXRpbmcudjEuUGF5b3V0Q2FuZGlkYXRlMvgDCg5Sb3V0aW5nU2VydmljZRJWCgtQbGFuUGF5bWVudBIiLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXltZW50UmVxdWVzdBojLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXltZW50UmVzcG9uc2USaAoRQ3JlYXRlUm91dGluZ1J1bGUSKC5zdmMucm91dGluZy52MS5DcmVhdGVSb3V0aW5nUnVsZVJlcXVlc3QaKS5zdmMucm91dGluZy52MS5DcmVhdGVSb3V0aW5nUnVsZVJlc3BvbnNlEmUKEExpc3RSb3V0aW5nUnVsZXMSJy5zdmMucm91dGluZy52MS5MaXN0Um91dGluZ1J1bGVzUmVxdWVzdBooLnN2Yy5yb3V0aW5nLnYxLkxpc3RSb3V0aW5nUnVsZXNSZXNwb25zZRJoChFEZWxldGVSb3V0aW5nUnVsZRIoLnN2Yy5yb3V0aW5nLnYxLkRlbGV0ZVJvdXRpbmdSdWxlUmVxdWVzdBopLnN2Yy5yb3V0aW5nLnYxLkRlbGV0ZVJvdXRpbmdSdWxlUmVzcG9uc2USUwoKUGxhblBheW91dBIhLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXlvdXRSZXF1ZXN0GiIuc3ZjLnJvdXRpbmcudjEuUGxhblBheW91dFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_common_v1_common, file_svc_risk_v1_risk]);
+  fileDesc("ChxzdmMvcm91dGluZy92MS9yb3V0aW5nLnByb3RvEg5zdmMucm91dGluZy52MSLXAQoSUGxhblBheW1lbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIlCgVpbnB1dBgCIAEoCzIWLnN2Yy5yaXNrLnYxLlJpc2tJbnB1dBIaCg1wcm92aWRlcl9jb2RlGAMgASgJSACIAQESOAoKY3JlZGVudGlhbBgEIAEoCzIfLnN2Yy5yb3V0aW5nLnYxLkNyZWRlbnRpYWxSZWFjaEgBiAEBQhAKDl9wcm92aWRlcl9jb2RlQg0KC19jcmVkZW50aWFsIjcKD0NyZWRlbnRpYWxSZWFjaBIkCgVyZWFjaBgBIAMoCzIVLnN2Yy5yb3V0aW5nLnYxLlJlYWNoIqYBCgVSZWFjaBIVCg1wcm92aWRlcl9jb2RlGAEgASgJEiAKE3Byb3ZpZGVyX2FjY291bnRfaWQYAiABKAlIAIgBARISCgV2YXVsdBgDIAEoCUgBiAEBEhcKD3ZhdWx0X2ZlZV9maXhlZBgEIAEoAxIVCg12YXVsdF9mZWVfYnBzGAUgASgFQhYKFF9wcm92aWRlcl9hY2NvdW50X2lkQggKBl92YXVsdCL6AQoOUm91dGVDYW5kaWRhdGUSEwoLcHJvdmlkZXJfaWQYASABKAkSFQoNcHJvdmlkZXJfY29kZRgCIAEoCRIVCg1wcm92aWRlcl9uYW1lGAMgASgJEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYBCABKAkSEQoJZmVlX2ZpeGVkGAUgASgDEg8KB2ZlZV9icHMYBiABKAUSEgoKbGF0ZW5jeV9tcxgHIAEoBRISCgV2YXVsdBgIIAEoCUgAiAEBEh0KEHZhdWx0X2FjY291bnRfaWQYCSABKAlIAYgBAUIICgZfdmF1bHRCEwoRX3ZhdWx0X2FjY291bnRfaWQiawoOU2tpcHBlZEFjY291bnQSFQoNcHJvdmlkZXJfY29kZRgBIAEoCRIVCg1wcm92aWRlcl9uYW1lGAIgASgJEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJIrsBCg9Sb3V0aW5nRGVjaXNpb24SEwoLZGVjaXNpb25faWQYASABKAkSDAoEcnVsZRgCIAEoCRIyCgpjYW5kaWRhdGVzGAMgAygLMh4uc3ZjLnJvdXRpbmcudjEuUm91dGVDYW5kaWRhdGUSFAoHcnVsZV9pZBgEIAEoCUgAiAEBEi8KB3NraXBwZWQYBSADKAsyHi5zdmMucm91dGluZy52MS5Ta2lwcGVkQWNjb3VudEIKCghfcnVsZV9pZCKBAQoTUGxhblBheW1lbnRSZXNwb25zZRInCgRyaXNrGAEgASgLMhkuc3ZjLnJpc2sudjEuUmlza0RlY2lzaW9uEjUKB3JvdXRpbmcYAiABKAsyHy5zdmMucm91dGluZy52MS5Sb3V0aW5nRGVjaXNpb25IAIgBAUIKCghfcm91dGluZyKRAgoLUm91dGluZ1J1bGUSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCghwcmlvcml0eRgDIAEoBRISCgpjdXJyZW5jaWVzGAQgAygJEhEKCWNvdW50cmllcxgFIAMoCRIcChRwYXltZW50X21ldGhvZF90eXBlcxgGIAMoCRIXCgptaW5fYW1vdW50GAcgASgDSACIAQESFwoKbWF4X2Ftb3VudBgIIAEoA0gBiAEBEhEKCXByb3ZpZGVycxgJIAMoCRIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEINCgtfbWluX2Ftb3VudEINCgtfbWF4X2Ftb3VudCJqChhDcmVhdGVSb3V0aW5nUnVsZVJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEikKBHJ1bGUYAiABKAsyGy5zdmMucm91dGluZy52MS5Sb3V0aW5nUnVsZSJGChlDcmVhdGVSb3V0aW5nUnVsZVJlc3BvbnNlEikKBHJ1bGUYASABKAsyGy5zdmMucm91dGluZy52MS5Sb3V0aW5nUnVsZSI+ChdMaXN0Um91dGluZ1J1bGVzUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUiRgoYTGlzdFJvdXRpbmdSdWxlc1Jlc3BvbnNlEioKBXJ1bGVzGAEgAygLMhsuc3ZjLnJvdXRpbmcudjEuUm91dGluZ1J1bGUiSwoYRGVsZXRlUm91dGluZ1J1bGVSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSJGChlEZWxldGVSb3V0aW5nUnVsZVJlc3BvbnNlEikKBHJ1bGUYASABKAsyGy5zdmMucm91dGluZy52MS5Sb3V0aW5nUnVsZSKWAQoRUGxhblBheW91dFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEg4KBmFtb3VudBgCIAEoAxIQCghjdXJyZW5jeRgDIAEoCRIYChBkZXN0aW5hdGlvbl90eXBlGAQgASgJEhQKB2NvdW50cnkYBSABKAlIAIgBAUIKCghfY291bnRyeSJ+Cg9QYXlvdXRDYW5kaWRhdGUSEwoLcHJvdmlkZXJfaWQYASABKAkSFQoNcHJvdmlkZXJfY29kZRgCIAEoCRIVCg1wcm92aWRlcl9uYW1lGAMgASgJEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYBCABKAkSCwoDZmVlGAUgASgDIlcKElBsYW5QYXlvdXRSZXNwb25zZRIMCgRydWxlGAEgASgJEjMKCmNhbmRpZGF0ZXMYAiADKAsyHy5zdmMucm91dGluZy52MS5QYXlvdXRDYW5kaWRhdGUy+AMKDlJvdXRpbmdTZXJ2aWNlElYKC1BsYW5QYXltZW50EiIuc3ZjLnJvdXRpbmcudjEuUGxhblBheW1lbnRSZXF1ZXN0GiMuc3ZjLnJvdXRpbmcudjEuUGxhblBheW1lbnRSZXNwb25zZRJoChFDcmVhdGVSb3V0aW5nUnVsZRIoLnN2Yy5yb3V0aW5nLnYxLkNyZWF0ZVJvdXRpbmdSdWxlUmVxdWVzdBopLnN2Yy5yb3V0aW5nLnYxLkNyZWF0ZVJvdXRpbmdSdWxlUmVzcG9uc2USZQoQTGlzdFJvdXRpbmdSdWxlcxInLnN2Yy5yb3V0aW5nLnYxLkxpc3RSb3V0aW5nUnVsZXNSZXF1ZXN0Giguc3ZjLnJvdXRpbmcudjEuTGlzdFJvdXRpbmdSdWxlc1Jlc3BvbnNlEmgKEURlbGV0ZVJvdXRpbmdSdWxlEiguc3ZjLnJvdXRpbmcudjEuRGVsZXRlUm91dGluZ1J1bGVSZXF1ZXN0Gikuc3ZjLnJvdXRpbmcudjEuRGVsZXRlUm91dGluZ1J1bGVSZXNwb25zZRJTCgpQbGFuUGF5b3V0EiEuc3ZjLnJvdXRpbmcudjEuUGxhblBheW91dFJlcXVlc3QaIi5zdmMucm91dGluZy52MS5QbGFuUGF5b3V0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_common_v1_common, file_svc_risk_v1_risk]);
 
 /**
  * @generated from message svc.routing.v1.PlanPaymentRequest
@@ -39,6 +39,13 @@ export type PlanPaymentRequest = Message<"svc.routing.v1.PlanPaymentRequest"> & 
    * @generated from field: optional string provider_code = 3;
    */
   providerCode?: string | undefined;
+
+  /**
+   * Which accounts the payment's credential reaches (issue 25); absent: every eligible account.
+   *
+   * @generated from field: optional svc.routing.v1.CredentialReach credential = 4;
+   */
+  credential?: CredentialReach | undefined;
 };
 
 /**
@@ -47,6 +54,70 @@ export type PlanPaymentRequest = Message<"svc.routing.v1.PlanPaymentRequest"> & 
  */
 export const PlanPaymentRequestSchema: GenMessage<PlanPaymentRequest> = /*@__PURE__*/
   messageDesc(file_svc_routing_v1_routing, 0);
+
+/**
+ * Where a payment's credential can go: its issuing providers' accounts directly, and the accounts
+ * a connected vault forwards it to. An account it reaches in no way is skipped, and named.
+ *
+ * @generated from message svc.routing.v1.CredentialReach
+ */
+export type CredentialReach = Message<"svc.routing.v1.CredentialReach"> & {
+  /**
+   * @generated from field: repeated svc.routing.v1.Reach reach = 1;
+   */
+  reach: Reach[];
+};
+
+/**
+ * Describes the message svc.routing.v1.CredentialReach.
+ * Use `create(CredentialReachSchema)` to create a new message.
+ */
+export const CredentialReachSchema: GenMessage<CredentialReach> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 1);
+
+/**
+ * @generated from message svc.routing.v1.Reach
+ */
+export type Reach = Message<"svc.routing.v1.Reach"> & {
+  /**
+   * @generated from field: string provider_code = 1;
+   */
+  providerCode: string;
+
+  /**
+   * An account-bound token reaches this account of the provider only.
+   *
+   * @generated from field: optional string provider_account_id = 2;
+   */
+  providerAccountId?: string | undefined;
+
+  /**
+   * Forwarded through this vault; absent: the provider is sent the token directly.
+   *
+   * @generated from field: optional string vault = 3;
+   */
+  vault?: string | undefined;
+
+  /**
+   * The vault's price per forwarded attempt, added to the account's; routing-risk sets it from
+   * the scope's active connection of the vault (the caller leaves it 0).
+   *
+   * @generated from field: int64 vault_fee_fixed = 4;
+   */
+  vaultFeeFixed: bigint;
+
+  /**
+   * @generated from field: int32 vault_fee_bps = 5;
+   */
+  vaultFeeBps: number;
+};
+
+/**
+ * Describes the message svc.routing.v1.Reach.
+ * Use `create(ReachSchema)` to create a new message.
+ */
+export const ReachSchema: GenMessage<Reach> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 2);
 
 /**
  * @generated from message svc.routing.v1.RouteCandidate
@@ -90,6 +161,20 @@ export type RouteCandidate = Message<"svc.routing.v1.RouteCandidate"> & {
    * @generated from field: int32 latency_ms = 7;
    */
   latencyMs: number;
+
+  /**
+   * Forwarded through this vault (its fee included above); absent: direct.
+   *
+   * @generated from field: optional string vault = 8;
+   */
+  vault?: string | undefined;
+
+  /**
+   * The vault connection (a provider account of the vault) that forwards it.
+   *
+   * @generated from field: optional string vault_account_id = 9;
+   */
+  vaultAccountId?: string | undefined;
 };
 
 /**
@@ -97,7 +182,43 @@ export type RouteCandidate = Message<"svc.routing.v1.RouteCandidate"> & {
  * Use `create(RouteCandidateSchema)` to create a new message.
  */
 export const RouteCandidateSchema: GenMessage<RouteCandidate> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 1);
+  messageDesc(file_svc_routing_v1_routing, 3);
+
+/**
+ * An account the payment's credential does not reach: never tried.
+ *
+ * @generated from message svc.routing.v1.SkippedAccount
+ */
+export type SkippedAccount = Message<"svc.routing.v1.SkippedAccount"> & {
+  /**
+   * @generated from field: string provider_code = 1;
+   */
+  providerCode: string;
+
+  /**
+   * @generated from field: string provider_name = 2;
+   */
+  providerName: string;
+
+  /**
+   * @generated from field: string provider_account_id = 3;
+   */
+  providerAccountId: string;
+
+  /**
+   * e.g. "no credential for Adyen".
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message svc.routing.v1.SkippedAccount.
+ * Use `create(SkippedAccountSchema)` to create a new message.
+ */
+export const SkippedAccountSchema: GenMessage<SkippedAccount> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 4);
 
 /**
  * @generated from message svc.routing.v1.RoutingDecision
@@ -126,6 +247,11 @@ export type RoutingDecision = Message<"svc.routing.v1.RoutingDecision"> & {
    * @generated from field: optional string rule_id = 4;
    */
   ruleId?: string | undefined;
+
+  /**
+   * @generated from field: repeated svc.routing.v1.SkippedAccount skipped = 5;
+   */
+  skipped: SkippedAccount[];
 };
 
 /**
@@ -133,7 +259,7 @@ export type RoutingDecision = Message<"svc.routing.v1.RoutingDecision"> & {
  * Use `create(RoutingDecisionSchema)` to create a new message.
  */
 export const RoutingDecisionSchema: GenMessage<RoutingDecision> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 2);
+  messageDesc(file_svc_routing_v1_routing, 5);
 
 /**
  * @generated from message svc.routing.v1.PlanPaymentResponse
@@ -157,7 +283,7 @@ export type PlanPaymentResponse = Message<"svc.routing.v1.PlanPaymentResponse"> 
  * Use `create(PlanPaymentResponseSchema)` to create a new message.
  */
 export const PlanPaymentResponseSchema: GenMessage<PlanPaymentResponse> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 3);
+  messageDesc(file_svc_routing_v1_routing, 6);
 
 /**
  * A rule matches a payment when every condition it sets holds (an empty list or an absent bound
@@ -232,7 +358,7 @@ export type RoutingRule = Message<"svc.routing.v1.RoutingRule"> & {
  * Use `create(RoutingRuleSchema)` to create a new message.
  */
 export const RoutingRuleSchema: GenMessage<RoutingRule> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 4);
+  messageDesc(file_svc_routing_v1_routing, 7);
 
 /**
  * @generated from message svc.routing.v1.CreateRoutingRuleRequest
@@ -256,7 +382,7 @@ export type CreateRoutingRuleRequest = Message<"svc.routing.v1.CreateRoutingRule
  * Use `create(CreateRoutingRuleRequestSchema)` to create a new message.
  */
 export const CreateRoutingRuleRequestSchema: GenMessage<CreateRoutingRuleRequest> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 5);
+  messageDesc(file_svc_routing_v1_routing, 8);
 
 /**
  * @generated from message svc.routing.v1.CreateRoutingRuleResponse
@@ -273,7 +399,7 @@ export type CreateRoutingRuleResponse = Message<"svc.routing.v1.CreateRoutingRul
  * Use `create(CreateRoutingRuleResponseSchema)` to create a new message.
  */
 export const CreateRoutingRuleResponseSchema: GenMessage<CreateRoutingRuleResponse> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 6);
+  messageDesc(file_svc_routing_v1_routing, 9);
 
 /**
  * @generated from message svc.routing.v1.ListRoutingRulesRequest
@@ -290,7 +416,7 @@ export type ListRoutingRulesRequest = Message<"svc.routing.v1.ListRoutingRulesRe
  * Use `create(ListRoutingRulesRequestSchema)` to create a new message.
  */
 export const ListRoutingRulesRequestSchema: GenMessage<ListRoutingRulesRequest> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 7);
+  messageDesc(file_svc_routing_v1_routing, 10);
 
 /**
  * @generated from message svc.routing.v1.ListRoutingRulesResponse
@@ -307,7 +433,7 @@ export type ListRoutingRulesResponse = Message<"svc.routing.v1.ListRoutingRulesR
  * Use `create(ListRoutingRulesResponseSchema)` to create a new message.
  */
 export const ListRoutingRulesResponseSchema: GenMessage<ListRoutingRulesResponse> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 8);
+  messageDesc(file_svc_routing_v1_routing, 11);
 
 /**
  * @generated from message svc.routing.v1.DeleteRoutingRuleRequest
@@ -329,7 +455,7 @@ export type DeleteRoutingRuleRequest = Message<"svc.routing.v1.DeleteRoutingRule
  * Use `create(DeleteRoutingRuleRequestSchema)` to create a new message.
  */
 export const DeleteRoutingRuleRequestSchema: GenMessage<DeleteRoutingRuleRequest> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 9);
+  messageDesc(file_svc_routing_v1_routing, 12);
 
 /**
  * @generated from message svc.routing.v1.DeleteRoutingRuleResponse
@@ -346,7 +472,7 @@ export type DeleteRoutingRuleResponse = Message<"svc.routing.v1.DeleteRoutingRul
  * Use `create(DeleteRoutingRuleResponseSchema)` to create a new message.
  */
 export const DeleteRoutingRuleResponseSchema: GenMessage<DeleteRoutingRuleResponse> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 10);
+  messageDesc(file_svc_routing_v1_routing, 13);
 
 /**
  * @generated from message svc.routing.v1.PlanPayoutRequest
@@ -385,7 +511,7 @@ export type PlanPayoutRequest = Message<"svc.routing.v1.PlanPayoutRequest"> & {
  * Use `create(PlanPayoutRequestSchema)` to create a new message.
  */
 export const PlanPayoutRequestSchema: GenMessage<PlanPayoutRequest> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 11);
+  messageDesc(file_svc_routing_v1_routing, 14);
 
 /**
  * @generated from message svc.routing.v1.PayoutCandidate
@@ -424,7 +550,7 @@ export type PayoutCandidate = Message<"svc.routing.v1.PayoutCandidate"> & {
  * Use `create(PayoutCandidateSchema)` to create a new message.
  */
 export const PayoutCandidateSchema: GenMessage<PayoutCandidate> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 12);
+  messageDesc(file_svc_routing_v1_routing, 15);
 
 /**
  * @generated from message svc.routing.v1.PlanPayoutResponse
@@ -450,7 +576,7 @@ export type PlanPayoutResponse = Message<"svc.routing.v1.PlanPayoutResponse"> & 
  * Use `create(PlanPayoutResponseSchema)` to create a new message.
  */
 export const PlanPayoutResponseSchema: GenMessage<PlanPayoutResponse> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 13);
+  messageDesc(file_svc_routing_v1_routing, 16);
 
 /**
  * RoutingService turns a payment into an ordered list of eligible provider accounts.
