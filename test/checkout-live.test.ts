@@ -36,11 +36,7 @@ describe('live payments at a Checkout.com account (stand-ins)', () => {
   /** A verified merchant's live key, with Stripe (cheaper, so tried first) and Checkout.com connected live. */
   async function merchantAtBoth() {
     const m = await stack.newMerchantKey('live');
-    const connect = async (body: Record<string, unknown>) => {
-      const res = await stack.manage('POST', `/projects/${m.projectId}/provider-accounts`, { mode: 'live', ...body });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.body.id as string;
-    };
+    const connect = (body: Record<string, unknown>) => stack.connectLive(m.projectId, body);
     const stripeAccount = await connect({
       provider: 'stripe', name: 'Stripe EU', fee_bps: 100, fee_fixed: 10,
       credentials: { secret_key: STRIPE_KEY, webhook_secret: 'whsec_live_standin', api_base_url: stripe.baseUrl },
@@ -55,17 +51,8 @@ describe('live payments at a Checkout.com account (stand-ins)', () => {
   const payAtCheckout = (key: string, token: string, body: Record<string, unknown> = {}) =>
     stack.pay(key, { payment_method: { type: 'card', token, provider_code: 'checkout' }, ...body });
   /** A stored card holding Stripe's token and Checkout.com's token for it, paid with the live key. */
-  async function payStored(key: string, stripeToken: string, checkoutToken: string) {
-    const pm = await request(stack.baseUrl, 'POST', '/v1/payment-methods', {
-      key, body: { type: 'card', provider_token: stripeToken, provider_code: 'stripe' },
-    });
-    assert.equal(pm.status, 201, JSON.stringify(pm.body));
-    const added = await request(stack.baseUrl, 'POST', `/v1/payment-methods/${pm.body.id}/credentials`, {
-      key, body: { type: 'provider_token', token: checkoutToken, provider_code: 'checkout' },
-    });
-    assert.equal(added.status, 201, JSON.stringify(added.body));
-    return stack.pay(key, { payment_method: { type: 'card', id: pm.body.id } });
-  }
+  const payStored = (key: string, stripeToken: string, checkoutToken: string) =>
+    stack.payStored(key, [{ token: stripeToken, provider_code: 'stripe' }, { token: checkoutToken, provider_code: 'checkout' }]);
   const get = (key: string, path: string) => request(stack.baseUrl, 'GET', path, { key });
   const sentUnder = (key: string) => cko.requests.filter((r) => r.headers['cko-idempotency-key'] === key);
   const deliver = (accountId: string, d: { body: string; headers: Record<string, string> }) =>

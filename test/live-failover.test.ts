@@ -38,11 +38,7 @@ describe('live failover from a Stripe account to an Adyen account (stand-ins)', 
   /** A verified merchant's live key, with Stripe (cheaper, so tried first) and Adyen connected live. */
   async function merchantAtBoth() {
     const m = await stack.newMerchantKey('live');
-    const connect = async (body: Record<string, unknown>) => {
-      const res = await stack.manage('POST', `/projects/${m.projectId}/provider-accounts`, { mode: 'live', ...body });
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      return res.body.id as string;
-    };
+    const connect = (body: Record<string, unknown>) => stack.connectLive(m.projectId, body);
     const stripeAccount = await connect({
       provider: 'stripe', name: 'Stripe EU', fee_bps: 100, fee_fixed: 10,
       credentials: { secret_key: STRIPE_KEY, webhook_secret: 'whsec_live_standin', api_base_url: stripe.baseUrl },
@@ -60,17 +56,8 @@ describe('live failover from a Stripe account to an Adyen account (stand-ins)', 
     stack.pay(key, { payment_method: { type: 'card', token }, ...body });
 
   /** A stored card holding Stripe's token and Adyen's stored method id for it, paid with the live key. */
-  async function payStored(key: string, stripeToken: string, adyenToken: string, body: Record<string, unknown> = {}) {
-    const pm = await request(stack.baseUrl, 'POST', '/v1/payment-methods', {
-      key, body: { type: 'card', provider_token: stripeToken, provider_code: 'stripe' },
-    });
-    assert.equal(pm.status, 201, JSON.stringify(pm.body));
-    const added = await request(stack.baseUrl, 'POST', `/v1/payment-methods/${pm.body.id}/credentials`, {
-      key, body: { type: 'provider_token', token: adyenToken, provider_code: 'adyen' },
-    });
-    assert.equal(added.status, 201, JSON.stringify(added.body));
-    return stack.pay(key, { payment_method: { type: 'card', id: pm.body.id }, ...body });
-  }
+  const payStored = (key: string, stripeToken: string, adyenToken: string, body: Record<string, unknown> = {}) =>
+    stack.payStored(key, [{ token: stripeToken, provider_code: 'stripe' }, { token: adyenToken, provider_code: 'adyen' }], body);
 
   test('both accounts answer svc provider test through their connectors', async () => {
     const m = await merchantAtBoth();
