@@ -12,6 +12,7 @@ import { createDeliveryStore } from './deliveries.js';
 import { createDispatcher } from './dispatcher.js';
 import { deliveryMetrics } from './metrics.js';
 import { createEndpointStore } from './endpoints.js';
+import { createEventsReader } from './events-api.js';
 import { consumeEvents } from './fan-out.js';
 import { createSender } from './sender.js';
 import { webhooksRoutes } from './service.js';
@@ -59,7 +60,9 @@ export function build(deps: ServiceDeps): ServicePart {
   return assemblePart(deps, {
     name: PART.name,
     services: [WebhooksService.typeName],
-    routes: webhooksRoutes({ pool: deps.pool, endpoints, deliveries, dispatcher, clock: deps.clock }),
+    routes: webhooksRoutes({
+      pool: deps.pool, endpoints, deliveries, dispatcher, events: createEventsReader(deps.pool), clock: deps.clock,
+    }),
     async start() {
       if (config.webhookSecretKey) {
         const sealed = await endpoints.sealPlainSecrets();

@@ -1,5 +1,5 @@
 import type { ConnectRouter } from '@connectrpc/connect';
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import { isOneOf } from '../contract/enums.js';
 import { pageLimit, requireScope, type Clock, type Pool } from '../platform/index.js';
@@ -8,6 +8,7 @@ import { DELIVERY_STATUSES, type AttemptRow, type DeliveryRow, type DeliveryStor
 import type { Dispatcher } from './dispatcher.js';
 import type { EndpointRow, EndpointStore } from './endpoints.js';
 import { listEventsAfter } from './event-stream.js';
+import type { EventsReader } from './events-api.js';
 import { storeEvent } from './fan-out.js';
 import { testEvent } from './test-events.js';
 import { timelineEntry } from './timeline.js';
@@ -17,6 +18,7 @@ export interface WebhooksServiceDeps {
   endpoints: EndpointStore;
   deliveries: DeliveryStore;
   dispatcher: Dispatcher;
+  events: EventsReader;
   clock: Clock;
 }
 
@@ -135,6 +137,25 @@ export function webhooksRoutes(deps: WebhooksServiceDeps) {
         const unknown = req.eventTypes.find((t) => !isOneOf(EVENT_TYPES, t));
         if (unknown !== undefined) throw invalidField('event_types', `"${unknown}" is not an event type`);
         return listEventsAfter(deps.pool, scope, req.cursor, req.eventTypes, pageLimit(req.limit));
+      },
+
+      async listEvents(req) {
+        const scope = requireScope(req.scope);
+        if (req.type !== undefined && !isOneOf(EVENT_TYPES, req.type)) {
+          throw invalidField('type', `"${req.type}" is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
+        }
+        const from = req.from && timestampDate(req.from);
+        const to = req.to && timestampDate(req.to);
+        if (from && to && from > to) throw invalidField('from', 'from must not be after to');
+        const page = await deps.events.list(scope, {
+          type: req.type, from, to, startingAfter: req.startingAfter, limit: pageLimit(req.limit),
+        });
+        return { events: page.events, hasMore: page.hasMore };
+      },
+      async getEvent(req) {
+        const event = await deps.events.get(requireScope(req.scope), req.id);
+        if (!event) throw serviceError('resource_not_found', `No event ${req.id}`, { param: 'id' });
+        return { event };
       },
     });
   };

@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file svc/webhooks/v1/webhooks.proto.
  */
 export const file_svc_webhooks_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("Ch5zdmMvd2ViaG9va3MvdjEvd2ViaG9va3MucHJvdG8SD3N2Yy53ZWJob29rcy52MSLOAQoIRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCRIPCgdlbmFibGVkGAQgASgIEhgKC2Rlc2NyaXB0aW9uGAUgASgJSACIAQESLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDgoMX2Rlc2NyaXB0aW9uIoMBChVDcmVhdGVFbmRwb2ludFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgsKA3VybBgCIAEoCRIOCgZldmVudHMYAyADKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBAUIOCgxfZGVzY3JpcHRpb24iVQoWQ3JlYXRlRW5kcG9pbnRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAkiOwoUTGlzdEVuZHBvaW50c1JlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlIkUKFUxpc3RFbmRwb2ludHNSZXNwb25zZRIsCgllbmRwb2ludHMYASADKAsyGS5zdmMud2ViaG9va3MudjEuRW5kcG9pbnQiRQoSR2V0RW5kcG9pbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSJCChNHZXRFbmRwb2ludFJlc3BvbnNlEisKCGVuZHBvaW50GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50IrABChVVcGRhdGVFbmRwb2ludFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJEhAKA3VybBgDIAEoCUgAiAEBEhIKCnNldF9ldmVudHMYBCABKAgSDgoGZXZlbnRzGAUgAygJEhgKC2Rlc2NyaXB0aW9uGAYgASgJSAGIAQFCBgoEX3VybEIOCgxfZGVzY3JpcHRpb24iRQoWVXBkYXRlRW5kcG9pbnRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludCJdChlTZXRFbmRwb2ludEVuYWJsZWRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCRIPCgdlbmFibGVkGAMgASgIIkkKGlNldEVuZHBvaW50RW5hYmxlZFJlc3BvbnNlEisKCGVuZHBvaW50GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50Ik4KG1JvdGF0ZUVuZHBvaW50U2VjcmV0UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCgoCaWQYAiABKAkiWwocUm90YXRlRW5kcG9pbnRTZWNyZXRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAki8QIKCERlbGl2ZXJ5EgoKAmlkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEhAKCGV2ZW50X2lkGAMgASgJEhIKCmV2ZW50X3R5cGUYBCABKAkSDgoGc3RhdHVzGAUgASgJEhUKDWF0dGVtcHRfY291bnQYBiABKAUSMwoPbmV4dF9hdHRlbXB0X2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIhChRsYXN0X3Jlc3BvbnNlX3N0YXR1cxgIIAEoBUgAiAEBEhcKCmxhc3RfZXJyb3IYCSABKAlIAYgBARIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIXChVfbGFzdF9yZXNwb25zZV9zdGF0dXNCDQoLX2xhc3RfZXJyb3IiJQoGSGVhZGVyEgwKBG5hbWUYASABKAkSDQoFdmFsdWUYAiABKAkiugIKD0RlbGl2ZXJ5QXR0ZW1wdBIKCgJpZBgBIAEoCRIWCg5hdHRlbXB0X251bWJlchgCIAEoBRIuCgpzdGFydGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgEIAEoBRIwCg9yZXF1ZXN0X2hlYWRlcnMYBSADKAsyFy5zdmMud2ViaG9va3MudjEuSGVhZGVyEhwKD3Jlc3BvbnNlX3N0YXR1cxgGIAEoBUgAiAEBEhoKDXJlc3BvbnNlX2JvZHkYByABKAlIAYgBARISCgVlcnJvchgIIAEoCUgCiAEBEg4KBm1hbnVhbBgJIAEoCEISChBfcmVzcG9uc2Vfc3RhdHVzQhAKDl9yZXNwb25zZV9ib2R5QggKBl9lcnJvciLtAQoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIYCgtlbmRwb2ludF9pZBgCIAEoCUgAiAEBEhcKCmV2ZW50X3R5cGUYAyABKAlIAYgBARITCgZzdGF0dXMYBCABKAlIAogBARINCgVsaW1pdBgFIAEoBRIbCg5zdGFydGluZ19hZnRlchgGIAEoCUgDiAEBQg4KDF9lbmRwb2ludF9pZEINCgtfZXZlbnRfdHlwZUIJCgdfc3RhdHVzQhEKD19zdGFydGluZ19hZnRlciJZChZMaXN0RGVsaXZlcmllc1Jlc3BvbnNlEi0KCmRlbGl2ZXJpZXMYASADKAsyGS5zdmMud2ViaG9va3MudjEuRGVsaXZlcnkSEAoIaGFzX21vcmUYAiABKAgiRQoSR2V0RGVsaXZlcnlSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSKKAQoTR2V0RGVsaXZlcnlSZXNwb25zZRIrCghkZWxpdmVyeRgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeRIyCghhdHRlbXB0cxgCIAMoCzIgLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeUF0dGVtcHQSEgoKZXZlbnRfYm9keRgDIAEoCSJIChVSZXNlbmREZWxpdmVyeVJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIngKFlJlc2VuZERlbGl2ZXJ5UmVzcG9uc2USKwoIZGVsaXZlcnkYASABKAsyGS5zdmMud2ViaG9va3MudjEuRGVsaXZlcnkSMQoHYXR0ZW1wdBgCIAEoCzIgLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeUF0dGVtcHQiYwoUU2VuZFRlc3RFdmVudFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEhcKCmV2ZW50X3R5cGUYAiABKAlIAIgBAUINCgtfZXZlbnRfdHlwZSI9ChVTZW5kVGVzdEV2ZW50UmVzcG9uc2USEAoIZXZlbnRfaWQYASABKAkSEgoKZGVsaXZlcmllcxgCIAEoBSJVChpMaXN0UGF5bWVudFRpbWVsaW5lUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSEgoKcGF5bWVudF9pZBgCIAEoCSKkAQoNVGltZWxpbmVFbnRyeRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXRpdGxlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEiUKBGRhdGEYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIk4KG0xpc3RQYXltZW50VGltZWxpbmVSZXNwb25zZRIvCgdlbnRyaWVzGAEgAygLMh4uc3ZjLndlYmhvb2tzLnYxLlRpbWVsaW5lRW50cnkicQoWTGlzdEV2ZW50c0FmdGVyUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSDgoGY3Vyc29yGAIgASgJEhMKC2V2ZW50X3R5cGVzGAMgAygJEg0KBWxpbWl0GAQgASgFIjcKDVN0cmVhbWVkRXZlbnQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRib2R5GAMgASgJImsKF0xpc3RFdmVudHNBZnRlclJlc3BvbnNlEi4KBmV2ZW50cxgBIAMoCzIeLnN2Yy53ZWJob29rcy52MS5TdHJlYW1lZEV2ZW50Eg4KBmN1cnNvchgCIAEoCRIQCghoYXNfbW9yZRgDIAEoCDLNCQoPV2ViaG9va3NTZXJ2aWNlEmEKDkNyZWF0ZUVuZHBvaW50EiYuc3ZjLndlYmhvb2tzLnYxLkNyZWF0ZUVuZHBvaW50UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5DcmVhdGVFbmRwb2ludFJlc3BvbnNlEl4KDUxpc3RFbmRwb2ludHMSJS5zdmMud2ViaG9va3MudjEuTGlzdEVuZHBvaW50c1JlcXVlc3QaJi5zdmMud2ViaG9va3MudjEuTGlzdEVuZHBvaW50c1Jlc3BvbnNlElgKC0dldEVuZHBvaW50EiMuc3ZjLndlYmhvb2tzLnYxLkdldEVuZHBvaW50UmVxdWVzdBokLnN2Yy53ZWJob29rcy52MS5HZXRFbmRwb2ludFJlc3BvbnNlEmEKDlVwZGF0ZUVuZHBvaW50EiYuc3ZjLndlYmhvb2tzLnYxLlVwZGF0ZUVuZHBvaW50UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5VcGRhdGVFbmRwb2ludFJlc3BvbnNlEm0KElNldEVuZHBvaW50RW5hYmxlZBIqLnN2Yy53ZWJob29rcy52MS5TZXRFbmRwb2ludEVuYWJsZWRSZXF1ZXN0Gisuc3ZjLndlYmhvb2tzLnYxLlNldEVuZHBvaW50RW5hYmxlZFJlc3BvbnNlEnMKFFJvdGF0ZUVuZHBvaW50U2VjcmV0Eiwuc3ZjLndlYmhvb2tzLnYxLlJvdGF0ZUVuZHBvaW50U2VjcmV0UmVxdWVzdBotLnN2Yy53ZWJob29rcy52MS5Sb3RhdGVFbmRwb2ludFNlY3JldFJlc3BvbnNlEmEKDkxpc3REZWxpdmVyaWVzEiYuc3ZjLndlYmhvb2tzLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5MaXN0RGVsaXZlcmllc1Jlc3BvbnNlElgKC0dldERlbGl2ZXJ5EiMuc3ZjLndlYmhvb2tzLnYxLkdldERlbGl2ZXJ5UmVxdWVzdBokLnN2Yy53ZWJob29rcy52MS5HZXREZWxpdmVyeVJlc3BvbnNlEmEKDlJlc2VuZERlbGl2ZXJ5EiYuc3ZjLndlYmhvb2tzLnYxLlJlc2VuZERlbGl2ZXJ5UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5SZXNlbmREZWxpdmVyeVJlc3BvbnNlEl4KDVNlbmRUZXN0RXZlbnQSJS5zdmMud2ViaG9va3MudjEuU2VuZFRlc3RFdmVudFJlcXVlc3QaJi5zdmMud2ViaG9va3MudjEuU2VuZFRlc3RFdmVudFJlc3BvbnNlEnAKE0xpc3RQYXltZW50VGltZWxpbmUSKy5zdmMud2ViaG9va3MudjEuTGlzdFBheW1lbnRUaW1lbGluZVJlcXVlc3QaLC5zdmMud2ViaG9va3MudjEuTGlzdFBheW1lbnRUaW1lbGluZVJlc3BvbnNlEmQKD0xpc3RFdmVudHNBZnRlchInLnN2Yy53ZWJob29rcy52MS5MaXN0RXZlbnRzQWZ0ZXJSZXF1ZXN0Giguc3ZjLndlYmhvb2tzLnYxLkxpc3RFdmVudHNBZnRlclJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_svc_common_v1_common]);
+  fileDesc("Ch5zdmMvd2ViaG9va3MvdjEvd2ViaG9va3MucHJvdG8SD3N2Yy53ZWJob29rcy52MSLOAQoIRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCRIPCgdlbmFibGVkGAQgASgIEhgKC2Rlc2NyaXB0aW9uGAUgASgJSACIAQESLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDgoMX2Rlc2NyaXB0aW9uIoMBChVDcmVhdGVFbmRwb2ludFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgsKA3VybBgCIAEoCRIOCgZldmVudHMYAyADKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBAUIOCgxfZGVzY3JpcHRpb24iVQoWQ3JlYXRlRW5kcG9pbnRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAkiOwoUTGlzdEVuZHBvaW50c1JlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlIkUKFUxpc3RFbmRwb2ludHNSZXNwb25zZRIsCgllbmRwb2ludHMYASADKAsyGS5zdmMud2ViaG9va3MudjEuRW5kcG9pbnQiRQoSR2V0RW5kcG9pbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSJCChNHZXRFbmRwb2ludFJlc3BvbnNlEisKCGVuZHBvaW50GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50IrABChVVcGRhdGVFbmRwb2ludFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJEhAKA3VybBgDIAEoCUgAiAEBEhIKCnNldF9ldmVudHMYBCABKAgSDgoGZXZlbnRzGAUgAygJEhgKC2Rlc2NyaXB0aW9uGAYgASgJSAGIAQFCBgoEX3VybEIOCgxfZGVzY3JpcHRpb24iRQoWVXBkYXRlRW5kcG9pbnRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludCJdChlTZXRFbmRwb2ludEVuYWJsZWRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCRIPCgdlbmFibGVkGAMgASgIIkkKGlNldEVuZHBvaW50RW5hYmxlZFJlc3BvbnNlEisKCGVuZHBvaW50GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50Ik4KG1JvdGF0ZUVuZHBvaW50U2VjcmV0UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCgoCaWQYAiABKAkiWwocUm90YXRlRW5kcG9pbnRTZWNyZXRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAki8QIKCERlbGl2ZXJ5EgoKAmlkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEhAKCGV2ZW50X2lkGAMgASgJEhIKCmV2ZW50X3R5cGUYBCABKAkSDgoGc3RhdHVzGAUgASgJEhUKDWF0dGVtcHRfY291bnQYBiABKAUSMwoPbmV4dF9hdHRlbXB0X2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIhChRsYXN0X3Jlc3BvbnNlX3N0YXR1cxgIIAEoBUgAiAEBEhcKCmxhc3RfZXJyb3IYCSABKAlIAYgBARIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIXChVfbGFzdF9yZXNwb25zZV9zdGF0dXNCDQoLX2xhc3RfZXJyb3IiJQoGSGVhZGVyEgwKBG5hbWUYASABKAkSDQoFdmFsdWUYAiABKAkiugIKD0RlbGl2ZXJ5QXR0ZW1wdBIKCgJpZBgBIAEoCRIWCg5hdHRlbXB0X251bWJlchgCIAEoBRIuCgpzdGFydGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgEIAEoBRIwCg9yZXF1ZXN0X2hlYWRlcnMYBSADKAsyFy5zdmMud2ViaG9va3MudjEuSGVhZGVyEhwKD3Jlc3BvbnNlX3N0YXR1cxgGIAEoBUgAiAEBEhoKDXJlc3BvbnNlX2JvZHkYByABKAlIAYgBARISCgVlcnJvchgIIAEoCUgCiAEBEg4KBm1hbnVhbBgJIAEoCEISChBfcmVzcG9uc2Vfc3RhdHVzQhAKDl9yZXNwb25zZV9ib2R5QggKBl9lcnJvciLtAQoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIYCgtlbmRwb2ludF9pZBgCIAEoCUgAiAEBEhcKCmV2ZW50X3R5cGUYAyABKAlIAYgBARITCgZzdGF0dXMYBCABKAlIAogBARINCgVsaW1pdBgFIAEoBRIbCg5zdGFydGluZ19hZnRlchgGIAEoCUgDiAEBQg4KDF9lbmRwb2ludF9pZEINCgtfZXZlbnRfdHlwZUIJCgdfc3RhdHVzQhEKD19zdGFydGluZ19hZnRlciJZChZMaXN0RGVsaXZlcmllc1Jlc3BvbnNlEi0KCmRlbGl2ZXJpZXMYASADKAsyGS5zdmMud2ViaG9va3MudjEuRGVsaXZlcnkSEAoIaGFzX21vcmUYAiABKAgiRQoSR2V0RGVsaXZlcnlSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSKKAQoTR2V0RGVsaXZlcnlSZXNwb25zZRIrCghkZWxpdmVyeRgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeRIyCghhdHRlbXB0cxgCIAMoCzIgLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeUF0dGVtcHQSEgoKZXZlbnRfYm9keRgDIAEoCSJIChVSZXNlbmREZWxpdmVyeVJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIngKFlJlc2VuZERlbGl2ZXJ5UmVzcG9uc2USKwoIZGVsaXZlcnkYASABKAsyGS5zdmMud2ViaG9va3MudjEuRGVsaXZlcnkSMQoHYXR0ZW1wdBgCIAEoCzIgLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeUF0dGVtcHQiYwoUU2VuZFRlc3RFdmVudFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEhcKCmV2ZW50X3R5cGUYAiABKAlIAIgBAUINCgtfZXZlbnRfdHlwZSI9ChVTZW5kVGVzdEV2ZW50UmVzcG9uc2USEAoIZXZlbnRfaWQYASABKAkSEgoKZGVsaXZlcmllcxgCIAEoBSJVChpMaXN0UGF5bWVudFRpbWVsaW5lUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSEgoKcGF5bWVudF9pZBgCIAEoCSKkAQoNVGltZWxpbmVFbnRyeRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXRpdGxlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEiUKBGRhdGEYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIk4KG0xpc3RQYXltZW50VGltZWxpbmVSZXNwb25zZRIvCgdlbnRyaWVzGAEgAygLMh4uc3ZjLndlYmhvb2tzLnYxLlRpbWVsaW5lRW50cnkicQoWTGlzdEV2ZW50c0FmdGVyUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSDgoGY3Vyc29yGAIgASgJEhMKC2V2ZW50X3R5cGVzGAMgAygJEg0KBWxpbWl0GAQgASgFIjcKDVN0cmVhbWVkRXZlbnQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRib2R5GAMgASgJImsKF0xpc3RFdmVudHNBZnRlclJlc3BvbnNlEi4KBmV2ZW50cxgBIAMoCzIeLnN2Yy53ZWJob29rcy52MS5TdHJlYW1lZEV2ZW50Eg4KBmN1cnNvchgCIAEoCRIQCghoYXNfbW9yZRgDIAEoCCLlAQoRTGlzdEV2ZW50c1JlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEhEKBHR5cGUYAiABKAlIAIgBARIoCgRmcm9tGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBImCgJ0bxgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGltaXQYBSABKAUSGwoOc3RhcnRpbmdfYWZ0ZXIYBiABKAlIAYgBAUIHCgVfdHlwZUIRCg9fc3RhcnRpbmdfYWZ0ZXIiNQoLU3RvcmVkRXZlbnQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRib2R5GAMgASgJIlQKEkxpc3RFdmVudHNSZXNwb25zZRIsCgZldmVudHMYASADKAsyHC5zdmMud2ViaG9va3MudjEuU3RvcmVkRXZlbnQSEAoIaGFzX21vcmUYAiABKAgiQgoPR2V0RXZlbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSI/ChBHZXRFdmVudFJlc3BvbnNlEisKBWV2ZW50GAEgASgLMhwuc3ZjLndlYmhvb2tzLnYxLlN0b3JlZEV2ZW50In0KFlJlY292ZXJFbmRwb2ludFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEhMKC2VuZHBvaW50X2lkGAIgASgJEikKBXNpbmNlGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCItChdSZWNvdmVyRW5kcG9pbnRSZXNwb25zZRISCgpkZWxpdmVyaWVzGAEgASgFMtsLCg9XZWJob29rc1NlcnZpY2USYQoOQ3JlYXRlRW5kcG9pbnQSJi5zdmMud2ViaG9va3MudjEuQ3JlYXRlRW5kcG9pbnRSZXF1ZXN0Gicuc3ZjLndlYmhvb2tzLnYxLkNyZWF0ZUVuZHBvaW50UmVzcG9uc2USXgoNTGlzdEVuZHBvaW50cxIlLnN2Yy53ZWJob29rcy52MS5MaXN0RW5kcG9pbnRzUmVxdWVzdBomLnN2Yy53ZWJob29rcy52MS5MaXN0RW5kcG9pbnRzUmVzcG9uc2USWAoLR2V0RW5kcG9pbnQSIy5zdmMud2ViaG9va3MudjEuR2V0RW5kcG9pbnRSZXF1ZXN0GiQuc3ZjLndlYmhvb2tzLnYxLkdldEVuZHBvaW50UmVzcG9uc2USYQoOVXBkYXRlRW5kcG9pbnQSJi5zdmMud2ViaG9va3MudjEuVXBkYXRlRW5kcG9pbnRSZXF1ZXN0Gicuc3ZjLndlYmhvb2tzLnYxLlVwZGF0ZUVuZHBvaW50UmVzcG9uc2USbQoSU2V0RW5kcG9pbnRFbmFibGVkEiouc3ZjLndlYmhvb2tzLnYxLlNldEVuZHBvaW50RW5hYmxlZFJlcXVlc3QaKy5zdmMud2ViaG9va3MudjEuU2V0RW5kcG9pbnRFbmFibGVkUmVzcG9uc2UScwoUUm90YXRlRW5kcG9pbnRTZWNyZXQSLC5zdmMud2ViaG9va3MudjEuUm90YXRlRW5kcG9pbnRTZWNyZXRSZXF1ZXN0Gi0uc3ZjLndlYmhvb2tzLnYxLlJvdGF0ZUVuZHBvaW50U2VjcmV0UmVzcG9uc2USYQoOTGlzdERlbGl2ZXJpZXMSJi5zdmMud2ViaG9va3MudjEuTGlzdERlbGl2ZXJpZXNSZXF1ZXN0Gicuc3ZjLndlYmhvb2tzLnYxLkxpc3REZWxpdmVyaWVzUmVzcG9uc2USWAoLR2V0RGVsaXZlcnkSIy5zdmMud2ViaG9va3MudjEuR2V0RGVsaXZlcnlSZXF1ZXN0GiQuc3ZjLndlYmhvb2tzLnYxLkdldERlbGl2ZXJ5UmVzcG9uc2USYQoOUmVzZW5kRGVsaXZlcnkSJi5zdmMud2ViaG9va3MudjEuUmVzZW5kRGVsaXZlcnlSZXF1ZXN0Gicuc3ZjLndlYmhvb2tzLnYxLlJlc2VuZERlbGl2ZXJ5UmVzcG9uc2USXgoNU2VuZFRlc3RFdmVudBIlLnN2Yy53ZWJob29rcy52MS5TZW5kVGVzdEV2ZW50UmVxdWVzdBomLnN2Yy53ZWJob29rcy52MS5TZW5kVGVzdEV2ZW50UmVzcG9uc2UScAoTTGlzdFBheW1lbnRUaW1lbGluZRIrLnN2Yy53ZWJob29rcy52MS5MaXN0UGF5bWVudFRpbWVsaW5lUmVxdWVzdBosLnN2Yy53ZWJob29rcy52MS5MaXN0UGF5bWVudFRpbWVsaW5lUmVzcG9uc2USZAoPTGlzdEV2ZW50c0FmdGVyEicuc3ZjLndlYmhvb2tzLnYxLkxpc3RFdmVudHNBZnRlclJlcXVlc3QaKC5zdmMud2ViaG9va3MudjEuTGlzdEV2ZW50c0FmdGVyUmVzcG9uc2USVQoKTGlzdEV2ZW50cxIiLnN2Yy53ZWJob29rcy52MS5MaXN0RXZlbnRzUmVxdWVzdBojLnN2Yy53ZWJob29rcy52MS5MaXN0RXZlbnRzUmVzcG9uc2USTwoIR2V0RXZlbnQSIC5zdmMud2ViaG9va3MudjEuR2V0RXZlbnRSZXF1ZXN0GiEuc3ZjLndlYmhvb2tzLnYxLkdldEV2ZW50UmVzcG9uc2USZAoPUmVjb3ZlckVuZHBvaW50Eicuc3ZjLndlYmhvb2tzLnYxLlJlY292ZXJFbmRwb2ludFJlcXVlc3QaKC5zdmMud2ViaG9va3MudjEuUmVjb3ZlckVuZHBvaW50UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_svc_common_v1_common]);
 
 /**
  * @generated from message svc.webhooks.v1.Endpoint
@@ -909,6 +909,190 @@ export const ListEventsAfterResponseSchema: GenMessage<ListEventsAfterResponse> 
   messageDesc(file_svc_webhooks_v1_webhooks, 29);
 
 /**
+ * @generated from message svc.webhooks.v1.ListEventsRequest
+ */
+export type ListEventsRequest = Message<"svc.webhooks.v1.ListEventsRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * Only this event type; all when absent.
+   *
+   * @generated from field: optional string type = 2;
+   */
+  type?: string | undefined;
+
+  /**
+   * Emitted at or after / at or before (created_at).
+   *
+   * @generated from field: google.protobuf.Timestamp from = 3;
+   */
+  from?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp to = 4;
+   */
+  to?: Timestamp | undefined;
+
+  /**
+   * 1 to 200; 0 (unset) means 50.
+   *
+   * @generated from field: int32 limit = 5;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: optional string starting_after = 6;
+   */
+  startingAfter?: string | undefined;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.ListEventsRequest.
+ * Use `create(ListEventsRequestSchema)` to create a new message.
+ */
+export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 30);
+
+/**
+ * @generated from message svc.webhooks.v1.StoredEvent
+ */
+export type StoredEvent = Message<"svc.webhooks.v1.StoredEvent"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * The exact body every delivery of the event sends (the contract's event envelope).
+   *
+   * @generated from field: string body = 3;
+   */
+  body: string;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.StoredEvent.
+ * Use `create(StoredEventSchema)` to create a new message.
+ */
+export const StoredEventSchema: GenMessage<StoredEvent> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 31);
+
+/**
+ * @generated from message svc.webhooks.v1.ListEventsResponse
+ */
+export type ListEventsResponse = Message<"svc.webhooks.v1.ListEventsResponse"> & {
+  /**
+   * @generated from field: repeated svc.webhooks.v1.StoredEvent events = 1;
+   */
+  events: StoredEvent[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.ListEventsResponse.
+ * Use `create(ListEventsResponseSchema)` to create a new message.
+ */
+export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 32);
+
+/**
+ * @generated from message svc.webhooks.v1.GetEventRequest
+ */
+export type GetEventRequest = Message<"svc.webhooks.v1.GetEventRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.GetEventRequest.
+ * Use `create(GetEventRequestSchema)` to create a new message.
+ */
+export const GetEventRequestSchema: GenMessage<GetEventRequest> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 33);
+
+/**
+ * @generated from message svc.webhooks.v1.GetEventResponse
+ */
+export type GetEventResponse = Message<"svc.webhooks.v1.GetEventResponse"> & {
+  /**
+   * @generated from field: svc.webhooks.v1.StoredEvent event = 1;
+   */
+  event?: StoredEvent | undefined;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.GetEventResponse.
+ * Use `create(GetEventResponseSchema)` to create a new message.
+ */
+export const GetEventResponseSchema: GenMessage<GetEventResponse> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 34);
+
+/**
+ * @generated from message svc.webhooks.v1.RecoverEndpointRequest
+ */
+export type RecoverEndpointRequest = Message<"svc.webhooks.v1.RecoverEndpointRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp since = 3;
+   */
+  since?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.RecoverEndpointRequest.
+ * Use `create(RecoverEndpointRequestSchema)` to create a new message.
+ */
+export const RecoverEndpointRequestSchema: GenMessage<RecoverEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 35);
+
+/**
+ * @generated from message svc.webhooks.v1.RecoverEndpointResponse
+ */
+export type RecoverEndpointResponse = Message<"svc.webhooks.v1.RecoverEndpointResponse"> & {
+  /**
+   * Deliveries to be resent (at most 10 000 per call).
+   *
+   * @generated from field: int32 deliveries = 1;
+   */
+  deliveries: number;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.RecoverEndpointResponse.
+ * Use `create(RecoverEndpointResponseSchema)` to create a new message.
+ */
+export const RecoverEndpointResponseSchema: GenMessage<RecoverEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 36);
+
+/**
  * WebhooksService keeps merchants' webhook endpoints, every event and every delivery attempt.
  * Events arrive from the bus (consumer `webhooks`); these calls are for the management API
  * (endpoints, delivery history, resend) and for POST /v1/webhooks/test.
@@ -1037,6 +1221,38 @@ export const WebhooksService: GenService<{
     methodKind: "unary";
     input: typeof ListEventsAfterRequestSchema;
     output: typeof ListEventsAfterResponseSchema;
+  },
+  /**
+   * GET /v1/events: the scope's events (never internal ones) kept for the retention period, newest
+   * first, filtered by type and emission time; page on with starting_after = the last id.
+   *
+   * @generated from rpc svc.webhooks.v1.WebhooksService.ListEvents
+   */
+  listEvents: {
+    methodKind: "unary";
+    input: typeof ListEventsRequestSchema;
+    output: typeof ListEventsResponseSchema;
+  },
+  /**
+   * GET /v1/events/{id}.
+   *
+   * @generated from rpc svc.webhooks.v1.WebhooksService.GetEvent
+   */
+  getEvent: {
+    methodKind: "unary";
+    input: typeof GetEventRequestSchema;
+    output: typeof GetEventResponseSchema;
+  },
+  /**
+   * Resends, each as ResendDelivery does, every delivery of an endpoint whose last attempt failed
+   * at or after `since` (failed or exhausted), oldest first, in the background; answers how many.
+   *
+   * @generated from rpc svc.webhooks.v1.WebhooksService.RecoverEndpoint
+   */
+  recoverEndpoint: {
+    methodKind: "unary";
+    input: typeof RecoverEndpointRequestSchema;
+    output: typeof RecoverEndpointResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_webhooks_v1_webhooks, 0);
