@@ -4,6 +4,7 @@
 // enabling it again delivers what was pending, and recovery resends what failed before.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { runCli } from '../cli/main.js';
 import { DashboardBrowser, registerByMail } from './helpers/dashboard-browser.js';
 import { offsetClock, startTestStack, type TestStack } from './helpers/stack.js';
 import { eventually, startReceiver, type Receiver } from './webhooks-support.js';
@@ -97,4 +98,28 @@ test('an endpoint failing every delivery for five days is disabled, its owner ma
   const bad = await stack.manage('POST', `/projects/${projectId}/webhook-endpoints/${id}/recover?mode=test`, { since: 'yesterday' });
   assert.equal(bad.status, 422);
   assert.equal(bad.body.error.param, 'since');
+
+  // The same through svc: a rate set and shown with the endpoint's health, and recover.
+  const scoped = ['--project', projectId, '--mode', 'test'];
+  const rated = await svc('endpoint', 'update', id, ...scoped, '--max-per-second', '7');
+  assert.equal(rated.code, 0, rated.stderr);
+  assert.match(rated.stdout, /max 7\/s/);
+  const listed = await svc('endpoint', 'list', ...scoped);
+  assert.match(listed.stdout, new RegExp(`${id} .* max 7/s {2}24h: \\d+% of \\d+ ok`));
+  assert.equal((await show()).max_deliveries_per_second, 7);
+  const recover = await svc('endpoint', 'recover', id, ...scoped, '--since', '2026-01-01T00:00:00Z');
+  assert.equal(recover.code, 0, recover.stderr);
+  assert.match(recover.stdout, new RegExp(`^${id}: 0 failed deliveries since 2026-01-01T00:00:00.000Z are being resent`));
+  assert.equal((await svc('endpoint', 'recover', id, ...scoped)).code, 2, '--since is required');
+  assert.equal((await svc('endpoint', 'update', id, ...scoped, '--max-per-second', 'fast')).code, 2);
 });
+
+async function svc(...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: process.cwd(),
+    env: { SVC_URL: stack.baseUrl, SVC_OPERATOR_TOKEN: stack.operatorToken },
+  });
+  return { code, stdout, stderr };
+}
