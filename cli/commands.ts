@@ -1,4 +1,4 @@
-import { MAX_ALLOWLIST_ENTRIES, normaliseEntry } from '../gateway/edge/ip-allowlist.js';
+import { MAX_ALLOWLIST_ENTRIES, normaliseEntry } from '../services/contract/allowlist-entry.js';
 import { id, MODES, required, SHOWN_ONCE, type Command } from './command.js';
 import { OUTBOX_COMMANDS } from './outbox-commands.js';
 import { OVERVIEW_COMMANDS } from './overview-commands.js';

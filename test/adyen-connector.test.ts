@@ -49,6 +49,8 @@ describe('the Adyen connector against the Adyen stand-in', () => {
     assert.equal(r.outcome, 'success', show(r));
     assert.match(r.providerPaymentId!, /^STANDIN/);
     assert.equal(r.fee, 10n + 30n); // the account's pricing: 10 + 2500 × 1.2 %
+    // paymentMethod.brand mc is Mastercard; additionalData.cardBin gives the BIN range (issue 24).
+    assert.deepEqual(r.card, { network: 'mastercard', binRange: '555544' });
     const [sent] = sentFor(req.attemptId);
     assert.equal(sent.path, '/payments');
     assert.equal(sent.version, 'v72', 'the library pins its Checkout API version');
@@ -90,6 +92,7 @@ describe('the Adyen connector against the Adyen stand-in', () => {
     const soft = await connector.authorize(pay({ paymentMethodToken: 'standin_refused_2' }));
     assert.equal(soft.outcome, 'soft_decline');
     assert.equal(soft.providerCode, 'Refused:2');
+    assert.deepEqual(soft.card, { network: 'mastercard', binRange: '555544' }, 'a refusal names the card too');
     assert.deepEqual(soft.failure, { category: 'soft', code: 'card_declined', message: 'The card was declined by its issuer without a reason.' });
     const hard = await connector.authorize(pay({ paymentMethodToken: 'standin_refused_12' }));
     assert.equal(hard.outcome, 'hard_decline');

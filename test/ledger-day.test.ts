@@ -440,7 +440,10 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
       const { rows } = await stack.query(`SELECT payload FROM ${schema}.outbox ORDER BY seq`);
       events.push(...rows.map((r) => r.payload as EventEnvelope));
     }
-    const money = events.filter((e) => /^(payment\.(successful|failed)|refund\.|payout\.(successful|failed))/.test(e.type));
+    // Internal money events and, for one version, the public ones (services/ledger/money-events.ts).
+    const money = events.filter((e) =>
+      /^(payment\.(successful|failed)|refund\.|payout\.(successful|failed)|internal\.(payment\.decided|refund\.settled|payout\.settled))/
+        .test(e.type));
     assert.ok(money.length >= 20, `${money.length} money events`);
 
     // Straight into the consumer's handler, twice, all at once and newest first.

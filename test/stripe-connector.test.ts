@@ -40,6 +40,8 @@ describe('the Stripe connector against the Stripe stand-in', () => {
     assert.equal(r.outcome, 'success');
     assert.match(r.providerPaymentId!, /^pi_/);
     assert.equal(r.fee, 25n + 35n); // the account's pricing: 25 + 2500 × 1.4 %
+    // From the expanded charge's payment_method_details.card; Stripe gives no BIN (iin) to most accounts.
+    assert.deepEqual(r.card, { network: 'visa', binRange: null });
     const [sent] = sentFor(req.attemptId);
     assert.equal(sent.method, 'POST');
     assert.equal(sent.path, '/v1/payment_intents');
@@ -49,7 +51,7 @@ describe('the Stripe connector against the Stripe stand-in', () => {
     assert.ok(sent.body.includes(`metadata[attempt_id]=${req.attemptId}`) || sent.body.includes(`metadata%5Battempt_id%5D=${req.attemptId}`));
     assert.deepEqual(sent.params, {
       amount: '2500', currency: 'eur', confirm: 'true', capture_method: 'automatic', payment_method: 'pm_card_visa',
-      metadata: { payment_id: req.paymentId, attempt_id: req.attemptId },
+      metadata: { payment_id: req.paymentId, attempt_id: req.attemptId }, expand: ['latest_charge'],
       // No return_url: Stripe must fail a 3-D Secure payment instead of waiting for a page nobody returns from.
       error_on_requires_action: 'true', automatic_payment_methods: { enabled: 'true', allow_redirects: 'never' },
     });
@@ -127,6 +129,7 @@ describe('the Stripe connector against the Stripe stand-in', () => {
     const soft = await connector.authorize(pay({ paymentMethodToken: 'pm_card_chargeDeclined' }));
     assert.equal(soft.outcome, 'soft_decline');
     assert.equal(soft.providerCode, 'generic_decline');
+    assert.deepEqual(soft.card, { network: 'visa', binRange: null }, 'from the card error\'s payment_method');
     assert.match(soft.providerPaymentId!, /^pi_/);
     assert.deepEqual(soft.failure, { category: 'soft', code: 'card_declined', message: 'The card was declined by its issuer without a reason.' });
     const hard = await connector.authorize(pay({ paymentMethodToken: 'pm_card_chargeDeclinedInsufficientFunds' }));

@@ -6,7 +6,8 @@
 //   - roles of a merchant's members (owner, developer, read-only), invitations, removing members
 //     and revoking invitations; a periodic sweep of expired links and throttle rows; the mail to owners
 //     when the webhooks part disabled a failing endpoint (endpoint-notices.ts);
-//   - API keys, webhook endpoints and deliveries, the IP allow-list, provider accounts (the management
+//   - API keys, webhook endpoints and deliveries, the IP allow-list (with a check of the member's own
+//     address before saving), provider accounts (the management
 //     API's handlers);
 //   - payments, refunds, payouts and the ledger's lists (the /v1 handlers, for the session's scope),
 //     their CSV exports, and the request log of recent /v1 calls;

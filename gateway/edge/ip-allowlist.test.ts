@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../services/platform/config.js';
-import {
-  clientAddress, isAllowed, normaliseEntry, parseRange, trustedProxyRanges, type AddressRange,
-} from './ip-allowlist.js';
+import { normaliseEntry, parseRange } from '../../services/contract/allowlist-entry.js';
+import { clientAddress, isAllowed, trustedProxyRanges, type AddressRange } from './ip-allowlist.js';
 
 const none: AddressRange[] = [];
 

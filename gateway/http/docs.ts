@@ -100,7 +100,6 @@ export function apiDocs(publicBaseUrl: string | undefined) {
         withDefaultFonts: false,
         telemetry: false,
         agent: { disabled: true },
-        mcp: { disabled: true },
         showDeveloperTools: 'never',
       },
     });

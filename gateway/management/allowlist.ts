@@ -1,5 +1,5 @@
 import { DomainError } from '../../services/contract/index.js';
-import { MAX_ALLOWLIST_ENTRIES, normaliseEntry } from '../edge/ip-allowlist.js';
+import { MAX_ALLOWLIST_ENTRIES, normaliseEntry } from '../../services/contract/allowlist-entry.js';
 import { actorOf, projectNotFound, type ManageDeps, type ManageHandlers } from './context.js';
 
 // What the contract leaves to "project settings in the dashboard" (Authentication item 7):

@@ -5,8 +5,9 @@
 // its JSON shape for the REST API and webhook events alike. The gateway imports the table and the
 // document by file; the parts import what is below. Also here: the error registry (errors.ts), the
 // input limits (limits.ts), the event envelope (envelope.ts) and the fee formula (fees.ts). By path
-// only: project-caps.ts (the documented per-project caps) and provider-facts.ts (what a provider
-// is, as routing-risk and the tools learn it).
+// only: project-caps.ts (the documented per-project caps), provider-facts.ts (what a provider
+// is, as routing-risk and the tools learn it) and allowlist-entry.ts (what an IP allow-list entry
+// is and its normal form, for the gateway and the CLI; it uses node:net, which the dashboard lacks).
 export * from './errors.js';
 export * from './limits.js';
 export * from './envelope.js';

@@ -1,11 +1,13 @@
 import type { Logger, Pool } from '../platform/index.js';
 import type { EventEnvelope } from '../contract/index.js';
 import { createBatcher, type Clock } from '../platform/index.js';
-import { movementFromEvent } from './movements.js';
+import { UnreadableMoneyEvent } from './internal-movements.js';
+import { movementFromEvent } from './money-events.js';
 import { recordEventMovements, type EventMovement } from './store.js';
 
 /**
- * The ledger's event handler: each money event becomes at most one transaction, with its journal
+ * The ledger's event handler: each money event (internal ones, and for one version the public
+ * ones: money-events.ts) becomes at most one transaction, with its journal
  * entry, in the statement that also marks the event applied. Replaying any event (a redelivery, a
  * second replica, an operator re-publishing the stream) changes nothing: the event id is claimed
  * first, and the transactions table admits one movement of a kind per entity.
@@ -33,7 +35,14 @@ export function createLedgerConsumer(deps: LedgerConsumerDeps) {
   const record = createBatcher((items: EventMovement[]) => recordEventMovements(deps.pool, items, deps.clock.now()));
 
   return async function handle(event: EventEnvelope): Promise<void> {
-    const movement = movementFromEvent(event);
+    let movement;
+    try {
+      movement = movementFromEvent(event);
+    } catch (err) {
+      // Redelivered, not dropped: the ledger that reads it (an upgrade) records it then.
+      if (err instanceof UnreadableMoneyEvent) deps.logger.error({ id: event.id, type: event.type }, err.message);
+      throw err;
+    }
     if (!movement) return;
     // A refund settles in its payment's provider batches, so it waits for the payment's
     // transaction, and a refund's reversal for the refund's; the rest of its batch is recorded meanwhile.

@@ -4,10 +4,11 @@ import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { formatMoney, payoutJson } from '../contract/index.js';
 import {
-  enqueueEvent, isBindingConflict, newId, type Binding, type Clock, type Queryable,
+  enqueueEvent, INTERNAL_EVENT_TYPES, internalEnvelope, isBindingConflict, newId, type Binding, type Clock, type Queryable,
 } from '../platform/index.js';
 import { serviceError } from '../contract/index.js';
 import { cost, payoutToProto, type PayoutRecord } from './model.js';
+import { payoutSettled } from './payout-settled.js';
 import type { PayoutStore } from './store.js';
 
 /**
@@ -42,7 +43,11 @@ export interface PayoutsDeps {
   idempotencyTtlMs: number;
 }
 
-/** Writes a payout event; the payload is the payout as the API shows it. */
+/**
+ * Writes a payout event; the payload is the payout as the API shows it. An outcome
+ * (payout.successful, payout.failed) also writes its internal payout.settled, in the same
+ * transaction, which the ledger records the payout from.
+ */
 export async function emitPayout(tx: Queryable, p: PayoutRecord, type: string, at: Date): Promise<void> {
   await enqueueEvent(tx, {
     id: newId('evt', at),
@@ -53,6 +58,9 @@ export async function emitPayout(tx: Queryable, p: PayoutRecord, type: string, a
     created_at: at.toISOString(),
     data: { object: payoutJson(payoutToProto(p)) },
   });
+  if (type === 'payout.successful' || type === 'payout.failed') {
+    await enqueueEvent(tx, internalEnvelope(newId('evt', at), INTERNAL_EVENT_TYPES.payoutSettled, p, at, payoutSettled(p, type, at)));
+  }
 }
 
 /** The funds rule (pure): how much of the settled funds is left for a new payout. */

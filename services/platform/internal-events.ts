@@ -1,17 +1,22 @@
-import type { EventEnvelope } from '../contract/envelope.js';
+import { INTERNAL_PREFIX } from './internal-events/types.js';
 
 /**
  * Internal domain events: facts the parts tell each other, never shown to merchants. They travel
  * in the same envelope, outbox and stream as the public events (so they commit with the change
  * they describe and keep its payment's order), under types that start with `internal.`, hence on
  * subjects `<prefix>.internal.<name>`. Public consumers (webhooks) pass them over; internal ones
- * subscribe to `<prefix>.internal.>` only. Each object carries `version`: a consumer reads the
- * versions it knows and drops (loudly) the rest, so a producer can add fields without a lock-step
- * deploy and change meaning only under a new version.
+ * subscribe to `<prefix>.internal.>`. Each object carries `version`: a consumer reads the versions
+ * it knows and drops (loudly) the rest, so a producer can add fields without a lock-step deploy and
+ * change meaning only under a new version. One file per event under internal-events/: its payload,
+ * what it means, when it is written, and its reader.
  */
-export const INTERNAL_PREFIX = 'internal.';
-
-export const INTERNAL_EVENT_TYPES = { attemptSettled: 'internal.attempt.settled' } as const;
+export {
+  INTERNAL_EVENT_TYPES, INTERNAL_PREFIX, internalEnvelope, type InternalEvent,
+} from './internal-events/types.js';
+export { attemptSettledOf, type AttemptSettled, type AttemptSettledEvent } from './internal-events/attempt-settled.js';
+export { paymentDecidedOf, type PaymentDecided, type PaymentDecidedEvent } from './internal-events/payment-decided.js';
+export { refundSettledOf, type RefundSettled, type RefundSettledEvent } from './internal-events/refund-settled.js';
+export { payoutSettledOf, type PayoutSettled, type PayoutSettledEvent } from './internal-events/payout-settled.js';
 
 export function isInternalType(type: string): boolean {
   return type.startsWith(INTERNAL_PREFIX);
@@ -20,49 +25,4 @@ export function isInternalType(type: string): boolean {
 /** The filter an internal consumer subscribes with: every internal subject and nothing public. */
 export function internalSubjects(prefix: string): string {
   return `${prefix}.${INTERNAL_PREFIX}>`;
-}
-
-/**
- * A provider's definite answer to one attempt (succeeded, authorized or failed): what routing
- * learns success rates from. `unknown` and `processing` are not settled; the attempt's later
- * answer (reconciliation, the customer) settles it, once.
- */
-export interface AttemptSettled {
-  version: 1;
-  /** The attempt's id: one attempt settles once, so routing-risk counts each once by it. */
-  id: string;
-  payment_id: string;
-  attempt_number: number;
-  provider_id: string;
-  provider_code: string;
-  provider_account_id: string;
-  payment_method: string;
-  currency: string;
-  country: string | null;
-  /** The card's network and BIN range where payments knows them; null today (see docs/decisions.md). */
-  card_network: string | null;
-  bin_range: string | null;
-  /** succeeded | authorized | failed */
-  status: string;
-  /** The provider's outcome as the connector classified it (success, hard_decline, technical_error, …). */
-  outcome: string;
-  failure_category: string | null;
-  failure_code: string | null;
-  latency_ms: number | null;
-  amount: number;
-  settled_at: string;
-}
-
-export type AttemptSettledEvent = Omit<EventEnvelope, 'data'> & { data: { object: AttemptSettled } };
-
-const str = (v: unknown) => typeof v === 'string' && v.length > 0;
-
-/** The event as an attempt.settled of a version this code reads, or undefined (malformed, unknown version). */
-export function attemptSettledOf(event: EventEnvelope): AttemptSettledEvent | undefined {
-  if (event?.type !== INTERNAL_EVENT_TYPES.attemptSettled) return undefined;
-  const o = event.data?.object as Partial<AttemptSettled> | undefined;
-  if (!o || o.version !== 1) return undefined;
-  const ok = str(o.id) && str(o.payment_id) && str(o.provider_account_id) && str(o.payment_method) && str(o.currency)
-    && str(o.status) && str(o.outcome) && str(event.merchant_id) && str(event.project_id) && str(event.mode);
-  return ok ? (event as unknown as AttemptSettledEvent) : undefined;
 }

@@ -72,7 +72,12 @@ export async function startAdyenStandIn(opts: { apiKeys: string[]; merchantAccou
       pspReference: psp(), reference: String(b.reference), amount: amount as StandInPayment['amount'], resultCode: 'Authorised',
       manual, captured: 0, refunded: 0, cancelled: false,
     };
-    const base = { pspReference: p.pspReference, merchantReference: p.reference };
+    // A card (scheme) answer names its brand, and the BIN among the additional data an account
+    // selects in its Customer Area (this stand-in's account selected cardBin and paymentMethod).
+    const card = pm.type === 'scheme'
+      ? { paymentMethod: { type: 'scheme', brand: 'mc' }, additionalData: { cardBin: '555544', paymentMethod: 'mc' } }
+      : {};
+    const base = { pspReference: p.pspReference, merchantReference: p.reference, ...card };
     const stored = pm.storedPaymentMethodId ?? '';
     if (stored === 'standin_server_error') return apiError(500, '000', 'Internal error', 'internal');
     const refused = /^standin_refused_(\d+)$/.exec(stored)?.[1] ?? (pm.holderName ? codeForHolderName(pm.holderName) : undefined);

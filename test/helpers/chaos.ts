@@ -99,8 +99,14 @@ export async function assertOnceEach(t: TestContext, sql: pg.Pool, kind: Kind, m
   }
 }
 
-/** The events the ledger records a movement for (services/ledger/movements.ts). */
-export const MONEY_EVENTS = ['payment.successful', 'payment.failed', 'refund.successful', 'refund.failed', 'payout.successful', 'payout.failed'];
+/**
+ * The events the ledger records a movement from (services/ledger/money-events.ts): the internal
+ * ones, and for one version the public ones (its legacy reader).
+ */
+export const MONEY_EVENTS = [
+  'internal.payment.decided', 'internal.refund.settled', 'internal.payout.settled',
+  'payment.successful', 'payment.failed', 'refund.successful', 'refund.failed', 'payout.successful', 'payout.failed',
+];
 
 export interface OutboxGaps {
   events: number;

@@ -85,7 +85,11 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
 
   /** A PaymentIntent that took money: its charge and the charge's balance transaction with Stripe's fee. */
   function charged(pi: Intent): void {
-    const charge = { id: nextId('ch'), object: 'charge', amount: pi.amount_received, currency: pi.currency, payment_intent: pi.id, metadata: {} };
+    const charge = {
+      id: nextId('ch'), object: 'charge', amount: pi.amount_received, currency: pi.currency, payment_intent: pi.id, metadata: {},
+      // Stripe's test cards are Visa cards; iin is absent, as for most accounts.
+      payment_method_details: { type: 'card', card: { brand: 'visa', network: 'visa', last4: '4242', funding: 'credit', country: 'US' } },
+    };
     charges.set(charge.id, charge);
     pi.latest_charge = charge.id;
     const amount = Number(pi.amount_received);
@@ -138,7 +142,9 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
     const decline = DECLINES[pm];
     if (decline) {
       pi.last_payment_error = { type: 'card_error', ...decline };
-      return error(402, { type: 'card_error', ...decline, payment_intent: pi });
+      // A card error names the card's PaymentMethod, as Stripe's does (its test cards are Visa cards).
+      const method = { id: pm, object: 'payment_method', type: 'card', card: { brand: 'visa', last4: '0002' } };
+      return error(402, { type: 'card_error', ...decline, payment_intent: pi, payment_method: method });
     }
     if (pm === 'pm_card_authenticationRequired') {
       if (p.error_on_requires_action === 'true') {
@@ -157,7 +163,10 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
     pi.status = manual ? 'requires_capture' : 'succeeded';
     pi.amount_received = manual ? 0 : amount;
     if (!manual) charged(pi);
-    return { status: 200, body: pi };
+    // expand[]=latest_charge answers the charge itself in place of its id.
+    const expand = Object.values((p.expand as Record<string, string> | string[] | undefined) ?? {});
+    const charge = expand.includes('latest_charge') && typeof pi.latest_charge === 'string' ? charges.get(pi.latest_charge) : undefined;
+    return { status: 200, body: charge ? { ...pi, latest_charge: charge } : pi };
   }
 
   function capture(pi: Intent, p: Record<string, unknown>): Answer {

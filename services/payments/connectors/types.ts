@@ -78,6 +78,14 @@ export interface AuthorizeResult {
   customerAction?: CustomerActionRequired;
   /** For a failed outcome: the failure from the connector's error table, shown on the attempt. */
   failure?: ConnectorFailure;
+  /** What the answer said about the card, where the provider tells it (card-facts.ts). */
+  card?: CardFacts;
+}
+
+/** A card's network and BIN range (first six digits at most); never its number. */
+export interface CardFacts {
+  network: string | null;
+  binRange: string | null;
 }
 
 /** The contract's next_action.type values. */

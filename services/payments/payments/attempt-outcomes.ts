@@ -126,6 +126,7 @@ export function recordAnswer(
     : null;
   attempt.feeAmount = result.fee;
   attempt.latencyMs = answer.latencyMs;
+  if (result.card) attempt.card = result.card;
   attempt.updatedAt = at;
   timeline.push({
     type: `attempt.${attempt.status}`,

@@ -63,7 +63,8 @@ export async function commitChange(
   }
 }
 
-function changeStatements(store: PaymentsStore, { payment, attempts, timeline, events, at }: Change): Statement[] {
+function changeStatements(store: PaymentsStore, change: Change): Statement[] {
+  const { payment, attempts, timeline, events, at } = change;
   // Serialised once: every payment event of one change carries the payment as it stands after it.
   let paymentObject: Record<string, unknown> | undefined;
   const emitted = events.map((e) => ({
@@ -84,7 +85,8 @@ function changeStatements(store: PaymentsStore, { payment, attempts, timeline, e
       id: e.id, type: e.type, mode: payment.mode, merchant_id: payment.merchantId, project_id: payment.projectId,
       created_at: at.toISOString(), data: { object: e.object() },
     })),
-    // Issue 24: internal domain events (attempt.settled) in the same statements, after the public ones.
-    ...internalEvents({ payment, attempts, timeline, events, at }).map(enqueueEventStatement),
+    // Internal domain events (attempt.settled, payment.decided, refund.settled) in the same
+    // statements, after the public ones; no timeline entry, since merchants never see them.
+    ...internalEvents(change).map(enqueueEventStatement),
   ];
 }

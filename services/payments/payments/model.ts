@@ -60,6 +60,12 @@ export interface AttemptRecord {
   /** The account's pricing as routed (null for attempts made before it was recorded). */
   feeFixed: bigint | null;
   feeBps: number | null;
+  /**
+   * The card's network and BIN range as the provider's answer told them (connectors/card-facts.ts),
+   * set with that answer and carried by its attempt.settled; not stored with the attempt, so
+   * undefined on an attempt read back from the database.
+   */
+  card?: { network: string | null; binRange: string | null };
   createdAt: Date;
   updatedAt: Date;
 }

@@ -22,6 +22,11 @@ export interface Change {
   timeline: TimelineEntry[];
   /** Event types about the payment, or events about another object of it (a refund). */
   events: Array<string | { type: string; object: Record<string, unknown> }>;
+  /**
+   * Internal events about another object of the payment (a refund's refund.settled), written after
+   * the public ones; the payment's own and its attempts' are derived from the change (internal-events.ts).
+   */
+  internal?: Array<{ type: string; object: object }>;
   at: Date;
   /** Opens the customer's action (asynchronous rails) in the same commit. */
   opensCustomerAction?: CustomerActionRecord;

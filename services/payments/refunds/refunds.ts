@@ -16,6 +16,7 @@ import {
   assertAllowed, type Change, commitChange, type FailureJson, type PaymentRecord, type PaymentsStore, refundReversed,
   refundSettled, type TimelineEntry,
 } from '../payments/index.js';
+import { refundSettledEvent } from './refund-settled.js';
 import { createRefundStore, type RefundRecord } from './store.js';
 
 /**
@@ -196,12 +197,13 @@ export function createRefunds(deps: RefundsDeps) {
     const events: Change['events'] = [
       { type: ok ? 'refund.successful' : 'refund.failed', object: refundJson(refundToProto(refund)) },
     ];
+    const internal = [refundSettledEvent(refund, false, at)];
     if (ok) {
       const effect = refundSettled(payment, refund.amount, at);
       timeline.push(...effect.timeline);
       events.push(...effect.events);
     }
-    await commitChange(store, { payment, attempts: [], timeline, events, at }, { tx });
+    await commitChange(store, { payment, attempts: [], timeline, events, internal, at }, { tx });
     settledRefunds?.inc({ status: refund.status });
     return true;
   }
@@ -233,7 +235,8 @@ export function createRefunds(deps: RefundsDeps) {
       },
     }, ...effect.timeline];
     const events: Change['events'] = [{ type: 'refund.failed', object: refundJson(refundToProto(refund)) }, ...effect.events];
-    await commitChange(store, { payment, attempts: [], timeline, events, at }, { tx });
+    const internal = [refundSettledEvent(refund, true, at)];
+    await commitChange(store, { payment, attempts: [], timeline, events, internal, at }, { tx });
     settledRefunds?.inc({ status: 'failed_after_acceptance' });
     return true;
   }

@@ -5,7 +5,8 @@ import { feeFor } from '../../../contract/fees.js';
 import { AdyenConnectionError } from './client.js';
 import { CONDITIONS, ruleFor, type AdyenAnswerLike, type AdyenRule } from './errors.js';
 import { failed, refusalOutcome } from '../outcome-mapping.js';
-import type { AuthorizeRequest, AuthorizeResult, HoldResult } from '../types.js';
+import { cardFactsOf } from '../card-facts.js';
+import type { AuthorizeRequest, AuthorizeResult, CardFacts, HoldResult } from '../types.js';
 
 type PaymentResponse = Types.checkout.PaymentResponse;
 const { HttpClientException } = adyen;
@@ -42,6 +43,21 @@ export function fromError(err: HttpError | AdyenConnectionError): AuthorizeResul
  * is the account's agreed pricing; Adyen's exact fees arrive with its settlement details.
  */
 export function fromPayment(res: PaymentResponse, req: AuthorizeRequest): AuthorizeResult {
+  const result = paymentOutcome(res, req);
+  const card = cardOf(res);
+  return card ? { ...result, card } : result;
+}
+
+/**
+ * The card's network and BIN range where the answer has them: paymentMethod.brand (scheme
+ * payments), else the additionalData fields paymentMethod and cardBin, which an account returns
+ * once they are selected in the Customer Area (Developers > Additional data).
+ */
+export function cardOf(res: PaymentResponse): CardFacts | undefined {
+  return cardFactsOf(res.paymentMethod?.brand ?? res.additionalData?.paymentMethod, res.additionalData?.cardBin);
+}
+
+function paymentOutcome(res: PaymentResponse, req: AuthorizeRequest): AuthorizeResult {
   const id = res.pspReference ?? null;
   const code = res.resultCode ?? null;
   const fee = feeFor(req.account, req.amount);

@@ -35,6 +35,8 @@ export function intentParams(req: AuthorizeRequest): Stripe.PaymentIntentCreateP
     capture_method: req.captureMethod === 'manual' ? 'manual' : 'automatic',
     payment_method: req.paymentMethodToken,
     metadata: { payment_id: req.paymentId, attempt_id: req.attemptId },
+    // The charge in the answer, for its card's network (payment_method_details.card), which routing learns from.
+    expand: ['latest_charge'],
     // With the merchant's page Stripe answers 3-D Secure with a redirect (next_action.redirect_to_url);
     // without one nobody could come back, so Stripe fails such a payment instead of waiting
     // (authentication_required) and offers no redirecting method.

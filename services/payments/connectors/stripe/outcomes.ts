@@ -4,7 +4,8 @@ import Stripe from 'stripe';
 import { feeFor } from '../../../contract/fees.js';
 import { failed, refusalOutcome } from '../outcome-mapping.js';
 import { CONDITIONS, ruleFor, type StripeErrorLike } from './errors.js';
-import type { AuthorizeRequest, AuthorizeResult, HoldResult, RefundResult } from '../types.js';
+import { cardFactsOf } from '../card-facts.js';
+import type { AuthorizeRequest, AuthorizeResult, CardFacts, HoldResult, RefundResult } from '../types.js';
 
 /** The Stripe code shown on an attempt: the most specific one Stripe gave. */
 function providerCodeOf(err: StripeErrorLike): string | null {
@@ -16,10 +17,26 @@ export function isStripeError(err: unknown): err is Stripe.errors.StripeError {
   return err instanceof Stripe.errors.StripeError;
 }
 
-/** An error thrown by PaymentIntent create (a decline carries its PaymentIntent). */
+/** An error thrown by PaymentIntent create (a decline carries its PaymentIntent and the card's PaymentMethod). */
 export function fromError(err: Stripe.errors.StripeError): AuthorizeResult {
-  return failed(ruleFor(err), { id: err.payment_intent?.id, code: providerCodeOf(err), message: err.message });
+  return withCard(
+    failed(ruleFor(err), { id: err.payment_intent?.id, code: providerCodeOf(err), message: err.message }),
+    cardFactsOf(err.payment_method?.card?.brand, undefined),
+  );
 }
+
+/**
+ * The card's network and BIN range from the PaymentIntent's charge (created with
+ * expand[]=latest_charge): payment_method_details.card's network (else brand) and its iin, which
+ * Stripe fills only for some accounts.
+ */
+export function cardOfIntent(pi: Stripe.PaymentIntent): CardFacts | undefined {
+  const charge = pi.latest_charge;
+  const card = charge && typeof charge === 'object' ? charge.payment_method_details?.card : undefined;
+  return card ? cardFactsOf(card.network ?? card.brand, card.iin) : undefined;
+}
+
+const withCard = (result: AuthorizeResult, card: CardFacts | undefined): AuthorizeResult => (card ? { ...result, card } : result);
 
 /** An approved PaymentIntent: succeeded, or requires_capture (the funds held until captured). */
 export function approval(pi: Stripe.PaymentIntent, fee: bigint): AuthorizeResult {
@@ -44,6 +61,10 @@ export function declined(pi: Stripe.PaymentIntent, e: StripeErrorLike & { messag
  * transactions (settlements).
  */
 export function fromIntent(pi: Stripe.PaymentIntent, req: AuthorizeRequest): AuthorizeResult {
+  return withCard(intentOutcome(pi, req), cardOfIntent(pi));
+}
+
+function intentOutcome(pi: Stripe.PaymentIntent, req: AuthorizeRequest): AuthorizeResult {
   const fee = feeFor(req.account, req.amount);
   switch (pi.status) {
     case 'succeeded':

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventEnvelope } from '../contract/index.js';
-import { movementFromEvent, reversal } from './movements.js';
+import { movementFromLegacyPublicEvent as movementFromEvent } from './legacy-public-movements.js';
+import { reversal } from './movements.js';
 
 const envelope = (type: string, object: Record<string, unknown>): EventEnvelope => ({
   id: 'evt_1', type, mode: 'test', merchant_id: 'mer_1', project_id: 'prj_1', created_at: '2026-01-02T03:04:05.006Z',
