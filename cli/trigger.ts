@@ -64,6 +64,13 @@ export const FLOWS: Record<EventType, Flow> = {
   'payout.created': { run: (api, t) => payout(api, t, 'success') },
   'payout.successful': { run: (api, t) => payout(api, t, 'success'), later: PAYOUT_LATER },
   'payout.failed': { run: (api, t) => payout(api, t, 'hard_decline'), later: PAYOUT_LATER },
+  // Cancelled within its hold, before it is sent to the demo provider.
+  'payout.cancelled': {
+    async run(api, t) {
+      const [funding, created] = await payout(api, t, 'success');
+      return [funding, await api.request('POST', `/payouts/${created.id}/cancel`)];
+    },
+  },
   // No API call makes a settlement: the ledger ingests the demo providers' reports on its own cycle
   // (T+1 by default). The webhooks test API emits a sample event instead (docs/decisions.md).
   'settlement.created': {

@@ -20,16 +20,31 @@ function endpointProblem(values: Values, creating: boolean): string | undefined 
   if (values.events !== undefined && csv(values.events)!.length === 0) {
     return '--events must list event types (comma-separated), or * for all of them';
   }
-  if (!creating && values.url === undefined && values.events === undefined && values.description === undefined) {
-    return 'nothing to change: give --url, --events or --description';
+  if (!creating && values.url === undefined && values.events === undefined && values.description === undefined &&
+    values['max-per-second'] === undefined) {
+    return 'nothing to change: give --url, --events, --description or --max-per-second';
   }
-  return undefined;
+  return rateProblem(values);
 }
 
 function endpointLine(e: any): string {
   const events = e.events.length === 1 && e.events[0] === '*' ? 'all events' : e.events.join(', ');
-  return `${e.id}  ${e.mode.padEnd(4)}  ${e.status.padEnd(8)}  ${e.url}  <- ${events}`;
+  const rate = e.max_deliveries_per_second ? `  max ${e.max_deliveries_per_second}/s` : '';
+  const why = e.disabled_reason === 'failing' ? `  (disabled ${e.disabled_at}: every delivery failed since ${e.failing_since ?? '?'})` : '';
+  const h = e.health;
+  const health = h ? `  24h: ${h.success_rate_24h === null ? 'no attempts' : `${Math.round(h.success_rate_24h * 100)}% of ${h.attempts_24h} ok`}` +
+    `${h.pending_deliveries ? `, ${h.pending_deliveries} pending${h.next_retry_at ? `, next ${h.next_retry_at}` : ''}` : ''}` : '';
+  return `${e.id}  ${e.mode.padEnd(4)}  ${e.status.padEnd(8)}  ${e.url}  <- ${events}${rate}${health}${why}`;
 }
+
+function rateProblem(values: Values): string | undefined {
+  const rate = values['max-per-second'];
+  if (rate === undefined) return undefined;
+  return /^\d{1,5}$/.test(rate) && Number(rate) <= 10_000
+    ? undefined : `--max-per-second must be 0 (no limit) to 10000 deliveries per second, got "${rate}"`;
+}
+
+const rateOf = (values: Values) => (values['max-per-second'] === undefined ? undefined : Number(values['max-per-second']));
 
 const withSecret = (body: any) => [endpointLine(body), `signing secret: ${body.secret}`, SHOWN_ONCE];
 
@@ -62,12 +77,13 @@ export const WEBHOOK_COMMANDS: Command[] = [
   {
     words: ['endpoint', 'create'],
     summary: 'register a webhook endpoint; EVENTS is a comma list of event types or * for all; its signing secret is shown once',
-    synopsis: '--project PRJ_ID --mode test|live --url URL --events EVENTS [--description TEXT]',
-    options: ['project', 'mode', 'url', 'events', 'description'],
+    synopsis: '--project PRJ_ID --mode test|live --url URL --events EVENTS [--description TEXT] [--max-per-second N]',
+    options: ['project', 'mode', 'url', 'events', 'description', 'max-per-second'],
     positionals: [],
     check: (values) => endpointProblem(values, true),
     call: (api, values) => api.request('POST', `/projects/${id(values.project!)}/webhook-endpoints`, {
       mode: values.mode, url: values.url, events: csv(values.events), description: values.description,
+      max_deliveries_per_second: rateOf(values),
     }),
     human: withSecret,
   },
@@ -83,19 +99,32 @@ export const WEBHOOK_COMMANDS: Command[] = [
   },
   {
     words: ['endpoint', 'update'],
-    summary: 'change a webhook endpoint\'s URL, subscribed events or description',
-    synopsis: 'ENDPOINT_ID --project PRJ_ID --mode test|live [--url URL] [--events EVENTS] [--description TEXT]',
-    options: ['project', 'mode', 'url', 'events', 'description'],
+    summary: 'change a webhook endpoint\'s URL, subscribed events, description or maximum deliveries per second (0: no limit)',
+    synopsis: 'ENDPOINT_ID --project PRJ_ID --mode test|live [--url URL] [--events EVENTS] [--description TEXT] ' +
+      '[--max-per-second N]',
+    options: ['project', 'mode', 'url', 'events', 'description', 'max-per-second'],
     positionals: ['ENDPOINT_ID'],
     check: (values) => endpointProblem(values, false),
     call: (api, values, [endpointId]) => api.request('POST', scoped(`/webhook-endpoints/${id(endpointId)}`, values), {
-      url: values.url, events: csv(values.events), description: values.description,
+      url: values.url, events: csv(values.events), description: values.description, max_deliveries_per_second: rateOf(values),
     }),
     human: (body) => [endpointLine(body)],
   },
   endpointAction('disable', 'stop sending to a webhook endpoint (its pending retries wait until it is enabled)'),
   endpointAction('enable', 'resume sending to a webhook endpoint'),
   endpointAction('rotate-secret', 'issue a new signing secret at once (shown once); the old one stops signing'),
+  {
+    words: ['endpoint', 'recover'],
+    summary: 'resend every failed or exhausted delivery of the endpoint created since TIME (same event ids), in the background',
+    synopsis: 'ENDPOINT_ID --project PRJ_ID --mode test|live --since TIME',
+    options: ['project', 'mode', 'since'],
+    positionals: ['ENDPOINT_ID'],
+    check: (values) => modeProblem(values) ?? required(values, 'since') ??
+      (Number.isNaN(Date.parse(values.since!)) ? `--since must be a time such as 2026-11-20T10:00:00Z, got "${values.since}"` : undefined),
+    call: (api, values, [endpointId]) =>
+      api.request('POST', scoped(`/webhook-endpoints/${id(endpointId)}/recover`, values), { since: values.since!.trim() }),
+    human: (body) => [`${body.endpoint_id}: ${body.deliveries} failed deliveries since ${body.since} are being resent`],
+  },
   {
     words: ['delivery', 'list'],
     summary: 'webhook deliveries, newest first; filter by --endpoint, --event-type, --status',

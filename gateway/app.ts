@@ -5,7 +5,7 @@ import {
 import { apiScope } from './api/scope.js';
 import type { GatewayClients } from './clients.js';
 import { dashboardAssets } from './dashboard/assets.js';
-import { afterAnswer, configuredMailer, dashboardApiScope, startDashboardSweep, type Mailer } from './dashboard/index.js';
+import { afterAnswer, configuredMailer, dashboardApiScope, startDashboardSweep, startEndpointNotices, type Mailer } from './dashboard/index.js';
 import { withCardNumbersWithheld } from './edge/card-data.js';
 import { trustedProxyRanges } from './edge/ip-allowlist.js';
 import { apiDocs } from './http/docs.js';
@@ -93,8 +93,14 @@ export function build(deps: GatewayDeps): FastifyInstance {
   }), { prefix: '/dashboard/api' });
   // Expired mailed links and spent throttle rows go periodically; mail still being sent is awaited at close.
   const sweep = startDashboardSweep(store, deps.clock, deps.logger, deps.config.dashboardSweepMs);
+  // Owners are mailed when the webhooks part disables an endpoint for failing (dashboard/endpoint-notices.ts).
+  const notices = startEndpointNotices({
+    webhooks: deps.clients.webhooks, store, mailer, logger: deps.logger, everyMs: deps.config.webhookSweepMs,
+    dashboardUrl: deps.config.publicBaseUrl ? `${deps.config.publicBaseUrl}/dashboard` : 'the dashboard',
+  });
   app.addHook('onClose', async () => {
     await sweep.stop();
+    await notices.stop();
     await later.drain();
     await mailer.close?.();
   });

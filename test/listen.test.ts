@@ -51,9 +51,11 @@ describe('svc listen and svc trigger', () => {
   let liveKey: string;
 
   before(async () => {
-    // Payouts leave at once and the demo providers settle at once, so payouts have funds to spend.
+    // Payouts leave eight seconds after creation (svc trigger payout.cancelled cancels within that, even
+    // on a loaded machine running every trigger at once) and the demo providers settle at once, so
+    // payouts have funds to spend.
     stack = await startTestStack({
-      env: { PAYOUT_HOLD_MS: '0', PAYOUT_SWEEP_MS: '100', SETTLEMENT_CUTOFF_MS: '0', SETTLEMENT_SWEEP_MS: '200' },
+      env: { PAYOUT_HOLD_MS: '0', PAYOUT_TEST_HOLD_MS: '8000', PAYOUT_SWEEP_MS: '100', SETTLEMENT_CUTOFF_MS: '0', SETTLEMENT_SWEEP_MS: '200' },
     });
     testKey = (await stack.newMerchantKey('test')).secret;
     liveKey = (await stack.newMerchantKey('live')).secret;

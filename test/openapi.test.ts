@@ -113,12 +113,13 @@ const OPERATIONS: Array<[string, string]> = [
   ['get', '/v1/payouts/{id}'], ['post', '/v1/payouts/{id}/cancel'], ['get', '/v1/transactions'], ['get', '/v1/balances'],
   ['get', '/v1/settlements'], ['get', '/v1/settlements/{id}'], ['post', '/v1/payment-methods'],
   ['get', '/v1/payment-methods/{id}'], ['post', '/v1/webhooks/test'], ['get', '/v1/test/scenarios'], ['get', '/v1/me'],
-  // Issue 25: a stored method's credentials.
+  // Added since (the contract allows new endpoints): a stored method's credentials (issue 25) and the events API.
   ['post', '/v1/payment-methods/{id}/credentials'], ['get', '/v1/payment-methods/{id}/credentials'],
   ['delete', '/v1/payment-methods/{id}/credentials/{credential}'],
+  ['get', '/v1/events'], ['get', '/v1/events/{id}'],
 ];
 
-test('it covers exactly the contract\'s 22 operations and the 3 on credentials', () => {
+test('it covers exactly the contract\'s 22 operations and those added since (credentials, events)', () => {
   const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${path}`));
   assert.deepEqual(documented.sort(), OPERATIONS.map(([m, p]) => `${m} ${p}`).sort());
 });
@@ -143,6 +144,8 @@ test('real responses of every operation validate against the schema documented f
     '/v1/payouts/': (await post('/v1/payouts', payoutBody)).id,
     '/v1/settlements/': settlement.id,
     '/v1/payment-methods/': (await post('/v1/payment-methods', { type: 'card', provider_token: 'tok_demo' })).id,
+    '/v1/events/': await eventually('the payment\'s events to be stored', async () =>
+      (await request(stack.baseUrl, 'GET', '/v1/events', { key })).body.data[0]?.id),
   };
   const bodies: Record<string, unknown> = {
     'post /v1/payments': { amount: 1000, currency: 'EUR', payment_method: 'card' },
@@ -173,7 +176,7 @@ test('real responses of every operation validate against the schema documented f
     else assert.ok(res.status < 300, `${method} ${path} succeeds: ${res.status} ${JSON.stringify(res.body)}`);
     checked++;
   }
-  assert.equal(checked, 25);
+  assert.equal(checked, 27);
   const live = await request(stack.baseUrl, 'GET', '/v1/test/scenarios', { key: liveKey });
   assert.equal(live.status, 403);
 });

@@ -9,6 +9,7 @@ import { trustedProxyRanges } from '../edge/ip-allowlist.js';
 import { installRequestLog } from '../edge/request-log.js';
 import { routeNotFound } from '../http/errors.js';
 import { installEventStream } from '../routes/event-stream.js';
+import { eventHandlers } from '../routes/events.js';
 import { ledgerHandlers } from '../routes/ledger.js';
 import { meHandlers } from '../routes/me.js';
 import { lifecycleHandlers } from '../routes/payment-lifecycle.js';
@@ -48,6 +49,7 @@ export function apiHandlers(clients: GatewayClients): Handlers {
     ...sandboxHandlers(clients.payments),
     ...timelineHandlers(clients.payments, clients.webhooks),
     ...webhookHandlers(clients.webhooks),
+    ...eventHandlers(clients.webhooks),
     ...ledgerHandlers(clients.ledger),
     ...payoutHandlers(clients.payouts),
   };

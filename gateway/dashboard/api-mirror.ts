@@ -27,6 +27,8 @@ const MIRRORED: Partial<Record<OperationId, Permission>> = {
   listSettlements: 'view',
   getSettlement: 'view',
   sendTestWebhook: 'develop',
+  listEvents: 'view',
+  getEvent: 'view',
 };
 
 /**

@@ -4,7 +4,8 @@
 //     sign-in with a throttle, sessions in an HttpOnly cookie, CSRF tokens, sign-out (everywhere),
 //     password reset by mail; mail only to PUBLIC_BASE_URL links, within a budget per address;
 //   - roles of a merchant's members (owner, developer, read-only), invitations, removing members
-//     and revoking invitations; a periodic sweep of expired links and throttle rows;
+//     and revoking invitations; a periodic sweep of expired links and throttle rows; the mail to owners
+//     when the webhooks part disabled a failing endpoint (endpoint-notices.ts);
 //   - API keys, webhook endpoints and deliveries, the IP allow-list (and a check, before saving, of
 //     whether a list would refuse the member's own address), provider accounts (the management
 //     API's handlers);
@@ -19,3 +20,4 @@ export type { DashboardDeps } from './context.js';
 export { configuredMailer, consoleMailer, logMailer, mailWarnings, type MailMessage, type Mailer } from './mailer.js';
 export { afterAnswer } from './after-answer.js';
 export { startDashboardSweep } from './sweep.js';
+export { startEndpointNotices } from './endpoint-notices.js';

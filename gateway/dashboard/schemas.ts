@@ -1,5 +1,5 @@
 import { MODES } from '../../services/contract/enums.js';
-import { DeliveryListQuery, EndpointBody, EndpointUpdateBody, ProviderAccountBody } from '../management/schemas.js';
+import { DeliveryListQuery, EndpointBody, EndpointUpdateBody, ProviderAccountBody, RecoverBody } from '../management/schemas.js';
 import { MAX_PASSWORD_LENGTH } from './passwords.js';
 import { ROLES } from './roles.js';
 
@@ -41,6 +41,7 @@ function withoutMode<S extends { properties: Record<string, unknown>; required?:
 
 export const WebhookEndpointBody = withoutMode(EndpointBody);
 export const WebhookEndpointUpdateBody = EndpointUpdateBody;
+export const WebhookRecoverBody = RecoverBody;
 export const WebhookDeliveryQuery = withoutMode(DeliveryListQuery);
 export const ProviderConnectBody = withoutMode(ProviderAccountBody);
 export const AllowlistBody = object(['entries'], { entries: {} });

@@ -3,7 +3,7 @@ import type { ManageOperationId } from '../management/operations.js';
 import { webhookHandlers } from '../management/webhooks.js';
 import { manageDepsFor, sessionOf, type DashboardDeps } from './context.js';
 import type { Permission } from './roles.js';
-import { WebhookDeliveryQuery, WebhookEndpointBody, WebhookEndpointUpdateBody } from './schemas.js';
+import { WebhookDeliveryQuery, WebhookEndpointBody, WebhookEndpointUpdateBody, WebhookRecoverBody } from './schemas.js';
 
 // Webhook endpoints and deliveries of the session's project and mode, through the management API's
 // handlers (gateway/management/webhooks.ts): the same calls to the webhooks part, the same JSON, and
@@ -31,6 +31,7 @@ const ROUTES: Route[] = [
   { method: 'POST', url: `${endpoint}/disable`, op: 'disableWebhookEndpoint', permission: 'develop' },
   { method: 'POST', url: `${endpoint}/enable`, op: 'enableWebhookEndpoint', permission: 'develop' },
   { method: 'POST', url: `${endpoint}/rotate-secret`, op: 'rotateWebhookSecret', permission: 'develop' },
+  { method: 'POST', url: `${endpoint}/recover`, op: 'recoverWebhookEndpoint', permission: 'develop', body: WebhookRecoverBody },
   { method: 'GET', url: '/webhook-deliveries', op: 'listWebhookDeliveries', permission: 'view', query: WebhookDeliveryQuery },
   { method: 'GET', url: delivery, op: 'getWebhookDelivery', permission: 'view' },
   { method: 'POST', url: `${delivery}/resend`, op: 'resendWebhookDelivery', permission: 'develop' },

@@ -2,7 +2,7 @@
 // `svc` CLI. Routes and validation are made from this table, as /v1's are from
 // services/contract/operations.ts.
 import {
-  AllowlistBody, DeadLetterListQuery, DeliveryListQuery, EndpointBody, EndpointUpdateBody, KeyBody, MerchantBody, RejectBody,
+  AllowlistBody, DeadLetterListQuery, RecoverBody, DeliveryListQuery, EndpointBody, EndpointUpdateBody, KeyBody, MerchantBody, RejectBody,
   modeQuery, optionalModeQuery, PageQuery, partQuery, ProviderAccountBody, RateLimitBody, RepublishBody, RoutingRuleBody, SyncBody,
 } from './schemas.js';
 
@@ -11,7 +11,7 @@ export type ManageOperationId =
   | 'createMerchant' | 'verifyMerchant' | 'rejectMerchant' | 'createKey' | 'listKeys' | 'revokeKey' | 'setKeyRateLimit'
   | 'getAllowlist' | 'setAllowlist' | 'createRoutingRule' | 'listRoutingRules' | 'deleteRoutingRule'
   | 'createWebhookEndpoint' | 'listWebhookEndpoints' | 'getWebhookEndpoint' | 'updateWebhookEndpoint'
-  | 'disableWebhookEndpoint' | 'enableWebhookEndpoint' | 'rotateWebhookSecret'
+  | 'disableWebhookEndpoint' | 'enableWebhookEndpoint' | 'rotateWebhookSecret' | 'recoverWebhookEndpoint'
   | 'listWebhookDeliveries' | 'getWebhookDelivery' | 'resendWebhookDelivery'
   | 'connectProviderAccount' | 'listProviderAccounts' | 'getProviderAccount' | 'disableProviderAccount'
   | 'enableProviderAccount' | 'testProviderAccount' | 'importSettlementReport' | 'syncSettlements'
@@ -66,6 +66,8 @@ export const MANAGE_OPERATIONS: ManageOperation[] = [
   op({ id: 'disableWebhookEndpoint', method: 'POST', path: `${endpoint}/disable`, status: 200, query: modeQuery }),
   op({ id: 'enableWebhookEndpoint', method: 'POST', path: `${endpoint}/enable`, status: 200, query: modeQuery }),
   op({ id: 'rotateWebhookSecret', method: 'POST', path: `${endpoint}/rotate-secret`, status: 200, query: modeQuery }),
+  op({ id: 'recoverWebhookEndpoint', method: 'POST', path: `${endpoint}/recover`, status: 200, query: modeQuery,
+    body: RecoverBody }),
   op({ id: 'listWebhookDeliveries', method: 'GET', path: '/manage/v1/projects/:id/webhook-deliveries', status: 200,
     query: DeliveryListQuery }),
   op({ id: 'getWebhookDelivery', method: 'GET', path: delivery, status: 200, query: modeQuery }),

@@ -79,12 +79,19 @@ const events = {
 } as const;
 const url = { type: 'string', minLength: 1, maxLength: 2048 } as const;
 const description = { type: 'string', maxLength: 500 } as const;
+/** Deliveries per second at most; 0 (on update) removes the limit. */
+const max_deliveries_per_second = { type: 'integer', minimum: 0, maximum: 10_000 };
 export const EndpointBody = {
   type: 'object', additionalProperties: false, required: ['mode', 'url', 'events'],
-  properties: { mode, url, events, description },
+  properties: { mode, url, events, description, max_deliveries_per_second },
 };
 export const EndpointUpdateBody = {
-  type: 'object', additionalProperties: false, minProperties: 1, properties: { url, events, description },
+  type: 'object', additionalProperties: false, minProperties: 1, properties: { url, events, description, max_deliveries_per_second },
+};
+/** Recovery: resend every failed or exhausted delivery of the endpoint created since this time. */
+export const RecoverBody = {
+  type: 'object', additionalProperties: false, required: ['since'],
+  properties: { since: { type: 'string', minLength: 1, maxLength: 64 } },
 };
 export const DeliveryListQuery = {
   type: 'object', additionalProperties: false, required: ['mode'],

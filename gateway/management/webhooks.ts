@@ -1,4 +1,5 @@
-import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { DomainError } from '../../services/contract/index.js';
 import type { Delivery, DeliveryAttempt, Endpoint } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import type { Mode } from '../store/index.js';
@@ -11,6 +12,7 @@ import { audit, projectScope, type ManageDeps, type ManageHandlers } from './con
 //   GET  /manage/v1/projects/:id/webhook-endpoints/:endpoint?mode=M
 //   POST /manage/v1/projects/:id/webhook-endpoints/:endpoint?mode=M        {url?, events?, description?}
 //   POST /manage/v1/projects/:id/webhook-endpoints/:endpoint/{disable,enable,rotate-secret}?mode=M
+//   POST /manage/v1/projects/:id/webhook-endpoints/:endpoint/recover?mode=M    {since}: resend what failed since
 //   GET  /manage/v1/projects/:id/webhook-deliveries?mode=M[&endpoint_id&event_type&status&limit&cursor]
 //   GET  /manage/v1/projects/:id/webhook-deliveries/:delivery?mode=M       with attempts and body
 //   POST /manage/v1/projects/:id/webhook-deliveries/:delivery/resend?mode=M
@@ -19,10 +21,23 @@ import { audit, projectScope, type ManageDeps, type ManageHandlers } from './con
 const iso = (t: Timestamp | undefined) => (t ? timestampDate(t).toISOString() : null);
 
 export function endpointJson(e: Endpoint, projectId: string, mode: string) {
+  const h = e.health;
   return {
     id: e.id, object: 'webhook_endpoint', project_id: projectId, mode, url: e.url, events: e.events,
     status: e.enabled ? 'enabled' : 'disabled', description: e.description ?? null,
     created_at: iso(e.createdAt), updated_at: iso(e.updatedAt),
+    max_deliveries_per_second: e.maxPerSecond ?? null,
+    // Why and since when it is disabled: `manual`, or `failing` (every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS).
+    disabled_reason: e.disabledReason ?? null, disabled_at: iso(e.disabledAt),
+    failing_since: iso(e.failingSince), retry_after_until: iso(e.retryAfterUntil),
+    // Attempts of the last 24 hours (success_rate null without any), unfinished deliveries and the earliest next attempt.
+    ...(h && {
+      health: {
+        attempts_24h: h.attempts24h, succeeded_24h: h.succeeded24h,
+        success_rate_24h: h.attempts24h === 0 ? null : Math.round((h.succeeded24h / h.attempts24h) * 1000) / 1000,
+        pending_deliveries: h.pending, next_retry_at: iso(h.nextRetryAt),
+      },
+    }),
   };
 }
 
@@ -71,9 +86,11 @@ export function webhookHandlers(deps: ManageDeps): ManageHandlers {
 
   return {
     async createWebhookEndpoint(request) {
-      const b = request.body as { mode: Mode; url: string; events: string[]; description?: string };
+      const b = request.body as { mode: Mode; url: string; events: string[]; description?: string; max_deliveries_per_second?: number };
       const scope = await projectScope(store, (request.params as ProjectParams).id, b.mode);
-      const res = await webhooks.createEndpoint({ scope, url: b.url, events: b.events, description: b.description });
+      const res = await webhooks.createEndpoint({
+        scope, url: b.url, events: b.events, description: b.description, maxPerSecond: b.max_deliveries_per_second,
+      });
       const json = endpointJson(res.endpoint!, scope.projectId, scope.mode);
       await recorded('webhook_endpoint.created', scope, json.id, json);
       return { ...json, secret: res.secret };
@@ -94,11 +111,11 @@ export function webhookHandlers(deps: ManageDeps): ManageHandlers {
 
     async updateWebhookEndpoint(request) {
       const params = request.params as EndpointParams;
-      const b = request.body as { url?: string; events?: string[]; description?: string };
+      const b = request.body as { url?: string; events?: string[]; description?: string; max_deliveries_per_second?: number };
       const scope = await projectScope(store, params.id, modeOf(request));
       const { endpoint } = await webhooks.updateEndpoint({
         scope, id: params.endpoint, url: b.url, setEvents: b.events !== undefined, events: b.events ?? [],
-        description: b.description,
+        description: b.description, maxPerSecond: b.max_deliveries_per_second,
       });
       const json = endpointJson(endpoint!, scope.projectId, scope.mode);
       await recorded('webhook_endpoint.updated', scope, json.id, json);
@@ -115,6 +132,19 @@ export function webhookHandlers(deps: ManageDeps): ManageHandlers {
       const json = endpointJson(res.endpoint!, scope.projectId, scope.mode);
       await recorded('webhook_endpoint.secret_rotated', scope, json.id, json);
       return { ...json, secret: res.secret };
+    },
+
+    async recoverWebhookEndpoint(request) {
+      const params = request.params as EndpointParams;
+      const scope = await projectScope(store, params.id, modeOf(request));
+      const since = new Date((request.body as { since: string }).since);
+      if (Number.isNaN(since.getTime())) {
+        throw new DomainError('validation_error', 'since must be a time such as 2026-11-20T10:00:00Z', { param: 'since' });
+      }
+      const res = await webhooks.recoverEndpoint({ scope, endpointId: params.endpoint, since: timestampFromDate(since) });
+      const json = { object: 'webhook_recovery', endpoint_id: params.endpoint, since: since.toISOString(), deliveries: res.deliveries };
+      await recorded('webhook_endpoint.recovered', scope, params.endpoint, json);
+      return json;
     },
 
     async listWebhookDeliveries(request) {

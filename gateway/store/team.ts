@@ -44,6 +44,16 @@ export function createTeamStore(pool: Pool) {
       });
     },
 
+    /** The emails of the merchant's owners (whom a disabled webhook endpoint is mailed to). */
+    async ownerEmails(merchantId: string): Promise<string[]> {
+      const { rows } = await pool.query(
+        `SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id
+         WHERE m.merchant_id = $1 AND m.role = 'owner' ORDER BY u.email`,
+        [merchantId],
+      );
+      return rows.map((r) => r.email as string);
+    },
+
     async isMemberByEmail(merchantId: string, email: string): Promise<boolean> {
       const { rows } = await pool.query(
         'SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.merchant_id = $1 AND u.email = $2',

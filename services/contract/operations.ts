@@ -1,10 +1,11 @@
-// The 22 operations of the contract's Summary table, and the 3 on a stored method's credentials
-// (issue 25). Routes, validation, serialisation and the OpenAPI document are all made from this table.
+// The 22 operations of the contract's Summary table, and those added since (the 3 on a stored method's
+// credentials, issue 25; the events API). Routes, validation, serialisation and the OpenAPI document
+// are all made from this table.
 import { idParams, credentialParams, AddCredentialBody, CancelBody, CaptureBody, CreatePaymentBody, CreatePaymentMethodBody, CreatePayoutBody,
-  PaymentListQuery, PayoutListQuery, RefundBody, SettlementListQuery, TransactionListQuery, WebhookTestBody,
+  EventListQuery, PaymentListQuery, PayoutListQuery, RefundBody, SettlementListQuery, TransactionListQuery, WebhookTestBody,
 } from './requests.js';
 import {
-  BalanceList, Identity, Payment, PaymentList, PaymentMethod, PaymentMethodCredential, PaymentMethodCredentialList, Payout, PayoutList, Refund, RefundList, ScenarioList,
+  BalanceList, Event, EventList, Identity, Payment, PaymentList, PaymentMethod, PaymentMethodCredential, PaymentMethodCredentialList, Payout, PayoutList, Refund, RefundList, ScenarioList,
   SettlementList, SettlementWithItems, Timeline, TransactionList, WebhookTestResult,
 } from './resources.js';
 import type { Schema } from './components.js';
@@ -14,7 +15,8 @@ export type OperationId =
   | 'refundPayment' | 'listPaymentRefunds' | 'getRefund' | 'createPayout' | 'listPayouts' | 'getPayout'
   | 'cancelPayout' | 'listTransactions' | 'getBalances' | 'listSettlements' | 'getSettlement'
   | 'createPaymentMethod' | 'getPaymentMethod' | 'sendTestWebhook' | 'listTestScenarios' | 'getMe'
-  | 'addPaymentMethodCredential' | 'listPaymentMethodCredentials' | 'removePaymentMethodCredential';
+  | 'addPaymentMethodCredential' | 'listPaymentMethodCredentials' | 'removePaymentMethodCredential'
+  | 'listEvents' | 'getEvent';
 
 export interface Operation {
   id: OperationId;
@@ -45,7 +47,7 @@ export const OPERATION_NAMES: Record<OperationId, string> = {
   getSettlement: 'Retrieve a settlement', createPaymentMethod: 'Store a payment method',
   getPaymentMethod: 'Retrieve a payment method', sendTestWebhook: 'Send a test event', listTestScenarios: 'List test scenarios',
   getMe: 'Who am I', addPaymentMethodCredential: 'Add a credential', listPaymentMethodCredentials: 'List credentials',
-  removePaymentMethodCredential: 'Remove a credential',
+  removePaymentMethodCredential: 'Remove a credential', listEvents: 'List events', getEvent: 'Retrieve an event',
 };
 
 const op = (o: Operation) => o;
@@ -114,6 +116,13 @@ export const OPERATIONS: Operation[] = [
   op({ id: 'sendTestWebhook', method: 'POST', path: '/v1/webhooks/test', tag: 'Webhooks',
     summary: 'Emit a real, signed test event to the endpoints registered for this key.', body: WebhookTestBody,
     bodyOptional: true, success: { status: 200, schema: WebhookTestResult }, errors: [422] }),
+  op({ id: 'listEvents', method: 'GET', path: '/v1/events', tag: 'Webhooks',
+    summary: 'Every event emitted for this key\'s project and mode in the last 30 days, newest first, each exactly as ' +
+      'its webhooks deliver it; filter by type and by emission time (from, to).',
+    query: EventListQuery, success: { status: 200, schema: EventList }, errors: [400, 422] }),
+  op({ id: 'getEvent', method: 'GET', path: '/v1/events/:id', tag: 'Webhooks',
+    summary: 'Retrieve an event, exactly as its webhooks deliver it.', params: idParams,
+    success: { status: 200, schema: Event }, errors: [404] }),
   op({ id: 'listTestScenarios', method: 'GET', path: '/v1/test/scenarios', tag: 'Sandbox',
     summary: 'The sandbox scenarios that force payment outcomes (test keys only).',
     success: { status: 200, schema: ScenarioList }, errors: [] }),

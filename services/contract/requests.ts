@@ -124,4 +124,5 @@ export const PayoutListQuery = optional({ status: str, ...page });
 export const TransactionListQuery = optional({
   type: enumOf(TRANSACTION_TYPES), status: str, currency, provider_account_id: str, from: dateTime, to: dateTime, ...page,
 });
+export const EventListQuery = optional({ type: enumOf(EVENT_TYPES), from: dateTime, to: dateTime, ...page });
 export const SettlementListQuery = optional({ status: str, provider_account_id: str });

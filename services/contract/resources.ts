@@ -216,6 +216,11 @@ export const Timeline = component('Timeline', object({ payment_id: str, data: ar
 export const RefundList = component('RefundList', object({ data: arrayOf(Refund) }));
 export const BalanceList = component('Balances', object({ custodian: literal(false), data: arrayOf(Balance) }));
 export const SettlementList = component('SettlementList', object({ data: arrayOf(Settlement) }));
+/** An event as its webhooks deliver it: the envelope of the contract's Events section, byte for byte. */
+export const Event = component('Event', object({
+  id: str, type: str, mode: enumOf(MODES), created_at: dateTime, data: object({ object: anyObject }),
+}));
+export const EventList = page('EventList', Event);
 export const WebhookTestResult = component('WebhookTestResult', object({ event_id: str, deliveries: int }));
 export const ScenarioList = component('ScenarioList', object({ data: arrayOf(object({ name: str, description: str })) }));
 

@@ -175,9 +175,9 @@ export function createPayouts(deps: PayoutsDeps) {
     return payout;
   }
 
-  /** Only a payout still queued can be cancelled; its funds are released at once. No event: the contract has none. */
+  /** Only a payout still queued can be cancelled; its funds are released at once and payout.cancelled is emitted in the same commit. */
   async function cancel(scope: Scope, id: string): Promise<PayoutRecord> {
-    return store.transaction(async (tx) => {
+    const cancelled = await store.transaction(async (tx) => {
       const payout = await store.getForUpdate(tx, scope, id);
       if (!payout) throw serviceError('resource_not_found', `No payout ${id}`, { param: 'id' });
       if (payout.status !== 'created') {
@@ -192,8 +192,11 @@ export function createPayouts(deps: PayoutsDeps) {
       payout.updatedAt = clock.now();
       await store.save(tx, payout);
       await store.commitFunds(tx, payout, -cost(payout));
+      await emitPayout(tx, payout, 'payout.cancelled', payout.updatedAt);
       return payout;
     });
+    deps.relay.kick();
+    return cancelled;
   }
 
   return {

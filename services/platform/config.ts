@@ -121,6 +121,12 @@ export interface Config {
   eventStreamRecheckMs: number;
   /** Webhook attempts one webhooks replica starts per second to one destination host; more wait. */
   webhookHostRatePerSecond: number;
+  /** Days events, deliveries and attempts are kept by webhooks (GET /v1/events shows as much). */
+  webhookRetentionDays: number;
+  /** Hours an endpoint may fail every delivery before it is disabled; 0: never disabled for it. */
+  webhookDisableAfterHours: number;
+  /** How often each webhooks replica sweeps: disables failing endpoints, deletes what is past retention. */
+  webhookSweepMs: number;
   /** Start-up's budget: each step (Postgres, migrations, NATS, JetStream) retries until it is spent. */
   startTimeoutMs: number;
 }
@@ -363,6 +369,10 @@ export function loadConfig(env: Env = process.env): Config {
     eventStreamsPerGateway: int(env, 'EVENT_STREAMS_PER_GATEWAY', 1000, 1, 100_000),
     eventStreamRecheckMs: int(env, 'EVENT_STREAM_RECHECK_MS', 2_000, 100, 5_000),
     webhookHostRatePerSecond: int(env, 'WEBHOOK_HOST_RATE_PER_SECOND', 200, 1, 10_000),
+    // Issue 29: events API retention, endpoint health.
+    webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+    webhookDisableAfterHours: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120, 0, 24 * 366),
+    webhookSweepMs: int(env, 'WEBHOOK_SWEEP_MS', 60_000, 50, 86_400_000),
     // The chart's startup probe budget (2 s x 60); the chart sets it from the probe.
     startTimeoutMs: int(env, 'START_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
 

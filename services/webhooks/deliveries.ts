@@ -61,6 +61,10 @@ export interface Claim {
   body: string;
   /** The trace context its event arrived with (events.traceparent): the attempt's span continues it. */
   traceparent: string | null;
+  /** The endpoint's maximum delivery rate (throttle.ts); null: none. */
+  maxPerSecond: number | null;
+  /** The endpoint asked (429 Retry-After) for no attempt before this; null: it did not. */
+  pausedUntil: Date | null;
 }
 
 export interface Outcome {
@@ -75,6 +79,8 @@ export interface Outcome {
   responseBody?: string;
   error?: string;
   durationMs: number;
+  /** A 429 with Retry-After: the endpoint is paused until then and the attempt is not counted by the schedule. */
+  throttledUntil?: Date;
 }
 
 // Looked up per claimed row by primary key, so no plan ever scans the events table.
@@ -82,7 +88,9 @@ const CLAIMED = `d.id, d.endpoint_id, d.event_id, d.event_type, d.mode, d.attemp
   (SELECT e.url FROM endpoints e WHERE e.id = d.endpoint_id) AS url,
   (SELECT e.secret FROM endpoints e WHERE e.id = d.endpoint_id) AS secret,
   (SELECT ev.body FROM events ev WHERE ev.id = d.event_id) AS body,
-  (SELECT ev.traceparent FROM events ev WHERE ev.id = d.event_id) AS traceparent`;
+  (SELECT ev.traceparent FROM events ev WHERE ev.id = d.event_id) AS traceparent,
+  (SELECT e.max_per_second FROM endpoints e WHERE e.id = d.endpoint_id) AS max_per_second,
+  (SELECT e.retry_after_until FROM endpoints e WHERE e.id = d.endpoint_id) AS retry_after_until`;
 // A delivery parked by its disabled endpoint (next attempt 'infinity') has no next attempt to show.
 const COLUMNS = `id, endpoint_id, event_id, event_type, status, attempt_count,
   CASE WHEN status IN ('pending', 'failed') AND next_attempt_at <> 'infinity' THEN next_attempt_at END AS next_attempt_at,
@@ -94,7 +102,7 @@ function toClaim(row: any): Claim {
   return {
     id: row.id, endpointId: row.endpoint_id, eventId: row.event_id, eventType: row.event_type, mode: row.mode,
     attempt: row.attempt_count, scheduled: row.scheduled_attempts, url: row.url, storedSecret: row.secret, body: row.body,
-    traceparent: row.traceparent,
+    traceparent: row.traceparent, maxPerSecond: row.max_per_second ?? null, pausedUntil: row.retry_after_until ?? null,
   };
 }
 
@@ -126,7 +134,9 @@ export function createDeliveryStore(pool: Pool) {
       const { rows } = await pool.query({
         name: 'webhooks-claim',
         text: `SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.mode, c.attempt_count, c.scheduled_attempts, c.url,
-            c.secret, c.body, (SELECT ev.traceparent FROM events ev WHERE ev.id = c.event_id) AS traceparent
+            c.secret, c.body, (SELECT ev.traceparent FROM events ev WHERE ev.id = c.event_id) AS traceparent,
+            (SELECT e.max_per_second FROM endpoints e WHERE e.id = c.endpoint_id) AS max_per_second,
+            (SELECT e.retry_after_until FROM endpoints e WHERE e.id = c.endpoint_id) AS retry_after_until
           FROM claim_deliveries($1, $2, $3, $4, $5, $6, $7) c`,
         values: [now, limit, perEndpoint, [...busy.keys()], [...busy.values()], leaseUntil, full],
       });
@@ -182,6 +192,10 @@ export function createDeliveryStore(pool: Pool) {
      * attempt took over, that one decides; the attempt is kept in history either way. A failed
      * resend (no status) leaves the delivery as it was and only gives its lease back. Returns the
      * ids of the deliveries moved.
+     *
+     * The same statement keeps each endpoint's health (failing_since: the first of an unbroken run
+     * of failures; last_failed_at) and its pause after a 429 with Retry-After, which is no failure
+     * and, for an automatic attempt, does not count against the schedule either.
      */
     async complete(outcomes: Outcome[], now: Date): Promise<Set<string>> {
       const col = <T>(f: (o: Outcome) => T) => outcomes.map(f);
@@ -189,9 +203,25 @@ export function createDeliveryStore(pool: Pool) {
         name: 'webhooks-complete',
         text: `WITH input AS (
            SELECT * FROM unnest($2::text[], $3::int[], $4::text[], $5::timestamptz[], $6::int[], $7::text[], $8::text[],
-             $9::bool[], $10::timestamptz[], $11::int[], $12::text[], $13::text[])
+             $9::bool[], $10::timestamptz[], $11::int[], $12::text[], $13::text[], $14::text[], $15::bool[],
+             $16::timestamptz[])
              AS t(delivery_id, attempt, status, next_attempt_at, response_status, error, attempt_id, manual, started_at,
-               duration_ms, request_headers, response_body)
+               duration_ms, request_headers, response_body, endpoint_id, ok, throttled_until)
+         ), health AS (
+           UPDATE endpoints e SET
+             failing_since = CASE WHEN h.last_ok IS NULL THEN COALESCE(e.failing_since, h.first_fail)
+               ELSE (SELECT min(i.started_at) FROM input i
+                     WHERE i.endpoint_id = h.endpoint_id AND NOT i.ok AND i.started_at > h.last_ok) END,
+             last_failed_at = GREATEST(e.last_failed_at, h.last_fail),
+             retry_after_until = GREATEST(e.retry_after_until, h.retry_until)
+           FROM (
+             SELECT endpoint_id, max(started_at) FILTER (WHERE ok) AS last_ok,
+               min(started_at) FILTER (WHERE NOT ok) AS first_fail, max(started_at) FILTER (WHERE NOT ok) AS last_fail,
+               max(throttled_until) AS retry_until
+             FROM input GROUP BY endpoint_id
+           ) h
+           WHERE e.id = h.endpoint_id
+             AND (h.last_fail IS NOT NULL OR h.retry_until IS NOT NULL OR e.failing_since IS NOT NULL)
          ), recorded AS (
            INSERT INTO delivery_attempts (id, delivery_id, attempt_number, manual, started_at, duration_ms,
              request_headers, response_status, response_body, error, outcome, next_attempt_at)
@@ -207,6 +237,7 @@ export function createDeliveryStore(pool: Pool) {
            last_response_status = CASE WHEN i.status IS NULL THEN d.last_response_status ELSE i.response_status END,
            last_error = CASE WHEN i.status IS NULL THEN d.last_error ELSE i.error END,
            resend_until = CASE WHEN i.manual THEN NULL ELSE d.resend_until END,
+           scheduled_attempts = d.scheduled_attempts - CASE WHEN i.throttled_until IS NOT NULL AND NOT i.manual THEN 1 ELSE 0 END,
            updated_at = $1
          FROM input i
          WHERE d.id = i.delivery_id AND d.attempt_count = i.attempt
@@ -215,7 +246,8 @@ export function createDeliveryStore(pool: Pool) {
         values: [now, col((o) => o.claim.id), col((o) => o.claim.attempt), col((o) => o.status), col((o) => o.nextAttemptAt),
           col((o) => o.responseStatus ?? null), col((o) => o.error ?? null), col((o) => attemptId(o.startedAt)),
           col((o) => o.manual), col((o) => o.startedAt), col((o) => o.durationMs), col((o) => JSON.stringify(o.requestHeaders)),
-          col((o) => o.responseBody ?? null)],
+          col((o) => o.responseBody ?? null), col((o) => o.claim.endpointId),
+          col((o) => (o.throttledUntil ? null : o.status === 'succeeded')), col((o) => o.throttledUntil ?? null)],
       });
       return new Set(rows.map((r) => r.id as string));
     },
@@ -267,6 +299,18 @@ export function createDeliveryStore(pool: Pool) {
         [paymentId, scope.merchantId, scope.projectId, scope.mode],
       );
       return rows;
+    },
+
+    /** The ids of an endpoint's failed and exhausted deliveries created at or after `since`, oldest first. */
+    async unsuccessfulSince(scope: Scope, endpointId: string, since: Date, limit: number): Promise<string[]> {
+      const { rows } = await pool.query(
+        `SELECT id FROM deliveries
+         WHERE endpoint_id = $1 AND merchant_id = $2 AND project_id = $3 AND mode = $4
+           AND status IN ('failed', 'exhausted') AND created_at >= $5
+         ORDER BY created_at, id LIMIT $6`,
+        [endpointId, scope.merchantId, scope.projectId, scope.mode, since, limit],
+      );
+      return rows.map((r) => r.id as string);
     },
 
     async attempt(deliveryId: string, attemptNumber: number): Promise<AttemptRow | undefined> {

@@ -2,7 +2,8 @@ import {
   SpanKind, continueTrace, createBatcher, tracingOn, type Clock, type Logger,
 } from '../platform/index.js';
 import type { Claim, DeliveryStore, Outcome } from './deliveries.js';
-import { afterAttempt } from './schedule.js';
+import { afterAttempt, retryAfterTime } from './schedule.js';
+import type { Throttle } from './throttle.js';
 import type { SecretBox } from '../platform/secret-box.js';
 import type { AttemptResult, Sender } from './sender.js';
 import type { DeliveryMetrics } from './metrics.js';
@@ -30,7 +31,15 @@ export interface DispatcherOptions {
   hostRatePerSecond?: number;
   /** Where attempts are counted (metrics.ts); nowhere when absent. */
   metrics?: DeliveryMetrics;
+  /** Endpoints' maximum delivery rates across replicas (throttle.ts); absent: not honoured. */
+  throttle?: Throttle;
 }
+
+/**
+ * A 429 with Retry-After is free (not counted by the schedule) while the delivery has made fewer than
+ * this many times its attempt limit in all: a receiver answering 429 for ever still ends exhausted.
+ */
+const FREE_THROTTLED_FACTOR = 3;
 
 /** The contract's headers, in its order (`svc listen` sends the same for the deliveries it makes). */
 export function deliveryHeaders(
@@ -78,6 +87,8 @@ export function createDispatcher(opts: DispatcherOptions) {
   // A waiting claim may start while its attempt would still end half the margin before its lease.
   const latestStart = (leaseUntil: Date) => leaseUntil.getTime() - opts.timeoutMs - 2500;
   const pacer = createHostPacer(opts.hostRatePerSecond ?? Infinity);
+  // Endpoints that answered 429 with Retry-After: no attempt of theirs starts before then (ms).
+  const paused = new Map<string, number>();
 
   // Finished attempts are recorded together: while one batch is being written the next gathers,
   // so under load a single statement records many attempts instead of one round trip each.
@@ -111,10 +122,16 @@ export function createDispatcher(opts: DispatcherOptions) {
     }
     sent?.();
     const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
-    const next = afterAttempt(ok, manual, claim.scheduled, startedAt, opts.maxAttempts);
+    const throttledUntil = result.status === 429 && claim.attempt <= FREE_THROTTLED_FACTOR * opts.maxAttempts
+      ? retryAfterTime(result.retryAfter, opts.clock.now()) : undefined;
+    if (throttledUntil) paused.set(claim.endpointId, throttledUntil.getTime());
+    // Slowed down, not failed: the next attempt is at the receiver's time and the schedule does not advance.
+    const next = throttledUntil
+      ? { status: manual ? null : 'failed' as const, nextAttemptAt: manual ? null : throttledUntil }
+      : afterAttempt(ok, manual, claim.scheduled, startedAt, opts.maxAttempts);
     opts.metrics?.attempted(next.status, manual, result.durationMs);
     const outcome: Outcome = {
-      claim, manual, startedAt, ...next,
+      claim, manual, startedAt, ...next, throttledUntil,
       requestHeaders: headers.map(([name, value]) => [name, name === 'svc-signature' ? truncateSignature(value) : value]),
       responseStatus: result.status, responseBody: result.responseBody, error: result.error, durationMs: result.durationMs,
     };
@@ -177,6 +194,10 @@ export function createDispatcher(opts: DispatcherOptions) {
 
   /** Starts the claim's attempt at its host's next slot (host-pacer.ts), holding an endpoint slot meanwhile. */
   function start(claim: Claim, leaseUntil: Date): void {
+    const nowMs = opts.clock.now().getTime();
+    const pausedUntil = Math.max(claim.pausedUntil?.getTime() ?? 0, paused.get(claim.endpointId) ?? 0);
+    if (pausedUntil > nowMs) return defer(claim, pausedUntil - nowMs);
+    if (paused.has(claim.endpointId)) paused.delete(claim.endpointId);
     const host = hostOf(claim.url);
     const wait = pacer.waitFor(host, Date.now());
     if (wait > PACE_HORIZON_MS || opts.clock.now().getTime() + wait > latestStart(leaseUntil)) return defer(claim, wait);
@@ -193,7 +214,14 @@ export function createDispatcher(opts: DispatcherOptions) {
       kickSoon();
     };
     const paced = delay > 0 ? new Promise((resolve) => setTimeout(resolve, delay)) : Promise.resolve();
-    const running: Promise<void> = paced.then(() => attempt(claim, false, release))
+    // Within the endpoint's rate (all replicas together); a claim that gets no slot in time goes back.
+    const throttled = claim.maxPerSecond === null || !opts.throttle ? paced.then(() => true) : paced.then(() =>
+      opts.throttle!.acquire(claim.endpointId, claim.maxPerSecond!, latestStart(leaseUntil), () => stopped));
+    const running: Promise<void> = throttled.then(async (slot) => {
+      if (slot) return void (await attempt(claim, false, release));
+      release();
+      await handBack([claim], new Date(opts.clock.now().getTime() + 1000));
+    })
       .then(() => undefined, (err) => {
         // The lease brings it back: nothing is lost if recording failed.
         opts.logger.warn({ err: (err as Error).message, delivery: claim.id }, 'webhook attempt could not be recorded');

@@ -19,15 +19,43 @@ export interface EndpointRow {
   description: string | null;
   created_at: Date;
   updated_at: Date;
+  max_per_second: number | null;
+  disabled_reason: 'manual' | 'failing' | null;
+  disabled_at: Date | null;
+  failing_since: Date | null;
+  retry_after_until: Date | null;
 }
 
 export interface EndpointChanges {
   url?: string;
   events?: string[];
   description?: string;
+  /** 0 removes the limit. */
+  maxPerSecond?: number;
 }
 
-const COLUMNS = 'id, url, events, enabled, description, created_at, updated_at';
+/** An endpoint's recent record (EndpointHealth): attempts of the last day, what waits, and when. */
+export interface EndpointHealth {
+  attempts: number;
+  succeeded: number;
+  pending: number;
+  nextRetryAt: Date | null;
+}
+
+/** A disabled endpoint whose project's owners are to be told (the gateway mails them). */
+export interface EndpointNotice {
+  endpoint: EndpointRow;
+  merchantId: string;
+  projectId: string;
+  mode: Mode;
+}
+
+const COLUMNS = `id, url, events, enabled, description, created_at, updated_at, max_per_second, disabled_reason, disabled_at,
+  failing_since, retry_after_until`;
+/** Deliveries per second an endpoint may be limited to. */
+export const MAX_RATE = 10_000;
+const HEALTH_WINDOW_MS = 24 * 3_600_000;
+const NOTICE_LEASE_MS = 10 * 60_000;
 const MAX_DESCRIPTION = 500;
 const KNOWN = new Set<string>(EVENT_TYPES);
 
@@ -53,6 +81,14 @@ export function createEndpointStore(pool: Pool, box: SecretBox, policy: UrlPolic
     const problem = endpointUrlProblem(url, mode, policy);
     if (problem !== undefined) throw invalidField('url', `url: ${problem}`);
     return url;
+  }
+
+  function checkRate(rate: number | undefined): number | null {
+    if (rate === undefined || rate === 0) return null;
+    if (!Number.isInteger(rate) || rate < 0 || rate > MAX_RATE) {
+      throw invalidField('max_deliveries_per_second', `max_deliveries_per_second must be an integer from 1 to ${MAX_RATE}, or 0 for no limit`);
+    }
+    return rate;
   }
 
   function checkDescription(description: string | undefined): string | null {
@@ -89,17 +125,20 @@ export function createEndpointStore(pool: Pool, box: SecretBox, policy: UrlPolic
   }
 
   return {
-    async create(scope: Scope, input: { url: string; events: string[]; description?: string }, now: Date) {
+    async create(scope: Scope, input: { url: string; events: string[]; description?: string; maxPerSecond?: number }, now: Date) {
       const url = checkUrl(input.url, scope.mode);
       const events = normaliseEvents(input.events);
       const description = checkDescription(input.description);
+      const rate = checkRate(input.maxPerSecond);
       const secret = newSecret('whsec_', 32);
       const endpoint = await withTransaction(pool, async (tx) => {
         await refuseAboveCap(tx, scope);
         return one(tx,
-          `INSERT INTO endpoints (id, merchant_id, project_id, mode, url, events, enabled, description, secret, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $9) RETURNING ${COLUMNS}`,
-          [endpointId(now), scope.merchantId, scope.projectId, scope.mode, url, events, description, box.seal(secret), now], '');
+          `INSERT INTO endpoints (id, merchant_id, project_id, mode, url, events, enabled, description, secret, created_at,
+             updated_at, max_per_second)
+           VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $9, $10) RETURNING ${COLUMNS}`,
+          [endpointId(now), scope.merchantId, scope.projectId, scope.mode, url, events, description, box.seal(secret), now,
+            rate], '');
       });
       return { endpoint, secret };
     },
@@ -118,22 +157,30 @@ export function createEndpointStore(pool: Pool, box: SecretBox, policy: UrlPolic
       const url = changes.url === undefined ? null : checkUrl(changes.url, scope.mode);
       const events = changes.events === undefined ? null : normaliseEvents(changes.events);
       const description = checkDescription(changes.description);
+      const rate = checkRate(changes.maxPerSecond);
       return one(pool,
         `UPDATE endpoints SET url = COALESCE($5, url), events = COALESCE($6, events),
-           description = COALESCE($7, description), updated_at = $8
+           description = COALESCE($7, description), updated_at = $8,
+           max_per_second = CASE WHEN $9 THEN $10 ELSE max_per_second END
          WHERE ${where} RETURNING ${COLUMNS}`,
-        [...keys(scope, id), url, events, description, now], id);
+        [...keys(scope, id), url, events, description, now, changes.maxPerSecond !== undefined, rate], id);
     },
 
     /**
      * Disabling parks the endpoint's unfinished deliveries (next attempt 'infinity': never due, so
-     * they cannot crowd the dispatchers' window); enabling makes them due at once, within the cap.
+     * they cannot crowd the dispatchers' window); enabling makes them due at once, within the cap,
+     * and starts its health afresh (a disable for failing is then over, and its notice moot).
      */
     setEnabled: (scope: Scope, id: string, enabled: boolean, now: Date) => withTransaction(pool, async (tx) => {
       if (enabled) await refuseAboveCap(tx, scope, id);
       return one(tx,
         `WITH endpoint AS (
-           UPDATE endpoints SET enabled = $5, updated_at = $6 WHERE ${where} RETURNING ${COLUMNS}
+           UPDATE endpoints SET enabled = $5, updated_at = $6,
+             disabled_reason = CASE WHEN $5 THEN NULL WHEN enabled THEN 'manual' ELSE disabled_reason END,
+             disabled_at = CASE WHEN $5 THEN NULL WHEN enabled THEN $6 ELSE disabled_at END,
+             failing_since = CASE WHEN $5 THEN NULL ELSE failing_since END,
+             notice_pending = notice_pending AND NOT $5
+           WHERE ${where} RETURNING ${COLUMNS}
          ), held AS (
            UPDATE deliveries SET next_attempt_at = CASE WHEN $5 THEN $6 ELSE 'infinity' END, updated_at = $6
            WHERE endpoint_id = (SELECT id FROM endpoint) AND status IN ('pending', 'failed')
@@ -159,6 +206,47 @@ export function createEndpointStore(pool: Pool, box: SecretBox, policy: UrlPolic
         }
       }
       return sealed;
+    },
+
+    /** Each endpoint's attempts of the last 24 hours and succeeded among them, its waiting deliveries and their earliest due time. */
+    async health(ids: string[], now: Date): Promise<Map<string, EndpointHealth>> {
+      const [attempts, waiting] = await Promise.all([
+        pool.query(
+          `SELECT d.endpoint_id, count(*)::int AS attempts, count(*) FILTER (WHERE a.response_status BETWEEN 200 AND 299)::int AS succeeded
+           FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+           WHERE a.started_at > $2 AND d.endpoint_id = ANY ($1) GROUP BY d.endpoint_id`,
+          [ids, new Date(now.getTime() - HEALTH_WINDOW_MS)],
+        ),
+        pool.query(
+          `SELECT endpoint_id, count(*)::int AS pending,
+             min(next_attempt_at) FILTER (WHERE status IN ('pending', 'failed') AND next_attempt_at <> 'infinity') AS next_retry_at
+           FROM deliveries WHERE endpoint_id = ANY ($1) AND status IN ('pending', 'failed', 'delivering') GROUP BY endpoint_id`,
+          [ids],
+        ),
+      ]);
+      const health = new Map<string, EndpointHealth>(ids.map((id) => [id, { attempts: 0, succeeded: 0, pending: 0, nextRetryAt: null }]));
+      for (const r of attempts.rows) Object.assign(health.get(r.endpoint_id)!, { attempts: r.attempts, succeeded: r.succeeded });
+      for (const r of waiting.rows) Object.assign(health.get(r.endpoint_id)!, { pending: r.pending, nextRetryAt: r.next_retry_at });
+      return health;
+    },
+
+    /**
+     * Notices of endpoints disabled for failing not yet acknowledged, taken for NOTICE_LEASE_MS (a
+     * gateway that could not mail leaves them to be taken again), at most `limit`.
+     */
+    async takeNotices(now: Date, limit: number): Promise<EndpointNotice[]> {
+      const { rows } = await pool.query(
+        `UPDATE endpoints SET notice_lease_until = $2
+         WHERE id IN (SELECT id FROM endpoints WHERE notice_pending AND (notice_lease_until IS NULL OR notice_lease_until <= $1)
+                      ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)
+         RETURNING ${COLUMNS}, merchant_id, project_id, mode`,
+        [now, new Date(now.getTime() + NOTICE_LEASE_MS), limit],
+      );
+      return rows.map((r) => ({ endpoint: r, merchantId: r.merchant_id, projectId: r.project_id, mode: r.mode }));
+    },
+
+    async acknowledgeNotices(ids: string[]): Promise<void> {
+      await pool.query('UPDATE endpoints SET notice_pending = false, notice_lease_until = NULL WHERE id = ANY ($1)', [ids]);
     },
 
     /** The old secret stops signing at once: a receiver must switch when it stores the new one. */

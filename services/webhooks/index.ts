@@ -1,8 +1,12 @@
 // webhooks: stores every event and delivers it, signed, to merchants' endpoints (WebhooksService).
 // Owns schema webhooks. Its durable consumer `webhooks` stores each event once with one delivery
 // per subscribed endpoint; its dispatcher makes the attempts, retries on the contract's schedule
-// and keeps every attempt; its RPCs manage endpoints, show history, resend (an extra attempt outside
-// the schedule), send test events and narrate a payment's deliveries for its timeline (timeline.ts).
+// and keeps every attempt, within each endpoint's rate (throttle.ts) and a receiver's Retry-After;
+// its RPCs manage endpoints (with their health), show history, resend (an extra attempt outside
+// the schedule) one delivery or all failed since a time (recovery.ts), send test events, list
+// events (events-api.ts, GET /v1/events) and narrate a payment's deliveries for its timeline
+// (timeline.ts). Its sweep (sweep.ts) disables endpoints failing for days, leaving the gateway a
+// notice to mail, and deletes events and attempts past retention.
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import {
   assemblePart, createSecretBox, measuredBus, type PartInfo, type ServiceDeps, type ServicePart,
@@ -12,8 +16,12 @@ import { createDeliveryStore } from './deliveries.js';
 import { createDispatcher } from './dispatcher.js';
 import { deliveryMetrics } from './metrics.js';
 import { createEndpointStore } from './endpoints.js';
+import { createEventsReader } from './events-api.js';
 import { consumeEvents } from './fan-out.js';
+import { createRecovery } from './recovery.js';
 import { createSender } from './sender.js';
+import { startSweep } from './sweep.js';
+import { createThrottle } from './throttle.js';
 import { webhooksRoutes } from './service.js';
 
 export const PART: PartInfo = { name: 'webhooks', schema: 'webhooks', dir: 'services/webhooks' };
@@ -40,6 +48,7 @@ export function build(deps: ServiceDeps): ServicePart {
   const endpoints = createEndpointStore(deps.pool, box, policy);
   const deliveries = createDeliveryStore(deps.pool);
   const sender = createSender({ timeoutMs: config.webhookTimeoutMs, policy });
+  const throttle = createThrottle(deps.pool, deps.clock);
   const dispatcher = createDispatcher({
     store: deliveries,
     sender,
@@ -53,19 +62,28 @@ export function build(deps: ServiceDeps): ServicePart {
     hostRatePerSecond: config.webhookHostRatePerSecond,
     pollMs: config.webhookPollMs,
     metrics: deliveryMetrics(deps.metrics, deliveries),
+    throttle,
   });
+  const recovery = createRecovery({ deliveries, dispatcher, throttle, clock: deps.clock, logger: deps.logger });
   let subscription: Subscription | undefined;
+  let sweep: ReturnType<typeof startSweep> | undefined;
 
   return assemblePart(deps, {
     name: PART.name,
     services: [WebhooksService.typeName],
-    routes: webhooksRoutes({ pool: deps.pool, endpoints, deliveries, dispatcher, clock: deps.clock }),
+    routes: webhooksRoutes({
+      pool: deps.pool, endpoints, deliveries, dispatcher, events: createEventsReader(deps.pool), recovery, clock: deps.clock,
+    }),
     async start() {
       if (config.webhookSecretKey) {
         const sealed = await endpoints.sealPlainSecrets();
         if (sealed > 0) deps.logger.info({ sealed }, 'webhook signing secrets stored before WEBHOOK_SECRET_KEY are now encrypted');
       }
       dispatcher.start();
+      sweep = startSweep({
+        pool: deps.pool, clock: deps.clock, logger: deps.logger, retentionDays: config.webhookRetentionDays,
+        disableAfterHours: config.webhookDisableAfterHours, everyMs: config.webhookSweepMs,
+      });
       subscription = await consumeEvents({
         pool: deps.pool,
         bus: measuredBus(deps.metrics, deps.bus),
@@ -79,6 +97,8 @@ export function build(deps: ServiceDeps): ServicePart {
     async stop() {
       // Stop taking events first; attempts under way finish (bounded by the time-out) and are recorded.
       await subscription?.stop();
+      await sweep?.stop();
+      await recovery.stop();
       await dispatcher.stop();
       sender.close();
     },

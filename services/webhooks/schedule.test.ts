@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { afterAttempt, afterFailure, delayBeforeAttempt } from './schedule.js';
+import { afterAttempt, afterFailure, delayBeforeAttempt, retryAfterTime } from './schedule.js';
 
 test('the contract\'s schedule: +30 s, +2 min, +10 min, +30 min, then every 2 h', () => {
   const seconds = [2, 3, 4, 5, 6, 7, 12].map((n) => delayBeforeAttempt(n) / 1000);
@@ -26,4 +26,14 @@ test('a resend is outside the schedule: a 2xx succeeds the delivery, a failure l
   // Automatic attempts follow the schedule by their scheduled number.
   assert.deepEqual(afterAttempt(false, false, 2, start, 6), afterFailure(2, start, 6));
   assert.deepEqual(afterAttempt(true, false, 6, start, 6), { status: 'succeeded', nextAttemptAt: null });
+});
+
+test('retryAfterTime: seconds or an HTTP date, held between one second and an hour; nothing for no header or nonsense', () => {
+  const now = new Date('2026-11-27T12:00:00Z');
+  assert.equal(retryAfterTime('30', now)?.toISOString(), '2026-11-27T12:00:30.000Z');
+  assert.equal(retryAfterTime('0', now)?.toISOString(), '2026-11-27T12:00:01.000Z');
+  assert.equal(retryAfterTime('86400', now)?.toISOString(), '2026-11-27T13:00:00.000Z');
+  assert.equal(retryAfterTime('Fri, 27 Nov 2026 12:05:00 GMT', now)?.toISOString(), '2026-11-27T12:05:00.000Z');
+  assert.equal(retryAfterTime(undefined, now), undefined);
+  assert.equal(retryAfterTime('soon', now), undefined);
 });

@@ -35,3 +35,18 @@ export function afterFailure(attempt: number, startedAt: Date, maxAttempts: numb
   if (attempt >= maxAttempts) return { status: 'exhausted', nextAttemptAt: null };
   return { status: 'failed', nextAttemptAt: new Date(startedAt.getTime() + delayBeforeAttempt(attempt + 1)) };
 }
+
+/** The longest pause a receiver's Retry-After may ask for; a longer one is held to this. */
+export const MAX_RETRY_AFTER_MS = 60 * MINUTE;
+
+/**
+ * When a 429's Retry-After (seconds, or an HTTP date) lets the next attempt start, at least a
+ * second and at most MAX_RETRY_AFTER_MS after `now`; undefined when the header is absent or unreadable.
+ */
+export function retryAfterTime(header: string | undefined, now: Date): Date | undefined {
+  if (header === undefined) return undefined;
+  const text = header.trim();
+  const ms = /^\d{1,10}$/.test(text) ? Number(text) * SECOND : Date.parse(text) - now.getTime();
+  if (Number.isNaN(ms)) return undefined;
+  return new Date(now.getTime() + Math.min(MAX_RETRY_AFTER_MS, Math.max(SECOND, ms)));
+}

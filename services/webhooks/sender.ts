@@ -22,6 +22,8 @@ export interface AttemptResult {
   responseBody?: string;
   /** Why the request did not complete. */
   error?: string;
+  /** The response's Retry-After header, as sent. */
+  retryAfter?: string;
   durationMs: number;
 }
 
@@ -116,7 +118,10 @@ export function createSender(options: SenderOptions): Sender {
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
-        const done = () => finish({ status: res.statusCode, responseBody: printable(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT)) });
+        const retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined;
+        const done = () => finish({
+          status: res.statusCode, responseBody: printable(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT)), retryAfter,
+        });
         res.on('data', (chunk: Buffer) => {
           chunks.push(chunk);
           size += chunk.length;

@@ -1,13 +1,15 @@
 import type { ConnectRouter } from '@connectrpc/connect';
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import { isOneOf } from '../contract/enums.js';
 import { pageLimit, requireScope, type Clock, type Pool } from '../platform/index.js';
 import { EVENT_TYPES, invalidField, serviceError } from '../contract/index.js';
 import { DELIVERY_STATUSES, type AttemptRow, type DeliveryRow, type DeliveryStore } from './deliveries.js';
 import type { Dispatcher } from './dispatcher.js';
-import type { EndpointRow, EndpointStore } from './endpoints.js';
+import type { EndpointHealth, EndpointRow, EndpointStore } from './endpoints.js';
+import type { Recovery } from './recovery.js';
 import { listEventsAfter } from './event-stream.js';
+import type { EventsReader } from './events-api.js';
 import { storeEvent } from './fan-out.js';
 import { testEvent } from './test-events.js';
 import { timelineEntry } from './timeline.js';
@@ -17,6 +19,8 @@ export interface WebhooksServiceDeps {
   endpoints: EndpointStore;
   deliveries: DeliveryStore;
   dispatcher: Dispatcher;
+  events: EventsReader;
+  recovery: Recovery;
   clock: Clock;
 }
 
@@ -24,12 +28,20 @@ export interface WebhooksServiceDeps {
 const ts = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
 const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
 
-function endpointProto(e: EndpointRow) {
+function endpointProto(e: EndpointRow, health?: EndpointHealth) {
   return {
     id: e.id, url: e.url, events: e.events, enabled: e.enabled, description: opt(e.description),
-    createdAt: ts(e.created_at), updatedAt: ts(e.updated_at),
+    createdAt: ts(e.created_at), updatedAt: ts(e.updated_at), maxPerSecond: opt(e.max_per_second),
+    disabledReason: opt(e.disabled_reason), disabledAt: ts(e.disabled_at), failingSince: ts(e.failing_since),
+    retryAfterUntil: ts(e.retry_after_until),
+    health: health && {
+      attempts24h: health.attempts, succeeded24h: health.succeeded, pending: health.pending, nextRetryAt: ts(health.nextRetryAt),
+    },
   };
 }
+
+/** How many notices one TakeEndpointNotices hands out at most. */
+const NOTICES_AT_ONCE = 100;
 
 function deliveryProto(d: DeliveryRow) {
   return {
@@ -56,17 +68,23 @@ export function webhooksRoutes(deps: WebhooksServiceDeps) {
       async createEndpoint(req) {
         const scope = requireScope(req.scope);
         const { endpoint, secret } = await endpoints.create(
-          scope, { url: req.url, events: req.events, description: req.description }, clock.now());
+          scope, { url: req.url, events: req.events, description: req.description, maxPerSecond: req.maxPerSecond }, clock.now());
         return { endpoint: endpointProto(endpoint), secret };
       },
       async listEndpoints(req) {
-        return { endpoints: (await endpoints.list(requireScope(req.scope))).map(endpointProto) };
+        const list = await endpoints.list(requireScope(req.scope));
+        const health = await endpoints.health(list.map((e) => e.id), clock.now());
+        return { endpoints: list.map((e) => endpointProto(e, health.get(e.id))) };
       },
       async getEndpoint(req) {
-        return { endpoint: endpointProto(await endpoints.get(requireScope(req.scope), req.id)) };
+        const endpoint = await endpoints.get(requireScope(req.scope), req.id);
+        const health = await endpoints.health([endpoint.id], clock.now());
+        return { endpoint: endpointProto(endpoint, health.get(endpoint.id)) };
       },
       async updateEndpoint(req) {
-        const changes = { url: req.url, events: req.setEvents ? req.events : undefined, description: req.description };
+        const changes = {
+          url: req.url, events: req.setEvents ? req.events : undefined, description: req.description, maxPerSecond: req.maxPerSecond,
+        };
         return { endpoint: endpointProto(await endpoints.update(requireScope(req.scope), req.id, changes, clock.now())) };
       },
       async setEndpointEnabled(req) {
@@ -135,6 +153,45 @@ export function webhooksRoutes(deps: WebhooksServiceDeps) {
         const unknown = req.eventTypes.find((t) => !isOneOf(EVENT_TYPES, t));
         if (unknown !== undefined) throw invalidField('event_types', `"${unknown}" is not an event type`);
         return listEventsAfter(deps.pool, scope, req.cursor, req.eventTypes, pageLimit(req.limit));
+      },
+
+      async listEvents(req) {
+        const scope = requireScope(req.scope);
+        if (req.type !== undefined && !isOneOf(EVENT_TYPES, req.type)) {
+          throw invalidField('type', `"${req.type}" is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
+        }
+        const from = req.from && timestampDate(req.from);
+        const to = req.to && timestampDate(req.to);
+        if (from && to && from > to) throw invalidField('from', 'from must not be after to');
+        const page = await deps.events.list(scope, {
+          type: req.type, from, to, startingAfter: req.startingAfter, limit: pageLimit(req.limit),
+        });
+        return { events: page.events, hasMore: page.hasMore };
+      },
+      async recoverEndpoint(req) {
+        const scope = requireScope(req.scope);
+        if (!req.since) throw invalidField('since', 'since is required: the time from which failed deliveries are resent');
+        const endpoint = await endpoints.get(scope, req.endpointId);
+        const count = await deps.recovery.recover(scope, { id: endpoint.id, maxPerSecond: endpoint.max_per_second },
+          timestampDate(req.since));
+        return { deliveries: count };
+      },
+      async takeEndpointNotices(req) {
+        const notices = await endpoints.takeNotices(clock.now(), Math.min(NOTICES_AT_ONCE, Math.max(1, req.limit || NOTICES_AT_ONCE)));
+        return {
+          notices: notices.map((n) => ({
+            scope: { merchantId: n.merchantId, projectId: n.projectId, mode: n.mode }, endpoint: endpointProto(n.endpoint),
+          })),
+        };
+      },
+      async acknowledgeEndpointNotices(req) {
+        await endpoints.acknowledgeNotices(req.endpointIds);
+        return {};
+      },
+      async getEvent(req) {
+        const event = await deps.events.get(requireScope(req.scope), req.id);
+        if (!event) throw serviceError('resource_not_found', `No event ${req.id}`, { param: 'id' });
+        return { event };
       },
     });
   };

@@ -59,7 +59,9 @@ function sampleRefund(type: string, at: Date): RefundJson {
 
 function samplePayout(type: string, mode: string, at: Date): PayoutJson {
   // The statuses the payouts part has when it emits each event (payout.created: queued, still `created`).
-  const status = { 'payout.created': 'created', 'payout.successful': 'successful', 'payout.failed': 'failed' }[type] ?? 'created';
+  const status = {
+    'payout.created': 'created', 'payout.successful': 'successful', 'payout.failed': 'failed', 'payout.cancelled': 'cancelled',
+  }[type] ?? 'created';
   return payoutJson(create(PayoutSchema, {
     id: newId('po', at), mode, status, amount: 2500n, currency: 'EUR',
     destination: { type: 'bank_account', display: '•••• 4321', holderName: 'Test Recipient', country: 'DE' },

@@ -128,6 +128,18 @@ export interface WebhookEndpoint {
   status: 'enabled' | 'disabled';
   description: string | null;
   created_at: string;
+  max_deliveries_per_second: number | null;
+  disabled_reason: 'manual' | 'failing' | null;
+  disabled_at: string | null;
+  failing_since: string | null;
+  retry_after_until: string | null;
+  health?: {
+    attempts_24h: number;
+    succeeded_24h: number;
+    success_rate_24h: number | null;
+    pending_deliveries: number;
+    next_retry_at: string | null;
+  };
 }
 
 export interface Delivery {

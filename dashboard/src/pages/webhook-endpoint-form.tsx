@@ -17,7 +17,9 @@ export function EndpointForm(props: {
   const [events, setEvents] = useState<string[]>(e?.events ?? ['*']);
   const { busy, error, onSubmit } = useSubmit(async (v) => {
     if (events.length === 0) throw new Error('Choose at least one event, or all events.');
-    const body = { url: v.url, events, description: v.description || undefined };
+    const rate = v.max_deliveries_per_second === '' ? 0 : Number(v.max_deliveries_per_second);
+    if (!Number.isInteger(rate) || rate < 0 || rate > 10_000) throw new Error('Maximum deliveries per second: a whole number from 0 (no limit) to 10000.');
+    const body = { url: v.url, events, description: v.description || undefined, max_deliveries_per_second: e || rate > 0 ? rate : undefined };
     if (e) props.onSaved(await api.post<WebhookEndpoint>(`/webhook-endpoints/${encodeURIComponent(e.id)}`, body));
     else {
       const created = await api.post<WebhookEndpoint & { secret: string }>('/webhook-endpoints', body);
@@ -33,6 +35,10 @@ export function EndpointForm(props: {
       </Field>
       <Field id={`${id}-description`} label="Description (optional)">
         <input id={`${id}-description`} name="description" defaultValue={e?.description ?? ''} maxLength={500} />
+      </Field>
+      <Field id={`${id}-rate`} label="Maximum deliveries per second (optional)" hint="Empty or 0: no limit. Held across all dispatchers.">
+        <input id={`${id}-rate`} name="max_deliveries_per_second" type="number" min={0} max={10000} step={1}
+          defaultValue={e?.max_deliveries_per_second ? String(e.max_deliveries_per_second) : ''} />
       </Field>
       <EventsPicker idPrefix={id} initial={events} onChange={setEvents} />
       <ErrorMessage error={error} />

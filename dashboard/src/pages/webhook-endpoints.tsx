@@ -8,11 +8,13 @@ import { SecretOnce } from '../components/secret-once';
 import { StatusBadge } from '../components/status-badge';
 import { useLoad } from '../components/use-load';
 import { canWrite, useSignedIn } from '../session';
+import { EndpointHealth, RecoverForm } from './endpoint-health';
 import { EndpointForm } from './webhook-endpoint-form';
 import { TestEventForm } from './test-event-form';
 
 // Webhook endpoints of the current mode: create (signing secret shown once), edit URL, events and
-// description, disable or enable, rotate the secret (the new one shown once), send a test event.
+// description, disable or enable, rotate the secret (the new one shown once), send a test event;
+// each card shows the endpoint's health (endpoint-health.tsx) and offers to resend what failed since a time.
 
 const base = (e: WebhookEndpoint) => `/webhook-endpoints/${encodeURIComponent(e.id)}`;
 
@@ -22,6 +24,7 @@ export function WebhookEndpointsPage() {
   const [secret, setSecret] = useState<{ label: string; secret: string }>();
   const [editing, setEditing] = useState<WebhookEndpoint | 'new'>();
   const [rotating, setRotating] = useState<WebhookEndpoint>();
+  const [recovering, setRecovering] = useState<WebhookEndpoint>();
   const [notice, setNotice] = useState<string>();
   const [error, setError] = useState<unknown>();
   const write = canWrite(session);
@@ -57,6 +60,10 @@ export function WebhookEndpointsPage() {
             list.reload();
           }} />
       )}
+      {recovering && (
+        <RecoverForm endpoint={recovering} onCancel={() => setRecovering(undefined)}
+          onDone={(said) => { setRecovering(undefined); setNotice(said); list.reload(); }} />
+      )}
       {write && list.data && list.data.data.length > 0 && <TestEventForm onSent={(said) => { setNotice(said); list.reload(); }} />}
       <ErrorMessage error={list.error} />
       {list.loading && !list.data && <Loading what="endpoints" />}
@@ -68,11 +75,13 @@ export function WebhookEndpointsPage() {
             <p><StatusBadge status={e.status} /> <span class="mono muted">{e.id}</span></p>
             {e.description && <p>{e.description}</p>}
             <p>Events: <span class="mono">{e.events.join(', ')}</span></p>
+            <EndpointHealth endpoint={e} />
             <div class="actions">
               <Link to={`/developers/deliveries?endpoint_id=${encodeURIComponent(e.id)}`}>Deliveries</Link>
               {write && <button type="button" class="secondary small" onClick={() => setEditing(e)}>Edit</button>}
               {write && <button type="button" class="secondary small" onClick={() => toggle(e)}>{e.status === 'enabled' ? 'Disable' : 'Enable'}</button>}
               {write && <button type="button" class="secondary small" onClick={() => setRotating(e)}>Rotate secret</button>}
+              {write && <button type="button" class="secondary small" onClick={() => setRecovering(e)}>Resend failed…</button>}
             </div>
           </li>
         ))}

@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file svc/webhooks/v1/webhooks.proto.
  */
 export const file_svc_webhooks_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("Ch5zdmMvd2ViaG9va3MvdjEvd2ViaG9va3MucHJvdG8SD3N2Yy53ZWJob29rcy52MSLOAQoIRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCRIPCgdlbmFibGVkGAQgASgIEhgKC2Rlc2NyaXB0aW9uGAUgASgJSACIAQESLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDgoMX2Rlc2NyaXB0aW9uIoMBChVDcmVhdGVFbmRwb2ludFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgsKA3VybBgCIAEoCRIOCgZldmVudHMYAyADKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBAUIOCgxfZGVzY3JpcHRpb24iVQoWQ3JlYXRlRW5kcG9pbnRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAkiOwoUTGlzdEVuZHBvaW50c1JlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlIkUKFUxpc3RFbmRwb2ludHNSZXNwb25zZRIsCgllbmRwb2ludHMYASADKAsyGS5zdmMud2ViaG9va3MudjEuRW5kcG9pbnQiRQoSR2V0RW5kcG9pbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSJCChNHZXRFbmRwb2ludFJlc3BvbnNlEisKCGVuZHBvaW50GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50IrABChVVcGRhdGVFbmRwb2ludFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJEhAKA3VybBgDIAEoCUgAiAEBEhIKCnNldF9ldmVudHMYBCABKAgSDgoGZXZlbnRzGAUgAygJEhgKC2Rlc2NyaXB0aW9uGAYgASgJSAGIAQFCBgoEX3VybEIOCgxfZGVzY3JpcHRpb24iRQoWVXBkYXRlRW5kcG9pbnRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludCJdChlTZXRFbmRwb2ludEVuYWJsZWRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCRIPCgdlbmFibGVkGAMgASgIIkkKGlNldEVuZHBvaW50RW5hYmxlZFJlc3BvbnNlEisKCGVuZHBvaW50GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50Ik4KG1JvdGF0ZUVuZHBvaW50U2VjcmV0UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCgoCaWQYAiABKAkiWwocUm90YXRlRW5kcG9pbnRTZWNyZXRSZXNwb25zZRIrCghlbmRwb2ludBgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludBIOCgZzZWNyZXQYAiABKAki8QIKCERlbGl2ZXJ5EgoKAmlkGAEgASgJEhMKC2VuZHBvaW50X2lkGAIgASgJEhAKCGV2ZW50X2lkGAMgASgJEhIKCmV2ZW50X3R5cGUYBCABKAkSDgoGc3RhdHVzGAUgASgJEhUKDWF0dGVtcHRfY291bnQYBiABKAUSMwoPbmV4dF9hdHRlbXB0X2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIhChRsYXN0X3Jlc3BvbnNlX3N0YXR1cxgIIAEoBUgAiAEBEhcKCmxhc3RfZXJyb3IYCSABKAlIAYgBARIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIXChVfbGFzdF9yZXNwb25zZV9zdGF0dXNCDQoLX2xhc3RfZXJyb3IiJQoGSGVhZGVyEgwKBG5hbWUYASABKAkSDQoFdmFsdWUYAiABKAkiugIKD0RlbGl2ZXJ5QXR0ZW1wdBIKCgJpZBgBIAEoCRIWCg5hdHRlbXB0X251bWJlchgCIAEoBRIuCgpzdGFydGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgEIAEoBRIwCg9yZXF1ZXN0X2hlYWRlcnMYBSADKAsyFy5zdmMud2ViaG9va3MudjEuSGVhZGVyEhwKD3Jlc3BvbnNlX3N0YXR1cxgGIAEoBUgAiAEBEhoKDXJlc3BvbnNlX2JvZHkYByABKAlIAYgBARISCgVlcnJvchgIIAEoCUgCiAEBEg4KBm1hbnVhbBgJIAEoCEISChBfcmVzcG9uc2Vfc3RhdHVzQhAKDl9yZXNwb25zZV9ib2R5QggKBl9lcnJvciLtAQoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIYCgtlbmRwb2ludF9pZBgCIAEoCUgAiAEBEhcKCmV2ZW50X3R5cGUYAyABKAlIAYgBARITCgZzdGF0dXMYBCABKAlIAogBARINCgVsaW1pdBgFIAEoBRIbCg5zdGFydGluZ19hZnRlchgGIAEoCUgDiAEBQg4KDF9lbmRwb2ludF9pZEINCgtfZXZlbnRfdHlwZUIJCgdfc3RhdHVzQhEKD19zdGFydGluZ19hZnRlciJZChZMaXN0RGVsaXZlcmllc1Jlc3BvbnNlEi0KCmRlbGl2ZXJpZXMYASADKAsyGS5zdmMud2ViaG9va3MudjEuRGVsaXZlcnkSEAoIaGFzX21vcmUYAiABKAgiRQoSR2V0RGVsaXZlcnlSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSKKAQoTR2V0RGVsaXZlcnlSZXNwb25zZRIrCghkZWxpdmVyeRgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeRIyCghhdHRlbXB0cxgCIAMoCzIgLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeUF0dGVtcHQSEgoKZXZlbnRfYm9keRgDIAEoCSJIChVSZXNlbmREZWxpdmVyeVJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIngKFlJlc2VuZERlbGl2ZXJ5UmVzcG9uc2USKwoIZGVsaXZlcnkYASABKAsyGS5zdmMud2ViaG9va3MudjEuRGVsaXZlcnkSMQoHYXR0ZW1wdBgCIAEoCzIgLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeUF0dGVtcHQiYwoUU2VuZFRlc3RFdmVudFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEhcKCmV2ZW50X3R5cGUYAiABKAlIAIgBAUINCgtfZXZlbnRfdHlwZSI9ChVTZW5kVGVzdEV2ZW50UmVzcG9uc2USEAoIZXZlbnRfaWQYASABKAkSEgoKZGVsaXZlcmllcxgCIAEoBSJVChpMaXN0UGF5bWVudFRpbWVsaW5lUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSEgoKcGF5bWVudF9pZBgCIAEoCSKkAQoNVGltZWxpbmVFbnRyeRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBXRpdGxlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEiUKBGRhdGEYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIk4KG0xpc3RQYXltZW50VGltZWxpbmVSZXNwb25zZRIvCgdlbnRyaWVzGAEgAygLMh4uc3ZjLndlYmhvb2tzLnYxLlRpbWVsaW5lRW50cnkicQoWTGlzdEV2ZW50c0FmdGVyUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSDgoGY3Vyc29yGAIgASgJEhMKC2V2ZW50X3R5cGVzGAMgAygJEg0KBWxpbWl0GAQgASgFIjcKDVN0cmVhbWVkRXZlbnQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRib2R5GAMgASgJImsKF0xpc3RFdmVudHNBZnRlclJlc3BvbnNlEi4KBmV2ZW50cxgBIAMoCzIeLnN2Yy53ZWJob29rcy52MS5TdHJlYW1lZEV2ZW50Eg4KBmN1cnNvchgCIAEoCRIQCghoYXNfbW9yZRgDIAEoCDLNCQoPV2ViaG9va3NTZXJ2aWNlEmEKDkNyZWF0ZUVuZHBvaW50EiYuc3ZjLndlYmhvb2tzLnYxLkNyZWF0ZUVuZHBvaW50UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5DcmVhdGVFbmRwb2ludFJlc3BvbnNlEl4KDUxpc3RFbmRwb2ludHMSJS5zdmMud2ViaG9va3MudjEuTGlzdEVuZHBvaW50c1JlcXVlc3QaJi5zdmMud2ViaG9va3MudjEuTGlzdEVuZHBvaW50c1Jlc3BvbnNlElgKC0dldEVuZHBvaW50EiMuc3ZjLndlYmhvb2tzLnYxLkdldEVuZHBvaW50UmVxdWVzdBokLnN2Yy53ZWJob29rcy52MS5HZXRFbmRwb2ludFJlc3BvbnNlEmEKDlVwZGF0ZUVuZHBvaW50EiYuc3ZjLndlYmhvb2tzLnYxLlVwZGF0ZUVuZHBvaW50UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5VcGRhdGVFbmRwb2ludFJlc3BvbnNlEm0KElNldEVuZHBvaW50RW5hYmxlZBIqLnN2Yy53ZWJob29rcy52MS5TZXRFbmRwb2ludEVuYWJsZWRSZXF1ZXN0Gisuc3ZjLndlYmhvb2tzLnYxLlNldEVuZHBvaW50RW5hYmxlZFJlc3BvbnNlEnMKFFJvdGF0ZUVuZHBvaW50U2VjcmV0Eiwuc3ZjLndlYmhvb2tzLnYxLlJvdGF0ZUVuZHBvaW50U2VjcmV0UmVxdWVzdBotLnN2Yy53ZWJob29rcy52MS5Sb3RhdGVFbmRwb2ludFNlY3JldFJlc3BvbnNlEmEKDkxpc3REZWxpdmVyaWVzEiYuc3ZjLndlYmhvb2tzLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5MaXN0RGVsaXZlcmllc1Jlc3BvbnNlElgKC0dldERlbGl2ZXJ5EiMuc3ZjLndlYmhvb2tzLnYxLkdldERlbGl2ZXJ5UmVxdWVzdBokLnN2Yy53ZWJob29rcy52MS5HZXREZWxpdmVyeVJlc3BvbnNlEmEKDlJlc2VuZERlbGl2ZXJ5EiYuc3ZjLndlYmhvb2tzLnYxLlJlc2VuZERlbGl2ZXJ5UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5SZXNlbmREZWxpdmVyeVJlc3BvbnNlEl4KDVNlbmRUZXN0RXZlbnQSJS5zdmMud2ViaG9va3MudjEuU2VuZFRlc3RFdmVudFJlcXVlc3QaJi5zdmMud2ViaG9va3MudjEuU2VuZFRlc3RFdmVudFJlc3BvbnNlEnAKE0xpc3RQYXltZW50VGltZWxpbmUSKy5zdmMud2ViaG9va3MudjEuTGlzdFBheW1lbnRUaW1lbGluZVJlcXVlc3QaLC5zdmMud2ViaG9va3MudjEuTGlzdFBheW1lbnRUaW1lbGluZVJlc3BvbnNlEmQKD0xpc3RFdmVudHNBZnRlchInLnN2Yy53ZWJob29rcy52MS5MaXN0RXZlbnRzQWZ0ZXJSZXF1ZXN0Giguc3ZjLndlYmhvb2tzLnYxLkxpc3RFdmVudHNBZnRlclJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_svc_common_v1_common]);
+  fileDesc("Ch5zdmMvd2ViaG9va3MvdjEvd2ViaG9va3MucHJvdG8SD3N2Yy53ZWJob29rcy52MSL8AwoIRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCRIPCgdlbmFibGVkGAQgASgIEhgKC2Rlc2NyaXB0aW9uGAUgASgJSACIAQESLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoObWF4X3Blcl9zZWNvbmQYCCABKAVIAYgBARIcCg9kaXNhYmxlZF9yZWFzb24YCSABKAlIAogBARIvCgtkaXNhYmxlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoNZmFpbGluZ19zaW5jZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoRcmV0cnlfYWZ0ZXJfdW50aWwYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KBmhlYWx0aBgNIAEoCzIfLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludEhlYWx0aEIOCgxfZGVzY3JpcHRpb25CEQoPX21heF9wZXJfc2Vjb25kQhIKEF9kaXNhYmxlZF9yZWFzb24igQEKDkVuZHBvaW50SGVhbHRoEhQKDGF0dGVtcHRzXzI0aBgBIAEoBRIVCg1zdWNjZWVkZWRfMjRoGAIgASgFEg8KB3BlbmRpbmcYAyABKAUSMQoNbmV4dF9yZXRyeV9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiswEKFUNyZWF0ZUVuZHBvaW50UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCwoDdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhsKDm1heF9wZXJfc2Vjb25kGAUgASgFSAGIAQFCDgoMX2Rlc2NyaXB0aW9uQhEKD19tYXhfcGVyX3NlY29uZCJVChZDcmVhdGVFbmRwb2ludFJlc3BvbnNlEisKCGVuZHBvaW50GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50Eg4KBnNlY3JldBgCIAEoCSI7ChRMaXN0RW5kcG9pbnRzUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUiRQoVTGlzdEVuZHBvaW50c1Jlc3BvbnNlEiwKCWVuZHBvaW50cxgBIAMoCzIZLnN2Yy53ZWJob29rcy52MS5FbmRwb2ludCJFChJHZXRFbmRwb2ludFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIkIKE0dldEVuZHBvaW50UmVzcG9uc2USKwoIZW5kcG9pbnQYASABKAsyGS5zdmMud2ViaG9va3MudjEuRW5kcG9pbnQi4AEKFVVwZGF0ZUVuZHBvaW50UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCgoCaWQYAiABKAkSEAoDdXJsGAMgASgJSACIAQESEgoKc2V0X2V2ZW50cxgEIAEoCBIOCgZldmVudHMYBSADKAkSGAoLZGVzY3JpcHRpb24YBiABKAlIAYgBARIbCg5tYXhfcGVyX3NlY29uZBgHIAEoBUgCiAEBQgYKBF91cmxCDgoMX2Rlc2NyaXB0aW9uQhEKD19tYXhfcGVyX3NlY29uZCJFChZVcGRhdGVFbmRwb2ludFJlc3BvbnNlEisKCGVuZHBvaW50GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50Il0KGVNldEVuZHBvaW50RW5hYmxlZFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJEg8KB2VuYWJsZWQYAyABKAgiSQoaU2V0RW5kcG9pbnRFbmFibGVkUmVzcG9uc2USKwoIZW5kcG9pbnQYASABKAsyGS5zdmMud2ViaG9va3MudjEuRW5kcG9pbnQiTgobUm90YXRlRW5kcG9pbnRTZWNyZXRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSJbChxSb3RhdGVFbmRwb2ludFNlY3JldFJlc3BvbnNlEisKCGVuZHBvaW50GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50Eg4KBnNlY3JldBgCIAEoCSLxAgoIRGVsaXZlcnkSCgoCaWQYASABKAkSEwoLZW5kcG9pbnRfaWQYAiABKAkSEAoIZXZlbnRfaWQYAyABKAkSEgoKZXZlbnRfdHlwZRgEIAEoCRIOCgZzdGF0dXMYBSABKAkSFQoNYXR0ZW1wdF9jb3VudBgGIAEoBRIzCg9uZXh0X2F0dGVtcHRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKFGxhc3RfcmVzcG9uc2Vfc3RhdHVzGAggASgFSACIAQESFwoKbGFzdF9lcnJvchgJIAEoCUgBiAEBEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQhcKFV9sYXN0X3Jlc3BvbnNlX3N0YXR1c0INCgtfbGFzdF9lcnJvciIlCgZIZWFkZXISDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCSK6AgoPRGVsaXZlcnlBdHRlbXB0EgoKAmlkGAEgASgJEhYKDmF0dGVtcHRfbnVtYmVyGAIgASgFEi4KCnN0YXJ0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2R1cmF0aW9uX21zGAQgASgFEjAKD3JlcXVlc3RfaGVhZGVycxgFIAMoCzIXLnN2Yy53ZWJob29rcy52MS5IZWFkZXISHAoPcmVzcG9uc2Vfc3RhdHVzGAYgASgFSACIAQESGgoNcmVzcG9uc2VfYm9keRgHIAEoCUgBiAEBEhIKBWVycm9yGAggASgJSAKIAQESDgoGbWFudWFsGAkgASgIQhIKEF9yZXNwb25zZV9zdGF0dXNCEAoOX3Jlc3BvbnNlX2JvZHlCCAoGX2Vycm9yIu0BChVMaXN0RGVsaXZlcmllc1JlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEhgKC2VuZHBvaW50X2lkGAIgASgJSACIAQESFwoKZXZlbnRfdHlwZRgDIAEoCUgBiAEBEhMKBnN0YXR1cxgEIAEoCUgCiAEBEg0KBWxpbWl0GAUgASgFEhsKDnN0YXJ0aW5nX2FmdGVyGAYgASgJSAOIAQFCDgoMX2VuZHBvaW50X2lkQg0KC19ldmVudF90eXBlQgkKB19zdGF0dXNCEQoPX3N0YXJ0aW5nX2FmdGVyIlkKFkxpc3REZWxpdmVyaWVzUmVzcG9uc2USLQoKZGVsaXZlcmllcxgBIAMoCzIZLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeRIQCghoYXNfbW9yZRgCIAEoCCJFChJHZXREZWxpdmVyeVJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIooBChNHZXREZWxpdmVyeVJlc3BvbnNlEisKCGRlbGl2ZXJ5GAEgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkRlbGl2ZXJ5EjIKCGF0dGVtcHRzGAIgAygLMiAuc3ZjLndlYmhvb2tzLnYxLkRlbGl2ZXJ5QXR0ZW1wdBISCgpldmVudF9ib2R5GAMgASgJIkgKFVJlc2VuZERlbGl2ZXJ5UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCgoCaWQYAiABKAkieAoWUmVzZW5kRGVsaXZlcnlSZXNwb25zZRIrCghkZWxpdmVyeRgBIAEoCzIZLnN2Yy53ZWJob29rcy52MS5EZWxpdmVyeRIxCgdhdHRlbXB0GAIgASgLMiAuc3ZjLndlYmhvb2tzLnYxLkRlbGl2ZXJ5QXR0ZW1wdCJjChRTZW5kVGVzdEV2ZW50UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSFwoKZXZlbnRfdHlwZRgCIAEoCUgAiAEBQg0KC19ldmVudF90eXBlIj0KFVNlbmRUZXN0RXZlbnRSZXNwb25zZRIQCghldmVudF9pZBgBIAEoCRISCgpkZWxpdmVyaWVzGAIgASgFIlUKGkxpc3RQYXltZW50VGltZWxpbmVSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRISCgpwYXltZW50X2lkGAIgASgJIqQBCg1UaW1lbGluZUVudHJ5EgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSDQoFdGl0bGUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSJQoEZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTgobTGlzdFBheW1lbnRUaW1lbGluZVJlc3BvbnNlEi8KB2VudHJpZXMYASADKAsyHi5zdmMud2ViaG9va3MudjEuVGltZWxpbmVFbnRyeSJxChZMaXN0RXZlbnRzQWZ0ZXJSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIOCgZjdXJzb3IYAiABKAkSEwoLZXZlbnRfdHlwZXMYAyADKAkSDQoFbGltaXQYBCABKAUiNwoNU3RyZWFtZWRFdmVudBIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEgwKBGJvZHkYAyABKAkiawoXTGlzdEV2ZW50c0FmdGVyUmVzcG9uc2USLgoGZXZlbnRzGAEgAygLMh4uc3ZjLndlYmhvb2tzLnYxLlN0cmVhbWVkRXZlbnQSDgoGY3Vyc29yGAIgASgJEhAKCGhhc19tb3JlGAMgASgIIuUBChFMaXN0RXZlbnRzUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSEQoEdHlwZRgCIAEoCUgAiAEBEigKBGZyb20YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKAnRvGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgFIAEoBRIbCg5zdGFydGluZ19hZnRlchgGIAEoCUgBiAEBQgcKBV90eXBlQhEKD19zdGFydGluZ19hZnRlciI1CgtTdG9yZWRFdmVudBIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEgwKBGJvZHkYAyABKAkiVAoSTGlzdEV2ZW50c1Jlc3BvbnNlEiwKBmV2ZW50cxgBIAMoCzIcLnN2Yy53ZWJob29rcy52MS5TdG9yZWRFdmVudBIQCghoYXNfbW9yZRgCIAEoCCJCCg9HZXRFdmVudFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIj8KEEdldEV2ZW50UmVzcG9uc2USKwoFZXZlbnQYASABKAsyHC5zdmMud2ViaG9va3MudjEuU3RvcmVkRXZlbnQifQoWUmVjb3ZlckVuZHBvaW50UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSEwoLZW5kcG9pbnRfaWQYAiABKAkSKQoFc2luY2UYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIi0KF1JlY292ZXJFbmRwb2ludFJlc3BvbnNlEhIKCmRlbGl2ZXJpZXMYASABKAUiKwoaVGFrZUVuZHBvaW50Tm90aWNlc1JlcXVlc3QSDQoFbGltaXQYASABKAUiYgoORW5kcG9pbnROb3RpY2USIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEisKCGVuZHBvaW50GAIgASgLMhkuc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50Ik8KG1Rha2VFbmRwb2ludE5vdGljZXNSZXNwb25zZRIwCgdub3RpY2VzGAEgAygLMh8uc3ZjLndlYmhvb2tzLnYxLkVuZHBvaW50Tm90aWNlIjkKIUFja25vd2xlZGdlRW5kcG9pbnROb3RpY2VzUmVxdWVzdBIUCgxlbmRwb2ludF9pZHMYASADKAkiJAoiQWNrbm93bGVkZ2VFbmRwb2ludE5vdGljZXNSZXNwb25zZTLVDQoPV2ViaG9va3NTZXJ2aWNlEmEKDkNyZWF0ZUVuZHBvaW50EiYuc3ZjLndlYmhvb2tzLnYxLkNyZWF0ZUVuZHBvaW50UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5DcmVhdGVFbmRwb2ludFJlc3BvbnNlEl4KDUxpc3RFbmRwb2ludHMSJS5zdmMud2ViaG9va3MudjEuTGlzdEVuZHBvaW50c1JlcXVlc3QaJi5zdmMud2ViaG9va3MudjEuTGlzdEVuZHBvaW50c1Jlc3BvbnNlElgKC0dldEVuZHBvaW50EiMuc3ZjLndlYmhvb2tzLnYxLkdldEVuZHBvaW50UmVxdWVzdBokLnN2Yy53ZWJob29rcy52MS5HZXRFbmRwb2ludFJlc3BvbnNlEmEKDlVwZGF0ZUVuZHBvaW50EiYuc3ZjLndlYmhvb2tzLnYxLlVwZGF0ZUVuZHBvaW50UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5VcGRhdGVFbmRwb2ludFJlc3BvbnNlEm0KElNldEVuZHBvaW50RW5hYmxlZBIqLnN2Yy53ZWJob29rcy52MS5TZXRFbmRwb2ludEVuYWJsZWRSZXF1ZXN0Gisuc3ZjLndlYmhvb2tzLnYxLlNldEVuZHBvaW50RW5hYmxlZFJlc3BvbnNlEnMKFFJvdGF0ZUVuZHBvaW50U2VjcmV0Eiwuc3ZjLndlYmhvb2tzLnYxLlJvdGF0ZUVuZHBvaW50U2VjcmV0UmVxdWVzdBotLnN2Yy53ZWJob29rcy52MS5Sb3RhdGVFbmRwb2ludFNlY3JldFJlc3BvbnNlEmEKDkxpc3REZWxpdmVyaWVzEiYuc3ZjLndlYmhvb2tzLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5MaXN0RGVsaXZlcmllc1Jlc3BvbnNlElgKC0dldERlbGl2ZXJ5EiMuc3ZjLndlYmhvb2tzLnYxLkdldERlbGl2ZXJ5UmVxdWVzdBokLnN2Yy53ZWJob29rcy52MS5HZXREZWxpdmVyeVJlc3BvbnNlEmEKDlJlc2VuZERlbGl2ZXJ5EiYuc3ZjLndlYmhvb2tzLnYxLlJlc2VuZERlbGl2ZXJ5UmVxdWVzdBonLnN2Yy53ZWJob29rcy52MS5SZXNlbmREZWxpdmVyeVJlc3BvbnNlEl4KDVNlbmRUZXN0RXZlbnQSJS5zdmMud2ViaG9va3MudjEuU2VuZFRlc3RFdmVudFJlcXVlc3QaJi5zdmMud2ViaG9va3MudjEuU2VuZFRlc3RFdmVudFJlc3BvbnNlEnAKE0xpc3RQYXltZW50VGltZWxpbmUSKy5zdmMud2ViaG9va3MudjEuTGlzdFBheW1lbnRUaW1lbGluZVJlcXVlc3QaLC5zdmMud2ViaG9va3MudjEuTGlzdFBheW1lbnRUaW1lbGluZVJlc3BvbnNlEmQKD0xpc3RFdmVudHNBZnRlchInLnN2Yy53ZWJob29rcy52MS5MaXN0RXZlbnRzQWZ0ZXJSZXF1ZXN0Giguc3ZjLndlYmhvb2tzLnYxLkxpc3RFdmVudHNBZnRlclJlc3BvbnNlElUKCkxpc3RFdmVudHMSIi5zdmMud2ViaG9va3MudjEuTGlzdEV2ZW50c1JlcXVlc3QaIy5zdmMud2ViaG9va3MudjEuTGlzdEV2ZW50c1Jlc3BvbnNlEk8KCEdldEV2ZW50EiAuc3ZjLndlYmhvb2tzLnYxLkdldEV2ZW50UmVxdWVzdBohLnN2Yy53ZWJob29rcy52MS5HZXRFdmVudFJlc3BvbnNlEmQKD1JlY292ZXJFbmRwb2ludBInLnN2Yy53ZWJob29rcy52MS5SZWNvdmVyRW5kcG9pbnRSZXF1ZXN0Giguc3ZjLndlYmhvb2tzLnYxLlJlY292ZXJFbmRwb2ludFJlc3BvbnNlEnAKE1Rha2VFbmRwb2ludE5vdGljZXMSKy5zdmMud2ViaG9va3MudjEuVGFrZUVuZHBvaW50Tm90aWNlc1JlcXVlc3QaLC5zdmMud2ViaG9va3MudjEuVGFrZUVuZHBvaW50Tm90aWNlc1Jlc3BvbnNlEoUBChpBY2tub3dsZWRnZUVuZHBvaW50Tm90aWNlcxIyLnN2Yy53ZWJob29rcy52MS5BY2tub3dsZWRnZUVuZHBvaW50Tm90aWNlc1JlcXVlc3QaMy5zdmMud2ViaG9va3MudjEuQWNrbm93bGVkZ2VFbmRwb2ludE5vdGljZXNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_svc_common_v1_common]);
 
 /**
  * @generated from message svc.webhooks.v1.Endpoint
@@ -56,6 +56,46 @@ export type Endpoint = Message<"svc.webhooks.v1.Endpoint"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 7;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * Deliveries per second at most (all replicas together); absent: no limit.
+   *
+   * @generated from field: optional int32 max_per_second = 8;
+   */
+  maxPerSecond?: number | undefined;
+
+  /**
+   * Why it is disabled: "manual" or "failing" (every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS).
+   *
+   * @generated from field: optional string disabled_reason = 9;
+   */
+  disabledReason?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp disabled_at = 10;
+   */
+  disabledAt?: Timestamp | undefined;
+
+  /**
+   * Since when every attempt has failed; absent when the latest one succeeded (or none was made).
+   *
+   * @generated from field: google.protobuf.Timestamp failing_since = 11;
+   */
+  failingSince?: Timestamp | undefined;
+
+  /**
+   * The receiver asked (429 Retry-After) for no attempt before this.
+   *
+   * @generated from field: google.protobuf.Timestamp retry_after_until = 12;
+   */
+  retryAfterUntil?: Timestamp | undefined;
+
+  /**
+   * Filled by ListEndpoints and GetEndpoint.
+   *
+   * @generated from field: svc.webhooks.v1.EndpointHealth health = 13;
+   */
+  health?: EndpointHealth | undefined;
 };
 
 /**
@@ -64,6 +104,44 @@ export type Endpoint = Message<"svc.webhooks.v1.Endpoint"> & {
  */
 export const EndpointSchema: GenMessage<Endpoint> = /*@__PURE__*/
   messageDesc(file_svc_webhooks_v1_webhooks, 0);
+
+/**
+ * @generated from message svc.webhooks.v1.EndpointHealth
+ */
+export type EndpointHealth = Message<"svc.webhooks.v1.EndpointHealth"> & {
+  /**
+   * Attempts started in the last 24 hours, and those answered 2xx.
+   *
+   * @generated from field: int32 attempts_24h = 1;
+   */
+  attempts24h: number;
+
+  /**
+   * @generated from field: int32 succeeded_24h = 2;
+   */
+  succeeded24h: number;
+
+  /**
+   * Deliveries not finished (pending, failed and waiting for a retry, or being attempted).
+   *
+   * @generated from field: int32 pending = 3;
+   */
+  pending: number;
+
+  /**
+   * The earliest next attempt among them; absent when none is scheduled (or the endpoint is disabled).
+   *
+   * @generated from field: google.protobuf.Timestamp next_retry_at = 4;
+   */
+  nextRetryAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.EndpointHealth.
+ * Use `create(EndpointHealthSchema)` to create a new message.
+ */
+export const EndpointHealthSchema: GenMessage<EndpointHealth> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 1);
 
 /**
  * @generated from message svc.webhooks.v1.CreateEndpointRequest
@@ -88,6 +166,13 @@ export type CreateEndpointRequest = Message<"svc.webhooks.v1.CreateEndpointReque
    * @generated from field: optional string description = 4;
    */
   description?: string | undefined;
+
+  /**
+   * 1 to 10000; absent or 0: no limit.
+   *
+   * @generated from field: optional int32 max_per_second = 5;
+   */
+  maxPerSecond?: number | undefined;
 };
 
 /**
@@ -95,7 +180,7 @@ export type CreateEndpointRequest = Message<"svc.webhooks.v1.CreateEndpointReque
  * Use `create(CreateEndpointRequestSchema)` to create a new message.
  */
 export const CreateEndpointRequestSchema: GenMessage<CreateEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 1);
+  messageDesc(file_svc_webhooks_v1_webhooks, 2);
 
 /**
  * @generated from message svc.webhooks.v1.CreateEndpointResponse
@@ -119,7 +204,7 @@ export type CreateEndpointResponse = Message<"svc.webhooks.v1.CreateEndpointResp
  * Use `create(CreateEndpointResponseSchema)` to create a new message.
  */
 export const CreateEndpointResponseSchema: GenMessage<CreateEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 2);
+  messageDesc(file_svc_webhooks_v1_webhooks, 3);
 
 /**
  * @generated from message svc.webhooks.v1.ListEndpointsRequest
@@ -136,7 +221,7 @@ export type ListEndpointsRequest = Message<"svc.webhooks.v1.ListEndpointsRequest
  * Use `create(ListEndpointsRequestSchema)` to create a new message.
  */
 export const ListEndpointsRequestSchema: GenMessage<ListEndpointsRequest> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 3);
+  messageDesc(file_svc_webhooks_v1_webhooks, 4);
 
 /**
  * @generated from message svc.webhooks.v1.ListEndpointsResponse
@@ -153,7 +238,7 @@ export type ListEndpointsResponse = Message<"svc.webhooks.v1.ListEndpointsRespon
  * Use `create(ListEndpointsResponseSchema)` to create a new message.
  */
 export const ListEndpointsResponseSchema: GenMessage<ListEndpointsResponse> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 4);
+  messageDesc(file_svc_webhooks_v1_webhooks, 5);
 
 /**
  * @generated from message svc.webhooks.v1.GetEndpointRequest
@@ -175,7 +260,7 @@ export type GetEndpointRequest = Message<"svc.webhooks.v1.GetEndpointRequest"> &
  * Use `create(GetEndpointRequestSchema)` to create a new message.
  */
 export const GetEndpointRequestSchema: GenMessage<GetEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 5);
+  messageDesc(file_svc_webhooks_v1_webhooks, 6);
 
 /**
  * @generated from message svc.webhooks.v1.GetEndpointResponse
@@ -192,7 +277,7 @@ export type GetEndpointResponse = Message<"svc.webhooks.v1.GetEndpointResponse">
  * Use `create(GetEndpointResponseSchema)` to create a new message.
  */
 export const GetEndpointResponseSchema: GenMessage<GetEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 6);
+  messageDesc(file_svc_webhooks_v1_webhooks, 7);
 
 /**
  * @generated from message svc.webhooks.v1.UpdateEndpointRequest
@@ -229,6 +314,13 @@ export type UpdateEndpointRequest = Message<"svc.webhooks.v1.UpdateEndpointReque
    * @generated from field: optional string description = 6;
    */
   description?: string | undefined;
+
+  /**
+   * Sets the limit; 0 removes it; absent leaves it.
+   *
+   * @generated from field: optional int32 max_per_second = 7;
+   */
+  maxPerSecond?: number | undefined;
 };
 
 /**
@@ -236,7 +328,7 @@ export type UpdateEndpointRequest = Message<"svc.webhooks.v1.UpdateEndpointReque
  * Use `create(UpdateEndpointRequestSchema)` to create a new message.
  */
 export const UpdateEndpointRequestSchema: GenMessage<UpdateEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 7);
+  messageDesc(file_svc_webhooks_v1_webhooks, 8);
 
 /**
  * @generated from message svc.webhooks.v1.UpdateEndpointResponse
@@ -253,7 +345,7 @@ export type UpdateEndpointResponse = Message<"svc.webhooks.v1.UpdateEndpointResp
  * Use `create(UpdateEndpointResponseSchema)` to create a new message.
  */
 export const UpdateEndpointResponseSchema: GenMessage<UpdateEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 8);
+  messageDesc(file_svc_webhooks_v1_webhooks, 9);
 
 /**
  * @generated from message svc.webhooks.v1.SetEndpointEnabledRequest
@@ -280,7 +372,7 @@ export type SetEndpointEnabledRequest = Message<"svc.webhooks.v1.SetEndpointEnab
  * Use `create(SetEndpointEnabledRequestSchema)` to create a new message.
  */
 export const SetEndpointEnabledRequestSchema: GenMessage<SetEndpointEnabledRequest> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 9);
+  messageDesc(file_svc_webhooks_v1_webhooks, 10);
 
 /**
  * @generated from message svc.webhooks.v1.SetEndpointEnabledResponse
@@ -297,7 +389,7 @@ export type SetEndpointEnabledResponse = Message<"svc.webhooks.v1.SetEndpointEna
  * Use `create(SetEndpointEnabledResponseSchema)` to create a new message.
  */
 export const SetEndpointEnabledResponseSchema: GenMessage<SetEndpointEnabledResponse> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 10);
+  messageDesc(file_svc_webhooks_v1_webhooks, 11);
 
 /**
  * @generated from message svc.webhooks.v1.RotateEndpointSecretRequest
@@ -319,7 +411,7 @@ export type RotateEndpointSecretRequest = Message<"svc.webhooks.v1.RotateEndpoin
  * Use `create(RotateEndpointSecretRequestSchema)` to create a new message.
  */
 export const RotateEndpointSecretRequestSchema: GenMessage<RotateEndpointSecretRequest> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 11);
+  messageDesc(file_svc_webhooks_v1_webhooks, 12);
 
 /**
  * @generated from message svc.webhooks.v1.RotateEndpointSecretResponse
@@ -343,7 +435,7 @@ export type RotateEndpointSecretResponse = Message<"svc.webhooks.v1.RotateEndpoi
  * Use `create(RotateEndpointSecretResponseSchema)` to create a new message.
  */
 export const RotateEndpointSecretResponseSchema: GenMessage<RotateEndpointSecretResponse> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 12);
+  messageDesc(file_svc_webhooks_v1_webhooks, 13);
 
 /**
  * @generated from message svc.webhooks.v1.Delivery
@@ -416,7 +508,7 @@ export type Delivery = Message<"svc.webhooks.v1.Delivery"> & {
  * Use `create(DeliverySchema)` to create a new message.
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 13);
+  messageDesc(file_svc_webhooks_v1_webhooks, 14);
 
 /**
  * @generated from message svc.webhooks.v1.Header
@@ -438,7 +530,7 @@ export type Header = Message<"svc.webhooks.v1.Header"> & {
  * Use `create(HeaderSchema)` to create a new message.
  */
 export const HeaderSchema: GenMessage<Header> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 14);
+  messageDesc(file_svc_webhooks_v1_webhooks, 15);
 
 /**
  * @generated from message svc.webhooks.v1.DeliveryAttempt
@@ -505,7 +597,7 @@ export type DeliveryAttempt = Message<"svc.webhooks.v1.DeliveryAttempt"> & {
  * Use `create(DeliveryAttemptSchema)` to create a new message.
  */
 export const DeliveryAttemptSchema: GenMessage<DeliveryAttempt> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 15);
+  messageDesc(file_svc_webhooks_v1_webhooks, 16);
 
 /**
  * @generated from message svc.webhooks.v1.ListDeliveriesRequest
@@ -549,7 +641,7 @@ export type ListDeliveriesRequest = Message<"svc.webhooks.v1.ListDeliveriesReque
  * Use `create(ListDeliveriesRequestSchema)` to create a new message.
  */
 export const ListDeliveriesRequestSchema: GenMessage<ListDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 16);
+  messageDesc(file_svc_webhooks_v1_webhooks, 17);
 
 /**
  * @generated from message svc.webhooks.v1.ListDeliveriesResponse
@@ -571,7 +663,7 @@ export type ListDeliveriesResponse = Message<"svc.webhooks.v1.ListDeliveriesResp
  * Use `create(ListDeliveriesResponseSchema)` to create a new message.
  */
 export const ListDeliveriesResponseSchema: GenMessage<ListDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 17);
+  messageDesc(file_svc_webhooks_v1_webhooks, 18);
 
 /**
  * @generated from message svc.webhooks.v1.GetDeliveryRequest
@@ -593,7 +685,7 @@ export type GetDeliveryRequest = Message<"svc.webhooks.v1.GetDeliveryRequest"> &
  * Use `create(GetDeliveryRequestSchema)` to create a new message.
  */
 export const GetDeliveryRequestSchema: GenMessage<GetDeliveryRequest> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 18);
+  messageDesc(file_svc_webhooks_v1_webhooks, 19);
 
 /**
  * @generated from message svc.webhooks.v1.GetDeliveryResponse
@@ -622,7 +714,7 @@ export type GetDeliveryResponse = Message<"svc.webhooks.v1.GetDeliveryResponse">
  * Use `create(GetDeliveryResponseSchema)` to create a new message.
  */
 export const GetDeliveryResponseSchema: GenMessage<GetDeliveryResponse> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 19);
+  messageDesc(file_svc_webhooks_v1_webhooks, 20);
 
 /**
  * @generated from message svc.webhooks.v1.ResendDeliveryRequest
@@ -644,7 +736,7 @@ export type ResendDeliveryRequest = Message<"svc.webhooks.v1.ResendDeliveryReque
  * Use `create(ResendDeliveryRequestSchema)` to create a new message.
  */
 export const ResendDeliveryRequestSchema: GenMessage<ResendDeliveryRequest> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 20);
+  messageDesc(file_svc_webhooks_v1_webhooks, 21);
 
 /**
  * @generated from message svc.webhooks.v1.ResendDeliveryResponse
@@ -668,7 +760,7 @@ export type ResendDeliveryResponse = Message<"svc.webhooks.v1.ResendDeliveryResp
  * Use `create(ResendDeliveryResponseSchema)` to create a new message.
  */
 export const ResendDeliveryResponseSchema: GenMessage<ResendDeliveryResponse> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 21);
+  messageDesc(file_svc_webhooks_v1_webhooks, 22);
 
 /**
  * @generated from message svc.webhooks.v1.SendTestEventRequest
@@ -692,7 +784,7 @@ export type SendTestEventRequest = Message<"svc.webhooks.v1.SendTestEventRequest
  * Use `create(SendTestEventRequestSchema)` to create a new message.
  */
 export const SendTestEventRequestSchema: GenMessage<SendTestEventRequest> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 22);
+  messageDesc(file_svc_webhooks_v1_webhooks, 23);
 
 /**
  * @generated from message svc.webhooks.v1.SendTestEventResponse
@@ -716,7 +808,7 @@ export type SendTestEventResponse = Message<"svc.webhooks.v1.SendTestEventRespon
  * Use `create(SendTestEventResponseSchema)` to create a new message.
  */
 export const SendTestEventResponseSchema: GenMessage<SendTestEventResponse> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 23);
+  messageDesc(file_svc_webhooks_v1_webhooks, 24);
 
 /**
  * @generated from message svc.webhooks.v1.ListPaymentTimelineRequest
@@ -738,7 +830,7 @@ export type ListPaymentTimelineRequest = Message<"svc.webhooks.v1.ListPaymentTim
  * Use `create(ListPaymentTimelineRequestSchema)` to create a new message.
  */
 export const ListPaymentTimelineRequestSchema: GenMessage<ListPaymentTimelineRequest> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 24);
+  messageDesc(file_svc_webhooks_v1_webhooks, 25);
 
 /**
  * A timeline entry as the contract's TimelineEvent (no attempt_id: webhook entries are about no
@@ -789,7 +881,7 @@ export type TimelineEntry = Message<"svc.webhooks.v1.TimelineEntry"> & {
  * Use `create(TimelineEntrySchema)` to create a new message.
  */
 export const TimelineEntrySchema: GenMessage<TimelineEntry> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 25);
+  messageDesc(file_svc_webhooks_v1_webhooks, 26);
 
 /**
  * @generated from message svc.webhooks.v1.ListPaymentTimelineResponse
@@ -806,7 +898,7 @@ export type ListPaymentTimelineResponse = Message<"svc.webhooks.v1.ListPaymentTi
  * Use `create(ListPaymentTimelineResponseSchema)` to create a new message.
  */
 export const ListPaymentTimelineResponseSchema: GenMessage<ListPaymentTimelineResponse> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 26);
+  messageDesc(file_svc_webhooks_v1_webhooks, 27);
 
 /**
  * @generated from message svc.webhooks.v1.ListEventsAfterRequest
@@ -844,7 +936,7 @@ export type ListEventsAfterRequest = Message<"svc.webhooks.v1.ListEventsAfterReq
  * Use `create(ListEventsAfterRequestSchema)` to create a new message.
  */
 export const ListEventsAfterRequestSchema: GenMessage<ListEventsAfterRequest> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 27);
+  messageDesc(file_svc_webhooks_v1_webhooks, 28);
 
 /**
  * @generated from message svc.webhooks.v1.StreamedEvent
@@ -873,7 +965,7 @@ export type StreamedEvent = Message<"svc.webhooks.v1.StreamedEvent"> & {
  * Use `create(StreamedEventSchema)` to create a new message.
  */
 export const StreamedEventSchema: GenMessage<StreamedEvent> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 28);
+  messageDesc(file_svc_webhooks_v1_webhooks, 29);
 
 /**
  * @generated from message svc.webhooks.v1.ListEventsAfterResponse
@@ -906,7 +998,277 @@ export type ListEventsAfterResponse = Message<"svc.webhooks.v1.ListEventsAfterRe
  * Use `create(ListEventsAfterResponseSchema)` to create a new message.
  */
 export const ListEventsAfterResponseSchema: GenMessage<ListEventsAfterResponse> = /*@__PURE__*/
-  messageDesc(file_svc_webhooks_v1_webhooks, 29);
+  messageDesc(file_svc_webhooks_v1_webhooks, 30);
+
+/**
+ * @generated from message svc.webhooks.v1.ListEventsRequest
+ */
+export type ListEventsRequest = Message<"svc.webhooks.v1.ListEventsRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * Only this event type; all when absent.
+   *
+   * @generated from field: optional string type = 2;
+   */
+  type?: string | undefined;
+
+  /**
+   * Emitted at or after / at or before (created_at).
+   *
+   * @generated from field: google.protobuf.Timestamp from = 3;
+   */
+  from?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp to = 4;
+   */
+  to?: Timestamp | undefined;
+
+  /**
+   * 1 to 200; 0 (unset) means 50.
+   *
+   * @generated from field: int32 limit = 5;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: optional string starting_after = 6;
+   */
+  startingAfter?: string | undefined;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.ListEventsRequest.
+ * Use `create(ListEventsRequestSchema)` to create a new message.
+ */
+export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 31);
+
+/**
+ * @generated from message svc.webhooks.v1.StoredEvent
+ */
+export type StoredEvent = Message<"svc.webhooks.v1.StoredEvent"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * The exact body every delivery of the event sends (the contract's event envelope).
+   *
+   * @generated from field: string body = 3;
+   */
+  body: string;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.StoredEvent.
+ * Use `create(StoredEventSchema)` to create a new message.
+ */
+export const StoredEventSchema: GenMessage<StoredEvent> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 32);
+
+/**
+ * @generated from message svc.webhooks.v1.ListEventsResponse
+ */
+export type ListEventsResponse = Message<"svc.webhooks.v1.ListEventsResponse"> & {
+  /**
+   * @generated from field: repeated svc.webhooks.v1.StoredEvent events = 1;
+   */
+  events: StoredEvent[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.ListEventsResponse.
+ * Use `create(ListEventsResponseSchema)` to create a new message.
+ */
+export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 33);
+
+/**
+ * @generated from message svc.webhooks.v1.GetEventRequest
+ */
+export type GetEventRequest = Message<"svc.webhooks.v1.GetEventRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.GetEventRequest.
+ * Use `create(GetEventRequestSchema)` to create a new message.
+ */
+export const GetEventRequestSchema: GenMessage<GetEventRequest> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 34);
+
+/**
+ * @generated from message svc.webhooks.v1.GetEventResponse
+ */
+export type GetEventResponse = Message<"svc.webhooks.v1.GetEventResponse"> & {
+  /**
+   * @generated from field: svc.webhooks.v1.StoredEvent event = 1;
+   */
+  event?: StoredEvent | undefined;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.GetEventResponse.
+ * Use `create(GetEventResponseSchema)` to create a new message.
+ */
+export const GetEventResponseSchema: GenMessage<GetEventResponse> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 35);
+
+/**
+ * @generated from message svc.webhooks.v1.RecoverEndpointRequest
+ */
+export type RecoverEndpointRequest = Message<"svc.webhooks.v1.RecoverEndpointRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp since = 3;
+   */
+  since?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.RecoverEndpointRequest.
+ * Use `create(RecoverEndpointRequestSchema)` to create a new message.
+ */
+export const RecoverEndpointRequestSchema: GenMessage<RecoverEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 36);
+
+/**
+ * @generated from message svc.webhooks.v1.RecoverEndpointResponse
+ */
+export type RecoverEndpointResponse = Message<"svc.webhooks.v1.RecoverEndpointResponse"> & {
+  /**
+   * Deliveries to be resent (at most 10 000 per call).
+   *
+   * @generated from field: int32 deliveries = 1;
+   */
+  deliveries: number;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.RecoverEndpointResponse.
+ * Use `create(RecoverEndpointResponseSchema)` to create a new message.
+ */
+export const RecoverEndpointResponseSchema: GenMessage<RecoverEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 37);
+
+/**
+ * @generated from message svc.webhooks.v1.TakeEndpointNoticesRequest
+ */
+export type TakeEndpointNoticesRequest = Message<"svc.webhooks.v1.TakeEndpointNoticesRequest"> & {
+  /**
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.TakeEndpointNoticesRequest.
+ * Use `create(TakeEndpointNoticesRequestSchema)` to create a new message.
+ */
+export const TakeEndpointNoticesRequestSchema: GenMessage<TakeEndpointNoticesRequest> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 38);
+
+/**
+ * @generated from message svc.webhooks.v1.EndpointNotice
+ */
+export type EndpointNotice = Message<"svc.webhooks.v1.EndpointNotice"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: svc.webhooks.v1.Endpoint endpoint = 2;
+   */
+  endpoint?: Endpoint | undefined;
+};
+
+/**
+ * Describes the message svc.webhooks.v1.EndpointNotice.
+ * Use `create(EndpointNoticeSchema)` to create a new message.
+ */
+export const EndpointNoticeSchema: GenMessage<EndpointNotice> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 39);
+
+/**
+ * @generated from message svc.webhooks.v1.TakeEndpointNoticesResponse
+ */
+export type TakeEndpointNoticesResponse = Message<"svc.webhooks.v1.TakeEndpointNoticesResponse"> & {
+  /**
+   * @generated from field: repeated svc.webhooks.v1.EndpointNotice notices = 1;
+   */
+  notices: EndpointNotice[];
+};
+
+/**
+ * Describes the message svc.webhooks.v1.TakeEndpointNoticesResponse.
+ * Use `create(TakeEndpointNoticesResponseSchema)` to create a new message.
+ */
+export const TakeEndpointNoticesResponseSchema: GenMessage<TakeEndpointNoticesResponse> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 40);
+
+/**
+ * @generated from message svc.webhooks.v1.AcknowledgeEndpointNoticesRequest
+ */
+export type AcknowledgeEndpointNoticesRequest = Message<"svc.webhooks.v1.AcknowledgeEndpointNoticesRequest"> & {
+  /**
+   * @generated from field: repeated string endpoint_ids = 1;
+   */
+  endpointIds: string[];
+};
+
+/**
+ * Describes the message svc.webhooks.v1.AcknowledgeEndpointNoticesRequest.
+ * Use `create(AcknowledgeEndpointNoticesRequestSchema)` to create a new message.
+ */
+export const AcknowledgeEndpointNoticesRequestSchema: GenMessage<AcknowledgeEndpointNoticesRequest> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 41);
+
+/**
+ * @generated from message svc.webhooks.v1.AcknowledgeEndpointNoticesResponse
+ */
+export type AcknowledgeEndpointNoticesResponse = Message<"svc.webhooks.v1.AcknowledgeEndpointNoticesResponse"> & {
+};
+
+/**
+ * Describes the message svc.webhooks.v1.AcknowledgeEndpointNoticesResponse.
+ * Use `create(AcknowledgeEndpointNoticesResponseSchema)` to create a new message.
+ */
+export const AcknowledgeEndpointNoticesResponseSchema: GenMessage<AcknowledgeEndpointNoticesResponse> = /*@__PURE__*/
+  messageDesc(file_svc_webhooks_v1_webhooks, 42);
 
 /**
  * WebhooksService keeps merchants' webhook endpoints, every event and every delivery attempt.
@@ -1037,6 +1399,57 @@ export const WebhooksService: GenService<{
     methodKind: "unary";
     input: typeof ListEventsAfterRequestSchema;
     output: typeof ListEventsAfterResponseSchema;
+  },
+  /**
+   * GET /v1/events: the scope's events (never internal ones) kept for the retention period, newest
+   * first, filtered by type and emission time; page on with starting_after = the last id.
+   *
+   * @generated from rpc svc.webhooks.v1.WebhooksService.ListEvents
+   */
+  listEvents: {
+    methodKind: "unary";
+    input: typeof ListEventsRequestSchema;
+    output: typeof ListEventsResponseSchema;
+  },
+  /**
+   * GET /v1/events/{id}.
+   *
+   * @generated from rpc svc.webhooks.v1.WebhooksService.GetEvent
+   */
+  getEvent: {
+    methodKind: "unary";
+    input: typeof GetEventRequestSchema;
+    output: typeof GetEventResponseSchema;
+  },
+  /**
+   * Resends, each as ResendDelivery does, every delivery of an endpoint whose last attempt failed
+   * at or after `since` (failed or exhausted), oldest first, in the background; answers how many.
+   *
+   * @generated from rpc svc.webhooks.v1.WebhooksService.RecoverEndpoint
+   */
+  recoverEndpoint: {
+    methodKind: "unary";
+    input: typeof RecoverEndpointRequestSchema;
+    output: typeof RecoverEndpointResponseSchema;
+  },
+  /**
+   * Endpoints disabled for failing whose project's owners are to be told, each taken for ten minutes
+   * (the gateway mails the owners, then acknowledges; one not acknowledged is taken again).
+   *
+   * @generated from rpc svc.webhooks.v1.WebhooksService.TakeEndpointNotices
+   */
+  takeEndpointNotices: {
+    methodKind: "unary";
+    input: typeof TakeEndpointNoticesRequestSchema;
+    output: typeof TakeEndpointNoticesResponseSchema;
+  },
+  /**
+   * @generated from rpc svc.webhooks.v1.WebhooksService.AcknowledgeEndpointNotices
+   */
+  acknowledgeEndpointNotices: {
+    methodKind: "unary";
+    input: typeof AcknowledgeEndpointNoticesRequestSchema;
+    output: typeof AcknowledgeEndpointNoticesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_webhooks_v1_webhooks, 0);
