@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type BrowserContext } from 'playwright-core';
-import type { Subscription } from '../services/platform/index.js';
+import { isInternalType, type Subscription } from '../services/platform/index.js';
 import type { EventEnvelope } from '../services/contract/index.js';
 import { CHROMIUM, CHROMIUM_LAUNCH, skipWithoutChromium as skip } from './helpers/browser-page.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
@@ -90,7 +90,7 @@ describe('the sandbox hosted page in a real browser', { skip }, () => {
     const payment = await request(stack.baseUrl, 'GET', `/v1/payments/${created.body.id}`, { key });
     assert.equal(payment.body.status, 'successful');
     assert.equal(payment.body.next_action, null);
-    const types = async () => seen.filter((e) => (e.data.object as { id: string }).id === created.body.id).map((e) => e.type);
+    const types = async () => seen.filter((e) => !isInternalType(e.type) && (e.data.object as { id: string }).id === created.body.id).map((e) => e.type);
     const deadline = Date.now() + 15_000;
     while (!(await types()).includes('payment.successful') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(await types(), ['payment.created', 'payment.processing', 'payment.successful']);

@@ -1,4 +1,4 @@
-import { createPool, type Clock, type Pool } from '../../services/platform/index.js';
+import { createPool, isInternalType, type Clock, type Pool } from '../../services/platform/index.js';
 import { type EventEnvelope } from '../../services/contract/index.js';
 import { startTestStack, type TestStack } from './stack.js';
 
@@ -8,7 +8,7 @@ export interface RecordedStack {
   /** Every event published since start, in arrival order. */
   seen: EventEnvelope[];
   paymentsPool: Pool;
-  /** The events of a payment, once all of `types` have arrived (or after `waitMs`). */
+  /** The public events of a payment (not the internal ones beside them), once all of `types` have arrived (or after `waitMs`). */
   eventsOf(paymentId: string, types: string[], waitMs: number): Promise<EventEnvelope[]>;
   close(): Promise<void>;
 }
@@ -27,7 +27,7 @@ export async function startRecordedStack(consumer: string, opts: { clock?: Clock
     seen,
     paymentsPool,
     async eventsOf(paymentId, types, waitMs) {
-      const mine = () => seen.filter((e) => (e.data.object as { id: string }).id === paymentId);
+      const mine = () => seen.filter((e) => !isInternalType(e.type) && (e.data.object as { id: string }).id === paymentId);
       const deadline = Date.now() + waitMs;
       while (!types.every((t) => mine().some((e) => e.type === t)) && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 50));
