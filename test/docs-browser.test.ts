@@ -85,6 +85,8 @@ describe('the API reference in a real browser', { skip }, () => {
     const shown = await page.goto(`${stack.baseUrl}/docs`);
     assert.equal(shown?.status(), 200);
     await page.getByText('/v1/payments/{id}/capture').first().waitFor();
+    // Scalar renders an operation's description after its heading; wait for the first one too.
+    await page.getByText('Create a payment: risk, routing and provider attempts run inside the request.').first().waitFor();
     const text = await page.locator('body').innerText();
     assert.match(text, /POST\s+\/v1\/payments\n/);
     assert.match(text, /POST\s+\/v1\/payments\/\{id\}\/capture/);
