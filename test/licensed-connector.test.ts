@@ -183,6 +183,9 @@ describe('a licensed provider connector, reached by live keys', () => {
     const m = await connectedLiveMerchant();
     const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_acme_crash', provider_code: 'acme_pay' } });
     assert.equal(res.body.status, 'successful');
+    // Counted before the attempt is reopened: reconciliation may ask about it (and settle it)
+    // between the two updates below, before the test could count again.
+    const before = acme.statusQueries.length;
     // The state right after the payment's first commit, as a process killed during the provider
     // call leaves it: payment created, its attempt in flight, long ago.
     await stack.query(
@@ -194,7 +197,6 @@ describe('a licensed provider connector, reached by live keys', () => {
       `UPDATE payments.payments SET status = 'created', captured_amount = 0, fee_amount = 0, provider_payment_id = NULL WHERE id = $1`,
       [res.body.id],
     );
-    const before = acme.statusQueries.length;
     const settled = await eventually('the orphaned attempt to be settled', async () => {
       const p = await get(m.secret, res.body.id);
       return p.status === 'successful' && acme.statusQueries.length > before ? p : undefined;
