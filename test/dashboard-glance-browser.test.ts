@@ -108,6 +108,52 @@ describe('the dashboard at a glance in a real browser', { skip: skipWithoutChrom
     await shots(page, 'glance-transactions');
   });
 
+  test('a payment made with a stored method shows its credentials, never their tokens; one is removed, the last is kept', async () => {
+    const tokens = ['tok_glance_alpha_7f3e', 'tok_glance_beta_91c2'];
+    const stored = await request(stack.baseUrl, 'POST', '/v1/payment-methods', {
+      key, body: { type: 'card', provider_token: tokens[0], provider_code: 'demo_alpha' },
+    });
+    assert.equal(stored.status, 201, JSON.stringify(stored.body));
+    const methodId = stored.body.id;
+    const added = await request(stack.baseUrl, 'POST', `/v1/payment-methods/${methodId}/credentials`, {
+      key, body: { type: 'provider_token', token: tokens[1], provider_code: 'demo_beta' },
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    const paid = await request(stack.baseUrl, 'POST', '/v1/payments', {
+      key, body: { amount: 700, currency: 'EUR', payment_method: { type: 'card', id: methodId }, test_scenario: 'success' },
+    });
+    assert.equal(paid.status, 201, JSON.stringify(paid.body));
+
+    await page.goto(`${stack.baseUrl}/dashboard/payments/${paid.body.id}`);
+    const table = page.getByRole('region', { name: 'Credentials table' });
+    await table.waitFor();
+    const section = page.locator('section[aria-labelledby="payment-method"]');
+    assert.match(await section.innerText(), new RegExp(methodId));
+    const rows = async () => (await table.getByRole('row').allInnerTexts()).slice(1).map((r) => r.split('\t').map((c) => c.trim()));
+    assert.deepEqual((await rows()).map((r) => [r[0], r[1]]), [['demo_alpha', 'Provider token'], ['demo_beta', 'Provider token']]);
+    const html = await page.content();
+    for (const t of tokens) assert.ok(!html.includes(t), `the page holds the token ${t}`);
+    await shots(page, 'glance-payment-method');
+
+    // Removing the second asks first, then the table is read again.
+    await table.getByRole('row').filter({ hasText: added.body.id }).getByRole('button', { name: 'Remove' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Remove this credential?' });
+    assert.match(await confirm.innerText(), /no longer be sent to demo_beta/);
+    await confirm.getByRole('button', { name: 'Remove' }).click();
+    await table.getByRole('row').filter({ hasText: added.body.id }).waitFor({ state: 'detached' });
+    assert.deepEqual((await rows()).map((r) => r[0]), ['demo_alpha']);
+    const listed = await request(stack.baseUrl, 'GET', `/v1/payment-methods/${methodId}/credentials`, { key });
+    assert.deepEqual(listed.body.data.map((c: { provider_code: string }) => c.provider_code), ['demo_alpha']);
+
+    // The last one stays: the API's refusal is shown in the dialog, which stays open.
+    await table.getByRole('button', { name: 'Remove' }).click();
+    await confirm.getByRole('button', { name: 'Remove' }).click();
+    await confirm.getByRole('alert').waitFor();
+    assert.match(await confirm.getByRole('alert').innerText(), /only credential/);
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal((await rows()).length, 1);
+  });
+
   test('an allow-list that shuts out the member\'s own address is saved after a warning naming it; removals are confirmed', async () => {
     await nav('IP allow-list');
     const entry = page.getByLabel('Address or CIDR range');

@@ -29,6 +29,8 @@ const MIRRORED: Partial<Record<OperationId, Permission>> = {
   sendTestWebhook: 'develop',
   listEvents: 'view',
   getEvent: 'view',
+  listPaymentMethodCredentials: 'view',
+  removePaymentMethodCredential: 'operate',
 };
 
 /**

@@ -89,6 +89,17 @@ export interface Payment {
   processed_at: string | null;
 }
 
+/** A credential of a stored payment method (issue 25): never its token, only where it may be used. */
+export interface PaymentMethodCredential {
+  id: string;
+  payment_method_id: string;
+  type: 'provider_token' | 'vault_token';
+  provider_code: string | null;
+  provider_account_id: string | null;
+  vault: string | null;
+  created_at: string;
+}
+
 export interface TimelineEvent {
   id: string;
   type: string;

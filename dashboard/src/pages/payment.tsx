@@ -9,9 +9,11 @@ import { useLoad } from '../components/use-load';
 import { dateTime, label, money } from '../format';
 import { canOperate, useSignedIn } from '../session';
 import { PaymentActions } from './payment-actions';
+import { PaymentMethodCredentials } from './payment-method-credentials';
 import { TableWrap } from '../components/table-wrap';
 
-// One payment: amounts, route, risk, customer, metadata, attempts, refunds and the timeline, with its actions.
+// One payment: amounts, route, risk, customer, metadata, attempts, its stored method's credentials,
+// refunds and the timeline, with its actions.
 
 interface Detail {
   payment: Payment;
@@ -83,6 +85,7 @@ export function PaymentPage({ id }: { id: string }) {
         <MetadataSection metadata={p.metadata} />
       </div>
       <Attempts payment={p} />
+      {p.payment_method.id && <PaymentMethodCredentials methodId={p.payment_method.id} />}
       <Refunds refunds={refunds} />
       <Timeline events={timeline} />
     </>
