@@ -108,7 +108,7 @@ describe('the dashboard at a glance in a real browser', { skip: skipWithoutChrom
     await shots(page, 'glance-transactions');
   });
 
-  test('a payment made with a stored method shows its credentials, never their tokens; one is removed, the last is kept', async () => {
+  test('a payment made with a stored method shows its credentials, never their tokens; one is added, two removed, the last kept', async () => {
     const tokens = ['tok_glance_alpha_7f3e', 'tok_glance_beta_91c2'];
     const stored = await request(stack.baseUrl, 'POST', '/v1/payment-methods', {
       key, body: { type: 'card', provider_token: tokens[0], provider_code: 'demo_alpha' },
@@ -133,20 +133,41 @@ describe('the dashboard at a glance in a real browser', { skip: skipWithoutChrom
     assert.deepEqual((await rows()).map((r) => [r[0], r[1]]), [['demo_alpha', 'Provider token'], ['demo_beta', 'Provider token']]);
     const html = await page.content();
     for (const t of tokens) assert.ok(!html.includes(t), `the page holds the token ${t}`);
+
+    // The form adds the card's vault reference; its token is not shown back. A second is refused in the form.
+    const form = page.getByRole('form', { name: 'Add a credential' });
+    const addVault = async (token: string) => {
+      await form.getByLabel('Kind').selectOption('vault_token');
+      await form.getByLabel('Token').fill(token);
+      await form.getByLabel('Vault').selectOption('stripe');
+      await form.getByRole('button', { name: 'Add credential' }).click();
+    };
+    await addVault('pm_glance_vaulted_5a1d');
+    await page.getByRole('status').filter({ hasText: 'usable at stripe vault' }).waitFor();
+    await table.getByRole('row').filter({ hasText: 'Vault reference' }).waitFor();
+    assert.deepEqual((await rows()).map((r) => r[0]), ['demo_alpha', 'demo_beta', 'stripe vault (forwarded to other providers)']);
+    assert.ok(!(await page.content()).includes('pm_glance_vaulted_5a1d'), 'the vault token is not shown back');
+    await addVault('pm_glance_vaulted_second');
+    await form.getByRole('alert').waitFor();
+    assert.match(await form.getByRole('alert').innerText(), /vault/i);
     await shots(page, 'glance-payment-method');
 
-    // Removing the second asks first, then the table is read again.
-    await table.getByRole('row').filter({ hasText: added.body.id }).getByRole('button', { name: 'Remove' }).click();
-    const confirm = page.getByRole('dialog', { name: 'Remove this credential?' });
-    assert.match(await confirm.innerText(), /no longer be sent to demo_beta/);
-    await confirm.getByRole('button', { name: 'Remove' }).click();
-    await table.getByRole('row').filter({ hasText: added.body.id }).waitFor({ state: 'detached' });
+    // Removing asks first, then the table is read again.
+    assert.equal((await rows()).length, 3);
+    for (const [which, says] of [[added.body.id, /no longer be sent to demo_beta/], ['Vault reference', /no longer be sent to stripe vault/]] as const) {
+      await table.getByRole('row').filter({ hasText: which }).getByRole('button', { name: 'Remove' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Remove this credential?' });
+      assert.match(await dialog.innerText(), says);
+      await dialog.getByRole('button', { name: 'Remove' }).click();
+      await table.getByRole('row').filter({ hasText: which }).waitFor({ state: 'detached' });
+    }
     assert.deepEqual((await rows()).map((r) => r[0]), ['demo_alpha']);
     const listed = await request(stack.baseUrl, 'GET', `/v1/payment-methods/${methodId}/credentials`, { key });
     assert.deepEqual(listed.body.data.map((c: { provider_code: string }) => c.provider_code), ['demo_alpha']);
 
     // The last one stays: the API's refusal is shown in the dialog, which stays open.
     await table.getByRole('button', { name: 'Remove' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Remove this credential?' });
     await confirm.getByRole('button', { name: 'Remove' }).click();
     await confirm.getByRole('alert').waitFor();
     assert.match(await confirm.getByRole('alert').innerText(), /only credential/);

@@ -30,6 +30,7 @@ const MIRRORED: Partial<Record<OperationId, Permission>> = {
   listEvents: 'view',
   getEvent: 'view',
   listPaymentMethodCredentials: 'view',
+  addPaymentMethodCredential: 'operate',
   removePaymentMethodCredential: 'operate',
 };
 

@@ -7,10 +7,12 @@ import { TableWrap } from '../components/table-wrap';
 import { useLoad } from '../components/use-load';
 import { dateTime } from '../format';
 import { canOperate, useSignedIn } from '../session';
+import { CredentialForm } from './credential-form';
 
 // The stored payment method a payment was made with, and where its card may be used: each
 // provider's token and its vault reference (issue 25). Tokens are never shown: the API never
-// returns them. Removing one is refused for the method's last credential (the API's 409, shown).
+// returns them. Adding one sends its token once; removing one is refused for the method's last
+// credential (the API's 409, shown).
 
 const path = (methodId: string) => `/payment-methods/${encodeURIComponent(methodId)}/credentials`;
 
@@ -23,10 +25,12 @@ export function PaymentMethodCredentials({ methodId }: { methodId: string }) {
   const session = useSignedIn();
   const credentials = useLoad(() => api.get<{ data: PaymentMethodCredential[] }>(path(methodId)), [methodId]);
   const [removing, setRemoving] = useState<PaymentMethodCredential>();
+  const [done, setDone] = useState<string>();
   return (
     <section aria-labelledby="payment-method">
       <h2 id="payment-method">Payment method</h2>
       <p class="mono muted">{methodId}</p>
+      {done && <p class="notice" role="status">{done}</p>}
       {credentials.error ? <ErrorMessage error={credentials.error} />
         : !credentials.data ? <Loading what="its credentials" />
         : (
@@ -52,6 +56,9 @@ export function PaymentMethodCredentials({ methodId }: { methodId: string }) {
             </table>
           </TableWrap>
         )}
+      {canOperate(session) && (
+        <CredentialForm methodId={methodId} onAdded={(c) => { setDone(`${c.id} added: usable at ${usableAt(c)}.`); credentials.reload(); }} />
+      )}
       {removing && (
         <ConfirmDialog
           title="Remove this credential?"
@@ -59,6 +66,7 @@ export function PaymentMethodCredentials({ methodId }: { methodId: string }) {
           danger
           onConfirm={async () => {
             await api.delete(`${path(methodId)}/${encodeURIComponent(removing.id)}`);
+            setDone(`${removing.id} removed.`);
             credentials.reload();
           }}
           onClose={() => setRemoving(undefined)}
