@@ -41,6 +41,7 @@ export type {
 } from './connectors/index.js';
 
 export type { ConnectorFactory, ProviderDefinition } from './connectors/provider-definition.js';
+export type { CardPlaceholders, ForwarderFactory, VaultForwarder, VaultForwarders } from './connectors/index.js';
 export { PROVIDERS } from './connectors/providers.js';
 
 /** How long a settlement sync may take at the provider (a request per payout and page). */
