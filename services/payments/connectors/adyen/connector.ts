@@ -85,7 +85,7 @@ export function createAdyenConnector(
    * one. `method` replaces the token's paymentMethod (a forwarded card's placeholders).
    */
   async function pay(account: AdyenAccount, req: AuthorizeRequest, method?: Pick<PaymentRequest, 'paymentMethod'>): Promise<AuthorizeResult> {
-    const params = paymentParams(req, account.merchantAccount, method ?? paymentMethodOf(req.paymentMethodToken));
+    const params = paymentParams(req, account.merchantAccount, method);
     if (!('merchantAccount' in params)) return failed(params, { code: req.currency });
     try {
       const res = await account.checkout.PaymentsApi.payments(params, { idempotencyKey: req.attemptId, signal: req.signal });
