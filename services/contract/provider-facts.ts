@@ -27,7 +27,10 @@ export interface ProviderCapabilities {
   settlementReports: boolean;
   /** The provider posts notifications the connector verifies (readNotification). */
   notifications: boolean;
-  /** The connector can forward a vaulted card to the provider (not yet built for any provider). */
+  /**
+   * The connector takes a card forwarded by a connected vault: it builds its raw-card request with
+   * the vault's placeholders and sends it through the vault (connectors/vault-forwarding.ts).
+   */
   vaultForwarding: boolean;
   /**
    * This "provider" is a card vault (issue 25): its accounts are vault connections, which forward a

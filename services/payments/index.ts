@@ -21,6 +21,7 @@ import { createConnectorRegistry, type Connector, type ProviderNetwork } from '.
 import { instrumentConnectors } from './connectors/instrumented.js';
 import { issuerOfTokens, providersByCode, type ProviderDefinition } from './connectors/provider-definition.js';
 import { PROVIDERS } from './connectors/providers.js';
+import { createVaultForwarders } from './connectors/vault-forwarding.js';
 import { createAuthorizationExpiry, createCustomerActionExpiry, createReconciliation, createSettlementSync } from './jobs/index.js';
 
 import {
@@ -40,6 +41,7 @@ export type {
 } from './connectors/index.js';
 
 export type { ConnectorFactory, ProviderDefinition } from './connectors/provider-definition.js';
+export type { CardPlaceholders, ForwarderFactory, VaultForwarder, VaultForwarders } from './connectors/index.js';
 export { PROVIDERS } from './connectors/providers.js';
 
 /** How long a settlement sync may take at the provider (a request per payout and page). */
@@ -74,8 +76,9 @@ export function build(deps: PaymentsDeps): ServicePart {
   const credentials = createCredentialStore(deps.pool, deps.config.providerSecretKey);
   const network: ProviderNetwork = { allowlist: deps.config.providerBaseUrlAllowlist };
   const providers = providersByCode(deps.providers ?? PROVIDERS);
+  const vaults = createVaultForwarders(providers.values(), { credentials: credentials.source(), network });
   const made = Object.fromEntries([...providers.values()]
-    .map((p) => [p.code, p.create({ credentials: credentials.source(), network })]));
+    .map((p) => [p.code, p.create({ credentials: credentials.source(), network, vaults })]));
   const licensed = { ...made, ...deps.connectors };
   const connectors = instrumentConnectors(createConnectorRegistry(licensed), deps.metrics, Object.keys(licensed));
   const idempotencyTtlMs = deps.config.idempotencyTtlHours * 3_600_000;

@@ -5,7 +5,8 @@
 // running: 422 errorCode 704 with Transient-Error: true), answers /payments, /payments/details,
 // captures, cancels and refunds by pspReference (status "received") and /paymentMethods, and
 // records every request. Outcomes follow the stored payment method id (standin_*), or, for
-// Components' card data, Adyen's test convention of the holder name naming the refusal reason.
+// Components' card data and raw card fields, Adyen's test convention of the holder name naming the
+// refusal reason; a raw card number must pass its check digit (else errorCode 101).
 // signedNotification() builds a standard notification signed with the account's HMAC key.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -45,6 +46,18 @@ const apiError = (status: number, errorCode: string, message: string, errorType:
   status, body: { status, errorCode, message, errorType }, headers,
 });
 
+/** A card number's check digit (ISO/IEC 7812), as Adyen checks raw card numbers. */
+function luhnValid(number: string): boolean {
+  if (!/^\d{12,19}$/.test(number)) return false;
+  let sum = 0;
+  for (let i = 0; i < number.length; i++) {
+    let d = Number(number[number.length - 1 - i]);
+    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
 /** refusalReasonCode by Adyen's test holder names (REFUSED, NOT_ENOUGH_BALANCE, CVC_DECLINED, …). */
 function codeForHolderName(name: string): string | undefined {
   const wanted = name.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
@@ -67,6 +80,8 @@ export async function startAdyenStandIn(opts: { apiKeys: string[]; merchantAccou
     if (!b.reference) return apiError(422, '130', 'Required field \'reference\' is not provided.', 'validation');
     const pm = (b.paymentMethod ?? {}) as Record<string, string>;
     if (!pm.type) return apiError(422, '14_007', 'Invalid payment method data', 'validation');
+    // Raw card fields (a vault forwarded them): Adyen validates the number before anything else.
+    if ('number' in pm && !luhnValid(pm.number)) return apiError(422, '101', 'Invalid card number', 'validation');
     const manual = (b.additionalData as Record<string, string> | undefined)?.manualCapture === 'true';
     const p: StandInPayment = {
       pspReference: psp(), reference: String(b.reference), amount: amount as StandInPayment['amount'], resultCode: 'Authorised',

@@ -7,11 +7,13 @@
 // its own (pm_standin_*) simulate what Stripe's test mode cannot: a lost answer and a 500.
 // Money that moves leaves balance transactions (charges with Stripe's fee, refunds), which
 // payOut() pays out as one payout, listed by GET /v1/payouts and GET /v1/balance_transactions?payout=.
+// Vault and Forward's Forwarding API is in stripe-forwarding-stand-in.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseForm } from './form-encoding.js';
 import { serveStandIn } from './stand-in-server.js';
 import { createPayoutEndpoints } from './stripe-stand-in-payouts.js';
+import { createForwardingEndpoint, type ForwardedRecord, type VaultedCard } from './stripe-forwarding-stand-in.js';
 
 export interface RecordedRequest {
   method: string;
@@ -54,6 +56,12 @@ export interface StripeStandIn {
   balanceTransactions: Map<string, BalanceTransaction>;
   /** Stripe's fee on a charge in Stripe's units: 1.4% rounded + 25 by default (a European card's price). */
   chargeFee: (amount: number) => number;
+  /** The card Stripe's vault holds for each PaymentMethod that may be forwarded (Vault and Forward). */
+  vaultedCards: Map<string, VaultedCard>;
+  /** What the Forwarding API sent to destinations, card included: the stand-in's own record. */
+  forwarded: ForwardedRecord[];
+  /** The next N forwarded answers are lost: the destination is called, Stripe answers a 500. */
+  lostForwardAnswers: { answers: number };
   /** Pays out every balance transaction not yet paid out, in one currency, as Stripe's automatic payouts do. */
   payOut(currency?: string, status?: 'paid' | 'pending' | 'failed'): Record<string, unknown>;
   /** A refund Stripe accepted fails later (the card was closed); Stripe then sends refund.updated / charge.refund.updated. */
@@ -76,6 +84,10 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
   // Payouts the merchant sends (POST /v1/payouts), beside the automatic ones payOut() makes.
   const payoutEndpoints = createPayoutEndpoints({ nextId, payouts });
   const now = () => Math.floor(Date.now() / 1000);
+  const vaultedCards = new Map<string, VaultedCard>();
+  const forwarded: ForwardedRecord[] = [];
+  const lostForwardAnswers = { answers: 0 };
+  const forward = createForwardingEndpoint({ cards: vaultedCards, forwarded, nextId, lose: lostForwardAnswers });
 
   function balance(type: string, amount: number, fee: number, currency: string, source: string): void {
     const bt: BalanceTransaction = {
@@ -238,7 +250,7 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
   }
 
   /** Stripe keeps the answer of each key that started executing; 400 validation errors before that are not saved. */
-  async function idempotent(req: RecordedRequest, key: string, run: () => Answer): Promise<Answer & { replayed?: boolean }> {
+  async function idempotent(req: RecordedRequest, key: string, run: () => Answer | Promise<Answer>): Promise<Answer & { replayed?: boolean }> {
     const fingerprint = `${req.method} ${req.path} ${JSON.stringify(req.params)}`;
     const prior = saved.get(key);
     if (prior) {
@@ -250,7 +262,7 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
     }
     const slot: { fingerprint: string; answer?: Answer } = { fingerprint };
     saved.set(key, slot);
-    const answer = run();
+    const answer = await run();
     if (answer.status === 400 && (answer.body.error as { type: string }).type === 'invalid_request_error' && !(answer.body.error as { payment_intent?: unknown }).payment_intent) {
       saved.delete(key);
       return answer;
@@ -277,8 +289,10 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
       return send(error(401, { type: 'invalid_request_error', message: `Invalid API Key provided: ${(auth?.[1] ?? '').slice(0, 8)}****` }));
     }
     const key = req.headers['idempotency-key'];
-    const run = () => route(rec.method, rec.path, params, url.searchParams, baseUrl);
-    send(typeof key === 'string' && rec.method === 'POST' ? await idempotent(rec, `${auth[1]} ${key}`, run) : run());
+    const run = () => (rec.method === 'POST' && rec.path === '/v1/forwarding/requests'
+      ? forward(params)
+      : route(rec.method, rec.path, params, url.searchParams, baseUrl));
+    send(typeof key === 'string' && rec.method === 'POST' ? await idempotent(rec, `${auth[1]} ${key}`, run) : await run());
   }
 
   const server = await serveStandIn(handle, (err) => ({ error: { type: 'api_error', message: String(err) } }));
@@ -290,6 +304,9 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
     payouts,
     slowAnswerMs: 3_000,
     balanceTransactions,
+    vaultedCards,
+    forwarded,
+    lostForwardAnswers,
     chargeFee: (amount) => Math.round(amount * 0.014) + 25,
     completeAuthentication(intentId) {
       const pi = intents.get(intentId)!;

@@ -1,4 +1,5 @@
-// Provider connectors: how payments reaches each provider, chosen by provider code.
+// Provider connectors: how payments reaches each provider, chosen by provider code, and the seam
+// through which a destination connector sends a card by a connected vault (vault-forwarding.ts).
 import { DemoConnector } from './demo.js';
 import type { Connector } from './types.js';
 
@@ -13,6 +14,11 @@ export type {
 } from './types.js';
 export { DemoConnector };
 export type { ProviderNetwork } from './provider-fetch.js';
+// How a destination connector sends a card through a connected vault, and a vault plugs in (issue 25).
+export {
+  forwardingFetch, type CardPlaceholders, type ForwardedAnswer, type ForwarderFactory, type ForwardRoute,
+  type PreparedRequest, type VaultForwarder, type VaultForwarders,
+} from './vault-forwarding.js';
 export { PAYMENT_SCENARIOS, type Scenario } from './scenarios.js';
 
 export interface ConnectorRegistry {

@@ -4,9 +4,13 @@
 import type { ProviderFacts } from '../../contract/provider-facts.js';
 import type { ProviderNetwork } from './provider-fetch.js';
 import type { Connector, CredentialSource } from './types.js';
+import type { ForwarderFactory, VaultForwarders } from './vault-forwarding.js';
 
-/** Makes a provider's connector, handing it the source of its accounts' decrypted credentials. */
-export type ConnectorFactory = (deps: { credentials: CredentialSource; network: ProviderNetwork }) => Connector;
+/**
+ * Makes a provider's connector, handing it the source of its accounts' decrypted credentials and,
+ * for a destination of vault forwarding (`capabilities.vaultForwarding`), the connected vaults.
+ */
+export type ConnectorFactory = (deps: { credentials: CredentialSource; network: ProviderNetwork; vaults?: VaultForwarders }) => Connector;
 
 export interface ProviderDefinition extends ProviderFacts {
   /** The provider's documented API hosts: an api_base_url naming one is no detour (provider-base-url.ts). */
@@ -20,6 +24,8 @@ export interface ProviderDefinition extends ProviderFacts {
    */
   issuedToken?(token: string): boolean;
   create: ConnectorFactory;
+  /** A vault provider's (`capabilities.vault`) forwarding client: how destinations send through it. */
+  forwarder?: ForwarderFactory;
 }
 
 /** The providers by code; a code listed twice is a programming error, refused at start. */

@@ -48,6 +48,13 @@ export interface AuthorizeRequest {
    * one. Never stored with the payment, never logged.
    */
   paymentMethodToken?: string;
+  /**
+   * Set when routing chose to reach this provider through a vault (issue 25): `paymentMethodToken`
+   * is then the vault's reference, and the connector (one whose definition declares
+   * `vaultForwarding`) builds its raw-card request with the vault's placeholders and sends it
+   * through the vault. Its status query goes to the provider directly, without the card.
+   */
+  forwarding?: { vault: string; vaultAccountId: string };
   /** Sandbox only: the scenario that forces this payment's outcomes. */
   testScenario?: string;
   /** The merchant's page the customer returns to after a provider's redirect (3-D Secure, bank page). */

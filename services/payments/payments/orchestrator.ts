@@ -5,7 +5,7 @@ import type { RoutingService } from '../../../proto/gen/svc/routing/v1/routing_p
 import {
   bindingOf, isBindingConflict, newId, stillInProgress, type Binding, type Clock, type OutboxRelay,
 } from '../../platform/index.js';
-import { callProvider, providerCall } from './provider-call.js';
+import { callProvider, forwardingOf, providerCall } from './provider-call.js';
 import { AttemptSettledElsewhere, commitChange } from './commit.js';
 import type { PaymentOutcomes } from './metrics.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
@@ -111,7 +111,9 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     for (let i = 0; payment.status === 'created'; i++) {
       const attempt = payment.attempts[i];
       const token = credentials.tokenFor(candidates[i]);
-      const call = providerCall(payment, attempt, { latencyMs: candidates[i].latencyMs, paymentMethodToken: token });
+      const call = providerCall(payment, attempt, {
+        latencyMs: candidates[i].latencyMs, paymentMethodToken: token, forwarding: forwardingOf(candidates[i]),
+      });
       const connector = deps.connectors.forProvider(candidates[i].providerCode);
       const answer = actionable(payment.mode, await callProvider(connector, call, deps.providerTimeoutMs));
       const change = settleAttempt(payment, attempt, answer, {

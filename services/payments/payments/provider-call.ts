@@ -3,6 +3,7 @@
 import type {
   AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RoutedAccount,
 } from '../connectors/index.js';
+import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import { DeadlineExceeded, withDeadline } from '../../platform/index.js';
 import { settled, type ProviderAnswer } from './attempt-outcomes.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
@@ -16,7 +17,8 @@ export type ProviderCall = Omit<AuthorizeRequest, 'signal'>;
  * knows the method's token (it is never stored) and the demo account's latency.
  */
 export function providerCall(
-  payment: PaymentRecord, attempt: AttemptRecord, routed: { latencyMs?: number; paymentMethodToken?: string } = {},
+  payment: PaymentRecord, attempt: AttemptRecord,
+  routed: { latencyMs?: number; paymentMethodToken?: string; forwarding?: ProviderCall['forwarding'] } = {},
 ): ProviderCall {
   return {
     account: accountOf(attempt, routed.latencyMs),
@@ -28,9 +30,19 @@ export function providerCall(
     methodType: payment.paymentMethodType,
     captureMethod: payment.captureMethod,
     paymentMethodToken: routed.paymentMethodToken,
+    ...(routed.forwarding && { forwarding: routed.forwarding }),
     testScenario: payment.testScenario ?? undefined,
     returnUrl: payment.returnUrl ?? undefined,
   };
+}
+
+/**
+ * How a route candidate is reached: through a vault (its connection forwards the card), or
+ * directly (undefined). A vault without its connection's id is still forwarded, and fails at the
+ * vault for want of credentials rather than sending the vault's reference to the provider as a token.
+ */
+export function forwardingOf(c: Pick<RouteCandidate, 'vault' | 'vaultAccountId'>): ProviderCall['forwarding'] {
+  return c.vault ? { vault: c.vault, vaultAccountId: c.vaultAccountId ?? '' } : undefined;
 }
 
 /** The account an attempt acts for, with the pricing it was routed with (0 for attempts made before it was recorded). */

@@ -31,8 +31,9 @@ export class AdyenConnectionError extends Error {
 class FetchTransport {
   private readonly send: typeof fetch;
 
-  constructor(private readonly baseUrl: string | undefined, network: ProviderNetwork) {
-    this.send = providerFetch(baseUrl, { ...network, officialHost: ADYEN_OFFICIAL_HOST });
+  /** `via`: a vault's forwarding fetch in place of ours (the request is built and read the same). */
+  constructor(private readonly baseUrl: string | undefined, network: ProviderNetwork, via?: typeof fetch) {
+    this.send = via ?? providerFetch(baseUrl, { ...network, officialHost: ADYEN_OFFICIAL_HOST });
   }
 
   async request(endpoint: string, json: string | Buffer, config: Config, _keyRequired: boolean, options: RequestOptions = {}): Promise<string> {
@@ -86,8 +87,11 @@ export interface AdyenAccount {
 }
 
 export interface AdyenClients {
-  /** undefined when the account has no stored API key or merchant account (or, live, no live URL prefix). */
-  forAccount(accountId: string): Promise<AdyenAccount | undefined>;
+  /**
+   * undefined when the account has no stored API key or merchant account (or, live, no live URL
+   * prefix). With `via` (a vault's forwarding fetch) the client sends through it: made per call, not cached.
+   */
+  forAccount(accountId: string, via?: typeof fetch): Promise<AdyenAccount | undefined>;
 }
 
 /**
@@ -100,28 +104,32 @@ export function createAdyenClients(
 ): AdyenClients {
   const cache = new Map<string, InstanceType<typeof CheckoutAPI>>();
   return {
-    async forAccount(accountId) {
+    async forAccount(accountId, via) {
       const creds = await credentials.get(accountId);
       const v = creds?.values;
       if (!creds || !v?.api_key || !v.merchant_account) return undefined;
       const live = creds.mode === 'live';
       // Adyen's live endpoints are per company ({prefix}-checkout-live…): without the prefix there is no host.
       if (live && !v.live_url_prefix && !v.api_base_url) return undefined;
+      const make = (transport: FetchTransport) => new CheckoutAPI(new Client({
+        apiKey: v.api_key,
+        environment: live ? EnvironmentEnum.LIVE : EnvironmentEnum.TEST,
+        // The library requires a prefix for LIVE; with a stand-in's base URL the host is replaced anyway.
+        ...(live && { liveEndpointUrlPrefix: v.live_url_prefix ?? (v.api_base_url ? 'standin' : undefined) }),
+        connectionTimeoutMillis: REQUEST_TIMEOUT_MS,
+      }, transport));
+      const account = (checkout: InstanceType<typeof CheckoutAPI>): AdyenAccount => ({
+        checkout, merchantAccount: v.merchant_account, hmacKey: v.hmac_key, mode: creds.mode,
+      });
+      if (via) return account(make(new FetchTransport(v.api_base_url, network, via)));
       const cacheKey = [accountId, v.api_key, creds.mode, v.live_url_prefix ?? '', v.api_base_url ?? ''].join('\u0000');
       let checkout = cache.get(cacheKey);
       if (!checkout) {
         for (const k of cache.keys()) if (k.startsWith(`${accountId}\u0000`)) cache.delete(k);
-        const client = new Client({
-          apiKey: v.api_key,
-          environment: live ? EnvironmentEnum.LIVE : EnvironmentEnum.TEST,
-          // The library requires a prefix for LIVE; with a stand-in's base URL the host is replaced anyway.
-          ...(live && { liveEndpointUrlPrefix: v.live_url_prefix ?? (v.api_base_url ? 'standin' : undefined) }),
-          connectionTimeoutMillis: REQUEST_TIMEOUT_MS,
-        }, new FetchTransport(v.api_base_url, network));
-        checkout = new CheckoutAPI(client);
+        checkout = make(new FetchTransport(v.api_base_url, network));
         cache.set(cacheKey, checkout);
       }
-      return { checkout, merchantAccount: v.merchant_account, hmacKey: v.hmac_key, mode: creds.mode };
+      return account(checkout);
     },
   };
 }

@@ -1,7 +1,8 @@
 // The Adyen connector, on the official @adyen/api-library and Adyen's Checkout API (/payments,
 // modifications by pspReference, /paymentMethods) and standard notifications. It implements the
 // connector interface and nothing else: credentials come from the CredentialSource by account id;
-// outcomes and failures come from the tables in adyen-errors.ts.
+// outcomes and failures come from the tables in adyen-errors.ts. A card forwarded by a vault is
+// paid with Adyen's raw-card request sent through the vault (forwarded.ts), read as a direct answer.
 import type { Types } from '@adyen/api-library';
 import { toAdyenAmount } from './amounts.js';
 import { createAdyenClients, type AdyenAccount } from './client.js';
@@ -11,9 +12,11 @@ import { readAdyenSettlementReport } from './settlement-report.js';
 import { readAdyenNotification } from './notifications.js';
 import { describeError, fromError, fromPayment, isAdyenError, refusal } from './outcomes.js';
 import { failed, statusFromRepeat } from '../outcome-mapping.js';
+import { forwardingFetch, type VaultForwarders } from '../vault-forwarding.js';
+import { forwardedCard, neverReceivedForwarded } from './forwarded.js';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, CredentialCheck, CredentialSource, HoldRequest, HoldResult,
-  ProviderAccountRef, RefundRequest, RefundResult,
+  PaymentStatusResult, ProviderAccountRef, RefundRequest, RefundResult,
 } from '../types.js';
 
 type PaymentRequest = Types.checkout.PaymentRequest;
@@ -47,10 +50,11 @@ export function paymentMethodOf(token: string | undefined): Pick<PaymentRequest,
 }
 
 /** The /payments request for an attempt, or the rule that refuses it before anything is sent. */
-export function paymentParams(req: AuthorizeRequest, merchantAccount: string): PaymentRequest | typeof CONDITIONS[keyof typeof CONDITIONS] {
+export function paymentParams(
+  req: AuthorizeRequest, merchantAccount: string, method = paymentMethodOf(req.paymentMethodToken),
+): PaymentRequest | typeof CONDITIONS[keyof typeof CONDITIONS] {
   const value = toAdyenAmount(req.amount, req.currency);
   if (value === undefined) return CONDITIONS.amount_not_representable;
-  const method = paymentMethodOf(req.paymentMethodToken);
   if (!method) return CONDITIONS.unusable_token;
   const manual = req.captureMethod === 'manual';
   return {
@@ -72,13 +76,16 @@ export function paymentParams(req: AuthorizeRequest, merchantAccount: string): P
 
 /** `network` defaults to no operator-listed origin: a merchant-chosen api_base_url must be public https. */
 export function createAdyenConnector(
-  { credentials, network = { allowlist: [] } }: { credentials: CredentialSource; network?: ProviderNetwork },
+  { credentials, network = { allowlist: [] }, vaults }: { credentials: CredentialSource; network?: ProviderNetwork; vaults?: VaultForwarders },
 ): Connector {
   const clients = createAdyenClients(credentials, network);
 
-  /** /payments with the attempt id as Idempotency-Key: the first call, and the safe retry of a lost one. */
-  async function pay(account: AdyenAccount, req: AuthorizeRequest): Promise<AuthorizeResult> {
-    const params = paymentParams(req, account.merchantAccount);
+  /**
+   * /payments with the attempt id as Idempotency-Key: the first call, and the safe retry of a lost
+   * one. `method` replaces the token's paymentMethod (a forwarded card's placeholders).
+   */
+  async function pay(account: AdyenAccount, req: AuthorizeRequest, method?: Pick<PaymentRequest, 'paymentMethod'>): Promise<AuthorizeResult> {
+    const params = paymentParams(req, account.merchantAccount, method);
     if (!('merchantAccount' in params)) return failed(params, { code: req.currency });
     try {
       const res = await account.checkout.PaymentsApi.payments(params, { idempotencyKey: req.attemptId, signal: req.signal });
@@ -86,6 +93,42 @@ export function createAdyenConnector(
     } catch (err) {
       if (!isAdyenError(err)) throw err;
       return fromError(err);
+    }
+  }
+
+  /**
+   * A forwarded card: Adyen's raw-card request with the vault's placeholders, sent through the
+   * vault by the same library client, so the answer is read as a direct one. A vault that gives no
+   * answer of Adyen's surfaces as no answer (AdyenConnectionError), and the status query decides.
+   */
+  async function payForwarded(req: AuthorizeRequest, forwarding: NonNullable<AuthorizeRequest['forwarding']>): Promise<AuthorizeResult> {
+    const forwarder = vaults?.forVault(forwarding.vault);
+    if (!forwarder) return failed(CONDITIONS.vault_not_connected);
+    if (!req.paymentMethodToken) return failed(CONDITIONS.unusable_token);
+    const via = forwardingFetch(forwarder, { ...forwarding, token: req.paymentMethodToken, attemptId: req.attemptId });
+    const account = await clients.forAccount(req.account.id, via);
+    if (!account) return failed(CONDITIONS.missing_credentials);
+    return pay(account, req, forwardedCard(forwarder.placeholders));
+  }
+
+  /**
+   * A forwarded attempt's status, asked of Adyen directly and without the card: the same request
+   * under the same Idempotency-Key with the placeholders left as they are. Adyen answers the
+   * forwarded request's response if it received it; a refusal of the card fields says it did not.
+   */
+  async function forwardedStatus(account: AdyenAccount, req: AuthorizeRequest, forwarding: NonNullable<AuthorizeRequest['forwarding']>): Promise<PaymentStatusResult> {
+    const forwarder = vaults?.forVault(forwarding.vault);
+    // Without a forwarder nothing was sent.
+    if (!forwarder) return { found: false };
+    const params = paymentParams(req, account.merchantAccount, forwardedCard(forwarder.placeholders));
+    if (!('merchantAccount' in params)) return { found: false };
+    try {
+      const res = await account.checkout.PaymentsApi.payments(params, { idempotencyKey: req.attemptId, signal: req.signal });
+      return statusFromRepeat(fromPayment(res, req), 'Adyen');
+    } catch (err) {
+      if (neverReceivedForwarded(err)) return { found: false };
+      if (!isAdyenError(err)) throw err;
+      return statusFromRepeat(fromError(err), 'Adyen');
     }
   }
 
@@ -115,6 +158,7 @@ export function createAdyenConnector(
 
   return {
     async authorize(req) {
+      if (req.forwarding) return payForwarded(req, req.forwarding);
       const account = await clients.forAccount(req.account.id);
       if (!account) return failed(CONDITIONS.missing_credentials);
       return pay(account, req);
@@ -132,6 +176,7 @@ export function createAdyenConnector(
       const account = await clients.forAccount(req.account.id);
       if (!account) return { found: false };
       if (!req.paymentMethodToken) return { found: true, ...failed(CONDITIONS.awaiting_notification) };
+      if (req.forwarding) return forwardedStatus(account, req, req.forwarding);
       return statusFromRepeat(await pay(account, req), 'Adyen');
     },
 

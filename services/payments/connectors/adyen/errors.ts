@@ -96,6 +96,8 @@ export const CONDITIONS = {
   missing_credentials: rule('technical', 'provider_not_configured', 'The Adyen account has no usable credentials (API key, merchant account, and for live its live URL prefix).', 'provider_unavailable'),
   amount_not_representable: policy('amount_not_supported', 'Adyen cannot carry this amount exactly in this currency.'),
   unusable_token: technical('payment_method_unknown', 'The payment method token is not an Adyen payment method.'),
+  // Routing chose a vault this deployment has no forwarder for: nothing was sent.
+  vault_not_connected: rule('technical', 'vault_unavailable', 'The vault that would forward the card to Adyen is not available.', 'provider_unavailable'),
   unsupported_action: technical('action_not_supported', 'Adyen asked for a customer action that has no page to send the customer to.'),
   // Adyen's Transient-Error: true header: "retry the request with the same idempotency key".
   transient: open('provider_unknown_outcome', 'Adyen reported a transient error; the request may be repeated with its key.'),

@@ -22,7 +22,8 @@ export const adyenProvider: ProviderDefinition = {
     settlementSync: false,
     settlementReports: true,
     notifications: true,
-    vaultForwarding: false,
+    // Raw-card /payments through a connected vault (forwarded.ts).
+    vaultForwarding: true,
   },
   credentialFields: [
     { name: 'api_key', required: true, secret: true, env: 'ADYEN_API_KEY' },

@@ -1,10 +1,12 @@
 // Stripe Vault and Forward as a vault connection (issue 25): connected like a provider account
 // (per mode, its secret key sealed, a `test` call), with the providers it may forward a saved
 // card to (`destinations`) and the account's fee charged per forwarded attempt. It takes no
-// payment itself, so routing never plans its accounts (docs/connectors.md, "Vault connections").
+// payment itself, so routing never plans its accounts (docs/connectors.md, "Vault connections");
+// destinations send a forwarded attempt through its forwarder (forwarding.ts).
 import type { ProviderDefinition } from '../provider-definition.js';
 import { STRIPE_OFFICIAL_HOST } from '../stripe/client.js';
 import { createStripeVaultConnector } from './connector.js';
+import { createStripeForwarder } from './forwarding.js';
 
 // Stripe's keys say their mode: sk_test_… / sk_live_…, rk_test_… / rk_live_….
 function keyMode(values: Record<string, string>, mode: string): [string, string] | undefined {
@@ -41,4 +43,5 @@ export const stripeVaultProvider: ProviderDefinition = {
   officialHost: STRIPE_OFFICIAL_HOST,
   modeMismatch: keyMode,
   create: createStripeVaultConnector,
+  forwarder: createStripeForwarder,
 };
