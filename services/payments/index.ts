@@ -25,7 +25,7 @@ import { createVaultForwarders } from './connectors/vault-forwarding.js';
 import { createAuthorizationExpiry, createCustomerActionExpiry, createReconciliation, createSettlementSync } from './jobs/index.js';
 
 import {
-  createCustomerActions, createLifecycle, createOrchestrator, createStore, paymentOutcomes, routes,
+  createCustomerActions, createLifecycle, createOrchestrator, createStore, paymentOutcomes, routes, type CredentialSources,
 } from './payments/index.js';
 import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
 import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
@@ -85,18 +85,22 @@ export function build(deps: PaymentsDeps): ServicePart {
   // Vault connections forward only to providers whose connector takes forwarded card fields.
   const vaultOf = new Map([...providers.values()].flatMap((p) => (p.capabilities.vault ? [[p.code, p.capabilities.vault] as const] : [])));
   const forwardable = new Set([...providers.values()].filter((p) => p.capabilities.vaultForwarding).map((p) => p.code));
-  const orchestrator = createOrchestrator({
+  const credentialSources: CredentialSources = {
+    paymentMethods,
     issuerOf: issuerOfTokens([...providers.values()]),
     vaults: async (scope) => (await credentials.vaultDestinations(scope, vaultOf)).map((v) => ({
-      vault: v.vault, destinations: v.destinations.filter((d) => forwardable.has(d)), feeFixed: 0n, feeBps: 0,
+      vault: v.vault, accountId: v.accountId, destinations: v.destinations.filter((d) => forwardable.has(d)), feeFixed: 0n, feeBps: 0,
     })),
+  };
+  const orchestrator = createOrchestrator({
+    ...credentialSources,
+    paymentMethods,
     store,
     routing: deps.routing,
     connectors,
     clock: deps.clock,
     relay,
     providerTimeoutMs: deps.config.providerTimeoutMs,
-    paymentMethods,
     customerActions: { ttlMinutes: deps.config.customerActionTtlMinutes, publicBaseUrl: deps.config.publicBaseUrl },
     idempotencyTtlMs,
     outcomes: paymentOutcomes(deps.metrics),
@@ -130,7 +134,7 @@ export function build(deps: PaymentsDeps): ServicePart {
     store, clock: deps.clock, relay, logger: deps.logger, intervalMs: deps.config.expirySweepMs,
   });
   const reconciliation = createReconciliation({
-    store, connectors, refunds, clock: deps.clock, relay, logger: deps.logger,
+    store, connectors, refunds, credentials: credentialSources, clock: deps.clock, relay, logger: deps.logger,
     intervalMs: deps.config.reconciliationSweepMs, providerTimeoutMs: deps.config.providerTimeoutMs,
   });
   const lookups = createSettlementLookups(deps.pool);

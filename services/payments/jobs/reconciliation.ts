@@ -1,7 +1,7 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { abandonedAfterMs, every, type Clock, type Logger } from '../../platform/index.js';
 import {
-  type AttemptRecord, commitChange, type PaymentsStore, providerCall, queryStatus, settleLate,
+  attemptCredential, type AttemptRecord, commitChange, type CredentialSources, type PaymentsStore, providerCall, queryStatus, settleLate,
 } from '../payments/index.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
 import type { Refunds } from '../refunds/index.js';
@@ -11,7 +11,8 @@ import { settleDueProviderAction } from './provider-actions.js';
  * Settles attempts whose outcome stayed open, so no payment waits in `processing` forever and no
  * charge goes unrecorded: those the provider could not tell about (`unknown`), and those still in
  * flight long after their request ended (the payments process died mid-call). Each is asked about
- * again with the attempt's own reference: never received fails the payment (nobody was charged);
+ * again with the attempt's own reference, and with the token (or vault route) it was sent when the
+ * payment's method is stored: never received fails the payment (nobody was charged);
  * a definite answer completes or fails it with its events; no answer yet waits for the next round.
  * A reconciled payment never fails over: its request is long gone, and the merchant decides.
  * Each round also re-sends the refunds whose answer was lost (refunds/refunds.ts, retryInFlight),
@@ -29,6 +30,8 @@ export interface ReconciliationDeps {
   store: PaymentsStore;
   connectors: ConnectorRegistry;
   refunds: Pick<Refunds, 'retryInFlight'>;
+  /** Where a stored method's token is found again, so the provider is asked with what the attempt was sent. */
+  credentials?: CredentialSources;
   clock: Clock;
   relay: { kick(): void };
   logger: Logger;
@@ -56,7 +59,8 @@ export function createReconciliation(deps: ReconciliationDeps) {
     if (!before || !isOpen(attempt, inFlightBefore)) return false;
     const connector = deps.connectors.forProvider(attempt.providerCode);
     if (!connector) return false;
-    const answer = await queryStatus(connector, providerCall(before, attempt), deps.providerTimeoutMs, attempt.status === 'unknown'
+    const sent = deps.credentials ? await attemptCredential(deps.credentials, scope, before, attempt) : {};
+    const answer = await queryStatus(connector, providerCall(before, attempt, sent), deps.providerTimeoutMs, attempt.status === 'unknown'
       ? 'The provider could not tell the outcome when the payment was made.'
       : 'The request that made this attempt ended before the provider answered.');
 

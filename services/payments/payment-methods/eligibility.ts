@@ -13,6 +13,8 @@ type ReachInit = NonNullable<MessageInitShape<typeof CredentialReachSchema>['rea
 /** A connected vault as eligibility needs it: the providers it forwards to and its price per forwarded attempt. */
 export interface VaultRoute {
   vault: string;
+  /** The scope's connection of the vault (its provider account); absent where only reach matters. */
+  accountId?: string;
   destinations: string[];
   feeFixed: bigint;
   feeBps: number;

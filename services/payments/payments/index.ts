@@ -11,6 +11,7 @@
 //    lifecycle.ts: capture, cancel and authorization expiry; state-machine.ts: which operation each
 //    status allows;
 //  - provider-call.ts: one provider call under its deadline and the status query after a time-out (I/O);
+//    attempt-credential.ts: the token (or vault route) each attempt is sent, found again for later calls;
 //  - commit.ts: the one way a Change is written (rows, timeline, outbox events, in one commit);
 //  - orchestrator.ts: the attempt loop of POST /v1/payments (plan, open, call, settle, commit);
 //  - store.ts, customer-action-store.ts, model.ts, timeline.ts, to-proto.ts: the payments tables and
@@ -18,6 +19,7 @@
 //  - service.ts: the PaymentsService RPC handlers.
 export { nextStep, paymentFailure, recordAnswer, type ProviderAnswer } from './attempt-outcomes.js';
 export { callProvider, providerCall, queryStatus, type ProviderCall } from './provider-call.js';
+export { attemptCredential, type CredentialSources } from './attempt-credential.js';
 export { actionable, openCustomerAction, SANDBOX_PAGE_PATH, type CustomerActionSettings } from './customer-action-required.js';
 export {
   completeCustomerAction, createCustomerActions, CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome,

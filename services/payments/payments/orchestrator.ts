@@ -13,14 +13,14 @@ import { actionable, type CustomerActionSettings } from './customer-action-requi
 import type { PaymentRecord } from './model.js';
 import { newPayment, planRequest } from './new-payment.js';
 import {
-  oneOffCredential, resolveStoredMethod, storedCredentials, type IssuerOf, type PaymentCredentials, type PaymentMethodStore,
-  type VaultRoute,
+  oneOffCredential, resolveStoredMethod, type PaymentCredentials, type PaymentMethodStore,
 } from '../payment-methods/index.js';
+import { methodCredentials, type CredentialSources } from './attempt-credential.js';
 import type { PaymentFilter, PaymentsStore } from './store.js';
 import { timelineEventToProto } from './timeline.js';
 import { open, settleAttempt } from './transitions.js';
 
-export interface OrchestratorDeps {
+export interface OrchestratorDeps extends CredentialSources {
   store: PaymentsStore;
   routing: Client<typeof RoutingService>;
   connectors: ConnectorRegistry;
@@ -29,10 +29,6 @@ export interface OrchestratorDeps {
   /** Deadline of each provider call (authorize, and the status query after a time-out). */
   providerTimeoutMs: number;
   paymentMethods: PaymentMethodStore;
-  /** The provider a token's shape names (the providers' `issuedToken`). */
-  issuerOf: IssuerOf;
-  /** The vaults the scope connected, with the providers each forwards to; none when absent. */
-  vaults?: (scope: Scope) => Promise<VaultRoute[]>;
   /** How a customer action is opened when a provider answers requires_action (asynchronous rails). */
   customerActions: CustomerActionSettings;
   /** How long a payment's Idempotency-Key stays bound to it (the gateway's IDEMPOTENCY_TTL_HOURS). */
@@ -129,10 +125,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   async function credentialsFor(scope: Scope, req: CreatePaymentRequest): Promise<PaymentCredentials> {
     const stored = await resolveStoredMethod(deps.paymentMethods, scope, req.paymentMethod);
     if (!stored) return oneOffCredential(req.paymentMethod?.token, req.paymentMethod?.providerCode, scope.mode, deps.issuerOf);
-    const [records, vaults] = await Promise.all([
-      deps.paymentMethods.credentials(scope, stored.id), deps.vaults?.(scope) ?? Promise.resolve([]),
-    ]);
-    return storedCredentials(records, scope.mode, deps.issuerOf, vaults);
+    return (await methodCredentials(deps, scope, stored.id)).credentials;
   }
 
   return {

@@ -83,19 +83,21 @@ export function createCredentialStore(pool: Pool, key: Buffer | undefined) {
     /**
      * The destinations of the scope's vault connections (the non-secret `destinations` field of each
      * account of a vault provider): which providers each forwards to. Whether a connection is
-     * enabled, and its fee, are routing-risk's (its provider account).
+     * enabled, and its fee, are routing-risk's (its provider account). `accountId` is the connection
+     * a forwarded attempt goes through.
      */
     async vaultDestinations(
       scope: { merchantId: string; projectId: string; mode: string }, vaultProviders: Map<string, string>,
-    ): Promise<Array<{ vault: string; destinations: string[] }>> {
+    ): Promise<Array<{ vault: string; accountId: string; destinations: string[] }>> {
       if (vaultProviders.size === 0) return [];
       const { rows } = await pool.query(
-        `SELECT provider_code, sealed FROM provider_credentials
+        `SELECT provider_account_id, provider_code, sealed FROM provider_credentials
          WHERE merchant_id = $1 AND project_id = $2 AND mode = $3 AND provider_code = ANY($4::text[])`,
         [scope.merchantId, scope.projectId, scope.mode, [...vaultProviders.keys()]],
       );
       return rows.map((r) => ({
         vault: vaultProviders.get(r.provider_code)!,
+        accountId: r.provider_account_id,
         destinations: String(JSON.parse(box.open(r.sealed)).destinations ?? '').split(',').map((d) => d.trim()).filter(Boolean),
       }));
     },
