@@ -40,9 +40,11 @@ export class MollieDeadlineError extends Error {
  * What the SDK calls as node-fetch: `(url, {agent, method, headers, body})`. Outside a Mollie
  * call there is no account and so no policy to send under: refused rather than sent unguarded.
  */
+const OUTSIDE_A_CALL = 'A Mollie request outside an account call is refused';
+
 function scopedTransport(url: URL | string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
   const ctx = callContext.getStore();
-  if (!ctx) return Promise.reject(new Error('A Mollie request outside an account call is refused'));
+  if (!ctx) return Promise.reject(new Error(OUTSIDE_A_CALL));
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
   const { method, headers, body } = init;
   return callContext.exit(() => ctx.send(String(url), { method, headers, body, signal }));
@@ -69,6 +71,25 @@ function loadSdk(): typeof import('@mollie/api-client') {
     else delete require.cache[nodeFetch];
   }
   return sdk;
+}
+
+let verified: Promise<void> | undefined;
+
+/**
+ * The SDK, once shown to send through our transport: a request made outside any call must come
+ * back refused in our words. A later SDK that stops taking `node-fetch` by that name fails here,
+ * at the first Mollie call, instead of sending without the address policy and the deadline.
+ */
+async function verifiedSdk(): Promise<typeof import('@mollie/api-client')> {
+  const loaded = loadSdk();
+  verified ??= callContext.exit(() => loaded.createMollieClient({ apiKey: `test_${'0'.repeat(30)}` }).methods.list()).then(
+    () => { throw new Error('@mollie/api-client answered without our transport'); },
+    (err: unknown) => {
+      if (!(err instanceof Error && err.message.includes(OUTSIDE_A_CALL))) throw new Error('@mollie/api-client does not send through our transport');
+    },
+  );
+  await verified;
+  return loaded;
 }
 
 /** `run` settled, or a MollieDeadlineError as soon as `signal` aborts (the SDK may be sleeping between repeats). */
@@ -118,8 +139,9 @@ export function createMollieClients(credentials: CredentialSource, network: Prov
       if (!client) {
         for (const k of cache.keys()) if (k.startsWith(`${accountId}\u0000`)) cache.delete(k);
         const apiEndpoint = apiEndpointOf(v);
+        const sdkNow = await verifiedSdk();
         try {
-          client = loadSdk().createMollieClient({ apiKey: v.api_key, ...(apiEndpoint && { apiEndpoint }) });
+          client = sdkNow.createMollieClient({ apiKey: v.api_key, ...(apiEndpoint && { apiEndpoint }) });
         } catch {
           // The SDK refuses a malformed key (its TypeError): the account cannot be reached.
           return undefined;
