@@ -7,8 +7,10 @@
 // GET /v2/payments/{id} (`embed=refunds`), GET /v2/payments (newest first), POST
 // /v2/payments/{id}/refunds, and the settlements with their payments and refunds, in Mollie's
 // HAL+JSON and error shapes; and records every request. Tests move payments and refunds on as the
-// customer or Mollie would (setStatus, setRefundStatus) and queue an error for the next payment.
+// customer or Mollie would (setStatus, setRefundStatus), queue an error for the next payment, and
+// hold back the answer to a payment of …03 (slowAnswerMs).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { serveStandIn } from './stand-in-server.js';
 
 export interface RecordedMollieRequest {
@@ -49,6 +51,11 @@ export interface MollieStandIn {
   /** The customer (or the bank) moves a payment on: paid, failed, canceled, expired. */
   setStatus(paymentId: string, status: string, failureReason?: string): StandInMolliePayment;
   setRefundStatus(refundId: string, status: string): StandInMollieRefund;
+  /**
+   * How long the answer to a payment whose amount ends in .03 is held back (the payment is made at
+   * once and its key's answer kept): a client whose deadline passes first has lost the answer.
+   */
+  slowAnswerMs: number;
   /** The next POST /v2/payments is answered with this HTTP error (and field, for a 422). */
   failNextPayment(status: number, field?: string): void;
   /** Settles the listed payments and refunds in one paid-out settlement under `apiKey`. */
@@ -188,9 +195,12 @@ export async function startMollieStandIn(opts: { apiKeys: string[] }): Promise<M
     const run = () => route(key, rec.method, rec.path, url.searchParams, body, baseUrl);
     if (typeof idem === 'string' && rec.method === 'POST') {
       const slot = `${key} ${idem}`;
-      const answer = saved.get(slot) ?? run();
+      const prior = saved.get(slot);
+      const answer = prior ?? run();
       // Mollie keeps the answer of a key (server errors excepted, which the SDK repeats).
       if (answer.status < 500) saved.set(slot, answer);
+      const slow = !prior && rec.path === '/v2/payments' && String((body.amount as Amount | undefined)?.value).endsWith('.03');
+      if (slow) await sleep(standIn.slowAnswerMs);
       return send(res, answer);
     }
     return send(res, run());
@@ -201,8 +211,8 @@ export async function startMollieStandIn(opts: { apiKeys: string[] }): Promise<M
     res.end(JSON.stringify(a.body));
   }
 
-  return {
-    baseUrl: server.baseUrl, requests, payments, refunds, settlements,
+  const standIn: MollieStandIn = {
+    baseUrl: server.baseUrl, requests, payments, refunds, settlements, slowAnswerMs: 1_500,
     setStatus(paymentId, status, failureReason) {
       const p = payments.get(paymentId);
       if (!p) throw new Error(`no stand-in payment ${paymentId}`);
@@ -239,4 +249,5 @@ export async function startMollieStandIn(opts: { apiKeys: string[] }): Promise<M
     },
     close: server.close,
   };
+  return standIn;
 }
