@@ -120,7 +120,7 @@ describe('provider accounts', () => {
     const m = await stack.newMerchantKey('live');
     const unknown = await connect(m.projectId, { mode: 'live', provider: 'paypal', name: 'PayPal' });
     assert.deepEqual([unknown.status, unknown.body.error.param], [422, 'provider']);
-    assert.match(unknown.body.error.message, /paypal.*adyen, checkout, stripe/);
+    assert.match(unknown.body.error.message, /paypal.*adyen, checkout, mollie, stripe/);
 
     const adyen = await stack.manage('POST', `/projects/${m.projectId}/provider-accounts`, {
       mode: 'live', provider: 'adyen', name: 'Adyen', credentials: { api_key: 'AQE_key' },

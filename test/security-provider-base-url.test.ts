@@ -5,10 +5,12 @@
 // anything is stored, in test and live mode; a redirect from an operator-listed host is not
 // followed; an account stored before the policy reaches nothing, and an open and a closed port
 // answer alike, with none of the internal body. DNS rebinding is tried on the connector itself,
-// where the name's resolution can be chosen.
+// where the name's resolution can be chosen. Mollie's SDK, whose transport the connector replaces,
+// is held to the same rules.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { createMollieConnector } from '../services/payments/connectors/mollie/connector.js';
 import { createStripeConnector } from '../services/payments/connectors/stripe/connector.js';
 import { createCredentialStore } from '../services/payments/provider-credentials/index.js';
 import { createPool } from '../services/platform/db.js';
@@ -23,6 +25,9 @@ const PROVIDER_KEY = randomBytes(32).toString('hex');
 const SECRET = 'INTERNAL-ONLY: db password hunter2';
 const stripeCredentials = (api_base_url: string, mode = 'test') => ({
   secret_key: `sk_${mode}_${randomBytes(8).toString('hex')}`, webhook_secret: 'whsec_x', api_base_url,
+});
+const mollieCredentials = (api_base_url: string, mode = 'test') => ({
+  api_key: `${mode}_${randomBytes(15).toString('hex')}`, webhook_base_url: 'https://pay.example.com', api_base_url,
 });
 
 /** An internal HTTP service that must never be reached: it records every request and connection. */
@@ -94,6 +99,7 @@ describe('provider base URLs (red team finding 1)', () => {
     const attack = `${internal.baseUrl}/any/path?`;
     assertRefused(await connect(stripeCredentials(attack)), 'stripe');
     assertRefused(await connect({ api_key: 'AQE_x', merchant_account: 'Shop', hmac_key: '44782DEF', api_base_url: attack }, 'adyen'), 'adyen');
+    assertRefused(await connect(mollieCredentials(attack), 'mollie'), 'mollie');
     assertRefused(await connect(stripeCredentials(`https://localhost:${new URL(internal.baseUrl).port}/`)), 'localhost over https');
     assert.equal(await accountCount(), 0);
     const stored = await stack.query('SELECT count(*)::int AS n FROM payments.provider_credentials');
@@ -106,6 +112,8 @@ describe('provider base URLs (red team finding 1)', () => {
     try {
       assertRefused(await connect(stripeCredentials('http://sandbox.example.com', 'live')), 'public http');
       assertRefused(await connect(stripeCredentials(internal.baseUrl, 'live')), 'loopback http');
+      assertRefused(await connect(mollieCredentials(internal.baseUrl, 'live'), 'mollie'), 'mollie loopback http');
+      assertRefused(await connect(mollieCredentials('https://10.0.0.5', 'live'), 'mollie'), 'mollie private https');
       assert.equal(await accountCount(), 0);
     } finally {
       assert.equal((await merchant.call('POST', '/mode', { mode: 'test' })).status, 200);
@@ -140,11 +148,16 @@ describe('provider base URLs (red team finding 1)', () => {
     const pool = createPool(stack.db.url, 'payments', 1);
     const answers: unknown[] = [];
     try {
-      for (const [provider, base] of [['stripe', internal.baseUrl], ['stripe', closed], ['adyen', internal.baseUrl], ['adyen', closed]]) {
+      for (const [provider, base] of [
+        ['stripe', internal.baseUrl], ['stripe', closed], ['adyen', internal.baseUrl], ['adyen', closed],
+        ['mollie', internal.baseUrl], ['mollie', closed],
+      ]) {
         // Connected with an address the policy takes, then rewritten as the old code let it be stored.
         const credentials = provider === 'stripe'
           ? stripeCredentials('https://sandbox.example.com')
-          : { api_key: 'AQE_x', merchant_account: 'Shop', hmac_key: '44782DEF', api_base_url: 'https://sandbox.example.com' };
+          : provider === 'mollie'
+            ? mollieCredentials('https://sandbox.example.com')
+            : { api_key: 'AQE_x', merchant_account: 'Shop', hmac_key: '44782DEF', api_base_url: 'https://sandbox.example.com' };
         const connected = await connect(credentials, provider);
         assert.equal(connected.status, 201, JSON.stringify(connected.body));
         await createCredentialStore(pool, Buffer.from(PROVIDER_KEY, 'hex')).put({
@@ -162,9 +175,12 @@ describe('provider base URLs (red team finding 1)', () => {
     }
     assert.deepEqual(answers[0], answers[1], 'stripe: open and closed ports look alike');
     assert.deepEqual(answers[2], answers[3], 'adyen: open and closed ports look alike');
+    assert.deepEqual(answers[4], answers[5], 'mollie: open and closed ports look alike');
     // Stripe's SDK says no more than that its connection failed; Adyen's transport passes on ours.
     assert.match((answers[0] as { message: string }).message, /error occurred with our connection to Stripe/);
     assert.match((answers[2] as { message: string }).message, /could not be reached/);
+    // Mollie's SDK sends through the account's provider fetch (mollie/client.ts), whose words it passes on.
+    assert.match((answers[4] as { message: string }).message, /could not be reached/);
     assert.deepEqual([internal.requests, internal.connections()], [[], 0]);
   });
 
@@ -179,6 +195,20 @@ describe('provider base URLs (red team finding 1)', () => {
       network: { allowlist: [], resolve: rebound },
     });
     const checked = await connector.checkCredentials!({ providerCode: 'stripe', id: 'pac_rebind' });
+    assert.equal(checked.ok, false);
+    assert.doesNotMatch(JSON.stringify(checked), /INTERNAL-ONLY|127\.0\.0\.1/);
+    assert.deepEqual([internal.requests.length, internal.connections()], seen);
+  });
+
+  test('DNS rebinding reaches nothing through Mollie\'s SDK either', async () => {
+    const port = new URL(internal.baseUrl).port;
+    const seen = [internal.requests.length, internal.connections()];
+    const rebound: Resolver = (_host, _options, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
+    const connector = createMollieConnector({
+      credentials: { get: async () => ({ mode: 'test', values: mollieCredentials(`https://provider.example.com:${port}`) }) },
+      network: { allowlist: [], resolve: rebound },
+    });
+    const checked = await connector.checkCredentials!({ providerCode: 'mollie', id: 'pac_rebind' });
     assert.equal(checked.ok, false);
     assert.doesNotMatch(JSON.stringify(checked), /INTERNAL-ONLY|127\.0\.0\.1/);
     assert.deepEqual([internal.requests.length, internal.connections()], seen);

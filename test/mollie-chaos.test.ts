@@ -1,0 +1,161 @@
+// Money safety at Mollie under kill -9: the six parts as processes, a project's test-mode Mollie
+// account pointed at the Mollie stand-in, and a burst of keyed iDEAL payments (some whose answer
+// Mollie holds back past the deadline) while the payments process is killed and restarted. Clients
+// retry with the same Idempotency-Key. Whatever the crash cut short: each key has one payment,
+// Mollie made at most one payment per attempt (the attempt id is its Idempotency-Key), and once
+// every customer pays and Mollie posts its webhooks, each payment is successful with the attempt
+// Mollie made, once, with one ledger movement. An attempt the killed process never sent is sent by
+// reconciliation's status query under the same key (connector.ts), never twice.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { chaosTag } from './helpers/chaos.js';
+import { eventually } from './helpers/eventually.js';
+import { keyedRequest, type KeyedOutcome } from './helpers/keyed-client.js';
+import { startMollieStandIn, type MollieStandIn } from './helpers/mollie-stand-in.js';
+import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
+import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
+import { request } from './helpers/stack.js';
+import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
+
+const PAYMENTS = 40;
+const CLIENTS = 8;
+const KILL_AFTER_STORED = 12;
+const KEY = `test_${randomBytes(15).toString('hex')}`;
+const ENV = {
+  RECONCILIATION_SWEEP_MS: '200',
+  PROVIDER_TIMEOUT_MS: '500',
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  PROVIDER_SECRET_KEY: randomBytes(32).toString('hex'),
+  PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
+};
+
+/** Mostly plain; every tenth answer held back past PROVIDER_TIMEOUT_MS (an amount of …03). */
+const amountOf = (i: number) => (i % 10 === 3 ? 1003 + i * 100 : 1000 + i * 100);
+
+const skip = natsServerMissing();
+
+describe('payments killed (kill -9) during a keyed burst at a Mollie account, then restarted', { skip }, () => {
+  let nats: NatsServer;
+  let split: SplitStack;
+  let sql: pg.Pool;
+  let mollie: MollieStandIn;
+  let apiKey = '';
+  let accountId = '';
+  const prefix = `${chaosTag('mollie')}_`;
+  const keys = Array.from({ length: PAYMENTS }, (_, i) => `${prefix}${i}`);
+  const outcomes = new Map<string, KeyedOutcome>();
+
+  before(async () => {
+    mollie = await startMollieStandIn({ apiKeys: [KEY] });
+    nats = await startNatsServer();
+    split = await startSplitStack(nats.url, ENV);
+    sql = new pg.Pool({ connectionString: split.db.url, max: 3 });
+    const manage = (method: string, path: string, body?: unknown) =>
+      request(split.baseUrl, method, `/manage/v1${path}`, { key: split.operatorToken, body });
+    const merchant = await manage('POST', '/merchants', { name: 'Mollie chaos merchant' });
+    assert.equal(merchant.status, 201, JSON.stringify(merchant.body));
+    const projectId = merchant.body.project.id;
+    const connected = await manage('POST', `/projects/${projectId}/provider-accounts`, {
+      mode: 'test', provider: 'mollie', name: 'Mollie test',
+      credentials: { api_key: KEY, webhook_base_url: split.baseUrl, api_base_url: mollie.baseUrl },
+    });
+    assert.equal(connected.status, 201, JSON.stringify(connected.body));
+    accountId = connected.body.id;
+    const key = await manage('POST', `/projects/${projectId}/keys`, { mode: 'test', name: 'test' });
+    apiKey = key.body.secret;
+    await burstWithKill();
+  });
+  after(async () => {
+    await sql?.end();
+    await split?.close();
+    await nats?.close();
+    await mollie?.close();
+  });
+
+  async function burstWithKill(): Promise<void> {
+    let next = 0;
+    const client = async () => {
+      while (next < PAYMENTS) {
+        const i = next++;
+        outcomes.set(keys[i], await keyedRequest({
+          baseUrl: () => split.baseUrl, method: 'POST', path: '/v1/payments', apiKey, idempotencyKey: keys[i],
+          body: {
+            amount: amountOf(i), currency: 'EUR', payment_method: { type: 'local', token: 'ideal', provider_code: 'mollie' },
+            return_url: 'https://shop.example/done', reference: keys[i],
+          },
+          totalMs: 30_000,
+        }));
+      }
+    };
+    const killer = async () => {
+      await eventually('the burst under way', async () => {
+        const { rows } = await sql.query('SELECT count(*)::int AS n FROM payments.payments WHERE reference LIKE $1', [`${prefix}%`]);
+        return rows[0].n >= KILL_AFTER_STORED ? true : undefined;
+      });
+      await split.restart('payments');
+    };
+    await Promise.all([killer(), ...Array.from({ length: CLIENTS }, client)]);
+  }
+
+  /** Our payments of the burst by key. */
+  async function paymentsByKey() {
+    const { rows } = await sql.query(`SELECT reference, id, status FROM payments.payments WHERE reference LIKE $1`, [`${prefix}%`]);
+    const byKey = new Map<string, Array<{ id: string; status: string }>>(keys.map((k) => [k, []]));
+    for (const r of rows) byKey.get(r.reference)!.push({ id: r.id, status: r.status });
+    return byKey;
+  }
+
+  const meta = (p: { metadata: unknown }) => (p.metadata ?? {}) as Record<string, string>;
+  const madeFor = (paymentId: string) => [...mollie.payments.values()].filter((x) => meta(x).payment_id === paymentId);
+
+  test('every key has one payment, and Mollie made each attempt at most once', async (t) => {
+    const byKey = await paymentsByKey();
+    assert.deepEqual(keys.filter((k) => byKey.get(k)!.length !== 1), [], 'keys without exactly one payment');
+    const ours = new Set([...byKey.values()].flat().map((p) => p.id));
+    const made = [...mollie.payments.values()].filter((p) => ours.has(meta(p).payment_id));
+    const perAttempt = new Map<string, number>();
+    for (const p of made) perAttempt.set(meta(p).attempt_id, (perAttempt.get(meta(p).attempt_id) ?? 0) + 1);
+    assert.deepEqual([...perAttempt].filter(([, n]) => n > 1), [], 'attempts Mollie made twice');
+    for (const k of keys) {
+      const o = outcomes.get(k)!;
+      if (o.status === 201) assert.equal(o.body.id, byKey.get(k)![0].id, k);
+    }
+    t.diagnostic(`${made.length} payments made at Mollie; ${keys.filter((k) => outcomes.get(k)!.status !== 201).length} clients without a 201`);
+  });
+
+  test('once reconciled and paid, each payment is successful with the attempt Mollie made, with one ledger movement', async () => {
+    // Reconciliation sends what the killed process never did (same key), so every payment ends up at Mollie.
+    const byKey = await eventually('a Mollie payment for every one of ours', async () => {
+      const now = await paymentsByKey();
+      return [...now.values()].flat().every((p) => madeFor(p.id).length >= 1) ? now : undefined;
+    }, 60_000);
+    // Every customer pays, and Mollie posts each payment's id to its webhook, twice (its repeat).
+    for (const p of [...mollie.payments.values()].filter((x) => meta(x).payment_id)) {
+      mollie.setStatus(p.id, 'paid');
+      for (let n = 0; n < 2; n++) {
+        const res = await fetch(p.webhookUrl!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `id=${p.id}` });
+        assert.equal(res.status, 200, await res.text());
+      }
+    }
+    const ids = [...byKey.values()].flat().map((p) => p.id);
+    await eventually('every payment successful', async () => {
+      const { rows } = await sql.query('SELECT count(*)::int AS n FROM payments.payments WHERE id = ANY($1) AND status = $2', [ids, 'successful']);
+      return rows[0].n === ids.length ? true : undefined;
+    }, 30_000);
+    for (const id of ids) {
+      const p = (await request(split.baseUrl, 'GET', `/v1/payments/${id}`, { key: apiKey })).body;
+      const successes = (p.attempts as any[]).filter((a) => a.outcome === 'success');
+      const [made] = madeFor(id);
+      assert.deepEqual(successes.map((a) => [a.provider_account_id, a.provider_payment_id]), [[accountId, made.id]], id);
+    }
+    const moved = await eventually('a ledger movement for every successful payment', async () => {
+      const { rows } = await sql.query(
+        `SELECT entity_id, count(*) FILTER (WHERE status = 'successful')::int AS n FROM ledger.transactions
+         WHERE type = 'payment' AND entity_type = 'payment' AND entity_id = ANY($1) GROUP BY entity_id`, [ids]);
+      return rows.length === ids.length ? rows : undefined;
+    }, 60_000);
+    for (const r of moved) assert.equal(r.n, 1, `${r.entity_id}: successful movements`);
+  });
+});
