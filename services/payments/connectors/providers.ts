@@ -5,6 +5,7 @@
 // built in apart from this list (connectors/demo.ts): they need no credentials and no connect.
 import { adyenProvider } from './adyen/index.js';
 import { checkoutProvider } from './checkout/index.js';
+import { paypalProvider } from './paypal/index.js';
 import type { ProviderDefinition } from './provider-definition.js';
 import { stripeProvider } from './stripe/index.js';
 import { stripeVaultProvider } from './stripe-vault/index.js';
@@ -13,6 +14,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
   stripeProvider,
   adyenProvider,
   checkoutProvider,
+  paypalProvider,
   // A vault connection, connected like an account and never routed to (issue 25).
   stripeVaultProvider,
 ];
