@@ -30,15 +30,17 @@ export function createPayPalConnector(
 
   /**
    * POST /v2/checkout/orders with the attempt id as PayPal-Request-Id: the first call, and the
-   * status query's repeat, which PayPal answers with the same order. An order the customer has
-   * approved meanwhile is completed (captured or authorized) before it is answered.
+   * status query's repeat, which PayPal answers with the first answer (the order as it was then):
+   * the status query reads the order as it is now. An order the customer has approved meanwhile is
+   * completed (captured or authorized) before it is answered.
    */
-  async function order(account: PayPalAccount, req: AuthorizeRequest): Promise<AuthorizeResult> {
+  async function order(account: PayPalAccount, req: AuthorizeRequest, now: boolean): Promise<AuthorizeResult> {
     const body = orderRequest(req);
     if (!isOrderRequest(body)) return failed(body, { code: req.currency });
     let o: PayPalOrder | undefined;
     try {
       o = (await account.orders.createOrder({ body, paypalRequestId: req.attemptId, prefer: 'return=representation' }, { abortSignal: req.signal })).result as PayPalOrder;
+      if (now && o.id) o = await current(account, o.id, req.signal);
       o = await completeOrder(account, o, req.attemptId, req.signal);
     } catch (err) {
       if (!isPayPalError(err)) throw err;
@@ -71,7 +73,7 @@ export function createPayPalConnector(
     async authorize(req) {
       const account = await clients.forAccount(req.account.id);
       if (!account) return failed(CONDITIONS.missing_credentials);
-      return order(account, req);
+      return order(account, req, false);
     },
 
     /**
@@ -83,7 +85,7 @@ export function createPayPalConnector(
     async getStatus(req): Promise<PaymentStatusResult> {
       const account = await clients.forAccount(req.account.id);
       if (!account) return { found: false };
-      return statusFromRepeat(await order(account, req), 'PayPal');
+      return statusFromRepeat(await order(account, req, true), 'PayPal');
     },
 
     /** POST /v2/payments/captures/{capture}/refund with our refund id as PayPal-Request-Id and custom_id. */
