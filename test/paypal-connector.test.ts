@@ -10,6 +10,7 @@ import type { AuthorizeRequest, Connector, CredentialSource, NotificationRequest
 import { attemptAt, callSignal, holdOf, refundOf } from './helpers/connector-requests.js';
 import { signedEvent, startPayPalStandIn, type PayPalStandIn } from './helpers/paypal-stand-in.js';
 import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
+import { newId } from '../services/platform/ids.js';
 
 const CLIENT_ID = 'AStandInClientId0000000000000000';
 const SECRET = 'EStandInSecret000000000000000000';
@@ -206,6 +207,19 @@ describe('the PayPal connector against the PayPal stand-in', () => {
     assert.equal((await read(altered)).ok, false);
     const unsigned = { body: delivery.body, headers: { 'content-type': 'application/json' } };
     assert.equal((await read(unsigned)).ok, false);
+  });
+
+  test('webhooks: an approval after the approval window takes nothing (the payment may have expired here)', async () => {
+    // An attempt made 40 minutes ago: its customer action expired at 30, reconciliation's to settle.
+    const req = pay({ attemptId: newId('att', new Date(Date.now() - 40 * 60_000)) });
+    const r = await connector.authorize(req);
+    const order = pp.approve(r.providerPaymentId!);
+    const d = signedEvent('CHECKOUT.ORDER.APPROVED', { ...order }, WEBHOOK_ID);
+    const c = await connector.readNotification!({ account: { providerCode: 'paypal', id: 'pac_pp_good' }, rawBody: Buffer.from(d.body), headers: d.headers });
+    assert.ok(c.ok, show(c));
+    assert.deepEqual(c.notifications[0].subject, { kind: 'ignored' });
+    assert.equal(pp.requests.filter((x) => x.path === `/v2/checkout/orders/${order.id}/capture`).length, 0);
+    assert.equal(pp.orders.get(order.id)!.status, 'APPROVED');
   });
 
   test('webhooks: captures, authorizations and refunds by PayPal\'s event types', async () => {
