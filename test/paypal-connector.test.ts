@@ -222,6 +222,19 @@ describe('the PayPal connector against the PayPal stand-in', () => {
     assert.equal(pp.orders.get(order.id)!.status, 'APPROVED');
   });
 
+  test('getStatus long after the approval window: an order nobody approved has lapsed, an approved one is still captured', async () => {
+    // Attempts made 40 minutes ago whose answers were lost: reconciliation asks about them now.
+    const old = () => pay({ attemptId: newId('att', new Date(Date.now() - 40 * 60_000)) });
+    const lapsed = old();
+    const s = await connector.getStatus(lapsed);
+    assert.deepEqual([s.found && s.outcome, s.found && s.failure?.code], ['technical_error', 'payment_cancelled'], show(s));
+    const approved = old();
+    const r = await connector.authorize(approved);
+    pp.approve(r.providerPaymentId!);
+    const a = await connector.getStatus(withSignal(approved));
+    assert.equal(a.found && a.outcome, 'success', show(a));
+  });
+
   test('webhooks: captures, authorizations and refunds by PayPal\'s event types', async () => {
     const read = async (type: string, resource: Record<string, unknown>) => {
       const d = signedEvent(type, resource, WEBHOOK_ID);

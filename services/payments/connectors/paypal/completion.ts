@@ -16,6 +16,18 @@ export const APPROVAL_WINDOW_MS = 30 * 60_000;
 /** A webhook completes an approval only this long before the window ends: later ones are reconciliation's. */
 const WEBHOOK_MARGIN_MS = 60_000;
 
+/**
+ * A status query this long after the window finds an order nobody approved lapsed: its answer was
+ * lost (the customer never got the link) or the customer left, and nothing is held. Before it, the
+ * customer action's expiry (provider-actions.ts) releases and expires the payment as for every provider.
+ */
+const LAPSED_AFTER_MS = APPROVAL_WINDOW_MS + 5 * 60_000;
+
+export const hasLapsed = (attemptId: string, now = new Date()): boolean => {
+  const made = idTime(attemptId);
+  return made !== undefined && now.getTime() - made.getTime() > LAPSED_AFTER_MS;
+};
+
 export const approvalExpiry = (attemptId: string, now = new Date()): Date =>
   new Date((idTime(attemptId) ?? now).getTime() + APPROVAL_WINDOW_MS);
 

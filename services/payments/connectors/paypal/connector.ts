@@ -6,7 +6,7 @@ import { failed, statusFromRepeat } from '../outcome-mapping.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
 import { toPayPalValue } from './amounts.js';
 import { createPayPalClients, type PayPalAccount } from './client.js';
-import { approvalExpiry, completeOrder } from './completion.js';
+import { approvalExpiry, completeOrder, hasLapsed } from './completion.js';
 import { CONDITIONS } from './errors.js';
 import { readPayPalNotification } from './notifications.js';
 import {
@@ -47,6 +47,7 @@ export function createPayPalConnector(
       return fromError(err, o?.id);
     }
     const result = fromOrder(o, req.account, req.amount, req.captureMethod === 'manual');
+    if (now && result.outcome === 'requires_action' && hasLapsed(req.attemptId)) return failed(CONDITIONS.approval_lapsed, { id: o.id, code: o.status });
     if (result.customerAction) result.customerAction.expiresAt = approvalExpiry(req.attemptId);
     return result;
   }
@@ -79,8 +80,9 @@ export function createPayPalConnector(
     /**
      * Orders have no lookup by our reference: the create is sent again under the same
      * PayPal-Request-Id, which PayPal answers with the order it made (or makes it, if the first
-     * never arrived), and an approved order is completed. No answer is thrown: the attempt stays
-     * unknown and is asked again later.
+     * never arrived), and an approved order is completed. An order nobody approved long after the
+     * approval window has lapsed (completion.ts). No answer is thrown: the attempt stays unknown
+     * and is asked again later.
      */
     async getStatus(req): Promise<PaymentStatusResult> {
       const account = await clients.forAccount(req.account.id);

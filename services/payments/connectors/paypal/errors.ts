@@ -86,8 +86,8 @@ export const CONDITIONS = {
   // Without the merchant's page nobody could come back from PayPal's approval: another provider may not need one.
   no_return_url: technical('action_not_supported', 'PayPal needs the payment\'s return_url to send the customer back after approval.'),
   no_approval_link: technical('action_not_supported', 'PayPal answered without an approval link for the customer.'),
-  // The customer approved after the payment stopped waiting for them: nothing is taken (decisions.md).
-  approval_too_late: technical('payment_cancelled', 'The customer approved at PayPal after the payment had stopped waiting.'),
+  // Asked about long after the approval window, the order was never approved: it lapses, nothing was taken (decisions.md).
+  approval_lapsed: technical('payment_cancelled', 'The customer did not approve the PayPal order in time; nothing was taken.'),
   declined: soft('wallet_declined', 'PayPal declined the payment without a reason.'),
   denied: hard('payment_denied', 'PayPal denied the payment.'),
   cancelled: technical('payment_cancelled', 'The PayPal order or authorization was voided or expired.'),
