@@ -42,8 +42,9 @@ export interface PayPalStandIn {
   approve(orderId: string): StandInOrder;
   /** The next completion of this order fails as PayPal's funding source declined it. */
   declineFunding(orderId: string): void;
-  /** Orders created for these attempt ids (custom_id) are answered only after `slowAnswerMs` (made at once). */
+  /** Orders created for these attempt ids (custom_id) or amounts (`value`) are answered only after `slowAnswerMs` (made at once). */
   slowAttempts: Set<string>;
+  slowAmounts: Set<string>;
   slowAnswerMs: number;
   close(): Promise<void>;
 }
@@ -211,7 +212,8 @@ export async function startPayPalStandIn(opts: { clients: Record<string, string>
     if (prior) return send(prior);
     const answer = route(rec.method, path, body, clientId, baseUrl);
     if (answer.status < 400) saved.set(key, JSON.parse(JSON.stringify(answer)) as Answer);
-    if (standIn.slowAttempts.has(body.purchase_units?.[0]?.custom_id)) await sleep(standIn.slowAnswerMs);
+    const unit = path === '/v2/checkout/orders' ? body.purchase_units?.[0] : undefined;
+    if (unit && (standIn.slowAttempts.has(unit.custom_id) || standIn.slowAmounts.has(unit.amount?.value))) await sleep(standIn.slowAnswerMs);
     send(answer);
   }
 
@@ -219,6 +221,7 @@ export async function startPayPalStandIn(opts: { clients: Record<string, string>
   const standIn: PayPalStandIn = {
     baseUrl: server.baseUrl,
     slowAttempts: new Set(),
+    slowAmounts: new Set(),
     slowAnswerMs: 1_200,
     requests,
     orders,
