@@ -3,7 +3,8 @@
 // connector (the PROVIDERS list) reads the sealed credentials. A wallet payment goes through
 // PayPal's approval redirect and is captured when PayPal's webhook says the customer approved; a
 // manual-capture one is authorized, then captured; a refund reaches PayPal; forged and replayed
-// notifications change nothing; a private or unlisted base URL is refused at connect.
+// notifications change nothing, nor does a genuine one out of order; a private or unlisted base URL
+// is refused at connect.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -123,8 +124,12 @@ describe('live wallet payments at a PayPal account (stand-in)', () => {
     assert.equal((await deliver(m.account, completedEvent)).status, 200);
     assert.equal((await deliver(m.account, signedEvent('PAYMENT.CAPTURE.DENIED', capture, 'not-the-webhook'))).status, 400);
     assert.equal((await get(m.secret, `/v1/payments/${res.body.id}`)).body.status, 'successful');
+    // A genuine denial arriving out of order, after the capture: recorded, ignored, never moving the payment back.
+    const outOfOrder = signedEvent('PAYMENT.CAPTURE.DENIED', { ...capture, status: 'DECLINED' }, WEBHOOK_ID);
+    assert.equal((await deliver(m.account, outOfOrder)).status, 200);
+    assert.equal((await get(m.secret, `/v1/payments/${res.body.id}`)).body.status, 'successful');
     assert.deepEqual((await notificationRows(m.account)).map((r) => [r.event_id, r.effect]).sort(),
-      [[approved.eventId, 'applied'], [completedEvent.eventId, 'confirmed']].sort());
+      [[approved.eventId, 'applied'], [completedEvent.eventId, 'confirmed'], [outOfOrder.eventId, 'ignored']].sort());
 
     const refund = await post(m.secret, `/v1/payments/${res.body.id}/refund`, { amount: 1000 });
     assert.equal(refund.status, 201, JSON.stringify(refund.body));
