@@ -38,6 +38,7 @@ test('two replicas write the same rows at once; a restart changes nothing; a cha
     ['prv_adyen', 'Adyen', ['card', 'wallet'], null],
     ['prv_checkout', 'Checkout.com', ['card'], null],
     ['prv_mollie', 'Mollie', ['local', 'open_banking', 'bank_transfer'], null],
+    ['prv_paypal', 'PayPal', ['wallet'], null],
     ['prv_stripe', 'Stripe', ['card', 'wallet'], ['bank_account', 'card_token']],
     // A vault connection's "provider" (issue 25): no method, never a route.
     ['prv_stripe_vault', 'Stripe Vault and Forward', [], null],
@@ -65,5 +66,5 @@ test('the list refuses a code listed twice, a demo_ code and a malformed one', (
   assert.throws(() => providersByCode([...PROVIDERS, PROVIDERS[0]]), /listed twice/);
   assert.throws(() => providersByCode([{ ...acmePayProvider, code: 'demo_acme' }]), /not usable/);
   assert.throws(() => providersByCode([{ ...acmePayProvider, code: 'Acme Pay' }]), /not usable/);
-  assert.deepEqual([...providersByCode(PROVIDERS).keys()], ['stripe', 'adyen', 'checkout', 'mollie', 'stripe_vault']);
+  assert.deepEqual([...providersByCode(PROVIDERS).keys()], ['stripe', 'adyen', 'checkout', 'mollie', 'paypal', 'stripe_vault']);
 });

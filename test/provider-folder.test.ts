@@ -52,6 +52,7 @@ describe('a provider added as one folder and one line', () => {
       ['prv_adyen', 'adyen', 'Adyen', 'licensed', ['card', 'wallet'], []],
       ['prv_checkout', 'checkout', 'Checkout.com', 'licensed', ['card'], []],
       ['prv_mollie', 'mollie', 'Mollie', 'licensed', ['local', 'open_banking', 'bank_transfer'], ['EUR', 'CHF', 'DKK', 'GBP', 'NOK', 'PLN', 'SEK', 'CZK', 'HUF', 'RON']],
+      ['prv_paypal', 'paypal', 'PayPal', 'licensed', ['wallet'], ['AUD', 'BRL', 'CAD', 'CNY', 'CZK', 'DKK', 'EUR', 'HKD', 'HUF', 'ILS', 'JPY', 'MYR', 'MXN', 'TWD', 'NZD', 'NOK', 'PHP', 'PLN', 'GBP', 'SGD', 'SEK', 'CHF', 'THB', 'USD']],
       ['prv_stripe', 'stripe', 'Stripe', 'licensed', ['card', 'wallet'], []],
       // A vault connection's "provider" (issue 25): no method, never a route.
       ['prv_stripe_vault', 'stripe_vault', 'Stripe Vault and Forward', 'licensed', [], []],
@@ -69,7 +70,7 @@ describe('a provider added as one folder and one line', () => {
     assert.equal(registered.status, 201, JSON.stringify(registered.body));
     const res = await owner.call('GET', '/provider-accounts/providers');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.data.map((p: { provider: string }) => p.provider), ['acme_pay', 'adyen', 'checkout', 'mollie', 'stripe', 'stripe_vault']);
+    assert.deepEqual(res.body.data.map((p: { provider: string }) => p.provider), ['acme_pay', 'adyen', 'checkout', 'mollie', 'paypal', 'stripe', 'stripe_vault']);
     assert.deepEqual(res.body.data[0], { provider: 'acme_pay', required: ['api_key'], optional: ['api_base_url'] });
   });
 

@@ -6,6 +6,7 @@
 import { adyenProvider } from './adyen/index.js';
 import { checkoutProvider } from './checkout/index.js';
 import { mollieProvider } from './mollie/index.js';
+import { paypalProvider } from './paypal/index.js';
 import type { ProviderDefinition } from './provider-definition.js';
 import { stripeProvider } from './stripe/index.js';
 import { stripeVaultProvider } from './stripe-vault/index.js';
@@ -15,6 +16,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
   adyenProvider,
   checkoutProvider,
   mollieProvider,
+  paypalProvider,
   // A vault connection, connected like an account and never routed to (issue 25).
   stripeVaultProvider,
 ];
