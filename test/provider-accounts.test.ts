@@ -118,9 +118,9 @@ describe('provider accounts', () => {
 
   test('connect refuses what cannot work with 422s naming the field, and leaves no credentials behind', async () => {
     const m = await stack.newMerchantKey('live');
-    const unknown = await connect(m.projectId, { mode: 'live', provider: 'paypal', name: 'PayPal' });
+    const unknown = await connect(m.projectId, { mode: 'live', provider: 'worldpay', name: 'Worldpay' });
     assert.deepEqual([unknown.status, unknown.body.error.param], [422, 'provider']);
-    assert.match(unknown.body.error.message, /paypal.*adyen, checkout, mollie, stripe/);
+    assert.match(unknown.body.error.message, /worldpay.*adyen, checkout, mollie, paypal, stripe/);
 
     const adyen = await stack.manage('POST', `/projects/${m.projectId}/provider-accounts`, {
       mode: 'live', provider: 'adyen', name: 'Adyen', credentials: { api_key: 'AQE_key' },
