@@ -31,7 +31,7 @@ export function build(deps: RoutingRiskDeps): ServicePart {
     services: [RoutingService.typeName, ProviderAccountsService.typeName],
     routes: (router) => {
       const vaultOf = new Map((deps.providers ?? []).flatMap((p) => (p.capabilities.vault ? [[p.code, p.capabilities.vault] as const] : [])));
-      routes(createStore(deps.pool), deps.clock, vaultOf)(router);
+      routes(createStore(deps.pool), deps.clock, vaultOf, deps.metrics)(router);
       providerAccountRoutes(createProviderAccountStore(deps.pool), deps.clock)(router);
     },
     async start() {
