@@ -11,14 +11,10 @@ import type { LearningSettings, RankInput, Ranking, ScoredCandidate } from './ty
  * rate of those with one (neither favoured nor starved: exploration gives it data).
  */
 export function rankByExpectedValue(input: RankInput, s: LearningSettings, base: Ranking): Ranking {
-  const { ranked, estimates } = scoredByRate(input, s);
+  const { ranked, estimates, pooled } = scoredByRate(input, s);
   if (estimates.size === 0) {
     return withElimination({ ...base, strategy: 'expected_value', reason: `no trusted success rate yet: ${base.reason}` }, input, s);
   }
-  let won = 0;
-  let seen = 0;
-  for (const e of estimates.values()) { won += e.counts.succeeded; seen += e.sample; }
-  const pooled = won / seen;
   const valued = ranked.map((c): ScoredCandidate => {
     const p = c.score ?? pooled;
     const net = Number(input.amount - feeFor(c.account, input.amount));

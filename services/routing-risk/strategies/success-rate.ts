@@ -3,7 +3,17 @@ import { withElimination } from './elimination.js';
 import { estimate, percent, segmentLabel, type Estimate } from './window-stats.js';
 import type { LearningSettings, RankInput, Ranking, ScoredCandidate } from './types.js';
 
-export function scoredByRate(input: RankInput, s: LearningSettings): { ranked: ScoredCandidate[]; estimates: Map<string, Estimate> } {
+/** Succeeded over weighed outcomes across the trusted estimates (0 without any). */
+function pooledRate(estimates: Map<string, Estimate>): number {
+  let won = 0;
+  let seen = 0;
+  for (const e of estimates.values()) { won += e.counts.succeeded; seen += e.sample; }
+  return seen === 0 ? 0 : won / seen;
+}
+
+export function scoredByRate(
+  input: RankInput, s: LearningSettings,
+): { ranked: ScoredCandidate[]; estimates: Map<string, Estimate>; pooled: number } {
   const estimates = new Map<string, Estimate>();
   for (const a of input.candidates) {
     const e = estimate(input.history, a.providerAccountId, s, input.nowMinute);
@@ -15,9 +25,11 @@ export function scoredByRate(input: RankInput, s: LearningSettings): { ranked: S
       ? { account, score: e.rate, sample: e.sample, note: `${percent(e.rate)} over ${e.sample} recent ${segmentLabel(input.segment, e.level)} payments` }
       : { account, score: null, sample: 0, note: `fewer than ${s.minSample} recent outcomes` };
   });
-  // Trusted rates first, best first; ties and the untrusted keep the rule's static order (a stable sort).
-  ranked.sort((a, b) => (b.score ?? -1) - (a.score ?? -1));
-  return { ranked, estimates };
+  // An account without a trusted rate sorts at the pooled rate of those with one: behind a proven
+  // better account, ahead of a proven worse one. Ties keep the rule's static order (a stable sort).
+  const pooled = pooledRate(estimates);
+  ranked.sort((a, b) => (b.score ?? pooled) - (a.score ?? pooled));
+  return { ranked, estimates, pooled };
 }
 
 /** "Adyen first: 94.1 % over 412 recent EUR Visa payments; Stripe 90.3 % over 388; 5 % exploration". */
