@@ -110,9 +110,11 @@ describe('routing-risk learns from attempt outcomes', () => {
     assert.equal(p.attempts[0].provider_account_id, 'pac_demo_beta');
     const d = await decision(p.route.routing_decision_id);
     assert.equal(d.strategy, 'success_rate');
-    assert.match(d.reason, /^Demo Beta first: 100\.0 % over \d+ recent EUR DE card payments; Demo Alpha fewer than 5 recent outcomes; Demo Gamma 0\.0 % over 6 recent EUR DE card payments;/);
+    assert.match(d.reason, /^Demo Beta first: 100\.0 % over \d+ recent EUR DE card payments; Demo Alpha fewer than 5 recent outcomes; Demo Gamma fewer than 5 recent outcomes, moved to the end \(83\.3 % technical failures in its last 6 attempts\)/);
     assert.equal(d.scores[0].score, 1);
-    assert.equal(d.scores.find((s: any) => s.provider_account_id === 'pac_demo_gamma').score, 0);
+    assert.deepEqual(d.candidates, ['pac_demo_beta', 'pac_demo_alpha', 'pac_demo_gamma']);
+    // Gamma answered once (a soft decline): too few for a rate, its time-outs count as availability.
+    assert.equal(d.scores.find((s: any) => s.provider_account_id === 'pac_demo_gamma').score, null);
   });
 
   test('planning time is measured per strategy', async () => {

@@ -80,12 +80,15 @@ test('success rate: best trusted rate first, reason in words, static order witho
   const h = history([
     [adyen, 0, [minute(NOW, { succeeded: 94, soft: 6 })]],
     [stripe, 0, [minute(NOW, { succeeded: 80, soft: 10, technical: 10, hard: 40 })]],
+    [stripe, 2, [minute(NOW, { succeeded: 80, soft: 10, technical: 10, hard: 40 })]],
   ]);
   const noExplore = ids.find((id) => !rank({ type: 'success_rate' }, input(h, id)).explored)!;
   const r = rank({ type: 'success_rate' }, input(h, noExplore));
   assert.deepEqual(r.ranked.map((c) => c.account.providerCode), ['adyen', 'stripe']);
-  assert.deepEqual(r.ranked.map((c) => c.score), [0.94, 0.8], 'hard declines are not the provider\'s failures');
-  assert.equal(r.reason, 'Adyen first: 94.0 % over 100 recent EUR Visa DE card payments; Stripe 80.0 % over 100 recent EUR Visa DE card payments; 5 % exploration');
+  // Approval when answered (80 of 90; hard declines are not the provider's) times recent availability (90 %).
+  assert.deepEqual(r.ranked.map((c) => c.score?.toFixed(4)), ['0.9400', '0.8000']);
+  assert.equal(r.reason, 'Adyen first: 94.0 % over 100 recent EUR Visa DE card payments; '
+    + 'Stripe 88.9 % over 90 recent EUR Visa DE card payments, 10.0 % technical failures lately; 5 % exploration');
   const none = rank({ type: 'success_rate' }, input(new Map(), noExplore));
   assert.deepEqual(none.ranked.map((c) => c.account.providerCode), ['stripe', 'adyen']);
   assert.match(none.reason, /no trusted success rate yet/);

@@ -1,9 +1,9 @@
 import { explorationNote, withExploration } from './exploration.js';
-import { withElimination } from './elimination.js';
-import { estimate, percent, segmentLabel, type Estimate } from './window-stats.js';
-import type { LearningSettings, RankInput, Ranking, ScoredCandidate } from './types.js';
+import { eliminate, probeNote } from './elimination.js';
+import { estimate, percent, recentHealth, segmentLabel, type Estimate } from './window-stats.js';
+import type { LearningSettings, RankInput, Ranking, ScoredCandidate, StrategyType } from './types.js';
 
-/** Succeeded over weighed outcomes across the trusted estimates (0 without any). */
+/** Approvals over answered attempts across the trusted estimates (0 without any). */
 function pooledRate(estimates: Map<string, Estimate>): number {
   let won = 0;
   let seen = 0;
@@ -11,6 +11,12 @@ function pooledRate(estimates: Map<string, Estimate>): number {
   return seen === 0 ? 0 : won / seen;
 }
 
+/**
+ * Each candidate's chance of success: its approval rate when it answers (finest trusted segment,
+ * the long window) times its recent availability (1 − technical share, the short elimination
+ * window). Kept apart so an outage weighs only while it lasts and recovery shows within minutes,
+ * while a provider that keeps timing out a little still pays for it.
+ */
 export function scoredByRate(
   input: RankInput, s: LearningSettings,
 ): { ranked: ScoredCandidate[]; estimates: Map<string, Estimate>; pooled: number } {
@@ -21,9 +27,13 @@ export function scoredByRate(
   }
   const ranked = input.candidates.map((account): ScoredCandidate => {
     const e = estimates.get(account.providerAccountId);
-    return e
-      ? { account, score: e.rate, sample: e.sample, note: `${percent(e.rate)} over ${e.sample} recent ${segmentLabel(input.segment, e.level)} payments` }
-      : { account, score: null, sample: 0, note: `fewer than ${s.minSample} recent outcomes` };
+    if (!e) return { account, score: null, sample: 0, note: `fewer than ${s.minSample} recent outcomes` };
+    const h = recentHealth(input.history, account.providerAccountId, s, input.nowMinute);
+    const note = `${percent(e.rate)} over ${e.sample} recent ${segmentLabel(input.segment, e.level)} payments`;
+    return {
+      account, score: e.rate * (1 - h.share), sample: e.sample,
+      note: h.technical > 0 ? `${note}, ${percent(h.share)} technical failures lately` : note,
+    };
   });
   // An account without a trusted rate sorts at the pooled rate of those with one: behind a proven
   // better account, ahead of a proven worse one. Ties keep the rule's static order (a stable sort).
@@ -32,28 +42,31 @@ export function scoredByRate(
   return { ranked, estimates, pooled };
 }
 
-/** "Adyen first: 94.1 % over 412 recent EUR Visa payments; Stripe 90.3 % over 388; 5 % exploration". */
-export function describeOrder(ranked: ScoredCandidate[], explored: boolean, s: LearningSettings): string {
-  const [first, ...rest] = ranked;
-  if (!first) return 'no candidates';
-  const head = explored ? `${first.account.providerName} first by exploration (${first.note})` : `${first.account.providerName} first: ${first.note}`;
-  return [head, ...rest.map((c) => `${c.account.providerName} ${c.note}`), explorationNote(s)].join('; ');
+/**
+ * Exploration, then elimination, then the final order in words: "Adyen first: 94.1 % over 412
+ * recent EUR Visa payments; Stripe 90.3 % over 388; 5 % exploration".
+ */
+export function finish(strategy: StrategyType, scored: ScoredCandidate[], input: RankInput, s: LearningSettings): Ranking {
+  const explored = withExploration(scored, input, s);
+  const e = eliminate(explored.ranked, input, s);
+  const [first, ...rest] = e.ranked;
+  if (!first) return { strategy, ranked: [], reason: 'no candidates', explored: false };
+  const head = e.probe ? `${probeNote(e, s)}: ${first.note}`
+    : explored.explored && first === explored.ranked[0] ? `${first.account.providerName} first by exploration (${first.note})`
+      : `${first.account.providerName} first: ${first.note}`;
+  const reason = [head, ...rest.map((c) => `${c.account.providerName} ${c.note}`), explorationNote(s)].join('; ');
+  return { strategy, ranked: e.ranked, reason, explored: explored.explored || e.probe };
 }
 
 /**
- * The best recent success rate in the payment's finest trusted segment first, with exploration and
- * elimination. Until no candidate has a trusted rate, the rule's static order decides.
+ * The best chance of success in the payment's finest trusted segment first, with exploration and
+ * elimination. While no candidate has a trusted rate, the rule's static order decides.
  */
 export function rankBySuccessRate(input: RankInput, s: LearningSettings, base: Ranking): Ranking {
   const { ranked, estimates } = scoredByRate(input, s);
   if (estimates.size === 0) {
-    return withElimination({ ...base, strategy: 'success_rate', reason: `no trusted success rate yet (fewer than ${s.minSample} recent outcomes): ${base.reason}` }, input, s);
+    const r = finish('success_rate', base.ranked, { ...input }, { ...s, explorationShare: 0 });
+    return { ...r, reason: `no trusted success rate yet (fewer than ${s.minSample} recent outcomes), the rule's order; ${r.reason}` };
   }
-  const explored = withExploration(ranked, input, s);
-  return withElimination({
-    strategy: 'success_rate',
-    ranked: explored.ranked,
-    reason: describeOrder(explored.ranked, explored.explored, s),
-    explored: explored.explored,
-  }, input, s);
+  return finish('success_rate', ranked, input, s);
 }

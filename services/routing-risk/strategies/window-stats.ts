@@ -45,7 +45,7 @@ export function windowed(history: MinuteCounts[] | undefined, minutes: number, a
 export interface Estimate {
   level: SegmentLevel;
   counts: OutcomeCounts;
-  /** Succeeded over weighed outcomes. */
+  /** Approvals over answered attempts (succeeded and soft-declined): technical failures are availability's, recentHealth's. */
   rate: number;
   sample: number;
 }
@@ -53,7 +53,7 @@ export interface Estimate {
 const LEVELS: SegmentLevel[] = [0, 1, 2];
 
 /**
- * An account's success rate in the payment's finest segment that has `minSample` weighed outcomes
+ * An account's approval rate in the payment's finest segment that has `minSample` answered attempts
  * in the window, falling back to coarser segments; undefined when none has.
  */
 export function estimate(history: SegmentHistory, accountId: string, s: LearningSettings, nowMinute: number): Estimate | undefined {
@@ -61,7 +61,7 @@ export function estimate(history: SegmentHistory, accountId: string, s: Learning
   if (!levels) return undefined;
   for (const level of LEVELS) {
     const counts = windowed(levels.get(level), s.windowMinutes, s.windowAttempts, nowMinute);
-    const sample = weighed(counts);
+    const sample = counts.succeeded + counts.soft;
     if (sample >= s.minSample && sample > 0) return { level, counts, rate: counts.succeeded / sample, sample };
   }
   return undefined;
