@@ -7,15 +7,15 @@ export const STRATEGY_TYPES: readonly StrategyType[] = [
 /**
  * Defaults a serious payments product would start from: an hour or the last 200 outcomes for the
  * rate (a day's drift shows within the hour, a busy segment adapts faster), 30 outcomes before a
- * rate is trusted (a 95 % interval of about ±8 points at 90 %), 5 % exploration (the issue's
- * ceiling); elimination over 5 minutes or 20 attempts at 50 % technical failures with at least 5
+ * rate is trusted (a 95 % interval of about ±8 points at 90 %), 4 % exploration (probes of an
+ * eliminated account included), so the share drawn stays under the issue's 5 % ceiling; elimination over 5 minutes or 20 attempts at 50 % technical failures with at least 5
  * seen, and 5 % probes.
  */
 export const DEFAULT_SETTINGS: Readonly<LearningSettings> = Object.freeze({
   windowMinutes: 60,
   windowAttempts: 200,
   minSample: 30,
-  explorationShare: 0.05,
+  explorationShare: 0.04,
   eliminationMinutes: 5,
   eliminationAttempts: 20,
   eliminationThreshold: 0.5,
@@ -30,7 +30,8 @@ export function settingsOf(config: StrategyConfig): LearningSettings {
 /**
  * The longest window any strategy reads: how far back the planning read goes. Two hours of
  * one-minute rows keeps that read small enough for the hot path; a quieter segment falls back to
- * its coarser segments instead of a longer window.
+ * its coarser segments instead of a longer window. (Elimination looks back up to six times its
+ * window, so that one is capped at 20 minutes.)
  */
 export const READ_WINDOW_MINUTES = 120;
 
@@ -40,7 +41,7 @@ const RANGES: Range[] = [
   ['windowAttempts', 1, 100_000, true],
   ['minSample', 1, 10_000, true],
   ['explorationShare', 0, 0.2, false],
-  ['eliminationMinutes', 1, 30, true],
+  ['eliminationMinutes', 1, 20, true],
   ['eliminationAttempts', 1, 10_000, true],
   ['eliminationThreshold', 0.05, 1, false],
   ['eliminationMinSample', 1, 10_000, true],

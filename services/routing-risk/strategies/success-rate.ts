@@ -48,10 +48,12 @@ export function scoredByRate(
  */
 export function finish(strategy: StrategyType, scored: ScoredCandidate[], input: RankInput, s: LearningSettings): Ranking {
   const explored = withExploration(scored, input, s);
-  const e = eliminate(explored.ranked, input, s);
+  // A payment drawn to explore probes an eliminated account if there is one: one budget for both.
+  const explores = s.explorationShare > 0;
+  const e = eliminate(explored.ranked, input, s, explores ? explored.explored : undefined);
   const [first, ...rest] = e.ranked;
   if (!first) return { strategy, ranked: [], reason: 'no candidates', explored: false };
-  const head = e.probe ? `${probeNote(e, s)}: ${first.note}`
+  const head = e.probe ? `${probeNote(e, explores ? s.explorationShare : s.probeShare)}: ${first.note}`
     : explored.explored && first === explored.ranked[0] ? `${first.account.providerName} first by exploration (${first.note})`
       : `${first.account.providerName} first: ${first.note}`;
   const reason = [head, ...rest.map((c) => `${c.account.providerName} ${c.note}`), explorationNote(s)].join('; ');
@@ -65,7 +67,7 @@ export function finish(strategy: StrategyType, scored: ScoredCandidate[], input:
 export function rankBySuccessRate(input: RankInput, s: LearningSettings, base: Ranking): Ranking {
   const { ranked, estimates } = scoredByRate(input, s);
   if (estimates.size === 0) {
-    const r = finish('success_rate', base.ranked, { ...input }, { ...s, explorationShare: 0 });
+    const r = finish('success_rate', base.ranked, input, { ...s, explorationShare: 0 });
     return { ...r, reason: `no trusted success rate yet (fewer than ${s.minSample} recent outcomes), the rule's order; ${r.reason}` };
   }
   return finish('success_rate', ranked, input, s);
