@@ -5,6 +5,7 @@ import type { Scope } from '../proto/gen/svc/common/v1/common_pb.js';
 import {
   INTERNAL_EVENT_TYPES, createPool, migrate, type AttemptSettledEvent, type Pool,
 } from '../services/platform/index.js';
+import { pruneOutcomeMinutes } from '../services/routing-risk/outcome-minute-retention.js';
 import { createOutcomeStore } from '../services/routing-risk/outcome-store.js';
 import { createStore } from '../services/routing-risk/store.js';
 import { outcomeKind, type SegmentHistory } from '../services/routing-risk/strategies/index.js';
@@ -112,4 +113,15 @@ test('the planning read\'s history is what the simulator computes from the same 
   assert.deepEqual([total(0), total(1), total(2)], [7, 21, 35]);
   assert.equal(alpha.get(2)!.reduce((sum, m) => sum + m.hard, 0), 10, 'hard and policy declines are hard');
   assert.equal(alpha.get(2)!.reduce((sum, m) => sum + m.technical, 0), 10, 'technical and uncategorised failures are technical');
+});
+
+test('minutes past retention are pruned in batches, newer ones kept', async () => {
+  const count = async (where: string) =>
+    (await pool.query(`SELECT count(*)::int AS n FROM outcome_minutes WHERE ${where}`, [NOW_MINUTE - 20])).rows[0].n as number;
+  const older = await count('minute < $1');
+  const newer = await count('minute >= $1');
+  assert.ok(older > 3 && newer > 0, `${older} older and ${newer} newer minutes to start from`);
+  assert.equal(await pruneOutcomeMinutes(pool, NOW_MINUTE - 20, 2), older);
+  assert.equal(await count('minute < $1'), 0);
+  assert.equal(await count('minute >= $1'), newer);
 });

@@ -1,6 +1,7 @@
 // routing-risk: scores risk and plans routes (RoutingService), and keeps the provider accounts
 // projects connect (ProviderAccountsService), and records attempt outcomes from the internal
-// attempt.settled events (outcome-consumer.ts). Owns schema routing_risk.
+// attempt.settled events (outcome-consumer.ts) into the windows routing learns from (strategies/,
+// outcome-minute-retention.ts). Owns schema routing_risk.
 import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import {
@@ -8,6 +9,7 @@ import {
 } from '../platform/index.js';
 import type { ProviderFacts } from '../contract/provider-facts.js';
 import { consumeAttemptOutcomes } from './outcome-consumer.js';
+import { outcomeMinutePruning } from './outcome-minute-retention.js';
 import { upsertProviders } from './provider-catalogue.js';
 import { createProviderAccountStore } from './provider-account-store.js';
 import { providerAccountRoutes } from './provider-accounts-service.js';
@@ -26,6 +28,7 @@ export interface RoutingRiskDeps extends ServiceDeps {
 
 export function build(deps: RoutingRiskDeps): ServicePart {
   let outcomes: Subscription | undefined;
+  const pruning = outcomeMinutePruning(deps.pool, deps.clock, deps.logger);
   return assemblePart(deps, {
     name: PART.name,
     services: [RoutingService.typeName, ProviderAccountsService.typeName],
@@ -37,8 +40,10 @@ export function build(deps: RoutingRiskDeps): ServicePart {
     async start() {
       await upsertProviders(deps.pool, deps.providers ?? []);
       outcomes = await consumeAttemptOutcomes(deps);
+      pruning.start();
     },
     async stop() {
+      await pruning.stop();
       await outcomes?.stop();
     },
   });
