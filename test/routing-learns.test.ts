@@ -8,7 +8,7 @@ import { request, startTestStack, type TestStack } from './helpers/stack.js';
 // routing-risk's consumer claims it once and migration 0008's trigger counts it into its minute,
 // and the next payment's single planning read ranks the rule's accounts by those windows: the
 // strategy, scores and reason stored with the decision. Real Postgres, NATS JetStream and HTTP.
-// (The management API does not take a strategy yet: the tests set it on the stored rule.)
+// (Rules take a strategy when created; there is no update call yet, so the tests switch it on the stored rule.)
 
 const PROVIDERS = ['demo_gamma', 'demo_beta', 'demo_alpha'];
 // Gamma first on the route: each scenario plays on the first attempt (services/payments/connectors/scenarios.ts).

@@ -82,5 +82,5 @@ export function ruleProblem(rule: NewRule): [string, string] | undefined {
   }
   if (rule.providers.length === 0) return ['providers', 'providers must name at least one provider'];
   if (new Set(rule.providers).size !== rule.providers.length) return ['providers', 'providers lists a provider twice'];
-  return rule.strategy ? strategyProblem(rule.strategy, rule.providers) : undefined;
+  return rule.strategy === null || rule.strategy === undefined ? undefined : strategyProblem(rule.strategy, rule.providers);
 }

@@ -8,7 +8,7 @@ import { planPayoutHandler } from './payout-routing.js';
 import { assessRisk } from './risk-rules.js';
 import { planRoute, withVaultConnections, type ProviderAccount, type Reach } from './route-planner.js';
 import { rankPlan } from './ranked-route.js';
-import { STRATEGY_TYPES, type SegmentHistory } from './strategies/index.js';
+import { STRATEGY_TYPES, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
 import { ruleProblem, type NewRule, type RoutingRule } from './routing-rules.js';
 import type { RoutingRiskStore } from './store.js';
 
@@ -43,8 +43,19 @@ function ruleToProto(r: RoutingRule) {
     minAmount: r.minAmount ?? undefined,
     maxAmount: r.maxAmount ?? undefined,
     providers: r.providers,
+    strategy: r.strategy ? JSON.stringify(r.strategy) : undefined,
     createdAt: timestampFromDate(r.createdAt),
   };
+}
+
+/** The rule's strategy from its JSON text (validated with the rule, ruleProblem); absent: priority. */
+function strategyOf(text: string | undefined): StrategyConfig | null {
+  if (text === undefined || text === '') return null;
+  try {
+    return JSON.parse(text) as StrategyConfig;
+  } catch {
+    throw invalidField('strategy', 'strategy must be a JSON object');
+  }
 }
 
 function newRuleOf(m: RuleMessage | undefined): NewRule {
@@ -58,6 +69,7 @@ function newRuleOf(m: RuleMessage | undefined): NewRule {
     minAmount: m.minAmount ?? null,
     maxAmount: m.maxAmount ?? null,
     providers: m.providers,
+    strategy: strategyOf(m.strategy),
   };
   const problem = ruleProblem(rule);
   if (problem) throw invalidField(problem[0], problem[1]);
