@@ -72,19 +72,23 @@ const velocityValues = (keys: ReturnType<typeof velocityKeys>, at: Date) =>
 
 /**
  * The payment's outcome history per account, one row per minute and segment level (0: its country
- * and card network, 1: its country, 2: its method and currency), for the learning strategies'
- * windows (strategies/window-stats.ts), read only when a rule of the scope learns. Parameters from
- * $n: method, currency, country ('' unknown), card network (null unknown), first minute.
+ * and card network, 1: its country, 2: its method and currency; migration 0008 keeps each level's
+ * rows), for the learning strategies' windows (strategies/window-stats.ts), read only when a rule
+ * of the scope learns. Parameters from $n: method, currency, country ('' unknown), card network
+ * (null unknown), first minute.
  */
-const historySql = (n: number) => `SELECT COALESCE(json_agg(json_build_array(h.provider_account_id, h.level, h.minute,
-           h.succeeded, h.soft, h.hard, h.technical)), '[]') FROM (
-    SELECT m.provider_account_id, l.level, m.minute, sum(m.succeeded) AS succeeded, sum(m.soft_declined) AS soft,
-           sum(m.hard_declined) AS hard, sum(m.technical) AS technical
-    FROM outcome_minutes m
-    CROSS JOIN LATERAL (VALUES (0, m.country = $${n + 2} AND m.card_network = $${n + 3}), (1, m.country = $${n + 2}), (2, true)) l(level, hit)
-    WHERE m.project_id = $2 AND m.mode = $3 AND m.payment_method = $${n} AND m.currency = $${n + 1} AND m.minute > $${n + 4} AND l.hit
-      AND EXISTS (SELECT 1 FROM routing_rules WHERE ${SCOPE} AND strategy->>'type' = ANY('{${LEARNING_STRATEGIES.join(',')}}'))
-    GROUP BY 1, 2, 3) h`;
+const historySql = (n: number) => {
+  // One index range per level (the key's prefix, then the minutes): three lookups of the rows the
+  // strategies read, whatever the planner's statistics say about the table.
+  const level = (l: number, country: string, network: string) =>
+    `SELECT ${l} AS level, provider_account_id, minute, succeeded, soft_declined, hard_declined, technical
+     FROM outcome_minutes WHERE project_id = $2 AND mode = $3 AND payment_method = $${n} AND currency = $${n + 1}
+       AND country = ${country} AND card_network = ${network} AND minute > $${n + 4}`;
+  return `SELECT COALESCE(json_agg(json_build_array(h.provider_account_id, h.level, h.minute,
+           h.succeeded, h.soft_declined, h.hard_declined, h.technical)), '[]') FROM (
+    ${level(0, `$${n + 2}`, `$${n + 3}`)} UNION ALL ${level(1, `$${n + 2}`, "'*'")} UNION ALL ${level(2, "'*'", "'*'")}) h
+    WHERE EXISTS (SELECT 1 FROM routing_rules WHERE ${SCOPE} AND strategy->>'type' = ANY('{${LEARNING_STRATEGIES.join(',')}}'))`;
+};
 
 function toHistory(rows: Array<[string, number, number | string, number, number, number, number]>): SegmentHistory {
   const history: SegmentHistory = new Map();

@@ -1,10 +1,10 @@
-// The simulator's outcome history: what migration 0008's outcome_minutes and the planning read's
+// The simulator's outcome history: what migration 0008's outcome_minutes (five-minute buckets) and the planning read's
 // history query hold and return, kept in memory so a synthetic day replays in seconds. The
 // classification (outcomeKind), the windows, the segment fallback and the strategies are the
 // services' own code; only the bucket-and-level grouping below mirrors the SQL (store.ts,
 // historySql), and test/routing-learns.test.ts holds the Postgres path to the same counts.
 import {
-  READ_WINDOW_MINUTES, type MinuteCounts, type OutcomeKind, type SegmentHistory, type SegmentLevel,
+  BUCKET_MINUTES, READ_WINDOW_MINUTES, bucketOf, type MinuteCounts, type OutcomeKind, type SegmentHistory, type SegmentLevel,
 } from '../../services/routing-risk/strategies/index.js';
 
 export interface SimSegment {
@@ -23,7 +23,8 @@ export class OutcomeMemory {
   /** method|currency → minute → rows (one per account, country and network). */
   private readonly byMinute = new Map<string, Map<number, Map<string, Row>>>();
 
-  record(account: string, s: SimSegment, kind: OutcomeKind, minute: number): void {
+  record(account: string, s: SimSegment, kind: OutcomeKind, at: number): void {
+    const minute = bucketOf(at);
     const key = `${s.method}|${s.currency}`;
     let minutes = this.byMinute.get(key);
     if (!minutes) this.byMinute.set(key, (minutes = new Map()));
@@ -40,7 +41,8 @@ export class OutcomeMemory {
     const history: SegmentHistory = new Map();
     const minutes = this.byMinute.get(`${s.method}|${s.currency}`);
     if (!minutes) return history;
-    for (let minute = nowMinute - READ_WINDOW_MINUTES + 1; minute <= nowMinute; minute++) {
+    for (let minute = bucketOf(nowMinute - READ_WINDOW_MINUTES + BUCKET_MINUTES); minute <= nowMinute; minute += BUCKET_MINUTES) {
+      if (minute <= nowMinute - READ_WINDOW_MINUTES) continue;
       const rows = minutes.get(minute);
       if (!rows) continue;
       for (const row of rows.values()) {

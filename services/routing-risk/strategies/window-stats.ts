@@ -5,6 +5,16 @@ import type {
 export type OutcomeKind = keyof OutcomeCounts;
 
 /**
+ * Outcomes are counted in buckets of this many minutes, each stamped with its first minute
+ * (migration 0008): fine enough for an outage to show in the bucket under way, coarse enough that
+ * the planning read's two hours are 24 rows per account and segment level.
+ */
+export const BUCKET_MINUTES = 5;
+
+/** The bucket a minute falls in, by its first minute. */
+export const bucketOf = (minute: number): number => Math.floor(minute / BUCKET_MINUTES) * BUCKET_MINUTES;
+
+/**
  * How routing weighs a settled attempt (attempt.settled's status and failure category). Migration
  * 0008's trigger classifies the same way in SQL; the outcome-window test holds the two together.
  * Policy refusals are the merchant's or the card's, like hard declines; a failure without a
