@@ -29,7 +29,7 @@ export function settingsOf(config: StrategyConfig): LearningSettings {
 
 /**
  * The longest window any strategy reads: how far back the planning read goes. Two hours of
- * one-minute rows keeps that read small enough for the hot path; a quieter segment falls back to
+ * five-minute buckets keeps that read small enough for the hot path; a quieter segment falls back to
  * its coarser segments instead of a longer window. (Elimination looks back up to six times its
  * window, so that one is capped at 20 minutes.)
  */

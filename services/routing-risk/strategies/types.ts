@@ -40,7 +40,7 @@ export interface OutcomeCounts {
   technical: number;
 }
 
-/** One minute of outcomes of one account in one segment level. */
+/** One bucket of outcomes (BUCKET_MINUTES, stamped with its first minute) of one account in one segment level. */
 export interface MinuteCounts extends OutcomeCounts {
   minute: number;
 }

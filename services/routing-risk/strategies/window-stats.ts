@@ -33,9 +33,9 @@ export const EMPTY: OutcomeCounts = Object.freeze({ succeeded: 0, soft: 0, hard:
 export const weighed = (c: OutcomeCounts): number => c.succeeded + c.soft + c.technical;
 
 /**
- * The newest minutes inside `minutes` of now, summed until `attempts` weighed outcomes are
- * reached: a sliding window by time and by count, whichever is smaller (a busy segment by count,
- * a quiet one by time). The minute that crosses the count is taken whole.
+ * The newest buckets starting inside `minutes` of now, summed until `attempts` weighed outcomes
+ * are reached: a sliding window by time and by count, whichever is smaller (a busy segment by
+ * count, a quiet one by time). The bucket that crosses the count is taken whole.
  */
 export function windowed(history: MinuteCounts[] | undefined, minutes: number, attempts: number, nowMinute: number): OutcomeCounts {
   if (!history || history.length === 0) return EMPTY;
