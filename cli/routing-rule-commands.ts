@@ -11,7 +11,20 @@ function ruleProblem(values: Values): string | undefined {
       return `--${name} must be a whole number, got "${values[name]}"`;
     }
   }
+  if (values.strategy !== undefined && strategyOf(values.strategy) === undefined) {
+    return `--strategy must be a JSON object such as '{"type":"success_rate"}', got ${values.strategy}`;
+  }
   return csv(values.providers)!.length === 0 ? '--providers must name at least one provider' : undefined;
+}
+
+/** --strategy's JSON object, or undefined when it is not one (routing-risk checks its fields). */
+function strategyOf(text: string): Record<string, unknown> | undefined {
+  try {
+    const parsed = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 
@@ -23,17 +36,19 @@ function ruleLine(rule: any): string {
     (rule.min_amount !== null || rule.max_amount !== null) && `amount ${rule.min_amount ?? 0}..${rule.max_amount ?? '∞'}`,
   ].filter(Boolean);
   const when = conditions.length > 0 ? conditions.join(', ') : 'any payment';
-  return `${rule.id}  ${rule.mode.padEnd(4)}  #${rule.priority}  ${rule.name}: ${when} -> ${rule.providers.join(', ')}`;
+  const by = rule.strategy ? ` by ${rule.strategy.type}` : '';
+  return `${rule.id}  ${rule.mode.padEnd(4)}  #${rule.priority}  ${rule.name}: ${when} -> ${rule.providers.join(', ')}${by}`;
 }
 
 export const ROUTING_RULE_COMMANDS: Command[] = [
   {
     words: ['routing-rule', 'create'],
     summary: 'add a routing rule, lowest priority tried first; MATCH: --currencies, --countries, ' +
-      '--methods (comma lists), --min-amount, --max-amount (inclusive, minor units)',
-    synopsis: '--project PRJ_ID --mode test|live --name NAME --priority N --providers P,... [MATCH]',
+      '--methods (comma lists), --min-amount, --max-amount (inclusive, minor units); --strategy JSON orders the ' +
+      'providers (docs/routing.md; default: as listed)',
+    synopsis: '--project PRJ_ID --mode test|live --name NAME --priority N --providers P,... [MATCH] [--strategy JSON]',
     options: ['project', 'mode', 'name', 'priority', 'providers', 'currencies', 'countries', 'methods', 'min-amount',
-      'max-amount'],
+      'max-amount', 'strategy'],
     positionals: [],
     check: ruleProblem,
     call: (api, values) => api.request('POST', `/projects/${id(values.project!)}/routing-rules`, {
@@ -46,6 +61,7 @@ export const ROUTING_RULE_COMMANDS: Command[] = [
       payment_method_types: csv(values.methods),
       min_amount: wholeOf(values['min-amount']),
       max_amount: wholeOf(values['max-amount']),
+      strategy: values.strategy === undefined ? undefined : strategyOf(values.strategy),
     }),
     human: (body) => [ruleLine(body)],
   },

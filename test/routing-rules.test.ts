@@ -36,7 +36,7 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
       {
         id: undefined, object: 'routing_rule', project_id: m.projectId, mode: 'test', name: 'eur-mid', priority: 10,
         currencies: ['EUR'], countries: [], payment_method_types: [], min_amount: 1000, max_amount: 50_000,
-        providers: ['demo_alpha', 'demo_beta'], created_at: undefined,
+        providers: ['demo_alpha', 'demo_beta'], strategy: null, created_at: undefined,
       },
     );
 
@@ -118,6 +118,12 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
       [{ name: 'x', priority: 1, payment_method_types: ['cheque'], providers: ['demo_beta'] }, 'payment_method_types'],
       [{ name: 'x', priority: 1, providers: ['demo_beta'], colour: 'blue' }, 'colour'],
       [{ mode: 'prod', name: 'x', priority: 1, providers: ['demo_beta'] }, 'mode'],
+      [{ name: 'x', priority: 1, providers: ['demo_beta'], strategy: 'fast' }, 'strategy'],
+      [{ name: 'x', priority: 1, providers: ['demo_beta'], strategy: { type: 'bandit' } }, 'strategy.type'],
+      [{ name: 'x', priority: 1, providers: ['demo_beta', 'demo_alpha'], strategy: { type: 'volume_split', weights: { demo_beta: 50 } } },
+        'strategy.weights'],
+      [{ name: 'x', priority: 1, providers: ['demo_beta'], strategy: { type: 'success_rate', settings: { explorationShare: 0.5 } } },
+        'strategy.settings.explorationShare'],
     ];
     for (const [body, param] of cases) {
       const res = await addRule(m, body);
@@ -214,6 +220,25 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
     const listed = await svc(['routing-rule', 'list', '--project', m.projectId, '--mode', 'test']);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, new RegExp(`${rule.id}\\s+test\\s+#3\\s+gbp: currency GBP, amount 0..5000 -> demo_beta, demo_alpha`));
+
+    // A rule's strategy (issue 26): kept, listed, and it orders the route (a 100/0 split starts at Alpha).
+    const split = await svc(['routing-rule', 'create', '--project', m.projectId, '--mode', 'test', '--name', 'eur-split',
+      '--priority', '4', '--providers', 'demo_beta,demo_alpha', '--currencies', 'eur',
+      '--strategy', '{"type":"volume_split","weights":{"demo_beta":0,"demo_alpha":100}}', '--json']);
+    assert.equal(split.code, 0, split.stderr);
+    assert.deepEqual(JSON.parse(split.stdout).strategy, { type: 'volume_split', weights: { demo_beta: 0, demo_alpha: 100 } });
+    const splitPaid = await stack.pay(m.secret, { amount: 5000, currency: 'EUR' });
+    assert.equal(splitPaid.body.route.rule, 'eur-split');
+    assert.equal(splitPaid.body.route.provider.code, 'demo_alpha');
+    const decision = (await stack.query('SELECT strategy, reason FROM routing_risk.routing_decisions WHERE id = $1',
+      [splitPaid.body.route.routing_decision_id])).rows[0];
+    assert.deepEqual(decision, { strategy: 'volume_split', reason: 'Demo Alpha first: this payment\'s arm of the split (Demo Beta 0 %, Demo Alpha 100 %)' });
+    assert.match((await svc(['routing-rule', 'list', '--project', m.projectId, '--mode', 'test'])).stdout, /eur-split: currency EUR -> demo_beta, demo_alpha by volume_split/);
+    const badStrategy = await svc(['routing-rule', 'create', '--project', m.projectId, '--mode', 'test', '--name', 'y', '--priority', '5',
+      '--providers', 'demo_beta', '--strategy', 'fast']);
+    assert.equal(badStrategy.code, 2);
+    assert.match(badStrategy.stderr, /--strategy must be a JSON object/);
+    await svc(['routing-rule', 'delete', JSON.parse(split.stdout).id, '--project', m.projectId, '--mode', 'test']);
 
     const usage = await svc(['routing-rule', 'create', '--project', m.projectId, '--mode', 'test', '--name', 'x', '--priority', 'high', '--providers', 'demo_beta']);
     assert.equal(usage.code, 2);

@@ -20,6 +20,8 @@ interface RuleBody {
   min_amount?: unknown;
   max_amount?: unknown;
   providers: string[];
+  /** {type, weights | settings} (docs/routing.md); absent or null: priority. */
+  strategy?: unknown;
 }
 
 
@@ -48,6 +50,7 @@ export function ruleJson(rule: RoutingRule, projectId: string, mode: string) {
     min_amount: rule.minAmount === undefined ? null : Number(rule.minAmount),
     max_amount: rule.maxAmount === undefined ? null : Number(rule.maxAmount),
     providers: rule.providers,
+    strategy: rule.strategy === undefined ? null : JSON.parse(rule.strategy),
     created_at: rule.createdAt ? timestampDate(rule.createdAt).toISOString() : null,
   };
 }
@@ -73,6 +76,7 @@ export function routingRuleHandlers(deps: ManageDeps): ManageHandlers {
           minAmount: bound(b.min_amount, 'min_amount'),
           maxAmount: bound(b.max_amount, 'max_amount'),
           providers: b.providers,
+          strategy: b.strategy === undefined || b.strategy === null ? undefined : JSON.stringify(b.strategy),
         },
       });
       const json = ruleJson(rule!, scope.projectId, scope.mode);

@@ -48,6 +48,8 @@ export const RoutingRuleBody = {
     min_amount: {},
     max_amount: {},
     providers: { ...list, minItems: 1 },
+    // Checked by routing-risk (docs/routing.md), which names the offending field.
+    strategy: {},
   },
 };
 

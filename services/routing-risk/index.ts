@@ -1,6 +1,7 @@
 // routing-risk: scores risk and plans routes (RoutingService), and keeps the provider accounts
 // projects connect (ProviderAccountsService), and records attempt outcomes from the internal
-// attempt.settled events (outcome-consumer.ts). Owns schema routing_risk.
+// attempt.settled events (outcome-consumer.ts) into the windows routing learns from (strategies/,
+// outcome-minute-retention.ts). Owns schema routing_risk.
 import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import {
@@ -8,6 +9,7 @@ import {
 } from '../platform/index.js';
 import type { ProviderFacts } from '../contract/provider-facts.js';
 import { consumeAttemptOutcomes } from './outcome-consumer.js';
+import { outcomeMinutePruning } from './outcome-minute-retention.js';
 import { upsertProviders } from './provider-catalogue.js';
 import { createProviderAccountStore } from './provider-account-store.js';
 import { providerAccountRoutes } from './provider-accounts-service.js';
@@ -26,19 +28,22 @@ export interface RoutingRiskDeps extends ServiceDeps {
 
 export function build(deps: RoutingRiskDeps): ServicePart {
   let outcomes: Subscription | undefined;
+  const pruning = outcomeMinutePruning(deps.pool, deps.clock, deps.logger);
   return assemblePart(deps, {
     name: PART.name,
     services: [RoutingService.typeName, ProviderAccountsService.typeName],
     routes: (router) => {
       const vaultOf = new Map((deps.providers ?? []).flatMap((p) => (p.capabilities.vault ? [[p.code, p.capabilities.vault] as const] : [])));
-      routes(createStore(deps.pool), deps.clock, vaultOf)(router);
+      routes(createStore(deps.pool), deps.clock, vaultOf, deps.metrics)(router);
       providerAccountRoutes(createProviderAccountStore(deps.pool), deps.clock)(router);
     },
     async start() {
       await upsertProviders(deps.pool, deps.providers ?? []);
       outcomes = await consumeAttemptOutcomes(deps);
+      pruning.start();
     },
     async stop() {
+      await pruning.stop();
       await outcomes?.stop();
     },
   });

@@ -1,4 +1,4 @@
-import { feeFor } from '../contract/index.js';
+import { cheapestFirst } from './strategies/index.js';
 import { DEFAULT_RULE, byPriority, ruleMatches, type RoutingRule } from './routing-rules.js';
 
 /** A provider account as routing sees it. */
@@ -67,17 +67,6 @@ function eligible(account: ProviderAccount, req: RouteRequest): boolean {
     (account.currencies.length === 0 || account.currencies.includes(req.currency)) &&
     (account.countries.length === 0 || !req.country || account.countries.includes(req.country))
   );
-}
-
-// Connected accounts before demo ones: a test-mode project that connected its provider's sandbox
-// wants its payments there, the demo providers remaining behind it for failover. (Live mode has
-// connected accounts only.)
-function cheapestFirst(amount: bigint) {
-  return (a: ProviderAccount, b: ProviderAccount): number => {
-    if (a.connected !== b.connected) return a.connected ? -1 : 1;
-    const diff = feeFor(a, amount) - feeFor(b, amount);
-    return diff !== 0n ? (diff < 0n ? -1 : 1) : a.providerCode.localeCompare(b.providerCode);
-  };
 }
 
 const isDemo = (code: string) => code.startsWith('demo_');

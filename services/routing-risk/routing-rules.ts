@@ -1,4 +1,5 @@
 import { isOneOf, PAYMENT_METHOD_TYPES } from '../contract/enums.js';
+import { strategyProblem, type StrategyConfig } from './strategies/index.js';
 
 /** A merchant's named routing rule, as routing-risk stores it. */
 export interface RoutingRule {
@@ -17,6 +18,8 @@ export interface RoutingRule {
   maxAmount: bigint | null;
   /** Provider codes or provider account ids (pac_...), in the order to try them. */
   providers: string[];
+  /** How the rule orders its accounts (strategies/); absent or null: priority, the listed order. */
+  strategy?: StrategyConfig | null;
   createdAt: Date;
 }
 
@@ -79,5 +82,5 @@ export function ruleProblem(rule: NewRule): [string, string] | undefined {
   }
   if (rule.providers.length === 0) return ['providers', 'providers must name at least one provider'];
   if (new Set(rule.providers).size !== rule.providers.length) return ['providers', 'providers lists a provider twice'];
-  return undefined;
+  return rule.strategy === null || rule.strategy === undefined ? undefined : strategyProblem(rule.strategy, rule.providers);
 }

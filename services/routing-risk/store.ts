@@ -4,8 +4,10 @@ import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
 import { NO_VELOCITY, VELOCITY_WINDOW_MS, type RiskAssessment, type VelocityCounts } from './risk-rules.js';
 import type { PayoutCapability } from './payout-routing.js';
-import type { ProviderAccount, RoutePlan } from './route-planner.js';
+import type { ProviderAccount } from './route-planner.js';
 import type { NewRule, RoutingRule } from './routing-rules.js';
+import { LEARNING_STRATEGIES, type RankedPlan } from './ranked-route.js';
+import { READ_WINDOW_MINUTES, type MinuteCounts, type SegmentHistory, type SegmentLevel } from './strategies/index.js';
 
 /** The velocity keys of a payment as stored: digests, scoped to the project so they do not join across merchants. */
 function velocityKeys(scope: Scope, input: RiskInput) {
@@ -28,11 +30,12 @@ function toRule(r: Record<string, any>): RoutingRule {
     minAmount: r.min_amount === null ? null : BigInt(r.min_amount),
     maxAmount: r.max_amount === null ? null : BigInt(r.max_amount),
     providers: r.providers,
+    strategy: r.strategy ?? null,
     createdAt: new Date(r.created_at),
   };
 }
 
-const RULE_COLUMNS = 'id, name, priority, currencies, countries, methods, min_amount, max_amount, providers, created_at';
+const RULE_COLUMNS = 'id, name, priority, currencies, countries, methods, min_amount, max_amount, providers, strategy, created_at';
 const SCOPE = 'merchant_id = $1 AND project_id = $2 AND mode = $3';
 const scopeValues = (s: Scope) => [s.merchantId, s.projectId, s.mode];
 
@@ -67,10 +70,49 @@ const VELOCITY_SQL = `SELECT count(*) FILTER (WHERE customer_key_hash = $4)::int
 const velocityValues = (keys: ReturnType<typeof velocityKeys>, at: Date) =>
   [keys.customer, keys.fingerprint, keys.ip, new Date(at.getTime() - VELOCITY_WINDOW_MS), at];
 
+/**
+ * The payment's outcome history per account, one row per minute and segment level (0: its country
+ * and card network, 1: its country, 2: its method and currency; migration 0008 keeps each level's
+ * rows), for the learning strategies' windows (strategies/window-stats.ts), read only when a rule
+ * of the scope learns. Parameters from $n: method, currency, country ('' unknown), card network
+ * (null unknown), first minute.
+ */
+const historySql = (n: number) => {
+  // One index range per level (the key's prefix, then the minutes): three lookups of the rows the
+  // strategies read, whatever the planner's statistics say about the table.
+  const level = (l: number, country: string, network: string) =>
+    `SELECT ${l} AS level, provider_account_id, minute, succeeded, soft_declined, hard_declined, technical
+     FROM outcome_minutes WHERE project_id = $2 AND mode = $3 AND payment_method = $${n} AND currency = $${n + 1}
+       AND country = ${country} AND card_network = ${network} AND minute > $${n + 4}`;
+  return `SELECT COALESCE(json_agg(json_build_array(h.provider_account_id, h.level, h.minute,
+           h.succeeded, h.soft_declined, h.hard_declined, h.technical)), '[]') FROM (
+    ${level(0, `$${n + 2}`, `$${n + 3}`)} UNION ALL ${level(1, `$${n + 2}`, "'*'")} UNION ALL ${level(2, "'*'", "'*'")}) h
+    WHERE EXISTS (SELECT 1 FROM routing_rules WHERE ${SCOPE} AND strategy->>'type' = ANY('{${LEARNING_STRATEGIES.join(',')}}'))`;
+};
+
+function toHistory(rows: Array<[string, number, number | string, number, number, number, number]>): SegmentHistory {
+  const history: SegmentHistory = new Map();
+  for (const [account, level, minute, succeeded, soft, hard, technical] of rows) {
+    let levels = history.get(account);
+    if (!levels) history.set(account, (levels = new Map()));
+    let minutes = levels.get(level as SegmentLevel);
+    if (!minutes) levels.set(level as SegmentLevel, (minutes = []));
+    minutes.push({ minute: Number(minute), succeeded, soft, hard, technical } satisfies MinuteCounts);
+  }
+  return history;
+}
+
 export interface PlanningInputs {
   accounts: ProviderAccount[];
   rules: RoutingRule[];
   velocity: VelocityCounts;
+  history: SegmentHistory;
+}
+
+/** The payment's segment as the planning read filters it. */
+export interface HistoryKey {
+  cardNetwork?: string;
+  nowMinute: number;
 }
 
 // Rows come from a query or, in planningInputs, from json_agg (numbers and strings, not bigint and Date).
@@ -119,20 +161,25 @@ export function createStore(pool: Pool) {
      * What planning a payment reads, in one round trip: the accounts and rules of its scope and,
      * when it carries a customer or device, its velocity.
      */
-    async planningInputs(scope: Scope, input: RiskInput, at: Date): Promise<PlanningInputs> {
+    async planningInputs(scope: Scope, input: RiskInput, at: Date, key: HistoryKey): Promise<PlanningInputs> {
       const keys = velocityKeys(scope, input);
       const counted = Boolean(keys.customer || keys.fingerprint || keys.ip);
+      const values: unknown[] = counted ? [...scopeValues(scope), ...velocityValues(keys, at)] : scopeValues(scope);
+      const first = values.length + 1;
+      values.push(input.paymentMethodType, input.currency, input.country ?? '', key.cardNetwork ?? null, key.nowMinute - READ_WINDOW_MINUTES);
       const { rows } = await pool.query(prepared(
         `SELECT (SELECT COALESCE(json_agg(a), '[]') FROM (${ACCOUNTS_SQL}) a) AS accounts,
-                (SELECT COALESCE(json_agg(r ORDER BY r.priority, r.name), '[]') FROM (${RULES_SQL}) r) AS rules
+                (SELECT COALESCE(json_agg(r ORDER BY r.priority, r.name), '[]') FROM (${RULES_SQL}) r) AS rules,
+                (${historySql(first)}) AS history
                 ${counted ? `, v.* FROM (${VELOCITY_SQL}) v` : ''}`,
-        counted ? [...scopeValues(scope), ...velocityValues(keys, at)] : scopeValues(scope),
+        values,
       ));
       const r = rows[0];
       return {
         accounts: r.accounts.map(toAccount),
         rules: r.rules.map(toRule),
         velocity: counted ? { customer: r.customer, fingerprint: r.fingerprint, ip: r.ip } : NO_VELOCITY,
+        history: toHistory(r.history),
       };
     },
 
@@ -152,13 +199,13 @@ export function createStore(pool: Pool) {
     async createRule(scope: Scope, id: string, rule: NewRule, at: Date): Promise<RoutingRule | undefined> {
       const { rows } = await pool.query(
         `INSERT INTO routing_rules (id, merchant_id, project_id, mode, name, priority, currencies, countries, methods,
-           min_amount, max_amount, providers, created_at)
-         VALUES ($4, $1, $2, $3, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+           min_amount, max_amount, providers, created_at, strategy)
+         VALUES ($4, $1, $2, $3, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
          ON CONFLICT (merchant_id, project_id, mode, name) DO NOTHING
          RETURNING ${RULE_COLUMNS}`,
         [
           ...scopeValues(scope), id, rule.name, rule.priority, rule.currencies, rule.countries, rule.methods,
-          rule.minAmount, rule.maxAmount, rule.providers, at,
+          rule.minAmount, rule.maxAmount, rule.providers, at, rule.strategy ? JSON.stringify(rule.strategy) : null,
         ],
       );
       return rows[0] && toRule(rows[0]);
@@ -177,7 +224,7 @@ export function createStore(pool: Pool) {
       scope: Scope,
       input: RiskInput,
       risk: { id: string } & RiskAssessment,
-      routing: ({ id: string } & RoutePlan) | undefined,
+      routing: ({ id: string } & RankedPlan) | undefined,
       at: Date,
     ): Promise<void> {
       const keys = velocityKeys(scope, input);
@@ -187,14 +234,19 @@ export function createStore(pool: Pool) {
              customer_key_hash, device_fingerprint_hash, device_ip_hash)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $14, $15, $16))
          INSERT INTO routing_decisions (id, merchant_id, project_id, mode, payment_id, rule, rule_id, candidates, created_at,
-           skipped)
-         SELECT $10, $2, $3, $4, $5, $11, $13, $12, $9, $17 FROM async_commit WHERE $10::text IS NOT NULL`,
+           skipped, strategy, scores, reason, explored)
+         SELECT $10, $2, $3, $4, $5, $11, $13, $12, $9, $17, $18, $19, $20, $21 FROM async_commit WHERE $10::text IS NOT NULL`,
         [
           risk.id, scope.merchantId, scope.projectId, scope.mode, input.paymentId, risk.score, risk.outcome,
           JSON.stringify(risk.reasons), at, routing?.id ?? null, routing?.rule ?? null,
           JSON.stringify(routing?.candidates.map((c) => c.providerAccountId) ?? []), routing?.ruleId ?? null,
           keys.customer, keys.fingerprint, keys.ip,
           JSON.stringify(routing?.skipped.map((k) => ({ provider_account_id: k.providerAccountId, reason: k.reason })) ?? []),
+          routing?.ranking.strategy ?? null,
+          JSON.stringify(routing?.ranking.ranked.map((c) => ({
+            provider_account_id: c.account.providerAccountId, score: c.score, sample: c.sample ?? null, note: c.note,
+          })) ?? []),
+          routing?.ranking.reason ?? null, routing?.ranking.explored ?? false,
         ],
       ));
     },

@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { RiskInput } from '../proto/gen/svc/risk/v1/risk_pb.js';
+import type { Scope } from '../proto/gen/svc/common/v1/common_pb.js';
+import {
+  INTERNAL_EVENT_TYPES, createPool, migrate, type AttemptSettledEvent, type Pool,
+} from '../services/platform/index.js';
+import { pruneOutcomeMinutes } from '../services/routing-risk/outcome-minute-retention.js';
+import { createOutcomeStore } from '../services/routing-risk/outcome-store.js';
+import { createStore } from '../services/routing-risk/store.js';
+import { outcomeKind, type SegmentHistory } from '../services/routing-risk/strategies/index.js';
+import { OutcomeMemory } from './bench/routing-outcome-memory.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+
+// Issue 26: the planning read's outcome history, as migration 0008's trigger counts it and store.ts
+// reads it, equals what the routing simulator's in-memory statistics (test/bench) compute from
+// the same outcomes with outcomeKind: so the simulator measures the code the service runs.
+
+let db: TestDatabase;
+let pool: Pool;
+
+before(async () => {
+  db = await createTestDatabase();
+  pool = createPool(db.url, 'routing_risk', 4);
+  await migrate(pool, 'routing_risk', 'services/routing-risk');
+});
+after(async () => {
+  await pool?.end();
+  await db?.drop();
+});
+
+const scope = { merchantId: 'mer_h', projectId: 'prj_h', mode: 'test' } as Scope;
+const NOW_MINUTE = 29_000_000;
+const at = new Date(NOW_MINUTE * 60_000 + 30_000);
+
+interface Outcome {
+  account: string; country: string | null; network: string | null; status: string; category: string | null;
+  minutesAgo: number; project?: string; currency?: string;
+}
+
+let n = 0;
+function event(o: Outcome): AttemptSettledEvent {
+  n += 1;
+  const settled = new Date((NOW_MINUTE - o.minutesAgo) * 60_000 + (n % 60) * 1000).toISOString();
+  return {
+    id: `evt_h${n}`, type: INTERNAL_EVENT_TYPES.attemptSettled, mode: 'test', merchant_id: 'mer_h',
+    project_id: o.project ?? 'prj_h', created_at: settled,
+    data: {
+      object: {
+        version: 1, id: `att_h${n}`, payment_id: `pay_h${n}`, attempt_number: 1, provider_id: `prv_${o.account}`,
+        provider_code: o.account, provider_account_id: `pac_${o.account}`, payment_method: 'card', currency: o.currency ?? 'EUR',
+        country: o.country, card_network: o.network, bin_range: null, status: o.status,
+        outcome: o.status === 'failed' ? 'declined' : 'success', failure_category: o.category, failure_code: null,
+        latency_ms: 100, amount: 1000, settled_at: settled,
+      },
+    },
+  } as AttemptSettledEvent;
+}
+
+/** Minutes sorted, so two histories compare whatever order rows came in. */
+function normalised(h: SegmentHistory) {
+  return [...h].sort(([a], [b]) => (a < b ? -1 : 1)).map(([account, levels]) => [account,
+    [...levels].sort(([a], [b]) => a - b).map(([level, minutes]) => [level, [...minutes].sort((x, y) => x.minute - y.minute)])]);
+}
+
+test('the planning read\'s history is what the simulator computes from the same outcomes; a redelivery counts once', async () => {
+  const outcomes: Outcome[] = [];
+  const kinds: Array<[string, string | null]> = [['succeeded', null], ['authorized', null], ['failed', 'soft'],
+    ['failed', 'hard'], ['failed', 'policy'], ['failed', 'technical'], ['failed', null]];
+  const places: Array<[string | null, string | null]> = [['DE', 'visa'], ['DE', 'mastercard'], ['DE', null], ['FR', 'visa'], [null, null]];
+  for (const account of ['alpha', 'beta']) {
+    for (const [i, [status, category]] of kinds.entries()) {
+      for (const [j, [country, network]] of places.entries()) {
+        outcomes.push({ account, country, network, status, category, minutesAgo: (i * 7 + j * 3) % 130 });
+      }
+    }
+  }
+  // Not this payment's history: another project, another currency, older than the read's two hours.
+  outcomes.push({ account: 'alpha', country: 'DE', network: 'visa', status: 'succeeded', category: null, minutesAgo: 1, project: 'prj_other' });
+  outcomes.push({ account: 'alpha', country: 'DE', network: 'visa', status: 'succeeded', category: null, minutesAgo: 1, currency: 'USD' });
+  outcomes.push({ account: 'beta', country: 'DE', network: 'visa', status: 'succeeded', category: null, minutesAgo: 125 });
+
+  const recorder = createOutcomeStore(pool);
+  const memory = new OutcomeMemory();
+  for (const o of outcomes) {
+    const e = event(o);
+    assert.equal(await recorder.record(e, at), true);
+    assert.equal(await recorder.record(e, at), false, 'a redelivery is a repeat');
+    if ((o.project ?? 'prj_h') === 'prj_h') {
+      const x = e.data.object;
+      memory.record(x.provider_account_id, { method: 'card', currency: x.currency, country: x.country ?? '', cardNetwork: x.card_network ?? '' },
+        outcomeKind(x.status, x.failure_category), Math.floor(Date.parse(x.settled_at) / 60_000));
+    }
+  }
+
+  const store = createStore(pool);
+  const input = { paymentId: 'pay_next', amount: 1000n, currency: 'EUR', country: 'DE', paymentMethodType: 'card' } as RiskInput;
+  const key = { cardNetwork: 'visa', nowMinute: NOW_MINUTE };
+  // No rule of the scope learns: the read skips the history.
+  assert.equal((await store.planningInputs(scope, input, at, key)).history.size, 0);
+
+  await store.createRule(scope, 'rtr_h', {
+    name: 'learn', priority: 1, currencies: [], countries: [], methods: [], minAmount: null, maxAmount: null,
+    providers: ['alpha', 'beta'], strategy: { type: 'success_rate' },
+  }, at);
+  const read = await store.planningInputs(scope, input, at, key);
+  assert.equal(read.rules[0]!.strategy?.type, 'success_rate');
+  const simulated = memory.history({ method: 'card', currency: 'EUR', country: 'DE', cardNetwork: 'visa' }, NOW_MINUTE);
+  assert.deepEqual(normalised(read.history), normalised(simulated));
+  // The finest level holds DE Visa only; the coarsest every country, unknown ones included.
+  const alpha = read.history.get('pac_alpha')!;
+  const total = (level: 0 | 1 | 2) => alpha.get(level)!.reduce((sum, m) => sum + m.succeeded + m.soft + m.hard + m.technical, 0);
+  assert.deepEqual([total(0), total(1), total(2)], [7, 21, 35]);
+  assert.equal(alpha.get(2)!.reduce((sum, m) => sum + m.hard, 0), 10, 'hard and policy declines are hard');
+  assert.equal(alpha.get(2)!.reduce((sum, m) => sum + m.technical, 0), 10, 'technical and uncategorised failures are technical');
+});
+
+test('minutes past retention are pruned in batches, newer ones kept', async () => {
+  const count = async (where: string) =>
+    (await pool.query(`SELECT count(*)::int AS n FROM outcome_minutes WHERE ${where}`, [NOW_MINUTE - 20])).rows[0].n as number;
+  const older = await count('minute < $1');
+  const newer = await count('minute >= $1');
+  assert.ok(older > 3 && newer > 0, `${older} older and ${newer} newer minutes to start from`);
+  assert.equal(await pruneOutcomeMinutes(pool, NOW_MINUTE - 20, 2), older);
+  assert.equal(await count('minute < $1'), 0);
+  assert.equal(await count('minute >= $1'), newer);
+});
