@@ -18,7 +18,10 @@ export type ProviderCall = Omit<AuthorizeRequest, 'signal'>;
  */
 export function providerCall(
   payment: PaymentRecord, attempt: AttemptRecord,
-  routed: { latencyMs?: number; paymentMethodToken?: string; forwarding?: ProviderCall['forwarding'] } = {},
+  routed: {
+    latencyMs?: number; paymentMethodToken?: string; forwarding?: ProviderCall['forwarding'];
+    merchantInitiated?: ProviderCall['merchantInitiated'];
+  } = {},
 ): ProviderCall {
   return {
     account: accountOf(attempt, routed.latencyMs),
@@ -31,6 +34,7 @@ export function providerCall(
     captureMethod: payment.captureMethod,
     paymentMethodToken: routed.paymentMethodToken,
     ...(routed.forwarding && { forwarding: routed.forwarding }),
+    ...(routed.merchantInitiated && { merchantInitiated: routed.merchantInitiated }),
     testScenario: payment.testScenario ?? undefined,
     returnUrl: payment.returnUrl ?? undefined,
   };
