@@ -45,6 +45,8 @@ export interface StripeStandIn {
   baseUrl: string;
   requests: RecordedRequest[];
   intents: Map<string, Intent>;
+  /** Charges by id, as PaymentIntents that took money made them. */
+  charges: Map<string, Record<string, unknown>>;
   refunds: Map<string, Record<string, unknown>>;
   /** Payouts by id, sent (POST /v1/payouts) and automatic; a test makes the bank's answer and its webhook from them. */
   payouts: Map<string, Record<string, unknown> & { id: string; status: string }>;
@@ -305,6 +307,7 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
     baseUrl: server.baseUrl,
     requests,
     intents,
+    charges,
     refunds,
     payouts,
     slowAnswerMs: 3_000,
