@@ -112,6 +112,20 @@ describe('recurring payments: network transaction ids and merchant-initiated pay
     assert.equal(await storedNetworkTransactionId(methodId), null);
   });
 
+  test('in the sandbox a demo provider answers a scheme id too, and a merchant-initiated payment fails over like any other', async () => {
+    const { secret } = await world.stack.newMerchantKey('test');
+    const pm = await request(world.stack.baseUrl, 'POST', '/v1/payment-methods', { key: secret, body: { type: 'card', provider_token: 'tok_sandbox_4242' } });
+    assert.equal(pm.status, 201, JSON.stringify(pm.body));
+    const refused = await world.stack.pay(secret, { payment_method: { type: 'card', id: pm.body.id }, merchant_initiated: true });
+    expectError(refused, 422, 'invalid_request_error', 'validation_error', 'merchant_initiated');
+    const present = await world.stack.pay(secret, { payment_method: { type: 'card', id: pm.body.id }, test_scenario: 'success' });
+    assert.equal(present.body.status, 'successful', JSON.stringify(present.body));
+    assert.match(String(await storedNetworkTransactionId(pm.body.id)), /^\d{15}$/);
+    const renewal = await world.stack.pay(secret, { payment_method: { type: 'card', id: pm.body.id }, merchant_initiated: true, test_scenario: 'failover' });
+    assert.equal(renewal.status, 201, JSON.stringify(renewal.body));
+    assert.deepEqual(renewal.body.attempts.map((a: { outcome: string }) => a.outcome), ['soft_decline', 'success']);
+  });
+
   test('merchant_initiated that is not a boolean is refused in the error envelope; false is a customer-present payment', async () => {
     const m = await world.merchant();
     await expectNoPaymentCreated(world.stack, async () => {
