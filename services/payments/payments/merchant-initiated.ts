@@ -1,7 +1,8 @@
 // Merchant-initiated payments (issue 25, step 5): the customer is absent, so the charge must be
 // tied to an earlier payment they made in person through the scheme's network transaction id,
 // which the provider that took that payment returned and the stored method keeps. The id is read
-// here when a payment asks for it, and kept here when a customer-present payment brings one.
+// here when a payment asks for it (and kept on the payment, so every attempt and every later status
+// query sends it), and kept on the method here when a customer-present payment brings one.
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import type { CreatePaymentRequest } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
 import { invalidField } from '../../contract/index.js';
@@ -34,9 +35,9 @@ export function merchantInitiatedOf(
  * kept: later charges stay tied to the payment the customer made in person.
  */
 export function keptNetworkTransactionId(
-  methods: Pick<PaymentMethodStore, 'networkTransactionIdStatement'>, scope: Scope, payment: PaymentRecord,
-  result: AuthorizeResult, merchantInitiated: AuthorizeRequest['merchantInitiated'],
+  methods: Pick<PaymentMethodStore, 'networkTransactionIdStatement'>, scope: Scope,
+  payment: Pick<PaymentRecord, 'paymentMethodId' | 'mitNetworkTransactionId'>, result: AuthorizeResult,
 ): Statement[] {
-  if (merchantInitiated || !payment.paymentMethodId || result.outcome !== 'success' || !result.networkTransactionId) return [];
+  if (payment.mitNetworkTransactionId || !payment.paymentMethodId || result.outcome !== 'success' || !result.networkTransactionId) return [];
   return [methods.networkTransactionIdStatement(scope, payment.paymentMethodId, result.networkTransactionId)];
 }

@@ -102,21 +102,21 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const binds = binding && store.bindStatement(scope, { ...binding, resourceId: paymentId }, createdAt, deps.idempotencyTtlMs);
     const plan = await deps.routing.planPayment(planRequest(scope, req, paymentId, credentials));
     const candidates = plan.routing?.candidates ?? [];
-    const payment = newPayment(scope, req, paymentId, plan, createdAt);
+    const payment = newPayment(scope, req, paymentId, plan, createdAt, merchantInitiated);
     await commitChange(store, open(payment, plan, { at: clock.now(), processingTimeMs: elapsed() }), { binds });
 
     for (let i = 0; payment.status === 'created'; i++) {
       const attempt = payment.attempts[i];
       const token = credentials.tokenFor(candidates[i]);
       const call = providerCall(payment, attempt, {
-        latencyMs: candidates[i].latencyMs, paymentMethodToken: token, forwarding: forwardingOf(candidates[i]), merchantInitiated,
+        latencyMs: candidates[i].latencyMs, paymentMethodToken: token, forwarding: forwardingOf(candidates[i]),
       });
       const connector = deps.connectors.forProvider(candidates[i].providerCode);
       const answer = actionable(payment.mode, await callProvider(connector, call, deps.providerTimeoutMs));
       const change = settleAttempt(payment, attempt, answer, {
         at: clock.now(), processingTimeMs: elapsed(), next: candidates[i + 1], customerActions: deps.customerActions,
       });
-      const also = keptNetworkTransactionId(deps.paymentMethods, scope, payment, answer.result, merchantInitiated);
+      const also = keptNetworkTransactionId(deps.paymentMethods, scope, payment, answer.result);
       await commitChange(store, change, { ifAttemptInFlight: attempt, also });
     }
     deps.outcomes?.decided(payment);

@@ -18,10 +18,7 @@ export type ProviderCall = Omit<AuthorizeRequest, 'signal'>;
  */
 export function providerCall(
   payment: PaymentRecord, attempt: AttemptRecord,
-  routed: {
-    latencyMs?: number; paymentMethodToken?: string; forwarding?: ProviderCall['forwarding'];
-    merchantInitiated?: ProviderCall['merchantInitiated'];
-  } = {},
+  routed: { latencyMs?: number; paymentMethodToken?: string; forwarding?: ProviderCall['forwarding'] } = {},
 ): ProviderCall {
   return {
     account: accountOf(attempt, routed.latencyMs),
@@ -34,7 +31,7 @@ export function providerCall(
     captureMethod: payment.captureMethod,
     paymentMethodToken: routed.paymentMethodToken,
     ...(routed.forwarding && { forwarding: routed.forwarding }),
-    ...(routed.merchantInitiated && { merchantInitiated: routed.merchantInitiated }),
+    ...(payment.mitNetworkTransactionId && { merchantInitiated: { networkTransactionId: payment.mitNetworkTransactionId } }),
     testScenario: payment.testScenario ?? undefined,
     returnUrl: payment.returnUrl ?? undefined,
   };
