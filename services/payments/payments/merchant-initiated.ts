@@ -24,7 +24,8 @@ export function merchantInitiatedOf(
     throw invalidField('merchant_initiated', 'merchant_initiated needs a stored payment method: send payment_method.id');
   }
   if (!stored.networkTransactionId) {
-    throw invalidField('merchant_initiated', `merchant_initiated needs a payment method that a successful customer-present payment was made with; ${stored.id} has no network transaction id yet`);
+    throw invalidField('merchant_initiated', 'merchant_initiated needs a payment method that a successful customer-present '
+      + `payment was made with; ${stored.id} has no network transaction id yet`);
   }
   return { networkTransactionId: stored.networkTransactionId };
 }
