@@ -6,92 +6,43 @@
 // Adyen directly; a lost forwarded answer is settled by one direct status query, without the card.
 // Last, everything the stack wrote is searched for the card's data, and nothing is found.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createLogger } from '../services/platform/index.js';
-import { startAdyenStandIn, type AdyenStandIn } from './helpers/adyen-stand-in.js';
-import { cardDataIn, databaseText, streamText, type CardUnderTest } from './helpers/card-data-grep.js';
+import type { AdyenStandIn } from './helpers/adyen-stand-in.js';
+import { cardDataIn, databaseText, streamText } from './helpers/card-data-grep.js';
 import { sentUnder } from './helpers/connector-requests.js';
-import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
+import type { LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { request } from './helpers/stack.js';
-import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
+import type { StripeStandIn } from './helpers/stripe-stand-in.js';
+import { startForwardingWorld, uniqueCardNumber, type ForwardingWorld, type VaultedTestCard } from './helpers/vault-forwarding-world.js';
 
-const STRIPE_KEY = `sk_live_fwd_${Date.now()}`;
-const ADYEN_KEY = `AQE_live_fwd_${Date.now()}`;
-const MERCHANT = 'AcmeECOM';
 const VAULTED = 'pm_card_chargeDeclined';
-
-/** A card number of its own (valid check digit), so finding it anywhere can only mean this card. */
-function uniqueCardNumber(): string {
-  const body = `5${Array.from(randomBytes(14), (b) => b % 10).join('')}`;
-  for (let check = 0; check < 10; check++) {
-    const n = `${body}${check}`;
-    const sum = [...n].reverse().reduce((t, c, i) => {
-      const d = Number(c) * (i % 2 === 1 ? 2 : 1);
-      return t + (d > 9 ? d - 9 : d);
-    }, 0);
-    if (sum % 10 === 0) return n;
-  }
-  throw new Error('unreachable');
-}
-
-const CARD: CardUnderTest & { name: string } = { number: uniqueCardNumber(), expMonth: '11', expYear: '2037', cvc: '7351', name: 'Ada Lovelace' };
+const CARD: VaultedTestCard = { number: uniqueCardNumber(), expMonth: '11', expYear: '2037', cvc: '7351', name: 'Ada Lovelace' };
 
 describe('vault forwarding: Stripe Vault and Forward to Adyen (stand-ins)', () => {
+  let world: ForwardingWorld;
   let stack: LicensedProviderStack;
   let stripe: StripeStandIn;
   let adyen: AdyenStandIn;
+  let STRIPE_KEY: string;
+  let ADYEN_KEY: string;
   const logs = captureLogs();
 
   before(async () => {
-    stripe = await startStripeStandIn({ secretKeys: [STRIPE_KEY] });
-    stripe.vaultedCards.set(VAULTED, CARD);
-    adyen = await startAdyenStandIn({ apiKeys: [ADYEN_KEY], merchantAccounts: [MERCHANT] });
-    stack = await startLicensedProviderStack({
-      env: { PROVIDER_SECRET_KEY: randomBytes(32).toString('hex') },
-      logger: createLogger('test', 'debug', logs.stream),
-    });
+    world = await startForwardingWorld({ tag: 'fwd', cards: { [VAULTED]: CARD }, logger: createLogger('test', 'debug', logs.stream) });
+    ({ stack, stripe, adyen, stripeKey: STRIPE_KEY, adyenKey: ADYEN_KEY } = world);
   });
   after(async () => {
-    await stack?.close();
-    await stripe?.close();
-    await adyen?.close();
+    await world?.close();
   });
 
-  /** Stripe (cheapest, tried first), Adyen, and a Stripe vault forwarding to Adyen at 15 per attempt. */
-  async function merchant() {
-    const m = await stack.newMerchantKey('live');
-    const connect = (body: Record<string, unknown>) => stack.connectLive(m.projectId, body);
-    const stripeAccount = await connect({
-      provider: 'stripe', name: 'Stripe EU', fee_bps: 100, fee_fixed: 5,
-      credentials: { secret_key: STRIPE_KEY, webhook_secret: 'whsec_live_fwd', api_base_url: stripe.baseUrl },
-    });
-    const adyenAccount = await connect({
-      provider: 'adyen', name: 'Adyen EU', fee_bps: 150, fee_fixed: 10,
-      credentials: {
-        api_key: ADYEN_KEY, merchant_account: MERCHANT, hmac_key: randomBytes(32).toString('hex').toUpperCase(),
-        live_url_prefix: '1797a841fbb37ca7-AcmeECOM', api_base_url: adyen.baseUrl,
-      },
-    });
-    const vaultAccount = await connect({
-      provider: 'stripe_vault', name: 'Stripe vault', fee_fixed: 15, fee_bps: 0,
-      credentials: { secret_key: STRIPE_KEY, destinations: 'adyen', api_base_url: stripe.baseUrl },
-    });
-    return { ...m, stripeAccount, adyenAccount, vaultAccount };
-  }
+  const merchant = () => world.merchant();
 
   /** A stored card: Stripe's token of the vaulted PaymentMethod, and the same PaymentMethod as the Stripe vault's reference. */
   async function payVaulted(key: string, body: Record<string, unknown> = {}) {
-    const pm = await request(stack.baseUrl, 'POST', '/v1/payment-methods', {
-      key, body: { type: 'card', provider_token: VAULTED, provider_code: 'stripe' },
-    });
-    assert.equal(pm.status, 201, JSON.stringify(pm.body));
-    const vault = await request(stack.baseUrl, 'POST', `/v1/payment-methods/${pm.body.id}/credentials`, {
-      key, body: { type: 'vault_token', token: VAULTED, vault: 'stripe' },
-    });
-    assert.equal(vault.status, 201, JSON.stringify(vault.body));
-    return stack.pay(key, { amount: 2000, payment_method: { type: 'card', id: pm.body.id }, ...body });
+    const id = await world.storeVaulted(key, VAULTED);
+    return stack.pay(key, { amount: 2000, payment_method: { type: 'card', id }, ...body });
   }
 
   test('a soft decline at Stripe is paid at Adyen through Stripe\'s Forwarding API, the vault\'s fee in the attempt\'s; its refund goes to Adyen directly', async () => {

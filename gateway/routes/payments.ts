@@ -25,6 +25,7 @@ interface CreatePaymentBody {
   metadata?: JsonObject;
   test_scenario?: string;
   device?: { ip?: string; user_agent?: string; fingerprint?: string };
+  merchant_initiated?: boolean;
 }
 
 interface ListQuery {
@@ -82,6 +83,7 @@ export function paymentHandlers(payments: Client<typeof PaymentsService>): Handl
         testScenario: body.test_scenario,
         device: body.device && { ip: body.device.ip, userAgent: body.device.user_agent, fingerprint: body.device.fingerprint },
         idempotencyKey: idempotencyKeyFor(request),
+        merchantInitiated: body.merchant_initiated,
       });
       return reply.code(201).send(paymentJson(payment!));
     },

@@ -49,6 +49,12 @@ export const CreatePaymentBody = component('CreatePaymentRequest', optional({
   metadata,
   test_scenario: enumOf(PAYMENT_SCENARIOS),
   device: optional({ ip: str, user_agent: str, fingerprint: str }),
+  // The customer is absent (issue 25): needs a stored card method with a network transaction id.
+  merchant_initiated: {
+    type: 'boolean',
+    description: 'true when the customer is absent (a subscription renewal or agreed instalment): the payment must name a stored card '
+      + '(payment_method.id) that a successful customer-present payment was made with; its network transaction id is sent to the provider.',
+  },
 }, ['amount', 'currency', 'payment_method']), [
   { amount: 1000, currency: 'EUR', payment_method: 'card', description: 'Order 1042', test_scenario: 'success' },
 ]);

@@ -27,6 +27,8 @@ type Answer = { status: number; body: Record<string, unknown>; headers?: Record<
 export interface StandInPayment {
   pspReference: string; reference: string; amount: { value: number; currency: string }; resultCode: string;
   manual: boolean; captured: number; refunded: number; cancelled: boolean;
+  /** The scheme's id answered for an authorised card payment (with `networkTxReference` on). */
+  networkTxReference?: string;
 }
 
 export interface AdyenStandIn {
@@ -39,6 +41,11 @@ export interface AdyenStandIn {
   slowAnswerMs: number;
   /** Refunds are answered slowly too (made at once, their answer held back slowAnswerMs): a caller's deadline passes. */
   slowRefunds: boolean;
+  /**
+   * The account selected networkTxReference among its additional data (Customer Area, Developers >
+   * Additional data): an authorised card payment then answers the scheme's transaction id.
+   */
+  networkTxReference: boolean;
   close(): Promise<void>;
 }
 
@@ -117,7 +124,10 @@ export async function startAdyenStandIn(opts: { apiKeys: string[]; merchantAccou
         body: { ...base, resultCode: 'RedirectShopper', action: { type: 'redirect', method: 'GET', paymentMethodType: 'scheme', url: `${baseUrl}/3ds/${p.pspReference}` } },
       };
     }
-    return { status: 200, body: { ...base, resultCode: 'Authorised', amount: p.amount } };
+    if (standIn.networkTxReference && pm.type === 'scheme') p.networkTxReference = `${p.pspReference.slice(-9)}${String(Date.now() % 1e6).padStart(6, '0')}`;
+    const ntx = p.networkTxReference ? { networkTxReference: p.networkTxReference } : {};
+    const additionalData = { ...(base as { additionalData?: object }).additionalData, ...ntx };
+    return { status: 200, body: { ...base, additionalData, resultCode: 'Authorised', amount: p.amount } };
   }
 
   function details(b: Record<string, unknown>): Answer {
@@ -213,6 +223,7 @@ export async function startAdyenStandIn(opts: { apiKeys: string[]; merchantAccou
     modifications,
     slowAnswerMs: 3_000,
     slowRefunds: false,
+    networkTxReference: false,
     close: server.close,
   };
   return standIn;

@@ -45,6 +45,8 @@ export interface StripeStandIn {
   baseUrl: string;
   requests: RecordedRequest[];
   intents: Map<string, Intent>;
+  /** Charges by id, as PaymentIntents that took money made them. */
+  charges: Map<string, Record<string, unknown>>;
   refunds: Map<string, Record<string, unknown>>;
   /** Payouts by id, sent (POST /v1/payouts) and automatic; a test makes the bank's answer and its webhook from them. */
   payouts: Map<string, Record<string, unknown> & { id: string; status: string }>;
@@ -78,6 +80,7 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
   const saved = new Map<string, { fingerprint: string; answer?: Answer }>();
   let seq = 0;
   const nextId = (prefix: string) => `${prefix}_standin${String(++seq).padStart(8, '0')}`;
+  const networkTransactionId = () => `${Date.now() % 1e9}`.padStart(9, '0') + String(++seq).padStart(6, '0');
   const balanceTransactions = new Map<string, BalanceTransaction>();
   const charges = new Map<string, Record<string, unknown>>();
   const payouts = new Map<string, Record<string, unknown> & { id: string; created: number; status: string }>();
@@ -102,7 +105,11 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
     const charge = {
       id: nextId('ch'), object: 'charge', amount: pi.amount_received, currency: pi.currency, payment_intent: pi.id, metadata: {},
       // Stripe's test cards are Visa cards; iin is absent, as for most accounts.
-      payment_method_details: { type: 'card', card: { brand: 'visa', network: 'visa', last4: '4242', funding: 'credit', country: 'US' } },
+      // network_transaction_id: the scheme's id of the authorization (Visa's 15-digit Transaction ID).
+      payment_method_details: {
+        type: 'card',
+        card: { brand: 'visa', network: 'visa', last4: '4242', funding: 'credit', country: 'US', network_transaction_id: networkTransactionId() },
+      },
     };
     charges.set(charge.id, charge);
     pi.latest_charge = charge.id;
@@ -300,6 +307,7 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
     baseUrl: server.baseUrl,
     requests,
     intents,
+    charges,
     refunds,
     payouts,
     slowAnswerMs: 3_000,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { binRangeOf, cardFactsOf, cardNetworkOf } from './card-facts.js';
+import { binRangeOf, cardFactsOf, cardNetworkOf, withNetworkTransactionId } from './card-facts.js';
 
 test('providers\' brand names become one vocabulary (Stripe\'s); an unknown brand is no network', () => {
   const names: Array<[string, string | undefined]> = [
@@ -24,4 +24,15 @@ test('the facts when the answer told one of them, else none', () => {
   assert.deepEqual(cardFactsOf('mc', '555544'), { network: 'mastercard', binRange: '555544' });
   assert.deepEqual(cardFactsOf(undefined, '555544'), { network: null, binRange: '555544' });
   assert.equal(cardFactsOf('unknown', undefined), undefined);
+});
+
+test('a network transaction id is kept only on a success, and only when it is letters and digits', () => {
+  const ok = { outcome: 'success', providerPaymentId: 'p', providerCode: null, providerMessage: null, fee: 0n } as const;
+  assert.equal(withNetworkTransactionId(ok, ' 483297461032178 ').networkTransactionId, '483297461032178');
+  assert.equal(withNetworkTransactionId(ok, 'MCC0123AB').networkTransactionId, 'MCC0123AB');
+  for (const bad of ['', 'a b', 'x'.repeat(65), '1;DROP', 42, null, undefined]) {
+    assert.equal(withNetworkTransactionId(ok, bad).networkTransactionId, undefined, String(bad));
+  }
+  const declined = { ...ok, outcome: 'soft_decline' } as const;
+  assert.equal(withNetworkTransactionId(declined, '483297461032178').networkTransactionId, undefined);
 });

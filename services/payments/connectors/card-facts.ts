@@ -1,4 +1,4 @@
-import type { CardFacts } from './types.js';
+import type { AuthorizeResult, CardFacts } from './types.js';
 
 /**
  * What a provider's answer tells about the card, in one vocabulary for every connector: its
@@ -39,4 +39,15 @@ export function cardFactsOf(brand: unknown, bin: unknown): CardFacts | undefined
   const network = cardNetworkOf(brand);
   const binRange = binRangeOf(bin);
   return network || binRange ? { network: network ?? null, binRange: binRange ?? null } : undefined;
+}
+
+/**
+ * A scheme's network transaction id as a provider answered it (Visa's Transaction ID, Mastercard's
+ * Trace ID, ...): letters and digits, at most 64, else undefined, so nothing odd reaches the
+ * database. Kept only on a successful payment: a declined one's id cannot anchor later charges.
+ */
+export function withNetworkTransactionId(result: AuthorizeResult, id: unknown): AuthorizeResult {
+  if (result.outcome !== 'success' || typeof id !== 'string') return result;
+  const value = id.trim();
+  return /^[A-Za-z0-9]{1,64}$/.test(value) ? { ...result, networkTransactionId: value } : result;
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { feeFor } from '../../contract/index.js';
 import { PAYMENT_SCENARIOS, playFor, type Play } from './scenarios.js';
+import { withNetworkTransactionId } from './card-facts.js';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, NextActionType, PaymentStatusResult, RefundRequest, RefundResult,
 } from './types.js';
@@ -83,13 +84,21 @@ export class DemoConnector implements Connector {
       };
     }
     const answered = a.outcome === 'success' || a.outcome === 'soft_decline' || a.outcome === 'hard_decline';
-    return {
+    const result = {
       ...a,
       // Derived from the attempt id, so a status query names the same payment authorize did.
       providerPaymentId: answered ? providerPaymentId(req) : null,
       fee: a.outcome === 'success' ? fee : 0n,
     };
+    // A card payment answers a scheme id as a real network does, so the sandbox can make
+    // merchant-initiated payments with the methods it was paid with.
+    return req.methodType === 'card' ? withNetworkTransactionId(result, demoNetworkTransactionId(req)) : result;
   }
+}
+
+/** Fifteen digits, as Visa's Transaction ID, derived from the attempt id. */
+function demoNetworkTransactionId(req: AuthorizeRequest): string {
+  return BigInt(`0x${createHash('sha256').update(`ntid:${req.attemptId}`).digest('hex').slice(0, 15)}`).toString().slice(0, 15).padStart(15, '0');
 }
 
 function providerPaymentId(req: AuthorizeRequest): string {

@@ -55,6 +55,13 @@ export interface AuthorizeRequest {
    * through the vault. Its status query goes to the provider directly, without the card.
    */
   forwarding?: { vault: string; vaultAccountId: string };
+  /**
+   * Set when the customer is absent (a merchant-initiated charge of a stored card): the scheme's
+   * network transaction id of an earlier customer-present payment, which the provider sends to the
+   * network so the issuer sees a charge the cardholder agreed to. The connector marks the payment
+   * as merchant-initiated in its own terms and asks for no authentication or CVC.
+   */
+  merchantInitiated?: { networkTransactionId: string };
   /** Sandbox only: the scenario that forces this payment's outcomes. */
   testScenario?: string;
   /** The merchant's page the customer returns to after a provider's redirect (3-D Secure, bank page). */
@@ -87,6 +94,12 @@ export interface AuthorizeResult {
   failure?: ConnectorFailure;
   /** What the answer said about the card, where the provider tells it (card-facts.ts). */
   card?: CardFacts;
+  /**
+   * The scheme's network transaction id of a successful card payment, where the provider tells it
+   * (Stripe's network_transaction_id, Adyen's networkTxReference): payments keeps it on the stored
+   * method for later merchant-initiated charges. Not secret, and no card data.
+   */
+  networkTransactionId?: string;
 }
 
 /** A card's network and BIN range (first six digits at most); never its number. */

@@ -1,7 +1,8 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { abandonedAfterMs, every, type Clock, type Logger } from '../../platform/index.js';
 import {
-  attemptCredential, type AttemptRecord, commitChange, type CredentialSources, type PaymentsStore, providerCall, queryStatus, settleLate,
+  attemptCredential, type AttemptRecord, commitChange, type CredentialSources, keptNetworkTransactionId, type PaymentsStore,
+  providerCall, queryStatus, settleLate,
 } from '../payments/index.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
 import type { Refunds } from '../refunds/index.js';
@@ -70,7 +71,9 @@ export function createReconciliation(deps: ReconciliationDeps) {
       if (!payment || !OPEN_STATUSES.has(payment.status) || !isOpen(locked, inFlightBefore)) return false;
       const change = settleLate(payment, locked, answer, clock.now());
       if (!change) return false;
-      await commitChange(store, change, { tx });
+      // A customer-present payment settled here keeps its network transaction id as one settled by its request does.
+      const also = deps.credentials ? keptNetworkTransactionId(deps.credentials.paymentMethods, scope, payment, answer.result) : [];
+      await commitChange(store, change, { tx, also });
       return true;
     });
     if (changed) deps.relay.kick();

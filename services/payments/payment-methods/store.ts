@@ -1,5 +1,5 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { withTransaction, type Pool, type Queryable } from '../../platform/index.js';
+import { withTransaction, type Pool, type Queryable, type Statement } from '../../platform/index.js';
 
 /** A stored payment method. Its tokens are its credentials (below), never part of the method's record. */
 export interface PaymentMethodRecord {
@@ -108,6 +108,14 @@ export function createPaymentMethodStore(pool: Pool) {
     },
 
     insertCredential,
+
+    /** Keeps the scheme's id of a customer-present payment on the method, in the caller's statement batch. */
+    networkTransactionIdStatement(scope: Scope, id: string, networkTransactionId: string): Statement {
+      return {
+        text: `UPDATE payment_methods SET network_transaction_id = $5 WHERE id = $1 AND ${SCOPED}`,
+        values: [id, ...scoped(scope), networkTransactionId],
+      };
+    },
 
     /** Oldest first: the order they were added in. */
     async credentials(scope: Scope, paymentMethodId: string, db: Queryable = pool): Promise<CredentialRecord[]> {

@@ -12,7 +12,7 @@ import { forwardingOf, type ProviderCall } from './provider-call.js';
 // notification. A one-off token is not stored: an attempt made with one is asked about without it.
 
 export interface CredentialSources {
-  paymentMethods: Pick<PaymentMethodStore, 'credentials'>;
+  paymentMethods: Pick<PaymentMethodStore, 'credentials' | 'networkTransactionIdStatement'>;
   /** The provider a token's shape names (the providers' `issuedToken`). */
   issuerOf: IssuerOf;
   /** The vaults the scope connected, with the providers each forwards to; none when absent. */

@@ -33,6 +33,8 @@ export interface CommitOptions {
   ifAttemptInFlight?: AttemptRecord;
   /** A keyed request binds its Idempotency-Key in the same statement (idempotency-bindings.ts). */
   binds?: Statement;
+  /** Writes of the part's other tables that belong to this outcome (a method's network transaction id). */
+  also?: Statement[];
 }
 
 /**
@@ -40,9 +42,9 @@ export interface CommitOptions {
  * statement, one round trip, the check that its attempt is still in flight included.
  */
 export async function commitChange(
-  store: PaymentsStore, change: Change, { tx, ifAttemptInFlight, binds }: CommitOptions = {},
+  store: PaymentsStore, change: Change, { tx, ifAttemptInFlight, binds, also = [] }: CommitOptions = {},
 ): Promise<void> {
-  const statements = [...(binds ? [binds] : []), ...changeStatements(store, change)];
+  const statements = [...(binds ? [binds] : []), ...changeStatements(store, change), ...also];
   const { payment, at } = change;
   const write = async (db: Queryable) => {
     if (ifAttemptInFlight && !(await store.attemptStillInFlight(db, payment.id, ifAttemptInFlight.id))) {

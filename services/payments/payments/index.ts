@@ -12,6 +12,8 @@
 //    status allows;
 //  - provider-call.ts: one provider call under its deadline and the status query after a time-out (I/O);
 //    attempt-credential.ts: the token (or vault route) each attempt is sent, found again for later calls;
+//    merchant-initiated.ts: the network transaction id a merchant-initiated payment is sent with,
+//    and the one a customer-present payment keeps on its stored method;
 //  - commit.ts: the one way a Change is written (rows, timeline, outbox events, in one commit);
 //  - orchestrator.ts: the attempt loop of POST /v1/payments (plan, open, call, settle, commit);
 //  - store.ts, customer-action-store.ts, model.ts, timeline.ts, to-proto.ts: the payments tables and
@@ -20,6 +22,7 @@
 export { nextStep, paymentFailure, recordAnswer, type ProviderAnswer } from './attempt-outcomes.js';
 export { callProvider, providerCall, queryStatus, type ProviderCall } from './provider-call.js';
 export { attemptCredential, type CredentialSources } from './attempt-credential.js';
+export { keptNetworkTransactionId } from './merchant-initiated.js';
 export { actionable, openCustomerAction, SANDBOX_PAGE_PATH, type CustomerActionSettings } from './customer-action-required.js';
 export {
   completeCustomerAction, createCustomerActions, CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome,

@@ -21,6 +21,11 @@ export interface PaymentRecord {
   metadata: Record<string, unknown>;
   returnUrl: string | null;
   testScenario: string | null;
+  /**
+   * A merchant-initiated payment (the customer absent): the network transaction id its attempts
+   * are sent with (payments.mit_network_transaction_id); null when the customer was present.
+   */
+  mitNetworkTransactionId: string | null;
   providerId: string | null;
   providerCode: string | null;
   providerName: string | null;

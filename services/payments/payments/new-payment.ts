@@ -32,6 +32,7 @@ export function planRequest(
 /** The payment as created, status `created`, with its plan's decisions and no attempt yet. */
 export function newPayment(
   scope: Scope, req: CreatePaymentRequest, id: string, plan: PlanPaymentResponse, createdAt: Date,
+  merchantInitiated?: { networkTransactionId: string },
 ): PaymentRecord {
   // Only the fields the merchant sent: proto messages also carry $typeName and unset fields.
   const customer = req.customer
@@ -57,6 +58,7 @@ export function newPayment(
     metadata: req.metadata ?? {},
     returnUrl: req.returnUrl ?? null,
     testScenario: req.testScenario ?? null,
+    mitNetworkTransactionId: merchantInitiated?.networkTransactionId ?? null,
     providerId: null,
     providerCode: null,
     providerName: null,

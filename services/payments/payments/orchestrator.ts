@@ -5,7 +5,8 @@ import type { RoutingService } from '../../../proto/gen/svc/routing/v1/routing_p
 import {
   bindingOf, isBindingConflict, newId, stillInProgress, type Binding, type Clock, type OutboxRelay,
 } from '../../platform/index.js';
-import { callProvider, forwardingOf, providerCall } from './provider-call.js';
+import { callProvider, forwardingOf, providerCall, type ProviderCall } from './provider-call.js';
+import { keptNetworkTransactionId, merchantInitiatedOf } from './merchant-initiated.js';
 import { AttemptSettledElsewhere, commitChange } from './commit.js';
 import type { PaymentOutcomes } from './metrics.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
@@ -93,7 +94,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   async function run(scope: Scope, req: CreatePaymentRequest, binding?: Binding): Promise<PaymentRecord> {
     // A stored method of another scope or type, or a live token of unknown issuer, is refused before
     // anything is planned or written.
-    const credentials = await credentialsFor(scope, req);
+    const { credentials, merchantInitiated } = await credentialsFor(scope, req);
     const startedMs = performance.now();
     const elapsed = () => Math.round(performance.now() - startedMs);
     const createdAt = clock.now();
@@ -101,7 +102,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const binds = binding && store.bindStatement(scope, { ...binding, resourceId: paymentId }, createdAt, deps.idempotencyTtlMs);
     const plan = await deps.routing.planPayment(planRequest(scope, req, paymentId, credentials));
     const candidates = plan.routing?.candidates ?? [];
-    const payment = newPayment(scope, req, paymentId, plan, createdAt);
+    const payment = newPayment(scope, req, paymentId, plan, createdAt, merchantInitiated);
     await commitChange(store, open(payment, plan, { at: clock.now(), processingTimeMs: elapsed() }), { binds });
 
     for (let i = 0; payment.status === 'created'; i++) {
@@ -115,17 +116,24 @@ export function createOrchestrator(deps: OrchestratorDeps) {
       const change = settleAttempt(payment, attempt, answer, {
         at: clock.now(), processingTimeMs: elapsed(), next: candidates[i + 1], customerActions: deps.customerActions,
       });
-      await commitChange(store, change, { ifAttemptInFlight: attempt });
+      const also = keptNetworkTransactionId(deps.paymentMethods, scope, payment, answer.result);
+      await commitChange(store, change, { ifAttemptInFlight: attempt, also });
     }
     deps.outcomes?.decided(payment);
     return payment;
   }
 
-  /** The payment's credentials: a stored method's (checked to be the scope's), or the request's one-off token. */
-  async function credentialsFor(scope: Scope, req: CreatePaymentRequest): Promise<PaymentCredentials> {
+  /**
+   * The payment's credentials: a stored method's (checked to be the scope's), or the request's
+   * one-off token; and, for a merchant-initiated payment, the stored method's network transaction id.
+   */
+  async function credentialsFor(
+    scope: Scope, req: CreatePaymentRequest,
+  ): Promise<{ credentials: PaymentCredentials; merchantInitiated?: ProviderCall['merchantInitiated'] }> {
     const stored = await resolveStoredMethod(deps.paymentMethods, scope, req.paymentMethod);
-    if (!stored) return oneOffCredential(req.paymentMethod?.token, req.paymentMethod?.providerCode, scope.mode, deps.issuerOf);
-    return (await methodCredentials(deps, scope, stored.id)).credentials;
+    const merchantInitiated = merchantInitiatedOf(req, stored);
+    if (!stored) return { credentials: oneOffCredential(req.paymentMethod?.token, req.paymentMethod?.providerCode, scope.mode, deps.issuerOf) };
+    return { credentials: (await methodCredentials(deps, scope, stored.id)).credentials, merchantInitiated };
   }
 
   return {

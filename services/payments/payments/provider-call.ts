@@ -31,6 +31,7 @@ export function providerCall(
     captureMethod: payment.captureMethod,
     paymentMethodToken: routed.paymentMethodToken,
     ...(routed.forwarding && { forwarding: routed.forwarding }),
+    ...(payment.mitNetworkTransactionId && { merchantInitiated: { networkTransactionId: payment.mitNetworkTransactionId } }),
     testScenario: payment.testScenario ?? undefined,
     returnUrl: payment.returnUrl ?? undefined,
   };

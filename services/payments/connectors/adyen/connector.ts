@@ -57,15 +57,27 @@ export function paymentParams(
   if (value === undefined) return CONDITIONS.amount_not_representable;
   if (!method) return CONDITIONS.unusable_token;
   const manual = req.captureMethod === 'manual';
+  const mit = req.merchantInitiated;
+  const additionalData = {
+    ...(manual && { manualCapture: 'true' }),
+    ...(mit && { networkTxReference: mit.networkTransactionId }),
+  };
   return {
     amount: { value: Number(value), currency: req.currency.toUpperCase() },
     merchantAccount,
     reference: req.attemptId,
     ...method,
+    // The customer is absent: a recurring charge on agreed terms, tied by the scheme's id to the
+    // payment they made in person (docs/decisions.md, issue 25 step 5).
+    ...(mit && {
+      shopperInteraction: 'ContAuth' as PaymentRequest['shopperInteraction'],
+      recurringProcessingModel: 'Subscription' as PaymentRequest['recurringProcessingModel'],
+    }),
     metadata: { payment_id: req.paymentId },
+    ...(Object.keys(additionalData).length > 0 && { additionalData }),
     // Per payment, whatever the merchant account's default capture delay: manualCapture holds the
     // funds until a capture; captureDelayHours 0 captures at once.
-    ...(manual ? { additionalData: { manualCapture: 'true' } } : { captureDelayHours: 0 }),
+    ...(!manual && { captureDelayHours: 0 }),
     // Without the merchant's page nobody could come back from 3-D Secure: Adyen is asked not to
     // authenticate, and an issuer that insists refuses (38 Authentication required, a soft decline).
     ...(req.returnUrl
@@ -108,7 +120,7 @@ export function createAdyenConnector(
     const via = forwardingFetch(forwarder, { ...forwarding, token: req.paymentMethodToken, attemptId: req.attemptId });
     const account = await clients.forAccount(req.account.id, via);
     if (!account) return failed(CONDITIONS.missing_credentials);
-    return pay(account, req, forwardedCard(forwarder.placeholders));
+    return pay(account, req, forwardedCard(forwarder.placeholders, req));
   }
 
   /**
@@ -120,7 +132,7 @@ export function createAdyenConnector(
     const forwarder = vaults?.forVault(forwarding.vault);
     // Without a forwarder nothing was sent.
     if (!forwarder) return { found: false };
-    const params = paymentParams(req, account.merchantAccount, forwardedCard(forwarder.placeholders));
+    const params = paymentParams(req, account.merchantAccount, forwardedCard(forwarder.placeholders, req));
     if (!('merchantAccount' in params)) return { found: false };
     try {
       const res = await account.checkout.PaymentsApi.payments(params, { idempotencyKey: req.attemptId, signal: req.signal });

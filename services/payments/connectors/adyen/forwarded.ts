@@ -4,19 +4,26 @@
 // without the card, tells an attempt Adyen never received.
 import adyen, { type Types } from '@adyen/api-library';
 import type { CardPlaceholders } from '../vault-forwarding.js';
+import type { AuthorizeRequest } from '../types.js';
 
 type PaymentRequest = Types.checkout.PaymentRequest;
 const { HttpClientException } = adyen;
 
-/** Adyen's raw card fields, each holding what the vault replaces. */
-export function forwardedCard(placeholders: CardPlaceholders): Pick<PaymentRequest, 'paymentMethod'> {
+/**
+ * Adyen's raw card fields, each holding what the vault replaces. A merchant-initiated charge
+ * (ContAuth) carries no CVC: the customer is not there to give one, and a vault keeps it only for
+ * its first forward.
+ */
+export function forwardedCard(
+  placeholders: CardPlaceholders, req: Pick<AuthorizeRequest, 'merchantInitiated'> = {},
+): Pick<PaymentRequest, 'paymentMethod'> {
   return {
     paymentMethod: {
       type: 'scheme',
       number: placeholders.number,
       expiryMonth: placeholders.expiryMonth,
       expiryYear: placeholders.expiryYear,
-      cvc: placeholders.cvc,
+      ...(!req.merchantInitiated && { cvc: placeholders.cvc }),
       holderName: placeholders.holderName,
     } as PaymentRequest['paymentMethod'],
   };

@@ -5,7 +5,7 @@ import { feeFor } from '../../../contract/fees.js';
 import { AdyenConnectionError } from './client.js';
 import { CONDITIONS, ruleFor, type AdyenAnswerLike, type AdyenRule } from './errors.js';
 import { failed, refusalOutcome } from '../outcome-mapping.js';
-import { cardFactsOf } from '../card-facts.js';
+import { cardFactsOf, withNetworkTransactionId } from '../card-facts.js';
 import type { AuthorizeRequest, AuthorizeResult, CardFacts, HoldResult } from '../types.js';
 
 type PaymentResponse = Types.checkout.PaymentResponse;
@@ -43,7 +43,7 @@ export function fromError(err: HttpError | AdyenConnectionError): AuthorizeResul
  * is the account's agreed pricing; Adyen's exact fees arrive with its settlement details.
  */
 export function fromPayment(res: PaymentResponse, req: AuthorizeRequest): AuthorizeResult {
-  const result = paymentOutcome(res, req);
+  const result = withNetworkTransactionId(paymentOutcome(res, req), res.additionalData?.networkTxReference);
   const card = cardOf(res);
   return card ? { ...result, card } : result;
 }

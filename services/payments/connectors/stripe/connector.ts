@@ -35,6 +35,9 @@ export function intentParams(req: AuthorizeRequest): Stripe.PaymentIntentCreateP
     capture_method: req.captureMethod === 'manual' ? 'manual' : 'automatic',
     payment_method: req.paymentMethodToken,
     metadata: { payment_id: req.paymentId, attempt_id: req.attemptId },
+    // The customer is absent: Stripe marks the charge merchant-initiated with the network
+    // transaction id it keeps for its own PaymentMethod (the public API takes no id of ours).
+    ...(req.merchantInitiated && { off_session: true }),
     // The charge in the answer, for its card's network (payment_method_details.card), which routing learns from.
     expand: ['latest_charge'],
     // With the merchant's page Stripe answers 3-D Secure with a redirect (next_action.redirect_to_url);

@@ -4,7 +4,7 @@ import Stripe from 'stripe';
 import { feeFor } from '../../../contract/fees.js';
 import { failed, refusalOutcome } from '../outcome-mapping.js';
 import { CONDITIONS, ruleFor, type StripeErrorLike } from './errors.js';
-import { cardFactsOf } from '../card-facts.js';
+import { cardFactsOf, withNetworkTransactionId } from '../card-facts.js';
 import type { AuthorizeRequest, AuthorizeResult, CardFacts, HoldResult, RefundResult } from '../types.js';
 
 /** The Stripe code shown on an attempt: the most specific one Stripe gave. */
@@ -61,7 +61,9 @@ export function declined(pi: Stripe.PaymentIntent, e: StripeErrorLike & { messag
  * transactions (settlements).
  */
 export function fromIntent(pi: Stripe.PaymentIntent, req: AuthorizeRequest): AuthorizeResult {
-  return withCard(intentOutcome(pi, req), cardOfIntent(pi));
+  const charge = typeof pi.latest_charge === 'object' ? pi.latest_charge : undefined;
+  const result = withCard(intentOutcome(pi, req), cardOfIntent(pi));
+  return withNetworkTransactionId(result, charge?.payment_method_details?.card?.network_transaction_id);
 }
 
 function intentOutcome(pi: Stripe.PaymentIntent, req: AuthorizeRequest): AuthorizeResult {

@@ -1,0 +1,103 @@
+// The world of the vault-forwarding tests (issue 25) through the REST gateway with live keys: a
+// Stripe stand-in (which is also Stripe's vault and Forwarding API) holding one card, an Adyen
+// stand-in, and the stack; a live merchant connects Stripe (cheapest, tried first), Adyen and a
+// Stripe vault forwarding to Adyen, and stores the vaulted card as a method holding Stripe's token
+// and the vault's reference.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../../services/platform/index.js';
+import { startAdyenStandIn, type AdyenStandIn } from './adyen-stand-in.js';
+import type { CardUnderTest } from './card-data-grep.js';
+import { startLicensedProviderStack, type LicensedProviderStack } from './licensed-provider-fixture.js';
+import { request } from './stack.js';
+import { startStripeStandIn, type StripeStandIn } from './stripe-stand-in.js';
+
+export const MERCHANT_ACCOUNT = 'AcmeECOM';
+
+/** A card number of its own (valid check digit), so finding it anywhere can only mean this card. */
+export function uniqueCardNumber(): string {
+  const body = `5${Array.from(randomBytes(14), (b) => b % 10).join('')}`;
+  for (let check = 0; check < 10; check++) {
+    const n = `${body}${check}`;
+    const sum = [...n].reverse().reduce((t, c, i) => {
+      const d = Number(c) * (i % 2 === 1 ? 2 : 1);
+      return t + (d > 9 ? d - 9 : d);
+    }, 0);
+    if (sum % 10 === 0) return n;
+  }
+  throw new Error('unreachable');
+}
+
+export type VaultedTestCard = CardUnderTest & { name: string };
+
+export interface ForwardingWorld {
+  stack: LicensedProviderStack;
+  stripe: StripeStandIn;
+  adyen: AdyenStandIn;
+  stripeKey: string;
+  adyenKey: string;
+  /** A new live merchant with Stripe (100 bps + 5), Adyen (150 bps + 10) and a Stripe vault (15 per attempt) forwarding to Adyen. */
+  merchant(): Promise<ForwardingMerchant>;
+  /** Stores `token` as a card holding Stripe's token and the Stripe vault's reference; the method's id. */
+  storeVaulted(key: string, token: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export type ForwardingMerchant = Awaited<ReturnType<LicensedProviderStack['newMerchantKey']>> & {
+  stripeAccount: string; adyenAccount: string; vaultAccount: string;
+};
+
+export async function startForwardingWorld(opts: {
+  tag: string; cards: Record<string, VaultedTestCard>; logger?: Logger;
+}): Promise<ForwardingWorld> {
+  const stripeKey = `sk_live_${opts.tag}_${Date.now()}`;
+  const adyenKey = `AQE_live_${opts.tag}_${Date.now()}`;
+  const stripe = await startStripeStandIn({ secretKeys: [stripeKey] });
+  for (const [token, card] of Object.entries(opts.cards)) stripe.vaultedCards.set(token, card);
+  const adyen = await startAdyenStandIn({ apiKeys: [adyenKey], merchantAccounts: [MERCHANT_ACCOUNT] });
+  const stack = await startLicensedProviderStack({
+    env: { PROVIDER_SECRET_KEY: randomBytes(32).toString('hex') }, ...(opts.logger && { logger: opts.logger }),
+  });
+
+  async function merchant(): Promise<ForwardingMerchant> {
+    const m = await stack.newMerchantKey('live');
+    const connect = (body: Record<string, unknown>) => stack.connectLive(m.projectId, body);
+    const stripeAccount = await connect({
+      provider: 'stripe', name: 'Stripe EU', fee_bps: 100, fee_fixed: 5,
+      credentials: { secret_key: stripeKey, webhook_secret: `whsec_live_${opts.tag}`, api_base_url: stripe.baseUrl },
+    });
+    const adyenAccount = await connect({
+      provider: 'adyen', name: 'Adyen EU', fee_bps: 150, fee_fixed: 10,
+      credentials: {
+        api_key: adyenKey, merchant_account: MERCHANT_ACCOUNT, hmac_key: randomBytes(32).toString('hex').toUpperCase(),
+        live_url_prefix: '1797a841fbb37ca7-AcmeECOM', api_base_url: adyen.baseUrl,
+      },
+    });
+    const vaultAccount = await connect({
+      provider: 'stripe_vault', name: 'Stripe vault', fee_fixed: 15, fee_bps: 0,
+      credentials: { secret_key: stripeKey, destinations: 'adyen', api_base_url: stripe.baseUrl },
+    });
+    return { ...m, stripeAccount, adyenAccount, vaultAccount };
+  }
+
+  async function storeVaulted(key: string, token: string): Promise<string> {
+    const pm = await request(stack.baseUrl, 'POST', '/v1/payment-methods', {
+      key, body: { type: 'card', provider_token: token, provider_code: 'stripe' },
+    });
+    assert.equal(pm.status, 201, JSON.stringify(pm.body));
+    const vault = await request(stack.baseUrl, 'POST', `/v1/payment-methods/${pm.body.id}/credentials`, {
+      key, body: { type: 'vault_token', token, vault: 'stripe' },
+    });
+    assert.equal(vault.status, 201, JSON.stringify(vault.body));
+    return pm.body.id as string;
+  }
+
+  return {
+    stack, stripe, adyen, stripeKey, adyenKey, merchant, storeVaulted,
+    async close() {
+      await stack.close();
+      await stripe.close();
+      await adyen.close();
+    },
+  };
+}
