@@ -143,7 +143,15 @@ describe('five providers in one live project, as docs/connectors.md walks it (is
   });
 
   test('3. a wallet payment: routed to PayPal by a routing rule, approved on PayPal\'s page, captured on its webhook; its refund reaches PayPal', async () => {
-    // Stripe and Adyen take `wallet` too and are cheaper; the merchant's rule sends wallets to PayPal.
+    // Stripe and Adyen take `wallet` too (Apple Pay and Google Pay tokens) and are cheaper. One
+    // payment names its provider: without a token, provider_code alone binds it to PayPal.
+    const named = await post('/v1/payments', {
+      amount: 1500, currency: 'EUR', payment_method: { type: 'wallet', provider_code: 'paypal' }, return_url: RETURN_URL,
+    }, 'wallet-named-1');
+    assert.equal(named.body.status, 'processing', JSON.stringify(named.body));
+    assert.deepEqual(named.body.attempts.map((a: any) => a.provider_account_id), [account.paypal], 'Stripe and Adyen are not asked first');
+    assert.deepEqual(named.body.route.skipped.map((s: any) => s.provider_code).sort(), ['adyen', 'stripe']);
+    // Or the project's rule sends every wallet payment to PayPal.
     const rule = await stack.manage('POST', `/projects/${projectId}/routing-rules`, {
       mode: 'live', name: 'wallets-to-paypal', priority: 10, payment_method_types: ['wallet'], providers: ['paypal'],
     });
