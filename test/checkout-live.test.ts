@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { liveKey, signedEvent, startCheckoutStandIn, type CheckoutStandIn } from './helpers/checkout-stand-in.js';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
+import { deliverNotification, notificationRows, type NotificationDelivery } from './helpers/provider-notifications.js';
 import { request } from './helpers/stack.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
 
@@ -55,10 +56,8 @@ describe('live payments at a Checkout.com account (stand-ins)', () => {
     stack.payStored(key, [{ token: stripeToken, provider_code: 'stripe' }, { token: checkoutToken, provider_code: 'checkout' }]);
   const get = (key: string, path: string) => request(stack.baseUrl, 'GET', path, { key });
   const sentUnder = (key: string) => cko.requests.filter((r) => r.headers['cko-idempotency-key'] === key);
-  const deliver = (accountId: string, d: { body: string; headers: Record<string, string> }) =>
-    fetch(`${stack.baseUrl}/providers/checkout/webhooks/${accountId}`, { method: 'POST', headers: d.headers, body: d.body });
-  const notificationRows = async (accountId: string) =>
-    (await stack.query('SELECT event_id, effect FROM payments.provider_notifications WHERE provider_account_id = $1', [accountId])).rows;
+  const deliver = (accountId: string, d: NotificationDelivery) => deliverNotification(stack.baseUrl, 'checkout', accountId, d);
+  const notifications = (accountId: string) => notificationRows(stack, accountId);
 
   test('connect checks the fields: a sandbox key on a live account and a missing processing channel are 422s', async () => {
     const m = await stack.newMerchantKey('live');
@@ -136,7 +135,7 @@ describe('live payments at a Checkout.com account (stand-ins)', () => {
     assert.equal(forged.status, 400);
     assert.equal(((await forged.json()) as { error: { code: string } }).error.code, 'invalid_signature');
     assert.equal((await get(m.secret, `/v1/payments/${res.body.id}`)).body.status, 'processing');
-    assert.deepEqual(await notificationRows(m.checkoutAccount), []);
+    assert.deepEqual(await notifications(m.checkoutAccount), []);
 
     const p = cko.completeAuthentication(attempt.provider_payment_id);
     const approved = signedEvent('payment_approved', {
@@ -161,12 +160,12 @@ describe('live payments at a Checkout.com account (stand-ins)', () => {
     }, 'not-the-key'));
     assert.equal(late.status, 400);
     assert.equal((await get(m.secret, `/v1/payments/${res.body.id}`)).body.status, 'successful');
-    assert.deepEqual((await notificationRows(m.checkoutAccount)).map((r) => [r.event_id, r.effect]), [[approved.eventId, 'applied']]);
+    assert.deepEqual(await notifications(m.checkoutAccount), [[approved.eventId, 'applied']]);
     // A genuine decline arriving out of order, after the approval: recorded, ignored, never moving the payment back.
     const outOfOrder = signedEvent('payment_declined', { id: p.id, reference: p.reference, response_code: '20005' }, SIGNATURE_KEY);
     assert.equal((await deliver(m.checkoutAccount, outOfOrder)).status, 200);
     assert.equal((await get(m.secret, `/v1/payments/${res.body.id}`)).body.status, 'successful');
-    assert.deepEqual((await notificationRows(m.checkoutAccount)).map((r) => [r.event_id, r.effect]).sort(),
+    assert.deepEqual((await notifications(m.checkoutAccount)).sort(),
       [[approved.eventId, 'applied'], [outOfOrder.eventId, 'ignored']].sort());
   });
 });

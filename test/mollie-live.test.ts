@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
 import { startMollieStandIn, type MollieStandIn } from './helpers/mollie-stand-in.js';
+import { notificationRows } from './helpers/provider-notifications.js';
 import { request } from './helpers/stack.js';
 
 const liveKey = () => `live_${randomBytes(15).toString('hex')}`;
@@ -48,9 +49,7 @@ describe('live payments at a Mollie account (stand-in)', () => {
   const post = (url: string, id: string) => fetch(url, {
     method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ id }).toString(),
   });
-  const notificationRows = async (accountId: string) =>
-    (await stack.query('SELECT event_id, effect FROM payments.provider_notifications WHERE provider_account_id = $1 ORDER BY received_at', [accountId])).rows
-      .map((r) => [r.event_id, r.effect]);
+  const notifications = (accountId: string) => notificationRows(stack, accountId);
 
   test('connect checks the fields: a test key on a live account and a missing webhook_base_url are 422s', async () => {
     const m = await stack.newMerchantKey('live');
@@ -107,7 +106,7 @@ describe('live payments at a Mollie account (stand-in)', () => {
     assert.equal(junk.status, 400);
     assert.equal(((await junk.json()) as { error: { code: string } }).error.code, 'invalid_signature');
     assert.equal(await status(), 'processing');
-    assert.deepEqual(await notificationRows(m.account), []);
+    assert.deepEqual(await notifications(m.account), []);
     // A post before anything happened: recorded (the state is open), nothing changes.
     assert.equal((await post(p.webhookUrl!, trId)).status, 200);
     assert.equal(await status(), 'processing');
@@ -124,7 +123,7 @@ describe('live payments at a Mollie account (stand-in)', () => {
     // Mollie's repeat, or a replay of the captured post: the same state, nothing changes.
     assert.equal((await post(p.webhookUrl!, trId)).status, 200);
     assert.equal((await timeline()).length, entries.length);
-    assert.deepEqual(await notificationRows(m.account), [[`${trId}:open`, 'ignored'], [`${trId}:paid`, 'applied']]);
+    assert.deepEqual(await notifications(m.account), [[`${trId}:open`, 'ignored'], [`${trId}:paid`, 'applied']]);
 
     // A partial refund reaches Mollie under our refund id; Mollie's refund webhook confirms it.
     const refund = await request(stack.baseUrl, 'POST', `/v1/payments/${res.body.id}/refund`, { key: m.secret, body: { amount: 1000 } });
@@ -141,7 +140,7 @@ describe('live payments at a Mollie account (stand-in)', () => {
     mollie.setRefundStatus(reId, 'refunded');
     assert.equal((await post(p.webhookUrl!, trId)).status, 200);
     assert.equal((await post(p.webhookUrl!, trId)).status, 200);
-    assert.deepEqual((await notificationRows(m.account)).map(([e]) => e), [`${trId}:open`, `${trId}:paid`, `${reId}:refunded`]);
+    assert.deepEqual((await notifications(m.account)).map(([e]) => e), [`${trId}:open`, `${trId}:paid`, `${reId}:refunded`]);
     assert.equal(await status(), 'partially_refunded');
     assert.equal((await get(m.secret, `/v1/refunds/${refund.body.id}`)).body.status, 'successful');
   });
@@ -160,6 +159,6 @@ describe('live payments at a Mollie account (stand-in)', () => {
     mollie.setStatus(trId, 'paid');
     assert.equal((await post(url, trId)).status, 200);
     assert.equal((await get(m.secret, `/v1/payments/${res.body.id}`)).body.status, 'failed');
-    assert.deepEqual(await notificationRows(m.account), [[`${trId}:canceled`, 'applied'], [`${trId}:paid`, 'ignored']]);
+    assert.deepEqual(await notifications(m.account), [[`${trId}:canceled`, 'applied'], [`${trId}:paid`, 'ignored']]);
   });
 });

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
 import { signedEvent, startPayPalStandIn, type PayPalStandIn } from './helpers/paypal-stand-in.js';
+import { deliverNotification, notificationRows, type NotificationDelivery } from './helpers/provider-notifications.js';
 import { request } from './helpers/stack.js';
 
 const CLIENT_ID = `ALive${randomBytes(12).toString('hex')}`;
@@ -43,10 +44,8 @@ describe('live wallet payments at a PayPal account (stand-in)', () => {
     stack.pay(key, { payment_method: { type: 'wallet' }, return_url: RETURN_URL, ...body });
   const get = (key: string, path: string) => request(stack.baseUrl, 'GET', path, { key });
   const post = (key: string, path: string, body?: Record<string, unknown>) => request(stack.baseUrl, 'POST', path, { key, body });
-  const deliver = (accountId: string, d: { body: string; headers: Record<string, string> }) =>
-    fetch(`${stack.baseUrl}/providers/paypal/webhooks/${accountId}`, { method: 'POST', headers: d.headers, body: d.body });
-  const notificationRows = async (accountId: string) =>
-    (await stack.query('SELECT event_id, effect FROM payments.provider_notifications WHERE provider_account_id = $1', [accountId])).rows;
+  const deliver = (accountId: string, d: NotificationDelivery) => deliverNotification(stack.baseUrl, 'paypal', accountId, d);
+  const notifications = (accountId: string) => notificationRows(stack, accountId);
   const capturesOf = (orderId: string) => pp.requests.filter((r) => r.path === `/v2/checkout/orders/${orderId}/capture`);
 
   test('connect checks the fields: a sandbox environment on a live account, a missing webhook id, private and unlisted base URLs are 422s', async () => {
@@ -98,7 +97,7 @@ describe('live wallet payments at a PayPal account (stand-in)', () => {
     assert.equal(forged.status, 400);
     assert.equal(((await forged.json()) as { error: { code: string } }).error.code, 'invalid_signature');
     assert.equal(capturesOf(orderId).length, 0);
-    assert.deepEqual(await notificationRows(m.account), []);
+    assert.deepEqual(await notifications(m.account), []);
     assert.equal((await get(m.secret, `/v1/payments/${res.body.id}`)).body.status, 'processing');
 
     // The customer approved on PayPal's page; PayPal says so: the order is captured, the payment succeeds.
@@ -128,7 +127,7 @@ describe('live wallet payments at a PayPal account (stand-in)', () => {
     const outOfOrder = signedEvent('PAYMENT.CAPTURE.DENIED', { ...capture, status: 'DECLINED' }, WEBHOOK_ID);
     assert.equal((await deliver(m.account, outOfOrder)).status, 200);
     assert.equal((await get(m.secret, `/v1/payments/${res.body.id}`)).body.status, 'successful');
-    assert.deepEqual((await notificationRows(m.account)).map((r) => [r.event_id, r.effect]).sort(),
+    assert.deepEqual((await notifications(m.account)).sort(),
       [[approved.eventId, 'applied'], [completedEvent.eventId, 'confirmed'], [outOfOrder.eventId, 'ignored']].sort());
 
     const refund = await post(m.secret, `/v1/payments/${res.body.id}/refund`, { amount: 1000 });

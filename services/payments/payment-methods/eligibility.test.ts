@@ -43,11 +43,14 @@ test('a method stored without provider_code: its token\'s shape, else any accoun
   assert.equal(test.tokenFor(at('anything')), 'opaque');
 });
 
-test('a one-off token: provider_code, else its shape, else any account in test mode; a live one of unknown issuer is refused', () => {
+test('a one-off token: provider_code, else its shape, else any account in test mode; a live one of unknown issuer is refused; no token: provider_code alone binds', () => {
   assert.deepEqual(oneOffCredential('opaque', 'adyen', 'live', issuerOf).reach, [{ providerCode: 'adyen', providerAccountId: undefined }]);
   assert.deepEqual(oneOffCredential('pm_x', undefined, 'live', issuerOf).reach, [{ providerCode: 'stripe', providerAccountId: undefined }]);
   assert.equal(oneOffCredential('opaque', undefined, 'test', issuerOf).reach, undefined);
   assert.equal(oneOffCredential(undefined, undefined, 'live', issuerOf).reach, undefined, 'no token: nothing to go by');
+  const pinned = oneOffCredential(undefined, 'paypal', 'live', issuerOf);
+  assert.deepEqual(pinned.reach, [{ providerCode: 'paypal' }], 'no token, but the provider named: only it');
+  assert.equal(pinned.tokenFor(at('paypal')), undefined);
   assert.throws(() => oneOffCredential('opaque', undefined, 'live', issuerOf), (err: any) => {
     assert.match(err.message, /payment_method\.provider_code is required/);
     return true;

@@ -90,12 +90,13 @@ export function storedCredentials(
  * The request's one-off `payment_method.token`: bound to `provider_code` when given, else to the
  * provider its shape names, else (test mode only) sent to any account as before. A live token
  * whose issuer nobody can tell is refused before anything is written: it would be sent to
- * providers that cannot use it.
+ * providers that cannot use it. Without a token, `provider_code` still names the one provider
+ * the customer pays at (a PayPal wallet), so providers that need a token are not asked first.
  */
 export function oneOffCredential(
   token: string | undefined, providerCode: string | undefined, mode: string, issuerOf: IssuerOf,
 ): PaymentCredentials {
-  if (token === undefined) return anyAccount(undefined);
+  if (token === undefined) return providerCode ? { reach: [{ providerCode }], tokenFor: () => undefined } : anyAccount(undefined);
   const issuer = providerCode ?? issuerOf(token);
   if (issuer) return credentialsOf([{ kind: 'provider_token', token, providerCode: issuer, providerAccountId: null, vault: null }], []);
   if (mode === 'test') return anyAccount(token);
