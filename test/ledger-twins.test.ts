@@ -93,6 +93,20 @@ test('a change\'s second copy rides on the next statement: one movement each, ev
   assert.equal(await claimed([first.successful.id, first.decided.id, second.decided.id, second.successful.id]), 4);
 });
 
+test('both copies handed at once (one relay round): the second waits for the first\'s statement, then rides', async () => {
+  const { counted, handle } = countingConsumer();
+  const change = paymentChange(newId('pay'));
+  const next = paymentChange(newId('pay'));
+  const both = Promise.all([handle(change.successful), handle(change.decided)]);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(counted.statements, 1, 'one statement for the pair so far');
+  await handle(next.decided);
+  await both;
+  assert.equal(counted.statements, 2, 'the twin rode on the next change\'s statement');
+  assert.equal((await recorded(change.decided.data.object.id as string)).length, 1);
+  assert.equal(await claimed([change.successful.id, change.decided.id, next.decided.id]), 3);
+});
+
 test('a twin waits at most TWIN_WAIT_MS for company', async () => {
   const { handle } = countingConsumer();
   const change = paymentChange(newId('pay'));

@@ -4,7 +4,7 @@ import { createBatcher, type Clock } from '../platform/index.js';
 import { UnreadableMoneyEvent } from './internal-movements.js';
 import { movementFromEvent } from './money-events.js';
 import type { Movement } from './movements.js';
-import { createRecentMovements } from './recent-movements.js';
+import { createRecentMovements, movementKey } from './recent-movements.js';
 import { recordEventMovements, type EventMovement } from './store.js';
 
 /**
@@ -49,6 +49,8 @@ export function createLedgerConsumer(deps: LedgerConsumerDeps) {
     return groups.map((g) => ready.slice(at, (at += g.length)));
   });
   const recent = createRecentMovements();
+  // Movements whose statement is under way, by movementKey.
+  const underWay = new Map<string, Promise<boolean>>();
   let twins: Waiting[] = [];
   let twinTimer: NodeJS.Timeout | undefined;
 
@@ -88,7 +90,21 @@ export function createLedgerConsumer(deps: LedgerConsumerDeps) {
     }
     if (!movement) return;
     const item = { event, movement };
-    const ready = recent.has(movement) ? await recordWithNext(item) : (await record([item]))[0];
+    // Its twin may be in the statement under way (both copies arrive together): wait to hear.
+    const key = movementKey(movement);
+    const earlier = underWay.get(key);
+    if (earlier) await earlier.catch(() => undefined);
+    let ready: boolean;
+    if (recent.has(movement)) ready = await recordWithNext(item);
+    else {
+      const writing = record([item]).then((r) => r[0]);
+      underWay.set(key, writing);
+      try {
+        ready = await writing;
+      } finally {
+        if (underWay.get(key) === writing) underWay.delete(key);
+      }
+    }
     // A refund settles in its payment's provider batches, so it waits for the payment's
     // transaction, and a refund's reversal for the refund's; the rest of its batch is recorded meanwhile.
     if (!ready) {
