@@ -3,6 +3,8 @@ import type { EventEnvelope } from '../contract/index.js';
 import { createBatcher, type Clock } from '../platform/index.js';
 import { UnreadableMoneyEvent } from './internal-movements.js';
 import { movementFromEvent } from './money-events.js';
+import type { Movement } from './movements.js';
+import { createRecentMovements, movementKey } from './recent-movements.js';
 import { recordEventMovements, type EventMovement } from './store.js';
 
 /**
@@ -20,6 +22,13 @@ import { recordEventMovements, type EventMovement } from './store.js';
  */
 export const IN_FLIGHT = 128;
 
+/**
+ * How long the twin of a movement this process just recorded (recent-movements.ts) waits for the
+ * next statement to ride on before it gets one of its own. Its acknowledgement waits as long,
+ * far inside the consumer's ack_wait (30 s); at a few payments a second it rides on the next one.
+ */
+export const TWIN_WAIT_MS = 250;
+
 /** Thrown when an event arrives before one it depends on; the bus delivers it again later. */
 class NotReadyError extends Error {}
 
@@ -29,13 +38,49 @@ export interface LedgerConsumerDeps {
   logger: Logger;
 }
 
+type Waiting = { item: EventMovement; resolve: (ready: boolean) => void; reject: (err: unknown) => void };
+
 export function createLedgerConsumer(deps: LedgerConsumerDeps) {
   // One statement per batch: it commits or fails as a whole, so a failure redelivers only its own
   // events, none of which was recorded.
-  const record = createBatcher((items: EventMovement[]) => recordEventMovements(deps.pool, items, deps.clock.now()));
+  const write = createBatcher(async (groups: EventMovement[][]) => {
+    const ready = await recordEventMovements(deps.pool, groups.flat(), deps.clock.now());
+    let at = 0;
+    return groups.map((g) => ready.slice(at, (at += g.length)));
+  });
+  const recent = createRecentMovements();
+  // Movements whose statement is under way, by movementKey.
+  const underWay = new Map<string, Promise<boolean>>();
+  let twins: Waiting[] = [];
+  let twinTimer: NodeJS.Timeout | undefined;
+
+  // The twins waiting so far go in the same statement as `items`; each caller hears its own result.
+  async function record(items: EventMovement[]): Promise<boolean[]> {
+    const riders = twins;
+    twins = [];
+    clearTimeout(twinTimer);
+    twinTimer = undefined;
+    try {
+      const ready = await write([...riders.map((w) => w.item), ...items]);
+      riders.forEach((w, i) => w.resolve(ready[i]));
+      items.forEach((item, i) => { if (ready[riders.length + i]) recent.add(item.movement); });
+      return ready.slice(riders.length);
+    } catch (err) {
+      for (const w of riders) w.reject(err);
+      throw err;
+    }
+  }
+
+  // Its statement would find the movement taken: it rides on the next one rather than costing a round trip.
+  function recordWithNext(item: EventMovement): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      twins.push({ item, resolve, reject });
+      twinTimer ??= setTimeout(() => void record([]).catch(() => undefined), TWIN_WAIT_MS);
+    });
+  }
 
   return async function handle(event: EventEnvelope): Promise<void> {
-    let movement;
+    let movement: Movement | undefined;
     try {
       movement = movementFromEvent(event);
     } catch (err) {
@@ -44,9 +89,25 @@ export function createLedgerConsumer(deps: LedgerConsumerDeps) {
       throw err;
     }
     if (!movement) return;
+    const item = { event, movement };
+    // Its twin may be in the statement under way (both copies arrive together): wait to hear.
+    const key = movementKey(movement);
+    const earlier = underWay.get(key);
+    if (earlier) await earlier.catch(() => undefined);
+    let ready: boolean;
+    if (recent.has(movement)) ready = await recordWithNext(item);
+    else {
+      const writing = record([item]).then((r) => r[0]);
+      underWay.set(key, writing);
+      try {
+        ready = await writing;
+      } finally {
+        if (underWay.get(key) === writing) underWay.delete(key);
+      }
+    }
     // A refund settles in its payment's provider batches, so it waits for the payment's
     // transaction, and a refund's reversal for the refund's; the rest of its batch is recorded meanwhile.
-    if (!(await record({ event, movement }))) {
+    if (!ready) {
       const waitsFor = movement.reversesRefund ? `refund ${movement.entityId}` : `payment ${movement.paymentId}`;
       throw new NotReadyError(`${event.type} ${event.id}: ${waitsFor} not recorded yet`);
     }

@@ -18,7 +18,7 @@ export const PART: PartInfo = { name: 'ledger', schema: 'ledger', dir: 'services
 /** The durable consumer's name: every ledger replica shares it, so each event is applied by one. */
 export const CONSUMER = 'ledger';
 
-export { createLedgerConsumer } from './consumer.js';
+export { TWIN_WAIT_MS, createLedgerConsumer } from './consumer.js';
 
 export function build(deps: ServiceDeps): ServicePart {
   const relay = createRelay(deps);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { UnpublishableMessage, type EventBus } from './bus/index.js';
+import { UnpublishableMessage, type EventBus, type InOrderOutcome } from './bus/index.js';
 import type { PartName } from './config.js';
 import type { Pool, Queryable, Statement } from './db.js';
 import { aggregateIdOf, eventSubject, type EventEnvelope } from '../contract/envelope.js';
@@ -146,8 +146,9 @@ export class OutboxRelay {
   }
 
   /**
-   * Each aggregate's rows one after another, each publish awaiting its ack, so a later event never
-   * overtakes an earlier one that failed; different aggregates side by side.
+   * Each aggregate's rows in order, so a later event never overtakes an earlier one that failed;
+   * different aggregates side by side. A bus that can (publishInOrder) sends a chain's rows in one
+   * round and has them acknowledged together; otherwise each publish awaits its ack.
    */
   private async publishInOrder(rows: ClaimedRow[]) {
     const chains = new Map<string, ClaimedRow[]>();
@@ -159,22 +160,40 @@ export class OutboxRelay {
     const published: string[] = [];
     const failed: Array<{ row: ClaimedRow; err: unknown }> = [];
     await Promise.all([...chains.values()].map(async (chain) => {
-      for (const row of chain) {
-        try {
-          await this.opts.bus.publish({
-            subject: eventSubject(this.opts.subjectPrefix, row.type),
-            msgId: row.event_id,
-            data: Buffer.from(JSON.stringify(row.payload)),
-            traceparent: row.traceparent ?? undefined,
-          });
-          published.push(row.event_id);
-        } catch (err) {
-          failed.push({ row, err });
-          return;
-        }
-      }
+      const outcomes = await this.publishChain(chain);
+      // As when each publish awaited its ack: only a chain's first failure is blamed, the rows
+      // after it go back unblamed.
+      const first = outcomes.findIndex((o) => !o.ok);
+      outcomes.forEach((outcome, i) => {
+        if (outcome.ok) published.push(chain[i].event_id);
+        else if (i === first && !('notSent' in outcome)) failed.push({ row: chain[i], err: outcome.err });
+      });
     }));
     return { published, failed };
+  }
+
+  private async publishChain(chain: ClaimedRow[]): Promise<InOrderOutcome[]> {
+    const messages = chain.map((row) => ({
+      subject: eventSubject(this.opts.subjectPrefix, row.type),
+      msgId: row.event_id,
+      data: Buffer.from(JSON.stringify(row.payload)),
+      traceparent: row.traceparent ?? undefined,
+    }));
+    if (chain.length > 1 && this.opts.bus.publishInOrder) return this.opts.bus.publishInOrder(messages);
+    const outcomes: InOrderOutcome[] = [];
+    for (const message of messages) {
+      if (outcomes.some((o) => !o.ok)) {
+        outcomes.push({ ok: false, notSent: true });
+        continue;
+      }
+      try {
+        await this.opts.bus.publish(message);
+        outcomes.push({ ok: true });
+      } catch (err) {
+        outcomes.push({ ok: false, err });
+      }
+    }
+    return outcomes;
   }
 
   /**

@@ -1,16 +1,17 @@
 import {
-  INTERNAL_EVENT_TYPES, attemptSettledOf, internalSubjects, measuredBus, type ServiceDeps, type Subscription,
+  INTERNAL_EVENT_TYPES, attemptSettledOf, createBatcher, internalSubjects, measuredBus, type AttemptSettledEvent,
+  type ServiceDeps, type Subscription,
 } from '../platform/index.js';
-import { createOutcomeStore } from './outcome-store.js';
+import { createOutcomeStore, type OutcomeStore } from './outcome-store.js';
 
 /** The durable consumer's name: every routing-risk replica shares it, so each event is recorded by one. */
 export const OUTCOME_CONSUMER = 'routing-risk';
 
 /**
- * Events handed to the handler at once: each is one short statement, and attempts of different
- * payments are independent, so a slow one holds back none of the others.
+ * Events handed to the handler at once: those that arrive while a batch is being written are
+ * recorded together by the next statement and acknowledged together (as the ledger's consumer).
  */
-const IN_FLIGHT = 32;
+const IN_FLIGHT = 128;
 
 /**
  * Consumes the internal subjects only (`<prefix>.internal.>`: a single filter, which NATS 2.9
@@ -18,7 +19,7 @@ const IN_FLIGHT = 32;
  * read is dropped, loudly, rather than redelivered forever; a database error redelivers it.
  */
 export async function consumeAttemptOutcomes(deps: ServiceDeps): Promise<Subscription> {
-  const store = createOutcomeStore(deps.pool);
+  const record = createBatcher(recordIsolating(createOutcomeStore(deps.pool), () => deps.clock.now()));
   const bus = measuredBus(deps.metrics, deps.bus);
   return bus.consume(OUTCOME_CONSUMER, [internalSubjects(deps.config.natsSubjectPrefix)], async (event) => {
     const settled = attemptSettledOf(event);
@@ -29,6 +30,28 @@ export async function consumeAttemptOutcomes(deps: ServiceDeps): Promise<Subscri
       }
       return;
     }
-    await store.record(settled, deps.clock.now());
+    const outcome = await record(settled);
+    if (outcome instanceof Error) throw outcome;
   }, { concurrency: IN_FLIGHT });
+}
+
+/**
+ * One statement for the batch; if it fails, each event again on its own, so an event Postgres
+ * refuses (a malformed time, say) is redelivered alone instead of taking its batch with it every time.
+ */
+function recordIsolating(store: OutcomeStore, now: () => Date) {
+  return async (events: AttemptSettledEvent[]): Promise<Array<boolean | Error>> => {
+    try {
+      return await store.recordMany(events, now());
+    } catch (err) {
+      if (events.length === 1) return [err as Error];
+      return Promise.all(events.map(async (e) => {
+        try {
+          return (await store.recordMany([e], now()))[0];
+        } catch (one) {
+          return one as Error;
+        }
+      }));
+    }
+  };
 }

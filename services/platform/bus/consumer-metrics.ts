@@ -19,6 +19,7 @@ export function measuredBus(metrics: Metrics | undefined, bus: EventBus): EventB
   });
   return {
     publish: (message) => bus.publish(message),
+    publishInOrder: bus.publishInOrder?.bind(bus),
     close: () => bus.close(),
     onConnectionChange: bus.onConnectionChange?.bind(bus),
     async consume(durable, subjects, handler, options) {

@@ -9,7 +9,7 @@ import { SpanKind, continueTrace } from '../tracing.js';
 import { natsConnectionOptions } from './nats-url.js';
 import {
   UnpublishableMessage, type BrokerFacts, type BusMessage, type ConsumeOptions, type EventBus, type EventHandler,
-  type Subscription,
+  type InOrderOutcome, type Subscription,
 } from './types.js';
 
 /** The event's trace context as message headers (broker-checks.ts leaves room for them). */
@@ -49,6 +49,8 @@ export class JetStreamBus implements EventBus {
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly opts: JetStreamBusOptions,
+    /** The stream's max_msg_size when the bus connected (-1: none), for publishInOrder's size check. */
+    private readonly streamMaxMsgSize: number,
   ) {
     void this.followStatus();
   }
@@ -70,8 +72,8 @@ export class JetStreamBus implements EventBus {
     const nc = await connect({ ...natsConnectionOptions(opts.url), name: opts.name, maxReconnectAttempts: -1 });
     try {
       const jsm = await nc.jetstreamManager();
-      await ensureStream(jsm, opts.stream, `${opts.subjectPrefix}.>`);
-      return new JetStreamBus(nc, nc.jetstream(), jsm, opts);
+      const maxMsgSize = await ensureStream(jsm, opts.stream, `${opts.subjectPrefix}.>`);
+      return new JetStreamBus(nc, nc.jetstream(), jsm, opts, maxMsgSize);
     } catch (err) {
       // JetStream not ready yet (the caller may try again): leave no connection behind.
       await nc.close().catch(() => undefined);
@@ -85,6 +87,40 @@ export class JetStreamBus implements EventBus {
     } catch (err) {
       throw this.tooLarge(err, message.data.length) ?? err;
     }
+  }
+
+  /**
+   * One connection carries the PUBs in order and the server stores them in order, so they can all
+   * leave in one write and be acknowledged together. The refusals a message brings on itself
+   * (above max_payload or the stream's max_msg_size) are found before sending: nothing after such
+   * a message is sent, and it is refused as UnpublishableMessage, as publish would.
+   */
+  async publishInOrder(messages: BusMessage[]): Promise<InOrderOutcome[]> {
+    const refusals = messages.map((m) => this.refusalBySize(m));
+    const tooBig = refusals.findIndex((r) => r !== undefined);
+    const sent = tooBig < 0 ? messages : messages.slice(0, tooBig);
+    const outcomes: InOrderOutcome[] = await Promise.all(sent.map((m) =>
+      this.publish(m).then((): InOrderOutcome => ({ ok: true }), (err: unknown): InOrderOutcome => ({ ok: false, err }))));
+    if (tooBig < 0) return outcomes;
+    outcomes.push({ ok: false, err: refusals[tooBig] });
+    for (let i = tooBig + 1; i < messages.length; i++) outcomes.push({ ok: false, notSent: true });
+    return outcomes;
+  }
+
+  /** The refusal publish would meet for the message's size (client or stream), found before sending. */
+  private refusalBySize(message: BusMessage): UnpublishableMessage | undefined {
+    // The headers as the JetStream client sends them: its message id beside ours.
+    const h = traceHeaders(message) ?? headers();
+    h.set('Nats-Msg-Id', message.msgId);
+    const size = message.data.length + (h as unknown as { encode(): Uint8Array }).encode().length;
+    const maxPayload = this.nc.info?.max_payload ?? Infinity;
+    if (size > maxPayload) {
+      return new UnpublishableMessage(`event of ${message.data.length} bytes is above the NATS server's max_payload of ${maxPayload} bytes`);
+    }
+    if (this.streamMaxMsgSize > 0 && size > this.streamMaxMsgSize) {
+      return new UnpublishableMessage(`event of ${message.data.length} bytes is above stream ${this.opts.stream}'s max_msg_size`);
+    }
+    return undefined;
   }
 
   /** The server's version and limits and the stream's replicas, for the start-up checks. */
@@ -173,12 +209,14 @@ export class JetStreamBus implements EventBus {
   }
 }
 
-async function ensureStream(jsm: JetStreamManager, name: string, subject: string): Promise<void> {
+/** Creates the stream or adds the subject to it; returns its max_msg_size (-1: no limit of its own). */
+async function ensureStream(jsm: JetStreamManager, name: string, subject: string): Promise<number> {
   try {
     const info = await jsm.streams.info(name);
     if (!info.config.subjects?.includes(subject)) {
       await jsm.streams.update(name, { ...info.config, subjects: [...(info.config.subjects ?? []), subject] });
     }
+    return info.config.max_msg_size ?? -1;
   } catch (err) {
     if (!/stream not found/i.test((err as Error).message)) throw err;
     await jsm.streams.add({
@@ -187,5 +225,6 @@ async function ensureStream(jsm: JetStreamManager, name: string, subject: string
       storage: StorageType.File,
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     });
+    return -1;
   }
 }

@@ -25,9 +25,19 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+/** What became of each message of publishInOrder: acknowledged, refused (the error), or not sent. */
+export type InOrderOutcome = { ok: true } | { ok: false; err: unknown } | { ok: false; notSent: true };
+
 export interface EventBus {
   /** Resolves once the broker has acknowledged the message. */
   publish(message: BusMessage): Promise<void>;
+  /**
+   * Publishes messages of one aggregate in their order without awaiting each acknowledgement before
+   * sending the next (one round trip for all). A message the bus can tell it will refuse (its size)
+   * is refused before anything after it is sent, so nothing overtakes it. A bus without it
+   * publishes one message at a time (the relay awaits each).
+   */
+  publishInOrder?(messages: BusMessage[]): Promise<InOrderOutcome[]>;
   /** A durable consumer: it resumes where it left off after a restart. */
   consume(durable: string, subjects: string[], handler: EventHandler, options?: ConsumeOptions): Promise<Subscription>;
   /** Messages a durable consumer has not acknowledged yet (waiting or in flight); 0 for one it does not know. */

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { consumeAttemptOutcomes } from '../services/routing-risk/outcome-consumer.js';
+import {
+  createLogger, createPool, internalEnvelope, loadConfig, migrate, newId, systemClock, type Pool,
+  type ServiceDeps, type Subscription,
+} from '../services/platform/index.js';
+import { eventSubject, type EventEnvelope } from '../services/contract/index.js';
+import { createTestBus, type TestBus } from './helpers/bus.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { eventually } from './helpers/eventually.js';
+
+// Routing-risk records the attempt.settled events handed to it together in one statement per
+// batch (services/routing-risk/outcome-store.ts), on real JetStream: counts as one by one, a
+// repeat counted once, and an event Postgres refuses redelivered alone without holding back the rest.
+
+let db: TestDatabase;
+let pool: Pool;
+
+before(async () => {
+  db = await createTestDatabase();
+  pool = createPool(db.url, 'routing_risk', 4);
+  await migrate(pool, 'routing_risk', 'services/routing-risk');
+});
+after(async () => {
+  await pool?.end();
+  await db?.drop();
+});
+
+const payment = { mode: 'test', merchantId: 'mer_batch', projectId: 'prj_batch' };
+
+function settled(account: string, status: 'succeeded' | 'failed', extra: Record<string, unknown> = {}): EventEnvelope {
+  const at = new Date();
+  const paymentId = newId('pay');
+  return internalEnvelope(newId('evt', at), 'internal.attempt.settled', payment, at, {
+    version: 1, id: newId('att'), payment_id: paymentId, attempt_number: 1, provider_id: 'prv_a', provider_code: 'demo',
+    provider_account_id: account, payment_method: 'card', currency: 'EUR', country: 'DE', card_network: null,
+    bin_range: null, status, outcome: status === 'failed' ? 'technical_error' : 'success',
+    failure_category: status === 'failed' ? 'technical' : null, failure_code: null, latency_ms: 10, amount: 1000,
+    settled_at: at.toISOString(), ...extra,
+  } as never);
+}
+
+async function withConsumer<T>(testBus: TestBus, events: EventEnvelope[], run: (counted: { statements: number }) => Promise<T>) {
+  const prefix = testBus.nats!.subjectPrefix;
+  // Published before the consumer starts: it is handed them together, as after a burst.
+  await Promise.all(events.map((e) => testBus.bus.publish({
+    subject: eventSubject(prefix, e.type), msgId: e.id, data: Buffer.from(JSON.stringify(e)),
+  })));
+  const counted = { statements: 0 };
+  const counting = { query: (...args: unknown[]) => { counted.statements++; return (pool.query as Function)(...args); } } as unknown as Pool;
+  const deps = {
+    pool: counting, bus: testBus.bus, clock: systemClock, logger: createLogger('test', 'silent'),
+    config: loadConfig({ NATS_SUBJECT_PREFIX: prefix }),
+  } as ServiceDeps;
+  let subscription: Subscription | undefined;
+  try {
+    subscription = await consumeAttemptOutcomes(deps);
+    return await run(counted);
+  } finally {
+    await subscription?.stop();
+  }
+}
+
+const countsOf = async (account: string) => (await pool.query(
+  `SELECT succeeded::int, failed::int, failed_by_provider::int, latency_ms_sum::int, latency_count::int
+   FROM attempt_outcome_counts WHERE provider_account_id = $1`, [account])).rows;
+
+const rowsOf = async (account: string) =>
+  (await pool.query('SELECT count(*)::int AS n FROM attempt_outcomes WHERE provider_account_id = $1', [account])).rows[0].n;
+
+test('a burst of attempt.settled events: a few statements, the counts as one by one, a repeat counted once', async () => {
+  const testBus = await createTestBus();
+  assert.ok(testBus.nats, 'runs on real NATS JetStream (CI sets NATS_URL)');
+  try {
+    const events = [
+      ...Array.from({ length: 30 }, () => settled('pac_burst', 'succeeded')),
+      ...Array.from({ length: 10 }, () => settled('pac_burst', 'failed')),
+      ...Array.from({ length: 5 }, () => settled('pac_other', 'succeeded')),
+    ];
+    // The same attempt announced again under another event id (a re-published change) counts nothing.
+    const again = { ...events[0], id: newId('evt') };
+    await withConsumer(testBus, [...events, again], async (counted) => {
+      await eventually('45 outcomes recorded', async () =>
+        ((await rowsOf('pac_burst')) + (await rowsOf('pac_other')) === 45 ? true : undefined));
+      await eventually('the consumer caught up', async () =>
+        ((await testBus.bus.pending!('routing-risk')) === 0 ? true : undefined));
+      assert.ok(counted.statements <= 12, `${counted.statements} statements for 46 events`);
+    });
+    assert.deepEqual(await countsOf('pac_burst'), [
+      { succeeded: 30, failed: 10, failed_by_provider: 10, latency_ms_sum: 400, latency_count: 40 },
+    ]);
+    assert.deepEqual(await countsOf('pac_other'), [
+      { succeeded: 5, failed: 0, failed_by_provider: 0, latency_ms_sum: 50, latency_count: 5 },
+    ]);
+  } finally {
+    await testBus.close();
+  }
+});
+
+test('an event Postgres refuses fails alone: the rest of its batch is recorded, it is delivered again', async () => {
+  const testBus = await createTestBus();
+  try {
+    const good = Array.from({ length: 8 }, () => settled('pac_mixed', 'succeeded'));
+    const refused = settled('pac_mixed', 'failed', { settled_at: 'not a time' });
+    await withConsumer(testBus, [...good.slice(0, 4), refused, ...good.slice(4)], async () => {
+      await eventually('the eight good outcomes recorded', async () => ((await rowsOf('pac_mixed')) === 8 ? true : undefined));
+      // Still waiting to be recorded: the broker holds it for redelivery, it was not dropped.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.ok((await testBus.bus.pending!('routing-risk')) >= 1, 'the refused event is still pending');
+    });
+    assert.deepEqual(await countsOf('pac_mixed'), [
+      { succeeded: 8, failed: 0, failed_by_provider: 0, latency_ms_sum: 80, latency_count: 8 },
+    ]);
+  } finally {
+    await testBus.close();
+  }
+});
