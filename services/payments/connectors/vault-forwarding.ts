@@ -9,8 +9,9 @@ import type { ProviderNetwork } from './provider-fetch.js';
 
 /**
  * What a vault wants in place of each card field of the destination's request. Stripe's Forwarding
- * API takes the fields empty ("") and fills them by the destination's configured schema; a vault
- * with expressions (Basis Theory's `{{ token | json: '$.number' }}`) would put them here.
+ * API takes the fields empty ("") and fills them by the destination's configured schema; Basis
+ * Theory's proxy takes expressions naming the token (`{{ token: <id> | json: '$.data.number' }}`),
+ * which is why a forwarder makes them per token.
  */
 export interface CardPlaceholders {
   number: string;
@@ -46,13 +47,21 @@ export interface ForwardedAnswer {
 }
 
 export interface VaultForwarder {
-  placeholders: CardPlaceholders;
+  /** The placeholders for one card's reference in the vault (ForwardRoute.token). */
+  placeholders(token: string): CardPlaceholders;
   /**
    * Sends the request through the vault. Throws when the vault gave no answer of the destination
    * (the vault refused, failed or timed out): the destination may or may not have been reached,
    * which the destination connector's status query (direct, no card) then tells.
    */
   forward(route: ForwardRoute, request: PreparedRequest, signal: AbortSignal): Promise<ForwardedAnswer>;
+}
+
+/** Why a vault connection's `destinations` (comma-separated provider codes) is unusable, or undefined. */
+export function destinationsProblem(values: Record<string, string>): [string, string] | undefined {
+  const bad = (values.destinations ?? '').split(',').map((d) => d.trim()).find((d) => !/^[a-z][a-z0-9_]{1,30}$/.test(d));
+  if (bad !== undefined) return ['destinations', `destinations is a comma-separated list of provider codes ("${bad}" is not one)`];
+  return undefined;
 }
 
 /** Makes a vault's forwarder with the part's credential source (the vault connection's secret key). */
