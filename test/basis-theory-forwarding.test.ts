@@ -74,15 +74,21 @@ describe('vault forwarding: Basis Theory\'s proxy to Adyen (stand-ins)', () => {
       mode: 'live', ...btBody({ destinations: 'adyen, Not A Code' }), name: 'bad list',
     });
     assert.deepEqual([bad.status, bad.body.error?.param], [422, 'destinations'], JSON.stringify(bad.body));
-    const wrongKey = await world.stack.manage('POST', `/projects/${m.projectId}/provider-accounts`, {
-      mode: 'live', ...btBody({ api_key: 'key_prod_us_wrong' }), name: 'wrong key',
-    });
-    if (wrongKey.status === 201) {
-      const res = await world.stack.manage('POST', `/provider-accounts/${wrongKey.body.id}/test`);
-      assert.equal(res.body.ok, false, JSON.stringify(res.body));
-      assert.match(res.body.message ?? JSON.stringify(res.body), /Basis Theory/);
-    } else {
-      assert.equal(wrongKey.status, 422, JSON.stringify(wrongKey.body));
+    // Connecting stores without calling; the `test` call tells a key Basis Theory refuses.
+    const wrongKey = await world.stack.connectLive(m.projectId, { ...btBody({ api_key: 'key_prod_us_wrong' }), name: 'wrong key' });
+    const refused = await world.stack.manage('POST', `/provider-accounts/${wrongKey}/test`);
+    assert.deepEqual([refused.body.ok, refused.body.provider_error_code], [false, '401'], JSON.stringify(refused.body));
+    assert.equal(refused.body.message, 'Basis Theory: Unauthorized (HTTP 401)');
+
+    // A key whose application may not use tokens in the proxy would fail every forward: test says so.
+    const readOnly = await startBasisTheoryStandIn({ apiKeys: [BT_KEY], permissions: ['token:read'] });
+    try {
+      const weak = await world.stack.connectLive(m.projectId, { ...btBody({ api_base_url: readOnly.baseUrl }), name: 'read only' });
+      const res = await world.stack.manage('POST', `/provider-accounts/${weak}/test`);
+      assert.deepEqual([res.body.ok, res.body.provider_error_code], [false, 'missing_permission'], JSON.stringify(res.body));
+      assert.match(res.body.message, /token:use/);
+    } finally {
+      await readOnly.close();
     }
   });
 

@@ -34,7 +34,10 @@ export function createBasisTheoryConnector(
         return { ok: true };
       } catch (err) {
         if (!(err instanceof BasisTheoryError)) throw err;
-        return { ok: false, providerCode: err.statusCode === undefined ? null : String(err.statusCode), message: `Basis Theory: ${err.message}` };
+        // The SDK's message repeats the whole answer; its problem title says it in a line.
+        const title = (err.body as { title?: unknown } | undefined)?.title;
+        const status = err.statusCode === undefined ? null : String(err.statusCode);
+        return { ok: false, providerCode: status, message: `Basis Theory: ${typeof title === 'string' ? title : 'no answer'}${status ? ` (HTTP ${status})` : ''}` };
       }
     },
   };
