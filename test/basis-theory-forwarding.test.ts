@@ -135,6 +135,24 @@ describe('vault forwarding: Basis Theory\'s proxy to Adyen (stand-ins)', () => {
     assert.equal(bt.forwarded.length, forwardsBefore, 'a refund carries no card and goes direct');
   });
 
+  test('a method holding only the Basis Theory token is never sent to Stripe: Stripe is named as skipped, Adyen takes it through the proxy', async () => {
+    const m = await merchant();
+    const pm = await request(world.stack.baseUrl, 'POST', '/v1/payment-methods', {
+      key: m.secret, body: { type: 'card', provider_token: SOFT_DECLINED, provider_code: 'stripe' },
+    });
+    const [stripeToken] = (await request(world.stack.baseUrl, 'GET', `/v1/payment-methods/${pm.body.id}/credentials`, { key: m.secret })).body.data;
+    assert.equal((await request(world.stack.baseUrl, 'POST', `/v1/payment-methods/${pm.body.id}/credentials`, {
+      key: m.secret, body: { type: 'vault_token', token: BT_TOKEN, vault: 'basis_theory' },
+    })).status, 201);
+    assert.equal((await request(world.stack.baseUrl, 'DELETE', `/v1/payment-methods/${pm.body.id}/credentials/${stripeToken.id}`, { key: m.secret })).status, 200);
+    const stripeBefore = world.stripe.requests.length;
+    const res = await world.stack.pay(m.secret, { amount: 2000, payment_method: { type: 'card', id: pm.body.id } });
+    assert.equal(res.body.status, 'successful', JSON.stringify(res.body));
+    assert.deepEqual(res.body.attempts.map((a: any) => [a.provider_account_id, a.path, a.vault]), [[m.adyenAccount, 'forwarded', 'basis_theory']]);
+    assert.deepEqual(res.body.route.skipped.map((k: any) => [k.provider_account_id, k.reason]), [[m.stripeAccount, 'no credential for Stripe']]);
+    assert.equal(world.stripe.requests.length, stripeBefore, 'Stripe was not called');
+  });
+
   test('a token the proxy does not hold never reaches Adyen: the direct status query says so, and nothing is charged', async () => {
     const m = await merchant();
     const res = await payStored(m.secret, UNKNOWN_TOKEN);

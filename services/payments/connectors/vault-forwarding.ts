@@ -3,7 +3,7 @@
 // prepared request to the vault, which inserts the card on its side, calls the destination and
 // gives back the destination's answer with the card redacted. Our processes never hold the card.
 // A vault plugs in as a ProviderDefinition with `capabilities.vault` and a `forwarder`
-// (connectors/stripe-vault/); a destination declares `capabilities.vaultForwarding`.
+// (connectors/stripe-vault/, connectors/basis-theory/); a destination declares `capabilities.vaultForwarding`.
 import type { CredentialSource } from './types.js';
 import type { ProviderNetwork } from './provider-fetch.js';
 
@@ -26,7 +26,7 @@ export interface ForwardRoute {
   vault: string;
   /** The vault connection (a provider account of the vault provider) whose credentials forward. */
   vaultAccountId: string;
-  /** The card's reference in the vault (Stripe: the PaymentMethod `pm_…`). */
+  /** The card's reference in the vault (Stripe: the PaymentMethod `pm_…`; Basis Theory: the token id). */
   token: string;
   /** Our attempt id: the vault's own idempotency key is derived from it, so one attempt forwards once. */
   attemptId: string;
