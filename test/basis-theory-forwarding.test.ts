@@ -168,6 +168,21 @@ describe('vault forwarding: Basis Theory\'s proxy to Adyen (stand-ins)', () => {
     assert.deepEqual(timeline.filter((t: any) => t.type === 'attempt.status_checked').map((t: any) => t.data.found), [false]);
   });
 
+  test('a forwarded answer lost after Adyen took it is settled by one direct status query, the expressions in place: charged once', async () => {
+    const m = await merchant();
+    bt.lostAnswers.answers = 1;
+    const res = await payStored(m.secret, BT_TOKEN);
+    assert.equal(res.body.status, 'successful', JSON.stringify(res.body));
+    const second = res.body.attempts[1];
+    assert.deepEqual([second.outcome, second.path, second.vault], ['success', 'forwarded', 'basis_theory']);
+    const sent = sentUnder(world.adyen.requests, second.id);
+    assert.equal(sent.length, 2, 'the forwarded request, then the status query');
+    assert.match(String((sent[1].body as any).paymentMethod.number), /^\{\{ token: /, 'the status query holds no card');
+    assert.equal([...world.adyen.payments.values()].filter((p) => p.reference === second.id).length, 1, 'one payment at Adyen');
+    const timeline = (await request(world.stack.baseUrl, 'GET', `/v1/payments/${res.body.id}/timeline`, { key: m.secret })).body.data;
+    assert.deepEqual(timeline.filter((t: any) => t.type === 'attempt.status_checked').map((t: any) => [t.data.found, t.data.outcome]), [[true, 'success']]);
+  });
+
   test('nothing the stack wrote holds the card: database, event stream and logs; the same grep finds it in the stand-in\'s own record', async () => {
     assert.ok(bt.forwarded.length >= 1, 'the tests above forwarded the card');
     await new Promise((r) => setTimeout(r, 500)); // the relay's last publications

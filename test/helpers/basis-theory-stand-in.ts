@@ -31,6 +31,8 @@ export interface BasisTheoryStandIn {
   /** Every request as received (what our stack sent: expressions, never card data). */
   requests: Array<{ method: string; path: string; headers: IncomingMessage['headers']; body: string }>;
   forwarded: BasisTheoryForward[];
+  /** Answers still to lose: the destination is called and answers, then the proxy answers a 502 of its own. */
+  lostAnswers: { answers: number };
   close(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export async function startBasisTheoryStandIn(opts: { apiKeys: string[]; permiss
   const requests: BasisTheoryStandIn['requests'] = [];
   const forwarded: BasisTheoryForward[] = [];
   const permissions = opts.permissions ?? ['token:use', 'token:create'];
+  const lostAnswers = { answers: 0 };
 
   async function proxy(apiKey: string, headers: IncomingMessage['headers'], body: string): Promise<Answer> {
     if (!permissions.includes('token:use')) return problem(403, 'Forbidden', 'The application lacks the token:use permission');
@@ -80,6 +83,10 @@ export async function startBasisTheoryStandIn(opts: { apiKeys: string[]; permiss
     const res = await fetch(url, { method: 'POST', headers: sentHeaders, body: filled.body });
     const text = await res.text();
     forwarded.push({ apiKey, url, sentBody: filled.body, sentHeaders, status: res.status });
+    if (lostAnswers.answers > 0) {
+      lostAnswers.answers--;
+      return problem(502, 'Bad Gateway', 'The destination\'s answer was lost');
+    }
     return { status: res.status, body: text, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json' } };
   }
 
@@ -102,5 +109,5 @@ export async function startBasisTheoryStandIn(opts: { apiKeys: string[]; permiss
   }
 
   const server = await serveStandIn(handle, (err) => ({ proxy_error: { title: 'Internal Server Error', status: 500, detail: String(err) } }));
-  return { baseUrl: server.baseUrl, tokens, requests, forwarded, close: server.close };
+  return { baseUrl: server.baseUrl, tokens, requests, forwarded, lostAnswers, close: server.close };
 }
