@@ -120,7 +120,7 @@ describe('provider accounts', () => {
     const m = await stack.newMerchantKey('live');
     const unknown = await connect(m.projectId, { mode: 'live', provider: 'worldpay', name: 'Worldpay' });
     assert.deepEqual([unknown.status, unknown.body.error.param], [422, 'provider']);
-    assert.match(unknown.body.error.message, /worldpay.*adyen, checkout, mollie, paypal, stripe/);
+    assert.match(unknown.body.error.message, /worldpay.*adyen, basis_theory, checkout, mollie, paypal, stripe/);
 
     const adyen = await stack.manage('POST', `/projects/${m.projectId}/provider-accounts`, {
       mode: 'live', provider: 'adyen', name: 'Adyen', credentials: { api_key: 'AQE_key' },

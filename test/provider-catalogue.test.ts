@@ -36,6 +36,7 @@ test('two replicas write the same rows at once; a restart changes nothing; a cha
   assert.deepEqual(first.map((r) => [r.id, r.name, r.methods, r.destination_types]), [
     ['prv_acme_pay', 'Acme Pay', ['card'], null],
     ['prv_adyen', 'Adyen', ['card', 'wallet'], null],
+    ['prv_basis_theory', 'Basis Theory', [], null],
     ['prv_checkout', 'Checkout.com', ['card'], null],
     ['prv_mollie', 'Mollie', ['local', 'open_banking', 'bank_transfer'], null],
     ['prv_paypal', 'PayPal', ['wallet'], null],
@@ -66,5 +67,5 @@ test('the list refuses a code listed twice, a demo_ code and a malformed one', (
   assert.throws(() => providersByCode([...PROVIDERS, PROVIDERS[0]]), /listed twice/);
   assert.throws(() => providersByCode([{ ...acmePayProvider, code: 'demo_acme' }]), /not usable/);
   assert.throws(() => providersByCode([{ ...acmePayProvider, code: 'Acme Pay' }]), /not usable/);
-  assert.deepEqual([...providersByCode(PROVIDERS).keys()], ['stripe', 'adyen', 'checkout', 'mollie', 'paypal', 'stripe_vault']);
+  assert.deepEqual([...providersByCode(PROVIDERS).keys()], ['stripe', 'adyen', 'checkout', 'mollie', 'paypal', 'stripe_vault', 'basis_theory']);
 });

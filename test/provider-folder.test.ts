@@ -50,6 +50,7 @@ describe('a provider added as one folder and one line', () => {
     assert.deepEqual(rows.map((r: any) => [r.id, r.code, r.name, r.kind, r.methods, r.currencies]), [
       ['prv_acme_pay', 'acme_pay', 'Acme Pay', 'licensed', ['card'], ['EUR', 'GBP']],
       ['prv_adyen', 'adyen', 'Adyen', 'licensed', ['card', 'wallet'], []],
+      ['prv_basis_theory', 'basis_theory', 'Basis Theory', 'licensed', [], []],
       ['prv_checkout', 'checkout', 'Checkout.com', 'licensed', ['card'], []],
       ['prv_mollie', 'mollie', 'Mollie', 'licensed', ['local', 'open_banking', 'bank_transfer'], ['EUR', 'CHF', 'DKK', 'GBP', 'NOK', 'PLN', 'SEK', 'CZK', 'HUF', 'RON']],
       ['prv_paypal', 'paypal', 'PayPal', 'licensed', ['wallet'], ['AUD', 'BRL', 'CAD', 'CNY', 'CZK', 'DKK', 'EUR', 'HKD', 'HUF', 'ILS', 'JPY', 'MYR', 'MXN', 'TWD', 'NZD', 'NOK', 'PHP', 'PLN', 'GBP', 'SGD', 'SEK', 'CHF', 'THB', 'USD']],
@@ -70,7 +71,7 @@ describe('a provider added as one folder and one line', () => {
     assert.equal(registered.status, 201, JSON.stringify(registered.body));
     const res = await owner.call('GET', '/provider-accounts/providers');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.data.map((p: { provider: string }) => p.provider), ['acme_pay', 'adyen', 'checkout', 'mollie', 'paypal', 'stripe', 'stripe_vault']);
+    assert.deepEqual(res.body.data.map((p: { provider: string }) => p.provider), ['acme_pay', 'adyen', 'basis_theory', 'checkout', 'mollie', 'paypal', 'stripe', 'stripe_vault']);
     assert.deepEqual(res.body.data[0], { provider: 'acme_pay', required: ['api_key'], optional: ['api_base_url'] });
   });
 

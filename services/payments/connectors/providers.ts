@@ -4,6 +4,7 @@
 // (connectors/<code>/index.ts) and one line here (docs/connectors.md). The demo providers are
 // built in apart from this list (connectors/demo.ts): they need no credentials and no connect.
 import { adyenProvider } from './adyen/index.js';
+import { basisTheoryProvider } from './basis-theory/index.js';
 import { checkoutProvider } from './checkout/index.js';
 import { mollieProvider } from './mollie/index.js';
 import { paypalProvider } from './paypal/index.js';
@@ -19,4 +20,5 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
   paypalProvider,
   // A vault connection, connected like an account and never routed to (issue 25).
   stripeVaultProvider,
+  basisTheoryProvider,
 ];

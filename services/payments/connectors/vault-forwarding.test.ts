@@ -9,7 +9,7 @@ const route = { vault: 'stripe', vaultAccountId: 'pac_vault', token: 'pm_123', a
 function recordingVault(answer = { status: 422, headers: { 'transient-error': 'false' }, body: '{"errorCode":"101"}' }) {
   const sent: PreparedRequest[] = [];
   const forwarder: VaultForwarder = {
-    placeholders: { number: '', expiryMonth: '', expiryYear: '', cvc: '', holderName: '' },
+    placeholders: () => ({ number: '', expiryMonth: '', expiryYear: '', cvc: '', holderName: '' }),
     async forward(r, request) {
       assert.deepEqual(r, route);
       sent.push(request);

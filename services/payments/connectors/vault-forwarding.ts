@@ -3,14 +3,15 @@
 // prepared request to the vault, which inserts the card on its side, calls the destination and
 // gives back the destination's answer with the card redacted. Our processes never hold the card.
 // A vault plugs in as a ProviderDefinition with `capabilities.vault` and a `forwarder`
-// (connectors/stripe-vault/); a destination declares `capabilities.vaultForwarding`.
+// (connectors/stripe-vault/, connectors/basis-theory/); a destination declares `capabilities.vaultForwarding`.
 import type { CredentialSource } from './types.js';
 import type { ProviderNetwork } from './provider-fetch.js';
 
 /**
  * What a vault wants in place of each card field of the destination's request. Stripe's Forwarding
- * API takes the fields empty ("") and fills them by the destination's configured schema; a vault
- * with expressions (Basis Theory's `{{ token | json: '$.number' }}`) would put them here.
+ * API takes the fields empty ("") and fills them by the destination's configured schema; Basis
+ * Theory's proxy takes expressions naming the token (`{{ token: <id> | json: '$.data.number' }}`),
+ * which is why a forwarder makes them per token.
  */
 export interface CardPlaceholders {
   number: string;
@@ -25,7 +26,7 @@ export interface ForwardRoute {
   vault: string;
   /** The vault connection (a provider account of the vault provider) whose credentials forward. */
   vaultAccountId: string;
-  /** The card's reference in the vault (Stripe: the PaymentMethod `pm_…`). */
+  /** The card's reference in the vault (Stripe: the PaymentMethod `pm_…`; Basis Theory: the token id). */
   token: string;
   /** Our attempt id: the vault's own idempotency key is derived from it, so one attempt forwards once. */
   attemptId: string;
@@ -46,13 +47,21 @@ export interface ForwardedAnswer {
 }
 
 export interface VaultForwarder {
-  placeholders: CardPlaceholders;
+  /** The placeholders for one card's reference in the vault (ForwardRoute.token). */
+  placeholders(token: string): CardPlaceholders;
   /**
    * Sends the request through the vault. Throws when the vault gave no answer of the destination
    * (the vault refused, failed or timed out): the destination may or may not have been reached,
    * which the destination connector's status query (direct, no card) then tells.
    */
   forward(route: ForwardRoute, request: PreparedRequest, signal: AbortSignal): Promise<ForwardedAnswer>;
+}
+
+/** Why a vault connection's `destinations` (comma-separated provider codes) is unusable, or undefined. */
+export function destinationsProblem(values: Record<string, string>): [string, string] | undefined {
+  const bad = (values.destinations ?? '').split(',').map((d) => d.trim()).find((d) => !/^[a-z][a-z0-9_]{1,30}$/.test(d));
+  if (bad !== undefined) return ['destinations', `destinations is a comma-separated list of provider codes ("${bad}" is not one)`];
+  return undefined;
 }
 
 /** Makes a vault's forwarder with the part's credential source (the vault connection's secret key). */

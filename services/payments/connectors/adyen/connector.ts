@@ -120,7 +120,7 @@ export function createAdyenConnector(
     const via = forwardingFetch(forwarder, { ...forwarding, token: req.paymentMethodToken, attemptId: req.attemptId });
     const account = await clients.forAccount(req.account.id, via);
     if (!account) return failed(CONDITIONS.missing_credentials);
-    return pay(account, req, forwardedCard(forwarder.placeholders, req));
+    return pay(account, req, forwardedCard(forwarder.placeholders(req.paymentMethodToken), req));
   }
 
   /**
@@ -130,9 +130,9 @@ export function createAdyenConnector(
    */
   async function forwardedStatus(account: AdyenAccount, req: AuthorizeRequest, forwarding: NonNullable<AuthorizeRequest['forwarding']>): Promise<PaymentStatusResult> {
     const forwarder = vaults?.forVault(forwarding.vault);
-    // Without a forwarder nothing was sent.
-    if (!forwarder) return { found: false };
-    const params = paymentParams(req, account.merchantAccount, forwardedCard(forwarder.placeholders, req));
+    // Without a forwarder, or a token, nothing was sent (payForwarded refuses both).
+    if (!forwarder || !req.paymentMethodToken) return { found: false };
+    const params = paymentParams(req, account.merchantAccount, forwardedCard(forwarder.placeholders(req.paymentMethodToken), req));
     if (!('merchantAccount' in params)) return { found: false };
     try {
       const res = await account.checkout.PaymentsApi.payments(params, { idempotencyKey: req.attemptId, signal: req.signal });

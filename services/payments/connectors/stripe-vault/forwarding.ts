@@ -30,7 +30,7 @@ export function createStripeForwarder(
 ): VaultForwarder {
   const clients = createStripeClients(credentials, network);
   return {
-    placeholders: STRIPE_PLACEHOLDERS,
+    placeholders: () => STRIPE_PLACEHOLDERS,
     async forward(route, request, signal): Promise<ForwardedAnswer> {
       const stripe = await clients.forAccount(route.vaultAccountId);
       if (!stripe) throw new StripeForwardingError('The Stripe vault connection has no stored secret_key');

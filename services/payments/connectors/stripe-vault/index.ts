@@ -5,6 +5,7 @@
 // destinations send a forwarded attempt through its forwarder (forwarding.ts).
 import type { ProviderDefinition } from '../provider-definition.js';
 import { STRIPE_OFFICIAL_HOST } from '../stripe/client.js';
+import { destinationsProblem } from '../vault-forwarding.js';
 import { createStripeVaultConnector } from './connector.js';
 import { createStripeForwarder } from './forwarding.js';
 
@@ -14,9 +15,7 @@ function keyMode(values: Record<string, string>, mode: string): [string, string]
   if (keyMode !== undefined && keyMode !== mode) {
     return ['secret_key', `secret_key is a Stripe ${keyMode} key but the vault connection is ${mode}; use a ${mode} key`];
   }
-  const bad = (values.destinations ?? '').split(',').map((d) => d.trim()).find((d) => !/^[a-z][a-z0-9_]{1,30}$/.test(d));
-  if (bad !== undefined) return ['destinations', `destinations is a comma-separated list of provider codes ("${bad}" is not one)`];
-  return undefined;
+  return destinationsProblem(values);
 }
 
 export const stripeVaultProvider: ProviderDefinition = {
