@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,11 +68,13 @@ async function startTempPostgres(): Promise<{ url: string; stop(): Promise<void>
     const port = 20000 + Math.floor(Math.random() * 20000);
     try {
       const embedded = await startEmbeddedPostgres(dir, port, () => undefined);
+      removeOnSignal(dir);
       return {
         url: embedded.url,
         async stop() {
           await embedded.stop();
           await rm(dir, { recursive: true, force: true });
+          running.delete(dir);
         },
       };
     } catch (err) {
@@ -80,6 +83,41 @@ async function startTempPostgres(): Promise<{ url: string; stop(): Promise<void>
   }
   await rm(dir, { recursive: true, force: true });
   throw new Error(`the embedded Postgres for this test file did not start (folder ${dir} removed): ${describe(lastError)}`, { cause: lastError });
+}
+
+// The test runner ends a file past its timeout (and Ctrl-C ends a run) with a signal, and no
+// after-hook runs then: each embedded server this process started is stopped and its folder
+// removed before the process exits, or they outlive the run.
+const running = new Set<string>();
+const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+let listening = false;
+
+function removeOnSignal(dir: string): void {
+  if (!listening) for (const signal of SIGNALS) process.on(signal, onSignal);
+  listening = true;
+  running.add(dir);
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  for (const dir of running) stopAndRemoveSync(dir);
+  process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15));
+}
+
+/** Immediate shutdown (SIGQUIT) of the server in `dir`, waiting up to 10 s for it to go, then its folder. */
+function stopAndRemoveSync(dir: string): void {
+  try {
+    const pid = Number(readFileSync(join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(pid, 'SIGQUIT');
+    const wait = new Int32Array(new SharedArrayBuffer(4));
+    for (let i = 0; i < 200; i++) {
+      process.kill(pid, 0);
+      Atomics.wait(wait, 0, 0, 50);
+    }
+  } catch {
+    // No pid file or the process is gone: nothing more to wait for.
+  }
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 }
 
 function describe(err: unknown): string {
