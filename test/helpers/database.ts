@@ -62,13 +62,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  */
 async function startTempPostgres(): Promise<{ url: string; stop(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-test-pg-'));
+  // From here: a signal during initdb or start-up removes the folder too.
+  removeOnSignal(dir);
   // A random port can be taken by another file's server: a few tries before giving up.
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = 20000 + Math.floor(Math.random() * 20000);
     try {
       const embedded = await startEmbeddedPostgres(dir, port, () => undefined);
-      removeOnSignal(dir);
       return {
         url: embedded.url,
         async stop() {
@@ -82,6 +83,7 @@ async function startTempPostgres(): Promise<{ url: string; stop(): Promise<void>
     }
   }
   await rm(dir, { recursive: true, force: true });
+  running.delete(dir);
   throw new Error(`the embedded Postgres for this test file did not start (folder ${dir} removed): ${describe(lastError)}`, { cause: lastError });
 }
 
