@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eventually } from './helpers/eventually.js';
+import { jetStreamForFile } from './helpers/nats-server.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 // Issue 24: routing-risk learns from attempt outcomes. Payments writes an internal attempt.settled
@@ -10,13 +11,16 @@ import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 const SCENARIOS = ['failover', 'all_fail', 'success', 'hard_decline', 'timeout_recovered', 'soft_decline'];
 
-describe('routing-risk receives attempt.settled events', () => {
+// Redelivery is JetStream's: NATS_URL's, or on a laptop a nats-server of this file's own.
+const { url: natsUrl, skip: withoutNats } = await jetStreamForFile();
+
+describe('routing-risk receives attempt.settled events', { skip: withoutNats }, () => {
   let stack: TestStack;
   let key: string;
   const attempts: any[] = [];
 
   before(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({ natsUrl });
     key = (await stack.newMerchantKey('test')).secret;
   });
   after(async () => {
@@ -93,7 +97,7 @@ describe('routing-risk receives attempt.settled events', () => {
 
   test('delivered again (a re-published stream), every event changes nothing', async () => {
     const nats = stack.testBus.nats;
-    assert.ok(nats, 'runs on real NATS JetStream (CI sets NATS_URL)');
+    assert.ok(nats, 'runs on real NATS JetStream');
     const before = await recorded();
     const outbox = (await stack.query(
       `SELECT event_id, type, payload FROM payments.outbox WHERE type = 'internal.attempt.settled'`,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MAX_BODY_BYTES, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH } from '../services/contract/limits.js';
-import { requireInCi } from './helpers/database.js';
+import { jetStreamForFile } from './helpers/nats-server.js';
 import { eventually } from './helpers/eventually.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request } from './helpers/stack.js';
@@ -11,8 +11,7 @@ import { serveLoopback, type LoopbackServer } from './helpers/stand-in-server.js
 // one merchant's largest allowed payment and a refused oversized request hold back nobody; another
 // merchant's payments all reach the ledger and webhooks within seconds.
 
-requireInCi('NATS_URL');
-const natsUrl = process.env.NATS_URL;
+const { url: natsUrl, skip: withoutNats } = await jetStreamForFile();
 
 const OTHER_PAYMENTS = 30;
 const WITHIN_MS = 15_000;
@@ -32,7 +31,7 @@ function largestPaymentBody(): Record<string, unknown> {
   return build(wide);
 }
 
-describe('one merchant\'s events never hold back another\'s', { skip: !natsUrl && 'NATS_URL is not set' }, () => {
+describe('one merchant\'s events never hold back another\'s', { skip: withoutNats }, () => {
   let split: SplitStack;
   let receiver: LoopbackServer;
   let receiverUrl: string;

@@ -9,6 +9,7 @@ import {
 import { type EventEnvelope } from '../services/contract/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
+import { jetStreamForFile } from './helpers/nats-server.js';
 import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';
 
 // Issue 24: the ledger records from internal events. A second ledger (its own database) consumes
@@ -23,7 +24,10 @@ const FIELDS = [
   'failure_code', 'occurred_at',
 ];
 
-describe('the ledger records a payment, a refund and a payout from internal events only', () => {
+// NATS_URL's JetStream, or on a laptop a nats-server of this file's own.
+const { url: natsUrl, skip: withoutNats } = await jetStreamForFile();
+
+describe('the ledger records a payment, a refund and a payout from internal events only', { skip: withoutNats }, () => {
   let stack: TestStack;
   let db: TestDatabase;
   let pool: Pool;
@@ -31,7 +35,7 @@ describe('the ledger records a payment, a refund and a payout from internal even
   const handed: EventEnvelope[] = [];
 
   before(async () => {
-    stack = await startTestStack({ clock });
+    stack = await startTestStack({ clock, natsUrl });
     db = await createTestDatabase();
     pool = createPool(db.url, 'ledger', 4);
     await migrate(pool, 'ledger', 'services/ledger');
@@ -52,7 +56,7 @@ describe('the ledger records a payment, a refund and a payout from internal even
 
   test('a second ledger on the internal subjects records what the stack\'s ledger recorded', async () => {
     const nats = stack.testBus.nats;
-    assert.ok(nats, 'runs on real NATS JetStream (CI sets NATS_URL)');
+    assert.ok(nats, 'runs on real NATS JetStream');
     const merchant = await stack.newMerchantKey('test');
     const key = merchant.secret;
     const post = (path: string, body: unknown) => request(stack.baseUrl, 'POST', path, { key, body });

@@ -6,16 +6,15 @@ import { connect } from 'nats';
 import { Health, HealthCheckResponse_ServingStatus } from '../proto/gen/grpc/health/v1/health_pb.js';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { isInternalType, SERVICE_NAMES, type ServiceName } from '../services/platform/index.js';
-import { requireInCi } from './helpers/database.js';
+import { jetStreamForFile } from './helpers/nats-server.js';
 import { spawnPart } from './helpers/processes.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request } from './helpers/stack.js';
 
-requireInCi('NATS_URL');
-const natsUrl = process.env.NATS_URL;
+const { url: natsUrl, skip: withoutNats } = await jetStreamForFile();
 
-// Parts run on their own only against a real NATS; on a laptop without one this file cannot run.
-describe('six parts as separate processes over real gRPC and NATS JetStream', { skip: !natsUrl && 'NATS_URL is not set' }, () => {
+// Parts run on their own only against a real NATS: NATS_URL's, or on a laptop a nats-server of this file's own.
+describe('six parts as separate processes over real gRPC and NATS JetStream', { skip: withoutNats }, () => {
   let split: SplitStack;
   let baseUrl: string;
   let serviceUrls: Record<ServiceName, string>;

@@ -10,13 +10,13 @@ import {
   createLogger, createPool, createSecretBox, migrate, newInternalToken,
 } from '../services/platform/index.js';
 import { deleteStream } from './helpers/bus.js';
-import { createTestDatabase, requireInCi, type TestDatabase } from './helpers/database.js';
+import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { jetStreamForFile } from './helpers/nats-server.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { exitOf, freePort, spawnPart, waitForHealth, type PartProcess } from './helpers/processes.js';
 import { startTestStack } from './helpers/stack.js';
 
-requireInCi('NATS_URL');
-const natsUrl = process.env.NATS_URL;
+const { url: natsUrl, skip: withoutNats } = await jetStreamForFile();
 let db: TestDatabase;
 const started: PartProcess[] = [];
 const streams: string[] = [];
@@ -49,8 +49,8 @@ test('the webhooks part on its own refuses to start without WEBHOOK_SECRET_KEY, 
   assert.match(part.output(), /configuration: WEBHOOK_SECRET_KEY is required to run webhooks on its own; WEBHOOK_SECRET_KEY encrypts endpoint signing secrets at rest/);
 });
 
-// The part on its own consumes from JetStream: without NATS_URL (a laptop) this one is skipped; CI sets it.
-test('started with WEBHOOK_SECRET_KEY, it seals the signing secrets stored plain before, which still open to the same secret', { skip: !natsUrl && 'NATS_URL is not set' }, async () => {
+// The part on its own consumes from JetStream: NATS_URL's, or on a laptop a nats-server of this file's own.
+test('started with WEBHOOK_SECRET_KEY, it seals the signing secrets stored plain before, which still open to the same secret', { skip: withoutNats }, async () => {
   const pool = createPool(db.url, 'webhooks', 2);
   try {
     await migrate(pool, 'webhooks', 'services/webhooks');

@@ -13,7 +13,7 @@ import {
   HealthState, SpanKind, admittedCallers, closeRpcServer, createLogger, createPeerTransport, createRpcServer,
   inSpan, listen, newInternalToken, projectPath, withRequestId,
 } from '../services/platform/index.js';
-import { requireInCi } from './helpers/database.js';
+import { jetStreamForFile } from './helpers/nats-server.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
@@ -261,10 +261,9 @@ test('without OTEL_EXPORTER_OTLP_ENDPOINT no OpenTelemetry module but the API is
   for (const name of ['@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http']) assert.ok(traced.includes(name), name);
 });
 
-requireInCi('NATS_URL');
-const natsUrl = process.env.NATS_URL;
+const { url: natsUrl, skip: withoutNats } = await jetStreamForFile();
 
-describe('traces across separate processes (real gRPC, JetStream headers)', { skip: !natsUrl && 'NATS_URL is not set' }, () => {
+describe('traces across separate processes (real gRPC, JetStream headers)', { skip: withoutNats }, () => {
   let collector: Awaited<ReturnType<typeof startCollector>>;
   let split: SplitStack;
   let receiver: Receiver;

@@ -4,18 +4,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { requireInCi } from './helpers/database.js';
+import { jetStreamForFile } from './helpers/nats-server.js';
 import { spawnPart, waitForHealth } from './helpers/processes.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request } from './helpers/stack.js';
 import { eventually, startReceiver, type Receiver } from './webhooks-support.js';
 
-requireInCi('NATS_URL');
-const natsUrl = process.env.NATS_URL;
+const { url: natsUrl, skip: withoutNats } = await jetStreamForFile();
 const PAYMENTS = 60;
 const TIMEOUT_MS = '2000';
 
-describe('the webhooks process killed mid-burst', { skip: !natsUrl && 'NATS_URL is not set' }, () => {
+describe('the webhooks process killed mid-burst', { skip: withoutNats }, () => {
   let split: SplitStack;
   let receiver: Receiver;
 

@@ -10,10 +10,13 @@ export interface TestBus {
   close(): Promise<void>;
 }
 
-/** A stream and subject prefix of its own per test, on NATS_URL; the in-process bus without it. */
-export async function createTestBus(): Promise<TestBus> {
+/**
+ * A stream and subject prefix of its own per test, on NATS_URL (or `natsUrl`, a file's own
+ * nats-server); the in-process bus without either.
+ */
+export async function createTestBus(natsUrl?: string): Promise<TestBus> {
   requireInCi('NATS_URL');
-  const url = process.env.NATS_URL;
+  const url = natsUrl ?? process.env.NATS_URL;
   if (!url) {
     const bus = new MemoryBus();
     return { bus, close: () => bus.close() };

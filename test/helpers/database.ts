@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +62,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  */
 async function startTempPostgres(): Promise<{ url: string; stop(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-test-pg-'));
+  // From here: a signal during initdb or start-up removes the folder too.
+  removeOnSignal(dir);
   // A random port can be taken by another file's server: a few tries before giving up.
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -72,6 +75,7 @@ async function startTempPostgres(): Promise<{ url: string; stop(): Promise<void>
         async stop() {
           await embedded.stop();
           await rm(dir, { recursive: true, force: true });
+          running.delete(dir);
         },
       };
     } catch (err) {
@@ -79,7 +83,43 @@ async function startTempPostgres(): Promise<{ url: string; stop(): Promise<void>
     }
   }
   await rm(dir, { recursive: true, force: true });
+  running.delete(dir);
   throw new Error(`the embedded Postgres for this test file did not start (folder ${dir} removed): ${describe(lastError)}`, { cause: lastError });
+}
+
+// The test runner ends a file past its timeout (and Ctrl-C ends a run) with a signal, and no
+// after-hook runs then: each embedded server this process started is stopped and its folder
+// removed before the process exits, or they outlive the run.
+const running = new Set<string>();
+const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+let listening = false;
+
+function removeOnSignal(dir: string): void {
+  if (!listening) for (const signal of SIGNALS) process.on(signal, onSignal);
+  listening = true;
+  running.add(dir);
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  for (const dir of running) stopAndRemoveSync(dir);
+  process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15));
+}
+
+/** Immediate shutdown (SIGQUIT) of the server in `dir`, waiting up to 10 s for it to go, then its folder. */
+function stopAndRemoveSync(dir: string): void {
+  try {
+    const pid = Number(readFileSync(join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(pid, 'SIGQUIT');
+    const wait = new Int32Array(new SharedArrayBuffer(4));
+    for (let i = 0; i < 200; i++) {
+      process.kill(pid, 0);
+      Atomics.wait(wait, 0, 0, 50);
+    }
+  } catch {
+    // No pid file or the process is gone: nothing more to wait for.
+  }
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 }
 
 function describe(err: unknown): string {

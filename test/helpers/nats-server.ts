@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { connect } from 'nats';
+import { requireInCi } from './database.js';
 import { freePort } from './processes.js';
 
 // A NATS server process of the test's own (not the shared NATS_URL), so a test can kill it and
@@ -101,4 +103,19 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * JetStream for a file whose parts run as separate processes: NATS_URL's server (CI), or on a
+ * laptop without it a nats-server of the file's own, stopped after the file's tests. Without
+ * either, the reason to skip (what to install). Call at the file's top level.
+ */
+export async function jetStreamForFile(): Promise<{ url?: string; skip: string | false }> {
+  requireInCi('NATS_URL');
+  if (process.env.NATS_URL) return { url: process.env.NATS_URL, skip: false };
+  const missing = natsServerMissing();
+  if (missing) return { skip: `NATS_URL is not set and ${missing} (apt-get install nats-server)` };
+  const server = await startNatsServer();
+  after(() => server.close());
+  return { url: server.url, skip: false };
 }

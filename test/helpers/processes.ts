@@ -6,6 +6,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { Health, HealthCheckResponse_ServingStatus } from '../../proto/gen/grpc/health/v1/health_pb.js';
 import { projectPath } from '../../services/platform/index.js';
+import { startDeadline } from './start-deadline.js';
 
 export interface PartProcess {
   name: string;
@@ -78,10 +79,10 @@ export function spawnPart(name: string, entry: string, env: Record<string, strin
   };
 }
 
-/** Waits until the part answers grpc.health.v1.Health/Check with SERVING. */
+/** Waits until the part answers grpc.health.v1.Health/Check with SERVING (start-deadline.ts: `timeoutMs` and a fair share of CPU). */
 export async function waitForHealth(part: PartProcess, baseUrl: string, timeoutMs = 30_000): Promise<void> {
   const client = createClient(Health, createGrpcTransport({ baseUrl }));
-  const deadline = Date.now() + timeoutMs;
+  const deadline = startDeadline(part.child.pid, timeoutMs);
   for (;;) {
     if (part.child.exitCode !== null) throw new Error(`${part.name} exited early:\n${part.output()}`);
     try {
@@ -90,20 +91,20 @@ export async function waitForHealth(part: PartProcess, baseUrl: string, timeoutM
     } catch {
       // Not listening yet.
     }
-    if (Date.now() > deadline) throw new Error(`${part.name} never became healthy:\n${part.output()}`);
+    if (deadline.passed()) throw new Error(`${part.name} never became healthy (${deadline.describe()}):\n${part.output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 export async function waitForHttp(part: PartProcess, url: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = startDeadline(part.child.pid, timeoutMs);
   for (;;) {
     if (part.child.exitCode !== null) throw new Error(`${part.name} exited early:\n${part.output()}`);
     try {
       await fetch(url);
       return;
     } catch {
-      if (Date.now() > deadline) throw new Error(`${part.name} never answered HTTP:\n${part.output()}`);
+      if (deadline.passed()) throw new Error(`${part.name} never answered HTTP (${deadline.describe()}):\n${part.output()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

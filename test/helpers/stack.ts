@@ -66,10 +66,12 @@ export async function startTestStack(
     metrics?: Metrics;
     /** The deployment's own mailer (SMTP_HOST's server, else the log) instead of the test mailbox. */
     configuredMailer?: boolean;
+    /** Real JetStream even on a laptop: this server's (jetStreamForFile()) instead of NATS_URL's. */
+    natsUrl?: string;
   } = {},
 ): Promise<TestStack> {
   const db = await createTestDatabase();
-  const testBus = await createTestBus();
+  const testBus = await createTestBus(opts.natsUrl);
   const operatorToken = newSecret('svc_op_', 40);
   const config = loadConfig({
     HOST: '127.0.0.1',
