@@ -84,8 +84,8 @@ test('the planning read\'s history is what the simulator computes from the same 
   const memory = new OutcomeMemory();
   for (const o of outcomes) {
     const e = event(o);
-    assert.equal(await recorder.record(e, at), true);
-    assert.equal(await recorder.record(e, at), false, 'a redelivery is a repeat');
+    assert.deepEqual(await recorder.recordMany([e], at), [true]);
+    assert.deepEqual(await recorder.recordMany([e], at), [false], 'a redelivery is a repeat');
     if ((o.project ?? 'prj_h') === 'prj_h') {
       const x = e.data.object;
       memory.record(x.provider_account_id, { method: 'card', currency: x.currency, country: x.country ?? '', cardNetwork: x.card_network ?? '' },
