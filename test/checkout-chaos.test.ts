@@ -15,7 +15,8 @@ import pg from 'pg';
 import { chaosTag } from './helpers/chaos.js';
 import { sandboxKey, startCheckoutStandIn, type CheckoutStandIn } from './helpers/checkout-stand-in.js';
 import { eventually } from './helpers/eventually.js';
-import { keyedRequest, type KeyedOutcome } from './helpers/keyed-client.js';
+import { burstWithKill, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
+import type { KeyedOutcome } from './helpers/keyed-client.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request } from './helpers/stack.js';
@@ -47,7 +48,7 @@ describe('payments killed (kill -9) during a keyed burst at a Checkout.com accou
   let accountId = '';
   const prefix = `${chaosTag('cko')}_`;
   const keys = Array.from({ length: PAYMENTS }, (_, i) => `${prefix}${i}`);
-  const outcomes = new Map<string, KeyedOutcome>();
+  let outcomes = new Map<string, KeyedOutcome>();
 
   before(async () => {
     cko = await startCheckoutStandIn({ secretKeys: [KEY] });
@@ -68,7 +69,10 @@ describe('payments killed (kill -9) during a keyed burst at a Checkout.com accou
     accountId = connected.body.id;
     const key = await manage('POST', `/projects/${projectId}/keys`, { mode: 'test', name: 'test' });
     apiKey = key.body.secret;
-    await burstWithKill();
+    outcomes = await burstWithKill({
+      split, sql, apiKey, keys, prefix, clients: CLIENTS, killAfterStored: KILL_AFTER_STORED,
+      body: (i) => ({ amount: 1000 + i, currency: 'EUR', payment_method: { type: 'card', token: tokenOf(i) } }),
+    });
   });
   after(async () => {
     await sql?.end();
@@ -77,36 +81,7 @@ describe('payments killed (kill -9) during a keyed burst at a Checkout.com accou
     await cko?.close();
   });
 
-  async function burstWithKill(): Promise<void> {
-    let next = 0;
-    const client = async () => {
-      while (next < PAYMENTS) {
-        const i = next++;
-        outcomes.set(keys[i], await keyedRequest({
-          baseUrl: () => split.baseUrl, method: 'POST', path: '/v1/payments', apiKey, idempotencyKey: keys[i],
-          body: { amount: 1000 + i, currency: 'EUR', payment_method: { type: 'card', token: tokenOf(i) }, reference: keys[i] },
-          totalMs: 30_000,
-        }));
-      }
-    };
-    const killer = async () => {
-      await eventually('the burst under way', async () => {
-        const { rows } = await sql.query('SELECT count(*)::int AS n FROM payments.payments WHERE reference LIKE $1', [`${prefix}%`]);
-        return rows[0].n >= KILL_AFTER_STORED ? true : undefined;
-      });
-      await split.restart('payments');
-    };
-    await Promise.all([killer(), ...Array.from({ length: CLIENTS }, client)]);
-  }
-
-  /** Our payments of the burst by key, with their status and attempts. */
-  async function paymentsByKey() {
-    const { rows } = await sql.query(
-      `SELECT p.reference, p.id, p.status FROM payments.payments p WHERE p.reference LIKE $1`, [`${prefix}%`]);
-    const byKey = new Map<string, Array<{ id: string; status: string }>>(keys.map((k) => [k, []]));
-    for (const r of rows) byKey.get(r.reference)!.push({ id: r.id, status: r.status });
-    return byKey;
-  }
+  const paymentsByKey = () => burstPayments(sql, prefix, keys);
 
   const OPEN = new Set(['created', 'pending', 'processing']);
   /** Checkout.com's payments for one of ours (by the metadata the connector sends). */

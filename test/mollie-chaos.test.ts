@@ -12,7 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { chaosTag } from './helpers/chaos.js';
 import { eventually } from './helpers/eventually.js';
-import { keyedRequest, type KeyedOutcome } from './helpers/keyed-client.js';
+import { burstWithKill, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
+import type { KeyedOutcome } from './helpers/keyed-client.js';
 import { startMollieStandIn, type MollieStandIn } from './helpers/mollie-stand-in.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
@@ -45,7 +46,7 @@ describe('payments killed (kill -9) during a keyed burst at a Mollie account, th
   let accountId = '';
   const prefix = `${chaosTag('mollie')}_`;
   const keys = Array.from({ length: PAYMENTS }, (_, i) => `${prefix}${i}`);
-  const outcomes = new Map<string, KeyedOutcome>();
+  let outcomes = new Map<string, KeyedOutcome>();
 
   before(async () => {
     mollie = await startMollieStandIn({ apiKeys: [KEY] });
@@ -65,7 +66,13 @@ describe('payments killed (kill -9) during a keyed burst at a Mollie account, th
     accountId = connected.body.id;
     const key = await manage('POST', `/projects/${projectId}/keys`, { mode: 'test', name: 'test' });
     apiKey = key.body.secret;
-    await burstWithKill();
+    outcomes = await burstWithKill({
+      split, sql, apiKey, keys, prefix, clients: CLIENTS, killAfterStored: KILL_AFTER_STORED,
+      body: (i) => ({
+        amount: amountOf(i), currency: 'EUR', payment_method: { type: 'local', token: 'ideal', provider_code: 'mollie' },
+        return_url: 'https://shop.example/done',
+      }),
+    });
   });
   after(async () => {
     await sql?.end();
@@ -74,38 +81,7 @@ describe('payments killed (kill -9) during a keyed burst at a Mollie account, th
     await mollie?.close();
   });
 
-  async function burstWithKill(): Promise<void> {
-    let next = 0;
-    const client = async () => {
-      while (next < PAYMENTS) {
-        const i = next++;
-        outcomes.set(keys[i], await keyedRequest({
-          baseUrl: () => split.baseUrl, method: 'POST', path: '/v1/payments', apiKey, idempotencyKey: keys[i],
-          body: {
-            amount: amountOf(i), currency: 'EUR', payment_method: { type: 'local', token: 'ideal', provider_code: 'mollie' },
-            return_url: 'https://shop.example/done', reference: keys[i],
-          },
-          totalMs: 30_000,
-        }));
-      }
-    };
-    const killer = async () => {
-      await eventually('the burst under way', async () => {
-        const { rows } = await sql.query('SELECT count(*)::int AS n FROM payments.payments WHERE reference LIKE $1', [`${prefix}%`]);
-        return rows[0].n >= KILL_AFTER_STORED ? true : undefined;
-      });
-      await split.restart('payments');
-    };
-    await Promise.all([killer(), ...Array.from({ length: CLIENTS }, client)]);
-  }
-
-  /** Our payments of the burst by key. */
-  async function paymentsByKey() {
-    const { rows } = await sql.query(`SELECT reference, id, status FROM payments.payments WHERE reference LIKE $1`, [`${prefix}%`]);
-    const byKey = new Map<string, Array<{ id: string; status: string }>>(keys.map((k) => [k, []]));
-    for (const r of rows) byKey.get(r.reference)!.push({ id: r.id, status: r.status });
-    return byKey;
-  }
+  const paymentsByKey = () => burstPayments(sql, prefix, keys);
 
   const meta = (p: { metadata: unknown }) => (p.metadata ?? {}) as Record<string, string>;
   const madeFor = (paymentId: string) => [...mollie.payments.values()].filter((x) => meta(x).payment_id === paymentId);

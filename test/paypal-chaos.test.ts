@@ -11,7 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { chaosTag } from './helpers/chaos.js';
 import { eventually } from './helpers/eventually.js';
-import { keyedRequest, type KeyedOutcome } from './helpers/keyed-client.js';
+import { burstWithKill, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
+import type { KeyedOutcome } from './helpers/keyed-client.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { signedEvent, startPayPalStandIn, type PayPalStandIn } from './helpers/paypal-stand-in.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
@@ -44,7 +45,7 @@ describe('payments killed (kill -9) during a keyed burst of PayPal wallet paymen
   let accountId = '';
   const prefix = `${chaosTag('pp')}_`;
   const keys = Array.from({ length: PAYMENTS }, (_, i) => `${prefix}${i}`);
-  const outcomes = new Map<string, KeyedOutcome>();
+  let outcomes = new Map<string, KeyedOutcome>();
 
   before(async () => {
     pp = await startPayPalStandIn({ clients: { [CLIENT_ID]: SECRET }, webhookIds: { [CLIENT_ID]: WEBHOOK_ID } });
@@ -66,7 +67,10 @@ describe('payments killed (kill -9) during a keyed burst of PayPal wallet paymen
     assert.equal(connected.status, 201, JSON.stringify(connected.body));
     accountId = connected.body.id;
     apiKey = (await manage('POST', `/projects/${projectId}/keys`, { mode: 'test', name: 'test' })).body.secret;
-    await burstWithKill();
+    outcomes = await burstWithKill({
+      split, sql, apiKey, keys, prefix, clients: CLIENTS, killAfterStored: KILL_AFTER_STORED,
+      body: (i) => ({ amount: amountOf(i), currency: 'EUR', payment_method: { type: 'wallet' }, return_url: 'https://shop.example/back' }),
+    });
   });
   after(async () => {
     await sql?.end();
@@ -75,34 +79,7 @@ describe('payments killed (kill -9) during a keyed burst of PayPal wallet paymen
     await pp?.close();
   });
 
-  async function burstWithKill(): Promise<void> {
-    let next = 0;
-    const client = async () => {
-      while (next < PAYMENTS) {
-        const i = next++;
-        outcomes.set(keys[i], await keyedRequest({
-          baseUrl: () => split.baseUrl, method: 'POST', path: '/v1/payments', apiKey, idempotencyKey: keys[i],
-          body: { amount: amountOf(i), currency: 'EUR', payment_method: { type: 'wallet' }, return_url: 'https://shop.example/back', reference: keys[i] },
-          totalMs: 30_000,
-        }));
-      }
-    };
-    const killer = async () => {
-      await eventually('the burst under way', async () => {
-        const { rows } = await sql.query('SELECT count(*)::int AS n FROM payments.payments WHERE reference LIKE $1', [`${prefix}%`]);
-        return rows[0].n >= KILL_AFTER_STORED ? true : undefined;
-      });
-      await split.restart('payments');
-    };
-    await Promise.all([killer(), ...Array.from({ length: CLIENTS }, client)]);
-  }
-
-  async function paymentsByKey() {
-    const { rows } = await sql.query('SELECT reference, id, status FROM payments.payments WHERE reference LIKE $1', [`${prefix}%`]);
-    const byKey = new Map<string, Array<{ id: string; status: string }>>(keys.map((k) => [k, []]));
-    for (const r of rows) byKey.get(r.reference)!.push({ id: r.id, status: r.status });
-    return byKey;
-  }
+  const paymentsByKey = () => burstPayments(sql, prefix, keys);
   const ordersFor = (paymentId: string) => [...pp.orders.values()].filter((o) => o.purchase_units[0].reference_id === paymentId);
   const capturesOf = (orderId: string) => pp.orders.get(orderId)!.purchase_units[0].payments?.captures ?? [];
 

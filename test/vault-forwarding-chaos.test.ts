@@ -14,7 +14,8 @@ import pg from 'pg';
 import { startAdyenStandIn, type AdyenStandIn } from './helpers/adyen-stand-in.js';
 import { chaosTag } from './helpers/chaos.js';
 import { eventually } from './helpers/eventually.js';
-import { keyedRequest, type KeyedOutcome } from './helpers/keyed-client.js';
+import { burstWithKill, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
+import type { KeyedOutcome } from './helpers/keyed-client.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request } from './helpers/stack.js';
@@ -50,7 +51,7 @@ describe('payments killed (kill -9) during a keyed burst of forwarded attempts, 
   let methodId = '';
   const prefix = `${chaosTag('fwd')}_`;
   const keys = Array.from({ length: PAYMENTS }, (_, i) => `${prefix}${i}`);
-  const outcomes = new Map<string, KeyedOutcome>();
+  let outcomes = new Map<string, KeyedOutcome>();
 
   before(async () => {
     stripe = await startStripeStandIn({ secretKeys: [STRIPE_KEY] });
@@ -62,7 +63,10 @@ describe('payments killed (kill -9) during a keyed burst of forwarded attempts, 
     await setUpMerchant();
     // A few forwarded answers lost on the way back: reconciliation must settle them from Adyen directly.
     stripe.lostForwardAnswers.answers = 3;
-    await burstWithKill();
+    outcomes = await burstWithKill({
+      split, sql, apiKey, keys, prefix, clients: CLIENTS, killAfterStored: KILL_AFTER_STORED,
+      body: (i) => ({ amount: 1000 + i, currency: 'EUR', payment_method: { type: 'card', id: methodId } }),
+    });
   });
   after(async () => {
     await sql?.end();
@@ -109,35 +113,7 @@ describe('payments killed (kill -9) during a keyed burst of forwarded attempts, 
     assert.equal(vault.status, 201, JSON.stringify(vault.body));
   }
 
-  async function burstWithKill(): Promise<void> {
-    let next = 0;
-    const client = async () => {
-      while (next < PAYMENTS) {
-        const i = next++;
-        outcomes.set(keys[i], await keyedRequest({
-          baseUrl: () => split.baseUrl, method: 'POST', path: '/v1/payments', apiKey, idempotencyKey: keys[i],
-          body: { amount: 1000 + i, currency: 'EUR', payment_method: { type: 'card', id: methodId }, reference: keys[i] },
-          totalMs: 30_000,
-        }));
-      }
-    };
-    const killer = async () => {
-      await eventually('the burst under way', async () => {
-        const { rows } = await sql.query('SELECT count(*)::int AS n FROM payments.payments WHERE reference LIKE $1', [`${prefix}%`]);
-        return rows[0].n >= KILL_AFTER_STORED ? true : undefined;
-      });
-      await split.restart('payments');
-    };
-    await Promise.all([killer(), ...Array.from({ length: CLIENTS }, client)]);
-  }
-
-  /** Our payments of the burst by key. */
-  async function paymentsByKey() {
-    const { rows } = await sql.query(`SELECT reference, id, status FROM payments.payments WHERE reference LIKE $1`, [`${prefix}%`]);
-    const byKey = new Map<string, Array<{ id: string; status: string }>>(keys.map((k) => [k, []]));
-    for (const r of rows) byKey.get(r.reference)!.push({ id: r.id, status: r.status });
-    return byKey;
-  }
+  const paymentsByKey = () => burstPayments(sql, prefix, keys);
 
   /** Adyen's payments for one of ours: its reference is our attempt id. */
   async function adyenPaymentsFor(paymentId: string) {

@@ -1,0 +1,55 @@
+// A keyed burst of payments against the six parts as processes, with the payments process killed
+// (kill -9) and restarted mid-burst: what the connectors' crash tests share. Each client retries
+// its key until it has a final answer or its time is up (keyed-client.ts).
+import type pg from 'pg';
+import { eventually } from './eventually.js';
+import { keyedRequest, type KeyedOutcome } from './keyed-client.js';
+import type { SplitStack } from './split-stack.js';
+
+export interface KeyedBurst {
+  split: SplitStack;
+  sql: pg.Pool;
+  apiKey: string;
+  /** The Idempotency-Keys, one payment each; every payment's `reference` is its key. */
+  keys: string[];
+  /** What the keys begin with: the burst's payments are those whose reference does. */
+  prefix: string;
+  clients: number;
+  /** How many of the burst's payments are stored when payments is killed. */
+  killAfterStored: number;
+  /** The i-th payment's body, without its reference. */
+  body(i: number): Record<string, unknown>;
+}
+
+/** Runs the burst and the kill together; answers each key's last outcome. */
+export async function burstWithKill(b: KeyedBurst): Promise<Map<string, KeyedOutcome>> {
+  const outcomes = new Map<string, KeyedOutcome>();
+  let next = 0;
+  const client = async () => {
+    while (next < b.keys.length) {
+      const i = next++;
+      outcomes.set(b.keys[i], await keyedRequest({
+        baseUrl: () => b.split.baseUrl, method: 'POST', path: '/v1/payments', apiKey: b.apiKey, idempotencyKey: b.keys[i],
+        body: { ...b.body(i), reference: b.keys[i] },
+        totalMs: 30_000,
+      }));
+    }
+  };
+  const killer = async () => {
+    await eventually('the burst under way', async () => {
+      const { rows } = await b.sql.query('SELECT count(*)::int AS n FROM payments.payments WHERE reference LIKE $1', [`${b.prefix}%`]);
+      return rows[0].n >= b.killAfterStored ? true : undefined;
+    });
+    await b.split.restart('payments');
+  };
+  await Promise.all([killer(), ...Array.from({ length: b.clients }, client)]);
+  return outcomes;
+}
+
+/** The burst's payments by key, with their status: exactly one per key when nothing was made twice. */
+export async function paymentsByKey(sql: pg.Pool, prefix: string, keys: string[]) {
+  const { rows } = await sql.query('SELECT reference, id, status FROM payments.payments WHERE reference LIKE $1', [`${prefix}%`]);
+  const byKey = new Map<string, Array<{ id: string; status: string }>>(keys.map((k) => [k, []]));
+  for (const r of rows) byKey.get(r.reference)!.push({ id: r.id, status: r.status });
+  return byKey;
+}
