@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { planPayoutRoute, type PayoutCapability, type PayoutRequest } from './payout-routing.js';
-import type { ProviderAccount } from './route-planner.js';
+import type { ProviderAccount } from './provider-account.js';
 
 const account = (code: string, extra: Partial<ProviderAccount> = {}): ProviderAccount => ({
   providerId: `prv_${code}`, providerCode: code, providerName: code, providerAccountId: `pac_${code}`, connected: false,

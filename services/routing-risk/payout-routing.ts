@@ -3,7 +3,7 @@ import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.j
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { requireScope } from '../platform/index.js';
 import { feeFor, serviceError } from '../contract/index.js';
-import type { ProviderAccount } from './route-planner.js';
+import type { ProviderAccount } from './provider-account.js';
 
 /**
  * Payout routing: which provider account sends a payout. Payouts have their own rules, apart

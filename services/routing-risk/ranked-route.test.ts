@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { rankPlan } from './ranked-route.js';
-import { planRoute, type ProviderAccount } from './route-planner.js';
+import type { ProviderAccount } from './provider-account.js';
+import { planRoute } from './route-planner.js';
 import type { RoutingRule } from './routing-rules.js';
 import type { SegmentHistory } from './strategies/index.js';
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { feeFor } from '../contract/index.js';
-import { planRoute, withVaultConnections, type ProviderAccount } from './route-planner.js';
+import type { ProviderAccount } from './provider-account.js';
+import { planRoute, withVaultConnections } from './route-planner.js';
 
 function account(code: string, over: Partial<ProviderAccount> = {}): ProviderAccount {
   return {

@@ -1,25 +1,6 @@
 import { cheapestFirst } from './strategies/index.js';
+import type { ProviderAccount } from './provider-account.js';
 import { DEFAULT_RULE, byPriority, ruleMatches, type RoutingRule } from './routing-rules.js';
-
-/** A provider account as routing sees it. */
-export interface ProviderAccount {
-  providerId: string;
-  providerCode: string;
-  providerName: string;
-  providerAccountId: string;
-  /** An account the project connected at a licensed provider (not a demo provider's). */
-  connected: boolean;
-  currencies: string[];
-  countries: string[];
-  methods: string[];
-  feeFixed: bigint;
-  feeBps: number;
-  latencyMs: number;
-  /** Set on a candidate the payment's card is forwarded to through this vault (its fee included above). */
-  vault?: string;
-  /** The vault connection (its provider account) that forwards it. */
-  vaultAccountId?: string;
-}
 
 /** One way the payment's credential reaches accounts: a provider's (or one account's) directly, or through a vault. */
 export interface Reach {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { planRoute, type ProviderAccount } from './route-planner.js';
+import type { ProviderAccount } from './provider-account.js';
+import { planRoute } from './route-planner.js';
 import { ruleMatches, ruleProblem, type NewRule, type RoutingRule } from './routing-rules.js';
 
 function rule(name: string, over: Partial<RoutingRule> = {}): RoutingRule {

@@ -6,7 +6,8 @@ import { newId, requireScope, secondsSince, type Clock, type Metrics } from '../
 import { invalidField, serviceError } from '../contract/index.js';
 import { planPayoutHandler } from './payout-routing.js';
 import { assessRisk } from './risk-rules.js';
-import { planRoute, withVaultConnections, type ProviderAccount, type Reach } from './route-planner.js';
+import type { ProviderAccount } from './provider-account.js';
+import { planRoute, withVaultConnections, type Reach } from './route-planner.js';
 import { rankPlan } from './ranked-route.js';
 import { STRATEGY_TYPES, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
 import { ruleProblem, type NewRule, type RoutingRule } from './routing-rules.js';

@@ -4,7 +4,7 @@ import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
 import { NO_VELOCITY, VELOCITY_WINDOW_MS, type RiskAssessment, type VelocityCounts } from './risk-rules.js';
 import type { PayoutCapability } from './payout-routing.js';
-import type { ProviderAccount } from './route-planner.js';
+import type { ProviderAccount } from './provider-account.js';
 import type { NewRule, RoutingRule } from './routing-rules.js';
 import { LEARNING_STRATEGIES, type RankedPlan } from './ranked-route.js';
 import { READ_WINDOW_MINUTES, type MinuteCounts, type SegmentHistory, type SegmentLevel } from './strategies/index.js';

@@ -1,5 +1,5 @@
 import { feeFor } from '../../contract/index.js';
-import type { ProviderAccount } from '../route-planner.js';
+import type { ProviderAccount } from '../provider-account.js';
 import type { RankInput, Ranking } from './types.js';
 
 // Connected accounts before demo ones: a test-mode project that connected its provider's sandbox

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ProviderAccount } from '../route-planner.js';
+import type { ProviderAccount } from '../provider-account.js';
 import {
   DEFAULT_SETTINGS, outcomeKind, rank, strategyProblem, windowed, type MinuteCounts, type RankInput, type SegmentHistory,
   type SegmentLevel,

@@ -1,4 +1,4 @@
-import type { ProviderAccount } from '../route-planner.js';
+import type { ProviderAccount } from '../provider-account.js';
 
 /** How one routing rule orders its eligible accounts (routing_rules.strategy; null there: priority). */
 export type StrategyConfig =

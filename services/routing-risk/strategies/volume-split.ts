@@ -1,4 +1,4 @@
-import type { ProviderAccount } from '../route-planner.js';
+import type { ProviderAccount } from '../provider-account.js';
 import { stickyShare } from './sticky-share.js';
 import type { RankInput, Ranking } from './types.js';
 
