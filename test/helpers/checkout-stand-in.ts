@@ -68,6 +68,11 @@ export async function startCheckoutStandIn(opts: { secretKeys: string[] }): Prom
     if (!source.type) return invalid('payment_source_required');
     if (!Number.isInteger(b.amount) || typeof b.currency !== 'string') return invalid('amount_invalid');
     if (!b.processing_channel_id) return invalid('processing_channel_id_required');
+    // A raw card (a vault's forward): Checkout.com's validation of its fields, integers for the expiry.
+    const card = source as Record<string, unknown>;
+    if (source.type === 'card' && !/^\d{12,19}$/.test(String(card.number ?? ''))) return invalid('card_number_invalid');
+    if (source.type === 'card' && !Number.isInteger(card.expiry_month)) return invalid('card_expiry_month_invalid');
+    if (source.type === 'card' && !Number.isInteger(card.expiry_year)) return invalid('card_expiry_year_invalid');
     const token = source.token ?? source.id ?? '';
     if (token === 'tok_standin_server_error') return { status: 500, body: {} };
     if (token === 'tok_standin_invalid') return invalid('token_invalid');

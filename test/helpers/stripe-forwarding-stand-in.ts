@@ -26,16 +26,32 @@ export interface ForwardedRecord {
 type Answer = { status: number; body: Record<string, unknown> };
 
 /**
- * Where each replacement goes in a destination's JSON body: Stripe configures this per destination
- * at onboarding. These are Adyen's raw-card fields (Checkout API /payments paymentMethod).
+ * Where each replacement goes in a destination's JSON body, and as what JSON type: Stripe
+ * configures this per destination at onboarding. Adyen's raw-card fields (Checkout API /payments
+ * paymentMethod) are strings; Checkout.com's (/payments source) take the expiry as integers.
  */
-const ADYEN_FIELDS: Record<string, Array<[string, (c: VaultedCard) => string]>> = {
-  card_number: [['number', (c) => c.number]],
-  card_expiry: [['expiryMonth', (c) => c.expMonth], ['expiryYear', (c) => c.expYear]],
-  card_cvc: [['cvc', (c) => c.cvc]],
-  cardholder_name: [['holderName', (c) => c.name]],
+type Fill = Array<[string, (c: VaultedCard) => string | number]>;
+interface Destination { object: (body: Record<string, any>) => Record<string, unknown> | undefined; fields: Record<string, Fill> }
+const ADYEN: Destination = {
+  object: (b) => b.paymentMethod,
+  fields: {
+    card_number: [['number', (c) => c.number]],
+    card_expiry: [['expiryMonth', (c) => c.expMonth], ['expiryYear', (c) => c.expYear]],
+    card_cvc: [['cvc', (c) => c.cvc]],
+    cardholder_name: [['holderName', (c) => c.name]],
+  },
 };
-const REPLACEMENTS = new Set([...Object.keys(ADYEN_FIELDS), 'request_signature']);
+const CHECKOUT: Destination = {
+  object: (b) => (b.source?.type === 'card' ? b.source : undefined),
+  fields: {
+    card_number: [['number', (c) => c.number]],
+    card_expiry: [['expiry_month', (c) => Number(c.expMonth)], ['expiry_year', (c) => Number(c.expYear)]],
+    card_cvc: [['cvv', (c) => c.cvc]],
+    cardholder_name: [['name', (c) => c.name]],
+  },
+};
+const DESTINATIONS = [ADYEN, CHECKOUT];
+const REPLACEMENTS = new Set([...Object.keys(ADYEN.fields), 'request_signature']);
 
 const invalid = (message: string, param?: string): Answer => ({
   status: 400, body: { error: { type: 'invalid_request_error', message, ...(param && { param }) } },
@@ -58,15 +74,16 @@ export function createForwardingEndpoint(state: {
   lose: { answers: number };
 }) {
   function fill(body: string, card: VaultedCard, replacements: string[]): string | undefined {
-    let json: { paymentMethod?: Record<string, unknown> };
+    let json: Record<string, any>;
     try {
       json = JSON.parse(body) as typeof json;
     } catch {
       return undefined;
     }
-    const pm = json.paymentMethod;
-    if (!pm) return undefined;
-    for (const r of replacements) for (const [field, value] of ADYEN_FIELDS[r] ?? []) if (field in pm) pm[field] = value(card);
+    const dest = DESTINATIONS.find((d) => d.object(json));
+    const target = dest?.object(json);
+    if (!dest || !target) return undefined;
+    for (const r of replacements) for (const [field, value] of dest.fields[r] ?? []) if (field in target) target[field] = value(card);
     return JSON.stringify(json);
   }
 

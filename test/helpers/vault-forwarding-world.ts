@@ -2,11 +2,13 @@
 // Stripe stand-in (which is also Stripe's vault and Forwarding API) holding one card, an Adyen
 // stand-in, and the stack; a live merchant connects Stripe (cheapest, tried first), Adyen and a
 // Stripe vault forwarding to Adyen, and stores the vaulted card as a method holding Stripe's token
-// and the vault's reference.
+// and the vault's reference. With `destination: 'checkout'` a Checkout.com stand-in and account
+// take Adyen's place as the vault's destination.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../services/platform/index.js';
 import { startAdyenStandIn, type AdyenStandIn } from './adyen-stand-in.js';
+import { liveKey, startCheckoutStandIn, type CheckoutStandIn } from './checkout-stand-in.js';
 import type { CardUnderTest } from './card-data-grep.js';
 import { startLicensedProviderStack, type LicensedProviderStack } from './licensed-provider-fixture.js';
 import { request } from './stack.js';
@@ -36,6 +38,9 @@ export interface ForwardingWorld {
   adyen: AdyenStandIn;
   stripeKey: string;
   adyenKey: string;
+  /** Only with `destination: 'checkout'`. */
+  checkout?: CheckoutStandIn;
+  checkoutKey: string;
   /** A new live merchant with Stripe (100 bps + 5), Adyen (150 bps + 10) and a Stripe vault (15 per attempt) forwarding to Adyen. */
   merchant(): Promise<ForwardingMerchant>;
   /** Stores `token` as a card holding Stripe's token and the Stripe vault's reference; the method's id. */
@@ -45,11 +50,18 @@ export interface ForwardingWorld {
 
 export type ForwardingMerchant = Awaited<ReturnType<LicensedProviderStack['newMerchantKey']>> & {
   stripeAccount: string; adyenAccount: string; vaultAccount: string;
+  /** With `destination: 'checkout'`: Checkout.com (150 bps + 10) in Adyen's place; adyenAccount is empty then. */
+  checkoutAccount: string;
 };
 
+export const CHECKOUT_CHANNEL = 'pc_standinchannel0000000000';
+
 export async function startForwardingWorld(opts: {
-  tag: string; cards: Record<string, VaultedTestCard>; logger?: Logger;
+  tag: string; cards: Record<string, VaultedTestCard>; logger?: Logger; destination?: 'adyen' | 'checkout';
 }): Promise<ForwardingWorld> {
+  const destination = opts.destination ?? 'adyen';
+  const checkoutKey = liveKey();
+  const checkout = destination === 'checkout' ? await startCheckoutStandIn({ secretKeys: [checkoutKey] }) : undefined;
   const stripeKey = `sk_live_${opts.tag}_${Date.now()}`;
   const adyenKey = `AQE_live_${opts.tag}_${Date.now()}`;
   const stripe = await startStripeStandIn({ secretKeys: [stripeKey] });
@@ -66,6 +78,17 @@ export async function startForwardingWorld(opts: {
       provider: 'stripe', name: 'Stripe EU', fee_bps: 100, fee_fixed: 5,
       credentials: { secret_key: stripeKey, webhook_secret: `whsec_live_${opts.tag}`, api_base_url: stripe.baseUrl },
     });
+    if (checkout) {
+      const checkoutAccount = await connect({
+        provider: 'checkout', name: 'Checkout.com EU', fee_bps: 150, fee_fixed: 10,
+        credentials: { secret_key: checkoutKey, processing_channel_id: CHECKOUT_CHANNEL, webhook_signature_key: randomBytes(16).toString('hex'), api_base_url: checkout.baseUrl },
+      });
+      const vaultAccount = await connect({
+        provider: 'stripe_vault', name: 'Stripe vault', fee_fixed: 15, fee_bps: 0,
+        credentials: { secret_key: stripeKey, destinations: 'checkout', api_base_url: stripe.baseUrl },
+      });
+      return { ...m, stripeAccount, adyenAccount: '', checkoutAccount, vaultAccount };
+    }
     const adyenAccount = await connect({
       provider: 'adyen', name: 'Adyen EU', fee_bps: 150, fee_fixed: 10,
       credentials: {
@@ -77,7 +100,7 @@ export async function startForwardingWorld(opts: {
       provider: 'stripe_vault', name: 'Stripe vault', fee_fixed: 15, fee_bps: 0,
       credentials: { secret_key: stripeKey, destinations: 'adyen', api_base_url: stripe.baseUrl },
     });
-    return { ...m, stripeAccount, adyenAccount, vaultAccount };
+    return { ...m, stripeAccount, adyenAccount, checkoutAccount: '', vaultAccount };
   }
 
   async function storeVaulted(key: string, token: string): Promise<string> {
@@ -93,9 +116,10 @@ export async function startForwardingWorld(opts: {
   }
 
   return {
-    stack, stripe, adyen, stripeKey, adyenKey, merchant, storeVaulted,
+    stack, stripe, adyen, stripeKey, adyenKey, checkout, checkoutKey, merchant, storeVaulted,
     async close() {
       await stack.close();
+      await checkout?.close();
       await stripe.close();
       await adyen.close();
     },

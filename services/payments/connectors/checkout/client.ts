@@ -61,7 +61,8 @@ export interface CheckoutAccount {
 
 export interface CheckoutClients {
   /** undefined when the account has no stored secret key. */
-  forAccount(accountId: string): Promise<CheckoutAccount | undefined>;
+  /** `via` replaces the account's fetch: a vault's forwarding fetch for a forwarded card (issue 25). */
+  forAccount(accountId: string, via?: typeof fetch): Promise<CheckoutAccount | undefined>;
 }
 
 /** The SDK's options for an account: its base URL as `host`, else its subdomain, else the shared host. */
@@ -81,7 +82,7 @@ export function createCheckoutClients(credentials: CredentialSource, network: Pr
   installScopedFetch();
   const cache = new Map<string, Checkout>();
   return {
-    async forAccount(accountId) {
+    async forAccount(accountId, via) {
       if (process.env.CKO_SECRET || process.env.CKO_SECRET_KEY) return undefined;
       const creds = await credentials.get(accountId);
       const v = creds?.values;
@@ -99,7 +100,7 @@ export function createCheckoutClients(credentials: CredentialSource, network: Pr
         }
         cache.set(cacheKey, client);
       }
-      const send = providerFetch(v.api_base_url, { ...network, officialHost: CHECKOUT_OFFICIAL_HOST });
+      const send = via ?? providerFetch(v.api_base_url, { ...network, officialHost: CHECKOUT_OFFICIAL_HOST });
       const bound = client;
       return {
         client,

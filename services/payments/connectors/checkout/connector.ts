@@ -1,16 +1,18 @@
 // The Checkout.com connector, on the official checkout-sdk-node and Checkout.com's unified payments
 // API (/payments, its captures, voids and refunds, the payment list by reference) and its webhooks.
 // It implements the connector interface and nothing else: credentials come from the
-// CredentialSource by account id; outcomes and failures come from the tables in errors.ts.
+// CredentialSource by account id; outcomes and failures come from the tables in errors.ts. A card
+// forwarded by a vault (issue 25) is paid with the raw-card request sent through the vault, read as a direct answer.
 import { idTime } from '../../../platform/ids.js';
 import { failed, statusFromRepeat } from '../outcome-mapping.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
+import { forwardingFetch, type VaultForwarders } from '../vault-forwarding.js';
 import { toCheckoutAmount } from './amounts.js';
 import { createCheckoutClients, type CheckoutAccount } from './client.js';
 import { CONDITIONS } from './errors.js';
 import { readCheckoutNotification } from './notifications.js';
 import { describeError, fromError, fromPayment, isCheckoutError, refusal, type CheckoutPayment } from './outcomes.js';
-import { isRequest, paymentRequest } from './request.js';
+import { forwardedCard, isRequest, paymentRequest, type ForwardedCard } from './request.js';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, CredentialCheck, CredentialSource, HoldRequest, HoldResult,
   PaymentStatusResult, ProviderAccountRef, RefundRequest, RefundResult,
@@ -30,13 +32,13 @@ type ActionAnswer = { action_id?: string };
 
 /** `network` defaults to no operator-listed origin: a merchant-chosen api_base_url must be public https. */
 export function createCheckoutConnector(
-  { credentials, network = { allowlist: [] } }: { credentials: CredentialSource; network?: ProviderNetwork },
+  { credentials, network = { allowlist: [] }, vaults }: { credentials: CredentialSource; network?: ProviderNetwork; vaults?: VaultForwarders },
 ): Connector {
   const clients = createCheckoutClients(credentials, network);
 
   /** POST /payments with the attempt id as Cko-Idempotency-Key: the first call, and the safe retry of a lost one. */
-  async function pay(account: CheckoutAccount, req: AuthorizeRequest): Promise<AuthorizeResult> {
-    const body = paymentRequest(req, account.processingChannelId);
+  async function pay(account: CheckoutAccount, req: AuthorizeRequest, card?: ForwardedCard): Promise<AuthorizeResult> {
+    const body = paymentRequest(req, account.processingChannelId, card);
     if (!isRequest(body)) return failed(body, { code: req.currency });
     try {
       const res = await account.call(req.signal, (c) => c.payments.request(body, req.attemptId));
@@ -45,6 +47,21 @@ export function createCheckoutConnector(
       if (!isCheckoutError(err)) throw err;
       return fromError(err);
     }
+  }
+
+  /**
+   * A forwarded card: the raw-card request with the vault's placeholders, sent through the vault by
+   * the same SDK call, so the answer is read as a direct one under the same Cko-Idempotency-Key. A
+   * vault that gives no answer of Checkout.com's surfaces as no answer, and the status query decides.
+   */
+  async function payForwarded(req: AuthorizeRequest, forwarding: NonNullable<AuthorizeRequest['forwarding']>): Promise<AuthorizeResult> {
+    const forwarder = vaults?.forVault(forwarding.vault);
+    if (!forwarder) return failed(CONDITIONS.vault_not_connected);
+    if (!req.paymentMethodToken) return failed(CONDITIONS.unusable_token);
+    const via = forwardingFetch(forwarder, { ...forwarding, token: req.paymentMethodToken, attemptId: req.attemptId });
+    const account = await clients.forAccount(req.account.id, via);
+    if (!account) return failed(CONDITIONS.missing_credentials);
+    return pay(account, req, forwardedCard(forwarder.placeholders(req.paymentMethodToken), req));
   }
 
   /** The payment Checkout.com lists under our attempt id as reference, if any. */
@@ -75,6 +92,7 @@ export function createCheckoutConnector(
 
   return {
     async authorize(req) {
+      if (req.forwarding) return payForwarded(req, req.forwarding);
       const account = await clients.forAccount(req.account.id);
       if (!account) return failed(CONDITIONS.missing_credentials);
       return pay(account, req);
@@ -86,7 +104,9 @@ export function createCheckoutConnector(
      * same Cko-Idempotency-Key: Checkout.com answers the first one's response, 409 while it still
      * runs (unknown), or, if the first never arrived, processes this one, so the customer is charged
      * at most once. Without the token (reconciliation) an attempt missing from the list is open
-     * until it is old enough to be sure it never arrived. A failed lookup is thrown: the attempt
+     * until it is old enough to be sure it never arrived; so is a forwarded attempt's (issue 25): a
+     * repeat could only go through the vault with the card again, and the list, asked directly and
+     * without the card, tells what Checkout.com received. A failed lookup is thrown: the attempt
      * stays unknown and is asked again later.
      */
     async getStatus(req): Promise<PaymentStatusResult> {
@@ -102,7 +122,7 @@ export function createCheckoutConnector(
         return { found: true, ...fromError(err) };
       }
       if (payment) return { found: true, ...fromPayment(payment, req) };
-      if (req.paymentMethodToken) return statusFromRepeat(await pay(account, req), 'Checkout.com');
+      if (req.paymentMethodToken && !req.forwarding) return statusFromRepeat(await pay(account, req), 'Checkout.com');
       const madeAt = idTime(req.attemptId);
       if (madeAt && Date.now() - madeAt.getTime() > LIST_SETTLED_MS) return { found: false };
       return { found: true, ...failed(CONDITIONS.not_found_yet) };

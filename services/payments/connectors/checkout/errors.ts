@@ -107,6 +107,8 @@ export const CONDITIONS = {
   missing_credentials: rule('technical', 'provider_not_configured', 'The Checkout.com account has no usable credentials (secret key).', 'provider_unavailable'),
   amount_not_representable: policy('amount_not_supported', 'Checkout.com cannot carry this amount exactly in this currency.'),
   unusable_token: technical('payment_method_unknown', 'The payment method token is not a Checkout.com token (tok_…) or instrument (src_…).'),
+  // Routing chose a vault this deployment has no forwarder for: nothing was sent.
+  vault_not_connected: rule('technical', 'vault_unavailable', 'The vault that would forward the card to Checkout.com is not available.', 'provider_unavailable'),
   // The SDK checks the request before sending it (currency list, amount): nothing reached Checkout.com.
   refused_by_sdk: technical('provider_rejected_request', 'The Checkout.com SDK refused the request before sending it.'),
   unsupported_action: technical('action_not_supported', 'Checkout.com asked for a customer action that has no page to send the customer to.'),

@@ -21,11 +21,11 @@ export const checkoutProvider: ProviderDefinition = {
   countries: [],
   capabilities: {
     // Card payouts and reconciliation reports exist at Checkout.com but are not built here yet
-    // (docs/connectors.md, "Checkout.com"); vault forwarding has its place in request.ts.
+    // (docs/connectors.md, "Checkout.com").
     settlementSync: false,
     settlementReports: false,
     notifications: true,
-    vaultForwarding: false,
+    vaultForwarding: true,
   },
   credentialFields: [
     { name: 'secret_key', required: true, secret: true, env: 'CHECKOUT_SECRET_KEY' },

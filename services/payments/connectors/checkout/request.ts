@@ -4,25 +4,34 @@
 import { toCheckoutAmount } from './amounts.js';
 import { CONDITIONS, type CheckoutRule } from './errors.js';
 import type { AuthorizeRequest } from '../types.js';
+import type { CardPlaceholders } from '../vault-forwarding.js';
 
 /** A source as Checkout.com takes it: a Frames/Flow card token, a stored instrument, or a raw card. */
 export type CheckoutSource =
   | { type: 'token'; token: string }
   | { type: 'id'; id: string }
-  | { type: 'card'; number: string; expiry_month: number; expiry_year: number; cvv?: string; name?: string };
+  | { type: 'card'; number: string; expiry_month: number | string; expiry_year: number | string; cvv?: string; name?: string };
 
 /**
- * A card as the vault-forwarding destination will hand it over (issue 25, being built apart):
- * the card's data reaches Checkout.com only through the vault's forwarding proxy, which fills these
- * fields in; this service never holds them. Nothing sets it yet: `paymentRequest` takes it so the
- * forwarded attempt has its place here, and `authorize` never passes one.
+ * A card of a forwarded attempt (issue 25): each field holds the vault's placeholder, which the
+ * vault's proxy replaces with the card's data; this service never holds it. Checkout.com's expiry
+ * fields are integers, but a placeholder is a string ("" for Stripe, which fills the field as its
+ * destination configuration types it; an expression for Basis Theory): see docs/decisions.md.
  */
 export interface ForwardedCard {
   number: string;
-  expiryMonth: number;
-  expiryYear: number;
+  expiryMonth: number | string;
+  expiryYear: number | string;
   cvv?: string;
   holderName?: string;
+}
+
+/** The vault's placeholders as Checkout.com's raw card; a merchant-initiated charge carries no CVV. */
+export function forwardedCard(p: CardPlaceholders, req: Pick<AuthorizeRequest, 'merchantInitiated'> = {}): ForwardedCard {
+  return {
+    number: p.number, expiryMonth: p.expiryMonth, expiryYear: p.expiryYear, holderName: p.holderName,
+    ...(!req.merchantInitiated && { cvv: p.cvc }),
+  };
 }
 
 /** The token as Checkout.com's source: `tok_…` (Frames, Flow, wallets' tokens) or `src_…` (a stored instrument). */
@@ -30,7 +39,8 @@ export function sourceOf(token: string | undefined, card?: ForwardedCard): Check
   if (card) {
     return {
       type: 'card', number: card.number, expiry_month: card.expiryMonth, expiry_year: card.expiryYear,
-      ...(card.cvv && { cvv: card.cvv }), ...(card.holderName && { name: card.holderName }),
+      // Present even when empty: Stripe fills only the fields the request carries.
+      ...(card.cvv !== undefined && { cvv: card.cvv }), ...(card.holderName !== undefined && { name: card.holderName }),
     };
   }
   if (!token) return undefined;
