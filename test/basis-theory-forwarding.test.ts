@@ -74,6 +74,12 @@ describe('vault forwarding: Basis Theory\'s proxy to Adyen (stand-ins)', () => {
       mode: 'live', ...btBody({ destinations: 'adyen, Not A Code' }), name: 'bad list',
     });
     assert.deepEqual([bad.status, bad.body.error?.param], [422, 'destinations'], JSON.stringify(bad.body));
+    // A destination whose request the vault cannot fill is refused at connect, naming why.
+    const unfillable = await world.stack.manage('POST', `/projects/${m.projectId}/provider-accounts`, {
+      mode: 'live', ...btBody({ destinations: 'adyen, checkout' }), name: 'to Checkout.com',
+    });
+    assert.deepEqual([unfillable.status, unfillable.body.error?.param], [422, 'destinations'], JSON.stringify(unfillable.body));
+    assert.match(unfillable.body.error.message, /cannot forward to checkout/);
     // Connecting stores without calling; the `test` call tells a key Basis Theory refuses.
     const wrongKey = await world.stack.connectLive(m.projectId, { ...btBody({ api_key: 'key_prod_us_wrong' }), name: 'wrong key' });
     const refused = await world.stack.manage('POST', `/provider-accounts/${wrongKey}/test`);

@@ -57,10 +57,18 @@ export interface VaultForwarder {
   forward(route: ForwardRoute, request: PreparedRequest, signal: AbortSignal): Promise<ForwardedAnswer>;
 }
 
-/** Why a vault connection's `destinations` (comma-separated provider codes) is unusable, or undefined. */
-export function destinationsProblem(values: Record<string, string>): [string, string] | undefined {
-  const bad = (values.destinations ?? '').split(',').map((d) => d.trim()).find((d) => !/^[a-z][a-z0-9_]{1,30}$/.test(d));
+/**
+ * Why a vault connection's `destinations` (comma-separated provider codes) is unusable, or
+ * undefined. `cannotReach` names the destinations a vault cannot fill a request for, with why.
+ */
+export function destinationsProblem(
+  values: Record<string, string>, cannotReach: Record<string, string> = {},
+): [string, string] | undefined {
+  const codes = (values.destinations ?? '').split(',').map((d) => d.trim());
+  const bad = codes.find((d) => !/^[a-z][a-z0-9_]{1,30}$/.test(d));
   if (bad !== undefined) return ['destinations', `destinations is a comma-separated list of provider codes ("${bad}" is not one)`];
+  const unreachable = codes.find((d) => d in cannotReach);
+  if (unreachable !== undefined) return ['destinations', `This vault cannot forward to ${unreachable}: ${cannotReach[unreachable]}`];
   return undefined;
 }
 

@@ -9,6 +9,14 @@ import { BASIS_THEORY_OFFICIAL_HOST } from './client.js';
 import { createBasisTheoryConnector } from './connector.js';
 import { createBasisTheoryForwarder } from './proxy.js';
 
+/**
+ * Destinations whose forwarded request Basis Theory's expressions cannot fill: they render inside
+ * JSON strings, and Checkout.com's card source takes its expiry as integers (docs/decisions.md).
+ */
+const CANNOT_REACH: Record<string, string> = {
+  checkout: 'its expressions render the card\'s expiry as text, and Checkout.com takes it as numbers; forward to adyen',
+};
+
 export const basisTheoryProvider: ProviderDefinition = {
   code: 'basis_theory',
   name: 'Basis Theory',
@@ -32,7 +40,7 @@ export const basisTheoryProvider: ProviderDefinition = {
   ],
   officialHost: BASIS_THEORY_OFFICIAL_HOST,
   // Basis Theory's keys do not say their mode (a tenant is test or production), so only the list is checked.
-  modeMismatch: (values) => destinationsProblem(values),
+  modeMismatch: (values) => destinationsProblem(values, CANNOT_REACH),
   create: createBasisTheoryConnector,
   forwarder: createBasisTheoryForwarder,
 };
