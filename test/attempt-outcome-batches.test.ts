@@ -7,6 +7,7 @@ import {
 } from '../services/platform/index.js';
 import { eventSubject, type EventEnvelope } from '../services/contract/index.js';
 import { createTestBus, type TestBus } from './helpers/bus.js';
+import { jetStreamForFile } from './helpers/nats-server.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
 
@@ -16,6 +17,8 @@ import { eventually } from './helpers/eventually.js';
 
 let db: TestDatabase;
 let pool: Pool;
+// Real JetStream: CI's, or one of the file's own without NATS_URL.
+const { url: natsUrl } = await jetStreamForFile();
 
 before(async () => {
   db = await createTestDatabase();
@@ -70,7 +73,7 @@ const rowsOf = async (account: string) =>
   (await pool.query('SELECT count(*)::int AS n FROM attempt_outcomes WHERE provider_account_id = $1', [account])).rows[0].n;
 
 test('a burst of attempt.settled events: a few statements, the counts as one by one, a repeat counted once', async () => {
-  const testBus = await createTestBus();
+  const testBus = await createTestBus(natsUrl);
   assert.ok(testBus.nats, 'runs on real NATS JetStream (CI sets NATS_URL)');
   try {
     const events = [
@@ -99,7 +102,7 @@ test('a burst of attempt.settled events: a few statements, the counts as one by 
 });
 
 test('an event Postgres refuses fails alone: the rest of its batch is recorded, it is delivered again', async () => {
-  const testBus = await createTestBus();
+  const testBus = await createTestBus(natsUrl);
   try {
     const good = Array.from({ length: 8 }, () => settled('pac_mixed', 'succeeded'));
     const refused = settled('pac_mixed', 'failed', { settled_at: 'not a time' });

@@ -13,7 +13,11 @@ import { cardDataIn, databaseText, streamText, type CardUnderTest } from './help
 import { sentUnder } from './helpers/connector-requests.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { request } from './helpers/stack.js';
+import { jetStreamForFile } from './helpers/nats-server.js';
 import { startForwardingWorld, uniqueCardNumber, type ForwardingMerchant, type ForwardingWorld } from './helpers/vault-forwarding-world.js';
+
+// The stack publishes to real JetStream (the card-data grep reads its stream): CI's, or one of the file's own.
+const { url: natsUrl } = await jetStreamForFile();
 
 const BT_KEY = `key_prod_us_${Date.now()}`;
 const BT_TOKEN = 'd2cbc1b4-5c3e-45e3-9289-a5d3ae4a5ddf';
@@ -28,7 +32,7 @@ describe('vault forwarding: Basis Theory\'s proxy to Adyen (stand-ins)', () => {
   const logs = captureLogs();
 
   before(async () => {
-    world = await startForwardingWorld({ tag: 'bt', cards: {}, logger: createLogger('test', 'debug', logs.stream) });
+    world = await startForwardingWorld({ natsUrl, tag: 'bt', cards: {}, logger: createLogger('test', 'debug', logs.stream) });
     bt = await startBasisTheoryStandIn({ apiKeys: [BT_KEY] });
     bt.tokens.set(BT_TOKEN, { number: CARD.number, expiration_month: 3, expiration_year: 2036, cvc: CARD.cvc });
   });

@@ -12,7 +12,11 @@ import { cardDataIn, databaseText, streamText } from './helpers/card-data-grep.j
 import type { CheckoutStandIn } from './helpers/checkout-stand-in.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { request } from './helpers/stack.js';
+import { jetStreamForFile } from './helpers/nats-server.js';
 import { startForwardingWorld, uniqueCardNumber, type ForwardingWorld, type VaultedTestCard } from './helpers/vault-forwarding-world.js';
+
+// The stack publishes to real JetStream (the card-data grep reads its stream): CI's, or one of the file's own.
+const { url: natsUrl } = await jetStreamForFile();
 
 const VAULTED = 'pm_card_chargeDeclined';
 const CARD: VaultedTestCard = { number: uniqueCardNumber(), expMonth: '11', expYear: '2037', cvc: '7351', name: 'Ada Lovelace' };
@@ -24,6 +28,7 @@ describe('vault forwarding: Stripe Vault and Forward to Checkout.com (stand-ins)
 
   before(async () => {
     world = await startForwardingWorld({
+      natsUrl,
       tag: 'ckofwd', cards: { [VAULTED]: CARD }, destination: 'checkout', logger: createLogger('test', 'debug', logs.stream),
     });
     checkout = world.checkout!;

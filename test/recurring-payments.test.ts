@@ -9,7 +9,11 @@ import { after, before, describe, test } from 'node:test';
 import { expectError, expectNoPaymentCreated } from './helpers/api-assertions.js';
 import { sentUnder } from './helpers/connector-requests.js';
 import { request } from './helpers/stack.js';
+import { jetStreamForFile } from './helpers/nats-server.js';
 import { startForwardingWorld, uniqueCardNumber, type ForwardingWorld, type VaultedTestCard } from './helpers/vault-forwarding-world.js';
+
+// The stack publishes to real JetStream (the card-data grep reads its stream): CI's, or one of the file's own.
+const { url: natsUrl } = await jetStreamForFile();
 
 const DECLINED_AT_STRIPE = 'pm_card_chargeDeclined';
 const CARD: VaultedTestCard = { number: uniqueCardNumber(), expMonth: '04', expYear: '2036', cvc: '482', name: 'Grace Hopper' };
@@ -18,7 +22,7 @@ describe('recurring payments: network transaction ids and merchant-initiated pay
   let world: ForwardingWorld;
 
   before(async () => {
-    world = await startForwardingWorld({ tag: 'mit', cards: { [DECLINED_AT_STRIPE]: CARD } });
+    world = await startForwardingWorld({ natsUrl, tag: 'mit', cards: { [DECLINED_AT_STRIPE]: CARD } });
     // The Adyen account selected networkTxReference among its additional data.
     world.adyen.networkTxReference = true;
   });

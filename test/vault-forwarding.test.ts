@@ -15,7 +15,11 @@ import type { LicensedProviderStack } from './helpers/licensed-provider-fixture.
 import { captureLogs } from './helpers/log-sink.js';
 import { request } from './helpers/stack.js';
 import type { StripeStandIn } from './helpers/stripe-stand-in.js';
+import { jetStreamForFile } from './helpers/nats-server.js';
 import { startForwardingWorld, uniqueCardNumber, type ForwardingWorld, type VaultedTestCard } from './helpers/vault-forwarding-world.js';
+
+// The stack publishes to real JetStream (the card-data grep reads its stream): CI's, or one of the file's own.
+const { url: natsUrl } = await jetStreamForFile();
 
 const VAULTED = 'pm_card_chargeDeclined';
 const CARD: VaultedTestCard = { number: uniqueCardNumber(), expMonth: '11', expYear: '2037', cvc: '7351', name: 'Ada Lovelace' };
@@ -30,7 +34,7 @@ describe('vault forwarding: Stripe Vault and Forward to Adyen (stand-ins)', () =
   const logs = captureLogs();
 
   before(async () => {
-    world = await startForwardingWorld({ tag: 'fwd', cards: { [VAULTED]: CARD }, logger: createLogger('test', 'debug', logs.stream) });
+    world = await startForwardingWorld({ natsUrl, tag: 'fwd', cards: { [VAULTED]: CARD }, logger: createLogger('test', 'debug', logs.stream) });
     ({ stack, stripe, adyen, stripeKey: STRIPE_KEY, adyenKey: ADYEN_KEY } = world);
   });
   after(async () => {

@@ -58,6 +58,8 @@ export const CHECKOUT_CHANNEL = 'pc_standinchannel0000000000';
 
 export async function startForwardingWorld(opts: {
   tag: string; cards: Record<string, VaultedTestCard>; logger?: Logger; destination?: 'adyen' | 'checkout';
+  /** The JetStream the stack publishes to (jetStreamForFile): the card-data grep reads its stream. */
+  natsUrl?: string;
 }): Promise<ForwardingWorld> {
   const destination = opts.destination ?? 'adyen';
   const checkoutKey = liveKey();
@@ -69,6 +71,7 @@ export async function startForwardingWorld(opts: {
   const adyen = await startAdyenStandIn({ apiKeys: [adyenKey], merchantAccounts: [MERCHANT_ACCOUNT] });
   const stack = await startLicensedProviderStack({
     env: { PROVIDER_SECRET_KEY: randomBytes(32).toString('hex') }, ...(opts.logger && { logger: opts.logger }),
+    natsUrl: opts.natsUrl,
   });
 
   async function merchant(): Promise<ForwardingMerchant> {
