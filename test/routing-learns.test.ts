@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { outcomeKind } from '../services/routing-risk/strategies/index.js';
 import { eventually } from './helpers/eventually.js';
+import { jetStreamForFile } from './helpers/nats-server.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
+
+// Real JetStream: CI's, or one of the file's own without NATS_URL.
+const { url: natsUrl } = await jetStreamForFile();
 
 // Issue 26: routing learns from the attempt.settled events. Payments announce each settled attempt,
 // routing-risk's consumer claims it once and migration 0008's trigger counts it into its minute,
@@ -21,7 +25,7 @@ describe('routing-risk learns from attempt outcomes', () => {
   const attempts: any[] = [];
 
   before(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({ natsUrl });
     m = await stack.newMerchantKey('test');
     const rule = await stack.manage('POST', `/projects/${m.projectId}/routing-rules`, {
       mode: 'test', name: 'eur-learning', priority: 1, currencies: ['EUR'], providers: PROVIDERS,
