@@ -9,30 +9,22 @@
 // without the card token, reconciliation can only read Checkout.com's payment list, and a payment
 // missing from it is taken as never received only after the list's settle window (connector.ts).
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { chaosTag } from './helpers/chaos.js';
 import { sandboxKey, startCheckoutStandIn, type CheckoutStandIn } from './helpers/checkout-stand-in.js';
 import { eventually } from './helpers/eventually.js';
-import { burstWithKill, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
+import { burstWithKill, chaosEnv, chaosMerchant, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
 import type { KeyedOutcome } from './helpers/keyed-client.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request } from './helpers/stack.js';
-import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
 
 const PAYMENTS = 40;
 const CLIENTS = 8;
 const KILL_AFTER_STORED = 12;
 const KEY = sandboxKey();
-const ENV = {
-  RECONCILIATION_SWEEP_MS: '200',
-  PROVIDER_TIMEOUT_MS: '500',
-  RATE_LIMIT_PER_MINUTE: '1000000',
-  PROVIDER_SECRET_KEY: randomBytes(32).toString('hex'),
-  PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
-};
+const ENV = chaosEnv();
 
 /** Mostly approvals; a lost answer (held back past PROVIDER_TIMEOUT_MS) and a soft decline among them. */
 const tokenOf = (i: number) => (i % 10 === 3 ? 'tok_standin_slow' : i % 10 === 7 ? 'tok_standin_declined_20005' : `tok_chaos${i}`);
@@ -56,19 +48,10 @@ describe('payments killed (kill -9) during a keyed burst at a Checkout.com accou
     nats = await startNatsServer();
     split = await startSplitStack(nats.url, ENV);
     sql = new pg.Pool({ connectionString: split.db.url, max: 3 });
-    const manage = (method: string, path: string, body?: unknown) =>
-      request(split.baseUrl, method, `/manage/v1${path}`, { key: split.operatorToken, body });
-    const merchant = await manage('POST', '/merchants', { name: 'Checkout.com chaos merchant' });
-    assert.equal(merchant.status, 201, JSON.stringify(merchant.body));
-    const projectId = merchant.body.project.id;
-    const connected = await manage('POST', `/projects/${projectId}/provider-accounts`, {
-      mode: 'test', provider: 'checkout', name: 'Checkout.com sandbox',
+    ({ accountId, apiKey } = await chaosMerchant(split, {
+      merchant: 'Checkout.com chaos merchant', provider: 'checkout', account: 'Checkout.com sandbox',
       credentials: { secret_key: KEY, processing_channel_id: 'pc_chaos', webhook_signature_key: 'whsk', api_base_url: cko.baseUrl },
-    });
-    assert.equal(connected.status, 201, JSON.stringify(connected.body));
-    accountId = connected.body.id;
-    const key = await manage('POST', `/projects/${projectId}/keys`, { mode: 'test', name: 'test' });
-    apiKey = key.body.secret;
+    }));
     outcomes = await burstWithKill({
       split, sql, apiKey, keys, prefix, clients: CLIENTS, killAfterStored: KILL_AFTER_STORED,
       body: (i) => ({ amount: 1000 + i, currency: 'EUR', payment_method: { type: 'card', token: tokenOf(i) } }),

@@ -12,25 +12,18 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { chaosTag } from './helpers/chaos.js';
 import { eventually } from './helpers/eventually.js';
-import { burstWithKill, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
+import { burstWithKill, chaosEnv, chaosMerchant, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
 import type { KeyedOutcome } from './helpers/keyed-client.js';
 import { startMollieStandIn, type MollieStandIn } from './helpers/mollie-stand-in.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request } from './helpers/stack.js';
-import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
 
 const PAYMENTS = 40;
 const CLIENTS = 8;
 const KILL_AFTER_STORED = 12;
 const KEY = `test_${randomBytes(15).toString('hex')}`;
-const ENV = {
-  RECONCILIATION_SWEEP_MS: '200',
-  PROVIDER_TIMEOUT_MS: '500',
-  RATE_LIMIT_PER_MINUTE: '1000000',
-  PROVIDER_SECRET_KEY: randomBytes(32).toString('hex'),
-  PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
-};
+const ENV = chaosEnv();
 
 /** Mostly plain; every tenth answer held back past PROVIDER_TIMEOUT_MS (an amount of …03). */
 const amountOf = (i: number) => (i % 10 === 3 ? 1003 + i * 100 : 1000 + i * 100);
@@ -53,19 +46,10 @@ describe('payments killed (kill -9) during a keyed burst at a Mollie account, th
     nats = await startNatsServer();
     split = await startSplitStack(nats.url, ENV);
     sql = new pg.Pool({ connectionString: split.db.url, max: 3 });
-    const manage = (method: string, path: string, body?: unknown) =>
-      request(split.baseUrl, method, `/manage/v1${path}`, { key: split.operatorToken, body });
-    const merchant = await manage('POST', '/merchants', { name: 'Mollie chaos merchant' });
-    assert.equal(merchant.status, 201, JSON.stringify(merchant.body));
-    const projectId = merchant.body.project.id;
-    const connected = await manage('POST', `/projects/${projectId}/provider-accounts`, {
-      mode: 'test', provider: 'mollie', name: 'Mollie test',
+    ({ accountId, apiKey } = await chaosMerchant(split, {
+      merchant: 'Mollie chaos merchant', provider: 'mollie', account: 'Mollie test',
       credentials: { api_key: KEY, webhook_base_url: split.baseUrl, api_base_url: mollie.baseUrl },
-    });
-    assert.equal(connected.status, 201, JSON.stringify(connected.body));
-    accountId = connected.body.id;
-    const key = await manage('POST', `/projects/${projectId}/keys`, { mode: 'test', name: 'test' });
-    apiKey = key.body.secret;
+    }));
     outcomes = await burstWithKill({
       split, sql, apiKey, keys, prefix, clients: CLIENTS, killAfterStored: KILL_AFTER_STORED,
       body: (i) => ({

@@ -11,13 +11,12 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { chaosTag } from './helpers/chaos.js';
 import { eventually } from './helpers/eventually.js';
-import { burstWithKill, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
+import { burstWithKill, chaosEnv, chaosMerchant, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
 import type { KeyedOutcome } from './helpers/keyed-client.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { signedEvent, startPayPalStandIn, type PayPalStandIn } from './helpers/paypal-stand-in.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request } from './helpers/stack.js';
-import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
 
 const PAYMENTS = 30;
 const CLIENTS = 6;
@@ -25,13 +24,7 @@ const KILL_AFTER_STORED = 10;
 const CLIENT_ID = `AChaos${randomBytes(10).toString('hex')}`;
 const SECRET = `EChaos${randomBytes(10).toString('hex')}`;
 const WEBHOOK_ID = `WH${randomBytes(8).toString('hex').toUpperCase()}`;
-const ENV = {
-  RECONCILIATION_SWEEP_MS: '200',
-  PROVIDER_TIMEOUT_MS: '500',
-  RATE_LIMIT_PER_MINUTE: '1000000',
-  PROVIDER_SECRET_KEY: randomBytes(32).toString('hex'),
-  PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
-};
+const ENV = chaosEnv();
 
 const amountOf = (i: number) => 1000 + i;
 const skip = natsServerMissing();
@@ -55,18 +48,10 @@ describe('payments killed (kill -9) during a keyed burst of PayPal wallet paymen
     nats = await startNatsServer();
     split = await startSplitStack(nats.url, ENV);
     sql = new pg.Pool({ connectionString: split.db.url, max: 3 });
-    const manage = (method: string, path: string, body?: unknown) =>
-      request(split.baseUrl, method, `/manage/v1${path}`, { key: split.operatorToken, body });
-    const merchant = await manage('POST', '/merchants', { name: 'PayPal chaos merchant' });
-    assert.equal(merchant.status, 201, JSON.stringify(merchant.body));
-    const projectId = merchant.body.project.id;
-    const connected = await manage('POST', `/projects/${projectId}/provider-accounts`, {
-      mode: 'test', provider: 'paypal', name: 'PayPal sandbox',
+    ({ accountId, apiKey } = await chaosMerchant(split, {
+      merchant: 'PayPal chaos merchant', provider: 'paypal', account: 'PayPal sandbox',
       credentials: { client_id: CLIENT_ID, client_secret: SECRET, webhook_id: WEBHOOK_ID, api_base_url: pp.baseUrl },
-    });
-    assert.equal(connected.status, 201, JSON.stringify(connected.body));
-    accountId = connected.body.id;
-    apiKey = (await manage('POST', `/projects/${projectId}/keys`, { mode: 'test', name: 'test' })).body.secret;
+    }));
     outcomes = await burstWithKill({
       split, sql, apiKey, keys, prefix, clients: CLIENTS, killAfterStored: KILL_AFTER_STORED,
       body: (i) => ({ amount: amountOf(i), currency: 'EUR', payment_method: { type: 'wallet' }, return_url: 'https://shop.example/back' }),

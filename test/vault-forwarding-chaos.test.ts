@@ -14,12 +14,11 @@ import pg from 'pg';
 import { startAdyenStandIn, type AdyenStandIn } from './helpers/adyen-stand-in.js';
 import { chaosTag } from './helpers/chaos.js';
 import { eventually } from './helpers/eventually.js';
-import { burstWithKill, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
+import { burstWithKill, chaosEnv, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
 import type { KeyedOutcome } from './helpers/keyed-client.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request } from './helpers/stack.js';
-import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
 
 const PAYMENTS = 30;
@@ -30,13 +29,7 @@ const ADYEN_KEY = `AQE_live_fwdchaos_${Date.now()}`;
 const MERCHANT_ACCOUNT = 'AcmeECOM';
 // Declined softly at Stripe by the stand-in: every payment fails over to Adyen, forwarded.
 const VAULTED = 'pm_card_chargeDeclined';
-const ENV = {
-  RECONCILIATION_SWEEP_MS: '200',
-  PROVIDER_TIMEOUT_MS: '1000',
-  RATE_LIMIT_PER_MINUTE: '1000000',
-  PROVIDER_SECRET_KEY: randomBytes(32).toString('hex'),
-  PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
-};
+const ENV = chaosEnv(1_000);
 
 const skip = natsServerMissing();
 

@@ -1,10 +1,14 @@
 // A keyed burst of payments against the six parts as processes, with the payments process killed
 // (kill -9) and restarted mid-burst: what the connectors' crash tests share. Each client retries
 // its key until it has a final answer or its time is up (keyed-client.ts).
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { eventually } from './eventually.js';
 import { keyedRequest, type KeyedOutcome } from './keyed-client.js';
 import type { SplitStack } from './split-stack.js';
+import { request } from './stack.js';
+import { STAND_IN_ORIGINS } from './stand-in-server.js';
 
 export interface KeyedBurst {
   split: SplitStack;
@@ -52,4 +56,43 @@ export async function paymentsByKey(sql: pg.Pool, prefix: string, keys: string[]
   const byKey = new Map<string, Array<{ id: string; status: string }>>(keys.map((k) => [k, []]));
   for (const r of rows) byKey.get(r.reference)!.push({ id: r.id, status: r.status });
   return byKey;
+}
+
+/**
+ * The parts' environment in the connectors' crash tests: a fast reconciliation sweep, a short
+ * provider deadline (answers held back past it are lost), no rate limit, and the stand-ins' origins allowed.
+ */
+export function chaosEnv(providerTimeoutMs = 500): Record<string, string> {
+  return {
+    RECONCILIATION_SWEEP_MS: '200',
+    PROVIDER_TIMEOUT_MS: String(providerTimeoutMs),
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    PROVIDER_SECRET_KEY: randomBytes(32).toString('hex'),
+    PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
+  };
+}
+
+export interface ChaosMerchant {
+  projectId: string;
+  /** The test-mode account at the provider under test. */
+  accountId: string;
+  /** A test-mode API key of the project. */
+  apiKey: string;
+}
+
+/** A merchant whose project has a test-mode account at `provider` and a test API key. */
+export async function chaosMerchant(split: SplitStack, opts: {
+  merchant: string; provider: string; account: string; credentials: Record<string, unknown>;
+}): Promise<ChaosMerchant> {
+  const manage = async (path: string, body: unknown) => {
+    const res = await request(split.baseUrl, 'POST', `/manage/v1${path}`, { key: split.operatorToken, body });
+    assert.equal(res.status, 201, `${path}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const projectId = (await manage('/merchants', { name: opts.merchant })).project.id as string;
+  const account = await manage(`/projects/${projectId}/provider-accounts`, {
+    mode: 'test', provider: opts.provider, name: opts.account, credentials: opts.credentials,
+  });
+  const key = await manage(`/projects/${projectId}/keys`, { mode: 'test', name: 'test' });
+  return { projectId, accountId: account.id, apiKey: key.secret };
 }
