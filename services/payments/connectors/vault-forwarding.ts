@@ -4,8 +4,10 @@
 // gives back the destination's answer with the card redacted. Our processes never hold the card.
 // A vault plugs in as a ProviderDefinition with `capabilities.vault` and a `forwarder`
 // (connectors/stripe-vault/, connectors/basis-theory/); a destination declares `capabilities.vaultForwarding`.
-import type { CredentialSource } from './types.js';
+import type { ErrorRule } from './error-rules.js';
+import { failed } from './outcome-mapping.js';
 import type { ProviderNetwork } from './provider-fetch.js';
+import type { AuthorizeRequest, AuthorizeResult, CredentialSource } from './types.js';
 
 /**
  * What a vault wants in place of each card field of the destination's request. Stripe's Forwarding
@@ -106,4 +108,32 @@ export function forwardingFetch(forwarder: VaultForwarder, route: ForwardRoute):
     const answer = await forwarder.forward(route, { url, headers, body: init.body }, signal);
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   };
+}
+
+/** The destination's error-table rules for a forwarded attempt that cannot start. */
+export interface ForwardingConditions {
+  vault_not_connected: ErrorRule;
+  unusable_token: ErrorRule;
+  missing_credentials: ErrorRule;
+}
+
+/**
+ * A forwarded attempt's destination client, made with a fetch that goes through the vault, and the
+ * vault's placeholders for the card; or the failure when the vault, the token or the destination's
+ * credentials are missing. What every destination does before building its raw-card request.
+ */
+export async function throughVault<A>(
+  vaults: VaultForwarders | undefined,
+  req: AuthorizeRequest,
+  forwarding: NonNullable<AuthorizeRequest['forwarding']>,
+  forAccount: (accountId: string, via: typeof fetch) => Promise<A | undefined>,
+  conditions: ForwardingConditions,
+): Promise<{ account: A; placeholders: CardPlaceholders } | { refused: AuthorizeResult }> {
+  const forwarder = vaults?.forVault(forwarding.vault);
+  if (!forwarder) return { refused: failed(conditions.vault_not_connected) };
+  if (!req.paymentMethodToken) return { refused: failed(conditions.unusable_token) };
+  const via = forwardingFetch(forwarder, { ...forwarding, token: req.paymentMethodToken, attemptId: req.attemptId });
+  const account = await forAccount(req.account.id, via);
+  if (!account) return { refused: failed(conditions.missing_credentials) };
+  return { account, placeholders: forwarder.placeholders(req.paymentMethodToken) };
 }

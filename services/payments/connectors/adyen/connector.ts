@@ -12,7 +12,7 @@ import { readAdyenSettlementReport } from './settlement-report.js';
 import { readAdyenNotification } from './notifications.js';
 import { describeError, fromError, fromPayment, isAdyenError, refusal } from './outcomes.js';
 import { failed, statusFromRepeat } from '../outcome-mapping.js';
-import { forwardingFetch, type VaultForwarders } from '../vault-forwarding.js';
+import { throughVault, type VaultForwarders } from '../vault-forwarding.js';
 import { forwardedCard, neverReceivedForwarded } from './forwarded.js';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, CredentialCheck, CredentialSource, HoldRequest, HoldResult,
@@ -114,13 +114,9 @@ export function createAdyenConnector(
    * answer of Adyen's surfaces as no answer (AdyenConnectionError), and the status query decides.
    */
   async function payForwarded(req: AuthorizeRequest, forwarding: NonNullable<AuthorizeRequest['forwarding']>): Promise<AuthorizeResult> {
-    const forwarder = vaults?.forVault(forwarding.vault);
-    if (!forwarder) return failed(CONDITIONS.vault_not_connected);
-    if (!req.paymentMethodToken) return failed(CONDITIONS.unusable_token);
-    const via = forwardingFetch(forwarder, { ...forwarding, token: req.paymentMethodToken, attemptId: req.attemptId });
-    const account = await clients.forAccount(req.account.id, via);
-    if (!account) return failed(CONDITIONS.missing_credentials);
-    return pay(account, req, forwardedCard(forwarder.placeholders(req.paymentMethodToken), req));
+    const through = await throughVault(vaults, req, forwarding, (id, via) => clients.forAccount(id, via), CONDITIONS);
+    if ('refused' in through) return through.refused;
+    return pay(through.account, req, forwardedCard(through.placeholders, req));
   }
 
   /**

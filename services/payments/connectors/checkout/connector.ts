@@ -6,7 +6,7 @@
 import { idTime } from '../../../platform/ids.js';
 import { failed, statusFromRepeat } from '../outcome-mapping.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
-import { forwardingFetch, type VaultForwarders } from '../vault-forwarding.js';
+import { throughVault, type VaultForwarders } from '../vault-forwarding.js';
 import { toCheckoutAmount } from './amounts.js';
 import { createCheckoutClients, type CheckoutAccount } from './client.js';
 import { CONDITIONS } from './errors.js';
@@ -55,13 +55,9 @@ export function createCheckoutConnector(
    * vault that gives no answer of Checkout.com's surfaces as no answer, and the status query decides.
    */
   async function payForwarded(req: AuthorizeRequest, forwarding: NonNullable<AuthorizeRequest['forwarding']>): Promise<AuthorizeResult> {
-    const forwarder = vaults?.forVault(forwarding.vault);
-    if (!forwarder) return failed(CONDITIONS.vault_not_connected);
-    if (!req.paymentMethodToken) return failed(CONDITIONS.unusable_token);
-    const via = forwardingFetch(forwarder, { ...forwarding, token: req.paymentMethodToken, attemptId: req.attemptId });
-    const account = await clients.forAccount(req.account.id, via);
-    if (!account) return failed(CONDITIONS.missing_credentials);
-    return pay(account, req, forwardedCard(forwarder.placeholders(req.paymentMethodToken), req));
+    const through = await throughVault(vaults, req, forwarding, (id, via) => clients.forAccount(id, via), CONDITIONS);
+    if ('refused' in through) return through.refused;
+    return pay(through.account, req, forwardedCard(through.placeholders, req));
   }
 
   /** The payment Checkout.com lists under our attempt id as reference, if any. */
