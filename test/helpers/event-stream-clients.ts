@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import Stripe from 'stripe';
 import { projectPath } from '../../services/platform/index.js';
-import { eventually } from './eventually.js';
+import { startDeadline } from './start-deadline.js';
 import { serveLoopback } from './stand-in-server.js';
 
 const stripe = new Stripe('sk_test_x');
@@ -55,7 +55,12 @@ export async function startListener(env: NodeJS.ProcessEnv, args: string[]) {
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const exited = once(child, 'exit');
-  await eventually('the listener to be ready', async () => (/^(Ready|\{"kind":"ready"\})/m.test(stdout) || child.exitCode !== null ? true : undefined), 20_000);
+  // Its start-up is a Node process loading the CLI: on a starved machine it waits for a CPU (start-deadline.ts).
+  const deadline = startDeadline(child.pid, 20_000);
+  while (!/^(Ready|\{"kind":"ready"\})/m.test(stdout) && child.exitCode === null) {
+    if (deadline.passed()) throw new Error(`svc listen never said it was ready (${deadline.describe()}):\n${stdout}${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
   assert.equal(child.exitCode, null, `svc listen exited: ${stderr}`);
   return {
     secret: /whsec_[\w-]+/.exec(stdout)![0],
