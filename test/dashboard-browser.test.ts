@@ -185,7 +185,7 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     assert.match(decision, /Reason\s+Demo Alpha first: 100\.0 % over 1 recent EUR [^\n]*card payments/);
     assert.match(decision, /Exploration\s+no/);
     const candidates = await page.getByRole('region', { name: 'Candidates table' }).innerText();
-    assert.match(candidates, /1\s+Demo Alpha pac_demo_alpha\s+100\.0 %\s+1\s+100\.0 % over 1 recent EUR/);
+    assert.match(candidates, /1\s+Demo Alpha\s+pac_demo_alpha\s+100\.0\s%\s+1\s+100\.0 % over 1 recent EUR/);
     assert.match(candidates, /Demo Beta[\s\S]*Demo Gamma/);
     // Each attempt's path (issue 25): a demo provider is sent the payment directly.
     const attempts = await page.getByRole('region', { name: 'Attempts table' }).innerText();

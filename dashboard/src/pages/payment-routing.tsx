@@ -14,10 +14,11 @@ interface CandidateScore {
   note: string;
 }
 
-/** A score as its strategy means it: a rate, a fee or an expected value in money, a weight. */
+/** A score as its strategy means it: a rate, a fee or an expected value in money, a weight (elimination scores none). */
 function scoreText(strategy: string, score: number | null, currency: string): string {
   if (score === null) return '—';
-  if (strategy === 'success_rate' || strategy === 'elimination') return `${(score * 100).toFixed(1)} %`;
+  // A no-break space: a narrow column must not leave the % sign alone on a line.
+  if (strategy === 'success_rate') return `${(score * 100).toFixed(1)}\u00a0%`;
   if (strategy === 'cheapest' || strategy === 'expected_value') return money(Math.round(score), currency);
   return String(score);
 }

@@ -60,11 +60,11 @@ function orderText(d: Data, money: (minor: unknown) => string): string {
   if (!d.strategy || !first) return '';
   const rule = d.rule && d.rule !== 'default' ? `rule "${d.rule}"` : 'the default rule';
   const why = d.strategy === 'priority' ? `by priority, ${rule}'s order: ${first} first, as listed.`
-    : d.strategy === 'cheapest' ? `by cost, cheapest first: ${first} has the lowest fee for this amount`
-      + `${typeof scores[0]?.score === 'number' ? ` (${money(scores[0].score)})` : ''}.`
+    : d.strategy === 'cheapest' ? `by cost, cheapest first for this amount: ${first} first`
+      + `${typeof scores[0]?.score === 'number' ? `, its fee ${money(scores[0].score)}` : ''}.`
       : `by ${STRATEGY_WORDS[d.strategy] ?? d.strategy}: ${d.reason ?? `${first} first`}.`;
   const explored = d.explored
-    ? ` This payment took the exploration share: ${first} was put first on purpose, so that its rate stays known; `
+    ? ` This payment took the exploration share: ${first} was put first on purpose, to keep learning how it does; `
       + 'the others remain behind it for failover.'
     : '';
   return ` Ordered ${why}${explored}`;
