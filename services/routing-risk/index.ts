@@ -18,7 +18,7 @@ import { routes } from './service.js';
 import { createStore } from './store.js';
 
 export {
-  DEFAULT_PAYMENTS, DEFAULT_SEED, simulateRouting, simulationReport, type SimResult, type Simulation, type SimulationOptions,
+  DEFAULT_PAYMENTS, simulateRouting, simulationReport, type SimResult, type Simulation, type SimulationOptions,
 } from './simulator/index.js';
 
 export const PART: PartInfo = { name: 'routing-risk', schema: 'routing_risk', dir: 'services/routing-risk' };

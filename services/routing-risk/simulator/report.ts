@@ -20,7 +20,7 @@ export interface Simulation {
 }
 
 export const DEFAULT_PAYMENTS = 20_000;
-export const DEFAULT_SEED = 26;
+const DEFAULT_SEED = 26;
 
 export function simulateRouting(options: SimulationOptions = {}): Simulation {
   const payments = options.payments ?? DEFAULT_PAYMENTS;
@@ -43,7 +43,7 @@ export function simulateRouting(options: SimulationOptions = {}): Simulation {
 const pct = (x: number) => (Number.isNaN(x) ? '     -' : `${(x * 100).toFixed(2).padStart(6)}`);
 const num = (x: number | undefined, w = 8) => (x === undefined ? 'never'.padStart(w) : String(x).padStart(w));
 
-export const TABLE_HEADER =
+const TABLE_HEADER =
   'strategy                                 1st-attempt %  after failover %  fees bps  vs oracle pts  explored %  outage hits  back after  plan p50/p99 µs';
 
 /** The simulation as a person reads it: the scenario, one row per strategy and the oracle, the targets. */
