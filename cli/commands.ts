@@ -224,5 +224,8 @@ export function generalUsage(): string {
     'For developers, with a merchant\'s test key instead (svc listen --help):',
     '  svc listen --forward-to URL   forward the project\'s events, signed, to a local URL',
     '  svc trigger EVENT_TYPE        run a sandbox flow that emits the event',
+    '',
+    'Offline, against no deployment (svc routing simulate --help):',
+    '  svc routing simulate [--payments N] [--seed S]   compare the routing strategies on a synthetic day',
   ].join('\n');
 }

@@ -8,6 +8,7 @@ import {
 } from './commands.js';
 import { developerCommand } from './developer-commands.js';
 import type { CliIo } from './io.js';
+import { simulateCommand } from './simulate-command.js';
 
 /**
  * `svc`: parses argv, picks the command, calls the management API, prints the result.
@@ -96,9 +97,10 @@ const asJson = (body: unknown) => `${JSON.stringify(body, null, 2)}\n`;
 
 /** Runs one `svc` invocation and returns its exit code; nothing here exits the process. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  // svc listen / svc trigger use a merchant's API key, not the operator token (developer-commands.ts).
-  const developer = developerCommand(argv);
-  if (developer) return developer(io);
+  // svc listen / svc trigger use a merchant's API key, not the operator token (developer-commands.ts);
+  // svc routing simulate runs offline (simulate-command.ts).
+  const own = developerCommand(argv) ?? simulateCommand(argv);
+  if (own) return own(io);
   let invocation: Invocation;
   let baseUrl: string;
   try {

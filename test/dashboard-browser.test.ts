@@ -125,6 +125,21 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
   });
 
   test('a payment made with the key over /v1 appears in the list, and its page shows the timeline', async () => {
+    // Routed by a success_rate rule (issue 26) that trusts one outcome: a first payment teaches it
+    // Demo Alpha's rate, so the page can show the learned reason for the second.
+    const session: any = await page.evaluate("fetch('/dashboard/api/session').then((r) => r.json())");
+    const projectId: string = session.project.id;
+    const rule = await stack.manage('POST', `/projects/${projectId}/routing-rules`, {
+      mode: 'test', name: 'eur-by-rate', priority: 1, currencies: ['EUR'], providers: ['demo_alpha', 'demo_beta', 'demo_gamma'],
+      strategy: { type: 'success_rate', settings: { minSample: 1, explorationShare: 0 } },
+    });
+    assert.equal(rule.status, 201, JSON.stringify(rule.body));
+    const warmUp = await request(stack.baseUrl, 'POST', '/v1/payments', {
+      key, body: { amount: 990, currency: 'EUR', payment_method: 'card', country: 'GB', test_scenario: 'success' },
+    });
+    assert.equal(warmUp.status, 201, JSON.stringify(warmUp.body));
+    await eventually('routing-risk counted the first payment\'s outcome', async () => ((await stack.query(
+      'SELECT 1 FROM routing_risk.outcome_minutes WHERE project_id = $1 AND succeeded > 0', [projectId])).rowCount ? true : undefined));
     const created = await request(stack.baseUrl, 'POST', '/v1/payments', {
       key,
       body: {
@@ -163,6 +178,15 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     const timeline = await page.locator('ol.timeline').innerText();
     assert.match(timeline, /Payment created/);
     assert.ok((await page.locator('ol.timeline li').count()) >= 3, timeline);
+    assert.match(timeline, /Ordered by success rate: Demo Alpha first: 100\.0 % over 1 recent EUR/);
+    // Why Demo Alpha was first: the rule's strategy, its reason and each candidate's score.
+    const decision = await page.locator('section[aria-labelledby="routing-decision"]').innerText();
+    assert.match(decision, /Strategy\s+success rate/);
+    assert.match(decision, /Reason\s+Demo Alpha first: 100\.0 % over 1 recent EUR [^\n]*card payments/);
+    assert.match(decision, /Exploration\s+no/);
+    const candidates = await page.getByRole('region', { name: 'Candidates table' }).innerText();
+    assert.match(candidates, /1\s+Demo Alpha\s+pac_demo_alpha\s+100\.0\s%\s+1\s+100\.0 % over 1 recent EUR/);
+    assert.match(candidates, /Demo Beta[\s\S]*Demo Gamma/);
     // Each attempt's path (issue 25): a demo provider is sent the payment directly.
     const attempts = await page.getByRole('region', { name: 'Attempts table' }).innerText();
     assert.match(attempts, /Path/);

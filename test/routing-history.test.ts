@@ -9,11 +9,11 @@ import { pruneOutcomeMinutes } from '../services/routing-risk/outcome-minute-ret
 import { createOutcomeStore } from '../services/routing-risk/outcome-store.js';
 import { createStore } from '../services/routing-risk/store.js';
 import { outcomeKind, type SegmentHistory } from '../services/routing-risk/strategies/index.js';
-import { OutcomeMemory } from './bench/routing-outcome-memory.js';
+import { OutcomeMemory } from '../services/routing-risk/simulator/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 // Issue 26: the planning read's outcome history, as migration 0008's trigger counts it and store.ts
-// reads it, equals what the routing simulator's in-memory statistics (test/bench) compute from
+// reads it, equals what the routing simulator's in-memory statistics (routing-risk's simulator/) compute from
 // the same outcomes with outcomeKind: so the simulator measures the code the service runs.
 
 let db: TestDatabase;

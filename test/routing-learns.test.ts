@@ -107,6 +107,9 @@ describe('routing-risk learns from attempt outcomes', () => {
     assert.match(d.reason, /Demo Gamma moved to the end \(83\.3 % technical failures in its last 6 attempts\)/);
     assert.equal(d.explored, false);
     assert.deepEqual(d.scores.map((s: any) => s.provider_account_id), d.candidates);
+    const timeline = await request(stack.baseUrl, 'GET', `/v1/payments/${p.id}/timeline`, { key: m.secret });
+    assert.match(timeline.body.data.find((e: any) => e.type === 'routing.decided').description,
+      /Ordered by elimination: .*Demo Gamma moved to the end/);
   });
 
   test('success rate: the best recent rate in the payment\'s segment first, with its scores', async () => {
@@ -120,6 +123,15 @@ describe('routing-risk learns from attempt outcomes', () => {
     assert.deepEqual(d.candidates, ['pac_demo_beta', 'pac_demo_alpha', 'pac_demo_gamma']);
     // Gamma answered once (a soft decline): too few for a rate, its time-outs count as availability.
     assert.equal(d.scores.find((s: any) => s.provider_account_id === 'pac_demo_gamma').score, null);
+    // The plan answer carries the same reasons to payments: its timeline tells them, no second read.
+    const timeline = await request(stack.baseUrl, 'GET', `/v1/payments/${p.id}/timeline`, { key: m.secret });
+    const decided = timeline.body.data.find((e: any) => e.type === 'routing.decided');
+    assert.equal(decided.data.strategy, 'success_rate');
+    assert.equal(decided.data.reason, d.reason);
+    assert.equal(decided.data.explored, false);
+    assert.deepEqual(decided.data.scores.map((s: any) => [s.provider_account_id, s.score, s.sample, s.note]),
+      d.scores.map((s: any) => [s.provider_account_id, s.score, s.sample, s.note]));
+    assert.ok(decided.description.includes(`Ordered by success rate: ${d.reason}.`), decided.description);
   });
 
   test('planning time is measured per strategy', async () => {

@@ -1,7 +1,8 @@
 // routing-risk: scores risk and plans routes (RoutingService), and keeps the provider accounts
 // projects connect (ProviderAccountsService), and records attempt outcomes from the internal
 // attempt.settled events (outcome-consumer.ts) into the windows routing learns from (strategies/,
-// outcome-minute-retention.ts). Owns schema routing_risk.
+// outcome-minute-retention.ts). Owns schema routing_risk. Also offers the routing simulator
+// (simulator/): the same planner and strategies over a synthetic day, offline, for the bench and the CLI.
 import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import {
@@ -15,6 +16,10 @@ import { createProviderAccountStore } from './provider-account-store.js';
 import { providerAccountRoutes } from './provider-accounts-service.js';
 import { routes } from './service.js';
 import { createStore } from './store.js';
+
+export {
+  DEFAULT_PAYMENTS, simulateRouting, simulationReport, type SimResult, type Simulation, type SimulationOptions,
+} from './simulator/index.js';
 
 export const PART: PartInfo = { name: 'routing-risk', schema: 'routing_risk', dir: 'services/routing-risk' };
 

@@ -9,7 +9,7 @@ import { assessRisk } from './risk-rules.js';
 import type { ProviderAccount } from './provider-account.js';
 import { planRoute, withVaultConnections, type Reach } from './route-planner.js';
 import { rankPlan } from './ranked-route.js';
-import { STRATEGY_TYPES, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
+import { STRATEGY_TYPES, type Ranking, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
 import { ruleProblem, type NewRule, type RoutingRule } from './routing-rules.js';
 import type { RoutingRiskStore } from './store.js';
 
@@ -31,6 +31,23 @@ function rankedRoute(
     amount: input.amount, currency: input.currency, country: input.country, methodType: input.paymentMethodType, providerCode, reach,
   };
   return rankPlan(planRoute(accounts, req, rules), req, rules, { paymentId: input.paymentId, history, nowMinute: minuteOf(at) });
+}
+
+/** The ranking as payments receives it, so its timeline and the dashboard can say why (no second read). */
+function reasonsOf(ranking: Ranking) {
+  return {
+    strategy: ranking.strategy,
+    reason: ranking.reason,
+    explored: ranking.explored,
+    scores: ranking.ranked.map((c) => ({
+      providerAccountId: c.account.providerAccountId,
+      providerCode: c.account.providerCode,
+      providerName: c.account.providerName,
+      score: c.score ?? undefined,
+      sample: c.sample,
+      note: c.note,
+    })),
+  };
 }
 
 function ruleToProto(r: RoutingRule) {
@@ -131,6 +148,7 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
               vaultAccountId: c.vaultAccountId,
             })),
             skipped: plan.skipped,
+            ...reasonsOf(plan.ranking),
           },
         };
       },

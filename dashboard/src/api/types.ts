@@ -106,6 +106,8 @@ export interface TimelineEvent {
   title: string;
   description: string | null;
   attempt_id: string | null;
+  /** The entry's own facts, by type (routing.decided: strategy, reason, explored, scores). */
+  data: Record<string, unknown>;
   created_at: string;
 }
 

@@ -10,10 +10,11 @@ import { dateTime, label, money } from '../format';
 import { canOperate, useSignedIn } from '../session';
 import { PaymentActions } from './payment-actions';
 import { PaymentMethodCredentials } from './payment-method-credentials';
+import { RoutingDecision } from './payment-routing';
 import { TableWrap } from '../components/table-wrap';
 
-// One payment: amounts, route, risk, customer, metadata, attempts, its stored method's credentials,
-// refunds and the timeline, with its actions.
+// One payment: amounts, route, risk, why routing ordered its providers so, customer, metadata,
+// attempts, its stored method's credentials, refunds and the timeline, with its actions.
 
 interface Detail {
   payment: Payment;
@@ -80,6 +81,7 @@ export function PaymentPage({ id }: { id: string }) {
           </dl>
         </section>
       </div>
+      <RoutingDecision timeline={timeline} currency={p.currency} />
       <div class="grid-2">
         <CustomerSection payment={p} />
         <MetadataSection metadata={p.metadata} />

@@ -46,12 +46,36 @@ function skippedText(skipped: unknown): string {
   return ` Never tried: ${reasons.join('; ')}.`;
 }
 
+const STRATEGY_WORDS: Record<string, string> = {
+  volume_split: 'volume split', success_rate: 'success rate', elimination: 'elimination', expected_value: 'expected value',
+};
+
+/**
+ * Why the first provider is first (issue 26), from the strategy routing-risk applied: the rule's own
+ * order, the lowest fee, or the learning strategy's reason (rates, samples, exploration share).
+ */
+function orderText(d: Data, money: (minor: unknown) => string): string {
+  const scores: Array<{ provider_name?: string; score?: number | null }> = Array.isArray(d.scores) ? d.scores : [];
+  const first = scores[0]?.provider_name;
+  if (!d.strategy || !first) return '';
+  const rule = d.rule && d.rule !== 'default' ? `rule "${d.rule}"` : 'the default rule';
+  const why = d.strategy === 'priority' ? `by priority, ${rule}'s order: ${first} first, as listed.`
+    : d.strategy === 'cheapest' ? `by cost, cheapest first for this amount: ${first} first`
+      + `${typeof scores[0]?.score === 'number' ? `, its fee ${money(scores[0].score)}` : ''}.`
+      : `by ${STRATEGY_WORDS[d.strategy] ?? d.strategy}: ${d.reason ?? `${first} first`}.`;
+  const explored = d.explored
+    ? ` This payment took the exploration share: ${first} was put first on purpose, to keep learning how it does; `
+      + 'the others remain behind it for failover.'
+    : '';
+  return ` Ordered ${why}${explored}`;
+}
+
 const DESCRIBE: Record<string, Describe> = {
   'payment.created': (d, money) => `A payment of ${money(d.amount)} was accepted; risk evaluation and routing follow.`,
   'risk.evaluated': (d) => `Risk rules ${d.outcome === 'block' ? 'blocked' : 'allowed'} the payment`
     + (Array.isArray(d.reasons) && d.reasons.length > 0 ? ` (signals: ${d.reasons.join(', ')}).` : ', with no risk signals.'),
-  'routing.decided': (d) => (Array.isArray(d.candidates) && d.candidates.length > 0
-    ? `Eligible providers, tried in this order until one completes the payment: ${d.candidates.join(', ')}.`
+  'routing.decided': (d, money) => (Array.isArray(d.candidates) && d.candidates.length > 0
+    ? `Eligible providers, tried in this order until one completes the payment: ${d.candidates.join(', ')}.${orderText(d, money)}`
     : 'No connected provider can process this payment.') + skippedText(d.skipped),
   'attempt.started': (d) => `The payment was sent to the provider${d.provider_account_id ? ` (account ${d.provider_account_id})` : ''}`
     + (d.vault ? `, its card forwarded by the ${d.vault} vault.` : d.path === 'direct' ? ', its token sent directly.' : '.'),

@@ -4,6 +4,7 @@ import { newId } from '../../platform/index.js';
 import { newAttempt, nextStep, paymentFailure, recordAnswer, type ProviderAnswer } from './attempt-outcomes.js';
 import { openCustomerAction, type CustomerActionSettings } from './customer-action-required.js';
 import type { AttemptRecord, CustomerActionRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
+import { routeReasons } from './route-reasons.js';
 import { statusAfterRefunds } from './state-machine.js';
 
 /**
@@ -112,8 +113,10 @@ export function open(payment: PaymentRecord, plan: PlanPaymentResponse, s: Settl
     title: `Route planned by rule "${payment.routingRule}"`,
     data: {
       decision_id: payment.routingDecisionId,
+      rule: payment.routingRule,
       candidates: candidates.map((c) => c.providerCode),
       ...(payment.routeSkipped?.length > 0 && { skipped: payment.routeSkipped }),
+      ...routeReasons(plan.routing),
     },
   });
   if (candidates.length === 0) {

@@ -1,9 +1,9 @@
-// The simulator's synthetic day (npm run bench:routing): three providers whose approval rates
+// The simulator's synthetic day (npm run bench:routing, svc routing simulate): three providers whose approval rates
 // differ by segment and drift through the day, one outage, a seeded stream of payments. Each
 // payment carries its own random draws (one per account), shared by every strategy replayed over it
 // (common random numbers), so strategies and the oracle are compared on the very same cards.
-import type { ProviderAccount } from '../../services/routing-risk/provider-account.js';
-import type { SimSegment } from './routing-outcome-memory.js';
+import type { ProviderAccount } from '../provider-account.js';
+import type { SimSegment } from './outcome-memory.js';
 
 export const DAY_MINUTES = 24 * 60;
 

@@ -2,10 +2,10 @@
 // history query hold and return, kept in memory so a synthetic day replays in seconds. The
 // classification (outcomeKind), the windows, the segment fallback and the strategies are the
 // services' own code; only the bucket-and-level grouping below mirrors the SQL (store.ts,
-// historySql), and test/routing-learns.test.ts holds the Postgres path to the same counts.
+// historySql), and test/routing-history.test.ts holds the Postgres path to the same counts.
 import {
   BUCKET_MINUTES, READ_WINDOW_MINUTES, bucketOf, type MinuteCounts, type OutcomeKind, type SegmentHistory, type SegmentLevel,
-} from '../../services/routing-risk/strategies/index.js';
+} from '../strategies/index.js';
 
 export interface SimSegment {
   method: string;
