@@ -4,9 +4,6 @@
 import { createHash } from 'node:crypto';
 import type { Play } from './scenarios.js';
 
-/** The demo providers the connector plays, as routing-risk's migration 0001 seeds them. */
-export const DEMO_PROVIDER_CODES: readonly string[] = ['demo_alpha', 'demo_beta', 'demo_gamma'];
-
 export interface DemoBehaviour {
   /** Of the attempts the provider answers, the share approved; the rest are soft declines. */
   approvalRate: number;

@@ -21,9 +21,7 @@ export {
   type PreparedRequest, type VaultForwarder, type VaultForwarders,
 } from './vault-forwarding.js';
 export { PAYMENT_SCENARIOS, type Scenario } from './scenarios.js';
-export {
-  DEMO_PROVIDER_CODES, type DemoBehaviour, type DemoBehaviourSource, type DemoSegmentKey,
-} from './demo-behaviour.js';
+export type { DemoBehaviour, DemoBehaviourSource, DemoSegmentKey } from './demo-behaviour.js';
 
 export interface ConnectorRegistry {
   forProvider(providerCode: string): Connector | undefined;

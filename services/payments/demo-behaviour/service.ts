@@ -6,9 +6,8 @@ import {
 } from '../../../proto/gen/svc/payments/v1/demo_behaviour_pb.js';
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { requireScope, type Clock } from '../../platform/index.js';
-import { invalidField, PAYMENT_METHOD_TYPES } from '../../contract/index.js';
+import { DEMO_PROVIDERS, invalidField, PAYMENT_METHOD_TYPES } from '../../contract/index.js';
 import { CURRENCIES } from '../../contract/currencies.js';
-import { DEMO_PROVIDER_CODES } from '../connectors/index.js';
 import type { BehaviourChange, DemoBehaviourRecord, DemoBehaviourStore, DemoSegment } from './store.js';
 
 // DemoBehaviourService: the one place a project's demo behaviour is validated (the management API
@@ -28,8 +27,8 @@ function testScope(scope: Scope | undefined) {
 }
 
 function provider(value: string): string {
-  if (!DEMO_PROVIDER_CODES.includes(value)) {
-    throw invalidField('provider', `provider must be a demo provider: ${DEMO_PROVIDER_CODES.join(', ')}`);
+  if (!(DEMO_PROVIDERS as readonly string[]).includes(value)) {
+    throw invalidField('provider', `provider must be a demo provider: ${DEMO_PROVIDERS.join(', ')}`);
   }
   return value;
 }
