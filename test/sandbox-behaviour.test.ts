@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { DashboardBrowser, registerByMail } from './helpers/dashboard-browser.js';
 import { runSvc } from './helpers/svc-cli.js';
 import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';
 
@@ -180,5 +181,35 @@ describe('sandbox demo behaviour', () => {
     const empty = await svc('sandbox', 'behaviour', 'show', '--project', other.projectId);
     assert.match(empty.stdout, /no demo behaviour set/);
     assert.equal((await stack.query('SELECT count(*)::int AS n FROM payments.demo_behaviours WHERE project_id = $1', [other.projectId])).rows[0].n, 0);
+  });
+
+  test('the dashboard sets, shows and clears its own project\'s behaviour', async () => {
+    const browser = new DashboardBrowser(stack.baseUrl);
+    const registered = await registerByMail(browser, stack.mailbox, {
+      email: `sandbox-${Date.now().toString(36)}@example.com`, password: 'correct horse battery', merchant_name: 'Sandbox shop',
+    });
+    assert.equal(registered.status, 201, JSON.stringify(registered.body));
+    const projectId = registered.body.project.id;
+    const set = await browser.call('PUT', '/demo-behaviour', {
+      provider: 'demo_gamma', payment_method: 'wallet', currency: 'GBP', approval_rate: 0.5, outage_minutes: 3,
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    assert.equal(set.body.project_id, projectId);
+    assert.equal(set.body.mode, 'test');
+    const bad = await browser.call('PUT', '/demo-behaviour', { provider: 'demo_gamma', payment_method: 'wallet', currency: 'GBP', latency_ms: -5 });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.error.param, 'latency_ms');
+    const moded = await browser.call('PUT', '/demo-behaviour', { mode: 'live', provider: 'demo_gamma', payment_method: 'wallet', currency: 'GBP' });
+    assert.equal(moded.status, 422, 'the session decides the mode');
+    assert.equal(moded.body.error.code, 'validation_error');
+    const shown = await browser.call('GET', '/demo-behaviour');
+    assert.deepEqual(shown.body.data.map((b: any) => [b.provider, b.payment_method, b.currency, b.approval_rate]), [['demo_gamma', 'wallet', 'GBP', 0.5]]);
+    const cleared = await browser.call('DELETE', '/demo-behaviour?provider=demo_gamma&currency=GBP');
+    assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
+    assert.equal(cleared.body.data.length, 1);
+    assert.deepEqual((await browser.call('GET', '/demo-behaviour')).body.data, []);
+    const audit = await stack.query(`SELECT actor FROM gateway.audit_log WHERE action = 'demo_behaviour.cleared' AND project_id = $1`, [projectId]);
+    assert.equal(audit.rows.length, 1);
+    assert.match(audit.rows[0].actor, /^user:/);
   });
 });

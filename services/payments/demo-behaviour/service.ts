@@ -14,9 +14,9 @@ import type { BehaviourChange, DemoBehaviourRecord, DemoBehaviourStore, DemoSegm
 // and the dashboard reach it through the gateway). Every refusal names its field.
 
 /** Latency a demo provider may add: beyond the default provider deadline (10 s) it is an outage, not latency. */
-export const MAX_LATENCY_MS = 10_000;
+const MAX_LATENCY_MS = 10_000;
 /** An outage of a day at most: longer is a provider gone, which a rule without it says better. */
-export const MAX_OUTAGE_MINUTES = 1_440;
+const MAX_OUTAGE_MINUTES = 1_440;
 
 function testScope(scope: Scope | undefined) {
   const s = requireScope(scope);
@@ -69,7 +69,7 @@ function whole(value: bigint | undefined, max: number, param: string): number | 
   return Number(value);
 }
 
-export function behaviourMessage(r: DemoBehaviourRecord): MessageInitShape<typeof DemoBehaviourSchema> {
+function behaviourMessage(r: DemoBehaviourRecord): MessageInitShape<typeof DemoBehaviourSchema> {
   return {
     segment: { provider: r.segment.provider, paymentMethod: r.segment.paymentMethod, currency: r.segment.currency, country: r.segment.country },
     approvalRate: r.approvalRate,

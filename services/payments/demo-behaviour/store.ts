@@ -1,5 +1,6 @@
 import type { Pool } from '../../platform/db.js';
 import type { Clock } from '../../platform/clock.js';
+import type { CheckedScope as Scope } from '../../platform/request-guards.js';
 import type { DemoBehaviour, DemoBehaviourSource, DemoSegmentKey } from '../connectors/index.js';
 
 // payments.demo_behaviours (migration 0019): one row per project, provider and segment. The demo
@@ -31,8 +32,6 @@ export interface BehaviourChange {
   /** Given: the outage's end (null ends one); absent: unchanged. */
   outageUntil?: Date | null;
 }
-
-export interface Scope { merchantId: string; projectId: string; mode: string }
 
 const COLUMNS = `provider_code, payment_method, currency, country, approval_rate, technical_error_rate, latency_ms,
   outage_until, updated_at`;
