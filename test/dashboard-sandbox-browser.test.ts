@@ -31,10 +31,10 @@ describe('the sandbox page in a real browser', { skip: skipWithoutChromium }, ()
     await page.getByRole('heading', { level: 1, name: 'Sandbox' }).waitFor();
     await page.getByText('Nothing set: the demo providers approve every payment.').waitFor();
 
-    await page.getByLabel('Demo provider').selectOption('demo_beta');
-    await page.getByLabel('Payment method').selectOption('card');
-    await page.getByLabel('Approves (% of answered payments)').fill('95');
-    await page.getByLabel('Outage from now (minutes)').fill('10');
+    await page.getByLabel('Demo provider', { exact: true }).selectOption('demo_beta');
+    await page.getByLabel('Payment method', { exact: true }).selectOption('card');
+    await page.getByLabel('Approves (% of answered payments)', { exact: true }).fill('95');
+    await page.getByLabel('Outage from now (minutes)', { exact: true }).fill('10');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('demo_beta card EUR * saved.').waitFor();
     const row = page.getByRole('row', { name: /demo_beta/ });
