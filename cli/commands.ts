@@ -4,6 +4,7 @@ import { OUTBOX_COMMANDS } from './outbox-commands.js';
 import { OVERVIEW_COMMANDS } from './overview-commands.js';
 import { PROVIDER_COMMANDS } from './provider-commands.js';
 import { ROUTING_RULE_COMMANDS } from './routing-rule-commands.js';
+import { SANDBOX_COMMANDS } from './sandbox-commands.js';
 import { SETTLEMENT_COMMANDS } from './settlement-commands.js';
 import { WEBHOOK_COMMANDS } from './webhook-commands.js';
 
@@ -155,6 +156,7 @@ export const COMMANDS: Command[] = [
     human: allowlistLines,
   },
   ...ROUTING_RULE_COMMANDS,
+  ...SANDBOX_COMMANDS,
   ...PROVIDER_COMMANDS,
   ...SETTLEMENT_COMMANDS,
   ...WEBHOOK_COMMANDS,

@@ -2,6 +2,7 @@ import { createClient, type Client, type Transport } from '@connectrpc/connect';
 import { Health } from '../proto/gen/grpc/health/v1/health_pb.js';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { OutboxService } from '../proto/gen/svc/outbox/v1/outbox_pb.js';
+import { DemoBehaviourService } from '../proto/gen/svc/payments/v1/demo_behaviour_pb.js';
 import { PaymentMethodsService } from '../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { ProviderCredentialsService } from '../proto/gen/svc/payments/v1/provider_credentials_pb.js';
@@ -33,6 +34,8 @@ export interface GatewayClients {
   providerNotifications: Client<typeof ProviderNotificationsService>;
   /** payments' reading of providers' settlements (settlement reports and sync, management API). */
   providerSettlements: Client<typeof ProviderSettlementsService>;
+  /** payments' sandbox demo behaviour per project (management API, dashboard). */
+  demoBehaviour: Client<typeof DemoBehaviourService>;
   webhooks: Client<typeof WebhooksService>;
   ledger: Client<typeof LedgerService>;
   payouts: Client<typeof PayoutsService>;
@@ -61,6 +64,7 @@ export function clientsOver(t: GatewayTransports): GatewayClients {
     providerCredentials: createClient(ProviderCredentialsService, t.payments),
     providerNotifications: createClient(ProviderNotificationsService, t.payments),
     providerSettlements: createClient(ProviderSettlementsService, t.payments),
+    demoBehaviour: createClient(DemoBehaviourService, t.payments),
     webhooks: createClient(WebhooksService, t.webhooks),
     ledger: createClient(LedgerService, t.ledger),
     payouts: createClient(PayoutsService, t.payouts),

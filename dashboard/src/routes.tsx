@@ -15,6 +15,7 @@ import { PayoutsPage } from './pages/payouts';
 import { ConfirmRegistrationPage, RegisterPage } from './pages/register';
 import { RequestLogPage } from './pages/request-log';
 import { ResetConfirmPage, ResetRequestPage } from './pages/password-reset';
+import { SandboxPage } from './pages/sandbox';
 import { SettlementPage } from './pages/settlement';
 import { SettlementsPage } from './pages/settlements';
 import { SignInPage } from './pages/sign-in';
@@ -51,6 +52,7 @@ const SIGNED_IN: [string, Render][] = [
   ['/developers/deliveries', () => <DeliveriesPage />],
   ['/developers/deliveries/:id', (p) => <DeliveryPage id={p.id} />],
   ['/developers/request-log', () => <RequestLogPage />],
+  ['/developers/sandbox', () => <SandboxPage />],
   ['/settings/allow-list', () => <AllowListPage />],
   ['/settings/provider-accounts', () => <ProviderAccountsPage />],
   ['/settings/team', () => <TeamPage />],

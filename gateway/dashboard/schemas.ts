@@ -32,7 +32,7 @@ export const VerificationBody = object(['company_name', 'registration_number', '
 });
 
 /** A management schema without its `mode`: the dashboard's mode is the session's. */
-function withoutMode<S extends { properties: Record<string, unknown>; required?: readonly string[] }>(schema: S) {
+export function withoutMode<S extends { properties: Record<string, unknown>; required?: readonly string[] }>(schema: S) {
   const { mode: _mode, ...properties } = schema.properties;
   return {
     ...schema, properties, ...(schema.required && { required: schema.required.filter((r) => r !== 'mode') }),

@@ -18,6 +18,7 @@ import { providerRoutes } from './provider-routes.js';
 import { registrationRoutes } from './registration-routes.js';
 import { requestLogRoutes } from './request-log-routes.js';
 import { installRetryAfter } from './retry-later.js';
+import { sandboxRoutes } from './sandbox-routes.js';
 import { settingsRoutes } from './settings-routes.js';
 import { teamRoutes } from './team-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
@@ -51,6 +52,7 @@ export function dashboardApiScope(deps: DashboardDeps) {
     requestLogRoutes(scope, deps);
     webhookRoutes(scope, deps);
     settingsRoutes(scope, deps);
+    sandboxRoutes(scope, deps);
     providerRoutes(scope, deps);
     // The deployment's operators: their own sign-in and session, never a member's (operator-session.ts).
     operatorRoutes(scope, deps);

@@ -2,7 +2,7 @@
 // `svc` CLI. Routes and validation are made from this table, as /v1's are from
 // services/contract/operations.ts.
 import {
-  AllowlistBody, DeadLetterListQuery, RecoverBody, DeliveryListQuery, EndpointBody, EndpointUpdateBody, KeyBody, MerchantBody, RejectBody,
+  AllowlistBody, DeadLetterListQuery, DemoBehaviourBody, DemoBehaviourClearQuery, RecoverBody, DeliveryListQuery, EndpointBody, EndpointUpdateBody, KeyBody, MerchantBody, RejectBody,
   modeQuery, optionalModeQuery, PageQuery, partQuery, ProviderAccountBody, RateLimitBody, RepublishBody, RoutingRuleBody, SyncBody,
 } from './schemas.js';
 
@@ -15,7 +15,8 @@ export type ManageOperationId =
   | 'listWebhookDeliveries' | 'getWebhookDelivery' | 'resendWebhookDelivery'
   | 'connectProviderAccount' | 'listProviderAccounts' | 'getProviderAccount' | 'disableProviderAccount'
   | 'enableProviderAccount' | 'testProviderAccount' | 'importSettlementReport' | 'syncSettlements'
-  | 'listDeadLetters' | 'republishDeadLetter' | 'republishOutbox';
+  | 'listDeadLetters' | 'republishDeadLetter' | 'republishOutbox'
+  | 'getDemoBehaviour' | 'setDemoBehaviour' | 'clearDemoBehaviour';
 
 export interface ManageOperation {
   id: ManageOperationId;
@@ -84,6 +85,12 @@ export const MANAGE_OPERATIONS: ManageOperation[] = [
   // Their settlements into the ledger: Adyen's report uploaded as text/csv, Stripe's payouts from its API.
   op({ id: 'importSettlementReport', method: 'POST', path: `${providerAccount}/settlement-reports`, status: 200 }),
   op({ id: 'syncSettlements', method: 'POST', path: `${providerAccount}/settlement-sync`, status: 200, body: SyncBody }),
+  // The sandbox's demo providers' behaviour per segment, test mode only, kept by payments.
+  op({ id: 'getDemoBehaviour', method: 'GET', path: '/manage/v1/projects/:id/demo-behaviour', status: 200, query: modeQuery }),
+  op({ id: 'setDemoBehaviour', method: 'PUT', path: '/manage/v1/projects/:id/demo-behaviour', status: 200,
+    body: DemoBehaviourBody }),
+  op({ id: 'clearDemoBehaviour', method: 'DELETE', path: '/manage/v1/projects/:id/demo-behaviour', status: 200,
+    query: DemoBehaviourClearQuery }),
   // Parked outbox events, kept by each producing part.
   op({ id: 'listDeadLetters', method: 'GET', path: '/manage/v1/dead-letters', status: 200, query: DeadLetterListQuery }),
   op({ id: 'republishDeadLetter', method: 'POST', path: '/manage/v1/dead-letters/:event_id/republish', status: 200,

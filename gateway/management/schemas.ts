@@ -119,3 +119,17 @@ export const RepublishBody = {
 export const SyncBody = {
   type: 'object', additionalProperties: false, properties: { since: { type: 'string', minLength: 1, maxLength: 40 } },
 };
+
+// Demo behaviour (payments checks the values and their ranges, naming the field).
+const segmentKey = { type: 'string', minLength: 1, maxLength: 64 } as const;
+export const DemoBehaviourBody = {
+  type: 'object', additionalProperties: false, required: ['mode', 'provider', 'payment_method', 'currency'],
+  properties: {
+    mode, provider: segmentKey, payment_method: segmentKey, currency: segmentKey, country: segmentKey,
+    approval_rate: {}, technical_error_rate: {}, latency_ms: {}, outage_minutes: {},
+  },
+};
+export const DemoBehaviourClearQuery = {
+  type: 'object', additionalProperties: false, required: ['mode'],
+  properties: { mode, provider: segmentKey, payment_method: segmentKey, currency: segmentKey, country: segmentKey },
+};

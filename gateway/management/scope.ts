@@ -6,6 +6,7 @@ import { accountHandlers } from './accounts.js';
 import { allowlistHandlers } from './allowlist.js';
 import type { ManageDeps, ManageHandlers } from './context.js';
 import { deadLetterHandlers } from './dead-letters.js';
+import { demoBehaviourHandlers } from './demo-behaviour.js';
 import { MANAGE_OPERATIONS } from './operations.js';
 import { overviewHandlers } from './overview.js';
 import { providerAccountHandlers } from './provider-accounts.js';
@@ -26,6 +27,7 @@ function handlersOf(deps: ManageDeps): ManageHandlers {
     ...providerAccountHandlers(deps),
     ...settlementReportHandlers(deps),
     ...deadLetterHandlers(deps),
+    ...demoBehaviourHandlers(deps),
   };
 }
 

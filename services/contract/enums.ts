@@ -82,3 +82,6 @@ export const EVENT_TYPES = [
   'payout.successful', 'payout.failed', 'payout.cancelled', 'settlement.created',
 ] as const;
 export type EventType = ValueOf<typeof EVENT_TYPES>;
+
+/** The sandbox's demo providers (routing-risk's migration 0001 seeds them; the demo connector plays them). */
+export const DEMO_PROVIDERS = ['demo_alpha', 'demo_beta', 'demo_gamma'] as const;

@@ -1,9 +1,11 @@
 // payments: runs payment orchestration (PaymentsService) and refunds (RefundsService), keeps
 // provider accounts' credentials (ProviderCredentialsService), takes the providers' own
-// notifications (ProviderNotificationsService), sends the payouts part's payouts through licensed
+// notifications (ProviderNotificationsService), keeps the sandbox's demo behaviour per project
+// (DemoBehaviourService), sends the payouts part's payouts through licensed
 // accounts (ProviderPayoutsService) and reads what providers settled (ProviderSettlementsService).
 // Owns schema payments; emits payment.* and refund.* events.
 import type { Client } from '@connectrpc/connect';
+import { DemoBehaviourService } from '../../proto/gen/svc/payments/v1/demo_behaviour_pb.js';
 import { PaymentMethodsService } from '../../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { ProviderCredentialsService } from '../../proto/gen/svc/payments/v1/provider_credentials_pb.js';
@@ -27,6 +29,7 @@ import { createAuthorizationExpiry, createCustomerActionExpiry, createReconcilia
 import {
   createCustomerActions, createLifecycle, createOrchestrator, createStore, paymentOutcomes, routes, type CredentialSources,
 } from './payments/index.js';
+import { createDemoBehaviourStore, demoBehaviourRoutes } from './demo-behaviour/index.js';
 import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
 import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
 import { createReceiver, providerNotificationRoutes } from './provider-notifications/index.js';
@@ -80,7 +83,10 @@ export function build(deps: PaymentsDeps): ServicePart {
   const made = Object.fromEntries([...providers.values()]
     .map((p) => [p.code, p.create({ credentials: credentials.source(), network, vaults })]));
   const licensed = { ...made, ...deps.connectors };
-  const connectors = instrumentConnectors(createConnectorRegistry(licensed), deps.metrics, Object.keys(licensed));
+  const demoBehaviours = createDemoBehaviourStore(deps.pool, deps.clock);
+  const connectors = instrumentConnectors(
+    createConnectorRegistry(licensed, demoBehaviours.source), deps.metrics, Object.keys(licensed),
+  );
   const idempotencyTtlMs = deps.config.idempotencyTtlHours * 3_600_000;
   // Vault connections forward only to providers whose connector takes forwarded card fields.
   const vaultOf = new Map([...providers.values()].flatMap((p) => (p.capabilities.vault ? [[p.code, p.capabilities.vault] as const] : [])));
@@ -148,6 +154,7 @@ export function build(deps: PaymentsDeps): ServicePart {
     services: [
       PaymentsService.typeName, RefundsService.typeName, PaymentMethodsService.typeName, ProviderCredentialsService.typeName,
       ProviderNotificationsService.typeName, ProviderPayoutsService.typeName, ProviderSettlementsService.typeName,
+      DemoBehaviourService.typeName,
     ],
     routes: (router) => {
       routes(orchestrator, lifecycle, customerActions)(router);
@@ -158,6 +165,7 @@ export function build(deps: PaymentsDeps): ServicePart {
         baseUrlAllowlist: network.allowlist,
       })(router);
       providerNotificationRoutes(notifications)(router);
+      demoBehaviourRoutes(demoBehaviours, deps.clock)(router);
       providerSettlementRoutes({
         credentials, connectors, lookups, logger: deps.logger,
         listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PAYOUT_SCENARIOS as CONTRACT_PAYOUT_SCENARIOS, ValueOf } from '../contract/enums.js';
+import { DEMO_PROVIDERS, type PAYOUT_SCENARIOS as CONTRACT_PAYOUT_SCENARIOS, type ValueOf } from '../contract/enums.js';
 
 /**
  * How payouts talks to a provider that sends money to a beneficiary. Licensed providers are
@@ -91,7 +91,7 @@ export class DemoPayoutConnector implements PayoutConnector {
   }
 }
 
-export const DEMO_PROVIDER_CODES: ReadonlySet<string> = new Set(['demo_alpha', 'demo_beta', 'demo_gamma']);
+export const DEMO_PROVIDER_CODES: ReadonlySet<string> = new Set(DEMO_PROVIDERS);
 
 /**
  * Connectors by provider code: ones installed by code (tests' fakes), the demo providers, then

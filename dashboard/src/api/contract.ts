@@ -2,5 +2,5 @@
 // enums.ts imports nothing, so the bundler takes it as it is): a value added there reaches every
 // filter and picker here.
 export {
-  EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, SETTLEMENT_STATUSES, TRANSACTION_STATUSES, TRANSACTION_TYPES, VAULTS,
+  DEMO_PROVIDERS, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, SETTLEMENT_STATUSES, TRANSACTION_STATUSES, TRANSACTION_TYPES, VAULTS,
 } from '../../../services/contract/enums';

@@ -32,6 +32,7 @@ const NAV: { heading?: string; items: NavItem[] }[] = [
       { to: '/developers/webhooks', text: 'Webhook endpoints' },
       { to: '/developers/deliveries', text: 'Deliveries' },
       { to: '/developers/request-log', text: 'Request log' },
+      { to: '/developers/sandbox', text: 'Sandbox' },
     ],
   },
   {

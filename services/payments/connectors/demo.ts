@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { feeFor } from '../../contract/index.js';
 import { PAYMENT_SCENARIOS, playFor, type Play } from './scenarios.js';
+import { behaviourPlay, type DemoBehaviourSource } from './demo-behaviour.js';
 import { withNetworkTransactionId } from './card-facts.js';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, NextActionType, PaymentStatusResult, RefundRequest, RefundResult,
@@ -41,14 +42,18 @@ const DEMO_ASYNC_RAILS: Readonly<Record<string, NextActionType>> = {
  * The sandbox's demo providers: they move no money and answer as the test scenario says,
  * after the provider account's simulated latency. A scripted time-out is reported at once
  * rather than waited for, so the sandbox (and its tests) never sit out a real deadline.
+ * Without a scenario, a project's demo behaviour for the payment's segment (demo-behaviour.ts)
+ * draws the answer and adds its latency; with neither, they approve.
  */
 export class DemoConnector implements Connector {
   /** Scenarios these providers can play; the orchestrator refuses any other before it starts. */
   static readonly scenarios: ReadonlySet<string> = new Set(PAYMENT_SCENARIOS.map((s) => s.name));
 
+  constructor(private readonly behaviours?: DemoBehaviourSource) {}
+
   async authorize(req: AuthorizeRequest): Promise<AuthorizeResult> {
-    if (req.account.latencyMs > 0) await sleep(req.account.latencyMs, undefined, { signal: req.signal });
-    const play = playFor(req.testScenario, req.attemptNumber);
+    const { play, latencyMs } = await this.plan(req);
+    if (latencyMs > 0) await sleep(latencyMs, undefined, { signal: req.signal });
     if (play === 'timeout_not_received' || play === 'timeout_approved') {
       return { outcome: 'timeout', providerPaymentId: null, providerCode: null, providerMessage: null, fee: 0n };
     }
@@ -56,7 +61,7 @@ export class DemoConnector implements Connector {
   }
 
   async getStatus(req: AuthorizeRequest): Promise<PaymentStatusResult> {
-    const play = playFor(req.testScenario, req.attemptNumber);
+    const { play } = await this.plan(req);
     if (play === 'timeout_not_received') return { found: false };
     return { found: true, ...this.answer(req, ANSWERS[play === 'timeout_approved' ? 'approve' : play]) };
   }
@@ -68,6 +73,18 @@ export class DemoConnector implements Connector {
       ...a,
       providerRefundId: a.outcome === 'technical_error' ? null : demoRefundId(req),
     };
+  }
+
+  /** The scenario wins; else the project's behaviour for the segment; else the scenario-less play. */
+  private async plan(req: AuthorizeRequest): Promise<{ play: Play; latencyMs: number }> {
+    const scripted = { play: playFor(req.testScenario, req.attemptNumber), latencyMs: req.account.latencyMs };
+    if (req.testScenario !== undefined || !req.sandbox || !this.behaviours) return scripted;
+    const b = await this.behaviours.behaviourFor({
+      projectId: req.sandbox.projectId, providerCode: req.account.providerCode, methodType: req.methodType,
+      currency: req.currency, country: req.sandbox.country,
+    });
+    if (!b) return scripted;
+    return { play: behaviourPlay(b, req.attemptId, this.behaviours.now()), latencyMs: req.account.latencyMs + b.latencyMs };
   }
 
   private answer(req: AuthorizeRequest, a: Answer): AuthorizeResult {

@@ -1,6 +1,7 @@
 // Provider connectors: how payments reaches each provider, chosen by provider code, and the seam
 // through which a destination connector sends a card by a connected vault (vault-forwarding.ts).
 import { DemoConnector } from './demo.js';
+import type { DemoBehaviourSource } from './demo-behaviour.js';
 import type { Connector } from './types.js';
 
 export type {
@@ -20,14 +21,20 @@ export {
   type PreparedRequest, type VaultForwarder, type VaultForwarders,
 } from './vault-forwarding.js';
 export { PAYMENT_SCENARIOS, type Scenario } from './scenarios.js';
+export type { DemoBehaviour, DemoBehaviourSource, DemoSegmentKey } from './demo-behaviour.js';
 
 export interface ConnectorRegistry {
   forProvider(providerCode: string): Connector | undefined;
 }
 
-/** Demo providers are built in; licensed connectors are registered by code. */
-export function createConnectorRegistry(licensed: Record<string, Connector> = {}): ConnectorRegistry {
-  const demo = new DemoConnector();
+/**
+ * Demo providers are built in (playing the projects' demo behaviour from `behaviours`); licensed
+ * connectors are registered by code.
+ */
+export function createConnectorRegistry(
+  licensed: Record<string, Connector> = {}, behaviours?: DemoBehaviourSource,
+): ConnectorRegistry {
+  const demo = new DemoConnector(behaviours);
   return {
     forProvider: (code) => (code.startsWith('demo_') ? demo : licensed[code]),
   };

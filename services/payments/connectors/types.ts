@@ -64,6 +64,11 @@ export interface AuthorizeRequest {
   merchantInitiated?: { networkTransactionId: string };
   /** Sandbox only: the scenario that forces this payment's outcomes. */
   testScenario?: string;
+  /**
+   * Test mode only: the payment's project and country, by which a demo provider finds the project's
+   * behaviour settings for the payment's segment (demo-behaviour.ts). Licensed connectors ignore it.
+   */
+  sandbox?: { projectId: string; country: string | null };
   /** The merchant's page the customer returns to after a provider's redirect (3-D Secure, bank page). */
   returnUrl?: string;
   /** Aborted when the call's deadline passes: stop the call then (its outcome is then asked with getStatus). */

@@ -33,6 +33,7 @@ export function providerCall(
     ...(routed.forwarding && { forwarding: routed.forwarding }),
     ...(payment.mitNetworkTransactionId && { merchantInitiated: { networkTransactionId: payment.mitNetworkTransactionId } }),
     testScenario: payment.testScenario ?? undefined,
+    ...(payment.mode === 'test' && { sandbox: { projectId: payment.projectId, country: payment.country } }),
     returnUrl: payment.returnUrl ?? undefined,
   };
 }
