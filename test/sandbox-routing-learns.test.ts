@@ -9,7 +9,7 @@ const { url: natsUrl } = await jetStreamForFile();
 // Issue 26's Done-when, in the sandbox: Demo Alpha approves 80 % and Demo Beta 95 % of this
 // project's EUR card payments (demo behaviour), a success-rate rule lists the worse one first, and
 // 1,000 payments through the REST API end above 93 % approved with a reason stored for each
-// routing decision. Because failover to the other account makes end approval easy (1 − 0.2 × 0.05
+// routing decision and told on the payment's timeline. Because failover to the other account makes end approval easy (1 − 0.2 × 0.05
 // = 99 % whatever the order), the test also asserts that routing learned: after a warm-up Beta
 // takes the first attempt. Then Beta goes down: first attempts move to Alpha within 20 payments,
 // and come back once the outage is over and Beta's probes succeed.
@@ -125,6 +125,14 @@ describe('sandbox: routing learns from the demo providers a project sets up', ()
     console.log(`${approved} of ${PAYMENTS} approved; Beta first in ${atBeta} of the ${learned.length} after the warm-up`);
     const reason = learned.find((p) => firstAt(p) === BETA && !p.decision.explored)!.decision.reason;
     assert.match(reason, /^Demo Beta first: \d+\.\d % over \d+ recent EUR DE card payments; Demo Alpha \d+\.\d % over/);
+
+    // What the merchant sees: the payment's timeline tells the same reason (every tenth payment read).
+    for (const p of paid.filter((_, i) => i % 10 === 0)) {
+      const timeline = await request(stack.baseUrl, 'GET', `/v1/payments/${p.payment.id}/timeline`, { key: m.secret });
+      const decided = timeline.body.data.find((e: any) => e.type === 'routing.decided');
+      assert.equal(decided?.data.reason, p.decision.reason, `the timeline of ${p.payment.id} tells its routing reason`);
+      assert.ok(decided.description.includes(p.decision.reason), decided.description);
+    }
   });
 
   test('an outage of Beta moves first attempts to Alpha within 20 payments, and back after it ends', async () => {
