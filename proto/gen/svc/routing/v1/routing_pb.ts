@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/routing/v1/routing.proto.
  */
 export const file_svc_routing_v1_routing: GenFile = /*@__PURE__*/
-  fileDesc("ChxzdmMvcm91dGluZy92MS9yb3V0aW5nLnByb3RvEg5zdmMucm91dGluZy52MSLXAQoSUGxhblBheW1lbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIlCgVpbnB1dBgCIAEoCzIWLnN2Yy5yaXNrLnYxLlJpc2tJbnB1dBIaCg1wcm92aWRlcl9jb2RlGAMgASgJSACIAQESOAoKY3JlZGVudGlhbBgEIAEoCzIfLnN2Yy5yb3V0aW5nLnYxLkNyZWRlbnRpYWxSZWFjaEgBiAEBQhAKDl9wcm92aWRlcl9jb2RlQg0KC19jcmVkZW50aWFsIjcKD0NyZWRlbnRpYWxSZWFjaBIkCgVyZWFjaBgBIAMoCzIVLnN2Yy5yb3V0aW5nLnYxLlJlYWNoIqYBCgVSZWFjaBIVCg1wcm92aWRlcl9jb2RlGAEgASgJEiAKE3Byb3ZpZGVyX2FjY291bnRfaWQYAiABKAlIAIgBARISCgV2YXVsdBgDIAEoCUgBiAEBEhcKD3ZhdWx0X2ZlZV9maXhlZBgEIAEoAxIVCg12YXVsdF9mZWVfYnBzGAUgASgFQhYKFF9wcm92aWRlcl9hY2NvdW50X2lkQggKBl92YXVsdCL6AQoOUm91dGVDYW5kaWRhdGUSEwoLcHJvdmlkZXJfaWQYASABKAkSFQoNcHJvdmlkZXJfY29kZRgCIAEoCRIVCg1wcm92aWRlcl9uYW1lGAMgASgJEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYBCABKAkSEQoJZmVlX2ZpeGVkGAUgASgDEg8KB2ZlZV9icHMYBiABKAUSEgoKbGF0ZW5jeV9tcxgHIAEoBRISCgV2YXVsdBgIIAEoCUgAiAEBEh0KEHZhdWx0X2FjY291bnRfaWQYCSABKAlIAYgBAUIICgZfdmF1bHRCEwoRX3ZhdWx0X2FjY291bnRfaWQiawoOU2tpcHBlZEFjY291bnQSFQoNcHJvdmlkZXJfY29kZRgBIAEoCRIVCg1wcm92aWRlcl9uYW1lGAIgASgJEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJIrsBCg9Sb3V0aW5nRGVjaXNpb24SEwoLZGVjaXNpb25faWQYASABKAkSDAoEcnVsZRgCIAEoCRIyCgpjYW5kaWRhdGVzGAMgAygLMh4uc3ZjLnJvdXRpbmcudjEuUm91dGVDYW5kaWRhdGUSFAoHcnVsZV9pZBgEIAEoCUgAiAEBEi8KB3NraXBwZWQYBSADKAsyHi5zdmMucm91dGluZy52MS5Ta2lwcGVkQWNjb3VudEIKCghfcnVsZV9pZCKBAQoTUGxhblBheW1lbnRSZXNwb25zZRInCgRyaXNrGAEgASgLMhkuc3ZjLnJpc2sudjEuUmlza0RlY2lzaW9uEjUKB3JvdXRpbmcYAiABKAsyHy5zdmMucm91dGluZy52MS5Sb3V0aW5nRGVjaXNpb25IAIgBAUIKCghfcm91dGluZyK1AgoLUm91dGluZ1J1bGUSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCghwcmlvcml0eRgDIAEoBRISCgpjdXJyZW5jaWVzGAQgAygJEhEKCWNvdW50cmllcxgFIAMoCRIcChRwYXltZW50X21ldGhvZF90eXBlcxgGIAMoCRIXCgptaW5fYW1vdW50GAcgASgDSACIAQESFwoKbWF4X2Ftb3VudBgIIAEoA0gBiAEBEhEKCXByb3ZpZGVycxgJIAMoCRIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCghzdHJhdGVneRgLIAEoCUgCiAEBQg0KC19taW5fYW1vdW50Qg0KC19tYXhfYW1vdW50QgsKCV9zdHJhdGVneSJqChhDcmVhdGVSb3V0aW5nUnVsZVJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEikKBHJ1bGUYAiABKAsyGy5zdmMucm91dGluZy52MS5Sb3V0aW5nUnVsZSJGChlDcmVhdGVSb3V0aW5nUnVsZVJlc3BvbnNlEikKBHJ1bGUYASABKAsyGy5zdmMucm91dGluZy52MS5Sb3V0aW5nUnVsZSI+ChdMaXN0Um91dGluZ1J1bGVzUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUiRgoYTGlzdFJvdXRpbmdSdWxlc1Jlc3BvbnNlEioKBXJ1bGVzGAEgAygLMhsuc3ZjLnJvdXRpbmcudjEuUm91dGluZ1J1bGUiSwoYRGVsZXRlUm91dGluZ1J1bGVSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSJGChlEZWxldGVSb3V0aW5nUnVsZVJlc3BvbnNlEikKBHJ1bGUYASABKAsyGy5zdmMucm91dGluZy52MS5Sb3V0aW5nUnVsZSKWAQoRUGxhblBheW91dFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEg4KBmFtb3VudBgCIAEoAxIQCghjdXJyZW5jeRgDIAEoCRIYChBkZXN0aW5hdGlvbl90eXBlGAQgASgJEhQKB2NvdW50cnkYBSABKAlIAIgBAUIKCghfY291bnRyeSJ+Cg9QYXlvdXRDYW5kaWRhdGUSEwoLcHJvdmlkZXJfaWQYASABKAkSFQoNcHJvdmlkZXJfY29kZRgCIAEoCRIVCg1wcm92aWRlcl9uYW1lGAMgASgJEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYBCABKAkSCwoDZmVlGAUgASgDIlcKElBsYW5QYXlvdXRSZXNwb25zZRIMCgRydWxlGAEgASgJEjMKCmNhbmRpZGF0ZXMYAiADKAsyHy5zdmMucm91dGluZy52MS5QYXlvdXRDYW5kaWRhdGUy+AMKDlJvdXRpbmdTZXJ2aWNlElYKC1BsYW5QYXltZW50EiIuc3ZjLnJvdXRpbmcudjEuUGxhblBheW1lbnRSZXF1ZXN0GiMuc3ZjLnJvdXRpbmcudjEuUGxhblBheW1lbnRSZXNwb25zZRJoChFDcmVhdGVSb3V0aW5nUnVsZRIoLnN2Yy5yb3V0aW5nLnYxLkNyZWF0ZVJvdXRpbmdSdWxlUmVxdWVzdBopLnN2Yy5yb3V0aW5nLnYxLkNyZWF0ZVJvdXRpbmdSdWxlUmVzcG9uc2USZQoQTGlzdFJvdXRpbmdSdWxlcxInLnN2Yy5yb3V0aW5nLnYxLkxpc3RSb3V0aW5nUnVsZXNSZXF1ZXN0Giguc3ZjLnJvdXRpbmcudjEuTGlzdFJvdXRpbmdSdWxlc1Jlc3BvbnNlEmgKEURlbGV0ZVJvdXRpbmdSdWxlEiguc3ZjLnJvdXRpbmcudjEuRGVsZXRlUm91dGluZ1J1bGVSZXF1ZXN0Gikuc3ZjLnJvdXRpbmcudjEuRGVsZXRlUm91dGluZ1J1bGVSZXNwb25zZRJTCgpQbGFuUGF5b3V0EiEuc3ZjLnJvdXRpbmcudjEuUGxhblBheW91dFJlcXVlc3QaIi5zdmMucm91dGluZy52MS5QbGFuUGF5b3V0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_common_v1_common, file_svc_risk_v1_risk]);
+  fileDesc("ChxzdmMvcm91dGluZy92MS9yb3V0aW5nLnByb3RvEg5zdmMucm91dGluZy52MSLXAQoSUGxhblBheW1lbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIlCgVpbnB1dBgCIAEoCzIWLnN2Yy5yaXNrLnYxLlJpc2tJbnB1dBIaCg1wcm92aWRlcl9jb2RlGAMgASgJSACIAQESOAoKY3JlZGVudGlhbBgEIAEoCzIfLnN2Yy5yb3V0aW5nLnYxLkNyZWRlbnRpYWxSZWFjaEgBiAEBQhAKDl9wcm92aWRlcl9jb2RlQg0KC19jcmVkZW50aWFsIjcKD0NyZWRlbnRpYWxSZWFjaBIkCgVyZWFjaBgBIAMoCzIVLnN2Yy5yb3V0aW5nLnYxLlJlYWNoIqYBCgVSZWFjaBIVCg1wcm92aWRlcl9jb2RlGAEgASgJEiAKE3Byb3ZpZGVyX2FjY291bnRfaWQYAiABKAlIAIgBARISCgV2YXVsdBgDIAEoCUgBiAEBEhcKD3ZhdWx0X2ZlZV9maXhlZBgEIAEoAxIVCg12YXVsdF9mZWVfYnBzGAUgASgFQhYKFF9wcm92aWRlcl9hY2NvdW50X2lkQggKBl92YXVsdCL6AQoOUm91dGVDYW5kaWRhdGUSEwoLcHJvdmlkZXJfaWQYASABKAkSFQoNcHJvdmlkZXJfY29kZRgCIAEoCRIVCg1wcm92aWRlcl9uYW1lGAMgASgJEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYBCABKAkSEQoJZmVlX2ZpeGVkGAUgASgDEg8KB2ZlZV9icHMYBiABKAUSEgoKbGF0ZW5jeV9tcxgHIAEoBRISCgV2YXVsdBgIIAEoCUgAiAEBEh0KEHZhdWx0X2FjY291bnRfaWQYCSABKAlIAYgBAUIICgZfdmF1bHRCEwoRX3ZhdWx0X2FjY291bnRfaWQiawoOU2tpcHBlZEFjY291bnQSFQoNcHJvdmlkZXJfY29kZRgBIAEoCRIVCg1wcm92aWRlcl9uYW1lGAIgASgJEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJIrsBCg9Sb3V0aW5nRGVjaXNpb24SEwoLZGVjaXNpb25faWQYASABKAkSDAoEcnVsZRgCIAEoCRIyCgpjYW5kaWRhdGVzGAMgAygLMh4uc3ZjLnJvdXRpbmcudjEuUm91dGVDYW5kaWRhdGUSFAoHcnVsZV9pZBgEIAEoCUgAiAEBEi8KB3NraXBwZWQYBSADKAsyHi5zdmMucm91dGluZy52MS5Ta2lwcGVkQWNjb3VudEIKCghfcnVsZV9pZCKBAQoTUGxhblBheW1lbnRSZXNwb25zZRInCgRyaXNrGAEgASgLMhkuc3ZjLnJpc2sudjEuUmlza0RlY2lzaW9uEjUKB3JvdXRpbmcYAiABKAsyHy5zdmMucm91dGluZy52MS5Sb3V0aW5nRGVjaXNpb25IAIgBAUIKCghfcm91dGluZyKNAwoLUm91dGluZ1J1bGUSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCghwcmlvcml0eRgDIAEoBRISCgpjdXJyZW5jaWVzGAQgAygJEhEKCWNvdW50cmllcxgFIAMoCRIcChRwYXltZW50X21ldGhvZF90eXBlcxgGIAMoCRIXCgptaW5fYW1vdW50GAcgASgDSACIAQESFwoKbWF4X2Ftb3VudBgIIAEoA0gBiAEBEhEKCXByb3ZpZGVycxgJIAMoCRIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCghzdHJhdGVneRgLIAEoCUgCiAEBEhQKB3ZhcmlhbnQYDCABKAlIA4gBARI0ChBleHBlcmltZW50X3NpbmNlGA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEINCgtfbWluX2Ftb3VudEINCgtfbWF4X2Ftb3VudEILCglfc3RyYXRlZ3lCCgoIX3ZhcmlhbnQiagoYQ3JlYXRlUm91dGluZ1J1bGVSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIpCgRydWxlGAIgASgLMhsuc3ZjLnJvdXRpbmcudjEuUm91dGluZ1J1bGUiRgoZQ3JlYXRlUm91dGluZ1J1bGVSZXNwb25zZRIpCgRydWxlGAEgASgLMhsuc3ZjLnJvdXRpbmcudjEuUm91dGluZ1J1bGUiPgoXTGlzdFJvdXRpbmdSdWxlc1JlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlIkYKGExpc3RSb3V0aW5nUnVsZXNSZXNwb25zZRIqCgVydWxlcxgBIAMoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlIksKGERlbGV0ZVJvdXRpbmdSdWxlUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCgoCaWQYAiABKAkiRgoZRGVsZXRlUm91dGluZ1J1bGVSZXNwb25zZRIpCgRydWxlGAEgASgLMhsuc3ZjLnJvdXRpbmcudjEuUm91dGluZ1J1bGUi3wEKGFVwZGF0ZVJvdXRpbmdSdWxlUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCgoCaWQYAiABKAkSFQoIc3RyYXRlZ3kYAyABKAlIAIgBARIUCgd2YXJpYW50GAQgASgJSAGIAQESFQoIcHJpb3JpdHkYBSABKAVIAogBARIRCglwcm92aWRlcnMYBiADKAkSFQoNc2V0X3Byb3ZpZGVycxgHIAEoCEILCglfc3RyYXRlZ3lCCgoIX3ZhcmlhbnRCCwoJX3ByaW9yaXR5IlcKGVVwZGF0ZVJvdXRpbmdSdWxlUmVzcG9uc2USKQoEcnVsZRgBIAEoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlEg8KB2NoYW5nZWQYAiADKAkiTgobR2V0Um91dGluZ1J1bGVSZXBvcnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIKCgJpZBgCIAEoCSIlCghJbnRlcnZhbBILCgNsb3cYASABKAESDAoEaGlnaBgCIAEoASLjAQoJQXJtUmVwb3J0EgsKA2FybRgBIAEoCRINCgVzaGFyZRgCIAEoARIQCghzdHJhdGVneRgDIAEoCRIQCghwYXltZW50cxgEIAEoAxIQCghhcHByb3ZlZBgFIAEoAxIeChZmaXJzdF9hdHRlbXB0X2FwcHJvdmVkGAYgASgDEhcKCmFjY2VwdGFuY2UYByABKAFIAIgBARIvCghpbnRlcnZhbBgIIAEoCzIYLnN2Yy5yb3V0aW5nLnYxLkludGVydmFsSAGIAQFCDQoLX2FjY2VwdGFuY2VCCwoJX2ludGVydmFsIu4BChxHZXRSb3V0aW5nUnVsZVJlcG9ydFJlc3BvbnNlEikKBHJ1bGUYASABKAsyGy5zdmMucm91dGluZy52MS5Sb3V0aW5nUnVsZRInCgRhcm1zGAIgAygLMhkuc3ZjLnJvdXRpbmcudjEuQXJtUmVwb3J0EhcKCmRpZmZlcmVuY2UYAyABKAFIAIgBARI6ChNkaWZmZXJlbmNlX2ludGVydmFsGAQgASgLMhguc3ZjLnJvdXRpbmcudjEuSW50ZXJ2YWxIAYgBAUINCgtfZGlmZmVyZW5jZUIWChRfZGlmZmVyZW5jZV9pbnRlcnZhbCKWAQoRUGxhblBheW91dFJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEg4KBmFtb3VudBgCIAEoAxIQCghjdXJyZW5jeRgDIAEoCRIYChBkZXN0aW5hdGlvbl90eXBlGAQgASgJEhQKB2NvdW50cnkYBSABKAlIAIgBAUIKCghfY291bnRyeSJ+Cg9QYXlvdXRDYW5kaWRhdGUSEwoLcHJvdmlkZXJfaWQYASABKAkSFQoNcHJvdmlkZXJfY29kZRgCIAEoCRIVCg1wcm92aWRlcl9uYW1lGAMgASgJEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYBCABKAkSCwoDZmVlGAUgASgDIlcKElBsYW5QYXlvdXRSZXNwb25zZRIMCgRydWxlGAEgASgJEjMKCmNhbmRpZGF0ZXMYAiADKAsyHy5zdmMucm91dGluZy52MS5QYXlvdXRDYW5kaWRhdGUy1QUKDlJvdXRpbmdTZXJ2aWNlElYKC1BsYW5QYXltZW50EiIuc3ZjLnJvdXRpbmcudjEuUGxhblBheW1lbnRSZXF1ZXN0GiMuc3ZjLnJvdXRpbmcudjEuUGxhblBheW1lbnRSZXNwb25zZRJoChFDcmVhdGVSb3V0aW5nUnVsZRIoLnN2Yy5yb3V0aW5nLnYxLkNyZWF0ZVJvdXRpbmdSdWxlUmVxdWVzdBopLnN2Yy5yb3V0aW5nLnYxLkNyZWF0ZVJvdXRpbmdSdWxlUmVzcG9uc2USZQoQTGlzdFJvdXRpbmdSdWxlcxInLnN2Yy5yb3V0aW5nLnYxLkxpc3RSb3V0aW5nUnVsZXNSZXF1ZXN0Giguc3ZjLnJvdXRpbmcudjEuTGlzdFJvdXRpbmdSdWxlc1Jlc3BvbnNlEmgKEURlbGV0ZVJvdXRpbmdSdWxlEiguc3ZjLnJvdXRpbmcudjEuRGVsZXRlUm91dGluZ1J1bGVSZXF1ZXN0Gikuc3ZjLnJvdXRpbmcudjEuRGVsZXRlUm91dGluZ1J1bGVSZXNwb25zZRJoChFVcGRhdGVSb3V0aW5nUnVsZRIoLnN2Yy5yb3V0aW5nLnYxLlVwZGF0ZVJvdXRpbmdSdWxlUmVxdWVzdBopLnN2Yy5yb3V0aW5nLnYxLlVwZGF0ZVJvdXRpbmdSdWxlUmVzcG9uc2UScQoUR2V0Um91dGluZ1J1bGVSZXBvcnQSKy5zdmMucm91dGluZy52MS5HZXRSb3V0aW5nUnVsZVJlcG9ydFJlcXVlc3QaLC5zdmMucm91dGluZy52MS5HZXRSb3V0aW5nUnVsZVJlcG9ydFJlc3BvbnNlElMKClBsYW5QYXlvdXQSIS5zdmMucm91dGluZy52MS5QbGFuUGF5b3V0UmVxdWVzdBoiLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXlvdXRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_svc_common_v1_common, file_svc_risk_v1_risk]);
 
 /**
  * @generated from message svc.routing.v1.PlanPaymentRequest
@@ -359,6 +359,22 @@ export type RoutingRule = Message<"svc.routing.v1.RoutingRule"> & {
    * @generated from field: optional string strategy = 11;
    */
   strategy?: string | undefined;
+
+  /**
+   * An A/B arm, as JSON: {"share": 0.01..0.5, "strategy": {...}}. That share of the rule's payments
+   * (sticky by payment id) is ranked by the variant's strategy instead. Absent: no experiment.
+   *
+   * @generated from field: optional string variant = 12;
+   */
+  variant?: string | undefined;
+
+  /**
+   * When the rule's strategy or variant last changed (its creation at first): its report counts
+   * payments decided since then.
+   *
+   * @generated from field: google.protobuf.Timestamp experiment_since = 13;
+   */
+  experimentSince?: Timestamp | undefined;
 };
 
 /**
@@ -483,6 +499,226 @@ export const DeleteRoutingRuleResponseSchema: GenMessage<DeleteRoutingRuleRespon
   messageDesc(file_svc_routing_v1_routing, 13);
 
 /**
+ * Fields left absent are kept. strategy and variant are JSON; the JSON text "null" removes them
+ * (strategy null: priority, the listed order).
+ *
+ * @generated from message svc.routing.v1.UpdateRoutingRuleRequest
+ */
+export type UpdateRoutingRuleRequest = Message<"svc.routing.v1.UpdateRoutingRuleRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: optional string strategy = 3;
+   */
+  strategy?: string | undefined;
+
+  /**
+   * @generated from field: optional string variant = 4;
+   */
+  variant?: string | undefined;
+
+  /**
+   * @generated from field: optional int32 priority = 5;
+   */
+  priority?: number | undefined;
+
+  /**
+   * @generated from field: repeated string providers = 6;
+   */
+  providers: string[];
+
+  /**
+   * Whether providers is given (an empty list is refused, not "unchanged").
+   *
+   * @generated from field: bool set_providers = 7;
+   */
+  setProviders: boolean;
+};
+
+/**
+ * Describes the message svc.routing.v1.UpdateRoutingRuleRequest.
+ * Use `create(UpdateRoutingRuleRequestSchema)` to create a new message.
+ */
+export const UpdateRoutingRuleRequestSchema: GenMessage<UpdateRoutingRuleRequest> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 14);
+
+/**
+ * @generated from message svc.routing.v1.UpdateRoutingRuleResponse
+ */
+export type UpdateRoutingRuleResponse = Message<"svc.routing.v1.UpdateRoutingRuleResponse"> & {
+  /**
+   * @generated from field: svc.routing.v1.RoutingRule rule = 1;
+   */
+  rule?: RoutingRule | undefined;
+
+  /**
+   * The fields whose value changed, by their REST names (for the audit entry).
+   *
+   * @generated from field: repeated string changed = 2;
+   */
+  changed: string[];
+};
+
+/**
+ * Describes the message svc.routing.v1.UpdateRoutingRuleResponse.
+ * Use `create(UpdateRoutingRuleResponseSchema)` to create a new message.
+ */
+export const UpdateRoutingRuleResponseSchema: GenMessage<UpdateRoutingRuleResponse> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 15);
+
+/**
+ * @generated from message svc.routing.v1.GetRoutingRuleReportRequest
+ */
+export type GetRoutingRuleReportRequest = Message<"svc.routing.v1.GetRoutingRuleReportRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message svc.routing.v1.GetRoutingRuleReportRequest.
+ * Use `create(GetRoutingRuleReportRequestSchema)` to create a new message.
+ */
+export const GetRoutingRuleReportRequestSchema: GenMessage<GetRoutingRuleReportRequest> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 16);
+
+/**
+ * A 95 % interval of a proportion or a difference of two.
+ *
+ * @generated from message svc.routing.v1.Interval
+ */
+export type Interval = Message<"svc.routing.v1.Interval"> & {
+  /**
+   * @generated from field: double low = 1;
+   */
+  low: number;
+
+  /**
+   * @generated from field: double high = 2;
+   */
+  high: number;
+};
+
+/**
+ * Describes the message svc.routing.v1.Interval.
+ * Use `create(IntervalSchema)` to create a new message.
+ */
+export const IntervalSchema: GenMessage<Interval> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 17);
+
+/**
+ * @generated from message svc.routing.v1.ArmReport
+ */
+export type ArmReport = Message<"svc.routing.v1.ArmReport"> & {
+  /**
+   * control or variant.
+   *
+   * @generated from field: string arm = 1;
+   */
+  arm: string;
+
+  /**
+   * The arm's share of the rule's payments.
+   *
+   * @generated from field: double share = 2;
+   */
+  share: number;
+
+  /**
+   * The arm's strategy, as JSON.
+   *
+   * @generated from field: string strategy = 3;
+   */
+  strategy: string;
+
+  /**
+   * Payments the rule decided under this arm since the experiment began.
+   *
+   * @generated from field: int64 payments = 4;
+   */
+  payments: bigint;
+
+  /**
+   * Of those, payments with a succeeded attempt, and those whose first attempt succeeded.
+   *
+   * @generated from field: int64 approved = 5;
+   */
+  approved: bigint;
+
+  /**
+   * @generated from field: int64 first_attempt_approved = 6;
+   */
+  firstAttemptApproved: bigint;
+
+  /**
+   * approved / payments, with its Wilson score interval; absent when there are no payments.
+   *
+   * @generated from field: optional double acceptance = 7;
+   */
+  acceptance?: number | undefined;
+
+  /**
+   * @generated from field: optional svc.routing.v1.Interval interval = 8;
+   */
+  interval?: Interval | undefined;
+};
+
+/**
+ * Describes the message svc.routing.v1.ArmReport.
+ * Use `create(ArmReportSchema)` to create a new message.
+ */
+export const ArmReportSchema: GenMessage<ArmReport> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 18);
+
+/**
+ * @generated from message svc.routing.v1.GetRoutingRuleReportResponse
+ */
+export type GetRoutingRuleReportResponse = Message<"svc.routing.v1.GetRoutingRuleReportResponse"> & {
+  /**
+   * @generated from field: svc.routing.v1.RoutingRule rule = 1;
+   */
+  rule?: RoutingRule | undefined;
+
+  /**
+   * @generated from field: repeated svc.routing.v1.ArmReport arms = 2;
+   */
+  arms: ArmReport[];
+
+  /**
+   * Variant acceptance minus control's, with Newcombe's interval; absent without both arms' payments.
+   *
+   * @generated from field: optional double difference = 3;
+   */
+  difference?: number | undefined;
+
+  /**
+   * @generated from field: optional svc.routing.v1.Interval difference_interval = 4;
+   */
+  differenceInterval?: Interval | undefined;
+};
+
+/**
+ * Describes the message svc.routing.v1.GetRoutingRuleReportResponse.
+ * Use `create(GetRoutingRuleReportResponseSchema)` to create a new message.
+ */
+export const GetRoutingRuleReportResponseSchema: GenMessage<GetRoutingRuleReportResponse> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 19);
+
+/**
  * @generated from message svc.routing.v1.PlanPayoutRequest
  */
 export type PlanPayoutRequest = Message<"svc.routing.v1.PlanPayoutRequest"> & {
@@ -519,7 +755,7 @@ export type PlanPayoutRequest = Message<"svc.routing.v1.PlanPayoutRequest"> & {
  * Use `create(PlanPayoutRequestSchema)` to create a new message.
  */
 export const PlanPayoutRequestSchema: GenMessage<PlanPayoutRequest> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 14);
+  messageDesc(file_svc_routing_v1_routing, 20);
 
 /**
  * @generated from message svc.routing.v1.PayoutCandidate
@@ -558,7 +794,7 @@ export type PayoutCandidate = Message<"svc.routing.v1.PayoutCandidate"> & {
  * Use `create(PayoutCandidateSchema)` to create a new message.
  */
 export const PayoutCandidateSchema: GenMessage<PayoutCandidate> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 15);
+  messageDesc(file_svc_routing_v1_routing, 21);
 
 /**
  * @generated from message svc.routing.v1.PlanPayoutResponse
@@ -584,7 +820,7 @@ export type PlanPayoutResponse = Message<"svc.routing.v1.PlanPayoutResponse"> & 
  * Use `create(PlanPayoutResponseSchema)` to create a new message.
  */
 export const PlanPayoutResponseSchema: GenMessage<PlanPayoutResponse> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 16);
+  messageDesc(file_svc_routing_v1_routing, 22);
 
 /**
  * RoutingService turns a payment into an ordered list of eligible provider accounts.
@@ -630,6 +866,27 @@ export const RoutingService: GenService<{
     methodKind: "unary";
     input: typeof DeleteRoutingRuleRequestSchema;
     output: typeof DeleteRoutingRuleResponseSchema;
+  },
+  /**
+   * Changes a rule's strategy, variant, priority or providers; a new strategy or variant starts a
+   * new experiment period (experiment_since).
+   *
+   * @generated from rpc svc.routing.v1.RoutingService.UpdateRoutingRule
+   */
+  updateRoutingRule: {
+    methodKind: "unary";
+    input: typeof UpdateRoutingRuleRequestSchema;
+    output: typeof UpdateRoutingRuleResponseSchema;
+  },
+  /**
+   * Acceptance per arm (control, variant) of a rule since its experiment period began.
+   *
+   * @generated from rpc svc.routing.v1.RoutingService.GetRoutingRuleReport
+   */
+  getRoutingRuleReport: {
+    methodKind: "unary";
+    input: typeof GetRoutingRuleReportRequestSchema;
+    output: typeof GetRoutingRuleReportResponseSchema;
   },
   /**
    * PlanPayout orders the provider accounts that can send a payout by the payout routing rules.
