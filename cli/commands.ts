@@ -3,6 +3,7 @@ import { id, MODES, required, SHOWN_ONCE, type Command } from './command.js';
 import { OUTBOX_COMMANDS } from './outbox-commands.js';
 import { OVERVIEW_COMMANDS } from './overview-commands.js';
 import { PROVIDER_COMMANDS } from './provider-commands.js';
+import { ROUTING_REPORT_COMMANDS } from './routing-report-commands.js';
 import { ROUTING_RULE_COMMANDS } from './routing-rule-commands.js';
 import { SETTLEMENT_COMMANDS } from './settlement-commands.js';
 import { WEBHOOK_COMMANDS } from './webhook-commands.js';
@@ -155,6 +156,7 @@ export const COMMANDS: Command[] = [
     human: allowlistLines,
   },
   ...ROUTING_RULE_COMMANDS,
+  ...ROUTING_REPORT_COMMANDS,
   ...PROVIDER_COMMANDS,
   ...SETTLEMENT_COMMANDS,
   ...WEBHOOK_COMMANDS,
