@@ -14,6 +14,7 @@ import { PayoutPage } from './pages/payout';
 import { PayoutsPage } from './pages/payouts';
 import { ConfirmRegistrationPage, RegisterPage } from './pages/register';
 import { RequestLogPage } from './pages/request-log';
+import { RoutingPage } from './pages/routing';
 import { ResetConfirmPage, ResetRequestPage } from './pages/password-reset';
 import { SettlementPage } from './pages/settlement';
 import { SettlementsPage } from './pages/settlements';
@@ -53,6 +54,7 @@ const SIGNED_IN: [string, Render][] = [
   ['/developers/request-log', () => <RequestLogPage />],
   ['/settings/allow-list', () => <AllowListPage />],
   ['/settings/provider-accounts', () => <ProviderAccountsPage />],
+  ['/settings/routing', () => <RoutingPage />],
   ['/settings/team', () => <TeamPage />],
   ['/settings/verification', () => <VerificationPage />],
 ];

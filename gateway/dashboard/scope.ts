@@ -17,6 +17,7 @@ import { passwordRoutes } from './password-routes.js';
 import { providerRoutes } from './provider-routes.js';
 import { registrationRoutes } from './registration-routes.js';
 import { requestLogRoutes } from './request-log-routes.js';
+import { routingRoutes } from './routing-routes.js';
 import { installRetryAfter } from './retry-later.js';
 import { settingsRoutes } from './settings-routes.js';
 import { teamRoutes } from './team-routes.js';
@@ -52,6 +53,7 @@ export function dashboardApiScope(deps: DashboardDeps) {
     webhookRoutes(scope, deps);
     settingsRoutes(scope, deps);
     providerRoutes(scope, deps);
+    routingRoutes(scope, deps);
     // The deployment's operators: their own sign-in and session, never a member's (operator-session.ts).
     operatorRoutes(scope, deps);
     operatorConsoleRoutes(scope, deps);
