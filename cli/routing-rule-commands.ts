@@ -1,8 +1,9 @@
 import { csv, del, id, MODES, modeProblem, required, wholeOf, type Command, type Values } from './command.js';
 
-export const pct = (share: number) => `${+(share * 100).toFixed(1)} %`;
-
 // `svc routing-rule create|list|update|delete`: a project's named routing rules per mode.
+
+/** A share as a person reads it: 0.1 is "10 %", 0.125 "12.5 %". */
+export const pct = (share: number) => `${+(share * 100).toFixed(1)} %`;
 
 function ruleProblem(values: Values): string | undefined {
   const missing = required(values, 'project', 'mode', 'name', 'priority', 'providers');
@@ -50,7 +51,6 @@ function updateProblem(values: Values): string | undefined {
     ? undefined
     : 'give at least one of --strategy, --variant, --priority, --providers';
 }
-
 
 export function ruleLine(rule: any): string {
   const conditions = [

@@ -93,6 +93,7 @@ function updated(current: RoutingRule, req: UpdateRoutingRuleRequest) {
   ].filter((f): f is string => f !== false);
   return { rule: next, changed, restart: changed.includes('strategy') || changed.includes('variant') };
 }
+
 function newRuleOf(m: RuleMessage | undefined): NewRule {
   if (!m) throw invalidField('rule', 'rule is required');
   const rule: NewRule = {
