@@ -227,4 +227,22 @@ describe('A/B arms of a routing rule and their report', () => {
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /variant\.share must be a number from 0\.01 to 0\.5/);
   });
+
+  test('a variant with a learning strategy reads the outcome history, though the rule\'s own strategy does not learn', async () => {
+    const learning = { share: 0.5, strategy: { type: 'success_rate', settings: { minSample: 1 } } };
+    const res = await stack.manage('PATCH', `${rulePath()}?mode=test`, { variant: learning });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.strategy, null, 'the control arm keeps the rule\'s order');
+    // The earlier tests' outcomes at Alpha and Beta are in the window; pay until one payment draws the variant.
+    let paid: any;
+    for (let i = 0; i < 20 && !paid; i++) {
+      const p = await pay('success');
+      if (armOf(learning as any, p.id) === 'variant') paid = p;
+    }
+    assert.ok(paid, 'a payment in the variant arm');
+    const { rows } = await stack.query('SELECT arm, strategy, reason FROM routing_risk.routing_decisions WHERE id = $1',
+      [paid.route.routing_decision_id]);
+    assert.deepEqual([rows[0].arm, rows[0].strategy], ['variant', 'success_rate']);
+    assert.match(rows[0].reason, /first: \d+\.\d % over \d+ recent EUR card payments/);
+  });
 });
