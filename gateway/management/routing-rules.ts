@@ -146,7 +146,7 @@ export function routingRuleHandlers(deps: ManageDeps): ManageHandlers {
 
 const interval = (i: { low: number; high: number } | undefined) => (i ? { low: i.low, high: i.high } : null);
 
-export function reportJson(report: GetRoutingRuleReportResponse, projectId: string, mode: string) {
+function reportJson(report: GetRoutingRuleReportResponse, projectId: string, mode: string) {
   const rule = ruleJson(report.rule!, projectId, mode);
   return {
     object: 'routing_rule_report',
