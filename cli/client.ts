@@ -102,7 +102,7 @@ function checked(t: OperatorToken): OperatorToken {
 export interface ManagementClient {
   readonly baseUrl: string;
   /** The response body of a 2xx reply; any other reply throws ApiError. */
-  request(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<any>;
+  request(method: 'GET' | 'POST' | 'PUT' | 'PATCH', path: string, body?: unknown): Promise<any>;
   /** POSTs a file's text as it is (a settlement report: text/csv); answers like request. */
   upload(path: string, text: string, contentType: string): Promise<any>;
 }

@@ -3,6 +3,7 @@ import { id, MODES, required, SHOWN_ONCE, type Command } from './command.js';
 import { OUTBOX_COMMANDS } from './outbox-commands.js';
 import { OVERVIEW_COMMANDS } from './overview-commands.js';
 import { PROVIDER_COMMANDS } from './provider-commands.js';
+import { ROUTING_REPORT_COMMANDS } from './routing-report-commands.js';
 import { ROUTING_RULE_COMMANDS } from './routing-rule-commands.js';
 import { SANDBOX_COMMANDS } from './sandbox-commands.js';
 import { SETTLEMENT_COMMANDS } from './settlement-commands.js';
@@ -157,6 +158,7 @@ export const COMMANDS: Command[] = [
   },
   ...ROUTING_RULE_COMMANDS,
   ...SANDBOX_COMMANDS,
+  ...ROUTING_REPORT_COMMANDS,
   ...PROVIDER_COMMANDS,
   ...SETTLEMENT_COMMANDS,
   ...WEBHOOK_COMMANDS,

@@ -1,6 +1,9 @@
 import { csv, del, id, MODES, modeProblem, required, wholeOf, type Command, type Values } from './command.js';
 
-// `svc routing-rule create|list|delete`: a project's named routing rules per mode.
+// `svc routing-rule create|list|update|delete`: a project's named routing rules per mode.
+
+/** A share as a person reads it: 0.1 is "10 %", 0.125 "12.5 %". */
+export const pct = (share: number) => `${+(share * 100).toFixed(1)} %`;
 
 function ruleProblem(values: Values): string | undefined {
   const missing = required(values, 'project', 'mode', 'name', 'priority', 'providers');
@@ -11,24 +14,45 @@ function ruleProblem(values: Values): string | undefined {
       return `--${name} must be a whole number, got "${values[name]}"`;
     }
   }
-  if (values.strategy !== undefined && strategyOf(values.strategy) === undefined) {
-    return `--strategy must be a JSON object such as '{"type":"success_rate"}', got ${values.strategy}`;
-  }
-  return csv(values.providers)!.length === 0 ? '--providers must name at least one provider' : undefined;
+  return jsonProblem(values, false) ?? (csv(values.providers)!.length === 0 ? '--providers must name at least one provider' : undefined);
 }
 
-/** --strategy's JSON object, or undefined when it is not one (routing-risk checks its fields). */
-function strategyOf(text: string): Record<string, unknown> | undefined {
+const EXAMPLES: Record<string, string> = { strategy: '{"type":"success_rate"}', variant: '{"share":0.1,"strategy":{"type":"cheapest"}}' };
+
+/** --strategy and --variant must be JSON objects (or, in an update, null to remove them); routing-risk checks their fields. */
+function jsonProblem(values: Values, nullAllowed: boolean): string | undefined {
+  for (const name of ['strategy', 'variant']) {
+    const text = values[name];
+    if (text === undefined || (nullAllowed && text.trim() === 'null') || objectOf(text) !== undefined) continue;
+    return `--${name} must be a JSON object such as '${EXAMPLES[name]}'${nullAllowed ? ' or null' : ''}, got ${text}`;
+  }
+  return undefined;
+}
+
+/** A JSON object, null for "null", or undefined when the text is neither. */
+function objectOf(text: string | undefined): Record<string, unknown> | null | undefined {
+  if (text === undefined) return undefined;
   try {
     const parsed = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : undefined;
+    return parsed === null || (typeof parsed === 'object' && !Array.isArray(parsed)) ? parsed : undefined;
   } catch {
     return undefined;
   }
 }
 
+function updateProblem(values: Values): string | undefined {
+  const problem = modeProblem(values) ?? jsonProblem(values, true);
+  if (problem) return problem;
+  if (values.priority !== undefined && wholeOf(values.priority) === undefined) {
+    return `--priority must be a whole number, got "${values.priority}"`;
+  }
+  if (values.providers !== undefined && csv(values.providers)!.length === 0) return '--providers must name at least one provider';
+  return ['strategy', 'variant', 'priority', 'providers'].some((n) => values[n] !== undefined)
+    ? undefined
+    : 'give at least one of --strategy, --variant, --priority, --providers';
+}
 
-function ruleLine(rule: any): string {
+export function ruleLine(rule: any): string {
   const conditions = [
     rule.currencies.length > 0 && `currency ${rule.currencies.join('|')}`,
     rule.countries.length > 0 && `country ${rule.countries.join('|')}`,
@@ -36,7 +60,8 @@ function ruleLine(rule: any): string {
     (rule.min_amount !== null || rule.max_amount !== null) && `amount ${rule.min_amount ?? 0}..${rule.max_amount ?? '∞'}`,
   ].filter(Boolean);
   const when = conditions.length > 0 ? conditions.join(', ') : 'any payment';
-  const by = rule.strategy ? ` by ${rule.strategy.type}` : '';
+  const by = (rule.strategy ? ` by ${rule.strategy.type}` : '') +
+    (rule.variant ? `, variant ${pct(rule.variant.share)} by ${rule.variant.strategy.type}` : '');
   return `${rule.id}  ${rule.mode.padEnd(4)}  #${rule.priority}  ${rule.name}: ${when} -> ${rule.providers.join(', ')}${by}`;
 }
 
@@ -45,10 +70,10 @@ export const ROUTING_RULE_COMMANDS: Command[] = [
     words: ['routing-rule', 'create'],
     summary: 'add a routing rule, lowest priority tried first; MATCH: --currencies, --countries, ' +
       '--methods (comma lists), --min-amount, --max-amount (inclusive, minor units); --strategy JSON orders the ' +
-      'providers (docs/routing.md; default: as listed)',
-    synopsis: '--project PRJ_ID --mode test|live --name NAME --priority N --providers P,... [MATCH] [--strategy JSON]',
+      'providers (docs/routing.md; default: as listed); --variant JSON an A/B arm',
+    synopsis: '--project PRJ_ID --mode test|live --name NAME --priority N --providers P,... [MATCH] [--strategy JSON] [--variant JSON]',
     options: ['project', 'mode', 'name', 'priority', 'providers', 'currencies', 'countries', 'methods', 'min-amount',
-      'max-amount', 'strategy'],
+      'max-amount', 'strategy', 'variant'],
     positionals: [],
     check: ruleProblem,
     call: (api, values) => api.request('POST', `/projects/${id(values.project!)}/routing-rules`, {
@@ -61,9 +86,27 @@ export const ROUTING_RULE_COMMANDS: Command[] = [
       payment_method_types: csv(values.methods),
       min_amount: wholeOf(values['min-amount']),
       max_amount: wholeOf(values['max-amount']),
-      strategy: values.strategy === undefined ? undefined : strategyOf(values.strategy),
+      strategy: objectOf(values.strategy),
+      variant: objectOf(values.variant),
     }),
     human: (body) => [ruleLine(body)],
+  },
+  {
+    words: ['routing-rule', 'update'],
+    summary: 'change a rule\'s strategy, A/B variant (JSON {"share":0.01..0.5,"strategy":{...}}; null removes it), ' +
+      'priority or providers; a new strategy or variant starts a new experiment period for `svc routing report`',
+    synopsis: 'RULE_ID --project PRJ_ID --mode test|live [--strategy JSON|null] [--variant JSON|null] [--priority N] [--providers P,...]',
+    options: ['project', 'mode', 'strategy', 'variant', 'priority', 'providers'],
+    positionals: ['RULE_ID'],
+    check: updateProblem,
+    call: (api, values, [ruleId]) =>
+      api.request('PATCH', `/projects/${id(values.project!)}/routing-rules/${id(ruleId!)}?mode=${id(values.mode!)}`, {
+        strategy: objectOf(values.strategy),
+        variant: objectOf(values.variant),
+        priority: wholeOf(values.priority),
+        providers: csv(values.providers),
+      }),
+    human: (body) => [`updated ${ruleLine(body)}`],
   },
   {
     words: ['routing-rule', 'list'],

@@ -32,13 +32,14 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.match(created.body.id, /^rtr_/);
     assert.deepEqual(
-      { ...created.body, id: undefined, created_at: undefined },
+      { ...created.body, id: undefined, created_at: undefined, experiment_since: undefined },
       {
         id: undefined, object: 'routing_rule', project_id: m.projectId, mode: 'test', name: 'eur-mid', priority: 10,
         currencies: ['EUR'], countries: [], payment_method_types: [], min_amount: 1000, max_amount: 50_000,
-        providers: ['demo_alpha', 'demo_beta'], strategy: null, created_at: undefined,
+        providers: ['demo_alpha', 'demo_beta'], strategy: null, variant: null, experiment_since: undefined, created_at: undefined,
       },
     );
+    assert.equal(created.body.experiment_since, created.body.created_at);
 
     // Without the rule Demo Gamma is cheapest for 20.00 (see first-payment); the rule puts Alpha first.
     const inRange = await stack.pay(m.secret, { amount: 2000, currency: 'EUR' });

@@ -14,6 +14,7 @@ import { PayoutPage } from './pages/payout';
 import { PayoutsPage } from './pages/payouts';
 import { ConfirmRegistrationPage, RegisterPage } from './pages/register';
 import { RequestLogPage } from './pages/request-log';
+import { RoutingPage } from './pages/routing';
 import { ResetConfirmPage, ResetRequestPage } from './pages/password-reset';
 import { SandboxPage } from './pages/sandbox';
 import { SettlementPage } from './pages/settlement';
@@ -55,6 +56,7 @@ const SIGNED_IN: [string, Render][] = [
   ['/developers/sandbox', () => <SandboxPage />],
   ['/settings/allow-list', () => <AllowListPage />],
   ['/settings/provider-accounts', () => <ProviderAccountsPage />],
+  ['/settings/routing', () => <RoutingPage />],
   ['/settings/team', () => <TeamPage />],
   ['/settings/verification', () => <VerificationPage />],
 ];

@@ -8,7 +8,7 @@
 //     when the webhooks part disabled a failing endpoint (endpoint-notices.ts);
 //   - API keys, webhook endpoints and deliveries, the IP allow-list (and a check, before saving, of
 //     whether a list would refuse the member's own address), provider accounts (the management
-//     API's handlers);
+//     API's handlers); routing rules with their A/B reports, and changes of their strategy and variant;
 //   - payments, refunds, payouts and the ledger's lists (the /v1 handlers, for the session's scope),
 //     their CSV exports, and the request log of recent /v1 calls;
 //   - business verification submissions;

@@ -17,6 +17,7 @@ import { passwordRoutes } from './password-routes.js';
 import { providerRoutes } from './provider-routes.js';
 import { registrationRoutes } from './registration-routes.js';
 import { requestLogRoutes } from './request-log-routes.js';
+import { routingRoutes } from './routing-routes.js';
 import { installRetryAfter } from './retry-later.js';
 import { sandboxRoutes } from './sandbox-routes.js';
 import { settingsRoutes } from './settings-routes.js';
@@ -54,6 +55,7 @@ export function dashboardApiScope(deps: DashboardDeps) {
     settingsRoutes(scope, deps);
     sandboxRoutes(scope, deps);
     providerRoutes(scope, deps);
+    routingRoutes(scope, deps);
     // The deployment's operators: their own sign-in and session, never a member's (operator-session.ts).
     operatorRoutes(scope, deps);
     operatorConsoleRoutes(scope, deps);

@@ -3,13 +3,14 @@
 // services/contract/operations.ts.
 import {
   AllowlistBody, DeadLetterListQuery, DemoBehaviourBody, DemoBehaviourClearQuery, RecoverBody, DeliveryListQuery, EndpointBody, EndpointUpdateBody, KeyBody, MerchantBody, RejectBody,
-  modeQuery, optionalModeQuery, PageQuery, partQuery, ProviderAccountBody, RateLimitBody, RepublishBody, RoutingRuleBody, SyncBody,
+  modeQuery, optionalModeQuery, PageQuery, partQuery, ProviderAccountBody, RateLimitBody, RepublishBody, RoutingRuleBody, RoutingRuleUpdateBody, SyncBody,
 } from './schemas.js';
 
 export type ManageOperationId =
   | 'getStatus' | 'listMerchants' | 'listProjects'
   | 'createMerchant' | 'verifyMerchant' | 'rejectMerchant' | 'createKey' | 'listKeys' | 'revokeKey' | 'setKeyRateLimit'
   | 'getAllowlist' | 'setAllowlist' | 'createRoutingRule' | 'listRoutingRules' | 'deleteRoutingRule'
+  | 'updateRoutingRule' | 'getRoutingRuleReport'
   | 'createWebhookEndpoint' | 'listWebhookEndpoints' | 'getWebhookEndpoint' | 'updateWebhookEndpoint'
   | 'disableWebhookEndpoint' | 'enableWebhookEndpoint' | 'rotateWebhookSecret' | 'recoverWebhookEndpoint'
   | 'listWebhookDeliveries' | 'getWebhookDelivery' | 'resendWebhookDelivery'
@@ -20,7 +21,7 @@ export type ManageOperationId =
 
 export interface ManageOperation {
   id: ManageOperationId;
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Fastify style, under the scope's prefix: `/manage/v1/keys/:id/revoke`. */
   path: string;
   /** The status of a success. */
@@ -33,6 +34,7 @@ const op = (o: ManageOperation) => o;
 const endpoint = '/manage/v1/projects/:id/webhook-endpoints/:endpoint';
 const delivery = '/manage/v1/projects/:id/webhook-deliveries/:delivery';
 const providerAccount = '/manage/v1/provider-accounts/:id';
+const routingRule = '/manage/v1/projects/:id/routing-rules/:rule';
 
 export const MANAGE_OPERATIONS: ManageOperation[] = [
   // What exists: merchants, their projects and keys per mode.
@@ -55,8 +57,10 @@ export const MANAGE_OPERATIONS: ManageOperation[] = [
   op({ id: 'createRoutingRule', method: 'POST', path: '/manage/v1/projects/:id/routing-rules', status: 201,
     body: RoutingRuleBody }),
   op({ id: 'listRoutingRules', method: 'GET', path: '/manage/v1/projects/:id/routing-rules', status: 200, query: modeQuery }),
-  op({ id: 'deleteRoutingRule', method: 'DELETE', path: '/manage/v1/projects/:id/routing-rules/:rule', status: 200,
-    query: modeQuery }),
+  op({ id: 'deleteRoutingRule', method: 'DELETE', path: routingRule, status: 200, query: modeQuery }),
+  op({ id: 'updateRoutingRule', method: 'PATCH', path: routingRule, status: 200, query: modeQuery, body: RoutingRuleUpdateBody }),
+  // Acceptance per A/B arm since the rule's experiment began.
+  op({ id: 'getRoutingRuleReport', method: 'GET', path: `${routingRule}/report`, status: 200, query: modeQuery }),
   // Webhook endpoints and deliveries, kept by the webhooks part.
   op({ id: 'createWebhookEndpoint', method: 'POST', path: '/manage/v1/projects/:id/webhook-endpoints', status: 201,
     body: EndpointBody }),

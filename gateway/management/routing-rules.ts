@@ -1,5 +1,5 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import type { RoutingRule } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import type { GetRoutingRuleReportResponse, RoutingRule } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { invalidField } from '../../services/contract/index.js';
 import type { Mode } from '../store/index.js';
 import { audit, projectScope, type ManageDeps, type ManageHandlers } from './context.js';
@@ -8,6 +8,8 @@ import { audit, projectScope, type ManageDeps, type ManageHandlers } from './con
 //   POST   /manage/v1/projects/:id/routing-rules              {mode, name, priority, providers, ...}
 //   GET    /manage/v1/projects/:id/routing-rules?mode=M        lowest priority number first
 //   DELETE /manage/v1/projects/:id/routing-rules/:rule?mode=M
+//   PATCH  /manage/v1/projects/:id/routing-rules/:rule?mode=M  {strategy?, variant?, priority?, providers?}
+//   GET    /manage/v1/projects/:id/routing-rules/:rule/report?mode=M   acceptance per A/B arm
 // The rule's mode is explicit like an API key's: test and live traffic are routed separately.
 
 interface RuleBody {
@@ -22,7 +24,18 @@ interface RuleBody {
   providers: string[];
   /** {type, weights | settings} (docs/routing.md); absent or null: priority. */
   strategy?: unknown;
+  /** {share, strategy}: an A/B arm (docs/routing.md); absent or null: none. */
+  variant?: unknown;
 }
+
+type RuleUpdate = Partial<Pick<RuleBody, 'priority' | 'providers' | 'strategy' | 'variant'>>;
+
+/**
+ * A strategy or variant as routing-risk takes it: JSON text, or absent. In an update, absent keeps
+ * the rule's and null ("null") removes it; in a new rule, null is the same as absent.
+ */
+const jsonText = (value: unknown, nullRemoves: boolean): string | undefined =>
+  value === undefined || (value === null && !nullRemoves) ? undefined : JSON.stringify(value);
 
 
 // Whole numbers are checked here rather than by type in the schema, so "5" or 1.5 is refused by
@@ -51,6 +64,8 @@ export function ruleJson(rule: RoutingRule, projectId: string, mode: string) {
     max_amount: rule.maxAmount === undefined ? null : Number(rule.maxAmount),
     providers: rule.providers,
     strategy: rule.strategy === undefined ? null : JSON.parse(rule.strategy),
+    variant: rule.variant === undefined ? null : JSON.parse(rule.variant),
+    experiment_since: rule.experimentSince ? timestampDate(rule.experimentSince).toISOString() : null,
     created_at: rule.createdAt ? timestampDate(rule.createdAt).toISOString() : null,
   };
 }
@@ -76,7 +91,8 @@ export function routingRuleHandlers(deps: ManageDeps): ManageHandlers {
           minAmount: bound(b.min_amount, 'min_amount'),
           maxAmount: bound(b.max_amount, 'max_amount'),
           providers: b.providers,
-          strategy: b.strategy === undefined || b.strategy === null ? undefined : JSON.stringify(b.strategy),
+          strategy: jsonText(b.strategy, false),
+          variant: jsonText(b.variant, false),
         },
       });
       const json = ruleJson(rule!, scope.projectId, scope.mode);
@@ -90,6 +106,33 @@ export function routingRuleHandlers(deps: ManageDeps): ManageHandlers {
       return { data: rules.map((r) => ruleJson(r, scope.projectId, scope.mode)) };
     },
 
+    async updateRoutingRule(request) {
+      const params = request.params as { id: string; rule: string };
+      const b = request.body as RuleUpdate;
+      const scope = await projectScope(store, params.id, (request.query as { mode: Mode }).mode);
+      const { rule, changed } = await routing.updateRoutingRule({
+        scope,
+        id: params.rule,
+        priority: b.priority === undefined ? undefined : wholeNumber(b.priority, 'priority'),
+        setProviders: b.providers !== undefined,
+        providers: b.providers ?? [],
+        strategy: jsonText(b.strategy, true),
+        variant: jsonText(b.variant, true),
+      });
+      const json = ruleJson(rule!, scope.projectId, scope.mode);
+      // Named field by field, so the log says what the change was, not only that there was one.
+      await audit(deps, 'routing_rule.updated', {
+        merchantId: scope.merchantId, projectId: scope.projectId, targetId: json.id, data: { changed, rule: json },
+      });
+      return json;
+    },
+
+    async getRoutingRuleReport(request) {
+      const params = request.params as { id: string; rule: string };
+      const scope = await projectScope(store, params.id, (request.query as { mode: Mode }).mode);
+      return reportJson(await routing.getRoutingRuleReport({ scope, id: params.rule }), scope.projectId, scope.mode);
+    },
+
     async deleteRoutingRule(request) {
       const params = request.params as { id: string; rule: string };
       const scope = await projectScope(store, params.id, (request.query as { mode: Mode }).mode);
@@ -98,5 +141,27 @@ export function routingRuleHandlers(deps: ManageDeps): ManageHandlers {
       await recorded('routing_rule.deleted', scope, json);
       return json;
     },
+  };
+}
+
+const interval = (i: { low: number; high: number } | undefined) => (i ? { low: i.low, high: i.high } : null);
+
+function reportJson(report: GetRoutingRuleReportResponse, projectId: string, mode: string) {
+  const rule = ruleJson(report.rule!, projectId, mode);
+  return {
+    object: 'routing_rule_report',
+    rule,
+    since: rule.experiment_since,
+    arms: report.arms.map((a) => ({
+      arm: a.arm,
+      share: a.share,
+      strategy: JSON.parse(a.strategy),
+      payments: Number(a.payments),
+      approved: Number(a.approved),
+      first_attempt_approved: Number(a.firstAttemptApproved),
+      acceptance: a.acceptance ?? null,
+      interval: interval(a.interval),
+    })),
+    difference: report.difference === undefined ? null : { estimate: report.difference, ...interval(report.differenceInterval) },
   };
 }

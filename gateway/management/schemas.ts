@@ -50,7 +50,16 @@ export const RoutingRuleBody = {
     providers: { ...list, minItems: 1 },
     // Checked by routing-risk (docs/routing.md), which names the offending field.
     strategy: {},
+    // {share, strategy}: an A/B arm, checked by routing-risk too.
+    variant: {},
   },
+};
+/** What a rule's update may change; absent fields are kept, a null strategy or variant removes it. */
+export const RoutingRuleUpdateBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { priority: {}, providers: { ...list, minItems: 1 }, strategy: {}, variant: {} },
 };
 
 // Credential values are strings the provider defines; which fields each provider needs is checked by

@@ -1,3 +1,4 @@
+import { armOf, type Arm } from './ab-arms.js';
 import { rank, type Ranking, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
 import type { RoutePlan, RouteRequest } from './route-planner.js';
 import type { RoutingRule } from './routing-rules.js';
@@ -13,14 +14,23 @@ export interface Learning {
 
 export interface RankedPlan extends RoutePlan {
   ranking: Ranking;
+  /** The deciding rule's arm this payment was ranked by; absent for the built-in default rule. */
+  arm?: Arm;
 }
 
 const NO_HISTORY: SegmentHistory = new Map();
 
-/** The deciding rule's strategy; the default rule orders cheapest first, as it always has. */
-function strategyOf(plan: RoutePlan, rules: RoutingRule[]): StrategyConfig {
-  if (plan.ruleId === undefined) return { type: 'cheapest' };
-  return rules.find((r) => r.id === plan.ruleId)?.strategy ?? { type: 'priority' };
+/**
+ * The deciding rule's strategy for this payment: its variant's when the payment's sticky draw falls
+ * in the variant's share, the rule's own otherwise. The default rule orders cheapest first, as it
+ * always has.
+ */
+function strategyOf(plan: RoutePlan, rules: RoutingRule[], paymentId: string): { strategy: StrategyConfig; arm?: Arm } {
+  if (plan.ruleId === undefined) return { strategy: { type: 'cheapest' } };
+  const rule = rules.find((r) => r.id === plan.ruleId);
+  const arm = armOf(rule?.variant, paymentId);
+  const strategy = arm === 'variant' ? rule!.variant!.strategy : rule?.strategy;
+  return { strategy: strategy ?? { type: 'priority' }, arm };
 }
 
 /**
@@ -28,15 +38,17 @@ function strategyOf(plan: RoutePlan, rules: RoutingRule[]): StrategyConfig {
  * eligible accounts in its static order). Nothing is added or removed: the strategies reorder.
  */
 export function rankPlan(plan: RoutePlan, req: RouteRequest, rules: RoutingRule[], learning?: Learning): RankedPlan {
-  const ranking = rank(strategyOf(plan, rules), {
+  const paymentId = learning?.paymentId ?? '';
+  const { strategy, arm } = strategyOf(plan, rules, paymentId);
+  const ranking = rank(strategy, {
     candidates: plan.candidates,
     amount: req.amount,
-    paymentId: learning?.paymentId ?? '',
+    paymentId,
     segment: { method: req.methodType, currency: req.currency, country: req.country, cardNetwork: learning?.cardNetwork },
     history: learning?.history ?? NO_HISTORY,
     nowMinute: learning?.nowMinute ?? 0,
   });
-  return { ...plan, candidates: ranking.ranked.map((c) => c.account), ranking };
+  return { ...plan, candidates: ranking.ranked.map((c) => c.account), ranking, ...(arm && { arm }) };
 }
 
 /** True when a rule's strategy reads outcome history (the planning read skips it otherwise). */

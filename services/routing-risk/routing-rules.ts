@@ -1,4 +1,5 @@
 import { isOneOf, PAYMENT_METHOD_TYPES } from '../contract/enums.js';
+import { variantProblem, type Variant } from './ab-arms.js';
 import { strategyProblem, type StrategyConfig } from './strategies/index.js';
 
 /** A merchant's named routing rule, as routing-risk stores it. */
@@ -20,6 +21,10 @@ export interface RoutingRule {
   providers: string[];
   /** How the rule orders its accounts (strategies/); absent or null: priority, the listed order. */
   strategy?: StrategyConfig | null;
+  /** An A/B arm ranking a sticky share of the rule's payments by another strategy (ab-arms.ts); absent or null: none. */
+  variant?: Variant | null;
+  /** When the strategy or variant last changed (creation at first): the report counts decisions since. */
+  experimentSince?: Date;
   createdAt: Date;
 }
 
@@ -47,7 +52,7 @@ export function byPriority(a: RoutingRule, b: RoutingRule): number {
   return a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 
-export type NewRule = Omit<RoutingRule, 'id' | 'createdAt'>;
+export type NewRule = Omit<RoutingRule, 'id' | 'createdAt' | 'experimentSince'>;
 
 const MAX_PRIORITY = 1_000_000;
 const MAX_LIST = 50;
@@ -82,5 +87,6 @@ export function ruleProblem(rule: NewRule): [string, string] | undefined {
   }
   if (rule.providers.length === 0) return ['providers', 'providers must name at least one provider'];
   if (new Set(rule.providers).size !== rule.providers.length) return ['providers', 'providers lists a provider twice'];
-  return rule.strategy === null || rule.strategy === undefined ? undefined : strategyProblem(rule.strategy, rule.providers);
+  return (rule.strategy === null || rule.strategy === undefined ? undefined : strategyProblem(rule.strategy, rule.providers)) ??
+    (rule.variant === null || rule.variant === undefined ? undefined : variantProblem(rule.variant, rule.providers));
 }

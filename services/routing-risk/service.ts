@@ -1,7 +1,10 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
-import { RoutingService, type RoutingRule as RuleMessage } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import {
+  RoutingService, type RoutingRule as RuleMessage, type UpdateRoutingRuleRequest,
+} from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { newId, requireScope, secondsSince, type Clock, type Metrics } from '../platform/index.js';
 import { invalidField, serviceError } from '../contract/index.js';
 import { planPayoutHandler } from './payout-routing.js';
@@ -9,6 +12,8 @@ import { assessRisk } from './risk-rules.js';
 import type { ProviderAccount } from './provider-account.js';
 import { planRoute, withVaultConnections, type Reach } from './route-planner.js';
 import { rankPlan } from './ranked-route.js';
+import { experimentReport } from './experiment-report.js';
+import type { Variant } from './ab-arms.js';
 import { STRATEGY_TYPES, type Ranking, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
 import { ruleProblem, type NewRule, type RoutingRule } from './routing-rules.js';
 import type { RoutingRiskStore } from './store.js';
@@ -62,18 +67,48 @@ function ruleToProto(r: RoutingRule) {
     maxAmount: r.maxAmount ?? undefined,
     providers: r.providers,
     strategy: r.strategy ? JSON.stringify(r.strategy) : undefined,
+    variant: r.variant ? JSON.stringify(r.variant) : undefined,
+    experimentSince: timestampFromDate(r.experimentSince ?? r.createdAt),
     createdAt: timestampFromDate(r.createdAt),
   };
 }
 
-/** The rule's strategy from its JSON text (validated with the rule, ruleProblem); absent: priority. */
-function strategyOf(text: string | undefined): StrategyConfig | null {
+/** A rule's strategy or variant from its JSON text (validated with the rule, ruleProblem); absent or "null": none. */
+function jsonOf<T>(text: string | undefined, param: string): T | null {
   if (text === undefined || text === '') return null;
   try {
-    return JSON.parse(text) as StrategyConfig;
+    return JSON.parse(text) as T | null;
   } catch {
-    throw invalidField('strategy', 'strategy must be a JSON object');
+    throw invalidField(param, `${param} must be a JSON object`);
   }
+}
+
+const strategyOf = (text: string | undefined) => jsonOf<StrategyConfig>(text, 'strategy');
+const variantOf = (text: string | undefined) => jsonOf<Variant>(text, 'variant');
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/**
+ * The rule as an update asks (absent fields kept) and the REST names of the fields that change; a
+ * new strategy or variant restarts the rule's experiment.
+ */
+function updated(current: RoutingRule, req: UpdateRoutingRuleRequest) {
+  const next: NewRule = {
+    ...current,
+    priority: req.priority ?? current.priority,
+    providers: req.setProviders ? req.providers : current.providers,
+    strategy: req.strategy === undefined ? current.strategy : strategyOf(req.strategy),
+    variant: req.variant === undefined ? current.variant : variantOf(req.variant),
+  };
+  const problem = ruleProblem(next);
+  if (problem) throw invalidField(problem[0], problem[1]);
+  const changed = [
+    next.priority !== current.priority && 'priority',
+    !sameJson(next.providers, current.providers) && 'providers',
+    !sameJson(next.strategy, current.strategy) && 'strategy',
+    !sameJson(next.variant, current.variant) && 'variant',
+  ].filter((f): f is string => f !== false);
+  return { rule: next, changed, restart: changed.includes('strategy') || changed.includes('variant') };
 }
 
 function newRuleOf(m: RuleMessage | undefined): NewRule {
@@ -88,11 +123,21 @@ function newRuleOf(m: RuleMessage | undefined): NewRule {
     maxAmount: m.maxAmount ?? null,
     providers: m.providers,
     strategy: strategyOf(m.strategy),
+    variant: variantOf(m.variant),
   };
   const problem = ruleProblem(rule);
   if (problem) throw invalidField(problem[0], problem[1]);
   return rule;
 }
+
+async function requireKnownProviders(store: RoutingRiskStore, scope: Scope, providers: string[]): Promise<void> {
+  const unknown = await store.unknownProviders(scope, providers);
+  if (unknown.length > 0) {
+    throw invalidField('providers', `providers: "${unknown[0]}" is neither a provider code nor an account of this project and mode`);
+  }
+}
+
+const ruleNotFound = (id: string) => serviceError('resource_not_found', `No routing rule ${id}`, { param: 'id' });
 
 // Routing rules are internal records with no contract prefix: `rtr_`.
 const newRuleId = (at: Date) => newId('rtr', at);
@@ -156,11 +201,7 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
       async createRoutingRule(req) {
         const scope = requireScope(req.scope);
         const rule = newRuleOf(req.rule);
-        const unknown = await store.unknownProviders(scope, rule.providers);
-        if (unknown.length > 0) {
-          throw invalidField('providers',
-            `providers: "${unknown[0]}" is neither a provider code nor an account of this project and mode`);
-        }
+        await requireKnownProviders(store, scope, rule.providers);
         const at = clock.now();
         const created = await store.createRule(scope, newRuleId(at), rule, at);
         if (!created) {
@@ -176,8 +217,38 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
 
       async deleteRoutingRule(req) {
         const rule = await store.deleteRule(requireScope(req.scope), req.id);
-        if (!rule) throw serviceError('resource_not_found', `No routing rule ${req.id}`, { param: 'id' });
+        if (!rule) throw ruleNotFound(req.id);
         return { rule: ruleToProto(rule) };
+      },
+
+      async updateRoutingRule(req) {
+        const scope = requireScope(req.scope);
+        let changed: string[] = [];
+        const rule = await store.updateRule(scope, req.id, clock.now(), async (current) => {
+          const next = updated(current, req);
+          if (next.changed.includes('providers')) await requireKnownProviders(store, scope, next.rule.providers);
+          changed = next.changed;
+          return next;
+        });
+        if (!rule) throw ruleNotFound(req.id);
+        return { rule: ruleToProto(rule), changed };
+      },
+
+      async getRoutingRuleReport(req) {
+        const scope = requireScope(req.scope);
+        const rule = await store.ruleById(scope, req.id);
+        if (!rule) throw ruleNotFound(req.id);
+        const report = experimentReport(rule, await store.armCounts(scope, rule));
+        return {
+          rule: ruleToProto(rule),
+          arms: report.arms.map((a) => ({
+            arm: a.arm, share: a.share, strategy: JSON.stringify(a.strategy), payments: BigInt(a.payments),
+            approved: BigInt(a.approved), firstAttemptApproved: BigInt(a.firstAttemptApproved),
+            acceptance: a.acceptance, interval: a.interval,
+          })),
+          difference: report.difference?.estimate,
+          differenceInterval: report.difference && { low: report.difference.low, high: report.difference.high },
+        };
       },
 
       planPayout: planPayoutHandler(store),

@@ -1,10 +1,11 @@
-import { ASYNC_COMMIT_CTE, prepared, type Pool } from '../platform/db.js';
+import { ASYNC_COMMIT_CTE, prepared, withTransaction, type Pool } from '../platform/db.js';
 import { sha256Hex } from '../platform/ids.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
 import { NO_VELOCITY, VELOCITY_WINDOW_MS, type RiskAssessment, type VelocityCounts } from './risk-rules.js';
 import type { PayoutCapability } from './payout-routing.js';
 import type { ProviderAccount } from './provider-account.js';
+import { REPORT_SQL, type ArmCounts } from './experiment-report.js';
 import type { NewRule, RoutingRule } from './routing-rules.js';
 import { LEARNING_STRATEGIES, type RankedPlan } from './ranked-route.js';
 import { READ_WINDOW_MINUTES, type MinuteCounts, type SegmentHistory, type SegmentLevel } from './strategies/index.js';
@@ -19,6 +20,8 @@ function velocityKeys(scope: Scope, input: RiskInput) {
   };
 }
 
+const jsonOrNull = (value: object | null | undefined) => (value ? JSON.stringify(value) : null);
+
 function toRule(r: Record<string, any>): RoutingRule {
   return {
     id: r.id,
@@ -31,11 +34,14 @@ function toRule(r: Record<string, any>): RoutingRule {
     maxAmount: r.max_amount === null ? null : BigInt(r.max_amount),
     providers: r.providers,
     strategy: r.strategy ?? null,
+    variant: r.variant ?? null,
+    experimentSince: new Date(r.experiment_since),
     createdAt: new Date(r.created_at),
   };
 }
 
-const RULE_COLUMNS = 'id, name, priority, currencies, countries, methods, min_amount, max_amount, providers, strategy, created_at';
+const RULE_COLUMNS =
+  'id, name, priority, currencies, countries, methods, min_amount, max_amount, providers, strategy, variant, experiment_since, created_at';
 const SCOPE = 'merchant_id = $1 AND project_id = $2 AND mode = $3';
 const scopeValues = (s: Scope) => [s.merchantId, s.projectId, s.mode];
 
@@ -87,7 +93,8 @@ const historySql = (n: number) => {
   return `SELECT COALESCE(json_agg(json_build_array(h.provider_account_id, h.level, h.minute,
            h.succeeded, h.soft_declined, h.hard_declined, h.technical)), '[]') FROM (
     ${level(0, `$${n + 2}`, `$${n + 3}`)} UNION ALL ${level(1, `$${n + 2}`, "'*'")} UNION ALL ${level(2, "'*'", "'*'")}) h
-    WHERE EXISTS (SELECT 1 FROM routing_rules WHERE ${SCOPE} AND strategy->>'type' = ANY('{${LEARNING_STRATEGIES.join(',')}}'))`;
+    WHERE EXISTS (SELECT 1 FROM routing_rules WHERE ${SCOPE}
+      AND (strategy->>'type' = ANY('{${LEARNING_STRATEGIES.join(',')}}') OR variant->'strategy'->>'type' = ANY('{${LEARNING_STRATEGIES.join(',')}}')))`;
 };
 
 function toHistory(rows: Array<[string, number, number | string, number, number, number, number]>): SegmentHistory {
@@ -199,15 +206,50 @@ export function createStore(pool: Pool) {
     async createRule(scope: Scope, id: string, rule: NewRule, at: Date): Promise<RoutingRule | undefined> {
       const { rows } = await pool.query(
         `INSERT INTO routing_rules (id, merchant_id, project_id, mode, name, priority, currencies, countries, methods,
-           min_amount, max_amount, providers, created_at, strategy)
-         VALUES ($4, $1, $2, $3, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+           min_amount, max_amount, providers, created_at, strategy, variant, experiment_since)
+         VALUES ($4, $1, $2, $3, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $13)
          ON CONFLICT (merchant_id, project_id, mode, name) DO NOTHING
          RETURNING ${RULE_COLUMNS}`,
         [
           ...scopeValues(scope), id, rule.name, rule.priority, rule.currencies, rule.countries, rule.methods,
-          rule.minAmount, rule.maxAmount, rule.providers, at, rule.strategy ? JSON.stringify(rule.strategy) : null,
+          rule.minAmount, rule.maxAmount, rule.providers, at, jsonOrNull(rule.strategy), jsonOrNull(rule.variant),
         ],
       );
+      return rows[0] && toRule(rows[0]);
+    },
+
+    /**
+     * Changes a rule under a row lock: `change` gets the rule as stored and returns it as it should
+     * be (or throws, changing nothing). A new strategy or variant starts a new experiment period.
+     * Undefined when the scope has no such rule.
+     */
+    async updateRule(
+      scope: Scope, id: string, at: Date,
+      change: (current: RoutingRule) => Promise<{ rule: NewRule; restart: boolean }>,
+    ): Promise<RoutingRule | undefined> {
+      return withTransaction(pool, async (client) => {
+        const found = await client.query(`SELECT ${RULE_COLUMNS} FROM routing_rules WHERE ${SCOPE} AND id = $4 FOR UPDATE`,
+          [...scopeValues(scope), id]);
+        if (!found.rows[0]) return undefined;
+        const { rule, restart } = await change(toRule(found.rows[0]));
+        const { rows } = await client.query(
+          `UPDATE routing_rules SET priority = $5, providers = $6, strategy = $7, variant = $8,
+             experiment_since = CASE WHEN $9 THEN $10 ELSE experiment_since END
+           WHERE ${SCOPE} AND id = $4 RETURNING ${RULE_COLUMNS}`,
+          [...scopeValues(scope), id, rule.priority, rule.providers, jsonOrNull(rule.strategy), jsonOrNull(rule.variant), restart, at],
+        );
+        return toRule(rows[0]);
+      });
+    },
+
+    /** A rule's decisions since its experiment began, per arm, with their outcomes (experiment-report.ts). */
+    async armCounts(scope: Scope, rule: RoutingRule): Promise<ArmCounts[]> {
+      const { rows } = await pool.query(REPORT_SQL, [...scopeValues(scope), rule.id, rule.experimentSince ?? rule.createdAt]);
+      return rows.map((r) => ({ arm: r.arm, payments: r.payments, approved: r.approved, firstAttemptApproved: r.first_attempt_approved }));
+    },
+
+    async ruleById(scope: Scope, id: string): Promise<RoutingRule | undefined> {
+      const { rows } = await pool.query(`${RULES_SQL} AND id = $4`, [...scopeValues(scope), id]);
       return rows[0] && toRule(rows[0]);
     },
 
@@ -234,8 +276,8 @@ export function createStore(pool: Pool) {
              customer_key_hash, device_fingerprint_hash, device_ip_hash)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $14, $15, $16))
          INSERT INTO routing_decisions (id, merchant_id, project_id, mode, payment_id, rule, rule_id, candidates, created_at,
-           skipped, strategy, scores, reason, explored)
-         SELECT $10, $2, $3, $4, $5, $11, $13, $12, $9, $17, $18, $19, $20, $21 FROM async_commit WHERE $10::text IS NOT NULL`,
+           skipped, strategy, scores, reason, explored, arm)
+         SELECT $10, $2, $3, $4, $5, $11, $13, $12, $9, $17, $18, $19, $20, $21, $22 FROM async_commit WHERE $10::text IS NOT NULL`,
         [
           risk.id, scope.merchantId, scope.projectId, scope.mode, input.paymentId, risk.score, risk.outcome,
           JSON.stringify(risk.reasons), at, routing?.id ?? null, routing?.rule ?? null,
@@ -246,7 +288,7 @@ export function createStore(pool: Pool) {
           JSON.stringify(routing?.ranking.ranked.map((c) => ({
             provider_account_id: c.account.providerAccountId, score: c.score, sample: c.sample ?? null, note: c.note,
           })) ?? []),
-          routing?.ranking.reason ?? null, routing?.ranking.explored ?? false,
+          routing?.ranking.reason ?? null, routing?.ranking.explored ?? false, routing?.arm ?? null,
         ],
       ));
     },

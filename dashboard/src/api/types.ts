@@ -304,3 +304,47 @@ export interface ProviderAccountCheck {
   provider_error_code: string | null;
   message: string;
 }
+
+/** A routing rule's strategy ({type, weights | settings}, docs/routing.md) as the server keeps it. */
+export type RoutingStrategy = { type: string } & Record<string, unknown>;
+
+/** A routing rule of the project and mode, as GET /routing-rules lists it. */
+export interface RoutingRule {
+  id: string;
+  name: string;
+  priority: number;
+  currencies: string[];
+  countries: string[];
+  payment_method_types: string[];
+  min_amount: number | null;
+  max_amount: number | null;
+  providers: string[];
+  strategy: RoutingStrategy | null;
+  variant: { share: number; strategy: RoutingStrategy } | null;
+  experiment_since: string | null;
+  created_at: string | null;
+}
+
+export interface Interval {
+  low: number;
+  high: number;
+}
+
+/** One arm of a rule's A/B report: payments decided under it since the experiment began. */
+export interface ArmReport {
+  arm: 'control' | 'variant';
+  share: number;
+  strategy: RoutingStrategy;
+  payments: number;
+  approved: number;
+  first_attempt_approved: number;
+  acceptance: number | null;
+  interval: Interval | null;
+}
+
+export interface RoutingReport {
+  rule: RoutingRule;
+  since: string | null;
+  arms: ArmReport[];
+  difference: ({ estimate: number } & Interval) | null;
+}

@@ -40,6 +40,7 @@ const NAV: { heading?: string; items: NavItem[] }[] = [
     items: [
       { to: '/settings/allow-list', text: 'IP allow-list' },
       { to: '/settings/provider-accounts', text: 'Provider accounts' },
+      { to: '/settings/routing', text: 'Routing' },
       { to: '/settings/team', text: 'Team' },
       { to: '/settings/verification', text: 'Verification' },
     ],

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/routing/v1/routing.proto.
  */
 export const file_svc_routing_v1_routing: GenFile = /*@__PURE__*/
-  fileDesc("ChxzdmMvcm91dGluZy92MS9yb3V0aW5nLnByb3RvEg5zdmMucm91dGluZy52MSLXAQoSUGxhblBheW1lbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIlCgVpbnB1dBgCIAEoCzIWLnN2Yy5yaXNrLnYxLlJpc2tJbnB1dBIaCg1wcm92aWRlcl9jb2RlGAMgASgJSACIAQESOAoKY3JlZGVudGlhbBgEIAEoCzIfLnN2Yy5yb3V0aW5nLnYxLkNyZWRlbnRpYWxSZWFjaEgBiAEBQhAKDl9wcm92aWRlcl9jb2RlQg0KC19jcmVkZW50aWFsIjcKD0NyZWRlbnRpYWxSZWFjaBIkCgVyZWFjaBgBIAMoCzIVLnN2Yy5yb3V0aW5nLnYxLlJlYWNoIqYBCgVSZWFjaBIVCg1wcm92aWRlcl9jb2RlGAEgASgJEiAKE3Byb3ZpZGVyX2FjY291bnRfaWQYAiABKAlIAIgBARISCgV2YXVsdBgDIAEoCUgBiAEBEhcKD3ZhdWx0X2ZlZV9maXhlZBgEIAEoAxIVCg12YXVsdF9mZWVfYnBzGAUgASgFQhYKFF9wcm92aWRlcl9hY2NvdW50X2lkQggKBl92YXVsdCL6AQoOUm91dGVDYW5kaWRhdGUSEwoLcHJvdmlkZXJfaWQYASABKAkSFQoNcHJvdmlkZXJfY29kZRgCIAEoCRIVCg1wcm92aWRlcl9uYW1lGAMgASgJEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYBCABKAkSEQoJZmVlX2ZpeGVkGAUgASgDEg8KB2ZlZV9icHMYBiABKAUSEgoKbGF0ZW5jeV9tcxgHIAEoBRISCgV2YXVsdBgIIAEoCUgAiAEBEh0KEHZhdWx0X2FjY291bnRfaWQYCSABKAlIAYgBAUIICgZfdmF1bHRCEwoRX3ZhdWx0X2FjY291bnRfaWQiawoOU2tpcHBlZEFjY291bnQSFQoNcHJvdmlkZXJfY29kZRgBIAEoCRIVCg1wcm92aWRlcl9uYW1lGAIgASgJEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJIsECCg9Sb3V0aW5nRGVjaXNpb24SEwoLZGVjaXNpb25faWQYASABKAkSDAoEcnVsZRgCIAEoCRIyCgpjYW5kaWRhdGVzGAMgAygLMh4uc3ZjLnJvdXRpbmcudjEuUm91dGVDYW5kaWRhdGUSFAoHcnVsZV9pZBgEIAEoCUgAiAEBEi8KB3NraXBwZWQYBSADKAsyHi5zdmMucm91dGluZy52MS5Ta2lwcGVkQWNjb3VudBIVCghzdHJhdGVneRgGIAEoCUgBiAEBEhMKBnJlYXNvbhgHIAEoCUgCiAEBEhAKCGV4cGxvcmVkGAggASgIEi4KBnNjb3JlcxgJIAMoCzIeLnN2Yy5yb3V0aW5nLnYxLkNhbmRpZGF0ZVNjb3JlQgoKCF9ydWxlX2lkQgsKCV9zdHJhdGVneUIJCgdfcmVhc29uIqcBCg5DYW5kaWRhdGVTY29yZRIbChNwcm92aWRlcl9hY2NvdW50X2lkGAEgASgJEhUKDXByb3ZpZGVyX2NvZGUYAiABKAkSFQoNcHJvdmlkZXJfbmFtZRgDIAEoCRISCgVzY29yZRgEIAEoAUgAiAEBEhMKBnNhbXBsZRgFIAEoBUgBiAEBEgwKBG5vdGUYBiABKAlCCAoGX3Njb3JlQgkKB19zYW1wbGUigQEKE1BsYW5QYXltZW50UmVzcG9uc2USJwoEcmlzaxgBIAEoCzIZLnN2Yy5yaXNrLnYxLlJpc2tEZWNpc2lvbhI1Cgdyb3V0aW5nGAIgASgLMh8uc3ZjLnJvdXRpbmcudjEuUm91dGluZ0RlY2lzaW9uSACIAQFCCgoIX3JvdXRpbmcitQIKC1JvdXRpbmdSdWxlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIcHJpb3JpdHkYAyABKAUSEgoKY3VycmVuY2llcxgEIAMoCRIRCgljb3VudHJpZXMYBSADKAkSHAoUcGF5bWVudF9tZXRob2RfdHlwZXMYBiADKAkSFwoKbWluX2Ftb3VudBgHIAEoA0gAiAEBEhcKCm1heF9hbW91bnQYCCABKANIAYgBARIRCglwcm92aWRlcnMYCSADKAkSLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoIc3RyYXRlZ3kYCyABKAlIAogBAUINCgtfbWluX2Ftb3VudEINCgtfbWF4X2Ftb3VudEILCglfc3RyYXRlZ3kiagoYQ3JlYXRlUm91dGluZ1J1bGVSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIpCgRydWxlGAIgASgLMhsuc3ZjLnJvdXRpbmcudjEuUm91dGluZ1J1bGUiRgoZQ3JlYXRlUm91dGluZ1J1bGVSZXNwb25zZRIpCgRydWxlGAEgASgLMhsuc3ZjLnJvdXRpbmcudjEuUm91dGluZ1J1bGUiPgoXTGlzdFJvdXRpbmdSdWxlc1JlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlIkYKGExpc3RSb3V0aW5nUnVsZXNSZXNwb25zZRIqCgVydWxlcxgBIAMoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlIksKGERlbGV0ZVJvdXRpbmdSdWxlUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCgoCaWQYAiABKAkiRgoZRGVsZXRlUm91dGluZ1J1bGVSZXNwb25zZRIpCgRydWxlGAEgASgLMhsuc3ZjLnJvdXRpbmcudjEuUm91dGluZ1J1bGUilgEKEVBsYW5QYXlvdXRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIOCgZhbW91bnQYAiABKAMSEAoIY3VycmVuY3kYAyABKAkSGAoQZGVzdGluYXRpb25fdHlwZRgEIAEoCRIUCgdjb3VudHJ5GAUgASgJSACIAQFCCgoIX2NvdW50cnkifgoPUGF5b3V0Q2FuZGlkYXRlEhMKC3Byb3ZpZGVyX2lkGAEgASgJEhUKDXByb3ZpZGVyX2NvZGUYAiABKAkSFQoNcHJvdmlkZXJfbmFtZRgDIAEoCRIbChNwcm92aWRlcl9hY2NvdW50X2lkGAQgASgJEgsKA2ZlZRgFIAEoAyJXChJQbGFuUGF5b3V0UmVzcG9uc2USDAoEcnVsZRgBIAEoCRIzCgpjYW5kaWRhdGVzGAIgAygLMh8uc3ZjLnJvdXRpbmcudjEuUGF5b3V0Q2FuZGlkYXRlMvgDCg5Sb3V0aW5nU2VydmljZRJWCgtQbGFuUGF5bWVudBIiLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXltZW50UmVxdWVzdBojLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXltZW50UmVzcG9uc2USaAoRQ3JlYXRlUm91dGluZ1J1bGUSKC5zdmMucm91dGluZy52MS5DcmVhdGVSb3V0aW5nUnVsZVJlcXVlc3QaKS5zdmMucm91dGluZy52MS5DcmVhdGVSb3V0aW5nUnVsZVJlc3BvbnNlEmUKEExpc3RSb3V0aW5nUnVsZXMSJy5zdmMucm91dGluZy52MS5MaXN0Um91dGluZ1J1bGVzUmVxdWVzdBooLnN2Yy5yb3V0aW5nLnYxLkxpc3RSb3V0aW5nUnVsZXNSZXNwb25zZRJoChFEZWxldGVSb3V0aW5nUnVsZRIoLnN2Yy5yb3V0aW5nLnYxLkRlbGV0ZVJvdXRpbmdSdWxlUmVxdWVzdBopLnN2Yy5yb3V0aW5nLnYxLkRlbGV0ZVJvdXRpbmdSdWxlUmVzcG9uc2USUwoKUGxhblBheW91dBIhLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXlvdXRSZXF1ZXN0GiIuc3ZjLnJvdXRpbmcudjEuUGxhblBheW91dFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_common_v1_common, file_svc_risk_v1_risk]);
+  fileDesc("ChxzdmMvcm91dGluZy92MS9yb3V0aW5nLnByb3RvEg5zdmMucm91dGluZy52MSLXAQoSUGxhblBheW1lbnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIlCgVpbnB1dBgCIAEoCzIWLnN2Yy5yaXNrLnYxLlJpc2tJbnB1dBIaCg1wcm92aWRlcl9jb2RlGAMgASgJSACIAQESOAoKY3JlZGVudGlhbBgEIAEoCzIfLnN2Yy5yb3V0aW5nLnYxLkNyZWRlbnRpYWxSZWFjaEgBiAEBQhAKDl9wcm92aWRlcl9jb2RlQg0KC19jcmVkZW50aWFsIjcKD0NyZWRlbnRpYWxSZWFjaBIkCgVyZWFjaBgBIAMoCzIVLnN2Yy5yb3V0aW5nLnYxLlJlYWNoIqYBCgVSZWFjaBIVCg1wcm92aWRlcl9jb2RlGAEgASgJEiAKE3Byb3ZpZGVyX2FjY291bnRfaWQYAiABKAlIAIgBARISCgV2YXVsdBgDIAEoCUgBiAEBEhcKD3ZhdWx0X2ZlZV9maXhlZBgEIAEoAxIVCg12YXVsdF9mZWVfYnBzGAUgASgFQhYKFF9wcm92aWRlcl9hY2NvdW50X2lkQggKBl92YXVsdCL6AQoOUm91dGVDYW5kaWRhdGUSEwoLcHJvdmlkZXJfaWQYASABKAkSFQoNcHJvdmlkZXJfY29kZRgCIAEoCRIVCg1wcm92aWRlcl9uYW1lGAMgASgJEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYBCABKAkSEQoJZmVlX2ZpeGVkGAUgASgDEg8KB2ZlZV9icHMYBiABKAUSEgoKbGF0ZW5jeV9tcxgHIAEoBRISCgV2YXVsdBgIIAEoCUgAiAEBEh0KEHZhdWx0X2FjY291bnRfaWQYCSABKAlIAYgBAUIICgZfdmF1bHRCEwoRX3ZhdWx0X2FjY291bnRfaWQiawoOU2tpcHBlZEFjY291bnQSFQoNcHJvdmlkZXJfY29kZRgBIAEoCRIVCg1wcm92aWRlcl9uYW1lGAIgASgJEhsKE3Byb3ZpZGVyX2FjY291bnRfaWQYAyABKAkSDgoGcmVhc29uGAQgASgJIsECCg9Sb3V0aW5nRGVjaXNpb24SEwoLZGVjaXNpb25faWQYASABKAkSDAoEcnVsZRgCIAEoCRIyCgpjYW5kaWRhdGVzGAMgAygLMh4uc3ZjLnJvdXRpbmcudjEuUm91dGVDYW5kaWRhdGUSFAoHcnVsZV9pZBgEIAEoCUgAiAEBEi8KB3NraXBwZWQYBSADKAsyHi5zdmMucm91dGluZy52MS5Ta2lwcGVkQWNjb3VudBIVCghzdHJhdGVneRgGIAEoCUgBiAEBEhMKBnJlYXNvbhgHIAEoCUgCiAEBEhAKCGV4cGxvcmVkGAggASgIEi4KBnNjb3JlcxgJIAMoCzIeLnN2Yy5yb3V0aW5nLnYxLkNhbmRpZGF0ZVNjb3JlQgoKCF9ydWxlX2lkQgsKCV9zdHJhdGVneUIJCgdfcmVhc29uIqcBCg5DYW5kaWRhdGVTY29yZRIbChNwcm92aWRlcl9hY2NvdW50X2lkGAEgASgJEhUKDXByb3ZpZGVyX2NvZGUYAiABKAkSFQoNcHJvdmlkZXJfbmFtZRgDIAEoCRISCgVzY29yZRgEIAEoAUgAiAEBEhMKBnNhbXBsZRgFIAEoBUgBiAEBEgwKBG5vdGUYBiABKAlCCAoGX3Njb3JlQgkKB19zYW1wbGUigQEKE1BsYW5QYXltZW50UmVzcG9uc2USJwoEcmlzaxgBIAEoCzIZLnN2Yy5yaXNrLnYxLlJpc2tEZWNpc2lvbhI1Cgdyb3V0aW5nGAIgASgLMh8uc3ZjLnJvdXRpbmcudjEuUm91dGluZ0RlY2lzaW9uSACIAQFCCgoIX3JvdXRpbmcijQMKC1JvdXRpbmdSdWxlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEAoIcHJpb3JpdHkYAyABKAUSEgoKY3VycmVuY2llcxgEIAMoCRIRCgljb3VudHJpZXMYBSADKAkSHAoUcGF5bWVudF9tZXRob2RfdHlwZXMYBiADKAkSFwoKbWluX2Ftb3VudBgHIAEoA0gAiAEBEhcKCm1heF9hbW91bnQYCCABKANIAYgBARIRCglwcm92aWRlcnMYCSADKAkSLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoIc3RyYXRlZ3kYCyABKAlIAogBARIUCgd2YXJpYW50GAwgASgJSAOIAQESNAoQZXhwZXJpbWVudF9zaW5jZRgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDQoLX21pbl9hbW91bnRCDQoLX21heF9hbW91bnRCCwoJX3N0cmF0ZWd5QgoKCF92YXJpYW50ImoKGENyZWF0ZVJvdXRpbmdSdWxlUmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSKQoEcnVsZRgCIAEoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlIkYKGUNyZWF0ZVJvdXRpbmdSdWxlUmVzcG9uc2USKQoEcnVsZRgBIAEoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlIj4KF0xpc3RSb3V0aW5nUnVsZXNSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZSJGChhMaXN0Um91dGluZ1J1bGVzUmVzcG9uc2USKgoFcnVsZXMYASADKAsyGy5zdmMucm91dGluZy52MS5Sb3V0aW5nUnVsZSJLChhEZWxldGVSb3V0aW5nUnVsZVJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJIkYKGURlbGV0ZVJvdXRpbmdSdWxlUmVzcG9uc2USKQoEcnVsZRgBIAEoCzIbLnN2Yy5yb3V0aW5nLnYxLlJvdXRpbmdSdWxlIt8BChhVcGRhdGVSb3V0aW5nUnVsZVJlcXVlc3QSIwoFc2NvcGUYASABKAsyFC5zdmMuY29tbW9uLnYxLlNjb3BlEgoKAmlkGAIgASgJEhUKCHN0cmF0ZWd5GAMgASgJSACIAQESFAoHdmFyaWFudBgEIAEoCUgBiAEBEhUKCHByaW9yaXR5GAUgASgFSAKIAQESEQoJcHJvdmlkZXJzGAYgAygJEhUKDXNldF9wcm92aWRlcnMYByABKAhCCwoJX3N0cmF0ZWd5QgoKCF92YXJpYW50QgsKCV9wcmlvcml0eSJXChlVcGRhdGVSb3V0aW5nUnVsZVJlc3BvbnNlEikKBHJ1bGUYASABKAsyGy5zdmMucm91dGluZy52MS5Sb3V0aW5nUnVsZRIPCgdjaGFuZ2VkGAIgAygJIk4KG0dldFJvdXRpbmdSdWxlUmVwb3J0UmVxdWVzdBIjCgVzY29wZRgBIAEoCzIULnN2Yy5jb21tb24udjEuU2NvcGUSCgoCaWQYAiABKAkiJQoISW50ZXJ2YWwSCwoDbG93GAEgASgBEgwKBGhpZ2gYAiABKAEi4wEKCUFybVJlcG9ydBILCgNhcm0YASABKAkSDQoFc2hhcmUYAiABKAESEAoIc3RyYXRlZ3kYAyABKAkSEAoIcGF5bWVudHMYBCABKAMSEAoIYXBwcm92ZWQYBSABKAMSHgoWZmlyc3RfYXR0ZW1wdF9hcHByb3ZlZBgGIAEoAxIXCgphY2NlcHRhbmNlGAcgASgBSACIAQESLwoIaW50ZXJ2YWwYCCABKAsyGC5zdmMucm91dGluZy52MS5JbnRlcnZhbEgBiAEBQg0KC19hY2NlcHRhbmNlQgsKCV9pbnRlcnZhbCLuAQocR2V0Um91dGluZ1J1bGVSZXBvcnRSZXNwb25zZRIpCgRydWxlGAEgASgLMhsuc3ZjLnJvdXRpbmcudjEuUm91dGluZ1J1bGUSJwoEYXJtcxgCIAMoCzIZLnN2Yy5yb3V0aW5nLnYxLkFybVJlcG9ydBIXCgpkaWZmZXJlbmNlGAMgASgBSACIAQESOgoTZGlmZmVyZW5jZV9pbnRlcnZhbBgEIAEoCzIYLnN2Yy5yb3V0aW5nLnYxLkludGVydmFsSAGIAQFCDQoLX2RpZmZlcmVuY2VCFgoUX2RpZmZlcmVuY2VfaW50ZXJ2YWwilgEKEVBsYW5QYXlvdXRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIOCgZhbW91bnQYAiABKAMSEAoIY3VycmVuY3kYAyABKAkSGAoQZGVzdGluYXRpb25fdHlwZRgEIAEoCRIUCgdjb3VudHJ5GAUgASgJSACIAQFCCgoIX2NvdW50cnkifgoPUGF5b3V0Q2FuZGlkYXRlEhMKC3Byb3ZpZGVyX2lkGAEgASgJEhUKDXByb3ZpZGVyX2NvZGUYAiABKAkSFQoNcHJvdmlkZXJfbmFtZRgDIAEoCRIbChNwcm92aWRlcl9hY2NvdW50X2lkGAQgASgJEgsKA2ZlZRgFIAEoAyJXChJQbGFuUGF5b3V0UmVzcG9uc2USDAoEcnVsZRgBIAEoCRIzCgpjYW5kaWRhdGVzGAIgAygLMh8uc3ZjLnJvdXRpbmcudjEuUGF5b3V0Q2FuZGlkYXRlMtUFCg5Sb3V0aW5nU2VydmljZRJWCgtQbGFuUGF5bWVudBIiLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXltZW50UmVxdWVzdBojLnN2Yy5yb3V0aW5nLnYxLlBsYW5QYXltZW50UmVzcG9uc2USaAoRQ3JlYXRlUm91dGluZ1J1bGUSKC5zdmMucm91dGluZy52MS5DcmVhdGVSb3V0aW5nUnVsZVJlcXVlc3QaKS5zdmMucm91dGluZy52MS5DcmVhdGVSb3V0aW5nUnVsZVJlc3BvbnNlEmUKEExpc3RSb3V0aW5nUnVsZXMSJy5zdmMucm91dGluZy52MS5MaXN0Um91dGluZ1J1bGVzUmVxdWVzdBooLnN2Yy5yb3V0aW5nLnYxLkxpc3RSb3V0aW5nUnVsZXNSZXNwb25zZRJoChFEZWxldGVSb3V0aW5nUnVsZRIoLnN2Yy5yb3V0aW5nLnYxLkRlbGV0ZVJvdXRpbmdSdWxlUmVxdWVzdBopLnN2Yy5yb3V0aW5nLnYxLkRlbGV0ZVJvdXRpbmdSdWxlUmVzcG9uc2USaAoRVXBkYXRlUm91dGluZ1J1bGUSKC5zdmMucm91dGluZy52MS5VcGRhdGVSb3V0aW5nUnVsZVJlcXVlc3QaKS5zdmMucm91dGluZy52MS5VcGRhdGVSb3V0aW5nUnVsZVJlc3BvbnNlEnEKFEdldFJvdXRpbmdSdWxlUmVwb3J0Eisuc3ZjLnJvdXRpbmcudjEuR2V0Um91dGluZ1J1bGVSZXBvcnRSZXF1ZXN0Giwuc3ZjLnJvdXRpbmcudjEuR2V0Um91dGluZ1J1bGVSZXBvcnRSZXNwb25zZRJTCgpQbGFuUGF5b3V0EiEuc3ZjLnJvdXRpbmcudjEuUGxhblBheW91dFJlcXVlc3QaIi5zdmMucm91dGluZy52MS5QbGFuUGF5b3V0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_common_v1_common, file_svc_risk_v1_risk]);
 
 /**
  * @generated from message svc.routing.v1.PlanPaymentRequest
@@ -437,6 +437,22 @@ export type RoutingRule = Message<"svc.routing.v1.RoutingRule"> & {
    * @generated from field: optional string strategy = 11;
    */
   strategy?: string | undefined;
+
+  /**
+   * An A/B arm, as JSON: {"share": 0.01..0.5, "strategy": {...}}. That share of the rule's payments
+   * (sticky by payment id) is ranked by the variant's strategy instead. Absent: no experiment.
+   *
+   * @generated from field: optional string variant = 12;
+   */
+  variant?: string | undefined;
+
+  /**
+   * When the rule's strategy or variant last changed (its creation at first): its report counts
+   * payments decided since then.
+   *
+   * @generated from field: google.protobuf.Timestamp experiment_since = 13;
+   */
+  experimentSince?: Timestamp | undefined;
 };
 
 /**
@@ -561,6 +577,226 @@ export const DeleteRoutingRuleResponseSchema: GenMessage<DeleteRoutingRuleRespon
   messageDesc(file_svc_routing_v1_routing, 14);
 
 /**
+ * Fields left absent are kept. strategy and variant are JSON; the JSON text "null" removes them
+ * (strategy null: priority, the listed order).
+ *
+ * @generated from message svc.routing.v1.UpdateRoutingRuleRequest
+ */
+export type UpdateRoutingRuleRequest = Message<"svc.routing.v1.UpdateRoutingRuleRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: optional string strategy = 3;
+   */
+  strategy?: string | undefined;
+
+  /**
+   * @generated from field: optional string variant = 4;
+   */
+  variant?: string | undefined;
+
+  /**
+   * @generated from field: optional int32 priority = 5;
+   */
+  priority?: number | undefined;
+
+  /**
+   * @generated from field: repeated string providers = 6;
+   */
+  providers: string[];
+
+  /**
+   * Whether providers is given (an empty list is refused, not "unchanged").
+   *
+   * @generated from field: bool set_providers = 7;
+   */
+  setProviders: boolean;
+};
+
+/**
+ * Describes the message svc.routing.v1.UpdateRoutingRuleRequest.
+ * Use `create(UpdateRoutingRuleRequestSchema)` to create a new message.
+ */
+export const UpdateRoutingRuleRequestSchema: GenMessage<UpdateRoutingRuleRequest> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 15);
+
+/**
+ * @generated from message svc.routing.v1.UpdateRoutingRuleResponse
+ */
+export type UpdateRoutingRuleResponse = Message<"svc.routing.v1.UpdateRoutingRuleResponse"> & {
+  /**
+   * @generated from field: svc.routing.v1.RoutingRule rule = 1;
+   */
+  rule?: RoutingRule | undefined;
+
+  /**
+   * The fields whose value changed, by their REST names (for the audit entry).
+   *
+   * @generated from field: repeated string changed = 2;
+   */
+  changed: string[];
+};
+
+/**
+ * Describes the message svc.routing.v1.UpdateRoutingRuleResponse.
+ * Use `create(UpdateRoutingRuleResponseSchema)` to create a new message.
+ */
+export const UpdateRoutingRuleResponseSchema: GenMessage<UpdateRoutingRuleResponse> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 16);
+
+/**
+ * @generated from message svc.routing.v1.GetRoutingRuleReportRequest
+ */
+export type GetRoutingRuleReportRequest = Message<"svc.routing.v1.GetRoutingRuleReportRequest"> & {
+  /**
+   * @generated from field: svc.common.v1.Scope scope = 1;
+   */
+  scope?: Scope | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message svc.routing.v1.GetRoutingRuleReportRequest.
+ * Use `create(GetRoutingRuleReportRequestSchema)` to create a new message.
+ */
+export const GetRoutingRuleReportRequestSchema: GenMessage<GetRoutingRuleReportRequest> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 17);
+
+/**
+ * A 95 % interval of a proportion or a difference of two.
+ *
+ * @generated from message svc.routing.v1.Interval
+ */
+export type Interval = Message<"svc.routing.v1.Interval"> & {
+  /**
+   * @generated from field: double low = 1;
+   */
+  low: number;
+
+  /**
+   * @generated from field: double high = 2;
+   */
+  high: number;
+};
+
+/**
+ * Describes the message svc.routing.v1.Interval.
+ * Use `create(IntervalSchema)` to create a new message.
+ */
+export const IntervalSchema: GenMessage<Interval> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 18);
+
+/**
+ * @generated from message svc.routing.v1.ArmReport
+ */
+export type ArmReport = Message<"svc.routing.v1.ArmReport"> & {
+  /**
+   * control or variant.
+   *
+   * @generated from field: string arm = 1;
+   */
+  arm: string;
+
+  /**
+   * The arm's share of the rule's payments.
+   *
+   * @generated from field: double share = 2;
+   */
+  share: number;
+
+  /**
+   * The arm's strategy, as JSON.
+   *
+   * @generated from field: string strategy = 3;
+   */
+  strategy: string;
+
+  /**
+   * Payments the rule decided under this arm since the experiment began.
+   *
+   * @generated from field: int64 payments = 4;
+   */
+  payments: bigint;
+
+  /**
+   * Of those, payments with a succeeded attempt, and those whose first attempt succeeded.
+   *
+   * @generated from field: int64 approved = 5;
+   */
+  approved: bigint;
+
+  /**
+   * @generated from field: int64 first_attempt_approved = 6;
+   */
+  firstAttemptApproved: bigint;
+
+  /**
+   * approved / payments, with its Wilson score interval; absent when there are no payments.
+   *
+   * @generated from field: optional double acceptance = 7;
+   */
+  acceptance?: number | undefined;
+
+  /**
+   * @generated from field: optional svc.routing.v1.Interval interval = 8;
+   */
+  interval?: Interval | undefined;
+};
+
+/**
+ * Describes the message svc.routing.v1.ArmReport.
+ * Use `create(ArmReportSchema)` to create a new message.
+ */
+export const ArmReportSchema: GenMessage<ArmReport> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 19);
+
+/**
+ * @generated from message svc.routing.v1.GetRoutingRuleReportResponse
+ */
+export type GetRoutingRuleReportResponse = Message<"svc.routing.v1.GetRoutingRuleReportResponse"> & {
+  /**
+   * @generated from field: svc.routing.v1.RoutingRule rule = 1;
+   */
+  rule?: RoutingRule | undefined;
+
+  /**
+   * @generated from field: repeated svc.routing.v1.ArmReport arms = 2;
+   */
+  arms: ArmReport[];
+
+  /**
+   * Variant acceptance minus control's, with Newcombe's interval; absent without both arms' payments.
+   *
+   * @generated from field: optional double difference = 3;
+   */
+  difference?: number | undefined;
+
+  /**
+   * @generated from field: optional svc.routing.v1.Interval difference_interval = 4;
+   */
+  differenceInterval?: Interval | undefined;
+};
+
+/**
+ * Describes the message svc.routing.v1.GetRoutingRuleReportResponse.
+ * Use `create(GetRoutingRuleReportResponseSchema)` to create a new message.
+ */
+export const GetRoutingRuleReportResponseSchema: GenMessage<GetRoutingRuleReportResponse> = /*@__PURE__*/
+  messageDesc(file_svc_routing_v1_routing, 20);
+
+/**
  * @generated from message svc.routing.v1.PlanPayoutRequest
  */
 export type PlanPayoutRequest = Message<"svc.routing.v1.PlanPayoutRequest"> & {
@@ -597,7 +833,7 @@ export type PlanPayoutRequest = Message<"svc.routing.v1.PlanPayoutRequest"> & {
  * Use `create(PlanPayoutRequestSchema)` to create a new message.
  */
 export const PlanPayoutRequestSchema: GenMessage<PlanPayoutRequest> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 15);
+  messageDesc(file_svc_routing_v1_routing, 21);
 
 /**
  * @generated from message svc.routing.v1.PayoutCandidate
@@ -636,7 +872,7 @@ export type PayoutCandidate = Message<"svc.routing.v1.PayoutCandidate"> & {
  * Use `create(PayoutCandidateSchema)` to create a new message.
  */
 export const PayoutCandidateSchema: GenMessage<PayoutCandidate> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 16);
+  messageDesc(file_svc_routing_v1_routing, 22);
 
 /**
  * @generated from message svc.routing.v1.PlanPayoutResponse
@@ -662,7 +898,7 @@ export type PlanPayoutResponse = Message<"svc.routing.v1.PlanPayoutResponse"> & 
  * Use `create(PlanPayoutResponseSchema)` to create a new message.
  */
 export const PlanPayoutResponseSchema: GenMessage<PlanPayoutResponse> = /*@__PURE__*/
-  messageDesc(file_svc_routing_v1_routing, 17);
+  messageDesc(file_svc_routing_v1_routing, 23);
 
 /**
  * RoutingService turns a payment into an ordered list of eligible provider accounts.
@@ -708,6 +944,27 @@ export const RoutingService: GenService<{
     methodKind: "unary";
     input: typeof DeleteRoutingRuleRequestSchema;
     output: typeof DeleteRoutingRuleResponseSchema;
+  },
+  /**
+   * Changes a rule's strategy, variant, priority or providers; a new strategy or variant starts a
+   * new experiment period (experiment_since).
+   *
+   * @generated from rpc svc.routing.v1.RoutingService.UpdateRoutingRule
+   */
+  updateRoutingRule: {
+    methodKind: "unary";
+    input: typeof UpdateRoutingRuleRequestSchema;
+    output: typeof UpdateRoutingRuleResponseSchema;
+  },
+  /**
+   * Acceptance per arm (control, variant) of a rule since its experiment period began.
+   *
+   * @generated from rpc svc.routing.v1.RoutingService.GetRoutingRuleReport
+   */
+  getRoutingRuleReport: {
+    methodKind: "unary";
+    input: typeof GetRoutingRuleReportRequestSchema;
+    output: typeof GetRoutingRuleReportResponseSchema;
   },
   /**
    * PlanPayout orders the provider accounts that can send a payout by the payout routing rules.

@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import { RoutingRuleUpdateBody } from '../management/schemas.js';
+import { routingRuleHandlers } from '../management/routing-rules.js';
+import type { ManageOperationId } from '../management/operations.js';
+import { manageDepsFor, sessionOf, type DashboardDeps } from './context.js';
+import type { Permission } from './roles.js';
+
+// The routing rules of the session's project and mode, their A/B reports and changes to their
+// strategy and variant, through the management API's handlers (gateway/management/routing-rules.ts):
+// the same calls to routing-risk, the same validation, JSON and audit entry. Paths mirror
+// /manage/v1's without the project and mode, which are the session's. Changing how payments are
+// routed is a developer's or owner's call, like the project's other integration settings.
+
+interface Route {
+  method: 'GET' | 'PATCH';
+  url: string;
+  op: ManageOperationId;
+  permission: Permission;
+  body?: object;
+}
+
+const NO_QUERY = { type: 'object', additionalProperties: false, properties: {} };
+const ROUTES: Route[] = [
+  { method: 'GET', url: '/routing-rules', op: 'listRoutingRules', permission: 'view' },
+  { method: 'GET', url: '/routing-rules/:rule/report', op: 'getRoutingRuleReport', permission: 'view' },
+  { method: 'PATCH', url: '/routing-rules/:rule', op: 'updateRoutingRule', permission: 'develop', body: RoutingRuleUpdateBody },
+];
+
+export function routingRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
+  for (const route of ROUTES) {
+    scope.route({
+      method: route.method,
+      url: route.url,
+      config: { dashboard: { permission: route.permission } },
+      schema: { ...(route.body && { body: route.body }), querystring: NO_QUERY },
+      handler: async (request) => {
+        const session = sessionOf(request);
+        const handler = routingRuleHandlers(manageDepsFor(deps, session))[route.op]!;
+        return handler({
+          params: { ...(request.params as object), id: session.project.id },
+          query: { mode: session.mode },
+          body: request.body,
+        });
+      },
+    });
+  }
+}
