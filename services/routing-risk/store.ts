@@ -6,7 +6,8 @@ import { NO_VELOCITY, VELOCITY_WINDOW_MS, type RiskAssessment, type VelocityCoun
 import type { PayoutCapability } from './payout-routing.js';
 import type { ProviderAccount } from './provider-account.js';
 import type { NewRule, RoutingRule } from './routing-rules.js';
-import { LEARNING_STRATEGIES, type RankedPlan } from './ranked-route.js';
+import { scopeLearnsSql } from './learning-scopes.js';
+import type { RankedPlan } from './ranked-route.js';
 import { READ_WINDOW_MINUTES, type MinuteCounts, type SegmentHistory, type SegmentLevel } from './strategies/index.js';
 
 /** The velocity keys of a payment as stored: digests, scoped to the project so they do not join across merchants. */
@@ -87,7 +88,7 @@ const historySql = (n: number) => {
   return `SELECT COALESCE(json_agg(json_build_array(h.provider_account_id, h.level, h.minute,
            h.succeeded, h.soft_declined, h.hard_declined, h.technical)), '[]') FROM (
     ${level(0, `$${n + 2}`, `$${n + 3}`)} UNION ALL ${level(1, `$${n + 2}`, "'*'")} UNION ALL ${level(2, "'*'", "'*'")}) h
-    WHERE EXISTS (SELECT 1 FROM routing_rules WHERE ${SCOPE} AND strategy->>'type' = ANY('{${LEARNING_STRATEGIES.join(',')}}'))`;
+    WHERE ${scopeLearnsSql('$1', '$2', '$3')}`;
 };
 
 function toHistory(rows: Array<[string, number, number | string, number, number, number, number]>): SegmentHistory {

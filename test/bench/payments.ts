@@ -6,7 +6,8 @@
 // per part, write system calls per part process). Prints figures; never passes or fails on them.
 //
 // `--only metrics-overhead` (or BENCH_ONLY=metrics-overhead) runs just the paired with/without
-// Prometheus metrics measurement (metrics-overhead.ts), which the full run also ends with.
+// Prometheus metrics measurement (metrics-overhead.ts), which the full run also ends with;
+// `--only counts` just the messages per payment (statements, write calls, CPU), without the load runs.
 //
 // BENCH_ROOT=<another checkout> runs that checkout's build instead (its parts and its `pg`), so a
 // before/after pair is two invocations a minute apart on the same machine state.
@@ -89,11 +90,28 @@ async function payments(target: DeploymentTarget, clients: number) {
 const overhead = () => metricsOverhead(natsUrl, paymentCall, {
   clients: ALL_IN_ONE_CLIENTS, seconds: SECONDS, warmup: WARMUP_SECONDS, pairs: OVERHEAD_PAIRS,
 });
+/** Write calls with the parts in processes of their own, statements with them in this one. */
+async function counts() {
+  const split = await startSplitStack(natsUrl!, {
+    RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10',
+  });
+  try {
+    const pids = Object.fromEntries(split.parts.map((p) => [p.name, p.child.pid!]));
+    await countMessages.writes(split.baseUrl, paymentCall(await newSplitMerchantKey(split), false), pids);
+  } finally {
+    await split.close();
+  }
+  printCounts(await countMessages.statements(natsUrl!, paymentCall));
+}
+
 if (ONLY === 'metrics-overhead') {
   await overhead();
   process.exit(0);
+} else if (ONLY === 'counts') {
+  await counts();
+  process.exit(0);
 } else if (ONLY !== undefined) {
-  console.error(`bench: --only knows metrics-overhead, not ${ONLY}`);
+  console.error(`bench: --only knows metrics-overhead and counts, not ${ONLY}`);
   process.exit(2);
 }
 

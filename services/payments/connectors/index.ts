@@ -4,7 +4,7 @@ import { DemoConnector } from './demo.js';
 import type { Connector } from './types.js';
 
 export type {
-  AccountCredentials, AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, ConnectorFailure, CredentialCheck,
+  AccountCredentials, AttemptOutcome, AuthorizeRequest, AuthorizeResult, CardFacts, Connector, ConnectorFailure, CredentialCheck,
   CredentialSource,
   CustomerActionRequired, HoldRequest, HoldResult, NextActionType, NotificationCheck, NotificationRequest,
   NotificationSubject, PayoutOutcome, PayoutRequest, PayoutResult, PayoutStatusRequest, PayoutStatusResult,
@@ -20,6 +20,8 @@ export {
   type PreparedRequest, type VaultForwarder, type VaultForwarders,
 } from './vault-forwarding.js';
 export { PAYMENT_SCENARIOS, type Scenario } from './scenarios.js';
+// A card's network and BIN range in one vocabulary, from a provider's answer or a stored method's display.
+export { cardFactsOf } from './card-facts.js';
 
 export interface ConnectorRegistry {
   forProvider(providerCode: string): Connector | undefined;
