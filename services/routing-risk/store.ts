@@ -73,7 +73,7 @@ const velocityValues = (keys: ReturnType<typeof velocityKeys>, at: Date) =>
 
 /**
  * The payment's outcome history per account, one row per minute and segment level (0: its country
- * and card network, 1: its country, 2: its method and currency; migration 0008 keeps each level's
+ * and card network, 1: its country, 2: its method and currency; outcome-store.ts counts each level's
  * rows), for the learning strategies' windows (strategies/window-stats.ts), read only when a rule
  * of the scope learns. Parameters from $n: method, currency, country ('' unknown), card network
  * (null unknown), first minute.
