@@ -90,14 +90,19 @@ async function payments(target: DeploymentTarget, clients: number) {
 const overhead = () => metricsOverhead(natsUrl, paymentCall, {
   clients: ALL_IN_ONE_CLIENTS, seconds: SECONDS, warmup: WARMUP_SECONDS, pairs: OVERHEAD_PAIRS,
 });
+const startSix = () => startSplitStack(natsUrl!, { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10' });
+
+/** Write calls per payment of the six part processes (countMessages.writes), on the stack's fresh tables. */
+async function countWrites(split: Awaited<ReturnType<typeof startSix>>) {
+  const pids = Object.fromEntries(split.parts.map((p) => [p.name, p.child.pid!]));
+  await countMessages.writes(split.baseUrl, paymentCall(await newSplitMerchantKey(split), false), pids);
+}
+
 /** Write calls with the parts in processes of their own, statements with them in this one. */
 async function counts() {
-  const split = await startSplitStack(natsUrl!, {
-    RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10',
-  });
+  const split = await startSix();
   try {
-    const pids = Object.fromEntries(split.parts.map((p) => [p.name, p.child.pid!]));
-    await countMessages.writes(split.baseUrl, paymentCall(await newSplitMerchantKey(split), false), pids);
+    await countWrites(split);
   } finally {
     await split.close();
   }
@@ -118,14 +123,11 @@ if (ONLY === 'metrics-overhead') {
 console.log(`bench: ${SECONDS} s per run, node ${process.version}, build ${process.env.BENCH_ROOT ?? 'this checkout'}`);
 const before = await baseline('baseline: Fastify + one Postgres insert');
 
-const split = await startSplitStack(natsUrl, {
-  RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10',
-});
+const split = await startSix();
 let six: Awaited<ReturnType<typeof payments>>;
 try {
   // Counted first, on fresh tables: after the load runs, autovacuum's work would be charged to it.
-  const pids = Object.fromEntries(split.parts.map((p) => [p.name, p.child.pid!]));
-  await countMessages.writes(split.baseUrl, paymentCall(await newSplitMerchantKey(split), false), pids);
+  await countWrites(split);
   six = await payments({ name: 'six processes', baseUrl: split.baseUrl, secret: await newSplitMerchantKey(split) }, CLIENTS);
 } finally {
   await split.close();
