@@ -12,8 +12,9 @@ import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
 
 // Routing-risk records the attempt.settled events handed to it together in one statement per
-// batch (services/routing-risk/outcome-store.ts), on real JetStream: counts as one by one, a
-// repeat counted once, and an event Postgres refuses redelivered alone without holding back the rest.
+// batch (services/routing-risk/outcome-store.ts), on real JetStream: minutes counted as one by one
+// for a scope with a learning rule and not at all for one without, a repeat counted once, and an
+// event Postgres refuses redelivered alone without holding back the rest.
 
 let db: TestDatabase;
 let pool: Pool;
@@ -24,6 +25,10 @@ before(async () => {
   db = await createTestDatabase();
   pool = createPool(db.url, 'routing_risk', 4);
   await migrate(pool, 'routing_risk', 'services/routing-risk');
+  await pool.query(
+    `INSERT INTO routing_rules (id, merchant_id, project_id, mode, name, priority, providers, created_at, strategy)
+     VALUES ('rtr_batch', $1, $2, $3, 'learns', 1, '{demo}', now(), '{"type":"success_rate"}')`,
+    [payment.merchantId, payment.projectId, payment.mode]);
 });
 after(async () => {
   await pool?.end();
@@ -31,11 +36,15 @@ after(async () => {
 });
 
 const payment = { mode: 'test', merchantId: 'mer_batch', projectId: 'prj_batch' };
+// A project whose rules never learn (it has none).
+const quiet = { ...payment, projectId: 'prj_quiet' };
 
-function settled(account: string, status: 'succeeded' | 'failed', extra: Record<string, unknown> = {}): EventEnvelope {
+function settled(
+  account: string, status: 'succeeded' | 'failed', extra: Record<string, unknown> = {}, scope = payment,
+): EventEnvelope {
   const at = new Date();
   const paymentId = newId('pay');
-  return internalEnvelope(newId('evt', at), 'internal.attempt.settled', payment, at, {
+  return internalEnvelope(newId('evt', at), 'internal.attempt.settled', scope, at, {
     version: 1, id: newId('att'), payment_id: paymentId, attempt_number: 1, provider_id: 'prv_a', provider_code: 'demo',
     provider_account_id: account, payment_method: 'card', currency: 'EUR', country: 'DE', card_network: null,
     bin_range: null, status, outcome: status === 'failed' ? 'technical_error' : 'success',
@@ -46,10 +55,14 @@ function settled(account: string, status: 'succeeded' | 'failed', extra: Record<
 
 async function withConsumer<T>(testBus: TestBus, events: EventEnvelope[], run: (counted: { statements: number }) => Promise<T>) {
   const prefix = testBus.nats!.subjectPrefix;
-  // Published before the consumer starts: it is handed them together, as after a burst.
-  await Promise.all(events.map((e) => testBus.bus.publish({
-    subject: eventSubject(prefix, e.type), msgId: e.id, data: Buffer.from(JSON.stringify(e)),
-  })));
+  // Published before the consumer starts: it is handed them together, as after a burst. A second
+  // copy of an event gets a message id of its own, so the broker delivers it too.
+  const seen = new Set<string>();
+  await Promise.all(events.map((e) => {
+    const msgId = seen.has(e.id) ? `${e.id}.again` : e.id;
+    seen.add(e.id);
+    return testBus.bus.publish({ subject: eventSubject(prefix, e.type), msgId, data: Buffer.from(JSON.stringify(e)) });
+  }));
   const counted = { statements: 0 };
   const counting = { query: (...args: unknown[]) => { counted.statements++; return (pool.query as Function)(...args); } } as unknown as Pool;
   const deps = {
@@ -65,14 +78,16 @@ async function withConsumer<T>(testBus: TestBus, events: EventEnvelope[], run: (
   }
 }
 
+/** An account's minutes at the coarsest level (method and currency), where every outcome counts once. */
 const countsOf = async (account: string) => (await pool.query(
-  `SELECT succeeded::int, failed::int, failed_by_provider::int, latency_ms_sum::int, latency_count::int
-   FROM attempt_outcome_counts WHERE provider_account_id = $1`, [account])).rows;
+  `SELECT project_id, sum(succeeded)::int AS succeeded, sum(soft_declined)::int AS soft, sum(hard_declined)::int AS hard,
+     sum(technical)::int AS technical
+   FROM outcome_minutes WHERE provider_account_id = $1 AND country = '*' AND card_network = '*' GROUP BY 1`, [account])).rows;
 
 const rowsOf = async (account: string) =>
   (await pool.query('SELECT count(*)::int AS n FROM attempt_outcomes WHERE provider_account_id = $1', [account])).rows[0].n;
 
-test('a burst of attempt.settled events: a few statements, the counts as one by one, a repeat counted once', async () => {
+test('a burst of attempt.settled events: a few statements, the minutes as one by one, a repeat counted once', async () => {
   const testBus = await createTestBus(natsUrl);
   assert.ok(testBus.nats, 'runs on real NATS JetStream (CI sets NATS_URL)');
   try {
@@ -80,22 +95,21 @@ test('a burst of attempt.settled events: a few statements, the counts as one by 
       ...Array.from({ length: 30 }, () => settled('pac_burst', 'succeeded')),
       ...Array.from({ length: 10 }, () => settled('pac_burst', 'failed')),
       ...Array.from({ length: 5 }, () => settled('pac_other', 'succeeded')),
+      ...Array.from({ length: 5 }, () => settled('pac_other', 'failed', {}, quiet)),
     ];
-    // The same attempt announced again under another event id (a re-published change) counts nothing.
-    const again = { ...events[0], id: newId('evt') };
-    await withConsumer(testBus, [...events, again], async (counted) => {
-      await eventually('45 outcomes recorded', async () =>
-        ((await rowsOf('pac_burst')) + (await rowsOf('pac_other')) === 45 ? true : undefined));
+    // The same attempt announced again under another event id (a re-published change), and the
+    // same event delivered again, count nothing.
+    const again = { ...events[0]!, id: newId('evt') };
+    await withConsumer(testBus, [...events, again, events[1]!], async (counted) => {
+      await eventually('50 outcomes recorded', async () =>
+        ((await rowsOf('pac_burst')) + (await rowsOf('pac_other')) === 50 ? true : undefined));
       await eventually('the consumer caught up', async () =>
         ((await testBus.bus.pending!('routing-risk')) === 0 ? true : undefined));
-      assert.ok(counted.statements <= 12, `${counted.statements} statements for 46 events`);
+      assert.ok(counted.statements <= 12, `${counted.statements} statements for 52 events`);
     });
-    assert.deepEqual(await countsOf('pac_burst'), [
-      { succeeded: 30, failed: 10, failed_by_provider: 10, latency_ms_sum: 400, latency_count: 40 },
-    ]);
-    assert.deepEqual(await countsOf('pac_other'), [
-      { succeeded: 5, failed: 0, failed_by_provider: 0, latency_ms_sum: 50, latency_count: 5 },
-    ]);
+    assert.deepEqual(await countsOf('pac_burst'), [{ project_id: 'prj_batch', succeeded: 30, soft: 0, hard: 0, technical: 10 }]);
+    // The quiet project's outcomes are claimed (their rows are there) but count into no minute.
+    assert.deepEqual(await countsOf('pac_other'), [{ project_id: 'prj_batch', succeeded: 5, soft: 0, hard: 0, technical: 0 }]);
   } finally {
     await testBus.close();
   }
@@ -112,9 +126,7 @@ test('an event Postgres refuses fails alone: the rest of its batch is recorded, 
       await new Promise((r) => setTimeout(r, 300));
       assert.ok((await testBus.bus.pending!('routing-risk')) >= 1, 'the refused event is still pending');
     });
-    assert.deepEqual(await countsOf('pac_mixed'), [
-      { succeeded: 8, failed: 0, failed_by_provider: 0, latency_ms_sum: 80, latency_count: 8 },
-    ]);
+    assert.deepEqual(await countsOf('pac_mixed'), [{ project_id: 'prj_batch', succeeded: 8, soft: 0, hard: 0, technical: 0 }]);
   } finally {
     await testBus.close();
   }

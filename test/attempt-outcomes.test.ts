@@ -6,8 +6,7 @@ import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
 // Issue 24: routing-risk learns from attempt outcomes. Payments writes an internal attempt.settled
 // event per settled attempt through its outbox, in the change's own statements; routing-risk's
-// durable consumer records each attempt once, with counts per account and segment, also when
-// the events are delivered again. Webhooks never stores an internal event.
+// durable consumer records each attempt once, also when the events are delivered again. Webhooks never stores an internal event.
 
 const SCENARIOS = ['failover', 'all_fail', 'success', 'hard_decline', 'timeout_recovered', 'soft_decline'];
 
@@ -27,12 +26,16 @@ describe('routing-risk receives attempt.settled events', { skip: withoutNats }, 
     await stack?.close();
   });
 
-  /** What routing-risk recorded: outcome rows, and the counts by account and bucket. */
+  /** What routing-risk recorded: outcome rows, and what they add up to by account and segment. */
   async function recorded() {
     const rows = (await stack.query('SELECT * FROM routing_risk.attempt_outcomes ORDER BY attempt_id')).rows;
     const counts = (await stack.query(
-      `SELECT provider_account_id, mode, payment_method, currency, country, card_network, succeeded::int, failed::int,
-         failed_by_provider::int, latency_count::int FROM routing_risk.attempt_outcome_counts ORDER BY provider_account_id`,
+      `SELECT provider_account_id, mode, payment_method, currency, coalesce(country, '') AS country,
+         coalesce(card_network, '') AS card_network, count(*) FILTER (WHERE status <> 'failed')::int AS succeeded,
+         count(*) FILTER (WHERE status = 'failed')::int AS failed,
+         count(*) FILTER (WHERE status = 'failed' AND failure_category = 'technical')::int AS failed_by_provider,
+         count(latency_ms)::int AS latency_count
+       FROM routing_risk.attempt_outcomes GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY provider_account_id`,
     )).rows;
     return { rows, counts };
   }

@@ -12,17 +12,19 @@ import { outcomeKind, type SegmentHistory } from '../services/routing-risk/strat
 import { OutcomeMemory } from '../services/routing-risk/simulator/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
-// Issue 26: the planning read's outcome history, as migration 0008's trigger counts it and store.ts
-// reads it, equals what the routing simulator's in-memory statistics (routing-risk's simulator/) compute from
+// Issue 26: the planning read's outcome history, as the outcome writer counts it (outcome-store.ts)
+// and store.ts reads it, equals what the routing simulator's in-memory statistics (routing-risk's simulator/) compute from
 // the same outcomes with outcomeKind: so the simulator measures the code the service runs.
 
 let db: TestDatabase;
 let pool: Pool;
+let store: ReturnType<typeof createStore>;
 
 before(async () => {
   db = await createTestDatabase();
   pool = createPool(db.url, 'routing_risk', 4);
   await migrate(pool, 'routing_risk', 'services/routing-risk');
+  store = createStore(pool);
 });
 after(async () => {
   await pool?.end();
@@ -37,6 +39,16 @@ interface Outcome {
   account: string; country: string | null; network: string | null; status: string; category: string | null;
   minutesAgo: number; project?: string; currency?: string;
 }
+
+const input = { paymentId: 'pay_next', amount: 1000n, currency: 'EUR', country: 'DE', paymentMethodType: 'card' } as RiskInput;
+const key = { cardNetwork: 'visa', nowMinute: NOW_MINUTE };
+const learningRule = {
+  name: 'learn', priority: 1, currencies: [], countries: [], methods: [], minAmount: null, maxAmount: null,
+  providers: ['alpha', 'beta'], strategy: { type: 'success_rate' as const },
+};
+const minutesOf = async (project: string) => (await pool.query(
+  `SELECT country || ' ' || card_network AS level, sum(succeeded)::int AS succeeded, sum(technical)::int AS technical
+   FROM outcome_minutes WHERE project_id = $1 GROUP BY 1 ORDER BY 1`, [project])).rows;
 
 let n = 0;
 function event(o: Outcome): AttemptSettledEvent {
@@ -63,6 +75,28 @@ function normalised(h: SegmentHistory) {
     [...levels].sort(([a], [b]) => a - b).map(([level, minutes]) => [level, [...minutes].sort((x, y) => x.minute - y.minute)])]);
 }
 
+test('minutes are counted only for a scope with a learning rule, a redelivery once', async () => {
+  const quiet = { ...scope, projectId: 'prj_quiet' } as Scope;
+  const recorder = createOutcomeStore(pool);
+  const first = [event({ account: 'alpha', country: 'DE', network: 'visa', status: 'succeeded', category: null, minutesAgo: 1, project: 'prj_quiet' })];
+  // A rule that does not learn is no reason to count.
+  await store.createRule(quiet, 'rtr_q1', { ...learningRule, name: 'fixed', strategy: { type: 'priority' } as never }, at);
+  assert.deepEqual(await recorder.recordMany(first, at), [true], 'the outcome row is claimed all the same');
+  assert.deepEqual(await minutesOf('prj_quiet'), []);
+  assert.equal((await store.planningInputs(quiet, input, at, key)).history.size, 0, 'and nothing is read');
+
+  await store.createRule(quiet, 'rtr_q2', learningRule, at);
+  const second = event({ account: 'alpha', country: 'DE', network: 'visa', status: 'failed', category: 'technical', minutesAgo: 1, project: 'prj_quiet' });
+  // The earlier outcome again (claimed before the rule learned: never counted) beside a new one.
+  assert.deepEqual(await recorder.recordMany([first[0]!, second], at), [false, true]);
+  assert.deepEqual(await recorder.recordMany([second, second], at), [false, false], 'a redelivery is a repeat');
+  const once = [
+    { level: '* *', succeeded: 0, technical: 1 }, { level: 'DE *', succeeded: 0, technical: 1 }, { level: 'DE visa', succeeded: 0, technical: 1 },
+  ];
+  assert.deepEqual(await minutesOf('prj_quiet'), once);
+  assert.equal((await store.planningInputs(quiet, input, at, key)).history.get('pac_alpha')?.get(2)?.[0]?.technical, 1);
+});
+
 test('the planning read\'s history is what the simulator computes from the same outcomes; a redelivery counts once', async () => {
   const outcomes: Outcome[] = [];
   const kinds: Array<[string, string | null]> = [['succeeded', null], ['authorized', null], ['failed', 'soft'],
@@ -80,6 +114,9 @@ test('the planning read\'s history is what the simulator computes from the same 
   outcomes.push({ account: 'alpha', country: 'DE', network: 'visa', status: 'succeeded', category: null, minutesAgo: 1, currency: 'USD' });
   outcomes.push({ account: 'beta', country: 'DE', network: 'visa', status: 'succeeded', category: null, minutesAgo: 125 });
 
+  // Minutes are counted for scopes with a learning rule: this one from the start.
+  await store.createRule(scope, 'rtr_h', learningRule, at);
+  await store.createRule({ ...scope, projectId: 'prj_other' } as Scope, 'rtr_o', learningRule, at);
   const recorder = createOutcomeStore(pool);
   const memory = new OutcomeMemory();
   for (const o of outcomes) {
@@ -93,16 +130,6 @@ test('the planning read\'s history is what the simulator computes from the same 
     }
   }
 
-  const store = createStore(pool);
-  const input = { paymentId: 'pay_next', amount: 1000n, currency: 'EUR', country: 'DE', paymentMethodType: 'card' } as RiskInput;
-  const key = { cardNetwork: 'visa', nowMinute: NOW_MINUTE };
-  // No rule of the scope learns: the read skips the history.
-  assert.equal((await store.planningInputs(scope, input, at, key)).history.size, 0);
-
-  await store.createRule(scope, 'rtr_h', {
-    name: 'learn', priority: 1, currencies: [], countries: [], methods: [], minAmount: null, maxAmount: null,
-    providers: ['alpha', 'beta'], strategy: { type: 'success_rate' },
-  }, at);
   const read = await store.planningInputs(scope, input, at, key);
   assert.equal(read.rules[0]!.strategy?.type, 'success_rate');
   const simulated = memory.history({ method: 'card', currency: 'EUR', country: 'DE', cardNetwork: 'visa' }, NOW_MINUTE);

@@ -9,7 +9,7 @@ import { request, startTestStack, type TestStack } from './helpers/stack.js';
 const { url: natsUrl } = await jetStreamForFile();
 
 // Issue 26: routing learns from the attempt.settled events. Payments announce each settled attempt,
-// routing-risk's consumer claims it once and migration 0008's trigger counts it into its minute,
+// routing-risk's consumer claims it once and counts it into its minute in the same statement,
 // and the next payment's single planning read ranks the rule's accounts by those windows: the
 // strategy, scores and reason stored with the decision. Real Postgres, NATS JetStream and HTTP.
 // (Rules take a strategy when created; there is no update call yet, so the tests switch it on the stored rule.)
@@ -62,7 +62,9 @@ describe('routing-risk learns from attempt outcomes', () => {
     'SELECT strategy, candidates, scores, reason, explored FROM routing_risk.routing_decisions WHERE id = $1', [id])).rows[0];
 
   test('each settled attempt counts once in its bucket, classified as the strategies classify it', async () => {
-    await setStrategy({ type: 'priority' });
+    // A learning rule (minutes are counted only where one learns) that keeps the rule's order while
+    // the history builds: no account can gather the sample elimination needs, and no probes.
+    await setStrategy({ type: 'elimination', settings: { eliminationAttempts: 10_000, eliminationMinSample: 10_000, probeShare: 0 } });
     for (const scenario of SCENARIOS) attempts.push(...(await pay(scenario)).attempts);
     const expected = new Map<string, Record<string, number>>();
     for (const a of attempts) {
@@ -134,9 +136,39 @@ describe('routing-risk learns from attempt outcomes', () => {
     assert.ok(decided.description.includes(`Ordered by success rate: ${d.reason}.`), decided.description);
   });
 
+  test('card network: a stored card\'s brand plans and counts in its network\'s segment, whose rate the reason then names', async () => {
+    const created = await request(stack.baseUrl, 'POST', '/v1/payment-methods', {
+      key: m.secret, body: { type: 'card', provider_token: 'tok_demo_visa', display: { brand: 'Visa', last4: '4242' } },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const payWithCard = async () => {
+      const res = await request(stack.baseUrl, 'POST', '/v1/payments', {
+        key: m.secret, body: { amount: 2000, currency: 'EUR', payment_method: { type: 'card', id: created.body.id }, country: 'DE' },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body;
+    };
+    // Too few Visa outcomes yet: the rate is the country's.
+    const first = await payWithCard();
+    assert.match((await decision(first.route.routing_decision_id)).reason, /^Demo Beta first: 100\.0 % over \d+ recent EUR DE card payments/);
+    const visaMinutes = async () => (await stack.query(
+      `SELECT coalesce(sum(succeeded), 0)::int AS n FROM routing_risk.outcome_minutes
+       WHERE project_id = $1 AND provider_account_id = 'pac_demo_beta' AND country = 'DE' AND card_network = 'visa'`,
+      [m.projectId])).rows[0].n as number;
+    for (let i = 0; i < 4; i++) await payWithCard();
+    await eventually('five Visa outcomes counted', async () => ((await visaMinutes()) >= 5 ? true : undefined));
+
+    const p = await payWithCard();
+    assert.equal(p.attempts[0].provider_account_id, 'pac_demo_beta');
+    const d = await decision(p.route.routing_decision_id);
+    assert.match(d.reason, /^Demo Beta first: 100\.0 % over 5 recent EUR Visa DE card payments/);
+    // A payment without a card's facts still reads the country's segment.
+    assert.match((await decision((await pay()).route.routing_decision_id)).reason, /recent EUR DE card payments/);
+  });
+
   test('planning time is measured per strategy', async () => {
     const text = await stack.metrics.text();
     assert.match(text, /svc_routing_plan_duration_seconds_count\{strategy="success_rate"\} [1-9]/);
-    assert.match(text, /svc_routing_plan_duration_seconds_count\{strategy="priority"\} [1-9]/);
+    assert.match(text, /svc_routing_plan_duration_seconds_count\{strategy="elimination"\} [1-9]/);
   });
 });

@@ -29,3 +29,29 @@ test('a failed batch fails its callers only', async () => {
   assert.equal(await fragile('later'), 'later');
   assert.equal(calls, 3);
 });
+
+test('with a wait, a lone call waits for company: the calls of the window go in one batch', async () => {
+  const batches: number[][] = [];
+  const record = createBatcher(async (items: number[]) => {
+    batches.push(items);
+    return items;
+  }, 500, 100);
+  const first = record(1);
+  await new Promise((r) => setTimeout(r, 30));
+  const rest = [record(2), record(3)];
+  assert.deepEqual(batches, [], 'nothing written inside the window');
+  assert.deepEqual(await Promise.all([first, ...rest]), [1, 2, 3]);
+  assert.deepEqual(batches, [[1, 2, 3]]);
+});
+
+test('with a wait, a full batch is written at once', async () => {
+  const batches: number[][] = [];
+  const record = createBatcher(async (items: number[]) => {
+    batches.push(items);
+    return items;
+  }, 3, 60_000);
+  const started = Date.now();
+  assert.deepEqual(await Promise.all([1, 2, 3].map((n) => record(n))), [1, 2, 3]);
+  assert.ok(Date.now() - started < 30_000, 'not held for the window');
+  assert.deepEqual(batches, [[1, 2, 3]]);
+});

@@ -1,14 +1,20 @@
 /**
  * Gathers calls while the previous batch is being written, so under load one statement serves many
- * callers instead of one round trip each; alone, a call is written at once. `run` gets the items
- * in call order and returns one result per item, in the same order. A failed batch fails each of
- * its callers.
+ * callers instead of one round trip each. Alone, a call is written at once, or, with `waitMs`, after
+ * waiting that long for company (cut short once `maxBatch` calls are waiting), for writers whose
+ * readers need no freshness below that. `run` gets the items in call order and returns one result
+ * per item, in the same order. A failed batch fails each of its callers.
  */
-export function createBatcher<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch = 500): (item: T) => Promise<R> {
+export function createBatcher<T, R>(
+  run: (items: T[]) => Promise<R[]>, maxBatch = 500, waitMs = 0,
+): (item: T) => Promise<R> {
   const waiting: Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
   let writing = false;
+  let lingering: NodeJS.Timeout | undefined;
 
   async function drain(): Promise<void> {
+    clearTimeout(lingering);
+    lingering = undefined;
     writing = true;
     while (waiting.length > 0) {
       const batch = waiting.splice(0, maxBatch);
@@ -25,6 +31,8 @@ export function createBatcher<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch 
   return (item: T) =>
     new Promise<R>((resolve, reject) => {
       waiting.push({ item, resolve, reject });
-      if (!writing) void drain();
+      if (writing) return;
+      if (waitMs <= 0 || waiting.length >= maxBatch) void drain();
+      else lingering ??= setTimeout(() => void drain(), waitMs);
     });
 }

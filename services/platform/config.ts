@@ -42,6 +42,8 @@ export interface Config {
   /** Port of the embedded Postgres that `npm start` runs when DATABASE_URL is not set. */
   embeddedPostgresPort: number;
   outboxPollMs: number;
+  /** How long routing-risk's outcome writer waits for more attempt outcomes before writing a lone one. */
+  routingOutcomeWaitMs: number;
   /** Hours a published outbox row is kept for `svc outbox republish`; 0 keeps them all. */
   outboxRetentionHours: number;
   shutdownTimeoutMs: number;
@@ -329,6 +331,7 @@ export function loadConfig(env: Env = process.env): Config {
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS', 250, 10, 60_000),
+    routingOutcomeWaitMs: int(env, 'ROUTING_OUTCOME_WAIT_MS', 200, 0, 5_000),
     outboxRetentionHours: int(env, 'OUTBOX_RETENTION_HOURS', 168, 0, 24 * 366),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
     httpRequestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),

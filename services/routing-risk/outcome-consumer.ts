@@ -8,8 +8,9 @@ import { createOutcomeStore, type OutcomeStore } from './outcome-store.js';
 export const OUTCOME_CONSUMER = 'routing-risk';
 
 /**
- * Events handed to the handler at once: those that arrive while a batch is being written are
- * recorded together by the next statement and acknowledged together (as the ledger's consumer).
+ * Events handed to the handler at once: those that arrive while a batch is being written, or while a
+ * lone event waits for company (ROUTING_OUTCOME_WAIT_MS), are recorded together by one statement and
+ * acknowledged together once it has committed. A full hand is written without waiting.
  */
 const IN_FLIGHT = 128;
 
@@ -19,7 +20,9 @@ const IN_FLIGHT = 128;
  * read is dropped, loudly, rather than redelivered forever; a database error redelivers it.
  */
 export async function consumeAttemptOutcomes(deps: ServiceDeps): Promise<Subscription> {
-  const record = createBatcher(recordIsolating(createOutcomeStore(deps.pool), () => deps.clock.now()));
+  const record = createBatcher(
+    recordIsolating(createOutcomeStore(deps.pool), () => deps.clock.now()), IN_FLIGHT, deps.config.routingOutcomeWaitMs,
+  );
   const bus = measuredBus(deps.metrics, deps.bus);
   return bus.consume(OUTCOME_CONSUMER, [internalSubjects(deps.config.natsSubjectPrefix)], async (event) => {
     const settled = attemptSettledOf(event);

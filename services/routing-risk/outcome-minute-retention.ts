@@ -2,7 +2,7 @@ import { every, type Clock, type Logger, type Pool } from '../platform/index.js'
 import { READ_WINDOW_MINUTES } from './strategies/index.js';
 
 // outcome_minutes (migration 0008) gains a row per project, account, segment level and five-minute
-// bucket with traffic; planning reads only the last READ_WINDOW_MINUTES. Older rows are deleted hourly,
+// bucket with traffic, in scopes that learn (outcome-store.ts); planning reads only the last READ_WINDOW_MINUTES. Older rows are deleted hourly,
 // keeping a day for looking into a decision after the fact. The outcome rows themselves
 // (attempt_outcomes) are not touched here.
 

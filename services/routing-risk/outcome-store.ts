@@ -1,16 +1,51 @@
 import type { AttemptSettledEvent, Pool } from '../platform/index.js';
+import { scopeLearnsSql } from './learning-scopes.js';
 
 /**
- * Where routing-risk keeps the attempt outcomes it learns from (migration 0006). One statement
- * per batch of events: each outcome row is claimed by its event id (and attempt id), and the
- * segments' counts move only for the claims that were new, so a redelivery, a second replica or a
- * re-published stream counts nothing twice. Alone an event is its own batch; under load the
- * consumer's events in flight share one round trip (issue 24's regression, docs/performance.md).
+ * Where routing-risk keeps the attempt outcomes it learns from (migrations 0006, 0008, 0010). One
+ * statement per batch of events: each outcome row is claimed by its event id (and attempt id), and
+ * only the claims that were new are counted into outcome_minutes, so a redelivery, a second replica
+ * or a re-published stream counts nothing twice. Minutes are counted only for scopes with a learning
+ * rule (learning-scopes.ts), the only ones the planning read looks at.
  */
 export interface OutcomeStore {
-  /** Per event, in order: true when it was new and counted, false for a repeat. */
+  /** Per event, in order: true when it was new (claimed), false for a repeat. */
   recordMany(events: AttemptSettledEvent[], now: Date): Promise<boolean[]>;
 }
+
+/**
+ * The minute rows of the new claims: the outcome classified as window-stats.ts's outcomeKind (the
+ * routing-history test holds the two together), in five-minute buckets stamped with their first
+ * minute, at three segment levels (its country and network; its country, network '*'; both '*';
+ * '' is "not known"). Grouped first, since an upsert may not touch one row twice in a statement;
+ * in key order, so two replicas' batches lock shared rows in the same order.
+ */
+const COUNT_MINUTES = `minutes AS (
+  SELECT c.project_id, c.mode, c.payment_method, c.currency, c.provider_account_id,
+    coalesce(c.country, '') AS country, coalesce(c.card_network, '') AS card_network,
+    floor(extract(epoch FROM c.settled_at) / 300)::bigint * 5 AS minute,
+    CASE WHEN c.status <> 'failed' THEN 'succeeded'
+         WHEN c.failure_category IN ('hard', 'policy') THEN 'hard'
+         WHEN c.failure_category = 'soft' THEN 'soft'
+         ELSE 'technical' END AS kind
+  FROM claimed c
+  WHERE ${scopeLearnsSql('c.merchant_id', 'c.project_id', 'c.mode')}
+), counted AS (
+  INSERT INTO outcome_minutes AS m (project_id, mode, payment_method, currency, country, card_network, minute,
+    provider_account_id, succeeded, soft_declined, hard_declined, technical)
+  SELECT k.project_id, k.mode, k.payment_method, k.currency, l.country, l.card_network, k.minute, k.provider_account_id,
+    count(*) FILTER (WHERE k.kind = 'succeeded'), count(*) FILTER (WHERE k.kind = 'soft'),
+    count(*) FILTER (WHERE k.kind = 'hard'), count(*) FILTER (WHERE k.kind = 'technical')
+  FROM minutes k
+  CROSS JOIN LATERAL (VALUES (k.country, k.card_network), (k.country, '*'), ('*', '*')) AS l (country, card_network)
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+  ORDER BY 1, 2, 3, 4, 5, 6, 7, 8
+  ON CONFLICT (project_id, mode, payment_method, currency, country, card_network, minute, provider_account_id) DO UPDATE SET
+    succeeded = m.succeeded + EXCLUDED.succeeded,
+    soft_declined = m.soft_declined + EXCLUDED.soft_declined,
+    hard_declined = m.hard_declined + EXCLUDED.hard_declined,
+    technical = m.technical + EXCLUDED.technical
+)`;
 
 export function createOutcomeStore(pool: Pool): OutcomeStore {
   return {
@@ -34,26 +69,9 @@ export function createOutcomeStore(pool: Pool): OutcomeStore {
              latency_ms, settled_at, $19
            FROM input
            ON CONFLICT DO NOTHING
-           RETURNING event_id, provider_account_id, mode, payment_method, currency, country, card_network, status,
-             failure_category, latency_ms, settled_at
-         ), counted AS (
-           -- One row per segment: an upsert may not touch the same row twice in one statement.
-           INSERT INTO attempt_outcome_counts AS c (provider_account_id, mode, payment_method, currency, country,
-             card_network, succeeded, failed, failed_by_provider, latency_ms_sum, latency_count, last_settled_at)
-           SELECT provider_account_id, mode, payment_method, currency, coalesce(country, ''), coalesce(card_network, ''),
-             count(*) FILTER (WHERE status <> 'failed'), count(*) FILTER (WHERE status = 'failed'),
-             count(*) FILTER (WHERE status = 'failed' AND failure_category = 'technical'),
-             coalesce(sum(latency_ms), 0), count(latency_ms), max(settled_at)
-           FROM claimed
-           GROUP BY provider_account_id, mode, payment_method, currency, coalesce(country, ''), coalesce(card_network, '')
-           ON CONFLICT (provider_account_id, mode, payment_method, currency, country, card_network) DO UPDATE SET
-             succeeded = c.succeeded + EXCLUDED.succeeded,
-             failed = c.failed + EXCLUDED.failed,
-             failed_by_provider = c.failed_by_provider + EXCLUDED.failed_by_provider,
-             latency_ms_sum = c.latency_ms_sum + EXCLUDED.latency_ms_sum,
-             latency_count = c.latency_count + EXCLUDED.latency_count,
-             last_settled_at = greatest(c.last_settled_at, EXCLUDED.last_settled_at)
-         )
+           RETURNING event_id, merchant_id, project_id, mode, provider_account_id, payment_method, currency, country,
+             card_network, status, failure_category, settled_at
+         ), ${COUNT_MINUTES}
          SELECT event_id FROM claimed`,
         values: [
           col((e) => e.id), col((e) => e.data.object.id), col((e) => e.data.object.payment_id), col((e) => e.merchant_id),

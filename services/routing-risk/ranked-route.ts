@@ -50,6 +50,3 @@ export function rankPlan(plan: RoutePlan, req: RouteRequest, rules: RoutingRule[
   });
   return { ...plan, candidates: ranking.ranked.map((c) => c.account), ranking, ...(arm && { arm }) };
 }
-
-/** True when a rule's strategy reads outcome history (the planning read skips it otherwise). */
-export const LEARNING_STRATEGIES = ['success_rate', 'elimination', 'expected_value'] as const;

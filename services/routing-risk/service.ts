@@ -25,17 +25,32 @@ function requireInput(input: RiskInput | undefined): RiskInput {
   return input;
 }
 
+/**
+ * The card network the payment's credential names (card-facts.ts's vocabulary), checked: payments
+ * sends it, but it names a segment in SQL and in a decision's reason. The BIN range is checked and
+ * not used yet (docs/routing.md says why).
+ */
+function requireCard(req: { cardNetwork?: string; binRange?: string }): string | undefined {
+  if (req.cardNetwork !== undefined && !/^[a-z_]{1,32}$/.test(req.cardNetwork)) {
+    throw invalidField('card_network', 'card_network must be a card network name such as visa');
+  }
+  if (req.binRange !== undefined && !/^\d{6}$/.test(req.binRange)) {
+    throw invalidField('bin_range', 'bin_range must be six digits');
+  }
+  return req.cardNetwork;
+}
+
 const minuteOf = (at: Date) => Math.floor(at.getTime() / 60_000);
 
 /** The route in the deciding rule's strategy's order (planRoute picks the rule and the eligible accounts). */
 function rankedRoute(
   accounts: ProviderAccount[], input: RiskInput, providerCode: string | undefined, reach: Reach[] | undefined,
-  rules: RoutingRule[], history: SegmentHistory, at: Date,
+  rules: RoutingRule[], learning: { history: SegmentHistory; cardNetwork?: string }, at: Date,
 ) {
   const req = {
     amount: input.amount, currency: input.currency, country: input.country, methodType: input.paymentMethodType, providerCode, reach,
   };
-  return rankPlan(planRoute(accounts, req, rules), req, rules, { paymentId: input.paymentId, history, nowMinute: minuteOf(at) });
+  return rankPlan(planRoute(accounts, req, rules), req, rules, { paymentId: input.paymentId, ...learning, nowMinute: minuteOf(at) });
 }
 
 /** The ranking as payments receives it, so its timeline and the dashboard can say why (no second read). */
@@ -157,9 +172,10 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
       async planPayment(req) {
         const scope = requireScope(req.scope);
         const input = requireInput(req.input);
+        const cardNetwork = requireCard(req);
         const at = clock.now();
         const started = performance.now();
-        const inputs = await store.planningInputs(scope, input, at, { nowMinute: minuteOf(at) });
+        const inputs = await store.planningInputs(scope, input, at, { cardNetwork, nowMinute: minuteOf(at) });
         const { velocity, rules } = inputs;
         const { routable: accounts, reach } = withVaultConnections(inputs.accounts, req.credential?.reach.map((r) => ({
           providerCode: r.providerCode, providerAccountId: r.providerAccountId, vault: r.vault,
@@ -171,7 +187,7 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
             ? undefined
             : {
                 id: newId('rtd', at),
-                ...rankedRoute(accounts, input, req.providerCode, reach, rules, inputs.history, at),
+                ...rankedRoute(accounts, input, req.providerCode, reach, rules, { history: inputs.history, cardNetwork }, at),
               };
         if (plan) planned?.observe({ strategy: plan.ranking.strategy }, secondsSince(started));
         await store.recordDecisions(scope, input, risk, plan, at);

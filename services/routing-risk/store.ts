@@ -7,7 +7,8 @@ import type { PayoutCapability } from './payout-routing.js';
 import type { ProviderAccount } from './provider-account.js';
 import { REPORT_SQL, type ArmCounts } from './experiment-report.js';
 import type { NewRule, RoutingRule } from './routing-rules.js';
-import { LEARNING_STRATEGIES, type RankedPlan } from './ranked-route.js';
+import { scopeLearnsSql } from './learning-scopes.js';
+import type { RankedPlan } from './ranked-route.js';
 import { READ_WINDOW_MINUTES, type MinuteCounts, type SegmentHistory, type SegmentLevel } from './strategies/index.js';
 
 /** The velocity keys of a payment as stored: digests, scoped to the project so they do not join across merchants. */
@@ -78,7 +79,7 @@ const velocityValues = (keys: ReturnType<typeof velocityKeys>, at: Date) =>
 
 /**
  * The payment's outcome history per account, one row per minute and segment level (0: its country
- * and card network, 1: its country, 2: its method and currency; migration 0008 keeps each level's
+ * and card network, 1: its country, 2: its method and currency; outcome-store.ts counts each level's
  * rows), for the learning strategies' windows (strategies/window-stats.ts), read only when a rule
  * of the scope learns. Parameters from $n: method, currency, country ('' unknown), card network
  * (null unknown), first minute.
@@ -93,8 +94,7 @@ const historySql = (n: number) => {
   return `SELECT COALESCE(json_agg(json_build_array(h.provider_account_id, h.level, h.minute,
            h.succeeded, h.soft_declined, h.hard_declined, h.technical)), '[]') FROM (
     ${level(0, `$${n + 2}`, `$${n + 3}`)} UNION ALL ${level(1, `$${n + 2}`, "'*'")} UNION ALL ${level(2, "'*'", "'*'")}) h
-    WHERE EXISTS (SELECT 1 FROM routing_rules WHERE ${SCOPE}
-      AND (strategy->>'type' = ANY('{${LEARNING_STRATEGIES.join(',')}}') OR variant->'strategy'->>'type' = ANY('{${LEARNING_STRATEGIES.join(',')}}')))`;
+    WHERE ${scopeLearnsSql('$1', '$2', '$3')}`;
 };
 
 function toHistory(rows: Array<[string, number, number | string, number, number, number, number]>): SegmentHistory {

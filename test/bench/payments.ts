@@ -6,7 +6,8 @@
 // per part, write system calls per part process). Prints figures; never passes or fails on them.
 //
 // `--only metrics-overhead` (or BENCH_ONLY=metrics-overhead) runs just the paired with/without
-// Prometheus metrics measurement (metrics-overhead.ts), which the full run also ends with.
+// Prometheus metrics measurement (metrics-overhead.ts), which the full run also ends with;
+// `--only counts` just the messages per payment (statements, write calls, CPU), without the load runs.
 //
 // BENCH_ROOT=<another checkout> runs that checkout's build instead (its parts and its `pg`), so a
 // before/after pair is two invocations a minute apart on the same machine state.
@@ -89,25 +90,44 @@ async function payments(target: DeploymentTarget, clients: number) {
 const overhead = () => metricsOverhead(natsUrl, paymentCall, {
   clients: ALL_IN_ONE_CLIENTS, seconds: SECONDS, warmup: WARMUP_SECONDS, pairs: OVERHEAD_PAIRS,
 });
+const startSix = () => startSplitStack(natsUrl!, { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10' });
+
+/** Write calls per payment of the six part processes (countMessages.writes), on the stack's fresh tables. */
+async function countWrites(split: Awaited<ReturnType<typeof startSix>>) {
+  const pids = Object.fromEntries(split.parts.map((p) => [p.name, p.child.pid!]));
+  await countMessages.writes(split.baseUrl, paymentCall(await newSplitMerchantKey(split), false), pids);
+}
+
+/** Write calls with the parts in processes of their own, statements with them in this one. */
+async function counts() {
+  const split = await startSix();
+  try {
+    await countWrites(split);
+  } finally {
+    await split.close();
+  }
+  printCounts(await countMessages.statements(natsUrl!, paymentCall));
+}
+
 if (ONLY === 'metrics-overhead') {
   await overhead();
   process.exit(0);
+} else if (ONLY === 'counts') {
+  await counts();
+  process.exit(0);
 } else if (ONLY !== undefined) {
-  console.error(`bench: --only knows metrics-overhead, not ${ONLY}`);
+  console.error(`bench: --only knows metrics-overhead and counts, not ${ONLY}`);
   process.exit(2);
 }
 
 console.log(`bench: ${SECONDS} s per run, node ${process.version}, build ${process.env.BENCH_ROOT ?? 'this checkout'}`);
 const before = await baseline('baseline: Fastify + one Postgres insert');
 
-const split = await startSplitStack(natsUrl, {
-  RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10',
-});
+const split = await startSix();
 let six: Awaited<ReturnType<typeof payments>>;
 try {
   // Counted first, on fresh tables: after the load runs, autovacuum's work would be charged to it.
-  const pids = Object.fromEntries(split.parts.map((p) => [p.name, p.child.pid!]));
-  await countMessages.writes(split.baseUrl, paymentCall(await newSplitMerchantKey(split), false), pids);
+  await countWrites(split);
   six = await payments({ name: 'six processes', baseUrl: split.baseUrl, secret: await newSplitMerchantKey(split) }, CLIENTS);
 } finally {
   await split.close();

@@ -5,7 +5,7 @@ import type { DemoBehaviourSource } from './demo-behaviour.js';
 import type { Connector } from './types.js';
 
 export type {
-  AccountCredentials, AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, ConnectorFailure, CredentialCheck,
+  AccountCredentials, AttemptOutcome, AuthorizeRequest, AuthorizeResult, CardFacts, Connector, ConnectorFailure, CredentialCheck,
   CredentialSource,
   CustomerActionRequired, HoldRequest, HoldResult, NextActionType, NotificationCheck, NotificationRequest,
   NotificationSubject, PayoutOutcome, PayoutRequest, PayoutResult, PayoutStatusRequest, PayoutStatusResult,
@@ -22,6 +22,8 @@ export {
 } from './vault-forwarding.js';
 export { PAYMENT_SCENARIOS, type Scenario } from './scenarios.js';
 export type { DemoBehaviour, DemoBehaviourSource, DemoSegmentKey } from './demo-behaviour.js';
+// A card's network and BIN range in one vocabulary, from a provider's answer or a stored method's display.
+export { cardFactsOf } from './card-facts.js';
 
 export interface ConnectorRegistry {
   forProvider(providerCode: string): Connector | undefined;

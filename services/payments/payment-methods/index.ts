@@ -1,7 +1,9 @@
 // Stored payment methods: the payment_methods table, PaymentMethodsService, and the check that a
 // payment's payment_method.id names an active method of its own scope and type; its credentials
-// (credentials.ts) and which accounts they reach (eligibility.ts).
+// (credentials.ts), which accounts they reach (eligibility.ts) and what a stored card says about
+// itself (stored-card.ts).
 export { paymentMethodRoutes, paymentMethodToProto, resolveStoredMethod } from './service.js';
+export { storedCardFacts } from './stored-card.js';
 export { createPaymentMethodStore, type CredentialRecord, type PaymentMethodRecord, type PaymentMethodStore } from './store.js';
 export {
   oneOffCredential, storedCredentials, type IssuerOf, type PaymentCredentials, type VaultRoute,

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import type { AuthorizeResult } from '../connectors/index.js';
-import { nextStep, paymentFailure, recordAnswer, settled } from './attempt-outcomes.js';
+import { nextStep, paymentFailure, recordAnswer, settled, withCard } from './attempt-outcomes.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 import { settleAttempt } from './transitions.js';
 
@@ -90,6 +90,14 @@ test('only a successful answer costs a fee, whatever the connector reports', () 
     assert.equal(settled({ ...approved, outcome }).fee, 0n, outcome);
   }
   assert.equal(settled(approved).fee, 20n);
+});
+
+test('withCard: the credential\'s card facts fill an answer that names no card; the provider\'s own win', () => {
+  const credential = { network: 'visa', binRange: '424242' };
+  assert.deepEqual(withCard({ result: approved, latencyMs: 5 }, credential).result.card, credential);
+  const told = { result: { ...approved, card: { network: 'mastercard', binRange: null } }, latencyMs: 5 };
+  assert.deepEqual(withCard(told, credential).result.card, { network: 'mastercard', binRange: null });
+  assert.equal(withCard({ result: approved, latencyMs: 5 }, undefined).result.card, undefined);
 });
 
 test('nextStep: success completes, hard declines are final, open outcomes never fail over', () => {

@@ -2,7 +2,7 @@
 // failure (recordAnswer), what the payment does next (nextStep), and the failure a failed payment
 // reports. transitions.ts turns these into payment changes; provider-call.ts makes the calls.
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
-import type { AuthorizeResult } from '../connectors/index.js';
+import type { AuthorizeResult, CardFacts } from '../connectors/index.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 
 export const FAILURE_BY_OUTCOME: Record<string, FailureJson> = {
@@ -51,6 +51,14 @@ export interface ProviderAnswer {
   latencyMs: number;
   /** authorize gave no definite answer (deadline, time-out, error), so the provider was asked. */
   statusQuery?: { reason: string; found: boolean | null; outcome: string | null; error: string | null; latencyMs: number };
+}
+
+/**
+ * The answer with the card facts of the payment's credential where the provider's answer told none
+ * (the demo providers, most Stripe BINs): its outcome then counts in the segment it was planned in.
+ */
+export function withCard(answer: ProviderAnswer, card: CardFacts | undefined): ProviderAnswer {
+  return answer.result.card || !card ? answer : { ...answer, result: { ...answer.result, card } };
 }
 
 /** Only a successful attempt costs a fee, whatever a connector reports. */

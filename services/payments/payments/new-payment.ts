@@ -4,17 +4,21 @@ import type { CreatePaymentRequest } from '../../../proto/gen/svc/payments/v1/pa
 import type { PlanPaymentRequestSchema, PlanPaymentResponse } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import type { PaymentRecord } from './model.js';
 import type { PaymentCredentials } from '../payment-methods/index.js';
+import type { CardFacts } from '../connectors/index.js';
 
 /** What a create request becomes before anything is decided: the routing plan's input and the new payment. */
 
 /** What routing and risk are asked about the payment. */
 export function planRequest(
-  scope: Scope, req: CreatePaymentRequest, paymentId: string, credentials: PaymentCredentials,
+  scope: Scope, req: CreatePaymentRequest, paymentId: string, credentials: PaymentCredentials, card?: CardFacts,
 ): MessageInitShape<typeof PlanPaymentRequestSchema> {
   return {
     scope,
     // Which accounts the payment's credential reaches: routing tries no other.
     credential: credentials.reach && { reach: credentials.reach },
+    // The card's segment, where the credential says it.
+    cardNetwork: card?.network ?? undefined,
+    binRange: card?.binRange ?? undefined,
     input: {
       paymentId,
       amount: req.amount,

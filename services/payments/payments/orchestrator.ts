@@ -7,14 +7,15 @@ import {
 } from '../../platform/index.js';
 import { callProvider, forwardingOf, providerCall, type ProviderCall } from './provider-call.js';
 import { keptNetworkTransactionId, merchantInitiatedOf } from './merchant-initiated.js';
+import { withCard } from './attempt-outcomes.js';
 import { AttemptSettledElsewhere, commitChange } from './commit.js';
 import type { PaymentOutcomes } from './metrics.js';
-import type { ConnectorRegistry } from '../connectors/index.js';
+import type { CardFacts, ConnectorRegistry } from '../connectors/index.js';
 import { actionable, type CustomerActionSettings } from './customer-action-required.js';
 import type { PaymentRecord } from './model.js';
 import { newPayment, planRequest } from './new-payment.js';
 import {
-  oneOffCredential, resolveStoredMethod, type PaymentCredentials, type PaymentMethodStore,
+  oneOffCredential, resolveStoredMethod, storedCardFacts, type PaymentCredentials, type PaymentMethodStore,
 } from '../payment-methods/index.js';
 import { methodCredentials, type CredentialSources } from './attempt-credential.js';
 import type { PaymentFilter, PaymentsStore } from './store.js';
@@ -94,13 +95,13 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   async function run(scope: Scope, req: CreatePaymentRequest, binding?: Binding): Promise<PaymentRecord> {
     // A stored method of another scope or type, or a live token of unknown issuer, is refused before
     // anything is planned or written.
-    const { credentials, merchantInitiated } = await credentialsFor(scope, req);
+    const { credentials, merchantInitiated, card } = await credentialsFor(scope, req);
     const startedMs = performance.now();
     const elapsed = () => Math.round(performance.now() - startedMs);
     const createdAt = clock.now();
     const paymentId = newId('pay', createdAt);
     const binds = binding && store.bindStatement(scope, { ...binding, resourceId: paymentId }, createdAt, deps.idempotencyTtlMs);
-    const plan = await deps.routing.planPayment(planRequest(scope, req, paymentId, credentials));
+    const plan = await deps.routing.planPayment(planRequest(scope, req, paymentId, credentials, card));
     const candidates = plan.routing?.candidates ?? [];
     const payment = newPayment(scope, req, paymentId, plan, createdAt, merchantInitiated);
     await commitChange(store, open(payment, plan, { at: clock.now(), processingTimeMs: elapsed() }), { binds });
@@ -112,7 +113,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
         latencyMs: candidates[i].latencyMs, paymentMethodToken: token, forwarding: forwardingOf(candidates[i]),
       });
       const connector = deps.connectors.forProvider(candidates[i].providerCode);
-      const answer = actionable(payment.mode, await callProvider(connector, call, deps.providerTimeoutMs));
+      const answer = withCard(actionable(payment.mode, await callProvider(connector, call, deps.providerTimeoutMs)), card);
       const change = settleAttempt(payment, attempt, answer, {
         at: clock.now(), processingTimeMs: elapsed(), next: candidates[i + 1], customerActions: deps.customerActions,
       });
@@ -125,15 +126,18 @@ export function createOrchestrator(deps: OrchestratorDeps) {
 
   /**
    * The payment's credentials: a stored method's (checked to be the scope's), or the request's
-   * one-off token; and, for a merchant-initiated payment, the stored method's network transaction id.
+   * one-off token; for a merchant-initiated payment, the stored method's network transaction id;
+   * and what a stored card says about itself (a one-off token says nothing).
    */
-  async function credentialsFor(
-    scope: Scope, req: CreatePaymentRequest,
-  ): Promise<{ credentials: PaymentCredentials; merchantInitiated?: ProviderCall['merchantInitiated'] }> {
+  async function credentialsFor(scope: Scope, req: CreatePaymentRequest): Promise<{
+    credentials: PaymentCredentials; merchantInitiated?: ProviderCall['merchantInitiated']; card?: CardFacts;
+  }> {
     const stored = await resolveStoredMethod(deps.paymentMethods, scope, req.paymentMethod);
     const merchantInitiated = merchantInitiatedOf(req, stored);
     if (!stored) return { credentials: oneOffCredential(req.paymentMethod?.token, req.paymentMethod?.providerCode, scope.mode, deps.issuerOf) };
-    return { credentials: (await methodCredentials(deps, scope, stored.id)).credentials, merchantInitiated };
+    return {
+      credentials: (await methodCredentials(deps, scope, stored.id)).credentials, merchantInitiated, card: storedCardFacts(stored),
+    };
   }
 
   return {

@@ -1,0 +1,17 @@
+// Which scopes learn: those with a routing rule whose strategy reads outcome history. The planning
+// read (store.ts) reads minutes only for them and the outcome writer (outcome-store.ts) counts
+// minutes only for them, both through scopeLearnsSql, so a scope's minutes are written exactly
+// when something can read them.
+
+/** Strategies that read outcome history (strategies/). */
+export const LEARNING_STRATEGIES = ['success_rate', 'elimination', 'expected_value'] as const;
+
+/**
+ * SQL condition: the scope named by three SQL expressions (merchant, project, mode) has a rule that
+ * learns, by its own strategy or its A/B variant's (ab-arms.ts).
+ */
+export function scopeLearnsSql(merchant: string, project: string, mode: string): string {
+  return `EXISTS (SELECT 1 FROM routing_rules WHERE merchant_id = ${merchant} AND project_id = ${project} AND mode = ${mode}
+    AND (strategy->>'type' = ANY('{${LEARNING_STRATEGIES.join(',')}}')
+      OR variant->'strategy'->>'type' = ANY('{${LEARNING_STRATEGIES.join(',')}}')))`;
+}
