@@ -1,9 +1,11 @@
-import type { Pool } from '../platform/db.js';
+import { withTransaction, type Pool } from '../platform/db.js';
 import { providerRowId, type ProviderFacts } from '../contract/provider-facts.js';
 
 // The licensed providers' rows, written at start from their definitions (the one list, handed in
 // by the entry point), not by migrations. Each row is one upsert that changes nothing when the row
-// already says the same, so any number of replicas may start at once; ids stay prv_<code>, which
+// already says the same; replicas starting at once take turns (a lock for the writing's
+// transaction), because two inserting the same new row at once collide on its id, the unique key
+// that is not the upsert's arbiter, and one would fail its start. Ids stay prv_<code>, which
 // accounts and data refer to. A provider dropped from the list keeps its row (its accounts still
 // name it) and routes to no connector: its attempts fail as provider_unavailable.
 
@@ -25,15 +27,17 @@ const UPSERT_PAYOUTS = `
 
 /** Writes each provider's row and payout capability as its definition states them. */
 export async function upsertProviders(pool: Pool, providers: readonly ProviderFacts[]): Promise<void> {
-  // In one order on every replica: two starting at once take the rows' locks alike.
-  for (const p of [...providers].sort((a, b) => a.code.localeCompare(b.code))) {
-    const id = providerRowId(p.code);
-    await pool.query(UPSERT_PROVIDER, [id, p.code, p.name, p.currencies, p.countries, p.methods]);
-    const payouts = p.capabilities.payouts;
-    if (payouts) {
-      await pool.query(UPSERT_PAYOUTS, [id, payouts.destinationTypes, payouts.feeFixed, payouts.feeBps]);
-    } else {
-      await pool.query('DELETE FROM payout_capabilities WHERE provider_id = $1', [id]);
+  await withTransaction(pool, async (client) => {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('routing-risk provider catalogue'))`);
+    for (const p of providers) {
+      const id = providerRowId(p.code);
+      await client.query(UPSERT_PROVIDER, [id, p.code, p.name, p.currencies, p.countries, p.methods]);
+      const payouts = p.capabilities.payouts;
+      if (payouts) {
+        await client.query(UPSERT_PAYOUTS, [id, payouts.destinationTypes, payouts.feeFixed, payouts.feeBps]);
+      } else {
+        await client.query('DELETE FROM payout_capabilities WHERE provider_id = $1', [id]);
+      }
     }
-  }
+  });
 }
