@@ -48,11 +48,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-/** The runner for `svc routing ...`, or undefined when argv is another command. */
+/** The runner for `svc routing simulate ...`, or undefined when argv is another command (`svc routing report` is the table's). */
 export function simulateCommand(argv: string[]): ((io: CliIo) => Promise<number>) | undefined {
   const { positionals } = parseArgs({ args: argv, options: OPTIONS, strict: false, allowPositionals: true });
   const asksHelp = positionals[0] === 'help';
-  if ((asksHelp ? positionals[1] : positionals[0]) !== 'routing') return undefined;
+  const [group, name] = asksHelp ? positionals.slice(1) : positionals;
+  if (group !== 'routing' || name !== 'simulate') return undefined;
   const args = asksHelp ? ['routing', 'simulate', '--help'] : argv;
   return async (io) => {
     try {

@@ -26,8 +26,8 @@ before(async () => {
   pool = createPool(db.url, 'routing_risk', 4);
   await migrate(pool, 'routing_risk', 'services/routing-risk');
   await pool.query(
-    `INSERT INTO routing_rules (id, merchant_id, project_id, mode, name, priority, providers, created_at, strategy)
-     VALUES ('rtr_batch', $1, $2, $3, 'learns', 1, '{demo}', now(), '{"type":"success_rate"}')`,
+    `INSERT INTO routing_rules (id, merchant_id, project_id, mode, name, priority, providers, created_at, experiment_since, strategy)
+     VALUES ('rtr_batch', $1, $2, $3, 'learns', 1, '{demo}', now(), now(), '{"type":"success_rate"}')`,
     [payment.merchantId, payment.projectId, payment.mode]);
 });
 after(async () => {

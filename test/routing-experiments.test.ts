@@ -233,7 +233,15 @@ describe('A/B arms of a routing rule and their report', () => {
     const res = await stack.manage('PATCH', `${rulePath()}?mode=test`, { variant: learning });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.strategy, null, 'the control arm keeps the rule\'s order');
-    // The earlier tests' outcomes at Alpha and Beta are in the window; pay until one payment draws the variant.
+    // Minutes are counted only while a rule of the scope learns (learning-scopes.ts): from this change
+    // on. One payment's outcome counted, then pay until one payment draws the variant.
+    const first = await pay('success');
+    await eventually('the first outcome counted', async () => {
+      const { rows } = await stack.query(
+        `SELECT 1 FROM routing_risk.attempt_outcomes o JOIN routing_risk.outcome_minutes m
+           ON m.project_id = o.project_id AND m.provider_account_id = o.provider_account_id WHERE o.payment_id = $1`, [first.id]);
+      return rows.length > 0 ? true : undefined;
+    });
     let paid: any;
     for (let i = 0; i < 20 && !paid; i++) {
       const p = await pay('success');

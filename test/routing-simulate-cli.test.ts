@@ -66,7 +66,7 @@ test('svc routing simulate --json gives the figures as one object; a bad count i
   const unknown = await runSvc(['routing', 'simulat'], {});
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /unknown command "routing simulat"/);
-  const help = await runSvc(['help', 'routing'], {});
+  const help = await runSvc(['help', 'routing', 'simulate'], {});
   assert.equal(help.code, 0);
   assert.match(help.stdout, /^usage: svc routing simulate \[--payments N\] \[--seed S\] \[--json\]/);
 });

@@ -46,7 +46,8 @@ describe('sandbox: routing learns from the demo providers a project sets up', ()
   let m: { merchantId: string; projectId: string; secret: string };
 
   before(async () => {
-    stack = await startTestStack({ natsUrl, clock });
+    // 1,000 payments and then their timelines within a minute: above the per-key default of 1,000 a minute.
+    stack = await startTestStack({ natsUrl, clock, env: { RATE_LIMIT_PER_MINUTE: '100000' } });
     m = await stack.newMerchantKey('test');
     const rule = await stack.manage('POST', `/projects/${m.projectId}/routing-rules`, {
       mode: 'test', name: 'eur-cards', priority: 1, currencies: ['EUR'], payment_method_types: ['card'],
@@ -129,6 +130,7 @@ describe('sandbox: routing learns from the demo providers a project sets up', ()
     // What the merchant sees: the payment's timeline tells the same reason (every tenth payment read).
     for (const p of paid.filter((_, i) => i % 10 === 0)) {
       const timeline = await request(stack.baseUrl, 'GET', `/v1/payments/${p.payment.id}/timeline`, { key: m.secret });
+      assert.equal(timeline.status, 200, JSON.stringify(timeline.body));
       const decided = timeline.body.data.find((e: any) => e.type === 'routing.decided');
       assert.equal(decided?.data.reason, p.decision.reason, `the timeline of ${p.payment.id} tells its routing reason`);
       assert.ok(decided.description.includes(p.decision.reason), decided.description);
