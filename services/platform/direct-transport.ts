@@ -39,8 +39,8 @@ type UnarySpec = MethodImplSpec & { kind: 'unary' };
 export function createDirectTransport(
   routes: (router: ConnectRouter) => void, opts: DirectTransportOptions,
 ): Transport {
-  const unary = new Map<DescMethod, UnarySpec>();
-  for (const spec of methodSpecs(routes)) if (spec.kind === 'unary') unary.set(spec.method, spec);
+  const unary = new Map<string, UnarySpec>();
+  for (const spec of methodSpecs(routes)) if (spec.kind === 'unary') unary.set(path(spec.method), spec);
   let streams: Transport | undefined;
   const seal = opts.freezeMessages ? deepFreeze : <T>(m: T) => m;
 
@@ -49,8 +49,9 @@ export function createDirectTransport(
       method: DescMethodUnary<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined,
       header: ConstructorParameters<typeof Headers>[0] | undefined, input: MessageInitShape<I>,
     ): Promise<UnaryResponse<I, O>> {
-      const spec = unary.get(method);
-      if (!spec) throw new ConnectError(`${path(method)} is not served by this part`, Code.Unimplemented);
+      const url = path(method);
+      const spec = unary.get(url);
+      if (!spec) throw new ConnectError(`${url} is not served by this part`, Code.Unimplemented);
       // The client hands over what its caller passed: a message, or the fields to make one of.
       const message = seal(isMessage(input, method.input) ? input : create(method.input, input));
       refuseOversized(method, message, opts.readMaxBytes);
@@ -59,7 +60,7 @@ export function createDirectTransport(
         method,
         protocolName: 'in-process',
         requestMethod: 'POST',
-        url: path(method),
+        url,
         // As Connect's transports read it: none, or not positive, is no deadline.
         timeoutMs: timeoutMs !== undefined && timeoutMs > 0 ? timeoutMs : undefined,
         requestSignal: signal,
@@ -123,7 +124,8 @@ function sizeAtMost(value: unknown): number {
     for (const v of value) size += sizeAtMost(v);
     return size;
   }
-  for (const [k, v] of Object.entries(value)) size += 3 * k.length + sizeAtMost(v);
+  const fields = value as Record<string, unknown>;
+  for (const k in fields) size += 3 * k.length + sizeAtMost(fields[k]);
   return size;
 }
 

@@ -6,12 +6,15 @@
 // per part, write system calls per part process). Prints figures; never passes or fails on them.
 //
 // `--only metrics-overhead` (or BENCH_ONLY=metrics-overhead) runs just the paired with/without
-// Prometheus metrics measurement (metrics-overhead.ts), which the full run also ends with.
+// Prometheus metrics measurement (metrics-overhead.ts), which the full run also ends with;
+// `--only in-process-calls` the all-in-one process with direct and router in-process calls
+// (in-process-calls.ts), BENCH_OVERHEAD_PAIRS pairs.
 //
 // BENCH_ROOT=<another checkout> runs that checkout's build instead (its parts and its `pg`), so a
 // before/after pair is two invocations a minute apart on the same machine state.
 import { closedLoop, format, oneClient, openLoop, type Call, type Result } from './load.js';
 import { countMessages, printCounts } from './message-counts.js';
+import { inProcessCalls } from './in-process-calls.js';
 import { metricsOverhead } from './metrics-overhead.js';
 import { startAllInOne, type DeploymentTarget } from '../helpers/all-in-one-process.js';
 import { freePort, spawnPart, waitForHttp } from '../helpers/processes.js';
@@ -86,14 +89,16 @@ async function payments(target: DeploymentTarget, clients: number) {
   return { closed, withKeys, atHalf, single };
 }
 
-const overhead = () => metricsOverhead(natsUrl, paymentCall, {
-  clients: ALL_IN_ONE_CLIENTS, seconds: SECONDS, warmup: WARMUP_SECONDS, pairs: OVERHEAD_PAIRS,
-});
+const paired = { clients: ALL_IN_ONE_CLIENTS, seconds: SECONDS, warmup: WARMUP_SECONDS, pairs: OVERHEAD_PAIRS };
+const overhead = () => metricsOverhead(natsUrl, paymentCall, paired);
 if (ONLY === 'metrics-overhead') {
   await overhead();
   process.exit(0);
+} else if (ONLY === 'in-process-calls') {
+  await inProcessCalls(natsUrl, paymentCall, paired);
+  process.exit(0);
 } else if (ONLY !== undefined) {
-  console.error(`bench: --only knows metrics-overhead, not ${ONLY}`);
+  console.error(`bench: --only knows metrics-overhead and in-process-calls, not ${ONLY}`);
   process.exit(2);
 }
 
