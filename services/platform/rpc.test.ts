@@ -49,14 +49,14 @@ async function setUp() {
   const anonymous: Record<string, Transport> = {
     'connect-node gRPC client': createGrpcTransport({ baseUrl: url }),
     'createPeerTransport': createPeerTransport(url, 'not-the-token'),
-    'in process': createInProcessTransport(stub(seen, release), health, logger, CALLERS, undefined, { calls: 'router' }),
-    'direct': createInProcessTransport(stub(seen, release), health, logger, CALLERS, undefined, { calls: 'direct', freezeMessages: true }),
+    'in process, router': createInProcessTransport(stub(seen, release), health, logger, CALLERS, undefined, { calls: 'router' }),
+    'in process, direct': createInProcessTransport(stub(seen, release), health, logger, CALLERS, undefined, { calls: 'direct', freezeMessages: true }),
   };
   const transports: Record<string, Transport> = {
     'connect-node gRPC client': withCredential(anonymous['connect-node gRPC client'], TOKEN),
     'createPeerTransport': createPeerTransport(url, TOKEN),
-    'in process': withCredential(anonymous['in process'], TOKEN),
-    'direct': withCredential(anonymous['direct'], TOKEN),
+    'in process, router': withCredential(anonymous['in process, router'], TOKEN),
+    'in process, direct': withCredential(anonymous['in process, direct'], TOKEN),
   };
   return { lines, seen, open, health, server, url, transports, anonymous };
 }
