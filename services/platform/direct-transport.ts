@@ -14,13 +14,13 @@ import { methodSpecs } from './grpc-server.js';
 // gRPC is kept, through the same pieces the gRPC server uses (services/platform/grpc-server.ts):
 // Connect's HandlerContext (deadline → ctx.signal, headers, the caller's cancellation) and
 // invokeUnaryImplementation with the server's interceptor list (tracing, metrics, domain errors,
-// the internal caller check). A failure reaches the caller as a gRPC client would see it: the
-// same code, message and metadata, and "internal error" for anything not a ConnectError, its
+// the internal caller check). A failure reaches the caller as the router transport delivers it:
+// the same code, message and metadata, and "internal error" for anything not a ConnectError, its
 // cause kept on the server's side (domainErrors logged it). Streaming calls (only Health.Watch,
 // which no in-process caller makes) go through the router transport.
 //
 // Messages are plain objects in protobuf-es v2, so caller and implementation share them. Neither
-// side mutates what it got (docs/decisions.md, "Issue 28: direct in-process calls"); the test
+// side mutates what it got (docs/decisions.md, "Issue 28: the all-in-one process calls its parts directly"); the test
 // stacks freeze both messages (freezeMessages) so that a change breaking that fails the suites.
 
 export interface DirectTransportOptions {
@@ -99,9 +99,10 @@ function untilAborted<T>(signal: AbortSignal, call: () => Promise<T>): Promise<T
 }
 
 /**
- * A failure as a gRPC client receives it (services/platform/grpc-metadata.ts): code, message and
- * metadata of a ConnectError; anything else is an opaque internal error. Never the server's
- * object itself, whose cause (a stack, a query) stays on the server's side.
+ * A failure as the router transport's client receives it: a ConnectError's code, message and
+ * metadata (the error's own, as grpc-js carries it: services/platform/grpc-metadata.ts); anything
+ * else is an opaque internal error. Never the server's object itself, whose cause (a stack, a
+ * query) stays on the server's side.
  */
 function asReceived(err: unknown): ConnectError {
   if (!(err instanceof ConnectError)) return new ConnectError('internal error', Code.Internal);
@@ -139,7 +140,7 @@ function refuseOversized(method: DescMethod, message: Message, limit: number): v
 }
 
 function deepFreeze<T>(value: T): T {
-  // Typed arrays (bytes fields) cannot be frozen; nothing in this code base writes into one it received.
+  // Typed arrays (bytes fields) cannot be frozen: a write into one is the one change this does not catch.
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value) || Object.isFrozen(value)) return value;
   Object.freeze(value);
   for (const v of Object.values(value)) deepFreeze(v);

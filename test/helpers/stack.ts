@@ -88,7 +88,7 @@ export async function startTestStack(
     NATS_SUBJECT_PREFIX: testBus.nats?.subjectPrefix,
     // Accounts of the tests' stand-in providers (api_base_url on loopback) by the operator's opt-in.
     PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
-    // IN_PROCESS_CALLS=router runs a test's stack as the router transport did (test/in-process-calls.test.ts).
+    // IN_PROCESS_CALLS=router: the parts call each other through the router transport (scripts/run-tests.mjs runs some files so).
     IN_PROCESS_CALLS: process.env.IN_PROCESS_CALLS,
     ...opts.env,
   });
