@@ -1,4 +1,4 @@
-import { createClient } from '@connectrpc/connect';
+import { createClient, type Transport } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { ProviderPayoutsService } from '../proto/gen/svc/payments/v1/provider_payouts_pb.js';
@@ -40,6 +40,11 @@ export interface StackOptions {
   mailer?: gateway.Mailer;
   /** One registry for every part of this process (main.ts serves it on METRICS_PORT). */
   metrics?: Metrics;
+  /**
+   * Freeze the messages parts hand each other directly (IN_PROCESS_CALLS=direct): the test stacks
+   * set it, so that code mutating a message it shares with another part fails there.
+   */
+  freezeInProcessMessages?: boolean;
 }
 
 export interface Stack {
@@ -70,41 +75,43 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     return { pool, bus: opts.bus, clock, logger: opts.logger.child({ part: info.name }), config, metrics: opts.metrics };
   }
 
-  async function run(part: ServicePart): Promise<ServicePart> {
+  const how = { calls: config.inProcessCalls, freezeMessages: opts.freezeInProcessMessages };
+  /** Starts a part; returns the one transport every caller in this process reaches it by. */
+  async function run(part: ServicePart): Promise<Transport> {
     parts.push(part);
     await part.start();
     const port = await listen(part.server, 0, '127.0.0.1');
     serviceUrls[part.name] = `http://127.0.0.1:${port}`;
-    return part;
+    return part.inProcess(how);
   }
 
   try {
-    // Parts call each other in-process (part.transport: same interceptors, no socket); each still
-    // listens on its own port for outside callers and probes (serviceUrls).
+    // Parts call each other in-process (IN_PROCESS_CALLS: directly by default, same interceptors, no
+    // socket); each still listens on its own port for outside callers and probes (serviceUrls).
     const providers = opts.providers ?? PROVIDERS;
-    const routing = await run(routingRisk.build({ ...(await depsFor(routingRisk.PART)), providers }));
+    const routingCalls = await run(routingRisk.build({ ...(await depsFor(routingRisk.PART)), providers }));
     // Before payments, whose scheduled settlement sync hands batches to it.
-    const ledgerPart = await run(ledger.build(await depsFor(ledger.PART)));
+    const ledgerCalls = await run(ledger.build(await depsFor(ledger.PART)));
     const paymentsDeps = await depsFor(payments.PART);
-    const paymentsPart = await run(
+    const paymentsCalls = await run(
       payments.build({
         ...paymentsDeps,
-        routing: createClient(RoutingService, routing.transport),
-        providerAccounts: createClient(ProviderAccountsService, routing.transport),
-        ledger: createClient(LedgerService, ledgerPart.transport),
+        routing: createClient(RoutingService, routingCalls),
+        providerAccounts: createClient(ProviderAccountsService, routingCalls),
+        ledger: createClient(LedgerService, ledgerCalls),
         providers,
         connectors: opts.connectors,
       }),
     );
     const payoutsDeps = await depsFor(payouts.PART);
-    const payoutsPart = await run(payouts.build({
+    const payoutsCalls = await run(payouts.build({
       ...payoutsDeps,
-      routing: createClient(RoutingService, routing.transport),
-      ledger: createClient(LedgerService, ledgerPart.transport),
-      payments: createClient(ProviderPayoutsService, paymentsPart.transport),
+      routing: createClient(RoutingService, routingCalls),
+      ledger: createClient(LedgerService, ledgerCalls),
+      payments: createClient(ProviderPayoutsService, paymentsCalls),
       connectors: opts.payoutConnectors,
     }));
-    const webhooksPart = await run(webhooks.build(await depsFor(webhooks.PART)));
+    const webhooksCalls = await run(webhooks.build(await depsFor(webhooks.PART)));
 
     // This process's own address is where its dashboard's mailed links point when PUBLIC_BASE_URL
     // is unset (known once it listens): configuration of a local run, never a request's Host header.
@@ -115,11 +122,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const app = gateway.build({
       pool: gatewayPool,
       clients: gateway.clientsOver({
-        payments: paymentsPart.transport,
-        routingRisk: routing.transport,
-        webhooks: webhooksPart.transport,
-        ledger: ledgerPart.transport,
-        payouts: payoutsPart.transport,
+        payments: paymentsCalls,
+        routingRisk: routingCalls,
+        webhooks: webhooksCalls,
+        ledger: ledgerCalls,
+        payouts: payoutsCalls,
       }),
       clock,
       logger: opts.logger.child({ part: 'gateway' }),

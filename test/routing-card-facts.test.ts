@@ -31,7 +31,7 @@ after(async () => {
 test('a malformed card network or BIN range is a validation error on its field; nothing is recorded', async () => {
   const token = newInternalToken();
   const transport = createInProcessTransport(routes(createStore(pool), systemClock), new HealthState([RoutingService.typeName]),
-    createLogger('test', 'silent'), admittedCallers(token, []));
+    createLogger('test', 'silent'), admittedCallers(token, []), undefined, { calls: 'direct', freezeMessages: true });
   const routing = createClient(RoutingService, withCredential(transport, token));
   const scope = { merchantId: 'mer_c', projectId: 'prj_c', mode: 'test' };
   const input = { paymentId: 'pay_c', amount: 1000n, currency: 'EUR', country: 'DE', paymentMethodType: 'card' };

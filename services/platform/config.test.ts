@@ -10,6 +10,8 @@ test('defaults apply when nothing is set', () => {
   assert.equal(c.natsSubjectPrefix, 'svc.events');
   assert.equal(c.databaseUrl, undefined);
   assert.deepEqual(c.peers, {});
+  assert.equal(c.inProcessCalls, 'direct');
+  assert.equal(loadConfig({ IN_PROCESS_CALLS: 'router' }).inProcessCalls, 'router');
 });
 
 test('peer addresses come from <SERVICE>_URL', () => {
@@ -36,6 +38,7 @@ test('each bad value is refused with a message that names its variable', () => {
     [{ TRUSTED_PROXIES: '10.0.0.0/33' }, 'TRUSTED_PROXIES'],
     [{ RATE_LIMIT_PER_MINUTE: '0' }, 'RATE_LIMIT_PER_MINUTE'],
     [{ IDEMPOTENCY_TTL_HOURS: 'day' }, 'IDEMPOTENCY_TTL_HOURS'],
+    [{ IN_PROCESS_CALLS: 'grpc' }, 'IN_PROCESS_CALLS'],
   ];
   for (const [env, variable] of cases) {
     assert.throws(() => loadConfig(env), (err: unknown) => {

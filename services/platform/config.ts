@@ -131,7 +131,13 @@ export interface Config {
   webhookSweepMs: number;
   /** Start-up's budget: each step (Postgres, migrations, NATS, JetStream) retries until it is spent. */
   startTimeoutMs: number;
+  /** How parts sharing one process (all-in-one) call each other (IN_PROCESS_CALLS, services/platform/rpc.ts). */
+  inProcessCalls: InProcessCalls;
 }
+
+/** `direct`: the implementation gets the message itself; `router`: Connect's router transport encodes it as over gRPC. */
+export const IN_PROCESS_CALLS = ['direct', 'router'] as const;
+export type InProcessCalls = (typeof IN_PROCESS_CALLS)[number];
 
 export interface SmtpSettings {
   host: string;
@@ -172,6 +178,14 @@ function otlpProtocol(env: Env): OtlpProtocol {
   const raw = str(env, name) ?? 'http/json';
   if (!(OTLP_PROTOCOLS as readonly string[]).includes(raw)) throw new ConfigError(name, `must be one of ${OTLP_PROTOCOLS.join(', ')}, got "${raw}"`);
   return raw as OtlpProtocol;
+}
+
+function inProcessCalls(env: Env): InProcessCalls {
+  const raw = str(env, 'IN_PROCESS_CALLS') ?? 'direct';
+  if (!(IN_PROCESS_CALLS as readonly string[]).includes(raw)) {
+    throw new ConfigError('IN_PROCESS_CALLS', `must be one of ${IN_PROCESS_CALLS.join(', ')}, got "${raw}"`);
+  }
+  return raw as InProcessCalls;
 }
 
 function str(env: Env, name: string): string | undefined {
@@ -378,6 +392,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookSweepMs: int(env, 'WEBHOOK_SWEEP_MS', 60_000, 50, 86_400_000),
     // The chart's startup probe budget (2 s x 60); the chart sets it from the probe.
     startTimeoutMs: int(env, 'START_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+    inProcessCalls: inProcessCalls(env),
 
     // A first hour without stumbles (issue 29, docs/decisions.md): a test payout waits seconds, not
     // a minute; an explicit PAYOUT_HOLD_MS still applies to both modes unless this one is set.

@@ -26,7 +26,7 @@ export interface GrpcServerOptions {
 }
 
 /** What `routes` registers, as Connect's own method specs (unimplemented methods answer Unimplemented). */
-function collect(routes: (router: ConnectRouter) => void): MethodImplSpec[] {
+export function methodSpecs(routes: (router: ConnectRouter) => void): MethodImplSpec[] {
   const specs: MethodImplSpec[] = [];
   const router: ConnectRouter = {
     // No Connect HTTP handlers exist here: the grpc-js server below is the only handler.
@@ -49,7 +49,7 @@ function collect(routes: (router: ConnectRouter) => void): MethodImplSpec[] {
  * service objects (and whatever state they hold) behind a part's socket and its in-process callers.
  */
 export function recordRoutes(routes: (router: ConnectRouter) => void): (router: ConnectRouter) => void {
-  const specs = collect(routes);
+  const specs = methodSpecs(routes);
   return (router) => {
     for (const spec of specs) router.rpc(spec.method, spec.impl as never);
   };
@@ -130,7 +130,7 @@ function serverStreamHandler(spec: MethodImplSpec & { kind: 'server_streaming' }
 /** A grpc-js server (not listening) serving what `routes` registers, in binary protobuf. */
 export function createGrpcServer(routes: (router: ConnectRouter) => void, opts: GrpcServerOptions): grpc.Server {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': opts.readMaxBytes });
-  for (const spec of collect(routes)) {
+  for (const spec of methodSpecs(routes)) {
     const path = `/${spec.method.parent.typeName}/${spec.method.name}`;
     const serialize = serializer(spec.method.output);
     const deserialize = deserializer(spec.method.input);

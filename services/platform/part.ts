@@ -18,7 +18,7 @@ import { drainTimeMs } from './drain.js';
 import { watchDependencies } from './health-watch.js';
 import { admittedCallers, withCredential } from './internal-callers.js';
 import {
-  HealthState, ServingStatus, closeRpcServer, createInProcessTransport, createRpcServer,
+  HealthState, ServingStatus, closeRpcServer, createInProcessTransport, createRpcServer, type InProcessOptions,
 } from './rpc.js';
 
 /** What every service part is built from; tests pass real or in-memory pieces. */
@@ -36,8 +36,8 @@ export interface ServiceDeps {
 export interface ServicePart {
   name: ServiceName;
   server: grpc.Server;
-  /** The part's services called in this process, through the same interceptors as `server`, as the platform's caller. */
-  transport: Transport;
+  /** A transport to the part's services from this process, through the same interceptors as `server`, as the platform's caller. */
+  inProcess(how: InProcessOptions): Transport;
   health: HealthState;
   /** Set for parts that emit events: start-up checks that the bus can carry them. */
   relay?: OutboxRelay;
@@ -87,8 +87,8 @@ export function assemblePart(deps: ServiceDeps, spec: PartSpec): ServicePart {
     name: spec.name,
     server,
     // In-process callers go through the same check as remote ones, with the platform's token.
-    transport: withClientTracing(withClientMetrics(
-      withCredential(createInProcessTransport(routes, health, deps.logger, callers, deps.metrics), token), deps.metrics,
+    inProcess: (how) => withClientTracing(withClientMetrics(
+      withCredential(createInProcessTransport(routes, health, deps.logger, callers, deps.metrics, how), token), deps.metrics,
     )),
     health,
     relay,

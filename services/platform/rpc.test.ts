@@ -13,8 +13,8 @@ import {
 } from './rpc.js';
 import { listen } from './standalone.js';
 
-// The parts' RPC stack (grpc-js server, grpc-js client transport, in-process router transport)
-// must look to callers exactly like Connect's gRPC did: same codes, messages, metadata, deadlines.
+// The parts' RPC stack (grpc-js server, grpc-js client transport, in-process router and direct
+// transports) must look to callers exactly like Connect's gRPC did: same codes, messages, metadata, deadlines.
 
 /** A RoutingService whose PlanPayment does what the merchant id says. */
 function stub(seen: { deadline?: unknown }, release: Promise<void>) {
@@ -49,12 +49,14 @@ async function setUp() {
   const anonymous: Record<string, Transport> = {
     'connect-node gRPC client': createGrpcTransport({ baseUrl: url }),
     'createPeerTransport': createPeerTransport(url, 'not-the-token'),
-    'in process': createInProcessTransport(stub(seen, release), health, logger, CALLERS),
+    'in process, router': createInProcessTransport(stub(seen, release), health, logger, CALLERS, undefined, { calls: 'router' }),
+    'in process, direct': createInProcessTransport(stub(seen, release), health, logger, CALLERS, undefined, { calls: 'direct', freezeMessages: true }),
   };
   const transports: Record<string, Transport> = {
     'connect-node gRPC client': withCredential(anonymous['connect-node gRPC client'], TOKEN),
     'createPeerTransport': createPeerTransport(url, TOKEN),
-    'in process': withCredential(anonymous['in process'], TOKEN),
+    'in process, router': withCredential(anonymous['in process, router'], TOKEN),
+    'in process, direct': withCredential(anonymous['in process, direct'], TOKEN),
   };
   return { lines, seen, open, health, server, url, transports, anonymous };
 }

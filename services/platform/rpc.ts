@@ -5,6 +5,8 @@ import {
 } from '@connectrpc/connect';
 import { Health, HealthCheckResponse_ServingStatus as Status } from '../../proto/gen/grpc/health/v1/health_pb.js';
 import { DomainError, serviceError, toConnectError } from '../contract/errors.js';
+import type { InProcessCalls } from './config.js';
+import { createDirectTransport } from './direct-transport.js';
 import { closeGrpcServer, createGrpcServer } from './grpc-server.js';
 import { createGrpcJsTransport } from './grpc-transport.js';
 import { authenticateCallers, withCredential, type InternalCaller } from './internal-callers.js';
@@ -101,15 +103,28 @@ export function createRpcServer(
   return createGrpcServer(withHealth(routes, health), serverOptions(logger, callers, metrics));
 }
 
+/** How a part is called by parts in its own process (all-in-one/). */
+export interface InProcessOptions {
+  /** IN_PROCESS_CALLS: the implementation called with the message itself, or through Connect's router transport. */
+  calls: InProcessCalls;
+  /** Freeze the messages handed across (direct only): the test stacks prove that no side mutates a shared one. */
+  freezeMessages?: boolean;
+}
+
 /**
  * The same routes, interceptors and limits as createRpcServer, called in this process without a
- * socket (Connect's router transport): for parts that share one process (all-in-one/).
+ * socket: directly (services/platform/direct-transport.ts) or through Connect's router transport,
+ * which encodes every message as gRPC would.
  */
 export function createInProcessTransport(
   routes: (router: ConnectRouter) => void, health: HealthState, logger: Logger, callers: readonly InternalCaller[],
-  metrics?: Metrics,
+  metrics: Metrics | undefined, how: InProcessOptions,
 ): Transport {
-  return createRouterTransport(withHealth(routes, health), { router: serverOptions(logger, callers, metrics) });
+  const served = withHealth(routes, health);
+  const options = serverOptions(logger, callers, metrics);
+  const router = () => createRouterTransport(served, { router: options });
+  if (how.calls === 'router') return router();
+  return createDirectTransport(served, { ...options, streams: router, freezeMessages: how.freezeMessages });
 }
 
 /** Closes a server gracefully: no new calls, in-flight ones finish, then the rest are cut. */

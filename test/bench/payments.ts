@@ -8,11 +8,14 @@
 // `--only metrics-overhead` (or BENCH_ONLY=metrics-overhead) runs just the paired with/without
 // Prometheus metrics measurement (metrics-overhead.ts), which the full run also ends with;
 // `--only counts` just the messages per payment (statements, write calls, CPU), without the load runs.
+// `--only in-process-calls` the all-in-one process with direct and router in-process calls
+// (in-process-calls.ts), BENCH_OVERHEAD_PAIRS pairs.
 //
 // BENCH_ROOT=<another checkout> runs that checkout's build instead (its parts and its `pg`), so a
 // before/after pair is two invocations a minute apart on the same machine state.
 import { closedLoop, format, oneClient, openLoop, type Call, type Result } from './load.js';
 import { countMessages, printCounts } from './message-counts.js';
+import { inProcessCalls } from './in-process-calls.js';
 import { metricsOverhead } from './metrics-overhead.js';
 import { startAllInOne, type DeploymentTarget } from '../helpers/all-in-one-process.js';
 import { freePort, spawnPart, waitForHttp } from '../helpers/processes.js';
@@ -87,9 +90,8 @@ async function payments(target: DeploymentTarget, clients: number) {
   return { closed, withKeys, atHalf, single };
 }
 
-const overhead = () => metricsOverhead(natsUrl, paymentCall, {
-  clients: ALL_IN_ONE_CLIENTS, seconds: SECONDS, warmup: WARMUP_SECONDS, pairs: OVERHEAD_PAIRS,
-});
+const paired = { clients: ALL_IN_ONE_CLIENTS, seconds: SECONDS, warmup: WARMUP_SECONDS, pairs: OVERHEAD_PAIRS };
+const overhead = () => metricsOverhead(natsUrl, paymentCall, paired);
 const startSix = () => startSplitStack(natsUrl!, { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10' });
 
 /** Write calls per payment of the six part processes (countMessages.writes), on the stack's fresh tables. */
@@ -112,11 +114,14 @@ async function counts() {
 if (ONLY === 'metrics-overhead') {
   await overhead();
   process.exit(0);
+} else if (ONLY === 'in-process-calls') {
+  await inProcessCalls(natsUrl, paymentCall, paired);
+  process.exit(0);
 } else if (ONLY === 'counts') {
   await counts();
   process.exit(0);
 } else if (ONLY !== undefined) {
-  console.error(`bench: --only knows metrics-overhead and counts, not ${ONLY}`);
+  console.error(`bench: --only knows metrics-overhead, in-process-calls and counts, not ${ONLY}`);
   process.exit(2);
 }
 

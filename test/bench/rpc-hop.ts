@@ -103,6 +103,9 @@ for (const [server, port] of servers) {
   raw.close();
   await measure(`${server}, createPeerTransport (grpc-js)`, connectCaller(createPeerTransport(url, 'health-needs-none')));
 }
-await measure('in process, createInProcessTransport', connectCaller(createInProcessTransport(() => {}, health, logger, [])));
+for (const calls of ['router', 'direct'] as const) {
+  await measure(`in process, createInProcessTransport (${calls})`,
+    connectCaller(createInProcessTransport(() => {}, health, logger, [], undefined, { calls })));
+}
 connectNode.close();
 process.exit(0);

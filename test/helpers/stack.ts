@@ -88,6 +88,8 @@ export async function startTestStack(
     NATS_SUBJECT_PREFIX: testBus.nats?.subjectPrefix,
     // Accounts of the tests' stand-in providers (api_base_url on loopback) by the operator's opt-in.
     PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
+    // IN_PROCESS_CALLS=router: the parts call each other through the router transport (scripts/run-tests.mjs runs some files so).
+    IN_PROCESS_CALLS: process.env.IN_PROCESS_CALLS,
     ...opts.env,
   });
   // As all-in-one/main.ts does: with OTEL_EXPORTER_OTLP_ENDPOINT in env, before the parts are built.
@@ -106,6 +108,7 @@ export async function startTestStack(
     connectors: opts.connectors,
     providers: opts.providers,
     payoutConnectors: opts.payoutConnectors,
+    freezeInProcessMessages: true,
   });
   let pool: pg.Pool | undefined;
   const manage = async (method: string, path: string, body?: unknown) =>
