@@ -1,0 +1,118 @@
+// Issue 26's planning budget: p99 under 2 ms in routing-risk at the bench's load. Routing-risk's
+// PlanPayment is called in-process (the all-in-one's direct transport) on a real Postgres, for a
+// scope whose rule learns (success rate: the planning read returns two hours of five-minute buckets
+// of three accounts at three segment levels) and for one whose rule does not, among 200 other
+// projects' buckets. Decision time is what svc_routing_plan_duration_seconds measures, from the
+// planning read to the ranked plan: here from the store's planningInputs call to its
+// recordDecisions call (the store is wrapped, the service is routing-risk's own). Printed, never
+// asserted. Run: `npm run bench:planning` (BENCH_SECONDS, BENCH_RATE, BENCH_CLIENTS).
+import { performance } from 'node:perf_hooks';
+import { create } from '@bufbuild/protobuf';
+import { createClient } from '@connectrpc/connect';
+import { ScopeSchema } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import {
+  HealthState, admittedCallers, createInProcessTransport, createLogger, createPool, migrate, newInternalToken, systemClock, withCredential,
+} from '../../services/platform/index.js';
+import { routes } from '../../services/routing-risk/service.js';
+import { createStore, type RoutingRiskStore } from '../../services/routing-risk/store.js';
+import { createTestDatabase } from '../helpers/database.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** One call at a time; then paced at the all-in-one bench's closed-loop rate (200–300 payments/s on this machine); then flat out. */
+const RATE = Number(process.env.BENCH_RATE ?? 300);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
+const ACCOUNTS = ['pac_demo_alpha', 'pac_demo_beta', 'pac_demo_gamma'];
+const OTHER_PROJECTS = 200;
+
+const db = await createTestDatabase();
+const pool = createPool(db.url, 'routing_risk', 10);
+await migrate(pool, 'routing_risk', 'services/routing-risk');
+const store = createStore(pool);
+
+/** Decision times in ms, by the scope planned. */
+const times: number[] = [];
+const started = new WeakMap<object, number>();
+const timed: RoutingRiskStore = {
+  ...store,
+  planningInputs(scope, input, at, key) {
+    started.set(input, performance.now());
+    return store.planningInputs(scope, input, at, key);
+  },
+  recordDecisions(scope, input, risk, plan, at) {
+    const t = started.get(input);
+    if (t !== undefined) times.push(performance.now() - t);
+    return store.recordDecisions(scope, input, risk, plan, at);
+  },
+};
+
+const token = newInternalToken();
+const transport = createInProcessTransport(routes(timed, systemClock), new HealthState([RoutingService.typeName]),
+  createLogger('bench', 'silent'), admittedCallers(token, []), undefined, { calls: 'direct' });
+const routing = createClient(RoutingService, withCredential(transport, token));
+
+const scopeOf = (project: string) => ({ merchantId: 'mer_bench', projectId: project, mode: 'test' });
+const rule = (strategy: Record<string, unknown>) => ({
+  name: 'eur-cards', priority: 1, currencies: ['EUR'], countries: [], methods: ['card'], minAmount: null, maxAmount: null,
+  providers: ['demo_alpha', 'demo_beta', 'demo_gamma'], strategy: strategy as never,
+});
+await store.createRule(create(ScopeSchema, scopeOf('prj_learns')), 'rtr_learns', rule({ type: 'success_rate' }), new Date());
+await store.createRule(create(ScopeSchema, scopeOf('prj_static')), 'rtr_static', rule({ type: 'priority' }), new Date());
+
+// Two hours of buckets for every project: the learning one's are what its read returns, the others' are the table's bulk.
+const nowMinute = Math.floor(Date.now() / 60_000);
+await pool.query(
+  `INSERT INTO outcome_minutes (project_id, mode, payment_method, currency, country, card_network, minute,
+     provider_account_id, succeeded, soft_declined, hard_declined, technical)
+   SELECT p, 'test', 'card', 'EUR', l.country, l.network, ($1::bigint / 5 - b) * 5, a, 40 + b % 7, 3, 1, b % 2
+   FROM unnest($2::text[]) p, unnest($3::text[]) a, generate_series(0, 24) b,
+     (VALUES ('DE', 'visa'), ('DE', '*'), ('*', '*')) l (country, network)`,
+  [nowMinute, ['prj_learns', 'prj_static', ...Array.from({ length: OTHER_PROJECTS }, (_, i) => `prj_other${i}`)], ACCOUNTS],
+);
+await pool.query('ANALYZE outcome_minutes');
+
+let n = 0;
+const plan = (project: string) => routing.planPayment({
+  scope: scopeOf(project),
+  input: { paymentId: `pay_bench${n++}`, amount: 2500n, currency: 'EUR', country: 'DE', paymentMethodType: 'card' },
+  cardNetwork: 'visa',
+});
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+/** Paced at `rate` a second (each call started on time, whatever the others do), or `clients` calls in a closed loop. */
+async function run(project: string, load: { rate: number } | { clients: number }): Promise<string> {
+  times.length = 0;
+  const start = performance.now();
+  const until = start + SECONDS * 1000;
+  if ('rate' in load) {
+    const calls: Promise<unknown>[] = [];
+    for (let i = 0; performance.now() < until; i++) {
+      calls.push(plan(project));
+      const wait = start + (i + 1) * (1000 / load.rate) - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+    await Promise.all(calls);
+  } else {
+    await Promise.all(Array.from({ length: load.clients }, async () => {
+      while (performance.now() < until) await plan(project);
+    }));
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  const ms = (v: number) => `${v.toFixed(3)} ms`;
+  const how = 'rate' in load ? `${load.rate}/s paced` : `${load.clients} clients`;
+  return `${project.padEnd(11)} ${how.padEnd(12)} ${String(sorted.length).padStart(6)} plans  p50 ${ms(percentile(sorted, 50))}  p99 ${ms(percentile(sorted, 99))}  p99.9 ${ms(percentile(sorted, 99.9))}`;
+}
+
+try {
+  for (let i = 0; i < 200; i++) await plan(i % 2 ? 'prj_learns' : 'prj_static'); // warm the prepared statements and the JIT
+  console.log(`routing-risk decision time (planning read to ranked plan), ${SECONDS} s each; budget 2 ms at p99`);
+  for (const load of [{ clients: 1 }, { rate: RATE }, { clients: CLIENTS }]) {
+    for (const project of ['prj_static', 'prj_learns']) console.log(await run(project, load));
+  }
+} finally {
+  await pool.end();
+  await db.drop();
+}
