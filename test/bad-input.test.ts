@@ -165,6 +165,8 @@ const PROVIDER_WEBHOOKS: Case[] = PROVIDERS.filter((p) => p.capabilities.notific
   const target = `/providers/${p.code}/webhooks/pac_doesnotexist`;
   return [
     { name: `${p.code}: an unknown account`, send: () => raw('POST', target, { body: '{"id":"evt_1"}' }), status: 404, code: 'resource_not_found', param: 'provider_account_id' },
+    // Just inside the gateway's limit: the part must read it too (it once refused over 128 KiB, a 500).
+    { name: `${p.code}: a body just inside the notification limit reaches the part`, send: () => raw('POST', target, { body: 'x'.repeat(MAX_PROVIDER_NOTIFICATION_BYTES - 1) }), status: 404, code: 'resource_not_found', param: 'provider_account_id' },
     { name: `${p.code}: a body over the notification limit`, send: () => raw('POST', target, { body: 'x'.repeat(MAX_PROVIDER_NOTIFICATION_BYTES + 1) }), status: 413, code: 'body_too_large' },
   ];
 });

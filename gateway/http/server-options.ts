@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import type { FastifyHttpOptions } from 'fastify';
 import { type Config } from '../../services/platform/index.js';
-import { MAX_BODY_BYTES } from '../../services/contract/index.js';
-import { MAX_HEADER_BYTES, clientErrorHandler, frameworkErrors } from './transport-errors.js';
+import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../../services/contract/index.js';
+import { clientErrorHandler, frameworkErrors } from './transport-errors.js';
 
 // How long the gateway waits for its clients, and how its server refuses what it will not take.
 // A client can hold a connection only while it is sending something useful: slow headers, a

@@ -2,7 +2,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { newId } from '../../services/platform/index.js';
-import { DomainError } from '../../services/contract/index.js';
+import { DomainError, MAX_HEADER_BYTES } from '../../services/contract/index.js';
 import { sendError, toDomainError } from './errors.js';
 import { endSpanWithResponse } from './tracing.js';
 
@@ -15,8 +15,6 @@ import { endSpanWithResponse } from './tracing.js';
 /** Longest request target accepted; the rest of the 16 KiB header budget is for headers. */
 export const MAX_URL_LENGTH = 8 * 1024;
 
-/** The request line and header section, as sent (Node's parser is given the same limit). */
-export const MAX_HEADER_BYTES = 16 * 1024;
 
 /**
  * Header fields per request (Apache's default). Past 1000 Node keeps the first 1000 and drops the

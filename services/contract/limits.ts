@@ -12,6 +12,9 @@ export const MAX_BODY_BYTES = 64 * 1024;
  */
 export const MAX_PROVIDER_NOTIFICATION_BYTES = 256 * 1024;
 
+/** The request line and header section, as sent (Node's parser is given the same limit). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
 /** Stripe's metadata rule: at most 50 keys, a key at most 40 characters, a value a string of at most 500. */
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_KEY_MAX_LENGTH = 40;
@@ -40,3 +43,10 @@ export const MAX_PAGE_LIMIT = 200;
 export const PAGE_LIMIT_SCHEMA = {
   type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT,
 } as const;
+
+/**
+ * The largest message a part accepts from another: a provider's notification is forwarded whole
+ * with its headers (the gateway bounds both), the largest request a part receives; everything else
+ * is bounded by the body limit and fits well inside. Framing and field tags take the last KiB.
+ */
+export const MAX_RPC_MESSAGE_BYTES = MAX_PROVIDER_NOTIFICATION_BYTES + MAX_HEADER_BYTES + 1024;

@@ -6,7 +6,7 @@ import { Health } from '../../proto/gen/grpc/health/v1/health_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { DomainError, fromConnectError } from '../contract/errors.js';
 import { admittedCallers, newInternalToken, withCredential } from './internal-callers.js';
-import { MAX_EVENT_BYTES } from '../contract/limits.js';
+import { MAX_RPC_MESSAGE_BYTES } from '../contract/limits.js';
 import { createLogger } from './logger.js';
 import {
   HealthState, ServingStatus, closeRpcServer, createInProcessTransport, createPeerTransport, createRpcServer,
@@ -93,7 +93,7 @@ test('every client sees the same answers, errors, deadlines and limits', async (
       assert.ok([Code.DeadlineExceeded, Code.Canceled].includes(ConnectError.from(s.seen.deadline).code),
         `${name}: the handler was stopped at the deadline`);
 
-      const big = await failureOf(routing.planPayment({ scope: { merchantId: 'x'.repeat(MAX_EVENT_BYTES + 1) } }));
+      const big = await failureOf(routing.planPayment({ scope: { merchantId: 'x'.repeat(MAX_RPC_MESSAGE_BYTES + 1) } }));
       assert.equal(big.code, Code.ResourceExhausted, name);
     }
   } finally {

@@ -10,7 +10,7 @@ import { createDirectTransport } from './direct-transport.js';
 import { closeGrpcServer, createGrpcServer } from './grpc-server.js';
 import { createGrpcJsTransport } from './grpc-transport.js';
 import { authenticateCallers, withCredential, type InternalCaller } from './internal-callers.js';
-import { MAX_EVENT_BYTES } from '../contract/limits.js';
+import { MAX_RPC_MESSAGE_BYTES } from '../contract/limits.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { serverMetrics, withClientMetrics } from './rpc-metrics.js';
@@ -74,13 +74,13 @@ function domainErrors(logger: Logger): Interceptor {
 }
 
 function serverOptions(logger: Logger, callers: readonly InternalCaller[], metrics?: Metrics) {
-  // No request may carry more than its events can: the bus was checked to carry MAX_EVENT_BYTES.
+  // No request may be larger than the largest a client can make a part receive (limits.ts).
   // The first interceptor is the outermost: the caller is checked before any handler sees the request,
   // and the metrics see the status code the caller gets.
   // The trace's server span encloses all of them (it is empty while tracing is off).
   const interceptors = [domainErrors(logger), authenticateCallers(callers)];
   const measured = metrics ? [serverMetrics(metrics), ...interceptors] : interceptors;
-  return { readMaxBytes: MAX_EVENT_BYTES, interceptors: [...serverTracing(), ...measured] };
+  return { readMaxBytes: MAX_RPC_MESSAGE_BYTES, interceptors: [...serverTracing(), ...measured] };
 }
 
 function withHealth(routes: (router: ConnectRouter) => void, health: HealthState) {
