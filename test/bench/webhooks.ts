@@ -33,46 +33,44 @@ export interface BurstFigure {
   perSecond: number;
 }
 
+type Scope = { merchantId: string; projectId: string; mode: string };
+
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-/**
- * Starts a receiver, a producing outbox and the webhooks part (BENCH_ROOT's build, as every part the
- * benches spawn), runs the bursts then the open loop, prints each, and returns the bursts' figures.
- */
-export async function webhooksBench(natsUrl: string, run: WebhooksRun): Promise<BurstFigure[]> {
-  // The receiver: every arrival counted, the first arrival of each event timed against its commit.
-  const committedAt = new Map<string, number>();
-  const latencies: number[] = [];
-  let arrivals = 0;
-  let lastArrival = 0;
+/** The receiver: every arrival counted, the first arrival of each event timed against its commit. */
+async function startReceiver() {
+  const tally = { arrivals: 0, lastArrival: 0, latencies: [] as number[], committedAt: new Map<string, number>() };
   const receiver = await serveLoopback((req, res) => {
     const now = performance.now();
-    arrivals++;
-    lastArrival = now;
+    tally.arrivals++;
+    tally.lastArrival = now;
     const id = String(req.headers['svc-event-id']);
-    const committed = committedAt.get(id);
+    const committed = tally.committedAt.get(id);
     if (committed !== undefined) {
-      latencies.push(now - committed);
-      committedAt.delete(id);
+      tally.latencies.push(now - committed);
+      tally.committedAt.delete(id);
     }
     res.writeHead(200).end();
   });
   receiver.server.keepAliveTimeout = 60_000;
+  return { receiver, tally };
+}
 
+/** The bench plays a producing part (an outbox in its own schema, relayed as payments relays) before the webhooks part. */
+async function startRig(natsUrl: string) {
+  const { receiver, tally } = await startReceiver();
   const db = await createTestDatabase();
   const suffix = newId('evt').slice(-8);
   const stream = `SVC_BENCH_${suffix}`;
   const subjectPrefix = `svcbench.${suffix}`;
   const logger = createLogger('bench', 'error');
   const bus = await JetStreamBus.connect({ url: natsUrl, stream, subjectPrefix, logger, name: 'bench' });
-  // The bench plays a producing part: an outbox in its own schema, relayed as payments relays.
   const pool = createPool(db.url, 'payments', 10);
   await migrate(pool, 'payments', 'services/payments');
   const relay = new OutboxRelay({ pool, bus, logger, subjectPrefix, pollMs: 50 });
   relay.start();
-
   const grpcPort = await freePort();
   const internalToken = newInternalToken();
   const part = spawnPart('webhooks', 'services/webhooks/main.js', {
@@ -84,110 +82,7 @@ export async function webhooksBench(natsUrl: string, run: WebhooksRun): Promise<
     ...(process.env.BENCH_PART_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_PART_NODE_OPTIONS } : {}),
   });
   const webhooksUrl = `http://127.0.0.1:${grpcPort}`;
-
-  try {
-    await waitForHealth(part, webhooksUrl);
-    const client = createClient(WebhooksService, createPeerTransport(webhooksUrl, internalToken));
-    const scopeWith = async (endpoints: number) => {
-      const scope = { merchantId: newId('mer'), projectId: newId('prj'), mode: 'test' };
-      for (let i = 0; i < endpoints; i++) {
-        await client.createEndpoint({ scope, url: `${receiver.baseUrl}/hooks/${i}`, events: ['*'] });
-      }
-      return scope;
-    };
-    const eventOf = (scope: { merchantId: string; projectId: string; mode: string }): EventEnvelope => ({
-      id: newId('evt'), type: 'payment.successful', mode: scope.mode, merchant_id: scope.merchantId,
-      project_id: scope.projectId, created_at: new Date().toISOString(),
-      data: { object: { id: newId('pay'), object: 'payment', amount: 1000, currency: 'EUR', status: 'successful' } },
-    });
-    const waitArrivals = async (target: number, timeoutMs: number) => {
-      const deadline = Date.now() + timeoutMs;
-      while (arrivals < target && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    };
-    const reset = () => {
-      arrivals = 0;
-      latencies.length = 0;
-      committedAt.clear();
-    };
-    const summary = (label: string) => {
-      const sorted = [...latencies].sort((a, b) => a - b);
-      const ms = (n: number) => `${n.toFixed(1)} ms`;
-      return `${label.padEnd(48)} p50 ${ms(percentile(sorted, 50))}  p95 ${ms(percentile(sorted, 95))}  ` +
-        `p99 ${ms(percentile(sorted, 99))}  max ${ms(sorted.at(-1) ?? 0)}  (${sorted.length} events timed)`;
-    };
-
-    // What the sender measured: the HTTP attempt alone, and the wait from fan-out to the attempt.
-    async function attemptFigures(projectId: string): Promise<string> {
-      const { rows } = await pool.query(
-        `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY a.duration_ms) AS http_p50,
-                percentile_cont(0.99) WITHIN GROUP (ORDER BY a.duration_ms) AS http_p99,
-                percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - d.created_at) * 1000) AS wait_p50,
-                percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - d.created_at) * 1000) AS wait_p99
-         FROM webhooks.delivery_attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id WHERE d.project_id = $1`,
-        [projectId],
-      );
-      const r = rows[0];
-      return `  sender: HTTP attempt p50 ${Number(r.http_p50).toFixed(1)} ms, p99 ${Number(r.http_p99).toFixed(1)} ms; ` +
-        `stored -> attempt started p50 ${Number(r.wait_p50).toFixed(1)} ms, p99 ${Number(r.wait_p99).toFixed(1)} ms`;
-    }
-
-    /** Commits `count` events, `perCommit` to a transaction, `parallel` producers at once. */
-    async function burst(scope: Awaited<ReturnType<typeof scopeWith>>, count: number, perCommit: number, parallel: number) {
-      let made = 0;
-      await Promise.all(Array.from({ length: parallel }, async () => {
-        while (made < count) {
-          const events = Array.from({ length: Math.min(perCommit, count - made) }, () => eventOf(scope));
-          made += events.length;
-          await withTransaction(pool, async (tx) => {
-            for (const e of events) await enqueueEvent(tx, e);
-          });
-          const at = performance.now();
-          for (const e of events) committedAt.set(e.id, at);
-          relay.kick();
-        }
-      }));
-    }
-
-    console.log(`bench: webhooks part as its own process, node ${process.version}; Postgres and NATS from the environment`);
-    const warm = await scopeWith(1);
-    await burst(warm, 500, 50, 4);
-    await waitArrivals(500, 60_000);
-
-    const figures: BurstFigure[] = [];
-    for (const endpoints of run.endpoints) {
-      reset();
-      const scope = await scopeWith(endpoints);
-      const started = performance.now();
-      await burst(scope, run.burst, 100, 4);
-      const committed = performance.now();
-      await waitArrivals(run.burst * endpoints, 180_000);
-      const seconds = (lastArrival - started) / 1000;
-      figures.push({ endpoints, deliveries: arrivals, seconds, perSecond: arrivals / seconds });
-      console.log(`burst of ${run.burst} events x ${endpoints} endpoint(s): committed in ${((committed - started) / 1000).toFixed(1)} s; ` +
-        `${arrivals} deliveries in ${seconds.toFixed(1)} s = ${(arrivals / seconds).toFixed(0)} deliveries/s`);
-      console.log(summary(`  commit -> first arrival (burst, ${endpoints} endpoint(s))`));
-      console.log(await attemptFigures(scope.projectId));
-    }
-    if (!run.steady) return figures;
-
-    const { rate, seconds } = run.steady;
-    reset();
-    const steady = await scopeWith(1);
-    const total = rate * seconds;
-    const start = performance.now();
-    const pending: Promise<void>[] = [];
-    for (let i = 0; i < total; i++) {
-      const due = start + (i * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      pending.push(burst(steady, 1, 1, 1));
-    }
-    await Promise.all(pending);
-    await waitArrivals(total, 60_000);
-    console.log(summary(`open loop: ${rate} events/s for ${seconds} s, 1 endpoint`));
-    console.log(`targets: >= 2000 deliveries/s in a burst; p99 < 100 ms at ${rate} events/s`);
-    return figures;
-  } finally {
+  const close = async () => {
     await relay.stop();
     await part.stop();
     await bus.close();
@@ -195,6 +90,134 @@ export async function webhooksBench(natsUrl: string, run: WebhooksRun): Promise<
     await receiver.close();
     await deleteStream(natsUrl, stream).catch(() => undefined);
     await db.drop();
+  };
+  try {
+    await waitForHealth(part, webhooksUrl);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  const client = createClient(WebhooksService, createPeerTransport(webhooksUrl, internalToken));
+  return { receiver, tally, pool, relay, client, close };
+}
+
+type Rig = Awaited<ReturnType<typeof startRig>>;
+
+async function scopeWith(rig: Rig, endpoints: number): Promise<Scope> {
+  const scope = { merchantId: newId('mer'), projectId: newId('prj'), mode: 'test' };
+  for (let i = 0; i < endpoints; i++) {
+    await rig.client.createEndpoint({ scope, url: `${rig.receiver.baseUrl}/hooks/${i}`, events: ['*'] });
+  }
+  return scope;
+}
+
+const eventOf = (scope: Scope): EventEnvelope => ({
+  id: newId('evt'), type: 'payment.successful', mode: scope.mode, merchant_id: scope.merchantId,
+  project_id: scope.projectId, created_at: new Date().toISOString(),
+  data: { object: { id: newId('pay'), object: 'payment', amount: 1000, currency: 'EUR', status: 'successful' } },
+});
+
+/** Commits `count` events, `perCommit` to a transaction, `parallel` producers at once. */
+async function burst(rig: Rig, scope: Scope, count: number, perCommit: number, parallel: number): Promise<void> {
+  let made = 0;
+  await Promise.all(Array.from({ length: parallel }, async () => {
+    while (made < count) {
+      const events = Array.from({ length: Math.min(perCommit, count - made) }, () => eventOf(scope));
+      made += events.length;
+      await withTransaction(rig.pool, async (tx) => {
+        for (const e of events) await enqueueEvent(tx, e);
+      });
+      const at = performance.now();
+      for (const e of events) rig.tally.committedAt.set(e.id, at);
+      rig.relay.kick();
+    }
+  }));
+}
+
+async function waitArrivals(rig: Rig, target: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (rig.tally.arrivals < target && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+}
+
+function reset(rig: Rig): void {
+  rig.tally.arrivals = 0;
+  rig.tally.latencies.length = 0;
+  rig.tally.committedAt.clear();
+}
+
+function summary(rig: Rig, label: string): string {
+  const sorted = [...rig.tally.latencies].sort((a, b) => a - b);
+  const ms = (n: number) => `${n.toFixed(1)} ms`;
+  return `${label.padEnd(48)} p50 ${ms(percentile(sorted, 50))}  p95 ${ms(percentile(sorted, 95))}  ` +
+    `p99 ${ms(percentile(sorted, 99))}  max ${ms(sorted.at(-1) ?? 0)}  (${sorted.length} events timed)`;
+}
+
+/** What the sender measured: the HTTP attempt alone, and the wait from fan-out to the attempt. */
+async function attemptFigures(rig: Rig, projectId: string): Promise<string> {
+  const { rows } = await rig.pool.query(
+    `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY a.duration_ms) AS http_p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY a.duration_ms) AS http_p99,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - d.created_at) * 1000) AS wait_p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - d.created_at) * 1000) AS wait_p99
+     FROM webhooks.delivery_attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id WHERE d.project_id = $1`,
+    [projectId],
+  );
+  const r = rows[0];
+  return `  sender: HTTP attempt p50 ${Number(r.http_p50).toFixed(1)} ms, p99 ${Number(r.http_p99).toFixed(1)} ms; ` +
+    `stored -> attempt started p50 ${Number(r.wait_p50).toFixed(1)} ms, p99 ${Number(r.wait_p99).toFixed(1)} ms`;
+}
+
+/** `count` events to a fresh scope with `endpoints` endpoints, as fast as the producers commit. */
+async function burstTo(rig: Rig, endpoints: number, count: number): Promise<BurstFigure> {
+  reset(rig);
+  const scope = await scopeWith(rig, endpoints);
+  const started = performance.now();
+  await burst(rig, scope, count, 100, 4);
+  const committed = performance.now();
+  await waitArrivals(rig, count * endpoints, 180_000);
+  const { arrivals } = rig.tally;
+  const seconds = (rig.tally.lastArrival - started) / 1000;
+  console.log(`burst of ${count} events x ${endpoints} endpoint(s): committed in ${((committed - started) / 1000).toFixed(1)} s; ` +
+    `${arrivals} deliveries in ${seconds.toFixed(1)} s = ${(arrivals / seconds).toFixed(0)} deliveries/s`);
+  console.log(summary(rig, `  commit -> first arrival (burst, ${endpoints} endpoint(s))`));
+  console.log(await attemptFigures(rig, scope.projectId));
+  return { endpoints, deliveries: arrivals, seconds, perSecond: arrivals / seconds };
+}
+
+/** One event every 1/rate seconds to one endpoint, committed one to a transaction. */
+async function openLoop(rig: Rig, rate: number, seconds: number): Promise<void> {
+  reset(rig);
+  const scope = await scopeWith(rig, 1);
+  const total = rate * seconds;
+  const start = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const wait = start + (i * 1000) / rate - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    pending.push(burst(rig, scope, 1, 1, 1));
+  }
+  await Promise.all(pending);
+  await waitArrivals(rig, total, 60_000);
+  console.log(summary(rig, `open loop: ${rate} events/s for ${seconds} s, 1 endpoint`));
+  console.log(`targets: >= 2000 deliveries/s in a burst; p99 < 100 ms at ${rate} events/s`);
+}
+
+/**
+ * Starts a receiver, a producing outbox and the webhooks part (BENCH_ROOT's build, as every part the
+ * benches spawn), warms up, runs the bursts then the open loop, prints each, returns the bursts' figures.
+ */
+export async function webhooksBench(natsUrl: string, run: WebhooksRun): Promise<BurstFigure[]> {
+  const rig = await startRig(natsUrl);
+  try {
+    console.log(`bench: webhooks part as its own process, node ${process.version}; Postgres and NATS from the environment`);
+    await burst(rig, await scopeWith(rig, 1), 500, 50, 4);
+    await waitArrivals(rig, 500, 60_000);
+    const figures: BurstFigure[] = [];
+    for (const endpoints of run.endpoints) figures.push(await burstTo(rig, endpoints, run.burst));
+    if (run.steady) await openLoop(rig, run.steady.rate, run.steady.seconds);
+    return figures;
+  } finally {
+    await rig.close();
   }
 }
 
