@@ -37,7 +37,11 @@ export function budgetPerPayment(baselinePerSecond: number, cores = availablePar
   return (cores * 1000) / (TARGET_RATIO * baselinePerSecond);
 }
 
-/** CPU ms per completed payment of each group of processes over `run` (its answer's `requests`). */
+/**
+ * CPU ms per completed payment of each group of processes over `run` (its answer's `requests`).
+ * The pids are fixed before the run: a process that exits during it would take its earlier CPU
+ * off its group, which under load does not happen (the pools keep their connections open).
+ */
 export async function spendDuring<R extends { requests: number }>(
   groups: Record<string, number[]>, run: () => Promise<R>,
 ): Promise<{ result: R; spend: Spend }> {

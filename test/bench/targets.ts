@@ -5,10 +5,10 @@ import { TARGET_RATIO } from './cpu-budget.js';
 // the loads): rates as a ratio to the baseline's rate at the same client count, latencies in ms
 // and as a multiple of the baseline's own one-client p50 or p99. Printed, never judged by exit code.
 
-export const KEYED_RATIO = 0.12;
-export const P50_MS = 4;
-export const P99_MS = 25;
-export const WEBHOOKS_PER_SECOND = 5000;
+const KEYED_RATIO = 0.12;
+const P50_MS = 4;
+const P99_MS = 25;
+const WEBHOOKS_PER_SECOND = 5000;
 
 export interface Baseline {
   /** Closed loop at the six processes' and at the all-in-one's client counts. */
