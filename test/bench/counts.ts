@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import pg from 'pg';
 
 // Messages per payment, counted rather than timed: Postgres statements and transactions per part
 // (by wrapping node-postgres's Client.query in this process, which runs the parts in-process), and
@@ -106,4 +107,31 @@ export async function cpuOf(groups: Record<string, number[]>): Promise<Record<st
     for (const pid of pids) out[name] += await cpuMs(pid);
   }
   return out;
+}
+
+/**
+ * Pids of the Postgres processes serving `databaseUrl`'s database, and its server's background
+ * processes (WAL writer, checkpointer, ...): not every process named postgres, since other
+ * servers (a test suite's embedded Postgres) and other databases run on the same machine.
+ */
+export async function postgresPidsOf(databaseUrl: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity
+       WHERE (datname = current_database() OR datname IS NULL) AND pid <> pg_backend_pid()`,
+    );
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The CPU groups of a run: each part process, the database's Postgres processes, the NATS server. */
+export async function cpuGroups(parts: Record<string, number>, databaseUrl: string): Promise<Record<string, number[]>> {
+  return {
+    ...Object.fromEntries(Object.entries(parts).map(([name, pid]) => [name, [pid]])),
+    postgres: await postgresPidsOf(databaseUrl), nats: await pidsNamed('nats-server'),
+  };
 }

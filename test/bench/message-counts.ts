@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { request as httpRequest } from 'undici';
-import { countPgStatements, cpuOf, perPaymentPg, pidsNamed, snapshotPg, writeCallsOf, type PgCounts } from './counts.js';
+import { countPgStatements, cpuGroups, cpuOf, perPaymentPg, snapshotPg, writeCallsOf, type PgCounts } from './counts.js';
 import type { Call } from './load.js';
 import { newMerchantKeyAt } from '../helpers/split-stack.js';
 import { createTestBus } from '../helpers/bus.js';
@@ -33,7 +33,7 @@ export interface MessageCounts {
   keyedPg?: Map<string, PgCounts>;
   /** Write system calls per payment, by part process (six processes). */
   writes?: Record<string, number>;
-  /** CPU ms per payment, by part process, Postgres (all backends) and the NATS server (six processes). */
+  /** CPU ms per payment, by part process, Postgres (the database's backends) and the NATS server (six processes). */
   cpu?: Record<string, number>;
 }
 
@@ -41,13 +41,10 @@ const collected: MessageCounts = { pg: new Map() };
 
 export const countMessages = {
   /** Write system calls per payment of each process, minus an idle period as long. */
-  async writes(baseUrl: string, call: () => Call, pids: Record<string, number>): Promise<MessageCounts> {
+  async writes(baseUrl: string, call: () => Call, pids: Record<string, number>, databaseUrl: string): Promise<MessageCounts> {
     // Postgres backends come and go with the pools; those of the run are there by its end.
     await sequential(baseUrl, call);
-    const groups = {
-      ...Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, [pid]])),
-      postgres: await pidsNamed('postgres'), nats: await pidsNamed('nats-server'),
-    };
+    const groups = await cpuGroups(pids, databaseUrl);
     const w0 = await writeCallsOf(pids);
     const c0 = await cpuOf(groups);
     const ms = await sequential(baseUrl, call);

@@ -1,8 +1,11 @@
 // `npm run bench:webhooks`: webhook deliveries/s and latency from an event's commit to its first
 // attempt's arrival, through the whole path: a producer's outbox commit, the relay to JetStream,
 // the webhooks part as its own process (consumer, fan-out, dispatcher), a local receiver answering
-// 200. Prints figures; never passes or fails on them.
+// 200. Prints figures; never passes or fails on them. `npm run bench` imports webhooksBench for its
+// burst to 4 endpoints.
 import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { createClient } from '@connectrpc/connect';
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import {
@@ -15,166 +18,218 @@ import { createTestDatabase } from '../helpers/database.js';
 import { freePort, spawnPart, waitForHealth } from '../helpers/processes.js';
 import { serveLoopback } from '../helpers/stand-in-server.js';
 
-const BURST = Number(process.env.BENCH_EVENTS ?? 10_000);
-const RATE = Number(process.env.BENCH_RATE ?? 500);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-
-const natsUrl = process.env.NATS_URL;
-if (!process.env.DATABASE_URL || !natsUrl) {
-  console.error('bench: set DATABASE_URL and NATS_URL (a real Postgres and NATS JetStream)');
-  process.exit(2);
+/** Burst sizes and endpoint counts to run, and optionally the open loop after them. */
+export interface WebhooksRun {
+  burst: number;
+  endpoints: readonly number[];
+  steady?: { rate: number; seconds: number };
 }
+
+/** One burst: every delivery's arrival counted, from the first commit to the last arrival. */
+export interface BurstFigure {
+  endpoints: number;
+  deliveries: number;
+  seconds: number;
+  perSecond: number;
+}
+
+type Scope = { merchantId: string; projectId: string; mode: string };
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-// The receiver: every arrival counted, the first arrival of each event timed against its commit.
-const committedAt = new Map<string, number>();
-const latencies: number[] = [];
-let arrivals = 0;
-let lastArrival = 0;
-const receiver = await serveLoopback((req, res) => {
-  const now = performance.now();
-  arrivals++;
-  lastArrival = now;
-  const id = String(req.headers['svc-event-id']);
-  const committed = committedAt.get(id);
-  if (committed !== undefined) {
-    latencies.push(now - committed);
-    committedAt.delete(id);
-  }
-  res.writeHead(200).end();
-});
-receiver.server.keepAliveTimeout = 60_000;
-
-const db = await createTestDatabase();
-const suffix = newId('evt').slice(-8);
-const stream = `SVC_BENCH_${suffix}`;
-const subjectPrefix = `svcbench.${suffix}`;
-const logger = createLogger('bench', 'error');
-const bus = await JetStreamBus.connect({ url: natsUrl, stream, subjectPrefix, logger, name: 'bench' });
-// The bench plays a producing part: an outbox in its own schema, relayed as payments relays.
-const pool = createPool(db.url, 'payments', 10);
-await migrate(pool, 'payments', 'services/payments');
-const relay = new OutboxRelay({ pool, bus, logger, subjectPrefix, pollMs: 50 });
-relay.start();
-
-const grpcPort = await freePort();
-const internalToken = newInternalToken();
-const part = spawnPart('webhooks', 'services/webhooks/main.js', {
-  DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: subjectPrefix,
-  HOST: '127.0.0.1', GRPC_PORT: String(grpcPort), LOG_LEVEL: 'error', INTERNAL_TOKEN: internalToken,
-  WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
-  // To profile the part: BENCH_PART_NODE_OPTIONS='--require <a script starting node:inspector's
-  // Profiler>' (Node refuses --cpu-prof in NODE_OPTIONS).
-  ...(process.env.BENCH_PART_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_PART_NODE_OPTIONS } : {}),
-});
-const webhooksUrl = `http://127.0.0.1:${grpcPort}`;
-
-try {
-  await waitForHealth(part, webhooksUrl);
-  const client = createClient(WebhooksService, createPeerTransport(webhooksUrl, internalToken));
-  const scopeWith = async (endpoints: number) => {
-    const scope = { merchantId: newId('mer'), projectId: newId('prj'), mode: 'test' };
-    for (let i = 0; i < endpoints; i++) {
-      await client.createEndpoint({ scope, url: `${receiver.baseUrl}/hooks/${i}`, events: ['*'] });
+/** The receiver: every arrival counted, the first arrival of each event timed against its commit. */
+async function startReceiver() {
+  const tally = { arrivals: 0, lastArrival: 0, latencies: [] as number[], committedAt: new Map<string, number>() };
+  const receiver = await serveLoopback((req, res) => {
+    const now = performance.now();
+    tally.arrivals++;
+    tally.lastArrival = now;
+    const id = String(req.headers['svc-event-id']);
+    const committed = tally.committedAt.get(id);
+    if (committed !== undefined) {
+      tally.latencies.push(now - committed);
+      tally.committedAt.delete(id);
     }
-    return scope;
-  };
-  const eventOf = (scope: { merchantId: string; projectId: string; mode: string }): EventEnvelope => ({
-    id: newId('evt'), type: 'payment.successful', mode: scope.mode, merchant_id: scope.merchantId,
-    project_id: scope.projectId, created_at: new Date().toISOString(),
-    data: { object: { id: newId('pay'), object: 'payment', amount: 1000, currency: 'EUR', status: 'successful' } },
+    res.writeHead(200).end();
   });
-  const waitArrivals = async (target: number, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    while (arrivals < target && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  receiver.server.keepAliveTimeout = 60_000;
+  return { receiver, tally };
+}
+
+/** The bench plays a producing part (an outbox in its own schema, relayed as payments relays) before the webhooks part. */
+async function startRig(natsUrl: string) {
+  const { receiver, tally } = await startReceiver();
+  const db = await createTestDatabase();
+  const suffix = newId('evt').slice(-8);
+  const stream = `SVC_BENCH_${suffix}`;
+  const subjectPrefix = `svcbench.${suffix}`;
+  const logger = createLogger('bench', 'error');
+  const bus = await JetStreamBus.connect({ url: natsUrl, stream, subjectPrefix, logger, name: 'bench' });
+  const pool = createPool(db.url, 'payments', 10);
+  await migrate(pool, 'payments', 'services/payments');
+  const relay = new OutboxRelay({ pool, bus, logger, subjectPrefix, pollMs: 50 });
+  relay.start();
+  const grpcPort = await freePort();
+  const internalToken = newInternalToken();
+  const part = spawnPart('webhooks', 'services/webhooks/main.js', {
+    DATABASE_URL: db.url, NATS_URL: natsUrl, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: subjectPrefix,
+    HOST: '127.0.0.1', GRPC_PORT: String(grpcPort), LOG_LEVEL: 'error', INTERNAL_TOKEN: internalToken,
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+    // To profile the part: BENCH_PART_NODE_OPTIONS='--require <a script starting node:inspector's
+    // Profiler>' (Node refuses --cpu-prof in NODE_OPTIONS).
+    ...(process.env.BENCH_PART_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_PART_NODE_OPTIONS } : {}),
+  });
+  const webhooksUrl = `http://127.0.0.1:${grpcPort}`;
+  const close = async () => {
+    await relay.stop();
+    await part.stop();
+    await bus.close();
+    await pool.end();
+    await receiver.close();
+    await deleteStream(natsUrl, stream).catch(() => undefined);
+    await db.drop();
   };
-  const reset = () => {
-    arrivals = 0;
-    latencies.length = 0;
-    committedAt.clear();
-  };
-  const summary = (label: string) => {
-    const sorted = [...latencies].sort((a, b) => a - b);
-    const ms = (n: number) => `${n.toFixed(1)} ms`;
-    return `${label.padEnd(48)} p50 ${ms(percentile(sorted, 50))}  p95 ${ms(percentile(sorted, 95))}  ` +
-      `p99 ${ms(percentile(sorted, 99))}  max ${ms(sorted.at(-1) ?? 0)}  (${sorted.length} events timed)`;
-  };
-
-  // What the sender measured: the HTTP attempt alone, and the wait from fan-out to the attempt.
-  async function attemptFigures(projectId: string): Promise<string> {
-    const { rows } = await pool.query(
-      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY a.duration_ms) AS http_p50,
-              percentile_cont(0.99) WITHIN GROUP (ORDER BY a.duration_ms) AS http_p99,
-              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - d.created_at) * 1000) AS wait_p50,
-              percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - d.created_at) * 1000) AS wait_p99
-       FROM webhooks.delivery_attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id WHERE d.project_id = $1`,
-      [projectId],
-    );
-    const r = rows[0];
-    return `  sender: HTTP attempt p50 ${Number(r.http_p50).toFixed(1)} ms, p99 ${Number(r.http_p99).toFixed(1)} ms; ` +
-      `stored -> attempt started p50 ${Number(r.wait_p50).toFixed(1)} ms, p99 ${Number(r.wait_p99).toFixed(1)} ms`;
+  try {
+    await waitForHealth(part, webhooksUrl);
+  } catch (err) {
+    await close();
+    throw err;
   }
+  const client = createClient(WebhooksService, createPeerTransport(webhooksUrl, internalToken));
+  return { receiver, tally, pool, relay, client, close };
+}
 
-  /** Commits `count` events, `perCommit` to a transaction, `parallel` producers at once. */
-  async function burst(scope: Awaited<ReturnType<typeof scopeWith>>, count: number, perCommit: number, parallel: number) {
-    let made = 0;
-    await Promise.all(Array.from({ length: parallel }, async () => {
-      while (made < count) {
-        const events = Array.from({ length: Math.min(perCommit, count - made) }, () => eventOf(scope));
-        made += events.length;
-        await withTransaction(pool, async (tx) => {
-          for (const e of events) await enqueueEvent(tx, e);
-        });
-        const at = performance.now();
-        for (const e of events) committedAt.set(e.id, at);
-        relay.kick();
-      }
-    }));
+type Rig = Awaited<ReturnType<typeof startRig>>;
+
+async function scopeWith(rig: Rig, endpoints: number): Promise<Scope> {
+  const scope = { merchantId: newId('mer'), projectId: newId('prj'), mode: 'test' };
+  for (let i = 0; i < endpoints; i++) {
+    await rig.client.createEndpoint({ scope, url: `${rig.receiver.baseUrl}/hooks/${i}`, events: ['*'] });
   }
+  return scope;
+}
 
-  console.log(`bench: webhooks part as its own process, node ${process.version}; Postgres and NATS from the environment`);
-  const warm = await scopeWith(1);
-  await burst(warm, 500, 50, 4);
-  await waitArrivals(500, 60_000);
+const eventOf = (scope: Scope): EventEnvelope => ({
+  id: newId('evt'), type: 'payment.successful', mode: scope.mode, merchant_id: scope.merchantId,
+  project_id: scope.projectId, created_at: new Date().toISOString(),
+  data: { object: { id: newId('pay'), object: 'payment', amount: 1000, currency: 'EUR', status: 'successful' } },
+});
 
-  for (const endpoints of [1, 4]) {
-    reset();
-    const scope = await scopeWith(endpoints);
-    const started = performance.now();
-    await burst(scope, BURST, 100, 4);
-    const committed = performance.now();
-    await waitArrivals(BURST * endpoints, 180_000);
-    const seconds = (lastArrival - started) / 1000;
-    console.log(`burst of ${BURST} events x ${endpoints} endpoint(s): committed in ${((committed - started) / 1000).toFixed(1)} s; ` +
-      `${arrivals} deliveries in ${seconds.toFixed(1)} s = ${(arrivals / seconds).toFixed(0)} deliveries/s`);
-    console.log(summary(`  commit -> first arrival (burst, ${endpoints} endpoint(s))`));
-    console.log(await attemptFigures(scope.projectId));
-  }
+/** Commits `count` events, `perCommit` to a transaction, `parallel` producers at once. */
+async function burst(rig: Rig, scope: Scope, count: number, perCommit: number, parallel: number): Promise<void> {
+  let made = 0;
+  await Promise.all(Array.from({ length: parallel }, async () => {
+    while (made < count) {
+      const events = Array.from({ length: Math.min(perCommit, count - made) }, () => eventOf(scope));
+      made += events.length;
+      await withTransaction(rig.pool, async (tx) => {
+        for (const e of events) await enqueueEvent(tx, e);
+      });
+      const at = performance.now();
+      for (const e of events) rig.tally.committedAt.set(e.id, at);
+      rig.relay.kick();
+    }
+  }));
+}
 
-  reset();
-  const steady = await scopeWith(1);
-  const total = RATE * SECONDS;
+async function waitArrivals(rig: Rig, target: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (rig.tally.arrivals < target && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+}
+
+function reset(rig: Rig): void {
+  rig.tally.arrivals = 0;
+  rig.tally.latencies.length = 0;
+  rig.tally.committedAt.clear();
+}
+
+function summary(rig: Rig, label: string): string {
+  const sorted = [...rig.tally.latencies].sort((a, b) => a - b);
+  const ms = (n: number) => `${n.toFixed(1)} ms`;
+  return `${label.padEnd(48)} p50 ${ms(percentile(sorted, 50))}  p95 ${ms(percentile(sorted, 95))}  ` +
+    `p99 ${ms(percentile(sorted, 99))}  max ${ms(sorted.at(-1) ?? 0)}  (${sorted.length} events timed)`;
+}
+
+/** What the sender measured: the HTTP attempt alone, and the wait from fan-out to the attempt. */
+async function attemptFigures(rig: Rig, projectId: string): Promise<string> {
+  const { rows } = await rig.pool.query(
+    `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY a.duration_ms) AS http_p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY a.duration_ms) AS http_p99,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - d.created_at) * 1000) AS wait_p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - d.created_at) * 1000) AS wait_p99
+     FROM webhooks.delivery_attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id WHERE d.project_id = $1`,
+    [projectId],
+  );
+  const r = rows[0];
+  return `  sender: HTTP attempt p50 ${Number(r.http_p50).toFixed(1)} ms, p99 ${Number(r.http_p99).toFixed(1)} ms; ` +
+    `stored -> attempt started p50 ${Number(r.wait_p50).toFixed(1)} ms, p99 ${Number(r.wait_p99).toFixed(1)} ms`;
+}
+
+/** `count` events to a fresh scope with `endpoints` endpoints, as fast as the producers commit. */
+async function burstTo(rig: Rig, endpoints: number, count: number): Promise<BurstFigure> {
+  reset(rig);
+  const scope = await scopeWith(rig, endpoints);
+  const started = performance.now();
+  await burst(rig, scope, count, 100, 4);
+  const committed = performance.now();
+  await waitArrivals(rig, count * endpoints, 180_000);
+  const { arrivals } = rig.tally;
+  const seconds = (rig.tally.lastArrival - started) / 1000;
+  console.log(`burst of ${count} events x ${endpoints} endpoint(s): committed in ${((committed - started) / 1000).toFixed(1)} s; ` +
+    `${arrivals} deliveries in ${seconds.toFixed(1)} s = ${(arrivals / seconds).toFixed(0)} deliveries/s`);
+  console.log(summary(rig, `  commit -> first arrival (burst, ${endpoints} endpoint(s))`));
+  console.log(await attemptFigures(rig, scope.projectId));
+  return { endpoints, deliveries: arrivals, seconds, perSecond: arrivals / seconds };
+}
+
+/** One event every 1/rate seconds to one endpoint, committed one to a transaction. */
+async function openLoop(rig: Rig, rate: number, seconds: number): Promise<void> {
+  reset(rig);
+  const scope = await scopeWith(rig, 1);
+  const total = rate * seconds;
   const start = performance.now();
   const pending: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
-    const due = start + (i * 1000) / RATE;
-    const wait = due - performance.now();
+    const wait = start + (i * 1000) / rate - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    pending.push(burst(steady, 1, 1, 1));
+    pending.push(burst(rig, scope, 1, 1, 1));
   }
   await Promise.all(pending);
-  await waitArrivals(total, 60_000);
-  console.log(summary(`open loop: ${RATE} events/s for ${SECONDS} s, 1 endpoint`));
-  console.log(`targets: >= 2000 deliveries/s in a burst; p99 < 100 ms at ${RATE} events/s`);
-} finally {
-  await relay.stop();
-  await part.stop();
-  await bus.close();
-  await pool.end();
-  await receiver.close();
-  await deleteStream(natsUrl, stream).catch(() => undefined);
-  await db.drop();
+  await waitArrivals(rig, total, 60_000);
+  console.log(summary(rig, `open loop: ${rate} events/s for ${seconds} s, 1 endpoint`));
+  console.log(`targets: >= 2000 deliveries/s in a burst; p99 < 100 ms at ${rate} events/s`);
+}
+
+/**
+ * Starts a receiver, a producing outbox and the webhooks part (BENCH_ROOT's build, as every part the
+ * benches spawn), warms up, runs the bursts then the open loop, prints each, returns the bursts' figures.
+ */
+export async function webhooksBench(natsUrl: string, run: WebhooksRun): Promise<BurstFigure[]> {
+  const rig = await startRig(natsUrl);
+  try {
+    console.log(`bench: webhooks part as its own process, node ${process.version}; Postgres and NATS from the environment`);
+    await burst(rig, await scopeWith(rig, 1), 500, 50, 4);
+    await waitArrivals(rig, 500, 60_000);
+    const figures: BurstFigure[] = [];
+    for (const endpoints of run.endpoints) figures.push(await burstTo(rig, endpoints, run.burst));
+    if (run.steady) await openLoop(rig, run.steady.rate, run.steady.seconds);
+    return figures;
+  } finally {
+    await rig.close();
+  }
+}
+
+// `npm run bench:webhooks` runs this file: 1 then 4 endpoints, then the open loop.
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  const natsUrl = process.env.NATS_URL;
+  if (!process.env.DATABASE_URL || !natsUrl) {
+    console.error('bench: set DATABASE_URL and NATS_URL (a real Postgres and NATS JetStream)');
+    process.exit(2);
+  }
+  await webhooksBench(natsUrl, {
+    burst: Number(process.env.BENCH_EVENTS ?? 10_000), endpoints: [1, 4],
+    steady: { rate: Number(process.env.BENCH_RATE ?? 500), seconds: Number(process.env.BENCH_SECONDS ?? 10) },
+  });
 }
