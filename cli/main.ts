@@ -8,7 +8,7 @@ import {
 } from './commands.js';
 import { developerCommand } from './developer-commands.js';
 import type { CliIo } from './io.js';
-import { simulateCommand } from './simulate-command.js';
+import { SIMULATE_USAGE, simulateCommand } from './simulate-command.js';
 
 /**
  * `svc`: parses argv, picks the command, calls the management API, prints the result.
@@ -44,7 +44,10 @@ function commandUsage(command: Command): string {
 }
 
 function groupUsage(commands: Command[]): string {
-  return commands.map((c, i) => `${i === 0 ? 'usage: ' : '       '}${usageOf(c)}`).join('\n');
+  const lines = commands.map((c, i) => `${i === 0 ? 'usage: ' : '       '}${usageOf(c)}`);
+  // svc routing simulate is the group's too, though it runs offline (simulate-command.ts).
+  if (commands[0]?.words[0] === 'routing') lines.push(SIMULATE_USAGE.split('\n')[0]!.replace('usage: ', '       '));
+  return lines.join('\n');
 }
 
 interface Invocation {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { armOf, variantProblem } from './ab-arms.js';
-import { stickyShare } from './strategies/index.js';
+import { stickyShare } from '../platform/sticky-share.js';
 
 const variant = (share: number) => ({ share, strategy: { type: 'cheapest' as const } });
 

@@ -1,4 +1,5 @@
-import { stickyShare, strategyProblem, type StrategyConfig } from './strategies/index.js';
+import { stickyShare } from '../platform/sticky-share.js';
+import { strategyProblem, type StrategyConfig } from './strategies/index.js';
 
 /** A rule's variant arm: `share` of its payments (sticky by payment id) are ranked by `strategy` instead. */
 export interface Variant {

@@ -1,7 +1,7 @@
 // How a project's demo providers behave in the sandbox (issue 26): the settings the demo connector
 // plays per segment when a payment names no test_scenario, and the per-attempt draw. Kept by
 // payments (demo-behaviour/), read per attempt through a short cache.
-import { createHash } from 'node:crypto';
+import { stickyShare } from '../../platform/sticky-share.js';
 import type { Play } from './scenarios.js';
 
 export interface DemoBehaviour {
@@ -29,12 +29,6 @@ export interface DemoBehaviourSource {
   now(): Date;
 }
 
-/** Two independent uniform draws in [0, 1) from 48 bits each of a hash. */
-function uniforms(seed: string): [number, number] {
-  const h = createHash('sha256').update(`demo-behaviour:${seed}`).digest();
-  return [h.readUIntBE(0, 6) / 2 ** 48, h.readUIntBE(6, 6) / 2 ** 48];
-}
-
 /**
  * What the provider does with one attempt. The draw comes from the attempt id (random per attempt,
  * as ids carry a random part), so the status query after a time-out tells what authorize did. A
@@ -43,7 +37,6 @@ function uniforms(seed: string): [number, number] {
  */
 export function behaviourPlay(b: DemoBehaviour, attemptId: string, now: Date): Play {
   if (b.outageUntil && now < b.outageUntil) return 'unavailable';
-  const [technical, approval] = uniforms(attemptId);
-  if (technical < b.technicalErrorRate) return 'technical_error';
-  return approval < b.approvalRate ? 'approve' : 'soft_decline';
+  if (stickyShare(attemptId, 'demo-technical-error') < b.technicalErrorRate) return 'technical_error';
+  return stickyShare(attemptId, 'demo-approval') < b.approvalRate ? 'approve' : 'soft_decline';
 }

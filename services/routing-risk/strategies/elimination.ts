@@ -1,4 +1,4 @@
-import { stickyShare } from './sticky-share.js';
+import { stickyShare } from '../../platform/sticky-share.js';
 import { percent, recentHealth } from './window-stats.js';
 import type { LearningSettings, RankInput, Ranking, ScoredCandidate } from './types.js';
 

@@ -1,4 +1,4 @@
-import { stickyShare } from './sticky-share.js';
+import { stickyShare } from '../../platform/sticky-share.js';
 import type { LearningSettings, RankInput, ScoredCandidate } from './types.js';
 
 /**

@@ -5,7 +5,6 @@
 export { rank } from './rank.js';
 export { cheapestFirst } from './static-order.js';
 export { DEFAULT_SETTINGS, READ_WINDOW_MINUTES, STRATEGY_TYPES, settingsOf, strategyProblem } from './strategy-config.js';
-export { stickyShare } from './sticky-share.js';
 export { BUCKET_MINUTES, bucketOf, estimate, outcomeKind, recentHealth, windowed, type OutcomeKind } from './window-stats.js';
 export type {
   LearningSettings, MinuteCounts, OutcomeCounts, RankInput, Ranking, ScoredCandidate, Segment, SegmentHistory,

@@ -1,5 +1,5 @@
 import type { ProviderAccount } from '../provider-account.js';
-import { stickyShare } from './sticky-share.js';
+import { stickyShare } from '../../platform/sticky-share.js';
 import type { RankInput, Ranking } from './types.js';
 
 /** The weight entry naming an account: its own id, else its provider's code. */
