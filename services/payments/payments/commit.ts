@@ -39,7 +39,8 @@ export interface CommitOptions {
 
 /**
  * Writes the change. Without a transaction of the caller's or a customer action to touch it is one
- * statement, one round trip, the check that its attempt is still in flight included.
+ * statement, one round trip, the check that its attempt is still in flight included; a change with
+ * no such check (a new payment) shares its statement and commit with concurrent requests' ones.
  */
 export async function commitChange(
   store: PaymentsStore, change: Change, { tx, ifAttemptInFlight, binds, also = [] }: CommitOptions = {},
@@ -56,7 +57,7 @@ export async function commitChange(
   };
   if (tx) return write(tx);
   if (change.opensCustomerAction || change.closesCustomerAction) return store.transaction(write);
-  if (!ifAttemptInFlight) return store.run(undefined, statements);
+  if (!ifAttemptInFlight) return store.commit(statements);
   try {
     await store.run(undefined, [...statements, store.attemptInFlightGuard(payment.id, ifAttemptInFlight.id)]);
   } catch (err) {
