@@ -4,10 +4,10 @@ import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../proto/gen/svc/common/v1/common_pb.js';
 import { CreatePaymentRequestSchema } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { PlanPaymentResponseSchema } from '../proto/gen/svc/routing/v1/routing_pb.js';
-import { commitChange } from '../services/payments/payments/commit.js';
+import { AttemptSettledElsewhere, commitChange } from '../services/payments/payments/commit.js';
 import { newPayment } from '../services/payments/payments/new-payment.js';
 import { createStore } from '../services/payments/payments/store.js';
-import { open } from '../services/payments/payments/transitions.js';
+import { approve, open } from '../services/payments/payments/transitions.js';
 import {
   bindingOf, createGroupCommit, createPool, isBindingConflict, migrate, newId, type Pool,
 } from '../services/platform/index.js';
@@ -56,7 +56,7 @@ function openPayment(store: ReturnType<typeof createStore>, amount: number, key?
   const binding = bindingOf(CreatePaymentRequestSchema, req);
   const binds = binding && store.bindStatement(scope, { ...binding, resourceId: id }, at, 3_600_000);
   const payment = newPayment(scope, req, id, plan, at);
-  return { id, done: commitChange(store, open(payment, plan, { at, processingTimeMs: 1 }), { binds }) };
+  return { id, payment, done: commitChange(store, open(payment, plan, { at, processingTimeMs: 1 }), { binds }) };
 }
 
 async function stored(id: string) {
@@ -130,6 +130,43 @@ test('a key bound twice in one batch, or bound before it, fails only its own req
   assert.equal(writes.length, 7, writes.join('\n'));
 });
 
+test('concurrent outcomes share statements; one whose attempt was settled elsewhere fails alone', async () => {
+  const store = createStore(pool);
+  const opened = Array.from({ length: 8 }, (_, i) => openPayment(store, 500 + i));
+  await Promise.all(opened.map((o) => o.done));
+  // Reconciliation settled the fourth's attempt meanwhile.
+  await pool.query(`UPDATE payment_attempts SET status = 'failed', outcome = 'timeout' WHERE payment_id = $1`, [opened[3].id]);
+  writes = [];
+  const approved = { result: { outcome: 'success' as const, providerPaymentId: 'x', providerCode: 'ok', providerMessage: 'OK', fee: 0n }, latencyMs: 1 };
+  const outcomes = await Promise.allSettled(opened.map(({ payment }) => commitChange(
+    store, approve(payment, payment.attempts[0], approved, { at: new Date() }), { ifAttemptInFlight: payment.attempts[0] },
+  )));
+  assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+  assert.ok((outcomes[3] as PromiseRejectedResult).reason instanceof AttemptSettledElsewhere);
+  // The first alone, the refused batch of seven, each of the seven alone.
+  assert.equal(writes.length, 9, writes.join('\n'));
+  const { rows } = await pool.query(
+    `SELECT p.id, p.status, a.status AS attempt, (SELECT count(*)::int FROM outbox o WHERE o.aggregate_id = p.id AND o.type = 'payment.successful') AS events
+     FROM payments p JOIN payment_attempts a ON a.payment_id = p.id WHERE p.id = ANY($1) ORDER BY p.id`,
+    [opened.map((o) => o.id)],
+  );
+  assert.deepEqual(
+    rows.map((r) => [r.status, r.attempt, r.events]),
+    opened.map((_, i) => (i === 3 ? ['created', 'failed', 0] : ['successful', 'succeeded', 1])),
+  );
+
+  // Without a refusal, the outcomes after the first share one statement, its guards before its writes.
+  const more = Array.from({ length: 6 }, (_, i) => openPayment(store, 600 + i));
+  await Promise.all(more.map((o) => o.done));
+  writes = [];
+  await Promise.all(more.map(({ payment }) => commitChange(
+    store, approve(payment, payment.attempts[0], approved, { at: new Date() }), { ifAttemptInFlight: payment.attempts[0] },
+  )));
+  assert.equal(writes.length, 2, writes.join('\n'));
+  assert.match(writes[1], /CROSS JOIN LATERAL/);
+  for (const o of more) assert.equal((await stored(o.id)).status, 'successful');
+});
+
 test('a lone commit waits for nobody and is the statement it was', async () => {
   const store = createStore(pool);
   writes = [];
@@ -150,5 +187,5 @@ test('a batch that loses its connection fails its callers and is not retried', a
   assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected', 'rejected']);
   // The lone one, then the batch of two: its fate unknown, neither is run again alone.
   assert.equal(queries, 2);
-  await assert.rejects(failing([{ text: 'SELECT 1', values: [] }]), /writes only/);
+  await assert.rejects(failing([{ text: 'SELECT 1', values: [] }, ...unit]), /writes and a last check only/);
 });

@@ -9,7 +9,8 @@ import { runAsOne, type Queryable, type Statement } from './db.js';
  * is whatever gathered during the previous one (createBatcher).
  *
  * Each caller hands the writes that must commit together (its own all-or-nothing unit, as runAsOne
- * takes them). The single-row or multi-row `INSERT ... VALUES ($1, ...)` statements of all callers
+ * takes them), optionally ending with a check: a SELECT that raises to refuse the unit (payments'
+ * attempt-in-flight guard), which runs before the writes. The single-row or multi-row `INSERT ... VALUES ($1, ...)` statements of all callers
  * that share a table, column list and tail (`ON CONFLICT ...`) become one
  * `INSERT ... SELECT * FROM unnest($1::type[], ...)`, so the text is the same whatever the batch's
  * size and Postgres parses and plans it once per connection; other writes are kept as they are.
@@ -26,7 +27,9 @@ export function createGroupCommit(db: Queryable, maxBatch = 64): (unit: Statemen
   const write = createBatcher(async (units: Statement[][]): Promise<Array<unknown | undefined>> => {
     if (units.length === 1) return [await settled(runAsOne(db, units[0]))];
     try {
-      await runAsOne(db, merged(units.flat(), await types(units.flat())));
+      const writes = units.flatMap((u) => u.filter((s) => WRITE.test(s.text)));
+      const checks = mergedChecks(units.map((u) => u.at(-1)!).filter((s) => !WRITE.test(s.text)));
+      await runAsOne(db, [...merged(writes, await types(writes)), ...checks]);
       return units.map(() => undefined);
     } catch (err) {
       if (!refusedByPostgres(err)) return units.map(() => err ?? new Error('batch failed'));
@@ -34,14 +37,41 @@ export function createGroupCommit(db: Queryable, maxBatch = 64): (unit: Statemen
     }
   }, maxBatch);
   return async (unit) => {
-    if (!unit.every((s) => WRITE.test(s.text))) throw new Error('group commit takes writes only');
+    const check = unit.at(-1);
+    if (!unit.slice(0, -1).every((s) => WRITE.test(s.text))) throw new Error('group commit takes writes and a last check only');
+    // A check whose parameters are not all text cannot be unnested: it commits alone, as before.
+    if (check && !WRITE.test(check.text) && !check.values.every((v) => typeof v === 'string')) return runAsOne(db, unit);
     const failure = await write(unit);
     if (failure !== undefined) throw failure;
   };
 }
 
-// A SELECT as a CTE would not run unless referenced: only writes may share a statement.
+// A SELECT as a CTE would not run unless referenced: only writes become CTEs; a unit's check is
+// the statement's main query, which Postgres runs before any of the CTEs' writes.
 const WRITE = /^\s*(INSERT|UPDATE|DELETE)\b/i;
+
+/**
+ * Every unit's check in one main query, run before any write of the batch: per distinct check text,
+ * its parameters as text arrays and the check once per row, each row's value read so none is
+ * skipped. A check that refuses (raises) refuses the batch, and so only its own unit alone.
+ */
+function mergedChecks(checks: Statement[]): Statement[] {
+  if (checks.length === 0) return [];
+  const byText = new Map<string, unknown[][]>();
+  for (const c of checks) byText.set(c.text, [...(byText.get(c.text) ?? []), c.values]);
+  const values: unknown[] = [];
+  const parts = [...byText].map(([text, rows]) => {
+    const arity = rows[0].length;
+    const params = Array.from({ length: arity }, (_, i) => {
+      values.push(rows.map((r) => r[i]));
+      return `$${values.length}::text[]`;
+    });
+    const names = Array.from({ length: arity }, (_, i) => `p${i + 1}`);
+    const perRow = text.replace(/\$(\d+)/g, (_, n: string) => `v.p${n}`);
+    return `(SELECT count(c.*) FROM unnest(${params.join(', ')}) AS v(${names.join(', ')}) CROSS JOIN LATERAL (${perRow}) AS c)`;
+  });
+  return [{ text: `SELECT ${parts.join(', ')}`, values }];
+}
 
 /** undefined once the write committed, its error otherwise. */
 const settled = (p: Promise<void>): Promise<unknown | undefined> => p.then(() => undefined, (err) => err ?? new Error('failed'));

@@ -175,8 +175,9 @@ export function createStore(pool: Pool) {
     },
 
     /**
-     * Commits writes that need no lock or read of their own (a new payment's): concurrent
-     * requests' writes share one statement and one commit (platform/group-commit.ts).
+     * Commits a change's writes, after the check that may end them (attemptInFlightGuard), as
+     * run does; concurrent requests' changes share one statement and one commit
+     * (platform/group-commit.ts).
      */
     commit(statements: Statement[]): Promise<void> {
       return groupCommit(statements);
