@@ -10,10 +10,10 @@ import { runAsOne, type Queryable, type Statement } from './db.js';
  *
  * Each caller hands the writes that must commit together (its own all-or-nothing unit, as runAsOne
  * takes them), optionally ending with a check: a SELECT that raises to refuse the unit (payments'
- * attempt-in-flight guard), which runs before the writes. The single-row or multi-row `INSERT ... VALUES ($1, ...)` statements of all callers
- * that share a table, column list and tail (`ON CONFLICT ...`) become one
- * `INSERT ... SELECT * FROM unnest($1::type[], ...)`, so the text is the same whatever the batch's
- * size and Postgres parses and plans it once per connection; other writes are kept as they are.
+ * attempt-in-flight guard), which runs before the writes. The `INSERT ... VALUES ($1, ...), ...`
+ * statements of all callers that share a table, column list and tail (`ON CONFLICT ...`) become
+ * one `INSERT ... SELECT * FROM unnest($1::type[], ...)`, so the text is the same whatever the
+ * batch's size and Postgres parses and plans it once per connection; other writes stay as they are.
  *
  * A batch is all or nothing, like each of its callers' units. When Postgres refuses it (an
  * idempotency key bound twice, a unique key, a deadlock), nothing of it was committed, so each
@@ -25,7 +25,7 @@ import { runAsOne, type Queryable, type Statement } from './db.js';
 export function createGroupCommit(db: Queryable, maxBatch = 64): (unit: Statement[]) => Promise<void> {
   const types = columnTypes(db);
   const write = createBatcher(async (units: Statement[][]): Promise<Array<unknown | undefined>> => {
-    if (units.length === 1) return [await settled(runAsOne(db, units[0]))];
+    if (units.length === 1) return [await outcomeOf(runAsOne(db, units[0]))];
     try {
       const writes = units.flatMap((u) => u.filter((s) => WRITE.test(s.text)));
       const checks = mergedChecks(units.map((u) => u.at(-1)!).filter((s) => !WRITE.test(s.text)));
@@ -33,7 +33,7 @@ export function createGroupCommit(db: Queryable, maxBatch = 64): (unit: Statemen
       return units.map(() => undefined);
     } catch (err) {
       if (!refusedByPostgres(err)) return units.map(() => err ?? new Error('batch failed'));
-      return Promise.all(units.map((u) => settled(runAsOne(db, u))));
+      return Promise.all(units.map((u) => outcomeOf(runAsOne(db, u))));
     }
   }, maxBatch);
   return async (unit) => {
@@ -74,7 +74,7 @@ function mergedChecks(checks: Statement[]): Statement[] {
 }
 
 /** undefined once the write committed, its error otherwise. */
-const settled = (p: Promise<void>): Promise<unknown | undefined> => p.then(() => undefined, (err) => err ?? new Error('failed'));
+const outcomeOf = (p: Promise<void>): Promise<unknown | undefined> => p.then(() => undefined, (err) => err ?? new Error('failed'));
 
 /**
  * Postgres answered the statement with an ERROR: it and its implicit transaction were rolled
