@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { after, before, test } from 'node:test';
 import { create } from '@bufbuild/protobuf';
+import pg from 'pg';
 import { ScopeSchema } from '../proto/gen/svc/common/v1/common_pb.js';
 import { CreatePaymentRequestSchema } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { PlanPaymentResponseSchema } from '../proto/gen/svc/routing/v1/routing_pb.js';
@@ -147,11 +149,12 @@ test('concurrent outcomes share statements; one whose attempt was settled elsewh
   assert.equal(writes.length, 9, writes.join('\n'));
   const { rows } = await pool.query(
     `SELECT p.id, p.status, a.status AS attempt, (SELECT count(*)::int FROM outbox o WHERE o.aggregate_id = p.id AND o.type = 'payment.successful') AS events
-     FROM payments p JOIN payment_attempts a ON a.payment_id = p.id WHERE p.id = ANY($1) ORDER BY p.id`,
+     FROM payments p JOIN payment_attempts a ON a.payment_id = p.id WHERE p.id = ANY($1)`,
     [opened.map((o) => o.id)],
   );
+  const byId = new Map(rows.map((r) => [r.id, [r.status, r.attempt, r.events]]));
   assert.deepEqual(
-    rows.map((r) => [r.status, r.attempt, r.events]),
+    opened.map((o) => byId.get(o.id)),
     opened.map((_, i) => (i === 3 ? ['created', 'failed', 0] : ['successful', 'succeeded', 1])),
   );
 
@@ -188,4 +191,24 @@ test('a batch that loses its connection fails its callers and is not retried', a
   // The lone one, then the batch of two: its fate unknown, neither is run again alone.
   assert.equal(queries, 2);
   await assert.rejects(failing([{ text: 'SELECT 1', values: [] }, ...unit]), /writes and a last check only/);
+});
+
+test('each commit runs in its own caller\'s context (its trace), a batch in its first caller\'s', async () => {
+  const caller = new AsyncLocalStorage<string>();
+  const seen: string[] = [];
+  const commit = createGroupCommit({
+    query: async (config: string | { text: string }) => {
+      const text = typeof config === 'string' ? config : config.text;
+      // The catalog read of the table's column types: none, so the batch's inserts stay as they are.
+      if (/pg_attribute/.test(text)) return { rows: [] };
+      seen.push(`${/^WITH/.test(text) ? 'batch' : 'alone'} in ${caller.getStore()}`);
+      await new Promise((r) => setTimeout(r, 20));
+      // The batch is refused, as a conflict would be: each of its commits runs again alone.
+      if (/^WITH/.test(text)) throw Object.assign(new pg.DatabaseError('conflict', 0, 'error'), { severity: 'ERROR' });
+      return { rows: [] };
+    },
+  } as unknown as Pool);
+  const unit = (n: number) => [{ text: 'INSERT INTO t (a) VALUES ($1)', values: [n] }];
+  await Promise.all(['a', 'b', 'c'].map((name, i) => caller.run(name, () => commit(unit(i)))));
+  assert.deepEqual(seen, ['alone in a', 'batch in b', 'alone in b', 'alone in c']);
 });

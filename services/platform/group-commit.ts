@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import pg from 'pg';
 import { createBatcher } from './batcher.js';
 import { runAsOne, type Queryable, type Statement } from './db.js';
@@ -24,26 +25,35 @@ import { runAsOne, type Queryable, type Statement } from './db.js';
  */
 export function createGroupCommit(db: Queryable, maxBatch = 64): (unit: Statement[]) => Promise<void> {
   const types = columnTypes(db);
-  const write = createBatcher(async (units: Statement[][]): Promise<Array<unknown | undefined>> => {
-    if (units.length === 1) return [await outcomeOf(runAsOne(db, units[0]))];
+  // Each unit runs in its caller's async context (its trace), a batch in its first caller's.
+  const alone = (u: Unit) => u.caller.runInAsyncScope(() => outcomeOf(runAsOne(db, u.statements)));
+  const write = createBatcher(async (units: Unit[]): Promise<Array<unknown | undefined>> => {
+    if (units.length === 1) return [await alone(units[0])];
     try {
-      const writes = units.flatMap((u) => u.filter((s) => WRITE.test(s.text)));
-      const checks = mergedChecks(units.map((u) => u.at(-1)!).filter((s) => !WRITE.test(s.text)));
-      await runAsOne(db, [...merged(writes, await types(writes)), ...checks]);
+      const writes = units.flatMap((u) => u.statements.filter((s) => WRITE.test(s.text)));
+      const checks = mergedChecks(units.map((u) => u.statements.at(-1)!).filter((s) => !WRITE.test(s.text)));
+      const statements = [...merged(writes, await types(writes)), ...checks];
+      await units[0].caller.runInAsyncScope(() => runAsOne(db, statements));
       return units.map(() => undefined);
     } catch (err) {
       if (!refusedByPostgres(err)) return units.map(() => err ?? new Error('batch failed'));
-      return Promise.all(units.map((u) => outcomeOf(runAsOne(db, u))));
+      return Promise.all(units.map(alone));
     }
   }, maxBatch);
-  return async (unit) => {
-    const check = unit.at(-1);
-    if (!unit.slice(0, -1).every((s) => WRITE.test(s.text))) throw new Error('group commit takes writes and a last check only');
+  return async (statements) => {
+    const check = statements.at(-1);
+    if (!statements.slice(0, -1).every((s) => WRITE.test(s.text))) throw new Error('group commit takes writes and a last check only');
     // A check whose parameters are not all text cannot be unnested: it commits alone, as before.
-    if (check && !WRITE.test(check.text) && !check.values.every((v) => typeof v === 'string')) return runAsOne(db, unit);
-    const failure = await write(unit);
+    if (check && !WRITE.test(check.text) && !check.values.every((v) => typeof v === 'string')) return runAsOne(db, statements);
+    const failure = await write({ statements, caller: new AsyncResource('svc.group-commit') });
     if (failure !== undefined) throw failure;
   };
+}
+
+/** A caller's writes, and where it called from. */
+interface Unit {
+  statements: Statement[];
+  caller: AsyncResource;
 }
 
 // A SELECT as a CTE would not run unless referenced: only writes become CTEs; a unit's check is
