@@ -12,6 +12,7 @@ export * from './paths.js';
 export * from './ids.js';
 export * from './clock.js';
 export * from './batcher.js';
+export * from './group-commit.js';
 export * from './deadline.js';
 export * from './every.js';
 export * from './idempotency-bindings.js';

@@ -39,7 +39,8 @@ export interface CommitOptions {
 
 /**
  * Writes the change. Without a transaction of the caller's or a customer action to touch it is one
- * statement, one round trip, the check that its attempt is still in flight included.
+ * statement, one round trip, the check that its attempt is still in flight included, and it shares
+ * that statement and its commit with concurrent requests' changes (store.commit).
  */
 export async function commitChange(
   store: PaymentsStore, change: Change, { tx, ifAttemptInFlight, binds, also = [] }: CommitOptions = {},
@@ -56,9 +57,9 @@ export async function commitChange(
   };
   if (tx) return write(tx);
   if (change.opensCustomerAction || change.closesCustomerAction) return store.transaction(write);
-  if (!ifAttemptInFlight) return store.run(undefined, statements);
+  if (!ifAttemptInFlight) return store.commit(statements);
   try {
-    await store.run(undefined, [...statements, store.attemptInFlightGuard(payment.id, ifAttemptInFlight.id)]);
+    await store.commit([...statements, store.attemptInFlightGuard(payment.id, ifAttemptInFlight.id)]);
   } catch (err) {
     if ((err as { code?: string }).code === ATTEMPT_SETTLED) throw new AttemptSettledElsewhere(payment.id, ifAttemptInFlight.id);
     throw err;

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import {
-  asJson, bindStatement, boundResource, columnsOf, runAsOne, valuesOf, withTransaction, type Binding,
+  asJson, bindStatement, boundResource, columnsOf, createGroupCommit, runAsOne, valuesOf, withTransaction, type Binding,
   type Pool, type PoolClient, type Queryable, type FieldMap, type Statement,
 } from '../../platform/index.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
@@ -152,6 +152,7 @@ export interface PaymentFilter {
 
 export function createStore(pool: Pool) {
   const timelineId = monotonicIds();
+  const groupCommit = createGroupCommit(pool);
   return {
     ...customerActionQueries(pool),
 
@@ -171,6 +172,15 @@ export function createStore(pool: Pool) {
     /** Runs the statements as one (on `db`, or the pool); commit.ts is what writes a payment's changes. */
     run(db: Queryable | undefined, statements: Statement[]): Promise<void> {
       return runAsOne(db ?? pool, statements);
+    },
+
+    /**
+     * Commits a change's writes, after the check that may end them (attemptInFlightGuard), as
+     * run does; concurrent requests' changes share one statement and one commit
+     * (platform/group-commit.ts).
+     */
+    commit(statements: Statement[]): Promise<void> {
+      return groupCommit(statements);
     },
 
     /** Locks the payment (as every change to it does) and tells whether its attempt is still in flight. */
