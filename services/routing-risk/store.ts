@@ -7,7 +7,8 @@ import type { PayoutCapability } from './payout-routing.js';
 import type { ProviderAccount } from './provider-account.js';
 import { REPORT_SQL, type ArmCounts } from './experiment-report.js';
 import type { NewRule, RoutingRule } from './routing-rules.js';
-import { scopeLearnsSql } from './learning-scopes.js';
+import { ruleLearns, scopeLearnsSql } from './learning-scopes.js';
+import { scopeKey, type PlanningCache } from './planning-cache.js';
 import type { RankedPlan } from './ranked-route.js';
 import { READ_WINDOW_MINUTES, type MinuteCounts, type SegmentHistory, type SegmentLevel } from './strategies/index.js';
 
@@ -139,8 +140,16 @@ function toAccount(r: Record<string, any>): ProviderAccount {
   };
 }
 
-/** Postgres access of routing-risk; every query names its scope. */
-export function createStore(pool: Pool) {
+/**
+ * Postgres access of routing-risk; every query names its scope. With a cache (planning-cache.ts),
+ * planning takes a scope's accounts and rules from it, and a rule changed here is dropped from it
+ * before the change is answered, so the next plan in this process reads the rule as changed.
+ */
+export function createStore(pool: Pool, cache?: PlanningCache) {
+  const changed = <T>(scope: Scope, result: T): T => {
+    cache?.drop(scopeKey(scope));
+    return result;
+  };
   return {
     /** Active accounts a scope may route to (ACCOUNTS_SQL says which). */
     async accountsFor(scope: Scope): Promise<ProviderAccount[]> {
@@ -165,28 +174,39 @@ export function createStore(pool: Pool) {
     },
 
     /**
-     * What planning a payment reads, in one round trip: the accounts and rules of its scope and,
-     * when it carries a customer or device, its velocity.
+     * What planning a payment reads, in at most one round trip: the accounts and rules of its scope
+     * unless the cache has them, its outcome history when a rule of the scope learns, and its velocity
+     * when it carries a customer or device. A scope whose cached rules do not learn, planned for a
+     * payment without a customer or device, reads nothing.
      */
     async planningInputs(scope: Scope, input: RiskInput, at: Date, key: HistoryKey): Promise<PlanningInputs> {
+      const cached = cache?.get(scope);
+      const learns = !cached || cached.rules.some(ruleLearns);
       const keys = velocityKeys(scope, input);
       const counted = Boolean(keys.customer || keys.fingerprint || keys.ip);
+      if (cached && !learns && !counted) return { ...cached, velocity: NO_VELOCITY, history: new Map() };
       const values: unknown[] = counted ? [...scopeValues(scope), ...velocityValues(keys, at)] : scopeValues(scope);
-      const first = values.length + 1;
-      values.push(input.paymentMethodType, input.currency, input.country ?? '', key.cardNetwork ?? null, key.nowMinute - READ_WINDOW_MINUTES);
+      const columns = cached ? [] : [
+        `(SELECT COALESCE(json_agg(a), '[]') FROM (${ACCOUNTS_SQL}) a) AS accounts`,
+        `(SELECT COALESCE(json_agg(r ORDER BY r.priority, r.name), '[]') FROM (${RULES_SQL}) r) AS rules`,
+      ];
+      if (learns) {
+        columns.push(`(${historySql(values.length + 1)}) AS history`);
+        values.push(input.paymentMethodType, input.currency, input.country ?? '', key.cardNetwork ?? null, key.nowMinute - READ_WINDOW_MINUTES);
+      }
+      if (counted) columns.push('v.*');
+      const since = cache?.reading();
       const { rows } = await pool.query(prepared(
-        `SELECT (SELECT COALESCE(json_agg(a), '[]') FROM (${ACCOUNTS_SQL}) a) AS accounts,
-                (SELECT COALESCE(json_agg(r ORDER BY r.priority, r.name), '[]') FROM (${RULES_SQL}) r) AS rules,
-                (${historySql(first)}) AS history
-                ${counted ? `, v.* FROM (${VELOCITY_SQL}) v` : ''}`,
+        `SELECT ${columns.join(', ')} ${counted ? `FROM (${VELOCITY_SQL}) v` : ''}`,
         values,
       ));
       const r = rows[0];
+      const scoped = cached ?? { accounts: r.accounts.map(toAccount), rules: r.rules.map(toRule) };
+      if (!cached && since !== undefined) cache!.put(scope, since, scoped);
       return {
-        accounts: r.accounts.map(toAccount),
-        rules: r.rules.map(toRule),
+        ...scoped,
         velocity: counted ? { customer: r.customer, fingerprint: r.fingerprint, ip: r.ip } : NO_VELOCITY,
-        history: toHistory(r.history),
+        history: learns ? toHistory(r.history) : new Map(),
       };
     },
 
@@ -215,7 +235,7 @@ export function createStore(pool: Pool) {
           rule.minAmount, rule.maxAmount, rule.providers, at, jsonOrNull(rule.strategy), jsonOrNull(rule.variant),
         ],
       );
-      return rows[0] && toRule(rows[0]);
+      return changed(scope, rows[0] && toRule(rows[0]));
     },
 
     /**
@@ -227,7 +247,7 @@ export function createStore(pool: Pool) {
       scope: Scope, id: string, at: Date,
       change: (current: RoutingRule) => Promise<{ rule: NewRule; restart: boolean }>,
     ): Promise<RoutingRule | undefined> {
-      return withTransaction(pool, async (client) => {
+      return changed(scope, await withTransaction(pool, async (client) => {
         const found = await client.query(`SELECT ${RULE_COLUMNS} FROM routing_rules WHERE ${SCOPE} AND id = $4 FOR UPDATE`,
           [...scopeValues(scope), id]);
         if (!found.rows[0]) return undefined;
@@ -239,7 +259,7 @@ export function createStore(pool: Pool) {
           [...scopeValues(scope), id, rule.priority, rule.providers, jsonOrNull(rule.strategy), jsonOrNull(rule.variant), restart, at],
         );
         return toRule(rows[0]);
-      });
+      }));
     },
 
     /** A rule's decisions since its experiment began, per arm, with their outcomes (experiment-report.ts). */
@@ -258,7 +278,7 @@ export function createStore(pool: Pool) {
         `DELETE FROM routing_rules WHERE ${SCOPE} AND id = $4 RETURNING ${RULE_COLUMNS}`,
         [...scopeValues(scope), id],
       );
-      return rows[0] && toRule(rows[0]);
+      return changed(scope, rows[0] && toRule(rows[0]));
     },
 
     /** Both decisions in one statement: one round trip and one commit on the payment hot path. */
