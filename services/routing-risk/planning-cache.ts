@@ -22,15 +22,17 @@ export interface ScopeInputs {
   rules: RoutingRule[];
 }
 
+type ScopeRef = Pick<Scope, 'merchantId' | 'projectId' | 'mode'>;
+
 /** A scope as notifications name it: the triggers' JSON array [merchant, project, mode]. */
-export const scopeKey = (s: Pick<Scope, 'merchantId' | 'projectId' | 'mode'>) => JSON.stringify([s.merchantId, s.projectId, s.mode]);
+export const scopeKey = (s: ScopeRef) => JSON.stringify([s.merchantId, s.projectId, s.mode]);
 
 export interface PlanningCache {
   /** The scope's inputs, when cached, younger than the TTL, and the cache is live. */
-  get(scope: Scope): ScopeInputs | undefined;
+  get(scope: ScopeRef): ScopeInputs | undefined;
   /** Taken before a read: `put` keeps the read's result only if nothing was dropped since. */
   reading(): number;
-  put(scope: Scope, since: number, inputs: ScopeInputs): void;
+  put(scope: ScopeRef, since: number, inputs: ScopeInputs): void;
   /** Drops one scope (scopeKey) or, with '*', everything. */
   drop(key: string): void;
   /** Whether invalidations arrive (the listener is listening); either way everything is dropped. */
