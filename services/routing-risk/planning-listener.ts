@@ -5,14 +5,20 @@ import { PLANNING_CHANNEL, type PlanningCache } from './planning-cache.js';
 /** Wait before listening again after the connection was lost or could not be made. */
 export const LISTEN_RETRY_MS = 1_000;
 
-/** A notification's payload as a cache key: the scope's JSON array re-spelled as scopeKey does, or '*'. */
-function keyOf(payload: string | undefined): string {
+/**
+ * Applies one notification: a scope's JSON array [merchant, project, mode], or ["h", project, mode,
+ * minute] for outcomes counted from that minute on; anything else (the triggers' '*') drops all.
+ */
+function apply(cache: PlanningCache, payload: string | undefined): void {
+  let named: unknown;
   try {
-    const scope = JSON.parse(payload ?? '') as unknown;
-    return Array.isArray(scope) && scope.length === 3 ? JSON.stringify(scope) : '*';
+    named = JSON.parse(payload ?? '');
   } catch {
-    return '*';
+    return cache.drop('*');
   }
+  if (Array.isArray(named) && named.length === 3) return cache.drop(JSON.stringify(named));
+  if (Array.isArray(named) && named.length === 4 && named[0] === 'h') return cache.late(named[1], named[2], Number(named[3]));
+  cache.drop('*');
 }
 
 /**
@@ -44,7 +50,7 @@ export function planningListener(pool: Pool, cache: PlanningCache, logger: Logge
     timer = undefined;
     const client = new pg.Client(pool.options);
     held = client;
-    client.on('notification', (n) => cache.drop(keyOf(n.payload)));
+    client.on('notification', (n) => apply(cache, n.payload));
     client.on('error', (err) => lose(client, err));
     client.on('end', () => lose(client, new Error('LISTEN connection ended')));
     try {

@@ -8,9 +8,9 @@ import type { ProviderAccount } from './provider-account.js';
 import { REPORT_SQL, type ArmCounts } from './experiment-report.js';
 import type { NewRule, RoutingRule } from './routing-rules.js';
 import { ruleLearns, scopeLearnsSql } from './learning-scopes.js';
-import { scopeKey, type PlanningCache } from './planning-cache.js';
+import { scopeKey, type HistoryRow, type PlanningCache } from './planning-cache.js';
 import type { RankedPlan } from './ranked-route.js';
-import { READ_WINDOW_MINUTES, type MinuteCounts, type SegmentHistory, type SegmentLevel } from './strategies/index.js';
+import { READ_WINDOW_MINUTES, bucketOf, type MinuteCounts, type SegmentHistory, type SegmentLevel } from './strategies/index.js';
 
 /** The velocity keys of a payment as stored: digests, scoped to the project so they do not join across merchants. */
 function velocityKeys(scope: Scope, input: RiskInput) {
@@ -98,7 +98,7 @@ const historySql = (n: number) => {
     WHERE ${scopeLearnsSql('$1', '$2', '$3')}`;
 };
 
-function toHistory(rows: Array<[string, number, number | string, number, number, number, number]>): SegmentHistory {
+function toHistory(rows: HistoryRow[]): SegmentHistory {
   const history: SegmentHistory = new Map();
   for (const [account, level, minute, succeeded, soft, hard, technical] of rows) {
     let levels = history.get(account);
@@ -175,9 +175,10 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
 
     /**
      * What planning a payment reads, in at most one round trip: the accounts and rules of its scope
-     * unless the cache has them, its outcome history when a rule of the scope learns, and its velocity
-     * when it carries a customer or device. A scope whose cached rules do not learn, planned for a
-     * payment without a customer or device, reads nothing.
+     * unless the cache has them, its outcome history when a rule of the scope learns (only the bucket
+     * under way when the cache has the closed ones), and its velocity when it carries a customer or
+     * device. A scope whose cached rules do not learn, planned for a payment without a customer or
+     * device, reads nothing.
      */
     async planningInputs(scope: Scope, input: RiskInput, at: Date, key: HistoryKey): Promise<PlanningInputs> {
       const cached = cache?.get(scope);
@@ -190,12 +191,18 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
         `(SELECT COALESCE(json_agg(a), '[]') FROM (${ACCOUNTS_SQL}) a) AS accounts`,
         `(SELECT COALESCE(json_agg(r ORDER BY r.priority, r.name), '[]') FROM (${RULES_SQL}) r) AS rules`,
       ];
+      const segment = [input.paymentMethodType, input.currency, input.country ?? '', key.cardNetwork ?? null];
+      const segmentKey = JSON.stringify(segment);
+      const open = bucketOf(key.nowMinute);
+      const first = key.nowMinute - READ_WINDOW_MINUTES;
+      const closed = learns ? cache?.closed(scope, segmentKey, open) : undefined;
       if (learns) {
         columns.push(`(${historySql(values.length + 1)}) AS history`);
-        values.push(input.paymentMethodType, input.currency, input.country ?? '', key.cardNetwork ?? null, key.nowMinute - READ_WINDOW_MINUTES);
+        values.push(...segment, closed ? open - 1 : first);
       }
       if (counted) columns.push('v.*');
       const since = cache?.reading();
+      const historySince = learns && !closed ? cache?.readingHistory(open) : undefined;
       const { rows } = await pool.query(prepared(
         `SELECT ${columns.join(', ')} ${counted ? `FROM (${VELOCITY_SQL}) v` : ''}`,
         values,
@@ -203,10 +210,15 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
       const r = rows[0];
       const scoped = cached ?? { accounts: r.accounts.map(toAccount), rules: r.rules.map(toRule) };
       if (!cached && since !== undefined) cache!.put(scope, since, scoped);
+      let history: HistoryRow[] = learns ? r.history : [];
+      if (closed) history = [...closed.filter((h) => h[2] > first), ...history];
+      else if (historySince !== undefined) {
+        cache!.putClosed(scope, segmentKey, historySince, { openBucket: open, rows: history.filter((h) => h[2] < open) });
+      }
       return {
         ...scoped,
         velocity: counted ? { customer: r.customer, fingerprint: r.fingerprint, ip: r.ip } : NO_VELOCITY,
-        history: learns ? toHistory(r.history) : new Map(),
+        history: toHistory(history),
       };
     },
 
