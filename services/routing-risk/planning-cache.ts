@@ -14,8 +14,10 @@ import type { RoutingRule } from './routing-rules.js';
 /** The channel migration 0011's triggers notify. */
 export const PLANNING_CHANNEL = 'routing_risk_planning';
 export const PLANNING_CACHE_TTL_MS = 30_000;
-/** Past this many entries of a kind the oldest goes: a bound on memory, not a policy. */
-const MAX_ENTRIES = 10_000;
+/** Past this many scopes the oldest goes: a bound on memory, not a policy. */
+const MAX_SCOPES = 10_000;
+/** Past this many segments' closed buckets (each up to 24 rows per account and level) the oldest project's go. */
+const MAX_SEGMENTS = 2_000;
 
 export interface ScopeInputs {
   accounts: ProviderAccount[];
@@ -58,12 +60,6 @@ export interface PlanningCache {
   readonly live: boolean;
 }
 
-/** A Map bounded by MAX_ENTRIES, oldest entry out first. */
-function setBounded<K, V>(map: Map<K, V>, key: K, value: V): void {
-  map.delete(key);
-  if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value!);
-  map.set(key, value);
-}
 
 export function createPlanningCache(ttlMs = PLANNING_CACHE_TTL_MS, now: () => number = Date.now): PlanningCache {
   const scopes = new Map<string, { inputs: ScopeInputs; until: number }>();
@@ -74,6 +70,13 @@ export function createPlanningCache(ttlMs = PLANNING_CACHE_TTL_MS, now: () => nu
   // The newest bucket a history read has kept buckets before: a late count after it concerns no read.
   let newestOpenBucket = -Infinity;
   let live = false;
+
+  // Counted only when a segment is new to the cache.
+  const segmentCount = () => {
+    let count = 0;
+    for (const segments of histories.values()) count += segments.size;
+    return count;
+  };
 
   function drop(key: string) {
     generation++;
@@ -95,7 +98,11 @@ export function createPlanningCache(ttlMs = PLANNING_CACHE_TTL_MS, now: () => nu
     },
     reading: () => generation,
     put(scope, since, inputs) {
-      if (live && since === generation) setBounded(scopes, scopeKey(scope), { inputs, until: now() + ttlMs });
+      if (!live || since !== generation) return;
+      const key = scopeKey(scope);
+      scopes.delete(key);
+      if (scopes.size >= MAX_SCOPES) scopes.delete(scopes.keys().next().value!);
+      scopes.set(key, { inputs, until: now() + ttlMs });
     },
     closed(scope, segment, openBucket) {
       const entry = live ? histories.get(historyKey(scope))?.get(segment) : undefined;
@@ -108,9 +115,10 @@ export function createPlanningCache(ttlMs = PLANNING_CACHE_TTL_MS, now: () => nu
     putClosed(scope, segment, since, closed) {
       if (!live || since !== historyGeneration) return;
       const key = historyKey(scope);
+      if (!histories.get(key)?.has(segment) && segmentCount() >= MAX_SEGMENTS) histories.delete(histories.keys().next().value!);
       let segments = histories.get(key);
-      if (!segments) setBounded(histories, key, (segments = new Map()));
-      setBounded(segments, segment, { ...closed, until: now() + ttlMs });
+      if (!segments) histories.set(key, (segments = new Map()));
+      segments.set(segment, { ...closed, until: now() + ttlMs });
     },
     drop,
     late(projectId, mode, minute) {

@@ -7,10 +7,11 @@ import type { PayoutCapability } from './payout-routing.js';
 import type { ProviderAccount } from './provider-account.js';
 import { REPORT_SQL, type ArmCounts } from './experiment-report.js';
 import type { NewRule, RoutingRule } from './routing-rules.js';
-import { ruleLearns, scopeLearnsSql } from './learning-scopes.js';
-import { scopeKey, type HistoryRow, type PlanningCache } from './planning-cache.js';
+import { historyRead, type HistoryKey } from './history-read.js';
+import { ruleLearns } from './learning-scopes.js';
+import { scopeKey, type PlanningCache } from './planning-cache.js';
 import type { RankedPlan } from './ranked-route.js';
-import { READ_WINDOW_MINUTES, bucketOf, type MinuteCounts, type SegmentHistory, type SegmentLevel } from './strategies/index.js';
+import type { SegmentHistory } from './strategies/index.js';
 
 /** The velocity keys of a payment as stored: digests, scoped to the project so they do not join across merchants. */
 function velocityKeys(scope: Scope, input: RiskInput) {
@@ -78,49 +79,13 @@ const VELOCITY_SQL = `SELECT count(*) FILTER (WHERE customer_key_hash = $4)::int
 const velocityValues = (keys: ReturnType<typeof velocityKeys>, at: Date) =>
   [keys.customer, keys.fingerprint, keys.ip, new Date(at.getTime() - VELOCITY_WINDOW_MS), at];
 
-/**
- * The payment's outcome history per account, one row per minute and segment level (0: its country
- * and card network, 1: its country, 2: its method and currency; outcome-store.ts counts each level's
- * rows), for the learning strategies' windows (strategies/window-stats.ts), read only when a rule
- * of the scope learns. Parameters from $n: method, currency, country ('' unknown), card network
- * (null unknown), first minute.
- */
-const historySql = (n: number) => {
-  // One index range per level (the key's prefix, then the minutes): three lookups of the rows the
-  // strategies read, whatever the planner's statistics say about the table.
-  const level = (l: number, country: string, network: string) =>
-    `SELECT ${l} AS level, provider_account_id, minute, succeeded, soft_declined, hard_declined, technical
-     FROM outcome_minutes WHERE project_id = $2 AND mode = $3 AND payment_method = $${n} AND currency = $${n + 1}
-       AND country = ${country} AND card_network = ${network} AND minute > $${n + 4}`;
-  return `SELECT COALESCE(json_agg(json_build_array(h.provider_account_id, h.level, h.minute,
-           h.succeeded, h.soft_declined, h.hard_declined, h.technical)), '[]') FROM (
-    ${level(0, `$${n + 2}`, `$${n + 3}`)} UNION ALL ${level(1, `$${n + 2}`, "'*'")} UNION ALL ${level(2, "'*'", "'*'")}) h
-    WHERE ${scopeLearnsSql('$1', '$2', '$3')}`;
-};
-
-function toHistory(rows: HistoryRow[]): SegmentHistory {
-  const history: SegmentHistory = new Map();
-  for (const [account, level, minute, succeeded, soft, hard, technical] of rows) {
-    let levels = history.get(account);
-    if (!levels) history.set(account, (levels = new Map()));
-    let minutes = levels.get(level as SegmentLevel);
-    if (!minutes) levels.set(level as SegmentLevel, (minutes = []));
-    minutes.push({ minute: Number(minute), succeeded, soft, hard, technical } satisfies MinuteCounts);
-  }
-  return history;
-}
+export type { HistoryKey };
 
 export interface PlanningInputs {
   accounts: ProviderAccount[];
   rules: RoutingRule[];
   velocity: VelocityCounts;
   history: SegmentHistory;
-}
-
-/** The payment's segment as the planning read filters it. */
-export interface HistoryKey {
-  cardNetwork?: string;
-  nowMinute: number;
 }
 
 // Rows come from a query or, in planningInputs, from json_agg (numbers and strings, not bigint and Date).
@@ -191,18 +156,13 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
         `(SELECT COALESCE(json_agg(a), '[]') FROM (${ACCOUNTS_SQL}) a) AS accounts`,
         `(SELECT COALESCE(json_agg(r ORDER BY r.priority, r.name), '[]') FROM (${RULES_SQL}) r) AS rules`,
       ];
-      const segment = [input.paymentMethodType, input.currency, input.country ?? '', key.cardNetwork ?? null];
-      const segmentKey = JSON.stringify(segment);
-      const open = bucketOf(key.nowMinute);
-      const first = key.nowMinute - READ_WINDOW_MINUTES;
-      const closed = learns ? cache?.closed(scope, segmentKey, open) : undefined;
-      if (learns) {
-        columns.push(`(${historySql(values.length + 1)}) AS history`);
-        values.push(...segment, closed ? open - 1 : first);
+      const history = learns ? historyRead(cache, scope, input, key) : undefined;
+      if (history) {
+        columns.push(history.column(values.length + 1));
+        values.push(...history.values);
       }
       if (counted) columns.push('v.*');
       const since = cache?.reading();
-      const historySince = learns && !closed ? cache?.readingHistory(open) : undefined;
       const { rows } = await pool.query(prepared(
         `SELECT ${columns.join(', ')} ${counted ? `FROM (${VELOCITY_SQL}) v` : ''}`,
         values,
@@ -210,15 +170,10 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
       const r = rows[0];
       const scoped = cached ?? { accounts: r.accounts.map(toAccount), rules: r.rules.map(toRule) };
       if (!cached && since !== undefined) cache!.put(scope, since, scoped);
-      let history: HistoryRow[] = learns ? r.history : [];
-      if (closed) history = [...closed.filter((h) => h[2] > first), ...history];
-      else if (historySince !== undefined) {
-        cache!.putClosed(scope, segmentKey, historySince, { openBucket: open, rows: history.filter((h) => h[2] < open) });
-      }
       return {
         ...scoped,
         velocity: counted ? { customer: r.customer, fingerprint: r.fingerprint, ip: r.ip } : NO_VELOCITY,
-        history: toHistory(history),
+        history: history ? history.finish(r.history) : new Map(),
       };
     },
 
