@@ -7,7 +7,8 @@
 // recordDecisions call (the store is wrapped, the service is routing-risk's own). Printed, never
 // asserted. Each row runs twice, interleaved: without the planning cache (every plan reads the
 // scope's accounts and rules, as before issue 28) and with it (planning-cache.ts, live through its
-// listener), with the statements per plan counted. Run: `npm run bench:planning` (BENCH_SECONDS,
+// listener), with the statements per plan and this process's CPU per plan (the whole call, its
+// decisions' insert included) counted. Run: `npm run bench:planning` (BENCH_SECONDS,
 // BENCH_RATE, BENCH_CLIENTS).
 import { performance } from 'node:perf_hooks';
 import { create } from '@bufbuild/protobuf';
@@ -102,6 +103,7 @@ function percentile(sorted: number[], p: number): number {
 async function run(build: Build, project: string, load: { rate: number } | { clients: number }): Promise<string> {
   times.length = 0;
   statements = 0;
+  const cpu = process.cpuUsage();
   const start = performance.now();
   const until = start + SECONDS * 1000;
   if ('rate' in load) {
@@ -117,12 +119,13 @@ async function run(build: Build, project: string, load: { rate: number } | { cli
       while (performance.now() < until) await plan(build, project);
     }));
   }
+  const { user, system } = process.cpuUsage(cpu);
   const sorted = [...times].sort((a, b) => a - b);
   const ms = (v: number) => `${v.toFixed(3)} ms`;
   const how = 'rate' in load ? `${load.rate}/s paced` : `${load.clients} clients`;
   return `${build.padEnd(8)} ${project.padEnd(11)} ${how.padEnd(12)} ${String(sorted.length).padStart(6)} plans  ` +
     `p50 ${ms(percentile(sorted, 50))}  p99 ${ms(percentile(sorted, 99))}  p99.9 ${ms(percentile(sorted, 99.9))}  ` +
-    `${(statements / sorted.length).toFixed(2)} statements/plan`;
+    `${(statements / sorted.length).toFixed(2)} statements/plan  ${((user + system) / sorted.length).toFixed(0)} µs CPU/plan`;
 }
 
 try {
