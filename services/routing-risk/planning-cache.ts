@@ -53,13 +53,12 @@ export interface PlanningCache {
   putClosed(scope: ScopeRef, segment: string, since: number, closed: ClosedHistory): void;
   /** Drops one scope (scopeKey), its history with it, or, with '*', everything. */
   drop(key: string): void;
-  /** Outcomes were counted into the project's and mode's buckets from `minute` on: closed ones cached at or after it go. */
+  /** Outcomes were counted into the project's and mode's buckets from `minute` on: cached closed buckets that reach it go. */
   late(projectId: string, mode: string, minute: number): void;
   /** Whether invalidations arrive (the listener is listening); either way everything is dropped. */
   setLive(live: boolean): void;
   readonly live: boolean;
 }
-
 
 export function createPlanningCache(ttlMs = PLANNING_CACHE_TTL_MS, now: () => number = Date.now): PlanningCache {
   const scopes = new Map<string, { inputs: ScopeInputs; until: number }>();

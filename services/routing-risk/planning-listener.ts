@@ -17,7 +17,9 @@ function apply(cache: PlanningCache, payload: string | undefined): void {
     return cache.drop('*');
   }
   if (Array.isArray(named) && named.length === 3) return cache.drop(JSON.stringify(named));
-  if (Array.isArray(named) && named.length === 4 && named[0] === 'h') return cache.late(named[1], named[2], Number(named[3]));
+  if (Array.isArray(named) && named.length === 4 && named[0] === 'h' && Number.isFinite(named[3])) {
+    return cache.late(named[1], named[2], named[3]);
+  }
   cache.drop('*');
 }
 
