@@ -3,8 +3,8 @@
 // attempt.settled events (outcome-consumer.ts) into the windows routing learns from (strategies/,
 // outcome-minute-retention.ts). Keeps scopes' accounts and rules and closed outcome buckets in
 // process for planning (planning-cache.ts), dropped on migration 0011's notifications
-// (planning-listener.ts). Owns schema routing_risk. Also offers the routing simulator (simulator/): the same planner and strategies over
-// a synthetic day, offline, for the bench and the CLI.
+// (planning-listener.ts). Owns schema routing_risk. Also offers the routing simulator (simulator/):
+// the same planner and strategies over a synthetic day, offline, for the bench and the CLI.
 import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import {
