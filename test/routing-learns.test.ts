@@ -37,8 +37,12 @@ describe('routing-risk learns from attempt outcomes', () => {
     await stack?.close();
   });
 
-  const setStrategy = (strategy: unknown) =>
-    stack.query('UPDATE routing_risk.routing_rules SET strategy = $1 WHERE id = $2', [JSON.stringify(strategy), ruleId]);
+  // Through the API: routing-risk drops its cached rules before answering, so the very next payment
+  // plans with the new strategy (a change by SQL would reach the cache by notification, a moment later).
+  const setStrategy = async (strategy: unknown) => {
+    const res = await stack.manage('PATCH', `/projects/${m.projectId}/routing-rules/${ruleId}?mode=test`, { strategy });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+  };
 
   const pay = async (scenario?: string) => {
     const res = await request(stack.baseUrl, 'POST', '/v1/payments', {

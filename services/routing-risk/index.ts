@@ -1,8 +1,10 @@
 // routing-risk: scores risk and plans routes (RoutingService), and keeps the provider accounts
 // projects connect (ProviderAccountsService), and records attempt outcomes from the internal
 // attempt.settled events (outcome-consumer.ts) into the windows routing learns from (strategies/,
-// outcome-minute-retention.ts). Owns schema routing_risk. Also offers the routing simulator
-// (simulator/): the same planner and strategies over a synthetic day, offline, for the bench and the CLI.
+// outcome-minute-retention.ts). Keeps scopes' accounts and rules and closed outcome buckets in
+// process for planning (planning-cache.ts), dropped on migration 0011's notifications
+// (planning-listener.ts). Owns schema routing_risk. Also offers the routing simulator (simulator/):
+// the same planner and strategies over a synthetic day, offline, for the bench and the CLI.
 import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import {
@@ -11,6 +13,8 @@ import {
 import type { ProviderFacts } from '../contract/provider-facts.js';
 import { consumeAttemptOutcomes } from './outcome-consumer.js';
 import { outcomeMinutePruning } from './outcome-minute-retention.js';
+import { createPlanningCache } from './planning-cache.js';
+import { planningListener } from './planning-listener.js';
 import { upsertProviders } from './provider-catalogue.js';
 import { createProviderAccountStore } from './provider-account-store.js';
 import { providerAccountRoutes } from './provider-accounts-service.js';
@@ -34,22 +38,27 @@ export interface RoutingRiskDeps extends ServiceDeps {
 export function build(deps: RoutingRiskDeps): ServicePart {
   let outcomes: Subscription | undefined;
   const pruning = outcomeMinutePruning(deps.pool, deps.clock, deps.logger);
+  // Off until the listener listens (start), so a part built and not started reads every plan's inputs.
+  const cache = createPlanningCache();
+  const listener = planningListener(deps.pool, cache, deps.logger);
   return assemblePart(deps, {
     name: PART.name,
     services: [RoutingService.typeName, ProviderAccountsService.typeName],
     routes: (router) => {
       const vaultOf = new Map((deps.providers ?? []).flatMap((p) => (p.capabilities.vault ? [[p.code, p.capabilities.vault] as const] : [])));
-      routes(createStore(deps.pool), deps.clock, vaultOf, deps.metrics)(router);
-      providerAccountRoutes(createProviderAccountStore(deps.pool), deps.clock)(router);
+      routes(createStore(deps.pool, cache), deps.clock, vaultOf, deps.metrics)(router);
+      providerAccountRoutes(createProviderAccountStore(deps.pool, cache), deps.clock)(router);
     },
     async start() {
       await upsertProviders(deps.pool, deps.providers ?? []);
+      await listener.start();
       outcomes = await consumeAttemptOutcomes(deps);
       pruning.start();
     },
     async stop() {
       await pruning.stop();
       await outcomes?.stop();
+      await listener.stop();
     },
   });
 }

@@ -1,5 +1,6 @@
 import type { Pool } from '../platform/db.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { scopeKey, type PlanningCache } from './planning-cache.js';
 
 // Postgres access to the accounts merchants connect at licensed providers. The platform's shared
 // demo accounts (project_id NULL) are never read or changed here.
@@ -60,7 +61,8 @@ function toAccount(r: Record<string, any>): ConnectedAccount {
   };
 }
 
-export function createProviderAccountStore(pool: Pool) {
+/** With the planning cache, a changed account's scope is dropped from it before the change is answered. */
+export function createProviderAccountStore(pool: Pool, cache?: Pick<PlanningCache, 'drop'>) {
   async function get(id: string): Promise<ConnectedAccount | undefined> {
     const { rows } = await pool.query(`SELECT ${COLUMNS} ${FROM} WHERE a.id = $1 AND a.project_id IS NOT NULL`, [id]);
     return rows[0] && toAccount(rows[0]);
@@ -106,6 +108,7 @@ export function createProviderAccountStore(pool: Pool) {
           a.methods, a.currencies, a.countries, at,
         ],
       );
+      if (rowCount === 1) cache?.drop(scopeKey(scope));
       return rowCount === 1 ? get(a.id) : undefined;
     },
 
@@ -126,7 +129,9 @@ export function createProviderAccountStore(pool: Pool) {
         `UPDATE provider_accounts SET status = $2, updated_at = $3 WHERE id = $1 AND project_id IS NOT NULL AND status <> $2`,
         [id, status, at],
       );
-      return get(id);
+      const account = await get(id);
+      if (account) cache?.drop(scopeKey(account));
+      return account;
     },
   };
 }

@@ -7,9 +7,11 @@ import type { PayoutCapability } from './payout-routing.js';
 import type { ProviderAccount } from './provider-account.js';
 import { REPORT_SQL, type ArmCounts } from './experiment-report.js';
 import type { NewRule, RoutingRule } from './routing-rules.js';
-import { scopeLearnsSql } from './learning-scopes.js';
+import { historyRead, type HistoryKey } from './history-read.js';
+import { ruleLearns } from './learning-scopes.js';
+import { scopeKey, type PlanningCache } from './planning-cache.js';
 import type { RankedPlan } from './ranked-route.js';
-import { READ_WINDOW_MINUTES, type MinuteCounts, type SegmentHistory, type SegmentLevel } from './strategies/index.js';
+import type { SegmentHistory } from './strategies/index.js';
 
 /** The velocity keys of a payment as stored: digests, scoped to the project so they do not join across merchants. */
 function velocityKeys(scope: Scope, input: RiskInput) {
@@ -77,49 +79,13 @@ const VELOCITY_SQL = `SELECT count(*) FILTER (WHERE customer_key_hash = $4)::int
 const velocityValues = (keys: ReturnType<typeof velocityKeys>, at: Date) =>
   [keys.customer, keys.fingerprint, keys.ip, new Date(at.getTime() - VELOCITY_WINDOW_MS), at];
 
-/**
- * The payment's outcome history per account, one row per minute and segment level (0: its country
- * and card network, 1: its country, 2: its method and currency; outcome-store.ts counts each level's
- * rows), for the learning strategies' windows (strategies/window-stats.ts), read only when a rule
- * of the scope learns. Parameters from $n: method, currency, country ('' unknown), card network
- * (null unknown), first minute.
- */
-const historySql = (n: number) => {
-  // One index range per level (the key's prefix, then the minutes): three lookups of the rows the
-  // strategies read, whatever the planner's statistics say about the table.
-  const level = (l: number, country: string, network: string) =>
-    `SELECT ${l} AS level, provider_account_id, minute, succeeded, soft_declined, hard_declined, technical
-     FROM outcome_minutes WHERE project_id = $2 AND mode = $3 AND payment_method = $${n} AND currency = $${n + 1}
-       AND country = ${country} AND card_network = ${network} AND minute > $${n + 4}`;
-  return `SELECT COALESCE(json_agg(json_build_array(h.provider_account_id, h.level, h.minute,
-           h.succeeded, h.soft_declined, h.hard_declined, h.technical)), '[]') FROM (
-    ${level(0, `$${n + 2}`, `$${n + 3}`)} UNION ALL ${level(1, `$${n + 2}`, "'*'")} UNION ALL ${level(2, "'*'", "'*'")}) h
-    WHERE ${scopeLearnsSql('$1', '$2', '$3')}`;
-};
-
-function toHistory(rows: Array<[string, number, number | string, number, number, number, number]>): SegmentHistory {
-  const history: SegmentHistory = new Map();
-  for (const [account, level, minute, succeeded, soft, hard, technical] of rows) {
-    let levels = history.get(account);
-    if (!levels) history.set(account, (levels = new Map()));
-    let minutes = levels.get(level as SegmentLevel);
-    if (!minutes) levels.set(level as SegmentLevel, (minutes = []));
-    minutes.push({ minute: Number(minute), succeeded, soft, hard, technical } satisfies MinuteCounts);
-  }
-  return history;
-}
+export type { HistoryKey };
 
 export interface PlanningInputs {
   accounts: ProviderAccount[];
   rules: RoutingRule[];
   velocity: VelocityCounts;
   history: SegmentHistory;
-}
-
-/** The payment's segment as the planning read filters it. */
-export interface HistoryKey {
-  cardNetwork?: string;
-  nowMinute: number;
 }
 
 // Rows come from a query or, in planningInputs, from json_agg (numbers and strings, not bigint and Date).
@@ -139,8 +105,16 @@ function toAccount(r: Record<string, any>): ProviderAccount {
   };
 }
 
-/** Postgres access of routing-risk; every query names its scope. */
-export function createStore(pool: Pool) {
+/**
+ * Postgres access of routing-risk; every query names its scope. With a cache (planning-cache.ts),
+ * planning takes a scope's accounts and rules from it, and a rule changed here is dropped from it
+ * before the change is answered, so the next plan in this process reads the rule as changed.
+ */
+export function createStore(pool: Pool, cache?: PlanningCache) {
+  const changed = <T>(scope: Scope, result: T): T => {
+    cache?.drop(scopeKey(scope));
+    return result;
+  };
   return {
     /** Active accounts a scope may route to (ACCOUNTS_SQL says which). */
     async accountsFor(scope: Scope): Promise<ProviderAccount[]> {
@@ -165,28 +139,41 @@ export function createStore(pool: Pool) {
     },
 
     /**
-     * What planning a payment reads, in one round trip: the accounts and rules of its scope and,
-     * when it carries a customer or device, its velocity.
+     * What planning a payment reads, in at most one round trip: the accounts and rules of its scope
+     * unless the cache has them, its outcome history when a rule of the scope learns (only the bucket
+     * under way when the cache has the closed ones), and its velocity when it carries a customer or
+     * device. A scope whose cached rules do not learn, planned for a payment without a customer or
+     * device, reads nothing.
      */
     async planningInputs(scope: Scope, input: RiskInput, at: Date, key: HistoryKey): Promise<PlanningInputs> {
+      const cached = cache?.get(scope);
+      const learns = !cached || cached.rules.some(ruleLearns);
       const keys = velocityKeys(scope, input);
       const counted = Boolean(keys.customer || keys.fingerprint || keys.ip);
+      if (cached && !learns && !counted) return { ...cached, velocity: NO_VELOCITY, history: new Map() };
       const values: unknown[] = counted ? [...scopeValues(scope), ...velocityValues(keys, at)] : scopeValues(scope);
-      const first = values.length + 1;
-      values.push(input.paymentMethodType, input.currency, input.country ?? '', key.cardNetwork ?? null, key.nowMinute - READ_WINDOW_MINUTES);
+      const columns = cached ? [] : [
+        `(SELECT COALESCE(json_agg(a), '[]') FROM (${ACCOUNTS_SQL}) a) AS accounts`,
+        `(SELECT COALESCE(json_agg(r ORDER BY r.priority, r.name), '[]') FROM (${RULES_SQL}) r) AS rules`,
+      ];
+      const history = learns ? historyRead(cache, scope, input, key) : undefined;
+      if (history) {
+        columns.push(history.column(values.length + 1));
+        values.push(...history.values);
+      }
+      if (counted) columns.push('v.*');
+      const since = cache?.reading();
       const { rows } = await pool.query(prepared(
-        `SELECT (SELECT COALESCE(json_agg(a), '[]') FROM (${ACCOUNTS_SQL}) a) AS accounts,
-                (SELECT COALESCE(json_agg(r ORDER BY r.priority, r.name), '[]') FROM (${RULES_SQL}) r) AS rules,
-                (${historySql(first)}) AS history
-                ${counted ? `, v.* FROM (${VELOCITY_SQL}) v` : ''}`,
+        `SELECT ${columns.join(', ')} ${counted ? `FROM (${VELOCITY_SQL}) v` : ''}`,
         values,
       ));
       const r = rows[0];
+      const scoped = cached ?? { accounts: r.accounts.map(toAccount), rules: r.rules.map(toRule) };
+      if (!cached && since !== undefined) cache!.put(scope, since, scoped);
       return {
-        accounts: r.accounts.map(toAccount),
-        rules: r.rules.map(toRule),
+        ...scoped,
         velocity: counted ? { customer: r.customer, fingerprint: r.fingerprint, ip: r.ip } : NO_VELOCITY,
-        history: toHistory(r.history),
+        history: history ? history.finish(r.history) : new Map(),
       };
     },
 
@@ -215,7 +202,7 @@ export function createStore(pool: Pool) {
           rule.minAmount, rule.maxAmount, rule.providers, at, jsonOrNull(rule.strategy), jsonOrNull(rule.variant),
         ],
       );
-      return rows[0] && toRule(rows[0]);
+      return changed(scope, rows[0] && toRule(rows[0]));
     },
 
     /**
@@ -227,7 +214,7 @@ export function createStore(pool: Pool) {
       scope: Scope, id: string, at: Date,
       change: (current: RoutingRule) => Promise<{ rule: NewRule; restart: boolean }>,
     ): Promise<RoutingRule | undefined> {
-      return withTransaction(pool, async (client) => {
+      return changed(scope, await withTransaction(pool, async (client) => {
         const found = await client.query(`SELECT ${RULE_COLUMNS} FROM routing_rules WHERE ${SCOPE} AND id = $4 FOR UPDATE`,
           [...scopeValues(scope), id]);
         if (!found.rows[0]) return undefined;
@@ -239,7 +226,7 @@ export function createStore(pool: Pool) {
           [...scopeValues(scope), id, rule.priority, rule.providers, jsonOrNull(rule.strategy), jsonOrNull(rule.variant), restart, at],
         );
         return toRule(rows[0]);
-      });
+      }));
     },
 
     /** A rule's decisions since its experiment began, per arm, with their outcomes (experiment-report.ts). */
@@ -258,7 +245,7 @@ export function createStore(pool: Pool) {
         `DELETE FROM routing_rules WHERE ${SCOPE} AND id = $4 RETURNING ${RULE_COLUMNS}`,
         [...scopeValues(scope), id],
       );
-      return rows[0] && toRule(rows[0]);
+      return changed(scope, rows[0] && toRule(rows[0]));
     },
 
     /** Both decisions in one statement: one round trip and one commit on the payment hot path. */

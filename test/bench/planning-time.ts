@@ -5,7 +5,11 @@
 // projects' buckets. Decision time is what svc_routing_plan_duration_seconds measures, from the
 // planning read to the ranked plan: here from the store's planningInputs call to its
 // recordDecisions call (the store is wrapped, the service is routing-risk's own). Printed, never
-// asserted. Run: `npm run bench:planning` (BENCH_SECONDS, BENCH_RATE, BENCH_CLIENTS).
+// asserted. Each row runs twice, interleaved: without the planning cache (every plan reads the
+// scope's accounts and rules, as before issue 28) and with it (planning-cache.ts, live through its
+// listener), with the statements per plan and this process's CPU per plan (the whole call, its
+// decisions' insert included) counted. Run: `npm run bench:planning` (BENCH_SECONDS,
+// BENCH_RATE, BENCH_CLIENTS).
 import { performance } from 'node:perf_hooks';
 import { create } from '@bufbuild/protobuf';
 import { createClient } from '@connectrpc/connect';
@@ -14,6 +18,8 @@ import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import {
   HealthState, admittedCallers, createInProcessTransport, createLogger, createPool, migrate, newInternalToken, systemClock, withCredential,
 } from '../../services/platform/index.js';
+import { createPlanningCache } from '../../services/routing-risk/planning-cache.js';
+import { planningListener } from '../../services/routing-risk/planning-listener.js';
 import { routes } from '../../services/routing-risk/service.js';
 import { createStore, type RoutingRiskStore } from '../../services/routing-risk/store.js';
 import { createTestDatabase } from '../helpers/database.js';
@@ -28,28 +34,39 @@ const OTHER_PROJECTS = 200;
 const db = await createTestDatabase();
 const pool = createPool(db.url, 'routing_risk', 10);
 await migrate(pool, 'routing_risk', 'services/routing-risk');
+let statements = 0;
+const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+(pool as { query: unknown }).query = (...args: unknown[]) => {
+  statements++;
+  return query(...args);
+};
 const store = createStore(pool);
+const cache = createPlanningCache();
+const listener = planningListener(pool, cache, createLogger('bench', 'silent'));
+await listener.start();
 
 /** Decision times in ms, by the scope planned. */
 const times: number[] = [];
 const started = new WeakMap<object, number>();
-const timed: RoutingRiskStore = {
-  ...store,
+const timed = (inner: RoutingRiskStore): RoutingRiskStore => ({
+  ...inner,
   planningInputs(scope, input, at, key) {
     started.set(input, performance.now());
-    return store.planningInputs(scope, input, at, key);
+    return inner.planningInputs(scope, input, at, key);
   },
   recordDecisions(scope, input, risk, plan, at) {
     const t = started.get(input);
     if (t !== undefined) times.push(performance.now() - t);
-    return store.recordDecisions(scope, input, risk, plan, at);
+    return inner.recordDecisions(scope, input, risk, plan, at);
   },
-};
+});
 
 const token = newInternalToken();
-const transport = createInProcessTransport(routes(timed, systemClock), new HealthState([RoutingService.typeName]),
-  createLogger('bench', 'silent'), admittedCallers(token, []), undefined, { calls: 'direct' });
-const routing = createClient(RoutingService, withCredential(transport, token));
+const clientOf = (s: RoutingRiskStore) => createClient(RoutingService, withCredential(createInProcessTransport(
+  routes(timed(s), systemClock), new HealthState([RoutingService.typeName]), createLogger('bench', 'silent'),
+  admittedCallers(token, []), undefined, { calls: 'direct' }), token));
+const clients = { uncached: clientOf(store), cached: clientOf(createStore(pool, cache)) };
+type Build = keyof typeof clients;
 
 const scopeOf = (project: string) => ({ merchantId: 'mer_bench', projectId: project, mode: 'test' });
 const rule = (strategy: Record<string, unknown>) => ({
@@ -72,7 +89,7 @@ await pool.query(
 await pool.query('ANALYZE outcome_minutes');
 
 let n = 0;
-const plan = (project: string) => routing.planPayment({
+const plan = (build: Build, project: string) => clients[build].planPayment({
   scope: scopeOf(project),
   input: { paymentId: `pay_bench${n++}`, amount: 2500n, currency: 'EUR', country: 'DE', paymentMethodType: 'card' },
   cardNetwork: 'visa',
@@ -83,36 +100,45 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Paced at `rate` a second (each call started on time, whatever the others do), or `clients` calls in a closed loop. */
-async function run(project: string, load: { rate: number } | { clients: number }): Promise<string> {
+async function run(build: Build, project: string, load: { rate: number } | { clients: number }): Promise<string> {
   times.length = 0;
+  statements = 0;
+  const cpu = process.cpuUsage();
   const start = performance.now();
   const until = start + SECONDS * 1000;
   if ('rate' in load) {
     const calls: Promise<unknown>[] = [];
     for (let i = 0; performance.now() < until; i++) {
-      calls.push(plan(project));
+      calls.push(plan(build, project));
       const wait = start + (i + 1) * (1000 / load.rate) - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
     await Promise.all(calls);
   } else {
     await Promise.all(Array.from({ length: load.clients }, async () => {
-      while (performance.now() < until) await plan(project);
+      while (performance.now() < until) await plan(build, project);
     }));
   }
+  const { user, system } = process.cpuUsage(cpu);
   const sorted = [...times].sort((a, b) => a - b);
   const ms = (v: number) => `${v.toFixed(3)} ms`;
   const how = 'rate' in load ? `${load.rate}/s paced` : `${load.clients} clients`;
-  return `${project.padEnd(11)} ${how.padEnd(12)} ${String(sorted.length).padStart(6)} plans  p50 ${ms(percentile(sorted, 50))}  p99 ${ms(percentile(sorted, 99))}  p99.9 ${ms(percentile(sorted, 99.9))}`;
+  return `${build.padEnd(8)} ${project.padEnd(11)} ${how.padEnd(12)} ${String(sorted.length).padStart(6)} plans  ` +
+    `p50 ${ms(percentile(sorted, 50))}  p99 ${ms(percentile(sorted, 99))}  p99.9 ${ms(percentile(sorted, 99.9))}  ` +
+    `${(statements / sorted.length).toFixed(2)} statements/plan  ${((user + system) / sorted.length).toFixed(0)} µs CPU/plan`;
 }
 
 try {
-  for (let i = 0; i < 200; i++) await plan(i % 2 ? 'prj_learns' : 'prj_static'); // warm the prepared statements and the JIT
+  // Warm the prepared statements and the JIT.
+  for (let i = 0; i < 400; i++) await plan(i % 4 < 2 ? 'uncached' : 'cached', i % 2 ? 'prj_learns' : 'prj_static');
   console.log(`routing-risk decision time (planning read to ranked plan), ${SECONDS} s each; budget 2 ms at p99`);
   for (const load of [{ clients: 1 }, { rate: RATE }, { clients: CLIENTS }]) {
-    for (const project of ['prj_static', 'prj_learns']) console.log(await run(project, load));
+    for (const project of ['prj_static', 'prj_learns']) {
+      for (const build of ['uncached', 'cached'] as const) console.log(await run(build, project, load));
+    }
   }
 } finally {
+  await listener.stop();
   await pool.end();
   await db.drop();
 }

@@ -1,7 +1,7 @@
 // The simulator's outcome history: what migration 0008's outcome_minutes (five-minute buckets) and the planning read's
 // history query hold and return, kept in memory so a synthetic day replays in seconds. The
 // classification (outcomeKind), the windows, the segment fallback and the strategies are the
-// services' own code; only the bucket-and-level grouping below mirrors the SQL (store.ts,
+// services' own code; only the bucket-and-level grouping below mirrors the SQL (history-read.ts's
 // historySql), and test/routing-history.test.ts holds the Postgres path to the same counts.
 import {
   BUCKET_MINUTES, READ_WINDOW_MINUTES, bucketOf, type MinuteCounts, type OutcomeKind, type SegmentHistory, type SegmentLevel,
