@@ -81,6 +81,7 @@ test('every client sees the same answers, errors, deadlines and limits', async (
       s.lines.length = 0;
       const bug = await failureOf(routing.planPayment({ scope: { merchantId: 'bug' } }));
       assert.equal(fromConnectError(bug).code, 'internal_error', name);
+      assert.deepEqual([bug.code, bug.rawMessage], [Code.Internal, 'internal error'], `${name}: the cause stays on the server`);
       assert.equal(s.lines.length, 1, `${name}: an unexpected failure is logged once`);
 
       s.seen.deadline = undefined;

@@ -1,7 +1,7 @@
 import { EventEmitter, on } from 'node:events';
 import type * as grpc from '@grpc/grpc-js';
 import {
-  ConnectError, createRouterTransport, type ConnectRouter, type Interceptor, type Transport,
+  Code, ConnectError, createRouterTransport, type ConnectRouter, type Interceptor, type Transport,
 } from '@connectrpc/connect';
 import { Health, HealthCheckResponse_ServingStatus as Status } from '../../proto/gen/grpc/health/v1/health_pb.js';
 import { DomainError, serviceError, toConnectError } from '../contract/errors.js';
@@ -67,8 +67,12 @@ function domainErrors(logger: Logger): Interceptor {
       return await next(req);
     } catch (err) {
       if (err instanceof DomainError) throw toConnectError(err);
-      if (!(err instanceof ConnectError)) logger.error({ err, method: req.method.name }, 'request failed');
-      throw err;
+      if (err instanceof ConnectError) throw err;
+      // A call its caller gave up on: what the handler threw on the way out is no news to anyone.
+      if (req.signal.aborted) throw ConnectError.from(err, Code.Canceled);
+      logger.error({ err, method: req.method.name }, 'request failed');
+      // Its message (a query, a database's refusal) stays here, as the direct transport keeps it.
+      throw new ConnectError('internal error', Code.Internal);
     }
   };
 }
