@@ -46,7 +46,7 @@ function codec(method: DescMethod): Codec {
 }
 
 /** The deadline travels as grpc-timeout, so the server's handler sees it too. */
-function callOptions(timeoutMs: number | undefined): grpc.CallOptions {
+function callOptions(timeoutMs: number | undefined): { deadline?: number } {
   return timeoutMs === undefined ? {} : { deadline: Date.now() + timeoutMs };
 }
 
@@ -59,7 +59,8 @@ function failure(signal: AbortSignal | undefined, status: Partial<grpc.StatusObj
 function unaryFailure(
   signal: AbortSignal | undefined, deadline: number | undefined, status: grpc.StatusObject, header: Headers,
 ): ConnectError {
-  if (!signal?.aborted && status.code === grpc.status.DEADLINE_EXCEEDED && deadline !== undefined && Date.now() >= deadline) {
+  const pastDeadline = deadline !== undefined && Date.now() >= deadline;
+  if (!signal?.aborted && status.code === grpc.status.DEADLINE_EXCEEDED && pastDeadline) {
     return new ConnectError('the operation timed out', Code.DeadlineExceeded);
   }
   return failure(signal, status, header);
@@ -82,8 +83,9 @@ export function createGrpcJsTransport(baseUrl: string): Transport {
       return new Promise((resolve, reject) => {
         let responseHeader: Headers | undefined;
         let message: Message | undefined;
+        const metadata = toMetadata(header instanceof Headers ? header : new Headers(header));
         const call = client.makeUnaryRequest(
-          path, serialize, deserialize, create(method.input, input), toMetadata(header instanceof Headers ? header : new Headers(header)), options,
+          path, serialize, deserialize, create(method.input, input), metadata, options,
           (_err, value) => { message = value; },
         );
         const cancel = () => call.cancel();
@@ -94,7 +96,7 @@ export function createGrpcJsTransport(baseUrl: string): Transport {
           signal?.removeEventListener('abort', cancel);
           responseHeader ??= new Headers();
           if (status.code !== grpc.status.OK || message === undefined) {
-            reject(unaryFailure(signal, options.deadline as number | undefined, status, responseHeader));
+            reject(unaryFailure(signal, options.deadline, status, responseHeader));
             return;
           }
           resolve({

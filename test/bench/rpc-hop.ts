@@ -106,6 +106,7 @@ const OPTION_SETS: Array<[string, grpc.ChannelOptions]> = [
 ];
 
 async function optionRounds(rounds: number, concurrency: number): Promise<void> {
+  if (rounds <= 0) return;
   const sides = await Promise.all(OPTION_SETS.map(async ([name, options]) => {
     const port = await listenGrpcJs(grpcJsServer(options));
     return { name, ...grpcJsCaller(port, options), rates: [] as number[], cpu: [] as number[] };
@@ -119,7 +120,8 @@ async function optionRounds(rounds: number, concurrency: number): Promise<void> 
       side.cpu.push(r.cpuUs);
     }
   }
-  console.log(`grpc-js options, bare grpc-js on both ends, ${concurrency} in flight, ${rounds} interleaved rounds (per round: µs CPU per call):`);
+  console.log(`grpc-js options, bare grpc-js on both ends, ${concurrency} in flight, ${rounds} interleaved rounds`
+    + ' (per round: µs CPU per call):');
   for (const side of sides) {
     const mean = side.cpu.reduce((a, b) => a + b, 0) / side.cpu.length;
     console.log(`  ${side.name.padEnd(30)} mean ${mean.toFixed(1)} µs [${side.cpu.map((c) => c.toFixed(0)).join(', ')}]`
