@@ -140,3 +140,35 @@ test('a relay that dies mid-batch loses nothing: its leased rows are claimed aga
   assert.deepEqual(published.sort(), [...ids].sort());
   assert.equal(await unpublished(), 0);
 });
+
+test('an idle relay polls less and less often, up to 4 poll intervals apart, and still publishes what a kick announces', async () => {
+  let claims = 0;
+  // The pool as the relay sees it, counting its claim statements (one per round).
+  const counted = new Proxy(pool, {
+    get(target, key) {
+      if (key !== 'query') return Reflect.get(target, key);
+      return (...args: Parameters<Pool['query']>) => {
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+        if (/FROM outbox/i.test(text) && /lease|claim/i.test(text)) claims++;
+        return (target.query as (...a: unknown[]) => unknown)(...args);
+      };
+    },
+  }) as Pool;
+  const received: string[] = [];
+  const sub = await testBus.bus.consume(`idle-${Date.now()}`, [`${prefix()}.payment.>`], async (e) => { received.push(e.id); });
+  const relay = new OutboxRelay({ pool: counted, bus: testBus.bus, logger, subjectPrefix: prefix(), pollMs: 50 });
+  try {
+    relay.start();
+    await new Promise((r) => setTimeout(r, 1500));
+    // At a steady 50 ms that would be ~30 rounds; backing off to 200 ms it is about 10.
+    assert.ok(claims > 3 && claims <= 16, `idle rounds in 1.5 s: ${claims}`);
+    const e = event('payment.created');
+    await enqueueEvent(pool, e);
+    relay.kick();
+    for (let waited = 0; !received.includes(e.id) && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(received.includes(e.id), 'the kicked event was published');
+  } finally {
+    await relay.stop();
+    await sub.stop();
+  }
+});

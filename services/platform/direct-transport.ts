@@ -6,7 +6,7 @@ import {
   type Transport, type UnaryResponse,
 } from '@connectrpc/connect';
 import { invokeUnaryImplementation } from '@connectrpc/connect/protocol';
-import { methodSpecs } from './grpc-server.js';
+import { ANSWERED, methodSpecs } from './grpc-server.js';
 
 // Parts that share one process (all-in-one/) call each other here: the implementation gets the
 // request message itself and the caller gets the response message itself, with no encoding, no
@@ -76,7 +76,7 @@ export function createDirectTransport(
         throw asReceived(err);
       } finally {
         // As the gRPC server does once a call is answered: whatever still listens to ctx.signal stops.
-        ctx.abort();
+        ctx.abort(ANSWERED);
       }
     },
     stream: (...args) => (streams ??= opts.streams()).stream(...args),

@@ -54,6 +54,11 @@ const MAX_RETRY_DELAY_MS = 5 * 60_000;
 // While the bus takes nothing at all, the relay itself waits longer between rounds, up to this.
 const MAX_PAUSE_MS = 5_000;
 const MAX_ERROR_LENGTH = 1000;
+// An idle relay polls less often, up to this many poll intervals apart. The commit that enqueues
+// rows kicks the relay, so a poll only finds retries come due, rows of a relay that died and rows
+// written past a kick; at 250 ms the polls were most of an idle part's statements (issue 28).
+// A round that claims anything polls at pollMs again.
+const IDLE_POLL_FACTOR = 4;
 
 interface BatchOutcome {
   claimed: number;
@@ -69,6 +74,8 @@ export class OutboxRelay {
   private again = false;
   private stopped = true;
   private pauseMs = 0;
+  /** Rounds in a row that claimed nothing. */
+  private idleRounds = 0;
   private failures?: { counter: RelayFailures; part: PartName };
 
   constructor(private readonly opts: OutboxRelayOptions) {}
@@ -107,9 +114,14 @@ export class OutboxRelay {
         if (this.stopped) return;
         const now = this.again && this.pauseMs === 0;
         this.again = false;
-        this.schedule(now ? 0 : Math.max(this.pauseMs, this.opts.pollMs));
+        this.schedule(now ? 0 : Math.max(this.pauseMs, this.pollMs()));
       });
     }, ms);
+  }
+
+  /** pollMs after a round that found rows, doubling with each empty round up to IDLE_POLL_FACTOR times it. */
+  private pollMs(): number {
+    return this.opts.pollMs * Math.min(2 ** Math.max(0, this.idleRounds - 1), IDLE_POLL_FACTOR);
   }
 
   /**
@@ -121,12 +133,15 @@ export class OutboxRelay {
     await this.running;
     const limit = this.opts.batchSize ?? 200;
     try {
+      let found = false;
       for (;;) {
         const { claimed, progressed, unavailable } = await this.publishBatch(limit);
+        found ||= claimed > 0;
         if (unavailable) throw unavailable;
         if (claimed < limit || !progressed) break;
       }
       this.pauseMs = 0;
+      this.idleRounds = found ? 0 : Math.min(this.idleRounds + 1, 8);
     } catch (err) {
       this.pauseMs = Math.min(Math.max(this.opts.pollMs, this.pauseMs * 2), MAX_PAUSE_MS);
       this.opts.logger.warn({ err: (err as Error).message }, 'outbox relay: publish failed, will retry');

@@ -102,6 +102,34 @@ test('every client sees the same answers, errors, deadlines and limits', async (
   }
 });
 
+test("every client gives up when its caller's signal aborts, and the handler is told", async () => {
+  const s = await setUp();
+  try {
+    for (const [name, transport] of Object.entries(s.transports)) {
+      const routing = createClient(RoutingService, transport);
+      const already = new AbortController();
+      already.abort();
+      const early = await failureOf(routing.planPayment({ scope: { merchantId: 'm1' } }, { signal: already.signal }));
+      assert.equal(early.code, Code.Canceled, `${name}: an aborted signal sends nothing`);
+
+      s.seen.deadline = undefined;
+      const stop = new AbortController();
+      const pending = failureOf(routing.planPayment({ scope: { merchantId: 'slow' } }, { signal: stop.signal }));
+      setTimeout(() => stop.abort(), 100);
+      assert.equal((await pending).code, Code.Canceled, name);
+      for (let waited = 0; s.seen.deadline === undefined && waited < 2000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal(ConnectError.from(s.seen.deadline).code, Code.Canceled, `${name}: the handler was stopped`);
+
+      // The same client still works afterwards.
+      assert.equal((await routing.planPayment({ scope: { merchantId: 'm2' } })).routing?.decisionId, 'm2', name);
+    }
+  } finally {
+    await closeRpcServer(s.server, 1000);
+  }
+});
+
 test('every server refuses a call without the credential, whatever the client, and answers Health to anyone', async () => {
   const s = await setUp();
   try {

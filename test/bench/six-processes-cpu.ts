@@ -1,0 +1,64 @@
+// `node dist/test/bench/six-processes-cpu.js`: the six parts as separate processes under a closed
+// loop of POST /v1/payments (BENCH_CLIENTS, 16; BENCH_SECONDS, 8), and each part's CPU time per
+// payment over the measured window (/proc/<pid>/stat, no idle subtracted: under load the idle
+// background is noise). With BENCH_PROFILE_DIR, the gateway and payments processes are profiled
+// over that window (profile-preload.ts) and each profile's busy samples are printed by owner.
+// BENCH_ROOT runs another checkout's parts. Prints figures; never passes or fails on them.
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { closedLoop, type Call } from './load.js';
+import { chargedTo } from './cpu-profile.js';
+import { newSplitMerchantKey, startSplitStack } from '../helpers/split-stack.js';
+import { projectPath } from '../../services/platform/index.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+const PROFILED = ['gateway', 'payments'];
+
+/** utime + stime of a process, in ms (10 ms ticks). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+if (!process.env.NATS_URL || !process.env.DATABASE_URL) {
+  console.error('six-processes-cpu: set DATABASE_URL and NATS_URL');
+  process.exit(2);
+}
+if (PROFILE_DIR) await mkdir(PROFILE_DIR, { recursive: true });
+const preload = projectPath('dist', 'test', 'bench', 'profile-preload.js');
+const split = await startSplitStack(process.env.NATS_URL, {
+  RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10',
+  ...(PROFILE_DIR ? { NODE_OPTIONS: `--import ${preload}`, BENCH_PROFILE_DIR: PROFILE_DIR } : {}),
+});
+try {
+  const secret = await newSplitMerchantKey(split);
+  const call = (): Call => ({
+    method: 'POST', path: '/v1/payments',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ amount: 1000, currency: 'EUR', payment_method: 'card', test_scenario: 'success' }),
+  });
+  await closedLoop(split.baseUrl, call, 201, CLIENTS, 3);
+  const pids = split.parts.map((p) => ({ name: p.name, pid: p.child.pid! }));
+  const before = pids.map((p) => cpuMs(p.pid));
+  const profiled = pids.filter((p) => PROFILE_DIR && PROFILED.includes(p.name));
+  for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
+  const result = await closedLoop(split.baseUrl, call, 201, CLIENTS, SECONDS);
+  for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
+  const payments = Math.round(result.perSecond * SECONDS);
+  const perPart = pids.map((p, i) => `${p.name} ${((cpuMs(p.pid) - before[i]) / payments).toFixed(2)}`);
+  console.log(`${process.env.BENCH_ROOT ?? 'this checkout'}: ${CLIENTS} clients, ${result.perSecond.toFixed(0)}/s, `
+    + `${result.errors} errors; CPU ms per payment: ${perPart.join(', ')}`);
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // the profiles are written
+  for (const p of profiled) {
+    const file = `${PROFILE_DIR}/main-${p.pid}.cpuprofile`;
+    const { busy, byOwner } = chargedTo(file, () => true);
+    const top = [...byOwner].sort((a, b) => b[1] - a[1]).slice(0, 12)
+      .map(([owner, n]) => `${owner} ${((100 * n) / busy).toFixed(1)} %`);
+    console.log(`  ${p.name} (${file}), busy samples by owner: ${top.join(', ')}`);
+  }
+} finally {
+  await split.close();
+}
+process.exit(0);
