@@ -5,7 +5,7 @@ import { Code, ConnectError, createClient, type ConnectRouter } from '@connectrp
 import { RoutingService, PlanPaymentRequestSchema } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { DomainError, fromConnectError } from '../contract/errors.js';
-import { MAX_RPC_MESSAGE_BYTES } from '../contract/limits.js';
+import { MAX_EVENT_BYTES } from '../contract/limits.js';
 import { admittedCallers, newInternalToken, sha256, withCredential } from './internal-callers.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
@@ -164,10 +164,10 @@ test('a handler that mutates the message it shares with its caller fails where m
 test('a request larger than the part reads is refused before any check; one just under it is served', async () => {
   for (const [mode, how] of Object.entries(MODES)) {
     const s = setUp(how);
-    const big = await failureOf(createClient(RoutingService, s.anonymous).planPayment({ scope: { merchantId: 'x'.repeat(MAX_RPC_MESSAGE_BYTES + 1) } }));
+    const big = await failureOf(createClient(RoutingService, s.anonymous).planPayment({ scope: { merchantId: 'x'.repeat(MAX_EVENT_BYTES + 1) } }));
     assert.equal(big.code, Code.ResourceExhausted, mode);
     // Its bound (three bytes a character) is over the limit, its encoding under it.
-    const merchantId = 'y'.repeat(MAX_RPC_MESSAGE_BYTES - 100);
+    const merchantId = 'y'.repeat(MAX_EVENT_BYTES - 100);
     assert.equal((await s.routing.planPayment({ scope: { merchantId } })).routing?.decisionId, merchantId, mode);
   }
 });

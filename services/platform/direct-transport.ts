@@ -27,7 +27,7 @@ export interface DirectTransportOptions {
   /** The server interceptors, outermost first, exactly as the part's gRPC server runs them. */
   interceptors: Interceptor[];
   /** The largest request message the part's gRPC server reads: a larger one is RESOURCE_EXHAUSTED here too. */
-  readMaxBytes: number;
+  readMaxBytes: (method: DescMethod) => number;
   /** Where streaming calls go; made at their first use. */
   streams: () => Transport;
   /** Deep-freeze requests and responses, so that a side that mutates a shared message throws (tests). */
@@ -54,7 +54,7 @@ export function createDirectTransport(
       if (!spec) throw new ConnectError(`${url} is not served by this part`, Code.Unimplemented);
       // The client hands over what its caller passed: a message, or the fields to make one of.
       const message = seal(isMessage(input, method.input) ? input : create(method.input, input));
-      refuseOversized(method, message, opts.readMaxBytes);
+      refuseOversized(method, message, opts.readMaxBytes(method));
       const ctx = createHandlerContext({
         service: method.parent,
         method,
@@ -131,7 +131,7 @@ function sizeAtMost(value: unknown): number {
 }
 
 /** RESOURCE_EXHAUSTED past the limit the gRPC server reads; encoded only when the bound is not enough. */
-function refuseOversized(method: DescMethod, message: Message, limit: number): void {
+export function refuseOversized(method: DescMethod, message: Message, limit: number): void {
   if (sizeAtMost(message) <= limit) return;
   const size = toBinary(method.input, message).byteLength;
   if (size > limit) {

@@ -21,8 +21,8 @@ import { toHeaders, toMetadata, toStatus } from './grpc-metadata.js';
 export interface GrpcServerOptions {
   /** Server interceptors, outermost last, as in Connect's router options. */
   interceptors: Interceptor[];
-  /** Largest request message accepted; larger ones fail with RESOURCE_EXHAUSTED. */
-  readMaxBytes: number;
+  /** Largest request message accepted per method; larger ones fail with RESOURCE_EXHAUSTED. */
+  readMaxBytes: (method: DescMethod) => number;
 }
 
 /** What `routes` registers, as Connect's own method specs (unimplemented methods answer Unimplemented). */
@@ -62,8 +62,20 @@ function serializer(schema: DescMessage) {
   };
 }
 
-function deserializer(schema: DescMessage) {
-  return (bytes: Buffer) => fromBinary(schema, bytes);
+/**
+ * What the deserializer hands on for a request over its method's limit: grpc-js answers a throwing
+ * deserializer with INTERNAL, so the handler refuses it instead, before anything else runs.
+ */
+class Oversized {
+  constructor(readonly bytes: number, readonly limit: number) {}
+  get status(): Partial<grpc.StatusObject> {
+    return { code: grpc.status.RESOURCE_EXHAUSTED, details: `request message of ${this.bytes} bytes is larger than the ${this.limit} this part reads` };
+  }
+}
+
+function deserializer(schema: DescMessage, limit: number) {
+  // Typed as a Message for grpc-js; each handler looks for an Oversized first.
+  return (bytes: Buffer): Message => (bytes.length > limit ? new Oversized(bytes.length, limit) as unknown as Message : fromBinary(schema, bytes));
 }
 
 type AnyCall = grpc.ServerUnaryCall<Message, Message> | grpc.ServerWritableStream<Message, Message>;
@@ -106,6 +118,7 @@ function sendHeader(call: AnyCall, header: Headers): void {
 
 function unaryHandler(spec: MethodImplSpec & { kind: 'unary' }, interceptors: Interceptor[]) {
   return (call: grpc.ServerUnaryCall<Message, Message>, callback: grpc.sendUnaryData<Message>) => {
+    if ((call.request as unknown) instanceof Oversized) return callback((call.request as unknown as Oversized).status);
     const ctx = contextOf(spec.method, call);
     // ctx is aborted before the answer goes out, so the 'cancelled' grpc-js reports after it finds ctx done.
     invokeUnaryImplementation(spec, ctx, call.request, interceptors).then(
@@ -124,6 +137,7 @@ function unaryHandler(spec: MethodImplSpec & { kind: 'unary' }, interceptors: In
 
 function serverStreamHandler(spec: MethodImplSpec & { kind: 'server_streaming' }, interceptors: Interceptor[]) {
   return async (call: grpc.ServerWritableStream<Message, Message>) => {
+    if ((call.request as unknown) instanceof Oversized) return call.emit('error', (call.request as unknown as Oversized).status);
     const ctx = contextOf(spec.method, call);
     try {
       const output = transformInvokeImplementation(spec, ctx, interceptors)(createAsyncIterable([call.request]));
@@ -145,11 +159,14 @@ function serverStreamHandler(spec: MethodImplSpec & { kind: 'server_streaming' }
 
 /** A grpc-js server (not listening) serving what `routes` registers, in binary protobuf. */
 export function createGrpcServer(routes: (router: ConnectRouter) => void, opts: GrpcServerOptions): grpc.Server {
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': opts.readMaxBytes });
-  for (const spec of methodSpecs(routes)) {
+  const specs = methodSpecs(routes);
+  // grpc-js reads up to the largest method's limit; each method's own is the deserializer's.
+  const largest = Math.max(0, ...specs.map((spec) => opts.readMaxBytes(spec.method)));
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': largest });
+  for (const spec of specs) {
     const path = `/${spec.method.parent.typeName}/${spec.method.name}`;
     const serialize = serializer(spec.method.output);
-    const deserialize = deserializer(spec.method.input);
+    const deserialize = deserializer(spec.method.input, opts.readMaxBytes(spec.method));
     if (spec.kind === 'unary') {
       server.register(path, unaryHandler(spec, opts.interceptors), serialize, deserialize, 'unary');
     } else if (spec.kind === 'server_streaming') {

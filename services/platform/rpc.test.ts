@@ -3,10 +3,11 @@ import { test } from 'node:test';
 import { Code, ConnectError, createClient, type ConnectRouter, type Transport } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { Health } from '../../proto/gen/grpc/health/v1/health_pb.js';
+import { ProviderNotificationsService } from '../../proto/gen/svc/payments/v1/provider_notifications_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { DomainError, fromConnectError } from '../contract/errors.js';
 import { admittedCallers, newInternalToken, withCredential } from './internal-callers.js';
-import { MAX_RPC_MESSAGE_BYTES } from '../contract/limits.js';
+import { MAX_EVENT_BYTES, MAX_RPC_MESSAGE_BYTES } from '../contract/limits.js';
 import { createLogger } from './logger.js';
 import {
   HealthState, ServingStatus, closeRpcServer, createInProcessTransport, createPeerTransport, createRpcServer,
@@ -30,6 +31,10 @@ function stub(seen: { deadline?: unknown }, release: Promise<void>) {
         case 'held': await release; return {};
         default: return { routing: { rule: 'default', decisionId: req.scope?.merchantId ?? '' } };
       }
+    },
+  }).service(ProviderNotificationsService, {
+    async receiveNotification(req) {
+      return { received: req.body.length };
     },
   });
 }
@@ -94,8 +99,13 @@ test('every client sees the same answers, errors, deadlines and limits', async (
       assert.ok([Code.DeadlineExceeded, Code.Canceled].includes(ConnectError.from(s.seen.deadline).code),
         `${name}: the handler was stopped at the deadline`);
 
-      const big = await failureOf(routing.planPayment({ scope: { merchantId: 'x'.repeat(MAX_RPC_MESSAGE_BYTES + 1) } }));
+      const big = await failureOf(routing.planPayment({ scope: { merchantId: 'x'.repeat(MAX_EVENT_BYTES + 1) } }));
       assert.equal(big.code, Code.ResourceExhausted, name);
+      // A provider's notification is forwarded whole: its method alone reads past MAX_EVENT_BYTES.
+      const notifications = createClient(ProviderNotificationsService, transport);
+      const notification = (bytes: number) => notifications.receiveNotification({ providerCode: 'stripe', body: new Uint8Array(bytes) });
+      assert.equal((await notification(MAX_EVENT_BYTES + 1024)).received, MAX_EVENT_BYTES + 1024, name);
+      assert.equal((await failureOf(notification(MAX_RPC_MESSAGE_BYTES))).code, Code.ResourceExhausted, name);
     }
   } finally {
     await closeRpcServer(s.server, 1000);

@@ -6,11 +6,11 @@ import {
 import { Health, HealthCheckResponse_ServingStatus as Status } from '../../proto/gen/grpc/health/v1/health_pb.js';
 import { DomainError, serviceError, toConnectError } from '../contract/errors.js';
 import type { InProcessCalls } from './config.js';
-import { createDirectTransport } from './direct-transport.js';
+import { createDirectTransport, refuseOversized } from './direct-transport.js';
 import { closeGrpcServer, createGrpcServer } from './grpc-server.js';
 import { createGrpcJsTransport } from './grpc-transport.js';
 import { authenticateCallers, withCredential, type InternalCaller } from './internal-callers.js';
-import { MAX_RPC_MESSAGE_BYTES } from '../contract/limits.js';
+import { LARGEST_READ_BYTES, readLimitOf } from './read-limits.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { serverMetrics, withClientMetrics } from './rpc-metrics.js';
@@ -78,13 +78,13 @@ function domainErrors(logger: Logger): Interceptor {
 }
 
 function serverOptions(logger: Logger, callers: readonly InternalCaller[], metrics?: Metrics) {
-  // No request may be larger than the largest a client can make a part receive (limits.ts).
+  // Each method reads at most its own limit (read-limits.ts).
   // The first interceptor is the outermost: the caller is checked before any handler sees the request,
   // and the metrics see the status code the caller gets.
   // The trace's server span encloses all of them (it is empty while tracing is off).
   const interceptors = [domainErrors(logger), authenticateCallers(callers)];
   const measured = metrics ? [serverMetrics(metrics), ...interceptors] : interceptors;
-  return { readMaxBytes: MAX_RPC_MESSAGE_BYTES, interceptors: [...serverTracing(), ...measured] };
+  return { readMaxBytes: readLimitOf, interceptors: [...serverTracing(), ...measured] };
 }
 
 function withHealth(routes: (router: ConnectRouter) => void, health: HealthState) {
@@ -126,10 +126,18 @@ export function createInProcessTransport(
 ): Transport {
   const served = withHealth(routes, health);
   const options = serverOptions(logger, callers, metrics);
-  const router = () => createRouterTransport(served, { router: options });
+  // Connect's router has one limit for every method: the largest, and each method's own checked first.
+  const router = () => createRouterTransport(served, {
+    router: { ...options, readMaxBytes: LARGEST_READ_BYTES, interceptors: [perMethodLimit, ...options.interceptors] },
+  });
   if (how.calls === 'router') return router();
   return createDirectTransport(served, { ...options, streams: router, freezeMessages: how.freezeMessages });
 }
+
+const perMethodLimit: Interceptor = (next) => async (req) => {
+  if (!req.stream) refuseOversized(req.method, req.message, readLimitOf(req.method));
+  return next(req);
+};
 
 /** Closes a server gracefully: no new calls, in-flight ones finish, then the rest are cut. */
 export function closeRpcServer(server: grpc.Server, timeoutMs: number): Promise<void> {
