@@ -2,9 +2,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { closedLoop, format, type Call } from './load.js';
 import { countPgStatements, perPaymentPg, snapshotPg } from './counts.js';
-import { newMerchantKeyAt } from '../helpers/split-stack.js';
-import { createTestBus } from '../helpers/bus.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { startInProcessStack } from './in-process-stack.js';
 import { projectPath } from '../../services/platform/index.js';
 
 // Issue 28's group commit under load: `node dist/test/bench/group-commit.js` runs the six parts in
@@ -35,18 +33,7 @@ pg.Client.prototype.query = function (config: unknown, ...rest: unknown[]) {
   return query.call(this, config, ...rest);
 };
 
-const load = (p: string) => import(pathToFileURL(join(root, 'dist', p)).href);
-const { startStack } = await load('all-in-one/stack.js');
-const shared = await load('services/platform/index.js');
-const db = await createTestDatabase();
-const testBus = await createTestBus();
-const operatorToken = shared.newSecret('svc_op_', 40);
-const bus = await shared.JetStreamBus.connect({ ...testBus.nats!, url: natsUrl, logger: shared.createLogger('bench', 'silent'), name: 'bench' });
-const config = shared.loadConfig({
-  HOST: '127.0.0.1', PORT: '0', OPERATOR_TOKEN: operatorToken, RATE_LIMIT_PER_MINUTE: '10000000',
-  NATS_STREAM: testBus.nats!.stream, NATS_SUBJECT_PREFIX: testBus.nats!.subjectPrefix,
-});
-const stack = await startStack({ config, databaseUrl: db.url, bus, logger: shared.createLogger('bench', 'silent') });
+const stack = await startInProcessStack(root, natsUrl);
 
 let keys = 0;
 const payment = (secret: string, keyed: boolean) => (): Call => ({
@@ -59,7 +46,7 @@ const payment = (secret: string, keyed: boolean) => (): Call => ({
 });
 
 try {
-  const secret = await newMerchantKeyAt(stack.baseUrl, operatorToken);
+  const { secret } = stack;
   await closedLoop(stack.baseUrl, payment(secret, false), 201, CLIENTS, 3);
   console.log(`root ${root}, ${CLIENTS} clients, ${SECONDS} s, load average ${(await import('node:os')).loadavg()[0].toFixed(1)}`);
   for (const keyed of [false, true]) {
@@ -74,8 +61,5 @@ try {
   }
 } finally {
   await stack.close();
-  await bus.close();
-  await testBus.close();
-  await db.drop();
 }
 process.exit(0);

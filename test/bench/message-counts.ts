@@ -1,11 +1,7 @@
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { request as httpRequest } from 'undici';
 import { countPgStatements, cpuGroups, cpuOf, perPaymentPg, snapshotPg, writeCallsOf, type PgCounts } from './counts.js';
 import type { Call } from './load.js';
-import { newMerchantKeyAt } from '../helpers/split-stack.js';
-import { createTestBus } from '../helpers/bus.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { startInProcessStack } from './in-process-stack.js';
 import { projectPath } from '../../services/platform/index.js';
 
 const PAYMENTS = Number(process.env.BENCH_COUNT_PAYMENTS ?? 200);
@@ -67,22 +63,9 @@ export const countMessages = {
   async statements(natsUrl: string, call: (secret: string, keyed: boolean) => () => Call): Promise<MessageCounts> {
     const root = process.env.BENCH_ROOT ?? projectPath();
     const counter = await countPgStatements(root);
-    const load = (p: string) => import(pathToFileURL(join(root, 'dist', p)).href);
-    const { startStack } = await load('all-in-one/stack.js');
-    const shared = await load('services/platform/index.js');
-    const db = await createTestDatabase();
-    const testBus = await createTestBus();
-    const operatorToken = shared.newSecret('svc_op_', 40);
-    const bus = await shared.JetStreamBus.connect({
-      ...testBus.nats!, url: natsUrl, logger: shared.createLogger('bench', 'silent'), name: 'bench',
-    });
-    const config = shared.loadConfig({
-      HOST: '127.0.0.1', PORT: '0', OPERATOR_TOKEN: operatorToken, RATE_LIMIT_PER_MINUTE: '10000000',
-      NATS_STREAM: testBus.nats!.stream, NATS_SUBJECT_PREFIX: testBus.nats!.subjectPrefix,
-    });
-    const stack = await startStack({ config, databaseUrl: db.url, bus, logger: shared.createLogger('bench', 'silent') });
+    const stack = await startInProcessStack(root, natsUrl);
     try {
-      const secret = await newMerchantKeyAt(stack.baseUrl, operatorToken);
+      const { secret } = stack;
       for (const keyed of [false, true]) {
         await sequential(stack.baseUrl, call(secret, keyed));
         const c0 = snapshotPg(counter);
@@ -96,9 +79,6 @@ export const countMessages = {
       }
     } finally {
       await stack.close();
-      await bus.close();
-      await testBus.close();
-      await db.drop();
     }
     return collected;
   },
