@@ -84,6 +84,25 @@ test('a 429 with Retry-After pauses the endpoint until then and does not use up 
   assert.equal(health.failingSince, undefined, 'a 429 is not a failure of the endpoint');
 });
 
+test('enabling a disabled endpoint sends what is pending at once, even a retry the disable did not park', async () => {
+  const h = await harness();
+  const r = await receiver(503);
+  const scope = newScope();
+  const { endpoint } = await h.client.createEndpoint({ scope, url: r.url, events: ['*'] });
+  const e = event(scope);
+  await h.publish(e);
+  await r.waitFor(1);
+  await eventually(async () => ((await h.client.listDeliveries({ scope, status: 'failed' })).deliveries.length === 1 ? true : undefined));
+  await h.client.setEndpointEnabled({ scope, id: endpoint!.id, enabled: false });
+  // An attempt in flight while the sweep disabled the endpoint can be given its next retry, hours
+  // away, instead of being parked: as it would be left then.
+  await h.sql.query(`UPDATE webhooks.deliveries SET next_attempt_at = now() + interval '10 hours' WHERE event_id = $1`, [e.id]);
+  r.setBehaviour(200);
+  await h.client.setEndpointEnabled({ scope, id: endpoint!.id, enabled: true });
+  await r.waitFor(2, 5_000);
+  assert.equal(JSON.parse(r.received[1].body).id, e.id);
+});
+
 test('recover: every delivery failed since T is resent with its event id; older ones are left', async () => {
   const h = await harness({ WEBHOOK_MAX_ATTEMPTS: '1' });
   const r = await receiver(500);

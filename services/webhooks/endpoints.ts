@@ -170,11 +170,15 @@ export function createEndpointStore(pool: Pool, box: SecretBox, policy: UrlPolic
      * Disabling parks the endpoint's unfinished deliveries (next attempt 'infinity': never due, so
      * they cannot crowd the dispatchers' window); enabling makes them due at once, within the cap,
      * and starts its health afresh (a disable for failing is then over, and its notice moot).
+     * Enabling a disabled endpoint makes every unfinished delivery due, parked or not: an attempt
+     * in flight when the sweep disabled it may have been given a later retry instead of parked.
      */
     setEnabled: (scope: Scope, id: string, enabled: boolean, now: Date) => withTransaction(pool, async (tx) => {
       if (enabled) await refuseAboveCap(tx, scope, id);
       return one(tx,
-        `WITH endpoint AS (
+        `WITH was AS (
+           SELECT enabled FROM endpoints WHERE ${where}
+         ), endpoint AS (
            UPDATE endpoints SET enabled = $5, updated_at = $6,
              disabled_reason = CASE WHEN $5 THEN NULL WHEN enabled THEN 'manual' ELSE disabled_reason END,
              disabled_at = CASE WHEN $5 THEN NULL WHEN enabled THEN $6 ELSE disabled_at END,
@@ -184,7 +188,8 @@ export function createEndpointStore(pool: Pool, box: SecretBox, policy: UrlPolic
          ), held AS (
            UPDATE deliveries SET next_attempt_at = CASE WHEN $5 THEN $6 ELSE 'infinity' END, updated_at = $6
            WHERE endpoint_id = (SELECT id FROM endpoint) AND status IN ('pending', 'failed')
-             AND (next_attempt_at = 'infinity') = $5
+             AND CASE WHEN $5 THEN next_attempt_at = 'infinity' OR NOT (SELECT enabled FROM was)
+               ELSE next_attempt_at <> 'infinity' END
          )
          SELECT * FROM endpoint`,
         [...keys(scope, id), enabled, now], id);
