@@ -317,6 +317,43 @@ describe('rate-limit store with an injected clock', () => {
     assert.deepEqual(await rows(together), await rows(alone));
   });
 
+  it('counts a batch again, each request alone, when its key\'s row appears from another replica meanwhile', async () => {
+    const [x, a] = [await newKey(), await newKey()];
+    await count(x, 100, at(10_000));
+    const [other, replica] = [await pool.connect(), await pool.connect()];
+    try {
+      // `other` holds x's row, so a lone request of x keeps the next batch waiting behind it; the
+      // `replica` inserts a's row of this minute and has not committed when the batch reads.
+      await other.query('BEGIN');
+      await other.query('SELECT 1 FROM rate_limit_windows WHERE api_key_id = $1 FOR UPDATE', [x.id]);
+      await replica.query('BEGIN');
+      await replica.query('INSERT INTO rate_limit_windows (api_key_id, window_start, count) VALUES ($1, $2, 3)', [a.id, at(0)]);
+      const { result, statements } = await statementsDuring(async () => {
+        const lone = count(x, 100, at(10_000));
+        const batch = Promise.all(Array.from({ length: 6 }, () => count(a, 5, at(10_000))));
+        await other.query('COMMIT');
+        await lone;
+        // The batch is waiting for the replica's row: commit it now.
+        for (let waited = 0; ; waited += 20) {
+          const { rows } = await other.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH RECURSIVE%'`);
+          if (rows[0].n > 0) break;
+          assert.ok(waited < 10_000, 'the batch never waited for the replica\'s row');
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        await replica.query('COMMIT');
+        return batch;
+      });
+      assert.equal(statements, 1 + 1 + 6, 'the lone request, the batch, then each of its six alone');
+      assert.equal(result.filter((c) => c.admitted).length, 2, 'three counted by the replica, ceiling 5');
+      assert.deepEqual(result.map((c) => c.current).sort(), [4, 5, 5, 5, 5, 5]);
+      assert.deepEqual(await rows(a), [{ minute: 0, count: 5 }]);
+    } finally {
+      other.release();
+      replica.release();
+    }
+  });
+
   it('refuses an unknown or revoked key per caller in a shared batch, and counts each key apart', async () => {
     const [a, b, revoked] = [await newKey(), await newKey(), await newKey()];
     await store.revokeKey(revoked.id, 'test', at(0));
