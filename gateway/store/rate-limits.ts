@@ -182,7 +182,8 @@ interface AdmissionRequest {
 /** undefined: the request must be counted again, alone (its key's row appeared meanwhile). */
 function batchAdmission(r: Record<string, any>, at: Date): Admission | undefined {
   if (r.counted === null && r.added > 0) return undefined;
-  const counts = { admitted: r.admitted, previous: r.previous, current: r.admitted ? r.before + 1 : r.before, elapsedMs: windowOf(at).elapsedMs };
+  const current = r.admitted ? r.before + 1 : r.before;
+  const counts = { admitted: r.admitted, previous: r.previous, current, elapsedMs: windowOf(at).elapsedMs };
   return { identity: toIdentity(r), limit: Number(r.lim), counts };
 }
 
