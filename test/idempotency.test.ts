@@ -241,6 +241,47 @@ describe('Idempotency-Key on POST /v1/payments', () => {
     assert.equal(await count(), 0);
   });
 
+  test('store: claims arriving together share one statement; the same key twice in it, the first claims', async () => {
+    const pool = createPool(stack.db.url, 'gateway', 4);
+    pools.push(pool);
+    const store = createStore(pool);
+    const now = new Date('2031-01-01T00:00:00Z');
+    const claim = (key: string, requestHash = 'h1') => store.claimIdempotencyKey({
+      apiKeyId: merchant.keyId, key, requestHash, now,
+      lockedUntil: new Date(now.getTime() + 120_000), expiresAt: new Date(now.getTime() + 24 * 3_600_000),
+    });
+    const [first, a, b, c, done] = [newKey(), newKey(), newKey(), newKey(), newKey()];
+    const claimedDone = await claim(done);
+    assert.ok(claimedDone.outcome === 'claimed');
+    await store.completeIdempotencyKey({ apiKeyId: merchant.keyId, key: done }, claimedDone.token, 201, '{"id":"d"}');
+
+    // Counted by wrapping the pool's query: `first` goes alone, the rest come while it is under way.
+    const query = pool.query;
+    let statements = 0;
+    pool.query = ((...args: unknown[]) => {
+      statements++;
+      return (query as (...a: unknown[]) => unknown).apply(pool, args);
+    }) as Pool['query'];
+    const results = await Promise.all([
+      claim(first), claim(a), claim(b), claim(a), claim(a, 'h2'), claim(done), claim(done, 'h2'), claim(c),
+    ]).finally(() => { pool.query = query; });
+    // What each would have got one after the other, as concurrent duplicates get today.
+    assert.deepEqual(results.map((r) => r.outcome), [
+      'claimed', 'claimed', 'claimed', 'in_progress', 'mismatch', 'completed', 'mismatch', 'claimed',
+    ]);
+    assert.deepEqual(results[5], { outcome: 'completed', status: 201, body: '{"id":"d"}' });
+    // `first` alone, the other seven's claims in one statement, then a read for each of the four
+    // that did not claim: six statements for eight claims.
+    assert.equal(statements, 6);
+    const { rows } = await pool.query(
+      'SELECT idempotency_key, locked_by FROM idempotency_keys WHERE idempotency_key = ANY($1)', [[a, b, c]],
+    );
+    const holder = new Map(rows.map((r) => [r.idempotency_key, r.locked_by]));
+    for (const [i, key] of [[1, a], [2, b], [7, c]] as const) {
+      assert.equal(holder.get(key), (results[i] as { token: string }).token, 'the record holds its claimer\'s token');
+    }
+  });
+
   test('concurrent requests with one key over three gateway replicas create exactly one payment', async () => {
     gateways.push(...(await startGatewayProcesses(stack, 2)));
     const bases = [stack.baseUrl, gateways[0].baseUrl, gateways[1].baseUrl];

@@ -274,4 +274,99 @@ describe('rate-limit store with an injected clock', () => {
     assert.equal(results.filter((r) => r.admitted).length, 5); // 7 − 4·½
     assert.deepEqual(await rows(key), [{ minute: -1, count: 4 }, { minute: 0, count: 5 }]);
   });
+
+  // Requests arriving together share one statement (store/rate-limits.ts, issue 28): counted by
+  // wrapping the pool's query while they run.
+  const statementsDuring = async <T>(work: () => Promise<T>): Promise<{ result: T; statements: number }> => {
+    const query = pool.query;
+    let statements = 0;
+    pool.query = ((...args: Parameters<Pool['query']>) => {
+      statements++;
+      return (query as (...a: unknown[]) => unknown).apply(pool, args);
+    }) as Pool['query'];
+    try {
+      return { result: await work(), statements };
+    } finally {
+      pool.query = query;
+    }
+  };
+
+  it('admits exactly L of N concurrent requests of one key in fewer statements than requests, each its own count', async () => {
+    const key = await newKey();
+    await count(key, 7, at(20_000)); // an existing row: the batch counts on from it
+    const { result, statements } = await statementsDuring(() =>
+      Promise.all(Array.from({ length: 20 }, () => count(key, 7, at(20_000)))));
+    assert.ok(statements < 20, `${statements} statements for 20 requests`);
+    // In call order, as one after the other: the first six fit (2..7), the rest see 7 and are refused.
+    assert.deepEqual(result.map((c) => c.admitted), Array.from({ length: 20 }, (_, i) => i < 6));
+    assert.deepEqual(result.map((c) => c.current), Array.from({ length: 20 }, (_, i) => Math.min(i + 2, 7)));
+    assert.deepEqual(await rows(key), [{ minute: 0, count: 7 }]);
+  });
+
+  it('gives each request of a batch what it would have got alone, whatever its time in the minute', async () => {
+    // The same requests, in the same order, on two keys: one after the other, and all at once.
+    const [alone, together] = [await newKey(), await newKey()];
+    for (const key of [alone, together]) for (let i = 0; i < 6; i++) await count(key, 8, at(-10_000));
+    const times = [1_000, 50_000, 5_000, 59_000, 30_000, 58_000, 2_000, 59_500, 40_000, 59_900, 59_999, 45_000];
+    const expected = [];
+    for (const t of times) expected.push(await count(alone, 8, at(t)));
+    const { result, statements } = await statementsDuring(() => Promise.all(times.map((t) => count(together, 8, at(t)))));
+    assert.ok(statements < times.length, `${statements} statements for ${times.length} requests`);
+    assert.deepEqual(result, expected);
+    assert.ok(expected.some((c) => c.admitted) && expected.some((c) => !c.admitted), 'both outcomes occur');
+    assert.deepEqual(await rows(together), await rows(alone));
+  });
+
+  it('counts a batch again, each request alone, when its key\'s row appears from another replica meanwhile', async () => {
+    const [x, a] = [await newKey(), await newKey()];
+    await count(x, 100, at(10_000));
+    const [other, replica] = [await pool.connect(), await pool.connect()];
+    try {
+      // `other` holds x's row, so a lone request of x keeps the next batch waiting behind it; the
+      // `replica` inserts a's row of this minute and has not committed when the batch reads.
+      await other.query('BEGIN');
+      await other.query('SELECT 1 FROM rate_limit_windows WHERE api_key_id = $1 FOR UPDATE', [x.id]);
+      await replica.query('BEGIN');
+      await replica.query('INSERT INTO rate_limit_windows (api_key_id, window_start, count) VALUES ($1, $2, 3)', [a.id, at(0)]);
+      const { result, statements } = await statementsDuring(async () => {
+        const lone = count(x, 100, at(10_000));
+        const batch = Promise.all(Array.from({ length: 6 }, () => count(a, 5, at(10_000))));
+        await other.query('COMMIT');
+        await lone;
+        // The batch is waiting for the replica's row: commit it now.
+        for (let waited = 0; ; waited += 20) {
+          const { rows } = await other.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH RECURSIVE%'`);
+          if (rows[0].n > 0) break;
+          assert.ok(waited < 10_000, 'the batch never waited for the replica\'s row');
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        await replica.query('COMMIT');
+        return batch;
+      });
+      assert.equal(statements, 1 + 1 + 6, 'the lone request, the batch, then each of its six alone');
+      assert.equal(result.filter((c) => c.admitted).length, 2, 'three counted by the replica, ceiling 5');
+      assert.deepEqual(result.map((c) => c.current).sort(), [4, 5, 5, 5, 5, 5]);
+      assert.deepEqual(await rows(a), [{ minute: 0, count: 5 }]);
+    } finally {
+      other.release();
+      replica.release();
+    }
+  });
+
+  it('refuses an unknown or revoked key per caller in a shared batch, and counts each key apart', async () => {
+    const [a, b, revoked] = [await newKey(), await newKey(), await newKey()];
+    await store.revokeKey(revoked.id, 'test', at(0));
+    const secrets = [a.secret, 'svc_sk_test_unknown', b.secret, revoked.secret, a.secret, b.secret, a.secret];
+    const { result, statements } = await statementsDuring(() =>
+      Promise.all(secrets.map((secret) => store.admitRequest(secret, 2, at(10_000)))));
+    assert.ok(statements < secrets.length, `${statements} statements for ${secrets.length} requests`);
+    assert.deepEqual(result.map((r) => r && [r.identity.apiKey.id, r.counts.admitted, r.counts.current]), [
+      [a.id, true, 1], undefined, [b.id, true, 1], undefined, [a.id, true, 2], [b.id, true, 2], [a.id, false, 2],
+    ]);
+    assert.deepEqual(await rows(a), [{ minute: 0, count: 2 }]);
+    assert.deepEqual(await rows(revoked), []);
+    const used = await pool.query('SELECT id, last_used_at FROM api_keys WHERE id = ANY($1) ORDER BY id', [[a.id, b.id, revoked.id]]);
+    assert.deepEqual(used.rows.map((r) => r.last_used_at && new Date(r.last_used_at).getTime()).filter(Boolean), [T0 + 10_000, T0 + 10_000]);
+  });
 });

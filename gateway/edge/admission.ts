@@ -9,7 +9,8 @@ import { applyRateLimit } from './rate-limit.js';
 /**
  * The first onRequest hook of the /v1 scope: the API key, the IP allow-list, then the rate limit,
  * in that order of refusal; every later hook and handler has an identity. The key's lookup and the
- * request's count are one statement (gateway/store/rate-limits.ts), so a request the allow-list
+ * request's count are one statement, shared with the requests arriving together
+ * (gateway/store/rate-limits.ts), so a request the allow-list
  * refuses gives its count back: a stolen key used from elsewhere cannot spend the merchant's budget.
  */
 export function installAdmission(

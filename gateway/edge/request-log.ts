@@ -4,11 +4,16 @@ import { admittedIdentity } from '../auth/identity.js';
 import type { GatewayStore, RequestLogEntry } from '../store/index.js';
 
 const MAX_PATH = 500;
+/** How long a lone entry waits for company: nobody waits for the log, and a batch is one commit. */
+const LOG_WAIT_MS = 5;
+/** Entries per statement at most: the batcher's default for writers of small rows. */
+const LOG_MAX_BATCH = 500;
 
 /**
  * Writes each /v1 call with a known key (method, path without its query, status, request id, key
  * prefix) to the dashboard's request log after the response has gone: onResponse never waits for
- * the write, and calls arriving while a batch is written go together in the next one statement.
+ * the write, and calls arriving while a batch is written, or within LOG_WAIT_MS of a lone one, go
+ * together in the next one statement (asynchronously committed: gateway/store/request-log.ts).
  * A failed write is logged and dropped: the log is for people looking, not for accounting.
  * Requests refused before a key was known (no or a bad key) belong to no project and are not kept.
  */
@@ -16,7 +21,7 @@ export function installRequestLog(api: FastifyInstance, deps: { store: GatewaySt
   const record = createBatcher(async (entries: RequestLogEntry[]) => {
     await deps.store.recordRequests(entries);
     return entries.map(() => undefined);
-  });
+  }, LOG_MAX_BATCH, LOG_WAIT_MS);
   const pending = new Set<Promise<void>>();
 
   api.addHook('onResponse', async (request, reply) => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { prepared, type Pool } from '../../services/platform/index.js';
+import { createBatcher, prepared, refusedByPostgres, type Pool } from '../../services/platform/index.js';
 
 /**
  * Idempotency records: a request claims (API key, Idempotency-Key), runs, then completes the row
@@ -33,30 +33,65 @@ export type ClaimResult =
 // read of the winner; another claim attempt settles it. Two retries cover any realistic race.
 const CLAIM_ATTEMPTS = 3;
 
+// The claim: a new key, an expired record, or the same request's lapsed lock (its runner died) is
+// taken; a lapsed lock of a different request is not: that request may have created something, so
+// its key is not free for another body. `now` is the row's created_at (EXCLUDED.created_at).
+const CLAIM_CONFLICT = `
+  ON CONFLICT (api_key_id, idempotency_key) DO UPDATE SET
+    request_hash = EXCLUDED.request_hash, state = 'in_progress', locked_by = EXCLUDED.locked_by,
+    locked_until = EXCLUDED.locked_until, response_status = NULL, response_body = NULL,
+    expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at
+  WHERE k.expires_at <= EXCLUDED.created_at
+     OR (k.state = 'in_progress' AND k.locked_until <= EXCLUDED.created_at AND k.request_hash = EXCLUDED.request_hash)
+  RETURNING locked_by`;
+const CLAIM_COLUMNS = '(api_key_id, idempotency_key, request_hash, state, locked_by, locked_until, expires_at, created_at)';
+const CLAIM_SQL = `INSERT INTO idempotency_keys AS k ${CLAIM_COLUMNS} VALUES ($1, $2, $3, 'in_progress', $4, $5, $6, $7) ${CLAIM_CONFLICT}`;
+// The claims of the requests that arrived together, one row each (parallel arrays).
+const CLAIM_BATCH_SQL = `INSERT INTO idempotency_keys AS k ${CLAIM_COLUMNS}
+  SELECT a, i, h, 'in_progress', t, u, e, c
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[]) AS r(a, i, h, t, u, e, c)
+  ${CLAIM_CONFLICT}`;
+
+/** Claims arriving together at most: one statement's arrays. */
+const MAX_CLAIM_BATCH = 64;
+
+interface Claim extends ClaimRequest {
+  token: string;
+}
+
+const claimValues = (c: Claim) => [c.apiKeyId, c.key, c.requestHash, c.token, c.lockedUntil, c.expiresAt, c.now];
+
 export function createIdempotencyStore(pool: Pool) {
+  const alone = async (c: Claim) => (await pool.query(prepared(CLAIM_SQL, claimValues(c)))).rowCount === 1;
+  // Claims made while one is under way share the next statement (createBatcher); alone, a claim is
+  // the statement it always was. One upsert cannot hit a row twice, so of the claims of one key in
+  // a batch only the first is in it: the others come after it, as a concurrent duplicate does
+  // today, and read the first's record (in progress, or another request's). A batch Postgres
+  // refuses (a deadlock against another replica's) claimed nothing: each claim is made again alone.
+  const claim = createBatcher(async (batch: Claim[]): Promise<boolean[]> => {
+    if (batch.length === 1) return [await alone(batch[0])];
+    const seen = new Set<string>();
+    const firsts = batch.filter((c) => {
+      const scope = JSON.stringify([c.apiKeyId, c.key]);
+      return !seen.has(scope) && !!seen.add(scope);
+    });
+    try {
+      const values = firsts.map(claimValues);
+      const { rows } = await pool.query(prepared(CLAIM_BATCH_SQL, values[0].map((_, i) => values.map((v) => v[i]))));
+      const claimed = new Set(rows.map((r) => r.locked_by));
+      return batch.map((c) => claimed.has(c.token));
+    } catch (err) {
+      if (!refusedByPostgres(err)) throw err;
+      return Promise.all(batch.map(alone));
+    }
+  }, MAX_CLAIM_BATCH);
+
   return {
-    /**
-     * One atomic statement claims the key when it is new, when its record has expired, or when the
-     * same request's lock has lapsed (its runner died). A lapsed lock of a different request is not
-     * taken over: that request may have created something, so its key is not free for another body.
-     */
+    /** One atomic claim (CLAIM_CONFLICT); what holds the key otherwise, read after it. */
     async claimIdempotencyKey(req: ClaimRequest): Promise<ClaimResult> {
       for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
         const token = randomBytes(16).toString('hex');
-        const claimed = await pool.query(prepared(
-          `INSERT INTO idempotency_keys AS k
-             (api_key_id, idempotency_key, request_hash, state, locked_by, locked_until, expires_at, created_at)
-           VALUES ($1, $2, $3, 'in_progress', $4, $5, $6, $7)
-           ON CONFLICT (api_key_id, idempotency_key) DO UPDATE SET
-             request_hash = EXCLUDED.request_hash, state = 'in_progress', locked_by = EXCLUDED.locked_by,
-             locked_until = EXCLUDED.locked_until, response_status = NULL, response_body = NULL,
-             expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at
-           WHERE k.expires_at <= $7
-              OR (k.state = 'in_progress' AND k.locked_until <= $7 AND k.request_hash = EXCLUDED.request_hash)
-           RETURNING locked_by`,
-          [req.apiKeyId, req.key, req.requestHash, token, req.lockedUntil, req.expiresAt, req.now],
-        ));
-        if (claimed.rowCount === 1) return { outcome: 'claimed', token };
+        if (await claim({ ...req, token })) return { outcome: 'claimed', token };
 
         const { rows } = await pool.query(
           `SELECT request_hash, state, response_status, response_body FROM idempotency_keys

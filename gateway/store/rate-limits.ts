@@ -1,5 +1,5 @@
 import {
-  ASYNC_COMMIT_CTE, prepared, sha256Hex, withTransaction, type Pool,
+  ASYNC_COMMIT_CTE, createBatcher, prepared, refusedByPostgres, sha256Hex, withTransaction, type Pool,
 } from '../../services/platform/index.js';
 import { audit, IDENTITY_SQL, keyView, toIdentity, type ApiKeyView, type Identity } from './keys.js';
 
@@ -28,7 +28,7 @@ export interface KeyWithRateLimit extends ApiKeyView {
   rate_limit_per_minute: number | null;
 }
 
-// One statement per request, the key's lookup included. The estimate of requests in the last 60 s is
+// One statement per request alone, the key's lookup included. The estimate of requests in the last 60 s is
 //   previous × (time left in the current minute / 60 s) + current,
 // i.e. the previous minute's requests taken as evenly spread. A request is admitted when the
 // estimate including it stays within the ceiling; compared in integer milliseconds
@@ -75,6 +75,76 @@ SELECT k.*, (SELECT n FROM previous)::integer AS previous,
        COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = k.id AND window_start = $2), 0) AS snapshot
 FROM k, async_commit`;
 
+// The same for the requests that arrived together (admitRequest's batch), in one statement: each
+// request is a row of the parallel arrays ($1 hash, $2 window start, $3 previous window's start,
+// $4 ms left, $5 deployment ceiling, $6 time), numbered by `ord`. The requests of one key and
+// minute share one row of rate_limit_windows, which one upsert cannot hit twice, so the statement
+// counts them itself, in `ord` order, exactly as one after the other: `scan` walks their ranks
+// from the row's count c, each admitted when the count before it is below its bound `b` (the
+// admission rule above solved for the count: previous × left_ms + (count + 1) × 60000 ≤ lim × 60000),
+// and the upsert adds the number admitted, `k`. `cur` locks the existing rows first, in key order,
+// so c is the count the upsert will see. A row that another replica inserts after that read is
+// left alone (`locked` false: the upsert does nothing), and the requests of that key and minute
+// are counted again, each alone (createRateLimitStore below).
+const ADMIT_BATCH_SQL = `
+WITH RECURSIVE ${ASYNC_COMMIT_CTE},
+req AS (
+  SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::bigint[], $5::bigint[], $6::timestamptz[])
+    WITH ORDINALITY AS r(secret_hash, start, prev_start, left_ms, default_lim, at, ord)
+),
+keyed AS (
+  SELECT req.ord, req.start, req.prev_start, req.left_ms, req.at, i.*, COALESCE(i.rate_limit_per_minute, req.default_lim) AS lim,
+    COALESCE((SELECT count FROM rate_limit_windows WHERE api_key_id = i.id AND window_start = req.prev_start), 0)::bigint AS n,
+    row_number() OVER (PARTITION BY i.id, req.start ORDER BY req.ord) AS rank
+  FROM req CROSS JOIN LATERAL (${IDENTITY_SQL.replace('$1', 'req.secret_hash')}) i
+),
+bounded AS (
+  SELECT keyed.*, floor((keyed.lim * 60000 - keyed.n * keyed.left_ms)::numeric / 60000)::bigint AS b FROM keyed
+),
+cur AS (
+  SELECT api_key_id, window_start, count FROM rate_limit_windows
+  WHERE (api_key_id, window_start) IN (SELECT id, start FROM keyed)
+  ORDER BY api_key_id, window_start FOR UPDATE
+),
+base AS (
+  SELECT DISTINCT r.id, r.start, COALESCE(c.count, 0)::bigint AS c, c.count IS NOT NULL AS locked
+  FROM keyed r LEFT JOIN cur c ON c.api_key_id = r.id AND c.window_start = r.start
+),
+scan AS (
+  SELECT id, start, 0::bigint AS rank, c AS a FROM base
+  UNION ALL
+  SELECT s.id, s.start, s.rank + 1, s.a + (s.a < r.b)::int
+  FROM scan s JOIN bounded r ON r.id = s.id AND r.start = s.start AND r.rank = s.rank + 1
+),
+grp AS (
+  SELECT b.id, b.start, b.c, b.locked, max(s.a) - b.c AS k
+  FROM base b JOIN scan s ON s.id = b.id AND s.start = b.start GROUP BY b.id, b.start, b.c, b.locked
+),
+counted AS (
+  INSERT INTO rate_limit_windows AS w (api_key_id, window_start, count)
+  SELECT id, start, k FROM grp WHERE k > 0
+  ON CONFLICT (api_key_id, window_start) DO UPDATE SET count = w.count + EXCLUDED.count
+    WHERE EXISTS (SELECT 1 FROM grp WHERE grp.id = w.api_key_id AND grp.start = w.window_start AND grp.locked)
+  RETURNING w.api_key_id, w.window_start, w.count
+),
+swept AS (
+  DELETE FROM rate_limit_windows WHERE (api_key_id, window_start) IN (
+    SELECT w.api_key_id, w.window_start FROM rate_limit_windows w
+    JOIN (SELECT id, min(prev_start) AS before FROM keyed GROUP BY id) s ON w.api_key_id = s.id AND w.window_start < s.before
+    FOR UPDATE OF w SKIP LOCKED)
+),
+used AS (
+  UPDATE api_keys a SET last_used_at = u.at FROM (SELECT id, max(at) AS at, max(start) AS start FROM keyed GROUP BY id) u
+  WHERE a.id = u.id AND (a.last_used_at IS NULL OR a.last_used_at < u.start)
+)
+SELECT r.*, r.n::integer AS previous, s.a::integer AS before, s.a < r.b AS admitted, g.k::integer AS added,
+  (SELECT count FROM counted WHERE counted.api_key_id = r.id AND counted.window_start = r.start) AS counted
+FROM bounded r JOIN scan s ON s.id = r.id AND s.start = r.start AND s.rank = r.rank - 1
+JOIN grp g ON g.id = r.id AND g.start = r.start, async_commit`;
+
+/** Requests admitted together at most: one statement's arrays. */
+const MAX_ADMISSION_BATCH = 64;
+
 /** The clock minute `at` falls in, and how far into it. */
 function windowOf(at: Date) {
   const ms = at.getTime();
@@ -103,7 +173,46 @@ function keyWithRateLimit(r: Record<string, any>): KeyWithRateLimit {
   return { ...keyView(r), rate_limit_per_minute: r.rate_limit_per_minute };
 }
 
+interface AdmissionRequest {
+  secret: string;
+  defaultLimit: number;
+  at: Date;
+}
+
+/** undefined: the request must be counted again, alone (its key's row appeared meanwhile). */
+function batchAdmission(r: Record<string, any>, at: Date): Admission | undefined {
+  if (r.counted === null && r.added > 0) return undefined;
+  const current = r.admitted ? r.before + 1 : r.before;
+  const counts = { admitted: r.admitted, previous: r.previous, current, elapsedMs: windowOf(at).elapsedMs };
+  return { identity: toIdentity(r), limit: Number(r.lim), counts };
+}
+
 export function createRateLimitStore(pool: Pool) {
+  const alone = async ({ secret, defaultLimit, at }: AdmissionRequest): Promise<Admission | undefined> => {
+    const { rows } = await pool.query(prepared(ADMIT_SQL, countingValues(sha256Hex(secret), defaultLimit, at)));
+    const r = rows[0];
+    return r && { identity: toIdentity(r), limit: Number(r.lim), counts: countsOf(r, at) };
+  };
+  // Requests that arrive while a statement is under way are admitted together by the next one
+  // (createBatcher); alone, a request is the one statement it always was.
+  const admit = createBatcher(async (batch: AdmissionRequest[]): Promise<Array<Admission | undefined>> => {
+    if (batch.length === 1) return [await alone(batch[0])];
+    const values = batch.map((b) => countingValues(sha256Hex(b.secret), b.defaultLimit, b.at));
+    let rows: Record<string, any>[];
+    try {
+      ({ rows } = await pool.query(prepared(ADMIT_BATCH_SQL, values[0].map((_, i) => values.map((v) => v[i])))));
+    } catch (err) {
+      // Refused as a whole (a deadlock against another replica's batch): nothing was counted.
+      if (!refusedByPostgres(err)) throw err;
+      return Promise.all(batch.map(alone));
+    }
+    const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
+    return Promise.all(batch.map(async (b, i) => {
+      const r = byOrd.get(i + 1);
+      return r && (batchAdmission(r, b.at) ?? alone(b));
+    }));
+  }, MAX_ADMISSION_BATCH);
+
   return {
     /**
      * The identity behind a presented secret with this request counted against its ceiling
@@ -113,9 +222,7 @@ export function createRateLimitStore(pool: Pool) {
      * under a minute (NTP).
      */
     async admitRequest(secret: string, defaultLimit: number, at: Date): Promise<Admission | undefined> {
-      const { rows } = await pool.query(prepared(ADMIT_SQL, countingValues(sha256Hex(secret), defaultLimit, at)));
-      const r = rows[0];
-      return r && { identity: toIdentity(r), limit: Number(r.lim), counts: countsOf(r, at) };
+      return admit({ secret, defaultLimit, at });
     },
 
     /** Gives back the count of an admitted request refused after all (by the IP allow-list). */

@@ -1,4 +1,4 @@
-import type { Pool } from '../../services/platform/index.js';
+import { ASYNC_COMMIT_CTE, type Pool } from '../../services/platform/index.js';
 import type { RequestLogView } from './dashboard-views.js';
 import type { Mode } from './keys.js';
 
@@ -21,18 +21,23 @@ export interface RequestLogEntry {
 
 // One statement per batch: the rows in (unnest of parallel arrays), then the scopes the batch
 // touched pruned to their newest REQUEST_LOG_KEEP (the delete does not see this batch's rows, so a
-// scope may briefly hold a batch more).
+// scope may briefly hold a batch more). The log is for people looking, written after the answer:
+// a batch lost in a database crash is harmless, so it commits asynchronously.
 const RECORD_SQL = `
-WITH added AS (
+WITH ${ASYNC_COMMIT_CTE},
+added AS (
   INSERT INTO request_log (request_id, project_id, mode, api_key_prefix, method, path, status, duration_ms, created_at)
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::timestamptz[])
   ON CONFLICT (request_id) DO NOTHING
-)
-DELETE FROM request_log WHERE request_id IN (
+),
+pruned AS (
+  DELETE FROM request_log WHERE request_id IN (
   SELECT request_id FROM (
     SELECT request_id, row_number() OVER (PARTITION BY project_id, mode ORDER BY created_at DESC, request_id DESC) AS n
     FROM request_log WHERE (project_id, mode) IN (SELECT * FROM unnest($2::text[], $3::text[]))
-  ) ranked WHERE n > ${REQUEST_LOG_KEEP})`;
+  ) ranked WHERE n > ${REQUEST_LOG_KEEP})
+)
+SELECT setting FROM async_commit`;
 
 export function createRequestLogStore(pool: Pool) {
   return {

@@ -90,7 +90,7 @@ const outcomeOf = (p: Promise<void>): Promise<unknown | undefined> => p.then(() 
  * Postgres answered the statement with an ERROR: it and its implicit transaction were rolled
  * back. A FATAL error, a lost connection or a time-out leave the commit's fate unknown.
  */
-function refusedByPostgres(err: unknown): boolean {
+export function refusedByPostgres(err: unknown): boolean {
   return err instanceof pg.DatabaseError && err.severity === 'ERROR';
 }
 
