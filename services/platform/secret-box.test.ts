@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { createSecretBox, SecretKeyMissingError } from './secret-box.js';
+import { createSecretBox, rememberingOpened, SecretKeyMissingError } from './secret-box.js';
 
 const secret = 'whsec_abcDEF0123456789abcDEF0123456789';
 const webhooks = { variable: 'WEBHOOK_SECRET_KEY', allowPlain: true };
@@ -33,4 +33,24 @@ test('where plain storage is not allowed, sealing without a key is refused namin
   assert.throws(() => createSecretBox(undefined, providers).seal(secret), (err: unknown) =>
     err instanceof SecretKeyMissingError && err.variable === 'PROVIDER_SECRET_KEY' && /PROVIDER_SECRET_KEY/.test(err.message));
   assert.throws(() => createSecretBox(randomBytes(32), providers).open(`plain:${secret}`), /PROVIDER_SECRET_KEY/);
+});
+
+test('rememberingOpened opens each sealed value once, a rotated one afresh, and keeps no refusal', () => {
+  const box = createSecretBox(randomBytes(32), webhooks);
+  let opens = 0;
+  const counted = { seal: box.seal, open: (stored: string) => (opens++, box.open(stored)) };
+  const remembering = rememberingOpened(counted, 2);
+  const first = box.seal(secret);
+  assert.equal(remembering.open(first), secret);
+  assert.equal(remembering.open(first), secret);
+  assert.equal(opens, 1, 'opened once');
+  const rotated = box.seal('whsec_rotated');
+  assert.equal(remembering.open(rotated), 'whsec_rotated');
+  assert.equal(opens, 2, 'a new sealed value is opened');
+  const tampered = first.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+  assert.throws(() => remembering.open(tampered));
+  assert.throws(() => remembering.open(tampered), 'still refused: nothing was kept');
+  remembering.open(box.seal('whsec_third'));
+  assert.equal(remembering.open(first), secret, 'past the cap it starts over and opens again');
+  assert.equal(opens, 6);
 });

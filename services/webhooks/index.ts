@@ -9,7 +9,7 @@
 // notice to mail, and deletes events and attempts past retention.
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import {
-  assemblePart, createSecretBox, measuredBus, type PartInfo, type ServiceDeps, type ServicePart,
+  assemblePart, createSecretBox, measuredBus, rememberingOpened, type PartInfo, type ServiceDeps, type ServicePart,
   type Subscription,
 } from '../platform/index.js';
 import { createDeliveryStore } from './deliveries.js';
@@ -52,7 +52,7 @@ export function build(deps: ServiceDeps): ServicePart {
   const dispatcher = createDispatcher({
     store: deliveries,
     sender,
-    box,
+    box: rememberingOpened(box),
     clock: deps.clock,
     logger: deps.logger,
     timeoutMs: config.webhookTimeoutMs,

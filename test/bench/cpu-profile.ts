@@ -49,7 +49,9 @@ export function chargedTo(path: string, isMetrics: (owner: string) => boolean): 
     for (let id: number | undefined = sample; id !== undefined && owner === undefined; id = parent.get(id)) {
       owner = ownerOf(byId.get(id)!.callFrame.url);
     }
-    if (owner !== undefined && isMetrics(owner)) byOwner.set(owner, (byOwner.get(owner) ?? 0) + 1);
+    // What no package or project file sits above: V8's own work, or Node's (socket reads, timers).
+    owner ??= /^\(.+\)$/.test(byId.get(sample)!.callFrame.functionName) ? byId.get(sample)!.callFrame.functionName : '(node)';
+    if (isMetrics(owner)) byOwner.set(owner, (byOwner.get(owner) ?? 0) + 1);
   }
   return { busy, byOwner };
 }

@@ -3,18 +3,22 @@
 // payment over the measured window (/proc/<pid>/stat, no idle subtracted: under load the idle
 // background is noise). With BENCH_PROFILE_DIR, the gateway and payments processes are profiled
 // over that window (profile-preload.ts) and each profile's busy samples are printed by owner.
-// BENCH_ROOT runs another checkout's parts. Prints figures; never passes or fails on them.
+// BENCH_ROOT runs another checkout's parts. BENCH_ALL_IN_ONE=1 runs `npm start`'s process instead
+// (profiled whole), so BENCH_CLIENTS=1 shows where a lone payment's CPU goes in either mode.
+// Prints figures; never passes or fails on them.
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { closedLoop, type Call } from './load.js';
 import { chargedTo } from './cpu-profile.js';
+import { startAllInOne } from '../helpers/all-in-one-process.js';
 import { newSplitMerchantKey, startSplitStack } from '../helpers/split-stack.js';
 import { projectPath } from '../../services/platform/index.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
-const PROFILED = ['gateway', 'payments'];
+const ALL_IN_ONE = process.env.BENCH_ALL_IN_ONE === '1';
+const PROFILED = ['gateway', 'payments', 'all-in-one'];
 
 /** utime + stime of a process, in ms (10 ms ticks). */
 function cpuMs(pid: number): number {
@@ -26,39 +30,57 @@ if (!process.env.NATS_URL || !process.env.DATABASE_URL) {
   console.error('six-processes-cpu: set DATABASE_URL and NATS_URL');
   process.exit(2);
 }
+/** Project files by folder (services/payments), packages by name, the rest by what V8 calls it. */
+function groupOf(owner: string): string {
+  return owner.includes('/') && !owner.startsWith('@') ? owner.split('/').slice(0, 2).join('/') : owner;
+}
+
+interface Target { baseUrl: string; secret: string; pids: Array<{ name: string; pid: number }>; close(): Promise<void> }
+
+async function start(): Promise<Target> {
+  const preload = projectPath('dist', 'test', 'bench', 'profile-preload.js');
+  const profiling: Record<string, string> = PROFILE_DIR ? { NODE_OPTIONS: `--import ${preload}`, BENCH_PROFILE_DIR: PROFILE_DIR } : {};
+  if (ALL_IN_ONE) {
+    const one = await startAllInOne(process.env.NATS_URL, { name: 'all-in-one', entry: 'all-in-one/main.js', env: profiling });
+    return { ...one, pids: [{ name: 'all-in-one', pid: one.process.child.pid! }] };
+  }
+  const split = await startSplitStack(process.env.NATS_URL!, {
+    RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10', ...profiling,
+  });
+  const pids = split.parts.map((p) => ({ name: p.name, pid: p.child.pid! }));
+  return { baseUrl: split.baseUrl, secret: await newSplitMerchantKey(split), pids, close: () => split.close() };
+}
+
 if (PROFILE_DIR) await mkdir(PROFILE_DIR, { recursive: true });
-const preload = projectPath('dist', 'test', 'bench', 'profile-preload.js');
-const split = await startSplitStack(process.env.NATS_URL, {
-  RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10',
-  ...(PROFILE_DIR ? { NODE_OPTIONS: `--import ${preload}`, BENCH_PROFILE_DIR: PROFILE_DIR } : {}),
-});
+const target = await start();
 try {
-  const secret = await newSplitMerchantKey(split);
+  const { secret, pids } = target;
   const call = (): Call => ({
     method: 'POST', path: '/v1/payments',
     headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ amount: 1000, currency: 'EUR', payment_method: 'card', test_scenario: 'success' }),
   });
-  await closedLoop(split.baseUrl, call, 201, CLIENTS, 3);
-  const pids = split.parts.map((p) => ({ name: p.name, pid: p.child.pid! }));
+  await closedLoop(target.baseUrl, call, 201, CLIENTS, 3);
   const before = pids.map((p) => cpuMs(p.pid));
   const profiled = pids.filter((p) => PROFILE_DIR && PROFILED.includes(p.name));
   for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
-  const result = await closedLoop(split.baseUrl, call, 201, CLIENTS, SECONDS);
+  const result = await closedLoop(target.baseUrl, call, 201, CLIENTS, SECONDS);
   for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
   const payments = Math.round(result.perSecond * SECONDS);
   const perPart = pids.map((p, i) => `${p.name} ${((cpuMs(p.pid) - before[i]) / payments).toFixed(2)}`);
   console.log(`${process.env.BENCH_ROOT ?? 'this checkout'}: ${CLIENTS} clients, ${result.perSecond.toFixed(0)}/s, `
-    + `${result.errors} errors; CPU ms per payment: ${perPart.join(', ')}`);
+    + `p50 ${result.p50.toFixed(1)} ms, ${result.errors} errors; CPU ms per payment: ${perPart.join(', ')}`);
   await new Promise((resolve) => setTimeout(resolve, 1000)); // the profiles are written
   for (const p of profiled) {
     const file = `${PROFILE_DIR}/main-${p.pid}.cpuprofile`;
     const { busy, byOwner } = chargedTo(file, () => true);
-    const top = [...byOwner].sort((a, b) => b[1] - a[1]).slice(0, 12)
+    const byGroup = new Map<string, number>();
+    for (const [owner, n] of byOwner) byGroup.set(groupOf(owner), (byGroup.get(groupOf(owner)) ?? 0) + n);
+    const top = [...byGroup].sort((a, b) => b[1] - a[1]).slice(0, 14)
       .map(([owner, n]) => `${owner} ${((100 * n) / busy).toFixed(1)} %`);
     console.log(`  ${p.name} (${file}), busy samples by owner: ${top.join(', ')}`);
   }
 } finally {
-  await split.close();
+  await target.close();
 }
 process.exit(0);
