@@ -39,6 +39,13 @@ class UsageError extends Error {
   }
 }
 
+/** Usage the caller asked for (`help`, `--help`): on stdout with exit 0, as `svc listen --help` and `svc routing simulate --help` answer. */
+class HelpAsked extends UsageError {
+  constructor(usage: string) {
+    super(undefined, usage);
+  }
+}
+
 function commandUsage(command: Command): string {
   return `usage: ${usageOf(command)}\n  ${command.summary}`;
 }
@@ -63,16 +70,16 @@ function parseInvocation(argv: string[]): Invocation {
   const asksHelp = words[0] === 'help' || first.values.help === true;
   if (words[0] === 'help') words = words.slice(1);
   const [group, action] = words;
-  if (group === undefined) throw new UsageError(undefined, generalUsage());
+  if (group === undefined) throw asksHelp ? new HelpAsked(generalUsage()) : new UsageError(undefined, generalUsage());
   const command = findCommand(group, action);
   if (!command) {
     const group_ = groupCommands(group);
     if (group_.length === 0) throw new UsageError(`unknown command "${group}"`, generalUsage());
-    if (asksHelp && action === undefined) throw new UsageError(undefined, groupUsage(group_));
+    if (asksHelp && action === undefined) throw new HelpAsked(groupUsage(group_));
     const what = action === undefined ? `"${group}" needs a subcommand` : `unknown command "${group} ${action}"`;
     throw new UsageError(what, groupUsage(group_));
   }
-  if (asksHelp) throw new UsageError(undefined, commandUsage(command));
+  if (asksHelp) throw new HelpAsked(commandUsage(command));
 
   let parsed;
   try {
@@ -115,6 +122,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       throw err;
     }
   } catch (err) {
+    if (err instanceof HelpAsked) {
+      io.stdout(`${err.usage}\n`);
+      return 0;
+    }
     if (err instanceof UsageError) {
       io.stderr(`${err.message ? `error: ${err.message}\n\n` : ''}${err.usage}\n`);
       return 2;

@@ -234,8 +234,19 @@ describe('svc management CLI', () => {
     assert.match(r.stderr, /connection refused/);
   });
 
-  it('exits 2 with usage for unknown commands, help and usage mistakes', async () => {
-    for (const args of [['frobnicate'], ['--help'], ['help'], ['key'], ['key', 'create', '--project', projectId],
+  it('answers help on stdout with exit 0', async () => {
+    for (const args of [['--help'], ['help'], ['help', 'key'], ['key', '--help'], ['key', 'create', '--help']]) {
+      const r = await run(args);
+      assert.equal(r.code, 0, `svc ${args.join(' ')}: exit ${r.code}`);
+      assert.match(r.stdout, /usage: svc|^ +svc key/m);
+      assert.equal(r.stderr, '');
+    }
+    assert.match((await run(['help', 'key'])).stdout, /svc key create/);
+    assert.match((await run(['key', 'create', '--help'])).stdout, /^usage: svc key create/);
+  });
+
+  it('exits 2 with usage for unknown commands and usage mistakes', async () => {
+    for (const args of [['frobnicate'], [], ['key'], ['key', 'create', '--project', projectId],
       ['key', 'create', '--project', projectId, '--mode', 'prod', '--name', 'x'], ['merchant', 'verify'],
       ['merchant', 'create', '--name', 'x', '--token', 'abc'], ['status', 'extra'], ['project', 'list'],
       ['merchant', 'list', '--limit', '0'], ['merchant', 'list', '--limit', '201']]) {

@@ -147,11 +147,11 @@ describe('sandbox demo behaviour', () => {
     const env = { PATH: process.env.PATH ?? '', SVC_URL: stack.baseUrl, SVC_OPERATOR_TOKEN: stack.operatorToken };
     const svc = (...args: string[]) => runSvc(args, env);
 
-    // Help is usage: exit 2 on stderr, as for every command.
+    // Help asked for is answered on stdout with exit 0, as for every command.
     const help = await svc('sandbox', 'behaviour', '--help');
-    assert.equal(help.code, 2, help.stderr);
-    assert.match(help.stderr, /svc sandbox behaviour set\|show\|clear --project PRJ_ID/);
-    assert.match(help.stderr, /--outage-minutes N: unavailable from now for N minutes/);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /svc sandbox behaviour set\|show\|clear --project PRJ_ID/);
+    assert.match(help.stdout, /--outage-minutes N: unavailable from now for N minutes/);
 
     const set = await svc('sandbox', 'behaviour', 'set', '--project', other.projectId, '--provider', 'demo_alpha',
       '--method', 'card', '--currency', 'eur', '--approval-rate', '0.8', '--latency-ms', '20', '--outage-minutes', '10');
