@@ -5,10 +5,10 @@
 // time per payment: on a busy two-core machine the rates swing with whatever else runs, while the
 // CPU a payment costs the process barely does, so that ratio is the steadier measure.
 // Used by metrics-overhead.ts (issue 17) and in-process-calls.ts (issue 28).
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { closedLoop, format, type Call, type Result } from './load.js';
+import { cpuMs } from './counts.js';
 import { startAllInOne, type AllInOneVariant } from '../helpers/all-in-one-process.js';
 
 export type PaymentCall = (secret: string, keyed: boolean) => () => Call;
@@ -25,15 +25,6 @@ export interface Side {
   profile?: string;
 }
 
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-/** User + system CPU milliseconds `pid` has used so far (/proc/<pid>/stat fields 14 and 15). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
-
 export async function oneRun(natsUrl: string, call: PaymentCall, side: Side, opts: RunOptions): Promise<Run> {
   const { clients, seconds, warmup } = opts;
   const target = await startAllInOne(natsUrl, side.variant);
@@ -43,9 +34,9 @@ export async function oneRun(natsUrl: string, call: PaymentCall, side: Side, opt
     const beside = side.beside?.();
     const pid = target.process.child.pid!;
     if (side.profile) process.kill(pid, 'SIGUSR2');
-    const cpuBefore = cpuMs(pid);
+    const cpuBefore = await cpuMs(pid);
     const result = await closedLoop(target.baseUrl, plain, 201, clients, seconds);
-    const cpuMsPerPayment = (cpuMs(pid) - cpuBefore) / Math.max(1, result.requests);
+    const cpuMsPerPayment = ((await cpuMs(pid)) - cpuBefore) / Math.max(1, result.requests);
     if (side.profile) {
       process.kill(pid, 'SIGUSR2');
       for (let i = 0; i < 100 && !existsSync(side.profile); i++) await sleep(100);

@@ -6,9 +6,9 @@
 // BENCH_ROOT runs another checkout's parts. BENCH_ALL_IN_ONE=1 runs `npm start`'s process instead
 // (profiled whole), so BENCH_CLIENTS=1 shows where a lone payment's CPU goes in either mode.
 // Prints figures; never passes or fails on them.
-import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { closedLoop, type Call } from './load.js';
+import { cpuMs } from './counts.js';
 import { chargedTo } from './cpu-profile.js';
 import { startAllInOne } from '../helpers/all-in-one-process.js';
 import { newSplitMerchantKey, startSplitStack } from '../helpers/split-stack.js';
@@ -19,12 +19,6 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const ALL_IN_ONE = process.env.BENCH_ALL_IN_ONE === '1';
 const PROFILED = ['gateway', 'payments', 'all-in-one'];
-
-/** utime + stime of a process, in ms (10 ms ticks). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 if (!process.env.NATS_URL || !process.env.DATABASE_URL) {
   console.error('six-processes-cpu: set DATABASE_URL and NATS_URL');
@@ -61,13 +55,14 @@ try {
     body: JSON.stringify({ amount: 1000, currency: 'EUR', payment_method: 'card', test_scenario: 'success' }),
   });
   await closedLoop(target.baseUrl, call, 201, CLIENTS, 3);
-  const before = pids.map((p) => cpuMs(p.pid));
+  const before = await Promise.all(pids.map((p) => cpuMs(p.pid)));
   const profiled = pids.filter((p) => PROFILE_DIR && PROFILED.includes(p.name));
   for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
   const result = await closedLoop(target.baseUrl, call, 201, CLIENTS, SECONDS);
   for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
   const payments = Math.round(result.perSecond * SECONDS);
-  const perPart = pids.map((p, i) => `${p.name} ${((cpuMs(p.pid) - before[i]) / payments).toFixed(2)}`);
+  const spent = await Promise.all(pids.map((p, i) => cpuMs(p.pid).then((ms) => ms - before[i])));
+  const perPart = pids.map((p, i) => `${p.name} ${(spent[i] / payments).toFixed(2)}`);
   console.log(`${process.env.BENCH_ROOT ?? 'this checkout'}: ${CLIENTS} clients, ${result.perSecond.toFixed(0)}/s, `
     + `p50 ${result.p50.toFixed(1)} ms, ${result.errors} errors; CPU ms per payment: ${perPart.join(', ')}`);
   await new Promise((resolve) => setTimeout(resolve, 1000)); // the profiles are written
