@@ -77,7 +77,7 @@ export function build(deps: PaymentsDeps): ServicePart {
   const paymentMethods = createPaymentMethodStore(deps.pool);
   const customerActions = createCustomerActions({ store, clock: deps.clock, relay });
   const credentials = createCredentialStore(deps.pool, deps.config.providerSecretKey);
-  const network: ProviderNetwork = { allowlist: deps.config.providerBaseUrlAllowlist };
+  const network: ProviderNetwork = { allowlist: deps.config.providerBaseUrlAllowlist, logger: deps.logger };
   const providers = providersByCode(deps.providers ?? PROVIDERS);
   const vaults = createVaultForwarders(providers.values(), { credentials: credentials.source(), network });
   const made = Object.fromEntries([...providers.values()]

@@ -63,6 +63,33 @@ test('refused by policy, unresolvable, or an address stored before the policy: o
   }
 });
 
+test('the operator\'s log says why (the policy\'s words, the resolver\'s code), naming the host and nothing else of the URL', async () => {
+  const inside = await counting();
+  const logged: Array<{ host: string; reason: string }> = [];
+  const logger = { warn: (fields: object) => void logged.push(fields as { host: string; reason: string }) };
+  try {
+    const cases: Array<[string, string[], Resolver | undefined]> = [
+      [`http://user:pw@127.0.0.1:${inside.port}/?key=secret`, [], undefined],
+      [`https://rebind.example.com:${inside.port}`, [], rebindTo('10.0.0.1')],
+      ['https://nowhere.example.com', [], failing],
+    ];
+    for (const [base, allowlist, resolve] of cases) {
+      const send = providerFetch(base, { officialHost: ADYEN_OFFICIAL_HOST, allowlist, resolve, logger });
+      await assert.rejects(send(`${base}/v71/paymentMethods`, { method: 'POST' }), (err: Error) => err instanceof ProviderUnreachableError);
+    }
+    assert.equal(logged.length, 3);
+    assert.equal(logged[0].host, `127.0.0.1:${inside.port}`);
+    assert.match(logged[0].reason, /^api_base_url is refused: /);
+    assert.equal(logged[1].host, `rebind.example.com:${inside.port}`);
+    assert.match(logged[1].reason, /10\.0\.0\.1|private|not allowed/i);
+    assert.deepEqual(logged[2], { host: 'nowhere.example.com', reason: 'ENOTFOUND' });
+    assert.ok(!JSON.stringify(logged).includes('secret') && !JSON.stringify(logged).includes('pw'), 'no user-info or query');
+    assert.equal(inside.connections(), 0);
+  } finally {
+    await inside.close();
+  }
+});
+
 test('what a merchant-chosen host answers reaches the SDK without its text', async () => {
   const answers: Record<string, [number, string]> = {
     '/error': [404, 'INTERNAL-SECRET: admin console'],

@@ -7,7 +7,8 @@
 // timed-out and policy-refused connections are one same message, so no internal body is readable
 // and open and closed ports cannot be told apart.
 import { Agent, fetch as undiciFetch } from 'undici';
-import { addressProblem, guardedLookup, type Resolver } from '../../platform/net/index.js';
+import type { Logger } from '../../platform/index.js';
+import { AddressNotAllowedError, addressProblem, guardedLookup, type Resolver } from '../../platform/net/index.js';
 import { baseUrlProblem, baseUrlTrust, PROVIDER_URL_POLICY } from './provider-base-url.js';
 
 export interface ProviderFetchOptions {
@@ -17,6 +18,8 @@ export interface ProviderFetchOptions {
   allowlist: readonly string[];
   /** Name resolution at connect time; node:dns unless a test stands in for a rebinding name. */
   resolve?: Resolver;
+  /** Where a refusal's real reason goes: the operator's log, since the caller only hears UNREACHABLE_MESSAGE. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** What a licensed connector is given about the network: the operator's allow-list (and a test's resolver). */
@@ -92,11 +95,25 @@ export async function withoutHostText(res: HostAnswer): Promise<Response> {
   return genericAnswer(502, `${answeredMessage(res.status)} without a JSON body`);
 }
 
+/** Why a request to a merchant-chosen host failed, for the operator: the policy's words or the socket's code. */
+function failureReason(err: unknown): string {
+  const cause = (err as { cause?: Error & { code?: string } }).cause;
+  if (cause instanceof AddressNotAllowedError) return cause.message;
+  return cause?.code ?? cause?.message ?? (err as Error).message;
+}
+
 function guardedFetch(apiBaseUrl: string, opts: ProviderFetchOptions): typeof fetch {
   const dispatcher = guardedAgent(opts.resolve);
+  // The host alone: a URL's user-info or query could carry what must never be logged.
+  const host = URL.canParse(apiBaseUrl) ? new URL(apiBaseUrl).host : 'an unparsable api_base_url';
+  const refused = (reason: string) => {
+    opts.logger?.warn({ host, reason }, 'provider request refused or unreachable');
+    return new ProviderUnreachableError();
+  };
   return async (input, init) => {
     // Stored before the policy, or the allow-list shrank since: checked on every request.
-    if (baseUrlProblem(apiBaseUrl, opts.allowlist) !== undefined) throw new ProviderUnreachableError();
+    const problem = baseUrlProblem(apiBaseUrl, opts.allowlist);
+    if (problem !== undefined) throw refused(problem);
     const url = input instanceof Request ? input.url : String(input);
     try {
       return await withoutHostText(await undiciFetch(url, {
@@ -106,7 +123,7 @@ function guardedFetch(apiBaseUrl: string, opts: ProviderFetchOptions): typeof fe
     } catch (err) {
       // The caller's deadline stays an abort, which the SDKs report as their time-out.
       if (init?.signal?.aborted) throw err;
-      throw new ProviderUnreachableError();
+      throw refused(failureReason(err));
     }
   };
 }
