@@ -6,7 +6,7 @@
 import { idTime } from '../../../platform/ids.js';
 import { failed, statusFromRepeat } from '../outcome-mapping.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
-import { throughVault, type VaultForwarders } from '../vault-forwarding.js';
+import { payDirectOrForwarded, type VaultForwarders } from '../vault-forwarding.js';
 import { toCheckoutAmount } from './amounts.js';
 import { createCheckoutClients, type CheckoutAccount } from './client.js';
 import { CONDITIONS } from './errors.js';
@@ -49,17 +49,6 @@ export function createCheckoutConnector(
     }
   }
 
-  /**
-   * A forwarded card: the raw-card request with the vault's placeholders, sent through the vault by
-   * the same SDK call, so the answer is read as a direct one under the same Cko-Idempotency-Key. A
-   * vault that gives no answer of Checkout.com's surfaces as no answer, and the status query decides.
-   */
-  async function payForwarded(req: AuthorizeRequest, forwarding: NonNullable<AuthorizeRequest['forwarding']>): Promise<AuthorizeResult> {
-    const through = await throughVault(vaults, req, forwarding, (id, via) => clients.forAccount(id, via), CONDITIONS);
-    if ('refused' in through) return through.refused;
-    return pay(through.account, req, forwardedCard(through.placeholders, req));
-  }
-
   /** The payment Checkout.com lists under our attempt id as reference, if any. */
   async function listed(account: CheckoutAccount, req: AuthorizeRequest): Promise<CheckoutPayment | undefined> {
     const page = await account.call(req.signal, (c) => c.payments.getPaymentList({ reference: req.attemptId, limit: 1 })) as { data?: CheckoutPayment[] };
@@ -87,12 +76,16 @@ export function createCheckoutConnector(
   }
 
   return {
-    async authorize(req) {
-      if (req.forwarding) return payForwarded(req, req.forwarding);
-      const account = await clients.forAccount(req.account.id);
-      if (!account) return failed(CONDITIONS.missing_credentials);
-      return pay(account, req);
-    },
+    /**
+     * Directly, or a forwarded card: the raw-card request with the vault's placeholders, sent through
+     * the vault by the same SDK call, so the answer is read as a direct one under the same
+     * Cko-Idempotency-Key. A vault that gives no answer of Checkout.com's surfaces as no answer, and
+     * the status query decides.
+     */
+    authorize: (req) => payDirectOrForwarded(req, {
+      vaults, clients, conditions: CONDITIONS,
+      pay: (account, placeholders) => pay(account, req, placeholders && forwardedCard(placeholders, req)),
+    }),
 
     /**
      * By our reference first: the payment list answers what Checkout.com made of the attempt. Not
