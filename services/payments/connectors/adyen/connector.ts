@@ -11,7 +11,7 @@ import { CONDITIONS } from './errors.js';
 import { readAdyenSettlementReport } from './settlement-report.js';
 import { readAdyenNotification } from './notifications.js';
 import { describeError, fromError, fromPayment, isAdyenError, refusal } from './outcomes.js';
-import { failed, statusFromRepeat } from '../outcome-mapping.js';
+import { credentialCheck, failed, statusFromRepeat } from '../outcome-mapping.js';
 import { payDirectOrForwarded, type VaultForwarders } from '../vault-forwarding.js';
 import { forwardedCard, neverReceivedForwarded } from './forwarded.js';
 import type {
@@ -211,14 +211,10 @@ export function createAdyenConnector(
     async checkCredentials(ref: ProviderAccountRef): Promise<CredentialCheck> {
       const account = await clients.forAccount(ref.id);
       if (!account) return { ok: false, providerCode: null, message: CONDITIONS.missing_credentials.message };
-      try {
-        await account.checkout.PaymentsApi.paymentMethods({ merchantAccount: account.merchantAccount }, { signal: AbortSignal.timeout(15_000) });
-        return { ok: true };
-      } catch (err) {
-        if (!isAdyenError(err)) throw err;
-        const { code, message } = describeError(err);
-        return { ok: false, providerCode: code, message };
-      }
+      return credentialCheck(
+        () => account.checkout.PaymentsApi.paymentMethods({ merchantAccount: account.merchantAccount }, { signal: AbortSignal.timeout(15_000) }),
+        isAdyenError, describeError,
+      );
     },
 
     readNotification: (req) => readAdyenNotification(credentials, req),

@@ -4,7 +4,7 @@
 // CredentialSource by account id; outcomes and failures come from the tables in errors.ts. A card
 // forwarded by a vault (issue 25) is paid with the raw-card request sent through the vault, read as a direct answer.
 import { idTime } from '../../../platform/ids.js';
-import { failed, statusFromRepeat } from '../outcome-mapping.js';
+import { credentialCheck, failed, statusFromLookup, statusFromRepeat } from '../outcome-mapping.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
 import { payDirectOrForwarded, type VaultForwarders } from '../vault-forwarding.js';
 import { toCheckoutAmount } from './amounts.js';
@@ -101,16 +101,8 @@ export function createCheckoutConnector(
     async getStatus(req): Promise<PaymentStatusResult> {
       const account = await clients.forAccount(req.account.id);
       if (!account) return { found: false };
-      let payment: CheckoutPayment | undefined;
-      try {
-        payment = await listed(account, req);
-      } catch (err) {
-        if (!isCheckoutError(err)) throw err;
-        const { rule, message } = describeError(err);
-        if (rule.outcome === 'timeout' || rule.outcome === 'unknown') throw new Error(message);
-        return { found: true, ...fromError(err) };
-      }
-      if (payment) return { found: true, ...fromPayment(payment, req) };
+      const known = await statusFromLookup(() => listed(account, req), (p) => fromPayment(p, req), isCheckoutError, describeError);
+      if (known) return known;
       if (req.paymentMethodToken && !req.forwarding) return statusFromRepeat(await pay(account, req), 'Checkout.com');
       const madeAt = idTime(req.attemptId);
       if (madeAt && Date.now() - madeAt.getTime() > LIST_SETTLED_MS) return { found: false };
@@ -145,14 +137,10 @@ export function createCheckoutConnector(
     async checkCredentials(ref: ProviderAccountRef): Promise<CredentialCheck> {
       const account = await clients.forAccount(ref.id);
       if (!account) return { ok: false, providerCode: null, message: CONDITIONS.missing_credentials.message };
-      try {
-        await account.call(AbortSignal.timeout(15_000), (c) => c.payments.getPaymentList({ reference: CHECK_REFERENCE, limit: 1 }));
-        return { ok: true };
-      } catch (err) {
-        if (!isCheckoutError(err)) throw err;
-        const { code, message } = describeError(err);
-        return { ok: false, providerCode: code, message };
-      }
+      return credentialCheck(
+        () => account.call(AbortSignal.timeout(15_000), (c) => c.payments.getPaymentList({ reference: CHECK_REFERENCE, limit: 1 })),
+        isCheckoutError, describeError,
+      );
     },
 
     readNotification: (req) => readCheckoutNotification(credentials, req),
