@@ -115,7 +115,7 @@ export function createAdyenConnector(
    */
   async function forwardedStatus(account: AdyenAccount, req: AuthorizeRequest, forwarding: NonNullable<AuthorizeRequest['forwarding']>): Promise<PaymentStatusResult> {
     const forwarder = vaults?.forVault(forwarding.vault);
-    // Without a forwarder, or a token, nothing was sent (payForwarded refuses both).
+    // Without a forwarder, or a token, nothing was sent (payDirectOrForwarded refuses both).
     if (!forwarder || !req.paymentMethodToken) return { found: false };
     const params = paymentParams(req, account.merchantAccount, forwardedCard(forwarder.placeholders(req.paymentMethodToken), req));
     if (!('merchantAccount' in params)) return { found: false };
