@@ -2,9 +2,10 @@
 // every provider: the row decides the outcome and our failure, the provider's own code and message
 // stay on the attempt for the merchant's support. Each provider's outcomes file (stripe-outcomes.ts,
 // adyen-outcomes.ts) reads its answers into rows; this is what happens to a row after that. And a
-// status query answered by repeating the attempt, which both providers' idempotency keys allow.
+// status query answered by repeating the attempt, which the providers' idempotency keys allow, or
+// by looking the attempt up by our reference.
 import type { ErrorRule } from './error-rules.js';
-import type { AuthorizeResult, HoldResult, PaymentStatusResult } from './types.js';
+import type { AuthorizeResult, CredentialCheck, HoldResult, PaymentStatusResult } from './types.js';
 
 /** What the provider itself said about the attempt, kept beside our failure. */
 export interface ProviderAnswer {
@@ -48,4 +49,56 @@ export function refusalOutcome(rule: ErrorRule): HoldResult['outcome'] | undefin
 export function statusFromRepeat(result: AuthorizeResult, provider: string): PaymentStatusResult {
   if (result.outcome === 'timeout') throw new Error(result.providerMessage ?? `${provider} did not answer`);
   return { found: true, ...result };
+}
+
+/** A provider's error as its table reads it: the row, and the provider's own code and message. */
+export interface DescribedError {
+  rule: ErrorRule;
+  code: string;
+  message: string;
+}
+
+/**
+ * The status of an attempt looked up by our reference (a provider's payment list): the payment
+ * `lookup` finds, as `read` makes it an attempt's result, or undefined when it is not listed. An
+ * error of the provider's (`isProviderError`, read by `describe`) is the attempt's failure, except
+ * no answer or an open row: the status query failed, thrown, so the attempt stays unknown and is
+ * asked again later. Any other error is a bug, rethrown.
+ */
+export async function statusFromLookup<P, E>(
+  lookup: () => Promise<P | undefined>,
+  read: (payment: P) => AuthorizeResult,
+  isProviderError: (err: unknown) => err is E,
+  describe: (err: E) => DescribedError,
+): Promise<PaymentStatusResult | undefined> {
+  let payment: P | undefined;
+  try {
+    payment = await lookup();
+  } catch (err) {
+    if (!isProviderError(err)) throw err;
+    const { rule, code, message } = describe(err);
+    if (rule.outcome === 'timeout' || rule.outcome === 'unknown') throw new Error(message);
+    return { found: true, ...failed(rule, { code, message }) };
+  }
+  return payment ? { found: true, ...read(payment) } : undefined;
+}
+
+/**
+ * A credential check by a harmless call that only valid credentials get answered: any answer is
+ * success; an error of the provider's is the check's refusal with the provider's code and message.
+ * Any other error is a bug, rethrown.
+ */
+export async function credentialCheck<E>(
+  call: () => Promise<unknown>,
+  isProviderError: (err: unknown) => err is E,
+  describe: (err: E) => DescribedError,
+): Promise<CredentialCheck> {
+  try {
+    await call();
+    return { ok: true };
+  } catch (err) {
+    if (!isProviderError(err)) throw err;
+    const { code, message } = describe(err);
+    return { ok: false, providerCode: code, message };
+  }
 }

@@ -110,7 +110,7 @@ export function forwardingFetch(forwarder: VaultForwarder, route: ForwardRoute):
   };
 }
 
-/** The destination's error-table rules for a forwarded attempt that cannot start. */
+/** The destination's error-table rules for an attempt that cannot start (payDirectOrForwarded). */
 export interface ForwardingConditions {
   vault_not_connected: ErrorRule;
   unusable_token: ErrorRule;
@@ -118,22 +118,31 @@ export interface ForwardingConditions {
 }
 
 /**
- * A forwarded attempt's destination client, made with a fetch that goes through the vault, and the
- * vault's placeholders for the card; or the failure when the vault, the token or the destination's
- * credentials are missing. What every destination does before building its raw-card request.
+ * An attempt's authorization at a destination of vault forwarding: a forwarded attempt (issue 25)
+ * is paid by the destination's client made with a fetch that goes through the vault, with the
+ * vault's placeholders for the card; any other directly. Refused before anything is sent when the
+ * vault, the token or the destination's credentials are missing. `pay` builds and sends the
+ * destination's own request, its card fields from `placeholders` when there are any.
  */
-export async function throughVault<A>(
-  vaults: VaultForwarders | undefined,
+export async function payDirectOrForwarded<A>(
   req: AuthorizeRequest,
-  forwarding: NonNullable<AuthorizeRequest['forwarding']>,
-  forAccount: (accountId: string, via: typeof fetch) => Promise<A | undefined>,
-  conditions: ForwardingConditions,
-): Promise<{ account: A; placeholders: CardPlaceholders } | { refused: AuthorizeResult }> {
-  const forwarder = vaults?.forVault(forwarding.vault);
-  if (!forwarder) return { refused: failed(conditions.vault_not_connected) };
-  if (!req.paymentMethodToken) return { refused: failed(conditions.unusable_token) };
-  const via = forwardingFetch(forwarder, { ...forwarding, token: req.paymentMethodToken, attemptId: req.attemptId });
-  const account = await forAccount(req.account.id, via);
-  if (!account) return { refused: failed(conditions.missing_credentials) };
-  return { account, placeholders: forwarder.placeholders(req.paymentMethodToken) };
+  { vaults, clients, conditions, pay }: {
+    vaults: VaultForwarders | undefined;
+    clients: { forAccount(accountId: string, via?: typeof fetch): Promise<A | undefined> };
+    conditions: ForwardingConditions;
+    pay: (account: A, placeholders?: CardPlaceholders) => Promise<AuthorizeResult>;
+  },
+): Promise<AuthorizeResult> {
+  if (!req.forwarding) {
+    const account = await clients.forAccount(req.account.id);
+    if (!account) return failed(conditions.missing_credentials);
+    return pay(account);
+  }
+  const forwarder = vaults?.forVault(req.forwarding.vault);
+  if (!forwarder) return failed(conditions.vault_not_connected);
+  if (!req.paymentMethodToken) return failed(conditions.unusable_token);
+  const via = forwardingFetch(forwarder, { ...req.forwarding, token: req.paymentMethodToken, attemptId: req.attemptId });
+  const account = await clients.forAccount(req.account.id, via);
+  if (!account) return failed(conditions.missing_credentials);
+  return pay(account, forwarder.placeholders(req.paymentMethodToken));
 }

@@ -11,8 +11,8 @@ import { CONDITIONS } from './errors.js';
 import { readAdyenSettlementReport } from './settlement-report.js';
 import { readAdyenNotification } from './notifications.js';
 import { describeError, fromError, fromPayment, isAdyenError, refusal } from './outcomes.js';
-import { failed, statusFromRepeat } from '../outcome-mapping.js';
-import { throughVault, type VaultForwarders } from '../vault-forwarding.js';
+import { credentialCheck, failed, statusFromRepeat } from '../outcome-mapping.js';
+import { payDirectOrForwarded, type VaultForwarders } from '../vault-forwarding.js';
 import { forwardedCard, neverReceivedForwarded } from './forwarded.js';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, CredentialCheck, CredentialSource, HoldRequest, HoldResult,
@@ -109,24 +109,13 @@ export function createAdyenConnector(
   }
 
   /**
-   * A forwarded card: Adyen's raw-card request with the vault's placeholders, sent through the
-   * vault by the same library client, so the answer is read as a direct one. A vault that gives no
-   * answer of Adyen's surfaces as no answer (AdyenConnectionError), and the status query decides.
-   */
-  async function payForwarded(req: AuthorizeRequest, forwarding: NonNullable<AuthorizeRequest['forwarding']>): Promise<AuthorizeResult> {
-    const through = await throughVault(vaults, req, forwarding, (id, via) => clients.forAccount(id, via), CONDITIONS);
-    if ('refused' in through) return through.refused;
-    return pay(through.account, req, forwardedCard(through.placeholders, req));
-  }
-
-  /**
    * A forwarded attempt's status, asked of Adyen directly and without the card: the same request
    * under the same Idempotency-Key with the placeholders left as they are. Adyen answers the
    * forwarded request's response if it received it; a refusal of the card fields says it did not.
    */
   async function forwardedStatus(account: AdyenAccount, req: AuthorizeRequest, forwarding: NonNullable<AuthorizeRequest['forwarding']>): Promise<PaymentStatusResult> {
     const forwarder = vaults?.forVault(forwarding.vault);
-    // Without a forwarder, or a token, nothing was sent (payForwarded refuses both).
+    // Without a forwarder, or a token, nothing was sent (payDirectOrForwarded refuses both).
     if (!forwarder || !req.paymentMethodToken) return { found: false };
     const params = paymentParams(req, account.merchantAccount, forwardedCard(forwarder.placeholders(req.paymentMethodToken), req));
     if (!('merchantAccount' in params)) return { found: false };
@@ -165,12 +154,16 @@ export function createAdyenConnector(
   }
 
   return {
-    async authorize(req) {
-      if (req.forwarding) return payForwarded(req, req.forwarding);
-      const account = await clients.forAccount(req.account.id);
-      if (!account) return failed(CONDITIONS.missing_credentials);
-      return pay(account, req);
-    },
+    /**
+     * Directly, or a forwarded card: Adyen's raw-card request with the vault's placeholders, sent
+     * through the vault by the same library client, so the answer is read as a direct one. A vault
+     * that gives no answer of Adyen's surfaces as no answer (AdyenConnectionError), and the status
+     * query decides.
+     */
+    authorize: (req) => payDirectOrForwarded(req, {
+      vaults, clients, conditions: CONDITIONS,
+      pay: (account, placeholders) => pay(account, req, placeholders && forwardedCard(placeholders, req)),
+    }),
 
     /**
      * Right after a lost answer the request still has the method's token, so /payments is sent
@@ -218,14 +211,10 @@ export function createAdyenConnector(
     async checkCredentials(ref: ProviderAccountRef): Promise<CredentialCheck> {
       const account = await clients.forAccount(ref.id);
       if (!account) return { ok: false, providerCode: null, message: CONDITIONS.missing_credentials.message };
-      try {
-        await account.checkout.PaymentsApi.paymentMethods({ merchantAccount: account.merchantAccount }, { signal: AbortSignal.timeout(15_000) });
-        return { ok: true };
-      } catch (err) {
-        if (!isAdyenError(err)) throw err;
-        const { code, message } = describeError(err);
-        return { ok: false, providerCode: code, message };
-      }
+      return credentialCheck(
+        () => account.checkout.PaymentsApi.paymentMethods({ merchantAccount: account.merchantAccount }, { signal: AbortSignal.timeout(15_000) }),
+        isAdyenError, describeError,
+      );
     },
 
     readNotification: (req) => readAdyenNotification(credentials, req),

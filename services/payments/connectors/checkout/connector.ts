@@ -4,9 +4,9 @@
 // CredentialSource by account id; outcomes and failures come from the tables in errors.ts. A card
 // forwarded by a vault (issue 25) is paid with the raw-card request sent through the vault, read as a direct answer.
 import { idTime } from '../../../platform/ids.js';
-import { failed, statusFromRepeat } from '../outcome-mapping.js';
+import { credentialCheck, failed, statusFromLookup, statusFromRepeat } from '../outcome-mapping.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
-import { throughVault, type VaultForwarders } from '../vault-forwarding.js';
+import { payDirectOrForwarded, type VaultForwarders } from '../vault-forwarding.js';
 import { toCheckoutAmount } from './amounts.js';
 import { createCheckoutClients, type CheckoutAccount } from './client.js';
 import { CONDITIONS } from './errors.js';
@@ -49,17 +49,6 @@ export function createCheckoutConnector(
     }
   }
 
-  /**
-   * A forwarded card: the raw-card request with the vault's placeholders, sent through the vault by
-   * the same SDK call, so the answer is read as a direct one under the same Cko-Idempotency-Key. A
-   * vault that gives no answer of Checkout.com's surfaces as no answer, and the status query decides.
-   */
-  async function payForwarded(req: AuthorizeRequest, forwarding: NonNullable<AuthorizeRequest['forwarding']>): Promise<AuthorizeResult> {
-    const through = await throughVault(vaults, req, forwarding, (id, via) => clients.forAccount(id, via), CONDITIONS);
-    if ('refused' in through) return through.refused;
-    return pay(through.account, req, forwardedCard(through.placeholders, req));
-  }
-
   /** The payment Checkout.com lists under our attempt id as reference, if any. */
   async function listed(account: CheckoutAccount, req: AuthorizeRequest): Promise<CheckoutPayment | undefined> {
     const page = await account.call(req.signal, (c) => c.payments.getPaymentList({ reference: req.attemptId, limit: 1 })) as { data?: CheckoutPayment[] };
@@ -87,12 +76,16 @@ export function createCheckoutConnector(
   }
 
   return {
-    async authorize(req) {
-      if (req.forwarding) return payForwarded(req, req.forwarding);
-      const account = await clients.forAccount(req.account.id);
-      if (!account) return failed(CONDITIONS.missing_credentials);
-      return pay(account, req);
-    },
+    /**
+     * Directly, or a forwarded card: the raw-card request with the vault's placeholders, sent through
+     * the vault by the same SDK call, so the answer is read as a direct one under the same
+     * Cko-Idempotency-Key. A vault that gives no answer of Checkout.com's surfaces as no answer, and
+     * the status query decides.
+     */
+    authorize: (req) => payDirectOrForwarded(req, {
+      vaults, clients, conditions: CONDITIONS,
+      pay: (account, placeholders) => pay(account, req, placeholders && forwardedCard(placeholders, req)),
+    }),
 
     /**
      * By our reference first: the payment list answers what Checkout.com made of the attempt. Not
@@ -108,16 +101,8 @@ export function createCheckoutConnector(
     async getStatus(req): Promise<PaymentStatusResult> {
       const account = await clients.forAccount(req.account.id);
       if (!account) return { found: false };
-      let payment: CheckoutPayment | undefined;
-      try {
-        payment = await listed(account, req);
-      } catch (err) {
-        if (!isCheckoutError(err)) throw err;
-        const { rule, message } = describeError(err);
-        if (rule.outcome === 'timeout' || rule.outcome === 'unknown') throw new Error(message);
-        return { found: true, ...fromError(err) };
-      }
-      if (payment) return { found: true, ...fromPayment(payment, req) };
+      const known = await statusFromLookup(() => listed(account, req), (p) => fromPayment(p, req), isCheckoutError, describeError);
+      if (known) return known;
       if (req.paymentMethodToken && !req.forwarding) return statusFromRepeat(await pay(account, req), 'Checkout.com');
       const madeAt = idTime(req.attemptId);
       if (madeAt && Date.now() - madeAt.getTime() > LIST_SETTLED_MS) return { found: false };
@@ -152,14 +137,10 @@ export function createCheckoutConnector(
     async checkCredentials(ref: ProviderAccountRef): Promise<CredentialCheck> {
       const account = await clients.forAccount(ref.id);
       if (!account) return { ok: false, providerCode: null, message: CONDITIONS.missing_credentials.message };
-      try {
-        await account.call(AbortSignal.timeout(15_000), (c) => c.payments.getPaymentList({ reference: CHECK_REFERENCE, limit: 1 }));
-        return { ok: true };
-      } catch (err) {
-        if (!isCheckoutError(err)) throw err;
-        const { code, message } = describeError(err);
-        return { ok: false, providerCode: code, message };
-      }
+      return credentialCheck(
+        () => account.call(AbortSignal.timeout(15_000), (c) => c.payments.getPaymentList({ reference: CHECK_REFERENCE, limit: 1 })),
+        isCheckoutError, describeError,
+      );
     },
 
     readNotification: (req) => readCheckoutNotification(credentials, req),

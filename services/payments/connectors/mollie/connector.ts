@@ -5,7 +5,7 @@
 // capture_method manual), so the connector has no capture or cancel.
 import { feeFor } from '../../../contract/fees.js';
 import { idTime } from '../../../platform/ids.js';
-import { failed, statusFromRepeat } from '../outcome-mapping.js';
+import { credentialCheck, failed, statusFromLookup, statusFromRepeat } from '../outcome-mapping.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
 import { toMollieAmount } from './amounts.js';
 import { createMollieClients, type MollieAccount } from './client.js';
@@ -82,16 +82,10 @@ export function createMollieConnector(
     async getStatus(req): Promise<PaymentStatusResult> {
       const account = await clients.forAccount(req.account.id);
       if (!account) return { found: false };
-      let payment: MolliePayment | undefined;
-      try {
-        payment = await listed(account, req);
-      } catch (err) {
-        if (!isMollieError(err)) throw err;
-        const { rule, message } = describeError(err);
-        if (rule.outcome === 'timeout' || rule.outcome === 'unknown') throw new Error(message);
-        return { found: true, ...fromError(err) };
-      }
-      if (payment) return { found: true, ...fromPayment(payment, feeFor(req.account, req.amount)) };
+      const known = await statusFromLookup(
+        () => listed(account, req), (p) => fromPayment(p, feeFor(req.account, req.amount)), isMollieError, describeError,
+      );
+      if (known) return known;
       const madeAt = idTime(req.attemptId);
       if (madeAt && Date.now() - madeAt.getTime() > KEY_KEPT_MS) return { found: false };
       return statusFromRepeat(await pay(account, req), 'Mollie');
@@ -127,14 +121,7 @@ export function createMollieConnector(
     async checkCredentials(ref: ProviderAccountRef): Promise<CredentialCheck> {
       const account = await clients.forAccount(ref.id);
       if (!account) return { ok: false, providerCode: null, message: CONDITIONS.missing_credentials.message };
-      try {
-        await account.call(AbortSignal.timeout(15_000), (c) => c.payments.page({ limit: 1 }));
-        return { ok: true };
-      } catch (err) {
-        if (!isMollieError(err)) throw err;
-        const { code, message } = describeError(err);
-        return { ok: false, providerCode: code, message };
-      }
+      return credentialCheck(() => account.call(AbortSignal.timeout(15_000), (c) => c.payments.page({ limit: 1 })), isMollieError, describeError);
     },
 
     readNotification: (req) => readMollieNotification(clients, req),

@@ -2,7 +2,7 @@
 // Payments v2 APIs (orders, their capture or authorization, captures of an authorization, voids,
 // refunds of a capture) and its webhooks. It implements the connector interface and nothing else:
 // credentials come from the CredentialSource by account id; failures from the tables in errors.ts.
-import { failed, statusFromRepeat } from '../outcome-mapping.js';
+import { credentialCheck, failed, statusFromRepeat } from '../outcome-mapping.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
 import { toPayPalValue } from './amounts.js';
 import { createPayPalClients, type PayPalAccount } from './client.js';
@@ -153,15 +153,8 @@ export function createPayPalConnector(
     async checkCredentials(ref: ProviderAccountRef): Promise<CredentialCheck> {
       const account = await clients.forAccount(ref.id);
       if (!account) return { ok: false, providerCode: null, message: CONDITIONS.missing_credentials.message };
-      try {
-        // The SDK's token request takes no signal: the client's time-out bounds it.
-        await account.client.clientCredentialsAuthManager.fetchToken();
-        return { ok: true };
-      } catch (err) {
-        if (!isPayPalError(err)) throw err;
-        const { code, message } = describeError(err);
-        return { ok: false, providerCode: code, message };
-      }
+      // The SDK's token request takes no signal: the client's time-out bounds it.
+      return credentialCheck(() => account.client.clientCredentialsAuthManager.fetchToken(), isPayPalError, describeError);
     },
 
     readNotification: (req) => readPayPalNotification(clients, req),

@@ -2,7 +2,7 @@
 // harmless balance read, as Stripe's connector's is.
 import type { ProviderNetwork } from '../provider-fetch.js';
 import { createStripeClients } from '../stripe/client.js';
-import { isStripeError } from '../stripe/outcomes.js';
+import { checkByBalance } from '../stripe/outcomes.js';
 import type { Connector, CredentialSource } from '../types.js';
 import { vaultConnectionConnector } from '../vault-connection.js';
 
@@ -13,12 +13,6 @@ export function createStripeVaultConnector(
   return vaultConnectionConnector(async (account) => {
     const stripe = await clients.forAccount(account.id);
     if (!stripe) return { ok: false, providerCode: null, message: 'The vault connection has no stored secret_key' };
-    try {
-      await stripe.client.balance.retrieve();
-      return { ok: true };
-    } catch (err) {
-      if (!isStripeError(err)) throw err;
-      return { ok: false, providerCode: err.code ?? err.type, message: err.message };
-    }
+    return checkByBalance(stripe.client);
   });
 }

@@ -10,7 +10,7 @@ import { createStripeClients, withSignal, type StripeAccount } from './client.js
 import { CONDITIONS } from './errors.js';
 import { listStripeSettlements } from './settlements.js';
 import { readStripeNotification } from './notifications.js';
-import { fromError, fromIntent, fromRefund, isStripeError, refusal } from './outcomes.js';
+import { checkByBalance, fromError, fromIntent, fromRefund, isStripeError, refusal } from './outcomes.js';
 import { createStripePayouts } from './payouts.js';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, CredentialCheck, CredentialSource, HoldRequest, HoldResult,
@@ -154,13 +154,7 @@ export function createStripeConnector(
     async checkCredentials(account: ProviderAccountRef): Promise<CredentialCheck> {
       const stripe = await clients.forAccount(account.id);
       if (!stripe) return { ok: false, providerCode: null, message: CONDITIONS.missing_credentials.message };
-      try {
-        await stripe.client.balance.retrieve();
-        return { ok: true };
-      } catch (err) {
-        if (!isStripeError(err)) throw err;
-        return { ok: false, providerCode: err.code ?? err.type, message: err.message };
-      }
+      return checkByBalance(stripe.client);
     },
 
     // Webhook events, verified with the account's webhook secret (stripe-notifications.ts).

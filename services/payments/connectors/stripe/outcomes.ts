@@ -5,7 +5,7 @@ import { feeFor } from '../../../contract/fees.js';
 import { failed, refusalOutcome } from '../outcome-mapping.js';
 import { CONDITIONS, ruleFor, type StripeErrorLike } from './errors.js';
 import { cardFactsOf, withNetworkTransactionId } from '../card-facts.js';
-import type { AuthorizeRequest, AuthorizeResult, CardFacts, HoldResult, RefundResult } from '../types.js';
+import type { AuthorizeRequest, AuthorizeResult, CardFacts, CredentialCheck, HoldResult, RefundResult } from '../types.js';
 
 /** The Stripe code shown on an attempt: the most specific one Stripe gave. */
 function providerCodeOf(err: StripeErrorLike): string | null {
@@ -15,6 +15,20 @@ function providerCodeOf(err: StripeErrorLike): string | null {
 /** Is this the SDK's error, answered by Stripe or by the transport? Anything else is our bug and is rethrown. */
 export function isStripeError(err: unknown): err is Stripe.errors.StripeError {
   return err instanceof Stripe.errors.StripeError;
+}
+
+/**
+ * A secret key's check, for a Stripe account and a Stripe vault connection alike: an authenticated,
+ * harmless balance read; Stripe's refusal is the check's, with its code and message.
+ */
+export async function checkByBalance(client: Stripe): Promise<CredentialCheck> {
+  try {
+    await client.balance.retrieve();
+    return { ok: true };
+  } catch (err) {
+    if (!isStripeError(err)) throw err;
+    return { ok: false, providerCode: err.code ?? err.type, message: err.message };
+  }
 }
 
 /** An error thrown by PaymentIntent create (a decline carries its PaymentIntent and the card's PaymentMethod). */
