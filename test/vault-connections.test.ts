@@ -8,29 +8,26 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startAdyenStandIn, type AdyenStandIn } from './helpers/adyen-stand-in.js';
-import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
+import type { LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
+import { adyenEu, startLiveStandIns, type LiveStandIns } from './helpers/live-stand-ins.js';
 import { request } from './helpers/stack.js';
-import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
+import type { StripeStandIn } from './helpers/stripe-stand-in.js';
 
 const STRIPE_KEY = `sk_live_vault_${Date.now()}`;
 const ADYEN_KEY = `AQE_live_vault_${Date.now()}`;
 const MERCHANT = 'AcmeECOM';
 
 describe('vault connections, connected like provider accounts (stand-ins)', () => {
+  let live: LiveStandIns<{ adyen: AdyenStandIn }>;
   let stack: LicensedProviderStack;
   let stripe: StripeStandIn;
   let adyen: AdyenStandIn;
 
   before(async () => {
-    stripe = await startStripeStandIn({ secretKeys: [STRIPE_KEY] });
-    adyen = await startAdyenStandIn({ apiKeys: [ADYEN_KEY], merchantAccounts: [MERCHANT] });
-    stack = await startLicensedProviderStack({ env: { PROVIDER_SECRET_KEY: randomBytes(32).toString('hex') } });
+    live = await startLiveStandIns(STRIPE_KEY, { adyen: () => startAdyenStandIn({ apiKeys: [ADYEN_KEY], merchantAccounts: [MERCHANT] }) });
+    ({ stack, stripe, adyen } = live);
   });
-  after(async () => {
-    await stack?.close();
-    await stripe?.close();
-    await adyen?.close();
-  });
+  after(() => live?.close());
 
   async function merchant() {
     const m = await stack.newMerchantKey('live');
@@ -72,17 +69,10 @@ describe('vault connections, connected like provider accounts (stand-ins)', () =
 
   test('a vault connection is never routed to; a Stripe vault reference is paid at Stripe directly, Adyen (not a destination) named as skipped', async () => {
     const m = await merchant();
-    const stripeAccount = (await m.connect({
-      provider: 'stripe', name: 'Stripe EU', fee_bps: 100, fee_fixed: 10,
-      credentials: { secret_key: STRIPE_KEY, webhook_secret: 'whsec_live_vault', api_base_url: stripe.baseUrl },
-    })).body.id;
-    const adyenAccount = (await m.connect({
-      provider: 'adyen', name: 'Adyen EU', fee_bps: 150, fee_fixed: 10,
-      credentials: {
-        api_key: ADYEN_KEY, merchant_account: MERCHANT, hmac_key: randomBytes(32).toString('hex').toUpperCase(),
-        live_url_prefix: '1797a841fbb37ca7-AcmeECOM', api_base_url: adyen.baseUrl,
-      },
-    })).body.id;
+    const stripeAccount = (await m.connect(live.stripeEu('whsec_live_vault'))).body.id;
+    const adyenAccount = (await m.connect(adyenEu(adyen, {
+      api_key: ADYEN_KEY, merchant_account: MERCHANT, hmac_key: randomBytes(32).toString('hex').toUpperCase(),
+    }))).body.id;
     // The cheapest account of all: were it routable, it would be tried first.
     // Forwarding to Checkout.com only (which takes no forwarded card yet): Adyen is not reached.
     const vault = await m.connect({ ...vaultBody({ destinations: 'checkout' }), fee_fixed: 0 });
