@@ -1,32 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createLedgerConsumer } from '../services/ledger/index.js';
-import {
-  createLogger, createPool, migrate, newId, systemClock, type Pool,
-} from '../services/platform/index.js';
-import { type EventEnvelope } from '../services/contract/index.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { createPool, newId, type Pool } from '../services/platform/index.js';
+import { envelopesOf, ledgerConsumer, startLedgerDatabase, type LedgerDatabase } from './helpers/ledger-database.js';
 
 // The ledger consumer records the events handed to it together in one statement per batch
 // (services/ledger/store.ts, recordEventMovements); these are the rules one by one kept.
 
-let db: TestDatabase;
+let ledger: LedgerDatabase;
 let pool: Pool;
 
 before(async () => {
-  db = await createTestDatabase();
-  pool = createPool(db.url, 'ledger', 4);
-  await migrate(pool, 'ledger', 'services/ledger');
+  ledger = await startLedgerDatabase();
+  pool = ledger.pool;
 });
-after(async () => {
-  await pool?.end();
-  await db?.drop();
-});
+after(() => ledger?.close());
 
-const envelope = (type: string, object: Record<string, unknown>): EventEnvelope => ({
-  id: newId('evt'), type, mode: 'test', merchant_id: 'mer_batch', project_id: 'prj_batch',
-  created_at: new Date().toISOString(), data: { object },
-});
+const envelope = envelopesOf('mer_batch', 'prj_batch');
 
 const paid = (id: string, account: string) => envelope('payment.successful', {
   id, amount: 5000, currency: 'EUR', captured_amount: 5000, payment_method: { type: 'card' }, country: 'DE',
@@ -49,7 +38,7 @@ async function transactionOf(entityId: string) {
 }
 
 test('one batch: a refund waits for a payment not yet recorded, the rest of the batch is recorded', async () => {
-  const handle = createLedgerConsumer({ pool, clock: systemClock, logger: createLogger('test', 'silent') });
+  const handle = ledgerConsumer(pool);
   const early = newId('pay');
   const a = paid(newId('pay'), 'pac_a');
   const waiting = refunded(early);
@@ -76,19 +65,19 @@ test('one batch: a refund waits for a payment not yet recorded, the rest of the 
 });
 
 test('a failed batch records none of its events, and their redelivery records each once', async () => {
-  const failing = createPool(db.url, 'ledger', 1);
+  const failing = createPool(ledger.url, 'ledger', 1);
   await failing.end();
-  const broken = createLedgerConsumer({ pool: failing, clock: systemClock, logger: createLogger('test', 'silent') });
+  const broken = ledgerConsumer(failing);
   const events = [paid(newId('pay'), 'pac_a'), paid(newId('pay'), 'pac_a')];
   const outcomes = await Promise.allSettled(events.map((e) => broken(e)));
   assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected']);
-  const handle = createLedgerConsumer({ pool, clock: systemClock, logger: createLogger('test', 'silent') });
+  const handle = ledgerConsumer(pool);
   await Promise.all([...events, ...events].map((e) => handle(e)));
   for (const e of events) assert.equal((await transactionOf(e.data.object.id as string)).length, 1);
 });
 
 test('a refund failed after acceptance: reversed by one adjustment, after its successful refund, whatever the order', async () => {
-  const handle = createLedgerConsumer({ pool, clock: systemClock, logger: createLogger('test', 'silent') });
+  const handle = ledgerConsumer(pool);
   const refundOf = (paymentId: string) => {
     const ok = refunded(paymentId);
     const r = ok.data.object;

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { TWIN_WAIT_MS, createLedgerConsumer } from '../services/ledger/index.js';
-import {
-  createLogger, createPool, migrate, newId, systemClock, type Pool,
-} from '../services/platform/index.js';
-import { type EventEnvelope } from '../services/contract/index.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { TWIN_WAIT_MS } from '../services/ledger/index.js';
+import { newId, type Pool } from '../services/platform/index.js';
+import { envelopesOf, ledgerConsumer, startLedgerDatabase, type LedgerDatabase } from './helpers/ledger-database.js';
 
 // While the legacy reader stays, a producer writes each money change twice: its internal event and
 // its public one (services/ledger/money-events.ts). The ledger records the movement from the first
@@ -13,23 +10,16 @@ import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 // recorded exactly once whatever the order, a restart or a second replica, but it rides on the
 // next statement instead of costing a round trip of its own (services/ledger/recent-movements.ts).
 
-let db: TestDatabase;
+let ledger: LedgerDatabase;
 let pool: Pool;
 
 before(async () => {
-  db = await createTestDatabase();
-  pool = createPool(db.url, 'ledger', 4);
-  await migrate(pool, 'ledger', 'services/ledger');
+  ledger = await startLedgerDatabase();
+  pool = ledger.pool;
 });
-after(async () => {
-  await pool?.end();
-  await db?.drop();
-});
+after(() => ledger?.close());
 
-const scope = { mode: 'test', merchant_id: 'mer_twins', project_id: 'prj_twins' };
-const envelope = (type: string, object: Record<string, unknown>): EventEnvelope => ({
-  id: newId('evt'), type, ...scope, created_at: new Date().toISOString(), data: { object },
-});
+const envelope = envelopesOf('mer_twins', 'prj_twins');
 
 /** The internal payment.decided and the public payment.successful of one change. */
 function paymentChange(id: string) {
@@ -51,7 +41,7 @@ function paymentChange(id: string) {
 function countingConsumer() {
   const counted = { statements: 0 };
   const db = { query: (...args: unknown[]) => { counted.statements++; return (pool.query as Function)(...args); } } as unknown as Pool;
-  return { counted, handle: createLedgerConsumer({ pool: db, clock: systemClock, logger: createLogger('test', 'silent') }) };
+  return { counted, handle: ledgerConsumer(db) };
 }
 
 async function recorded(paymentId: string) {
@@ -159,7 +149,7 @@ test('a statement that fails fails the twins riding on it: they are delivered ag
       return (pool.query as Function)(...args);
     },
   } as unknown as Pool;
-  const handle = createLedgerConsumer({ pool: flaky, clock: systemClock, logger: createLogger('test', 'silent') });
+  const handle = ledgerConsumer(flaky);
   await handle(change.decided);
   const twin = handle(change.successful);
   failNext = true;
