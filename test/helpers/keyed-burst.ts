@@ -3,10 +3,11 @@
 // its key until it has a final answer or its time is up (keyed-client.ts).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import { eventually } from './eventually.js';
 import { keyedRequest, type KeyedOutcome } from './keyed-client.js';
-import type { SplitStack } from './split-stack.js';
+import { startNatsServer, type NatsServer } from './nats-server.js';
+import { startSplitStack, type SplitStack } from './split-stack.js';
 import { request } from './stack.js';
 import { STAND_IN_ORIGINS } from './stand-in-server.js';
 
@@ -80,10 +81,10 @@ export interface ChaosMerchant {
   apiKey: string;
 }
 
+type ChaosMerchantOptions = { merchant: string; provider: string; account: string; credentials: Record<string, unknown> };
+
 /** A merchant whose project has a test-mode account at `provider` and a test API key. */
-export async function chaosMerchant(split: SplitStack, opts: {
-  merchant: string; provider: string; account: string; credentials: Record<string, unknown>;
-}): Promise<ChaosMerchant> {
+export async function chaosMerchant(split: SplitStack, opts: ChaosMerchantOptions): Promise<ChaosMerchant> {
   const manage = async (path: string, body: unknown) => {
     const res = await request(split.baseUrl, 'POST', `/manage/v1${path}`, { key: split.operatorToken, body });
     assert.equal(res.status, 201, `${path}: ${JSON.stringify(res.body)}`);
@@ -95,4 +96,49 @@ export async function chaosMerchant(split: SplitStack, opts: {
   });
   const key = await manage(`/projects/${projectId}/keys`, { mode: 'test', name: 'test' });
   return { projectId, accountId: account.id, apiKey: key.secret };
+}
+
+export interface ChaosBurstRun extends ChaosMerchant {
+  split: SplitStack;
+  /** A small pool on the parts' database, for the checks' own queries. */
+  sql: pg.Pool;
+  /** Each key's last outcome in the burst. */
+  outcomes: Map<string, KeyedOutcome>;
+  /** Ends the pool, then stops the parts and NATS (not the provider's stand-in, which the test started). */
+  close(): Promise<void>;
+}
+
+export type ChaosBurstOptions = Omit<ChaosMerchantOptions, 'credentials'>
+  & Pick<KeyedBurst, 'keys' | 'prefix' | 'clients' | 'killAfterStored' | 'body'>
+  & {
+    /** The account's credentials, given the parts (an account may name their base URL). */
+    credentials(split: SplitStack): Record<string, unknown>;
+  };
+
+/**
+ * A connector's crash test up to its checks: NATS, the six parts as processes (chaosEnv), the
+ * merchant with its account at the provider, then the burst with payments killed mid-way. What was
+ * started before a failure is stopped again before the error is thrown.
+ */
+export async function runChaosBurst(opts: ChaosBurstOptions): Promise<ChaosBurstRun> {
+  const { credentials, merchant, provider, account, ...burst } = opts;
+  let nats: NatsServer | undefined;
+  let split: SplitStack | undefined;
+  let sql: pg.Pool | undefined;
+  const close = async () => {
+    await sql?.end();
+    await split?.close();
+    await nats?.close();
+  };
+  try {
+    nats = await startNatsServer();
+    split = await startSplitStack(nats.url, chaosEnv());
+    sql = new pg.Pool({ connectionString: split.db.url, max: 3 });
+    const m = await chaosMerchant(split, { merchant, provider, account, credentials: credentials(split) });
+    const outcomes = await burstWithKill({ ...burst, split, sql, apiKey: m.apiKey });
+    return { ...m, split, sql, outcomes, close };
+  } catch (err) {
+    await close().catch(() => undefined);
+    throw err;
+  }
 }
