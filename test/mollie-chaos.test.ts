@@ -9,9 +9,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { chaosTag } from './helpers/chaos.js';
 import { eventually } from './helpers/eventually.js';
-import { paymentsByKey as burstPayments, runChaosBurst, type ChaosBurstRun } from './helpers/keyed-burst.js';
+import { runChaosBurst, type ChaosBurstRun } from './helpers/keyed-burst.js';
 import { startMollieStandIn, type MollieStandIn } from './helpers/mollie-stand-in.js';
 import { natsServerMissing } from './helpers/nats-server.js';
 import { request } from './helpers/stack.js';
@@ -29,15 +28,13 @@ const skip = natsServerMissing();
 describe('payments killed (kill -9) during a keyed burst at a Mollie account, then restarted', { skip }, () => {
   let mollie: MollieStandIn;
   let run: ChaosBurstRun;
-  const prefix = `${chaosTag('mollie')}_`;
-  const keys = Array.from({ length: PAYMENTS }, (_, i) => `${prefix}${i}`);
 
   before(async () => {
     mollie = await startMollieStandIn({ apiKeys: [KEY] });
     run = await runChaosBurst({
       merchant: 'Mollie chaos merchant', provider: 'mollie', account: 'Mollie test',
       credentials: (split) => ({ api_key: KEY, webhook_base_url: split.baseUrl, api_base_url: mollie.baseUrl }),
-      keys, prefix, clients: CLIENTS, killAfterStored: KILL_AFTER_STORED,
+      tag: 'mollie', payments: PAYMENTS, clients: CLIENTS, killAfterStored: KILL_AFTER_STORED,
       body: (i) => ({
         amount: amountOf(i), currency: 'EUR', payment_method: { type: 'local', token: 'ideal', provider_code: 'mollie' },
         return_url: 'https://shop.example/done',
@@ -49,30 +46,28 @@ describe('payments killed (kill -9) during a keyed burst at a Mollie account, th
     await mollie?.close();
   });
 
-  const paymentsByKey = () => burstPayments(run.sql, prefix, keys);
-
   const meta = (p: { metadata: unknown }) => (p.metadata ?? {}) as Record<string, string>;
   const madeFor = (paymentId: string) => [...mollie.payments.values()].filter((x) => meta(x).payment_id === paymentId);
 
   test('every key has one payment, and Mollie made each attempt at most once', async (t) => {
-    const byKey = await paymentsByKey();
-    assert.deepEqual(keys.filter((k) => byKey.get(k)!.length !== 1), [], 'keys without exactly one payment');
+    const byKey = await run.paymentsByKey();
+    assert.deepEqual(run.keys.filter((k) => byKey.get(k)!.length !== 1), [], 'keys without exactly one payment');
     const ours = new Set([...byKey.values()].flat().map((p) => p.id));
     const made = [...mollie.payments.values()].filter((p) => ours.has(meta(p).payment_id));
     const perAttempt = new Map<string, number>();
     for (const p of made) perAttempt.set(meta(p).attempt_id, (perAttempt.get(meta(p).attempt_id) ?? 0) + 1);
     assert.deepEqual([...perAttempt].filter(([, n]) => n > 1), [], 'attempts Mollie made twice');
-    for (const k of keys) {
+    for (const k of run.keys) {
       const o = run.outcomes.get(k)!;
       if (o.status === 201) assert.equal(o.body.id, byKey.get(k)![0].id, k);
     }
-    t.diagnostic(`${made.length} payments made at Mollie; ${keys.filter((k) => run.outcomes.get(k)!.status !== 201).length} clients without a 201`);
+    t.diagnostic(`${made.length} payments made at Mollie; ${run.keys.filter((k) => run.outcomes.get(k)!.status !== 201).length} clients without a 201`);
   });
 
   test('once reconciled and paid, each payment is successful with the attempt Mollie made, with one ledger movement', async () => {
     // Reconciliation sends what the killed process never did (same key), so every payment ends up at Mollie.
     const byKey = await eventually('a Mollie payment for every one of ours', async () => {
-      const now = await paymentsByKey();
+      const now = await run.paymentsByKey();
       return [...now.values()].flat().every((p) => madeFor(p.id).length >= 1) ? now : undefined;
     }, 60_000);
     // Every customer pays, and Mollie posts each payment's id to its webhook, twice (its repeat).

@@ -8,9 +8,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { chaosTag } from './helpers/chaos.js';
 import { eventually } from './helpers/eventually.js';
-import { paymentsByKey as burstPayments, runChaosBurst, type ChaosBurstRun } from './helpers/keyed-burst.js';
+import { runChaosBurst, type ChaosBurstRun } from './helpers/keyed-burst.js';
 import { natsServerMissing } from './helpers/nats-server.js';
 import { signedEvent, startPayPalStandIn, type PayPalStandIn } from './helpers/paypal-stand-in.js';
 import { request } from './helpers/stack.js';
@@ -28,8 +27,6 @@ const skip = natsServerMissing();
 describe('payments killed (kill -9) during a keyed burst of PayPal wallet payments, then restarted', { skip }, () => {
   let pp: PayPalStandIn;
   let run: ChaosBurstRun;
-  const prefix = `${chaosTag('pp')}_`;
-  const keys = Array.from({ length: PAYMENTS }, (_, i) => `${prefix}${i}`);
 
   before(async () => {
     pp = await startPayPalStandIn({ clients: { [CLIENT_ID]: SECRET }, webhookIds: { [CLIENT_ID]: WEBHOOK_ID } });
@@ -39,7 +36,7 @@ describe('payments killed (kill -9) during a keyed burst of PayPal wallet paymen
     run = await runChaosBurst({
       merchant: 'PayPal chaos merchant', provider: 'paypal', account: 'PayPal sandbox',
       credentials: () => ({ client_id: CLIENT_ID, client_secret: SECRET, webhook_id: WEBHOOK_ID, api_base_url: pp.baseUrl }),
-      keys, prefix, clients: CLIENTS, killAfterStored: KILL_AFTER_STORED,
+      tag: 'pp', payments: PAYMENTS, clients: CLIENTS, killAfterStored: KILL_AFTER_STORED,
       body: (i) => ({ amount: amountOf(i), currency: 'EUR', payment_method: { type: 'wallet' }, return_url: 'https://shop.example/back' }),
     });
   });
@@ -48,17 +45,16 @@ describe('payments killed (kill -9) during a keyed burst of PayPal wallet paymen
     await pp?.close();
   });
 
-  const paymentsByKey = () => burstPayments(run.sql, prefix, keys);
   const ordersFor = (paymentId: string) => [...pp.orders.values()].filter((o) => o.purchase_units[0].reference_id === paymentId);
   const capturesOf = (orderId: string) => pp.orders.get(orderId)!.purchase_units[0].payments?.captures ?? [];
 
   test('every key has one payment, and PayPal made at most one order per attempt', async () => {
-    const byKey = await paymentsByKey();
-    assert.deepEqual(keys.filter((k) => byKey.get(k)!.length !== 1), [], 'keys without exactly one payment');
+    const byKey = await run.paymentsByKey();
+    assert.deepEqual(run.keys.filter((k) => byKey.get(k)!.length !== 1), [], 'keys without exactly one payment');
     const perAttempt = new Map<string, number>();
     for (const o of pp.orders.values()) perAttempt.set(o.purchase_units[0].custom_id!, (perAttempt.get(o.purchase_units[0].custom_id!) ?? 0) + 1);
     assert.deepEqual([...perAttempt].filter(([, n]) => n > 1), [], 'attempts PayPal made two orders for');
-    for (const k of keys) {
+    for (const k of run.keys) {
       const o = run.outcomes.get(k)!;
       if (o.status === 201) assert.equal(o.body.id, byKey.get(k)![0].id, k);
     }
@@ -67,18 +63,18 @@ describe('payments killed (kill -9) during a keyed burst of PayPal wallet paymen
   test('every customer approves and PayPal\'s webhooks arrive twice: each order captured once, each such payment successful with its attempt, one ledger movement each', async () => {
     // Reconciliation makes (by the repeated create) the orders the killed process never sent.
     const byKey = await eventually('an order at PayPal for every payment', async () => {
-      const now = await paymentsByKey();
+      const now = await run.paymentsByKey();
       return [...now.values()].flat().every((p) => ordersFor(p.id).length === 1) ? now : undefined;
     }, 60_000);
     for (const o of pp.orders.values()) {
-      if (!keys.some((k) => byKey.get(k)![0].id === o.purchase_units[0].reference_id)) continue;
+      if (!run.keys.some((k) => byKey.get(k)![0].id === o.purchase_units[0].reference_id)) continue;
       const approved = signedEvent('CHECKOUT.ORDER.APPROVED', { ...pp.approve(o.id) }, WEBHOOK_ID);
       for (let n = 0; n < 2; n++) {
         const res = await fetch(`${run.split.baseUrl}/providers/paypal/webhooks/${run.accountId}`, { method: 'POST', headers: approved.headers, body: approved.body });
         assert.equal(res.status, 200, `${o.id}: ${await res.text()}`);
       }
     }
-    for (const k of keys) {
+    for (const k of run.keys) {
       const [ours] = byKey.get(k)!;
       const [order] = ordersFor(ours.id);
       assert.equal(capturesOf(order.id).length, 1, `${k}: captures of ${order.id}`);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { chaosTag } from './chaos.js';
 import { eventually } from './eventually.js';
 import { keyedRequest, type KeyedOutcome } from './keyed-client.js';
 import { startNatsServer, type NatsServer } from './nats-server.js';
@@ -99,6 +100,11 @@ export async function chaosMerchant(split: SplitStack, opts: ChaosMerchantOption
 }
 
 export interface ChaosBurstRun extends ChaosMerchant {
+  /** The burst's Idempotency-Keys, one payment each, and what they begin with (a chaosTag). */
+  keys: string[];
+  prefix: string;
+  /** The burst's payments by key (paymentsByKey). */
+  paymentsByKey(): ReturnType<typeof paymentsByKey>;
   split: SplitStack;
   /** A small pool on the parts' database, for the checks' own queries. */
   sql: pg.Pool;
@@ -109,8 +115,12 @@ export interface ChaosBurstRun extends ChaosMerchant {
 }
 
 export type ChaosBurstOptions = Omit<ChaosMerchantOptions, 'credentials'>
-  & Pick<KeyedBurst, 'keys' | 'prefix' | 'clients' | 'killAfterStored' | 'body'>
+  & Pick<KeyedBurst, 'clients' | 'killAfterStored' | 'body'>
   & {
+    /** Names the run's keys (chaosTag). */
+    tag: string;
+    /** How many payments the burst makes. */
+    payments: number;
     /** The account's credentials, given the parts (an account may name their base URL). */
     credentials(split: SplitStack): Record<string, unknown>;
   };
@@ -121,7 +131,9 @@ export type ChaosBurstOptions = Omit<ChaosMerchantOptions, 'credentials'>
  * started before a failure is stopped again before the error is thrown.
  */
 export async function runChaosBurst(opts: ChaosBurstOptions): Promise<ChaosBurstRun> {
-  const { credentials, merchant, provider, account, ...burst } = opts;
+  const { credentials, merchant, provider, account, tag, payments, ...burst } = opts;
+  const prefix = `${chaosTag(tag)}_`;
+  const keys = Array.from({ length: payments }, (_, i) => `${prefix}${i}`);
   let nats: NatsServer | undefined;
   let split: SplitStack | undefined;
   let sql: pg.Pool | undefined;
@@ -135,8 +147,9 @@ export async function runChaosBurst(opts: ChaosBurstOptions): Promise<ChaosBurst
     split = await startSplitStack(nats.url, chaosEnv());
     sql = new pg.Pool({ connectionString: split.db.url, max: 3 });
     const m = await chaosMerchant(split, { merchant, provider, account, credentials: credentials(split) });
-    const outcomes = await burstWithKill({ ...burst, split, sql, apiKey: m.apiKey });
-    return { ...m, split, sql, outcomes, close };
+    const outcomes = await burstWithKill({ ...burst, keys, prefix, split, sql, apiKey: m.apiKey });
+    const pool = sql;
+    return { ...m, keys, prefix, paymentsByKey: () => paymentsByKey(pool, prefix, keys), split, sql, outcomes, close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;
