@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sandboxKey, startCheckoutStandIn, type CheckoutStandIn } from './helpers/checkout-stand-in.js';
 import { eventually } from './helpers/eventually.js';
-import { runChaosBurst, type ChaosBurstRun } from './helpers/keyed-burst.js';
+import { ledgerMovements, runChaosBurst, type ChaosBurstRun } from './helpers/keyed-burst.js';
 import { natsServerMissing } from './helpers/nats-server.js';
 import { request } from './helpers/stack.js';
 
@@ -97,12 +97,7 @@ describe('payments killed (kill -9) during a keyed burst at a Checkout.com accou
        LEFT JOIN ledger.transactions t ON t.type = 'payment' AND t.entity_type = 'payment' AND t.entity_id = p.id
        WHERE p.reference LIKE $1 GROUP BY p.id, p.status`, [`${run.prefix}%`]);
     const successful = rows.filter((r) => r.status === 'successful').map((r) => r.id);
-    const moved = await eventually('a ledger movement for every successful payment', async () => {
-      const { rows: now } = await run.sql.query(
-        `SELECT entity_id, count(*) FILTER (WHERE status = 'successful')::int AS n FROM ledger.transactions
-         WHERE type = 'payment' AND entity_type = 'payment' AND entity_id = ANY($1) GROUP BY entity_id`, [successful]);
-      return now.length === successful.length ? now : undefined;
-    }, 60_000);
+    const moved = await ledgerMovements(run.sql, successful, 'a ledger movement for every successful payment');
     for (const r of moved) assert.equal(r.n, 1, `${r.entity_id}: successful movements`);
     assert.ok(rows.every((r) => r.status === 'successful' || r.successful === 0), 'a movement for a payment that did not succeed');
   });

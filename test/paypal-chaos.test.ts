@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { eventually } from './helpers/eventually.js';
-import { runChaosBurst, type ChaosBurstRun } from './helpers/keyed-burst.js';
+import { ledgerMovements, runChaosBurst, type ChaosBurstRun } from './helpers/keyed-burst.js';
 import { natsServerMissing } from './helpers/nats-server.js';
 import { signedEvent, startPayPalStandIn, type PayPalStandIn } from './helpers/paypal-stand-in.js';
 import { request } from './helpers/stack.js';
@@ -86,12 +86,7 @@ describe('payments killed (kill -9) during a keyed burst of PayPal wallet paymen
       assert.deepEqual(successes.map((a) => [a.id, a.provider_payment_id]), [[order.purchase_units[0].custom_id, order.id]], k);
     }
     const ids = [...byKey.values()].flat().map((p) => p.id);
-    const moved = await eventually('a ledger movement for every payment', async () => {
-      const { rows } = await run.sql.query(
-        `SELECT entity_id, count(*) FILTER (WHERE status = 'successful')::int AS n FROM ledger.transactions
-         WHERE type = 'payment' AND entity_type = 'payment' AND entity_id = ANY($1) GROUP BY entity_id`, [ids]);
-      return rows.length === ids.length ? rows : undefined;
-    }, 60_000);
+    const moved = await ledgerMovements(run.sql, ids, 'a ledger movement for every payment');
     for (const r of moved) assert.equal(r.n, 1, `${r.entity_id}: successful movements`);
   });
 });

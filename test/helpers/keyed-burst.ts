@@ -61,6 +61,19 @@ export async function paymentsByKey(sql: pg.Pool, prefix: string, keys: string[]
 }
 
 /**
+ * Each payment's count of successful ledger movements, once the ledger (which records from the
+ * events, after the fact) has a row for every one of `ids`; fails naming `what` after a minute.
+ */
+export function ledgerMovements(sql: pg.Pool, ids: string[], what: string): Promise<Array<{ entity_id: string; n: number }>> {
+  return eventually(what, async () => {
+    const { rows } = await sql.query(
+      `SELECT entity_id, count(*) FILTER (WHERE status = 'successful')::int AS n FROM ledger.transactions
+       WHERE type = 'payment' AND entity_type = 'payment' AND entity_id = ANY($1) GROUP BY entity_id`, [ids]);
+    return rows.length === ids.length ? rows : undefined;
+  }, 60_000);
+}
+
+/**
  * The parts' environment in the connectors' crash tests: a fast reconciliation sweep, a short
  * provider deadline (answers held back past it are lost), no rate limit, and the stand-ins' origins allowed.
  */
