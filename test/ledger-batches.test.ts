@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createPool, newId, type Pool } from '../services/platform/index.js';
+import { createPool, newId } from '../services/platform/index.js';
 import { envelopesOf, ledgerConsumer, startLedgerDatabase, type LedgerDatabase } from './helpers/ledger-database.js';
 
 // The ledger consumer records the events handed to it together in one statement per batch
 // (services/ledger/store.ts, recordEventMovements); these are the rules one by one kept.
 
 let ledger: LedgerDatabase;
-let pool: Pool;
 
 before(async () => {
   ledger = await startLedgerDatabase();
-  pool = ledger.pool;
 });
 after(() => ledger?.close());
 
@@ -27,7 +25,7 @@ const refunded = (paymentId: string) =>
   envelope('refund.successful', { id: newId('rf'), payment_id: paymentId, amount: 1000, currency: 'EUR' });
 
 async function transactionOf(entityId: string) {
-  const { rows } = await pool.query(
+  const { rows } = await ledger.pool.query(
     `SELECT t.type, t.amount::int, t.provider_account_id, t.payment_method, t.country,
          (SELECT array_agg(l.provider_account_id ORDER BY l.line_no)
         FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id WHERE e.transaction_id = t.id) AS line_accounts
@@ -38,7 +36,7 @@ async function transactionOf(entityId: string) {
 }
 
 test('one batch: a refund waits for a payment not yet recorded, the rest of the batch is recorded', async () => {
-  const handle = ledgerConsumer(pool);
+  const handle = ledgerConsumer(ledger.pool);
   const early = newId('pay');
   const a = paid(newId('pay'), 'pac_a');
   const waiting = refunded(early);
@@ -54,7 +52,7 @@ test('one batch: a refund waits for a payment not yet recorded, the rest of the 
   assert.deepEqual(refund.line_accounts, ['pac_a', null]);
   assert.equal((await transactionOf(a.data.object.id as string)).length, 1, 'an event twice in a batch: one movement');
   assert.equal((await transactionOf(waiting.data.object.id as string)).length, 0);
-  const claimed = await pool.query('SELECT 1 FROM consumed_events WHERE event_id = $1', [waiting.id]);
+  const claimed = await ledger.pool.query('SELECT 1 FROM consumed_events WHERE event_id = $1', [waiting.id]);
   assert.equal(claimed.rowCount, 0, 'a waiting refund is not claimed, so its redelivery records it');
 
   // Its payment arrives; the redelivered refund is recorded with that payment's provider account.
@@ -71,13 +69,13 @@ test('a failed batch records none of its events, and their redelivery records ea
   const events = [paid(newId('pay'), 'pac_a'), paid(newId('pay'), 'pac_a')];
   const outcomes = await Promise.allSettled(events.map((e) => broken(e)));
   assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected']);
-  const handle = ledgerConsumer(pool);
+  const handle = ledgerConsumer(ledger.pool);
   await Promise.all([...events, ...events].map((e) => handle(e)));
   for (const e of events) assert.equal((await transactionOf(e.data.object.id as string)).length, 1);
 });
 
 test('a refund failed after acceptance: reversed by one adjustment, after its successful refund, whatever the order', async () => {
-  const handle = ledgerConsumer(pool);
+  const handle = ledgerConsumer(ledger.pool);
   const refundOf = (paymentId: string) => {
     const ok = refunded(paymentId);
     const r = ok.data.object;
@@ -86,7 +84,7 @@ test('a refund failed after acceptance: reversed by one adjustment, after its su
     });
     return { id: r.id as string, ok, failed };
   };
-  const figures = async (entityId: string) => (await pool.query(
+  const figures = async (entityId: string) => (await ledger.pool.query(
     `SELECT type, status, amount::int, net_amount::int, provider_account_id FROM transactions WHERE entity_id = $1 ORDER BY type`,
     [entityId],
   )).rows.map((r) => [r.type, r.status, r.amount, r.net_amount, r.provider_account_id]);
@@ -100,7 +98,7 @@ test('a refund failed after acceptance: reversed by one adjustment, after its su
   await handle(inOrder.failed);
   await handle(inOrder.failed);
   assert.deepEqual(await figures(inOrder.id), reversed);
-  const [{ total }] = (await pool.query(
+  const [{ total }] = (await ledger.pool.query(
     `SELECT sum(l.amount)::int AS total FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id
      JOIN transactions t ON t.id = e.transaction_id WHERE t.entity_id = $1 AND l.account = 'provider_receivable'`, [inOrder.id],
   )).rows;

@@ -11,11 +11,9 @@ import { envelopesOf, ledgerConsumer, startLedgerDatabase, type LedgerDatabase }
 // next statement instead of costing a round trip of its own (services/ledger/recent-movements.ts).
 
 let ledger: LedgerDatabase;
-let pool: Pool;
 
 before(async () => {
   ledger = await startLedgerDatabase();
-  pool = ledger.pool;
 });
 after(() => ledger?.close());
 
@@ -40,19 +38,19 @@ function paymentChange(id: string) {
 /** The ledger's statements, counted: a consumer on this pool. */
 function countingConsumer() {
   const counted = { statements: 0 };
-  const db = { query: (...args: unknown[]) => { counted.statements++; return (pool.query as Function)(...args); } } as unknown as Pool;
+  const db = { query: (...args: unknown[]) => { counted.statements++; return (ledger.pool.query as Function)(...args); } } as unknown as Pool;
   return { counted, handle: ledgerConsumer(db) };
 }
 
 async function recorded(paymentId: string) {
-  const { rows } = await pool.query(
+  const { rows } = await ledger.pool.query(
     `SELECT t.source_event_id, t.amount::int, (SELECT count(*)::int FROM journal_entries e WHERE e.transaction_id = t.id) AS entries
      FROM transactions t WHERE t.entity_id = $1`, [paymentId]);
   return rows;
 }
 
 const claimed = async (ids: string[]) =>
-  (await pool.query('SELECT event_id FROM consumed_events WHERE event_id = ANY($1)', [ids])).rowCount;
+  (await ledger.pool.query('SELECT event_id FROM consumed_events WHERE event_id = ANY($1)', [ids])).rowCount;
 
 test('a change\'s second copy rides on the next statement: one movement each, every event claimed, one statement per change', async () => {
   const { counted, handle } = countingConsumer();
@@ -131,7 +129,7 @@ test('a ledger that restarted (nothing remembered), or another replica, handed a
   assert.equal(counted.statements, 2);
   const rows = await recorded(change.decided.data.object.id as string);
   assert.deepEqual(rows.map((r) => [r.source_event_id, r.entries]), [[change.decided.id, 1]]);
-  const { rows: [r] } = await pool.query(
+  const { rows: [r] } = await ledger.pool.query(
     'SELECT sum(redeliveries)::int AS n FROM consumed_events WHERE event_id = ANY($1)', [[change.decided.id, change.successful.id]]);
   assert.equal(r.n, 1, 'the decided event was handed again once; the public copy was new');
 });
@@ -146,7 +144,7 @@ test('a statement that fails fails the twins riding on it: they are delivered ag
         failNext = false;
         return Promise.reject(new Error('connection lost'));
       }
-      return (pool.query as Function)(...args);
+      return (ledger.pool.query as Function)(...args);
     },
   } as unknown as Pool;
   const handle = ledgerConsumer(flaky);
