@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { liveKey, signedEvent, startCheckoutStandIn, type CheckoutStandIn } from './helpers/checkout-stand-in.js';
-import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
+import type { LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
+import { startLiveStandIns, type LiveStandIns } from './helpers/live-stand-ins.js';
 import { deliverNotification, notificationRows, type NotificationDelivery } from './helpers/provider-notifications.js';
 import { request } from './helpers/stack.js';
-import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
 
 const STRIPE_KEY = `sk_live_standin_${Date.now()}`;
 const CKO_KEY = liveKey();
@@ -19,29 +19,21 @@ const CHANNEL = 'pc_standinlive00000000000000';
 const SIGNATURE_KEY = randomBytes(32).toString('hex');
 
 describe('live payments at a Checkout.com account (stand-ins)', () => {
+  let live: LiveStandIns<{ cko: CheckoutStandIn }>;
   let stack: LicensedProviderStack;
-  let stripe: StripeStandIn;
   let cko: CheckoutStandIn;
 
   before(async () => {
-    stripe = await startStripeStandIn({ secretKeys: [STRIPE_KEY] });
-    cko = await startCheckoutStandIn({ secretKeys: [CKO_KEY] });
-    stack = await startLicensedProviderStack({ env: { PROVIDER_SECRET_KEY: randomBytes(32).toString('hex') } });
+    live = await startLiveStandIns(STRIPE_KEY, { cko: () => startCheckoutStandIn({ secretKeys: [CKO_KEY] }) });
+    ({ stack, cko } = live);
   });
-  after(async () => {
-    await stack?.close();
-    await stripe?.close();
-    await cko?.close();
-  });
+  after(() => live?.close());
 
   /** A verified merchant's live key, with Stripe (cheaper, so tried first) and Checkout.com connected live. */
   async function merchantAtBoth() {
     const m = await stack.newMerchantKey('live');
     const connect = (body: Record<string, unknown>) => stack.connectLive(m.projectId, body);
-    const stripeAccount = await connect({
-      provider: 'stripe', name: 'Stripe EU', fee_bps: 100, fee_fixed: 10,
-      credentials: { secret_key: STRIPE_KEY, webhook_secret: 'whsec_live_standin', api_base_url: stripe.baseUrl },
-    });
+    const stripeAccount = await connect(live.stripeEu());
     const checkoutAccount = await connect({
       provider: 'checkout', name: 'Checkout.com EU', fee_bps: 150, fee_fixed: 10,
       credentials: { secret_key: CKO_KEY, processing_channel_id: CHANNEL, webhook_signature_key: SIGNATURE_KEY, api_base_url: cko.baseUrl },

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, registerOwner, shots, skipWithoutChromium, watch, WIDE } from './helpers/browser-page.js';
+import { registerOwner, shots, skipWithoutChromium, startStackAndBrowser, type StackInBrowser } from './helpers/browser-page.js';
 import { startTestStack, type TestStack } from './helpers/stack.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
 
@@ -15,26 +14,20 @@ const SECRET_KEY = `sk_test_${randomBytes(12).toString('hex')}`;
 const WEBHOOK_SECRET = `whsec_${randomBytes(12).toString('hex')}`;
 
 describe('the provider accounts page in a real browser', { skip: skipWithoutChromium }, () => {
-  let stack: TestStack;
   let stripe: StripeStandIn;
-  let browser: Browser;
-  let page: Page;
-  const seen = { requests: [] as string[], problems: [] as string[] };
+  let ui: StackInBrowser<TestStack>;
 
   before(async () => {
     stripe = await startStripeStandIn({ secretKeys: [SECRET_KEY] });
-    stack = await startTestStack({ env: { PROVIDER_SECRET_KEY: randomBytes(32).toString('hex') } });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: WIDE });
-    watch(page, seen);
+    ui = await startStackAndBrowser(() => startTestStack({ env: { PROVIDER_SECRET_KEY: randomBytes(32).toString('hex') } }));
   });
   after(async () => {
-    await browser?.close();
-    await stack?.close();
+    await ui?.close();
     await stripe?.close();
   });
 
   test('an owner connects Stripe, tests it and disables it with confirmation; no secret stays in the page', async () => {
+    const { stack, page, seen } = ui;
     await registerOwner(page, stack, 'Provider shop', `providers-${Date.now().toString(36)}@example.com`);
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Provider accounts', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Provider accounts' }).waitFor();

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
 import { armOf } from '../services/routing-risk/ab-arms.js';
-import { launchChromium, registerOwner, shots, skipWithoutChromium, watch, WIDE } from './helpers/browser-page.js';
+import { registerOwner, shots, skipWithoutChromium, startStackAndBrowser, type StackInBrowser } from './helpers/browser-page.js';
 import { eventually } from './helpers/eventually.js';
 import { jetStreamForFile } from './helpers/nats-server.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
@@ -19,23 +18,15 @@ const VARIANT = { share: 0.5, strategy: { type: 'volume_split', weights: { demo_
 const SCENARIOS = ['success', 'success', 'hard_decline'];
 
 describe('the routing page in a real browser', { skip: skipWithoutChromium }, () => {
-  let stack: TestStack;
-  let browser: Browser;
-  let page: Page;
-  const seen = { requests: [] as string[], problems: [] as string[] };
+  let ui: StackInBrowser<TestStack>;
 
   before(async () => {
-    stack = await startTestStack({ natsUrl });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: WIDE });
-    watch(page, seen);
+    ui = await startStackAndBrowser(() => startTestStack({ natsUrl }));
   });
-  after(async () => {
-    await browser?.close();
-    await stack?.close();
-  });
+  after(() => ui?.close());
 
   test('the page shows both arms with n and an interval, and the form says what is wrong in words', async () => {
+    const { stack, page, seen } = ui;
     await registerOwner(page, stack, 'Routing shop', `routing-${Date.now().toString(36)}@example.com`);
     await page.getByLabel('Key name').fill('checkout');
     await page.getByRole('button', { name: 'Create test key' }).click();

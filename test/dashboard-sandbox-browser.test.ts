@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, registerOwner, shots, skipWithoutChromium, watch, WIDE } from './helpers/browser-page.js';
+import { registerOwner, shots, skipWithoutChromium, startStackAndBrowser, type StackInBrowser } from './helpers/browser-page.js';
 import { startTestStack, type TestStack } from './helpers/stack.js';
 
 // Developers > Sandbox in a real browser against the whole stack: an owner sets how a demo provider
@@ -9,23 +8,15 @@ import { startTestStack, type TestStack } from './helpers/stack.js';
 // Screenshots in dist/test-screenshots/.
 
 describe('the sandbox page in a real browser', { skip: skipWithoutChromium }, () => {
-  let stack: TestStack;
-  let browser: Browser;
-  let page: Page;
-  const seen = { requests: [] as string[], problems: [] as string[] };
+  let ui: StackInBrowser<TestStack>;
 
   before(async () => {
-    stack = await startTestStack();
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: WIDE });
-    watch(page, seen);
+    ui = await startStackAndBrowser(() => startTestStack());
   });
-  after(async () => {
-    await browser?.close();
-    await stack?.close();
-  });
+  after(() => ui?.close());
 
   test('an owner sets a demo provider\'s behaviour, ends its outage and removes it', async () => {
+    const { stack, page, seen } = ui;
     await registerOwner(page, stack, 'Sandbox shop', `sandbox-${Date.now().toString(36)}@example.com`);
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Sandbox', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Sandbox' }).waitFor();

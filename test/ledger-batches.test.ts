@@ -1,32 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createLedgerConsumer } from '../services/ledger/index.js';
-import {
-  createLogger, createPool, migrate, newId, systemClock, type Pool,
-} from '../services/platform/index.js';
-import { type EventEnvelope } from '../services/contract/index.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { createPool, newId } from '../services/platform/index.js';
+import { envelopesOf, ledgerConsumer, startLedgerDatabase, type LedgerDatabase } from './helpers/ledger-database.js';
 
 // The ledger consumer records the events handed to it together in one statement per batch
 // (services/ledger/store.ts, recordEventMovements); these are the rules one by one kept.
 
-let db: TestDatabase;
-let pool: Pool;
+let ledger: LedgerDatabase;
 
 before(async () => {
-  db = await createTestDatabase();
-  pool = createPool(db.url, 'ledger', 4);
-  await migrate(pool, 'ledger', 'services/ledger');
+  ledger = await startLedgerDatabase();
 });
-after(async () => {
-  await pool?.end();
-  await db?.drop();
-});
+after(() => ledger?.close());
 
-const envelope = (type: string, object: Record<string, unknown>): EventEnvelope => ({
-  id: newId('evt'), type, mode: 'test', merchant_id: 'mer_batch', project_id: 'prj_batch',
-  created_at: new Date().toISOString(), data: { object },
-});
+const envelope = envelopesOf('mer_batch', 'prj_batch');
 
 const paid = (id: string, account: string) => envelope('payment.successful', {
   id, amount: 5000, currency: 'EUR', captured_amount: 5000, payment_method: { type: 'card' }, country: 'DE',
@@ -38,7 +25,7 @@ const refunded = (paymentId: string) =>
   envelope('refund.successful', { id: newId('rf'), payment_id: paymentId, amount: 1000, currency: 'EUR' });
 
 async function transactionOf(entityId: string) {
-  const { rows } = await pool.query(
+  const { rows } = await ledger.pool.query(
     `SELECT t.type, t.amount::int, t.provider_account_id, t.payment_method, t.country,
          (SELECT array_agg(l.provider_account_id ORDER BY l.line_no)
         FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id WHERE e.transaction_id = t.id) AS line_accounts
@@ -49,7 +36,7 @@ async function transactionOf(entityId: string) {
 }
 
 test('one batch: a refund waits for a payment not yet recorded, the rest of the batch is recorded', async () => {
-  const handle = createLedgerConsumer({ pool, clock: systemClock, logger: createLogger('test', 'silent') });
+  const handle = ledgerConsumer(ledger.pool);
   const early = newId('pay');
   const a = paid(newId('pay'), 'pac_a');
   const waiting = refunded(early);
@@ -65,7 +52,7 @@ test('one batch: a refund waits for a payment not yet recorded, the rest of the 
   assert.deepEqual(refund.line_accounts, ['pac_a', null]);
   assert.equal((await transactionOf(a.data.object.id as string)).length, 1, 'an event twice in a batch: one movement');
   assert.equal((await transactionOf(waiting.data.object.id as string)).length, 0);
-  const claimed = await pool.query('SELECT 1 FROM consumed_events WHERE event_id = $1', [waiting.id]);
+  const claimed = await ledger.pool.query('SELECT 1 FROM consumed_events WHERE event_id = $1', [waiting.id]);
   assert.equal(claimed.rowCount, 0, 'a waiting refund is not claimed, so its redelivery records it');
 
   // Its payment arrives; the redelivered refund is recorded with that payment's provider account.
@@ -76,19 +63,19 @@ test('one batch: a refund waits for a payment not yet recorded, the rest of the 
 });
 
 test('a failed batch records none of its events, and their redelivery records each once', async () => {
-  const failing = createPool(db.url, 'ledger', 1);
+  const failing = createPool(ledger.url, 'ledger', 1);
   await failing.end();
-  const broken = createLedgerConsumer({ pool: failing, clock: systemClock, logger: createLogger('test', 'silent') });
+  const broken = ledgerConsumer(failing);
   const events = [paid(newId('pay'), 'pac_a'), paid(newId('pay'), 'pac_a')];
   const outcomes = await Promise.allSettled(events.map((e) => broken(e)));
   assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected']);
-  const handle = createLedgerConsumer({ pool, clock: systemClock, logger: createLogger('test', 'silent') });
+  const handle = ledgerConsumer(ledger.pool);
   await Promise.all([...events, ...events].map((e) => handle(e)));
   for (const e of events) assert.equal((await transactionOf(e.data.object.id as string)).length, 1);
 });
 
 test('a refund failed after acceptance: reversed by one adjustment, after its successful refund, whatever the order', async () => {
-  const handle = createLedgerConsumer({ pool, clock: systemClock, logger: createLogger('test', 'silent') });
+  const handle = ledgerConsumer(ledger.pool);
   const refundOf = (paymentId: string) => {
     const ok = refunded(paymentId);
     const r = ok.data.object;
@@ -97,7 +84,7 @@ test('a refund failed after acceptance: reversed by one adjustment, after its su
     });
     return { id: r.id as string, ok, failed };
   };
-  const figures = async (entityId: string) => (await pool.query(
+  const figures = async (entityId: string) => (await ledger.pool.query(
     `SELECT type, status, amount::int, net_amount::int, provider_account_id FROM transactions WHERE entity_id = $1 ORDER BY type`,
     [entityId],
   )).rows.map((r) => [r.type, r.status, r.amount, r.net_amount, r.provider_account_id]);
@@ -111,7 +98,7 @@ test('a refund failed after acceptance: reversed by one adjustment, after its su
   await handle(inOrder.failed);
   await handle(inOrder.failed);
   assert.deepEqual(await figures(inOrder.id), reversed);
-  const [{ total }] = (await pool.query(
+  const [{ total }] = (await ledger.pool.query(
     `SELECT sum(l.amount)::int AS total FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id
      JOIN transactions t ON t.id = e.transaction_id WHERE t.entity_id = $1 AND l.account = 'provider_receivable'`, [inOrder.id],
   )).rows;

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { TWIN_WAIT_MS, createLedgerConsumer } from '../services/ledger/index.js';
-import {
-  createLogger, createPool, migrate, newId, systemClock, type Pool,
-} from '../services/platform/index.js';
-import { type EventEnvelope } from '../services/contract/index.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { TWIN_WAIT_MS } from '../services/ledger/index.js';
+import { newId, type Pool } from '../services/platform/index.js';
+import { envelopesOf, ledgerConsumer, startLedgerDatabase, type LedgerDatabase } from './helpers/ledger-database.js';
 
 // While the legacy reader stays, a producer writes each money change twice: its internal event and
 // its public one (services/ledger/money-events.ts). The ledger records the movement from the first
@@ -13,23 +10,14 @@ import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 // recorded exactly once whatever the order, a restart or a second replica, but it rides on the
 // next statement instead of costing a round trip of its own (services/ledger/recent-movements.ts).
 
-let db: TestDatabase;
-let pool: Pool;
+let ledger: LedgerDatabase;
 
 before(async () => {
-  db = await createTestDatabase();
-  pool = createPool(db.url, 'ledger', 4);
-  await migrate(pool, 'ledger', 'services/ledger');
+  ledger = await startLedgerDatabase();
 });
-after(async () => {
-  await pool?.end();
-  await db?.drop();
-});
+after(() => ledger?.close());
 
-const scope = { mode: 'test', merchant_id: 'mer_twins', project_id: 'prj_twins' };
-const envelope = (type: string, object: Record<string, unknown>): EventEnvelope => ({
-  id: newId('evt'), type, ...scope, created_at: new Date().toISOString(), data: { object },
-});
+const envelope = envelopesOf('mer_twins', 'prj_twins');
 
 /** The internal payment.decided and the public payment.successful of one change. */
 function paymentChange(id: string) {
@@ -50,19 +38,19 @@ function paymentChange(id: string) {
 /** The ledger's statements, counted: a consumer on this pool. */
 function countingConsumer() {
   const counted = { statements: 0 };
-  const db = { query: (...args: unknown[]) => { counted.statements++; return (pool.query as Function)(...args); } } as unknown as Pool;
-  return { counted, handle: createLedgerConsumer({ pool: db, clock: systemClock, logger: createLogger('test', 'silent') }) };
+  const db = { query: (...args: unknown[]) => { counted.statements++; return (ledger.pool.query as Function)(...args); } } as unknown as Pool;
+  return { counted, handle: ledgerConsumer(db) };
 }
 
 async function recorded(paymentId: string) {
-  const { rows } = await pool.query(
+  const { rows } = await ledger.pool.query(
     `SELECT t.source_event_id, t.amount::int, (SELECT count(*)::int FROM journal_entries e WHERE e.transaction_id = t.id) AS entries
      FROM transactions t WHERE t.entity_id = $1`, [paymentId]);
   return rows;
 }
 
 const claimed = async (ids: string[]) =>
-  (await pool.query('SELECT event_id FROM consumed_events WHERE event_id = ANY($1)', [ids])).rowCount;
+  (await ledger.pool.query('SELECT event_id FROM consumed_events WHERE event_id = ANY($1)', [ids])).rowCount;
 
 test('a change\'s second copy rides on the next statement: one movement each, every event claimed, one statement per change', async () => {
   const { counted, handle } = countingConsumer();
@@ -141,7 +129,7 @@ test('a ledger that restarted (nothing remembered), or another replica, handed a
   assert.equal(counted.statements, 2);
   const rows = await recorded(change.decided.data.object.id as string);
   assert.deepEqual(rows.map((r) => [r.source_event_id, r.entries]), [[change.decided.id, 1]]);
-  const { rows: [r] } = await pool.query(
+  const { rows: [r] } = await ledger.pool.query(
     'SELECT sum(redeliveries)::int AS n FROM consumed_events WHERE event_id = ANY($1)', [[change.decided.id, change.successful.id]]);
   assert.equal(r.n, 1, 'the decided event was handed again once; the public copy was new');
 });
@@ -156,10 +144,10 @@ test('a statement that fails fails the twins riding on it: they are delivered ag
         failNext = false;
         return Promise.reject(new Error('connection lost'));
       }
-      return (pool.query as Function)(...args);
+      return (ledger.pool.query as Function)(...args);
     },
   } as unknown as Pool;
-  const handle = createLedgerConsumer({ pool: flaky, clock: systemClock, logger: createLogger('test', 'silent') });
+  const handle = ledgerConsumer(flaky);
   await handle(change.decided);
   const twin = handle(change.successful);
   failNext = true;

@@ -10,9 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { signedNotification, startAdyenStandIn, type AdyenStandIn } from './helpers/adyen-stand-in.js';
 import { sentUnder } from './helpers/connector-requests.js';
-import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
+import type { LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
+import { adyenEu, startLiveStandIns, type LiveStandIns } from './helpers/live-stand-ins.js';
 import { request } from './helpers/stack.js';
-import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
+import type { StripeStandIn } from './helpers/stripe-stand-in.js';
 
 const STRIPE_KEY = `sk_live_standin_${Date.now()}`;
 const ADYEN_KEY = `AQE_live_standin_${Date.now()}`;
@@ -20,36 +21,23 @@ const MERCHANT = 'AcmeECOM';
 const HMAC_KEY = randomBytes(32).toString('hex').toUpperCase();
 
 describe('live failover from a Stripe account to an Adyen account (stand-ins)', () => {
+  let live: LiveStandIns<{ adyen: AdyenStandIn }>;
   let stack: LicensedProviderStack;
   let stripe: StripeStandIn;
   let adyen: AdyenStandIn;
 
   before(async () => {
-    stripe = await startStripeStandIn({ secretKeys: [STRIPE_KEY] });
-    adyen = await startAdyenStandIn({ apiKeys: [ADYEN_KEY], merchantAccounts: [MERCHANT] });
-    stack = await startLicensedProviderStack({ env: { PROVIDER_SECRET_KEY: randomBytes(32).toString('hex') } });
+    live = await startLiveStandIns(STRIPE_KEY, { adyen: () => startAdyenStandIn({ apiKeys: [ADYEN_KEY], merchantAccounts: [MERCHANT] }) });
+    ({ stack, stripe, adyen } = live);
   });
-  after(async () => {
-    await stack?.close();
-    await stripe?.close();
-    await adyen?.close();
-  });
+  after(() => live?.close());
 
   /** A verified merchant's live key, with Stripe (cheaper, so tried first) and Adyen connected live. */
   async function merchantAtBoth() {
     const m = await stack.newMerchantKey('live');
     const connect = (body: Record<string, unknown>) => stack.connectLive(m.projectId, body);
-    const stripeAccount = await connect({
-      provider: 'stripe', name: 'Stripe EU', fee_bps: 100, fee_fixed: 10,
-      credentials: { secret_key: STRIPE_KEY, webhook_secret: 'whsec_live_standin', api_base_url: stripe.baseUrl },
-    });
-    const adyenAccount = await connect({
-      provider: 'adyen', name: 'Adyen EU', fee_bps: 150, fee_fixed: 10,
-      credentials: {
-        api_key: ADYEN_KEY, merchant_account: MERCHANT, hmac_key: HMAC_KEY,
-        live_url_prefix: '1797a841fbb37ca7-AcmeECOM', api_base_url: adyen.baseUrl,
-      },
-    });
+    const stripeAccount = await connect(live.stripeEu());
+    const adyenAccount = await connect(adyenEu(adyen, { api_key: ADYEN_KEY, merchant_account: MERCHANT, hmac_key: HMAC_KEY }));
     return { ...m, stripeAccount, adyenAccount };
   }
   const pay = (key: string, token: string, body: Record<string, unknown> = {}) =>

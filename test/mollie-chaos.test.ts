@@ -9,21 +9,16 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
-import { chaosTag } from './helpers/chaos.js';
 import { eventually } from './helpers/eventually.js';
-import { burstWithKill, chaosEnv, chaosMerchant, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
-import type { KeyedOutcome } from './helpers/keyed-client.js';
+import { ledgerMovements, runChaosBurst, type ChaosBurstRun } from './helpers/keyed-burst.js';
 import { startMollieStandIn, type MollieStandIn } from './helpers/mollie-stand-in.js';
-import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
-import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
+import { natsServerMissing } from './helpers/nats-server.js';
 import { request } from './helpers/stack.js';
 
 const PAYMENTS = 40;
 const CLIENTS = 8;
 const KILL_AFTER_STORED = 12;
 const KEY = `test_${randomBytes(15).toString('hex')}`;
-const ENV = chaosEnv();
 
 /** Mostly plain; every tenth answer held back past PROVIDER_TIMEOUT_MS (an amount of …03). */
 const amountOf = (i: number) => (i % 10 === 3 ? 1003 + i * 100 : 1000 + i * 100);
@@ -31,27 +26,15 @@ const amountOf = (i: number) => (i % 10 === 3 ? 1003 + i * 100 : 1000 + i * 100)
 const skip = natsServerMissing();
 
 describe('payments killed (kill -9) during a keyed burst at a Mollie account, then restarted', { skip }, () => {
-  let nats: NatsServer;
-  let split: SplitStack;
-  let sql: pg.Pool;
   let mollie: MollieStandIn;
-  let apiKey = '';
-  let accountId = '';
-  const prefix = `${chaosTag('mollie')}_`;
-  const keys = Array.from({ length: PAYMENTS }, (_, i) => `${prefix}${i}`);
-  let outcomes = new Map<string, KeyedOutcome>();
+  let run: ChaosBurstRun;
 
   before(async () => {
     mollie = await startMollieStandIn({ apiKeys: [KEY] });
-    nats = await startNatsServer();
-    split = await startSplitStack(nats.url, ENV);
-    sql = new pg.Pool({ connectionString: split.db.url, max: 3 });
-    ({ accountId, apiKey } = await chaosMerchant(split, {
+    run = await runChaosBurst({
       merchant: 'Mollie chaos merchant', provider: 'mollie', account: 'Mollie test',
-      credentials: { api_key: KEY, webhook_base_url: split.baseUrl, api_base_url: mollie.baseUrl },
-    }));
-    outcomes = await burstWithKill({
-      split, sql, apiKey, keys, prefix, clients: CLIENTS, killAfterStored: KILL_AFTER_STORED,
+      credentials: (split) => ({ api_key: KEY, webhook_base_url: split.baseUrl, api_base_url: mollie.baseUrl }),
+      tag: 'mollie', payments: PAYMENTS, clients: CLIENTS, killAfterStored: KILL_AFTER_STORED,
       body: (i) => ({
         amount: amountOf(i), currency: 'EUR', payment_method: { type: 'local', token: 'ideal', provider_code: 'mollie' },
         return_url: 'https://shop.example/done',
@@ -59,36 +42,32 @@ describe('payments killed (kill -9) during a keyed burst at a Mollie account, th
     });
   });
   after(async () => {
-    await sql?.end();
-    await split?.close();
-    await nats?.close();
+    await run?.close();
     await mollie?.close();
   });
-
-  const paymentsByKey = () => burstPayments(sql, prefix, keys);
 
   const meta = (p: { metadata: unknown }) => (p.metadata ?? {}) as Record<string, string>;
   const madeFor = (paymentId: string) => [...mollie.payments.values()].filter((x) => meta(x).payment_id === paymentId);
 
   test('every key has one payment, and Mollie made each attempt at most once', async (t) => {
-    const byKey = await paymentsByKey();
-    assert.deepEqual(keys.filter((k) => byKey.get(k)!.length !== 1), [], 'keys without exactly one payment');
+    const byKey = await run.paymentsByKey();
+    assert.deepEqual(run.keys.filter((k) => byKey.get(k)!.length !== 1), [], 'keys without exactly one payment');
     const ours = new Set([...byKey.values()].flat().map((p) => p.id));
     const made = [...mollie.payments.values()].filter((p) => ours.has(meta(p).payment_id));
     const perAttempt = new Map<string, number>();
     for (const p of made) perAttempt.set(meta(p).attempt_id, (perAttempt.get(meta(p).attempt_id) ?? 0) + 1);
     assert.deepEqual([...perAttempt].filter(([, n]) => n > 1), [], 'attempts Mollie made twice');
-    for (const k of keys) {
-      const o = outcomes.get(k)!;
+    for (const k of run.keys) {
+      const o = run.outcomes.get(k)!;
       if (o.status === 201) assert.equal(o.body.id, byKey.get(k)![0].id, k);
     }
-    t.diagnostic(`${made.length} payments made at Mollie; ${keys.filter((k) => outcomes.get(k)!.status !== 201).length} clients without a 201`);
+    t.diagnostic(`${made.length} payments made at Mollie; ${run.keys.filter((k) => run.outcomes.get(k)!.status !== 201).length} clients without a 201`);
   });
 
   test('once reconciled and paid, each payment is successful with the attempt Mollie made, with one ledger movement', async () => {
     // Reconciliation sends what the killed process never did (same key), so every payment ends up at Mollie.
     const byKey = await eventually('a Mollie payment for every one of ours', async () => {
-      const now = await paymentsByKey();
+      const now = await run.paymentsByKey();
       return [...now.values()].flat().every((p) => madeFor(p.id).length >= 1) ? now : undefined;
     }, 60_000);
     // Every customer pays, and Mollie posts each payment's id to its webhook, twice (its repeat).
@@ -101,21 +80,16 @@ describe('payments killed (kill -9) during a keyed burst at a Mollie account, th
     }
     const ids = [...byKey.values()].flat().map((p) => p.id);
     await eventually('every payment successful', async () => {
-      const { rows } = await sql.query('SELECT count(*)::int AS n FROM payments.payments WHERE id = ANY($1) AND status = $2', [ids, 'successful']);
+      const { rows } = await run.sql.query('SELECT count(*)::int AS n FROM payments.payments WHERE id = ANY($1) AND status = $2', [ids, 'successful']);
       return rows[0].n === ids.length ? true : undefined;
     }, 30_000);
     for (const id of ids) {
-      const p = (await request(split.baseUrl, 'GET', `/v1/payments/${id}`, { key: apiKey })).body;
+      const p = (await request(run.split.baseUrl, 'GET', `/v1/payments/${id}`, { key: run.apiKey })).body;
       const successes = (p.attempts as any[]).filter((a) => a.outcome === 'success');
       const [made] = madeFor(id);
-      assert.deepEqual(successes.map((a) => [a.provider_account_id, a.provider_payment_id]), [[accountId, made.id]], id);
+      assert.deepEqual(successes.map((a) => [a.provider_account_id, a.provider_payment_id]), [[run.accountId, made.id]], id);
     }
-    const moved = await eventually('a ledger movement for every successful payment', async () => {
-      const { rows } = await sql.query(
-        `SELECT entity_id, count(*) FILTER (WHERE status = 'successful')::int AS n FROM ledger.transactions
-         WHERE type = 'payment' AND entity_type = 'payment' AND entity_id = ANY($1) GROUP BY entity_id`, [ids]);
-      return rows.length === ids.length ? rows : undefined;
-    }, 60_000);
+    const moved = await ledgerMovements(run.sql, ids, 'a ledger movement for every successful payment');
     for (const r of moved) assert.equal(r.n, 1, `${r.entity_id}: successful movements`);
   });
 });

@@ -7,7 +7,8 @@ import { linkIn, type Mailbox } from './mailbox.js';
 
 // Debian's Chromium driven by playwright-core (which downloads no browser of its own) for the
 // browser tests: launching it, registering an owner on the dashboard, watching a page for CSP
-// violations and script errors, and screenshots at 1280 and 390 px.
+// violations and script errors, and screenshots at 1280 and 390 px; and the dashboard tests' start,
+// a stack and a watched page.
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -29,6 +30,44 @@ export async function launchChromium(): Promise<Browser> {
   await mkdir(SHOTS, { recursive: true });
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: CI must install Chromium before the tests (.ci/run)`);
   return chromium.launch(CHROMIUM_LAUNCH);
+}
+
+export interface StackInBrowser<S> {
+  stack: S;
+  /** A page at 1280 px, watched (watch) from the start. */
+  page: Page;
+  seen: { requests: string[]; problems: string[] };
+  /** Closes the browser, then the stack. */
+  close(): Promise<void>;
+}
+
+/**
+ * The dashboard browser tests' start: the stack `startStack` starts, then Chromium with one
+ * watched page. What was started before a failure is closed again before the error is thrown.
+ */
+export async function startStackAndBrowser<S extends { close(): Promise<unknown> }>(
+  startStack: () => Promise<S>,
+): Promise<StackInBrowser<S>> {
+  const stack = await startStack();
+  let browser: Browser | undefined;
+  try {
+    browser = await launchChromium();
+    const page = await browser.newPage({ viewport: WIDE });
+    const seen = { requests: [] as string[], problems: [] as string[] };
+    watch(page, seen);
+    const opened = browser;
+    return {
+      stack, page, seen,
+      async close() {
+        await opened.close();
+        await stack.close();
+      },
+    };
+  } catch (err) {
+    await browser?.close().catch(() => undefined);
+    await stack.close().catch(() => undefined);
+    throw err;
+  }
 }
 
 /** The password the browser tests' owners register with. */
