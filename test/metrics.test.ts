@@ -166,6 +166,28 @@ describe('Prometheus metrics on GET /metrics', () => {
     assert.ok(names.has('nodejs_eventloop_lag_seconds'));
   });
 
+  test('endpoints by state and attempts held back by an endpoint\'s rate are counted', async () => {
+    const ids: string[] = [];
+    for (const path of ['manual', 'failing', 'paused', 'swept']) {
+      const made = await stack.manage('POST', `/projects/${projectId}/webhook-endpoints`, {
+        mode: 'test', url: `${receiver.url}/${path}`, events: ['refund.successful'],
+      });
+      assert.equal(made.status, 201);
+      ids.push(made.body.id);
+    }
+    const [manual, failing, paused, swept] = ids;
+    assert.equal((await stack.manage('POST', `/projects/${projectId}/webhook-endpoints/${manual}/disable?mode=test`)).status, 200);
+    // What the dispatcher's records and the failing sweep would have written.
+    await stack.query('UPDATE webhooks.endpoints SET failing_since = now() - interval \'1 hour\' WHERE id = $1', [failing]);
+    await stack.query('UPDATE webhooks.endpoints SET retry_after_until = now() + interval \'1 hour\', failing_since = now() WHERE id = $1', [paused]);
+    await stack.query('UPDATE webhooks.endpoints SET enabled = false, disabled_reason = \'failing\', disabled_at = now() WHERE id = $1', [swept]);
+    const s = await scrape();
+    for (const [state, n] of Object.entries({ healthy: 1, failing: 1, paused: 1, disabled_manual: 1, disabled_failing: 1 })) {
+      assert.equal(sum(s, 'svc_webhook_endpoints', { state }), n, state);
+    }
+    assert.ok(s.some((x) => x.name === 'svc_webhook_throttled_total'), 'the throttled counter is exposed');
+  });
+
   test('no label value is an id, a URL or a secret; only GET /metrics is served', async () => {
     const s = await scrape();
     for (const { name, labels } of s) {

@@ -83,6 +83,9 @@ export interface Outcome {
   throttledUntil?: Date;
 }
 
+export const ENDPOINT_STATES = ['healthy', 'failing', 'paused', 'disabled_manual', 'disabled_failing'] as const;
+export type EndpointState = (typeof ENDPOINT_STATES)[number];
+
 // Looked up per claimed row by primary key, so no plan ever scans the events table.
 const CLAIMED = `d.id, d.endpoint_id, d.event_id, d.event_type, d.mode, d.attempt_count, d.scheduled_attempts,
   (SELECT e.url FROM endpoints e WHERE e.id = d.endpoint_id) AS url,
@@ -109,6 +112,25 @@ function toClaim(row: any): Claim {
 export function createDeliveryStore(pool: Pool) {
   return {
     /** Deliveries waiting for an attempt (pending or failed and due again), and those in flight: the queue depth. */
+    /**
+     * Endpoints of every project by how they stand (metrics.ts), each in one state: disabled by the
+     * merchant or by the failing sweep; enabled and paused by a 429's Retry-After, else failing
+     * (an unbroken run of failures), else healthy.
+     */
+    async endpointStates(): Promise<Record<EndpointState, number>> {
+      const { rows } = await pool.query<Record<EndpointState, string>>(
+        `SELECT count(*) FILTER (WHERE NOT enabled AND disabled_reason = 'failing') AS disabled_failing,
+                count(*) FILTER (WHERE NOT enabled AND disabled_reason IS DISTINCT FROM 'failing') AS disabled_manual,
+                count(*) FILTER (WHERE enabled AND retry_after_until > now()) AS paused,
+                count(*) FILTER (WHERE enabled AND (retry_after_until IS NULL OR retry_after_until <= now())
+                                 AND failing_since IS NOT NULL) AS failing,
+                count(*) FILTER (WHERE enabled AND (retry_after_until IS NULL OR retry_after_until <= now())
+                                 AND failing_since IS NULL) AS healthy
+           FROM endpoints`,
+      );
+      return Object.fromEntries(ENDPOINT_STATES.map((s) => [s, Number(rows[0][s])])) as Record<EndpointState, number>;
+    },
+
     async queueDepth(): Promise<{ waiting: number; delivering: number }> {
       const { rows } = await pool.query<{ waiting: string; delivering: string }>(
         `SELECT count(*) FILTER (WHERE status IN ('pending', 'failed')) AS waiting,

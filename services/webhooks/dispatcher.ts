@@ -219,6 +219,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       opts.throttle!.acquire(claim.endpointId, claim.maxPerSecond!, latestStart(leaseUntil), () => stopped));
     const running: Promise<void> = throttled.then(async (slot) => {
       if (slot) return void (await attempt(claim, false, release));
+      opts.metrics?.throttled();
       release();
       await handBack([claim], new Date(opts.clock.now().getTime() + 1000));
     })
