@@ -14,7 +14,7 @@ import pg from 'pg';
 import { startAdyenStandIn, type AdyenStandIn } from './helpers/adyen-stand-in.js';
 import { chaosTag } from './helpers/chaos.js';
 import { eventually } from './helpers/eventually.js';
-import { burstWithKill, chaosEnv, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
+import { burstWithKill, chaosEnv, ledgerMovements, paymentsByKey as burstPayments } from './helpers/keyed-burst.js';
 import type { KeyedOutcome } from './helpers/keyed-client.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
@@ -167,12 +167,7 @@ describe('payments killed (kill -9) during a keyed burst of forwarded attempts, 
       }
     }
     assert.ok(successful.length > 0, 'some payments succeeded through forwarding');
-    const moved = await eventually('a ledger movement for every successful payment', async () => {
-      const { rows } = await sql.query(
-        `SELECT entity_id, count(*) FILTER (WHERE status = 'successful')::int AS n FROM ledger.transactions
-         WHERE type = 'payment' AND entity_type = 'payment' AND entity_id = ANY($1) GROUP BY entity_id`, [successful]);
-      return rows.length === successful.length ? rows : undefined;
-    }, 60_000);
+    const moved = await ledgerMovements(sql, successful, 'a ledger movement for every successful payment');
     for (const r of moved) assert.equal(r.n, 1, `${r.entity_id}: successful movements`);
     const { rows: others } = await sql.query(
       `SELECT count(*)::int AS n FROM ledger.transactions t JOIN payments.payments p ON t.entity_id = p.id
