@@ -17,6 +17,9 @@ export { attemptSettledOf, type AttemptSettled, type AttemptSettledEvent } from 
 export { paymentDecidedOf, type PaymentDecided, type PaymentDecidedEvent } from './internal-events/payment-decided.js';
 export { refundSettledOf, type RefundSettled, type RefundSettledEvent } from './internal-events/refund-settled.js';
 export { payoutSettledOf, type PayoutSettled, type PayoutSettledEvent } from './internal-events/payout-settled.js';
+export {
+  disputeFundsMovedOf, type DisputeFundsMoved, type DisputeFundsMovedEvent,
+} from './internal-events/dispute-funds-moved.js';
 
 export function isInternalType(type: string): boolean {
   return type.startsWith(INTERNAL_PREFIX);

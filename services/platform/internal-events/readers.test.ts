@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventEnvelope } from '../../contract/envelope.js';
+import { disputeFundsMovedOf } from './dispute-funds-moved.js';
 import { paymentDecidedOf } from './payment-decided.js';
 import { payoutSettledOf } from './payout-settled.js';
 import { refundSettledOf } from './refund-settled.js';
@@ -39,6 +40,15 @@ const cases = [
       failure_code: null, failure_category: null, settled_at: AT,
     },
     broken: [{ status: 'pending' }, { fee_amount: null }, { currency: '' }, { destination_country: 1 }],
+  },
+  {
+    read: disputeFundsMovedOf, type: INTERNAL_EVENT_TYPES.disputeFundsMoved,
+    object: {
+      version: 1, id: 'dpm_1', dispute_id: 'dp_1', payment_id: 'pay_1', kind: 'withdrawal', amount: 2500, fee_amount: 1500,
+      currency: 'EUR', reason: 'fraudulent', stage: 'chargeback', provider_id: 'prv_a', provider_code: 'stripe',
+      provider_name: 'Stripe', provider_account_id: 'pac_a', provider_dispute_id: 'dp_x', moved_at: AT,
+    },
+    broken: [{ kind: 'won' }, { amount: -1 }, { fee_amount: 1.5 }, { dispute_id: '' }, { stage: null }],
   },
 ];
 

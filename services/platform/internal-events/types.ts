@@ -9,6 +9,7 @@ export const INTERNAL_EVENT_TYPES = {
   paymentDecided: 'internal.payment.decided',
   refundSettled: 'internal.refund.settled',
   payoutSettled: 'internal.payout.settled',
+  disputeFundsMoved: 'internal.dispute.funds_moved',
 } as const;
 
 /** An internal event as it travels: the contract's envelope around one typed object. */
