@@ -61,6 +61,21 @@ export const VAULTS = ['stripe', 'basis_theory'] as const;
 export const TRANSACTION_TYPES = ['payment', 'refund', 'payout', 'fee', 'adjustment'] as const;
 export type TransactionType = ValueOf<typeof TRANSACTION_TYPES>;
 
+/**
+ * A dispute over every provider, in one shape (docs/disputes.md has the state machine): its status,
+ * the stage of the card scheme's process it is at, and its reason normalised from the provider's
+ * own code (kept beside it as `provider_reason`).
+ */
+export const DISPUTE_STATUSES = ['needs_response', 'under_review', 'won', 'lost', 'accepted', 'expired', 'cancelled'] as const;
+export type DisputeStatus = ValueOf<typeof DISPUTE_STATUSES>;
+export const DISPUTE_STAGES = ['inquiry', 'chargeback', 'pre_arbitration'] as const;
+export type DisputeStage = ValueOf<typeof DISPUTE_STAGES>;
+export const DISPUTE_REASONS = [
+  'fraudulent', 'product_not_received', 'product_unacceptable', 'duplicate', 'credit_not_processed',
+  'subscription_canceled', 'unrecognized', 'general',
+] as const;
+export type DisputeReason = ValueOf<typeof DISPUTE_REASONS>;
+
 export const TRANSACTION_STATUSES = ['pending', 'successful', 'failed'] as const;
 export type TransactionStatus = ValueOf<typeof TRANSACTION_STATUSES>;
 
