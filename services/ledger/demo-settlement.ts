@@ -76,10 +76,12 @@ export function createDemoSettlement(deps: DemoSettlementDeps) {
   async function readUnsettled(asOf: Date): Promise<TransactionRecord[]> {
     const { rows } = await deps.pool.query(
       `SELECT * FROM transactions
-       WHERE mode = 'test' AND status = 'successful' AND type = ANY($2) AND settlement_id IS NULL
+       WHERE mode = 'test' AND status = 'successful' AND settlement_id IS NULL
+         -- DEMO_SETTLED, written out as the transactions_unsettled index's predicate (migration 0007) so it is used.
+         AND type IN ('payment', 'refund', 'dispute', 'dispute_reversal')
          AND provider_account_id IS NOT NULL AND occurred_at <= $1
        ORDER BY id`,
-      [new Date(asOf.getTime() - deps.cutoffMs), DEMO_SETTLED],
+      [new Date(asOf.getTime() - deps.cutoffMs)],
     );
     return rows.map(toTransaction);
   }

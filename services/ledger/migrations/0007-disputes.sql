@@ -13,6 +13,11 @@ ALTER TABLE transactions DROP CONSTRAINT transactions_merchant_id_project_id_mod
 ALTER TABLE transactions ADD CONSTRAINT transactions_one_movement
   UNIQUE (merchant_id, project_id, mode, entity_type, entity_id, type, movement_id);
 
+-- The demo providers' cycle settles a sandbox dispute's movements with the payments and refunds.
+DROP INDEX transactions_unsettled;
+CREATE INDEX transactions_unsettled ON transactions (mode, occurred_at)
+  WHERE settlement_id IS NULL AND status = 'successful' AND type IN ('payment', 'refund', 'dispute', 'dispute_reversal');
+
 -- Settlement reports find a dispute's movements by the dispute's or its payment's reference.
 CREATE INDEX transactions_disputes_of_payment ON transactions (merchant_id, project_id, mode, payment_id)
   WHERE entity_type = 'dispute';
