@@ -1,8 +1,8 @@
 /**
  * What a money event means to the ledger: the movement it records (money-events.ts picks the
  * reader), as the store writes it. The ledger records from the internal events
- * (internal-movements.ts: payment.decided, refund.settled, payout.settled, dispute.funds_moved); for one version it
- * still reads the public payment.*, refund.* and payout.* envelopes that were in the stream
+ * (internal-movements.ts: payment.decided, refund.settled, payout.settled, dispute.funds_moved);
+ * for one version it still reads the public payment.*, refund.* and payout.* envelopes that were in the stream
  * before producers wrote internal ones (legacy-public-movements.ts, docs/decisions.md says when
  * it goes). A producer of this version writes both for one change; the transactions' uniqueness
  * per entity and kind records the first to arrive and makes the other a no-op. A refund the

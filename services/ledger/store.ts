@@ -71,9 +71,9 @@ export async function postEntry(
 }
 
 /**
- * Inserts a transaction unless its entity already has one of its type (then returns undefined; a
- * settlement's own fee and adjustment have no movement id);
- * a successful one posts its journal entry in the same transaction.
+ * Inserts a transaction unless its entity already has one of its type (then returns undefined);
+ * a successful one posts its journal entry in the same transaction. A settlement's own fee and
+ * adjustment have no movement id (`''`), so one of each per settlement.
  */
 export async function insertTransaction(
   tx: Queryable, t: Omit<TransactionRecord, 'id' | 'netAmount'>, sourceEventId: string | null, at: Date,
