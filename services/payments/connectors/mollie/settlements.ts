@@ -34,7 +34,8 @@ interface SettledChargeback extends SettledEntity {
  * fee is among the settlement's costs (`periods`), so the item carries none.
  */
 function chargebackItem(c: SettledChargeback): ProviderSettlementItem {
-  const amount = fromMollieAmount(c.settlementAmount ?? c.amount);
+  // The chargeback's own `amount` is positive: without a settlement amount it is a withdrawal.
+  const amount = c.settlementAmount ? fromMollieAmount(c.settlementAmount) : -fromMollieAmount(c.amount);
   return {
     type: amount > 0n ? 'dispute_reversal' : 'dispute', providerReference: c.id, paymentReference: c.paymentId,
     amount, fee: 0n,
