@@ -204,19 +204,23 @@ describe('the Mollie connector against the Mollie stand-in', () => {
     assert.deepEqual([bad.ok, !bad.ok && bad.providerCode], [false, '401']);
   });
 
-  test('settlements: Mollie\'s paid-out settlement with its payments, refunds and costs', async () => {
+  test('settlements: Mollie\'s paid-out settlement with its payments, refunds, chargebacks and costs', async () => {
     const req = ideal({ account: { ...ACCOUNT, id: 'pac_mollie_other' } });
     const { providerPaymentId } = await connector.authorize(req);
     mollie.setStatus(providerPaymentId!, 'paid');
     const refund = refundOf(req, providerPaymentId, 700n);
     const { providerRefundId } = await connector.refund(refund);
-    const stl = mollie.settle(OTHER_KEY, [providerPaymentId!], [providerRefundId!], { currency: 'EUR', value: '0.29' });
+    const stl = mollie.settle(OTHER_KEY, [providerPaymentId!], [providerRefundId!], { currency: 'EUR', value: '0.29' }, [
+      { paymentId: providerPaymentId!, amount: { currency: 'EUR', value: '18.00' } },
+    ]);
     const [s, ...more] = await connector.listSettlements!({ account: { providerCode: 'mollie', id: 'pac_mollie_other' }, signal: AbortSignal.timeout(5_000) });
     assert.equal(more.length, 0);
     assert.deepEqual([s.reference, s.currency, s.status], [stl.reference, 'EUR', 'settled']);
     assert.deepEqual(s.items, [
       { type: 'payment', attemptId: req.attemptId, providerReference: providerPaymentId, amount: 2500n, fee: 0n },
       { type: 'refund', refundId: refund.refundId, providerReference: providerRefundId, amount: -700n, fee: 0n },
+      // The chargeback settles the dispute's withdrawal, by the chargeback's and its payment's ids.
+      { type: 'dispute', providerReference: stl.chargebacks[0].id, paymentReference: providerPaymentId, amount: -1800n, fee: 0n },
     ]);
     assert.deepEqual(s.fees, [{ amount: 29n, description: 'ideal: iDEAL' }]);
     assert.deepEqual(await connector.listSettlements!({ account: { providerCode: 'mollie', id: 'pac_mollie_other' }, since: new Date(Date.now() + 60_000), signal: AbortSignal.timeout(5_000) }), []);

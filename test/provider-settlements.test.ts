@@ -221,9 +221,13 @@ describe('provider settlements into the ledger', () => {
     const foreign = await post(adyenSettlementReport([{ ...good, 'Merchant Account': 'OtherECOM' }]));
     assert.equal(foreign.status, 422);
     assert.match((await foreign.json() as any).error.message, /^line 2, column "Merchant Account"/);
+    const manual = await post(adyenSettlementReport([good, { ...good, Type: 'ManualCorrected' }]));
+    assert.equal(manual.status, 422);
+    assert.match((await manual.json() as any).error.message, /^line 3, column "Type": ManualCorrected records are not supported/);
+    // A chargeback debits: one that credits is malformed (test/dispute-settlements.test.ts imports real ones).
     const chargeback = await post(adyenSettlementReport([good, { ...good, Type: 'Chargeback' }]));
     assert.equal(chargeback.status, 422);
-    assert.match((await chargeback.json() as any).error.message, /^line 3, column "Type": Chargeback records are not supported/);
+    assert.match((await chargeback.json() as any).error.message, /^line 3, column "Gross Debit \(GC\)": A Chargeback record debits/);
     const header = await post('Company Account,Merchant Account\r\nAcme,AcmeECOM\r\n');
     assert.equal(header.status, 422);
     assert.match((await header.json() as any).error.message, /^line 1, column "Psp Reference": The header has no/);

@@ -58,7 +58,11 @@ export const ATTEMPT_PATHS = ['direct', 'forwarded'] as const;
 /** The vaults a credential may reference: Stripe's Vault and Forward, Basis Theory's proxy. */
 export const VAULTS = ['stripe', 'basis_theory'] as const;
 
-export const TRANSACTION_TYPES = ['payment', 'refund', 'payout', 'fee', 'adjustment'] as const;
+/**
+ * `dispute`: the disputed amount (negative) and the provider's dispute fee a provider withdrew;
+ * `dispute_reversal`: the amount it reinstated (docs/ledger.md, "Disputes").
+ */
+export const TRANSACTION_TYPES = ['payment', 'refund', 'payout', 'fee', 'adjustment', 'dispute', 'dispute_reversal'] as const;
 export type TransactionType = ValueOf<typeof TRANSACTION_TYPES>;
 
 /**

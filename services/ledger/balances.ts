@@ -27,7 +27,8 @@ export type AccountTotals = Partial<Record<Account, bigint>>;
 export function balanceOf(currency: string, totals: AccountTotals): BalanceFigures {
   const t = (a: Account) => totals[a] ?? 0n;
   // Income accounts carry credits (negative); the figures are shown as positive amounts.
-  const processedGross = -(t('sales') + t('adjustments'));
+  // Disputes are gross the provider took back (or gave back): the balance stays the provider's.
+  const processedGross = -(t('sales') + t('adjustments') + t('disputes'));
   const fees = t('provider_fees');
   const payoutsSent = t('payouts') + t('payout_fees');
   return {

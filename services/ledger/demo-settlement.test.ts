@@ -61,3 +61,22 @@ test('a report whose totals disagree with its items is refused, naming the field
   assert.deepEqual(reportProblem({ ...r, items: [{ type: 'refund', entityId: 'rf_1', amount: 5n, feeAmount: 0n }] })?.[0], 'items[0].amount');
   assert.deepEqual(reportProblem({ ...r, items: [], fees: [] })?.[0], 'items');
 });
+
+test('a sandbox dispute\'s withdrawals and reinstatement are settled with the batch, as dispute items', () => {
+  const dispute = { entityType: 'dispute', entityId: 'dp_1', paymentId: 'pay_1' } as const;
+  const [r] = demoReports([
+    txn('txn_1', {}),
+    txn('txn_2', { ...dispute, type: 'dispute', amount: -1000n, feeAmount: 1500n }),
+    txn('txn_3', { ...dispute, type: 'dispute_reversal', amount: 1000n, feeAmount: 0n }),
+    txn('txn_4', { ...dispute, type: 'dispute', amount: -1000n, feeAmount: 0n }),
+  ], asOf, DAY);
+  assert.equal(reportProblem(r), undefined);
+  assert.deepEqual(r.items.map((i) => [i.type, i.entityId, i.amount]), [
+    ['payment', 'pay_1', 1000n], ['dispute', 'dp_1', -1000n], ['dispute_reversal', 'dp_1', 1000n], ['dispute', 'dp_1', -1000n],
+  ]);
+  assert.deepEqual([r.grossAmount, r.feeAmount, r.netAmount], [0n, 1530n, -1530n], 'the provider collects what it took back');
+  assert.deepEqual(
+    reportProblem({ ...r, items: [{ type: 'dispute', entityId: 'dp_1', amount: 5n, feeAmount: 0n }], grossAmount: 5n, feeAmount: 0n, netAmount: 5n })?.[0],
+    'items[0].amount', 'a withdrawal is negative',
+  );
+});

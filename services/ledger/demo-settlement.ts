@@ -3,18 +3,21 @@ import type { Logger } from '../platform/index.js';
 import { type Pool } from '../platform/index.js';
 import { DomainError } from '../contract/index.js';
 import type { SettlementRecord } from './settlement-store.js';
-import type { SettlementIngestion, SettlementReport } from './settlements.js';
+import type { ReportItemType, SettlementIngestion, SettlementReport } from './settlements.js';
 import { toTransaction } from './store.js';
 import type { TransactionRecord } from './movements.js';
 
 /**
  * The demo providers' settlement reports. A demo provider moves no money, so what it "settled" is
- * read from the ledger itself: every successful test-mode payment and refund at least
+ * read from the ledger itself: every successful test-mode payment, refund and dispute movement at least
  * `cutoffMs` old (T+1 by default) and in no settlement yet, one batch per merchant scope, provider
  * account and currency, reported settled at the cycle's moment. Demo Beta also charges a
  * settlement fee per batch, so the sandbox shows a fee transaction. Reports go through the same
  * ingestion as a real provider's.
  */
+
+/** The movements a demo provider settles: payments, refunds, and the money of the sandbox's disputes. */
+const DEMO_SETTLED: readonly string[] = ['payment', 'refund', 'dispute', 'dispute_reversal'] satisfies ReportItemType[];
 
 /** Per-batch settlement fees of the demo accounts, in minor units. */
 export const DEMO_BATCH_FEES: Readonly<Record<string, bigint>> = { pac_demo_beta: 10n };
@@ -30,7 +33,7 @@ export function demoReports(movements: TransactionRecord[], asOf: Date, cutoffMs
   const groups = new Map<string, TransactionRecord[]>();
   for (const t of movements) {
     if (t.scope.mode !== 'test' || t.status !== 'successful' || t.settlementId || !t.providerAccountId) continue;
-    if ((t.type !== 'payment' && t.type !== 'refund') || t.occurredAt > cutoff) continue;
+    if (!DEMO_SETTLED.includes(t.type) || t.occurredAt > cutoff) continue;
     const key = JSON.stringify([t.scope.merchantId, t.scope.projectId, t.scope.mode, t.providerAccountId, t.currency]);
     groups.set(key, [...(groups.get(key) ?? []), t]);
   }
@@ -52,7 +55,7 @@ export function demoReports(movements: TransactionRecord[], asOf: Date, cutoffMs
       periodEnd: cutoff,
       settledAt: asOf,
       items: items.map((t) => ({
-        type: t.type as 'payment' | 'refund', entityId: t.entityId, amount: t.amount, feeAmount: t.feeAmount,
+        type: t.type as ReportItemType, entityId: t.entityId, amount: t.amount, feeAmount: t.feeAmount,
       })),
       fees,
       grossAmount: gross,
@@ -73,7 +76,9 @@ export function createDemoSettlement(deps: DemoSettlementDeps) {
   async function readUnsettled(asOf: Date): Promise<TransactionRecord[]> {
     const { rows } = await deps.pool.query(
       `SELECT * FROM transactions
-       WHERE mode = 'test' AND status = 'successful' AND type IN ('payment', 'refund') AND settlement_id IS NULL
+       WHERE mode = 'test' AND status = 'successful' AND settlement_id IS NULL
+         -- DEMO_SETTLED, written out as the transactions_unsettled index's predicate (migration 0007) so it is used.
+         AND type IN ('payment', 'refund', 'dispute', 'dispute_reversal')
          AND provider_account_id IS NOT NULL AND occurred_at <= $1
        ORDER BY id`,
       [new Date(asOf.getTime() - deps.cutoffMs)],

@@ -1,6 +1,7 @@
 // ledger: transactions, balances and settlements (LedgerService). Owns schema ledger; records the
-// internal payment.decided, refund.settled and payout.settled events (for one version also the
-// public payment, refund and payout outcomes) and emits settlement.created. docs/ledger.md describes it.
+// internal payment.decided, refund.settled, payout.settled and dispute.funds_moved events (for one
+// version also the public payment, refund and payout outcomes) and emits settlement.created.
+// docs/ledger.md describes it.
 import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import {
   assemblePart, createRelay, every, measuredBus, type PartInfo, type ServiceDeps, type ServicePart,

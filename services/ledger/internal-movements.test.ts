@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventEnvelope } from '../contract/index.js';
-import type { PaymentDecided, PayoutSettled, RefundSettled } from '../platform/index.js';
+import type { DisputeFundsMoved, PaymentDecided, PayoutSettled, RefundSettled } from '../platform/index.js';
 import { UnreadableMoneyEvent, movementFromInternalEvent } from './internal-movements.js';
 import { movementFromLegacyPublicEvent } from './legacy-public-movements.js';
 import { movementFromEvent } from './money-events.js';
@@ -85,6 +85,26 @@ test('payout.settled: sent with its fee, failed without', () => {
   same(
     envelope('internal.payout.settled', { ...payout, status: 'failed', failure_code: 'account_closed' }),
     envelope('payout.failed', { ...payoutJson, status: 'failed', failure: failure('account_closed') }),
+  );
+});
+
+const withdrawal: DisputeFundsMoved = {
+  version: 1, id: 'dpm_1', dispute_id: 'dp_1', payment_id: 'pay_1', kind: 'withdrawal', amount: 2500, fee_amount: 1500,
+  currency: 'EUR', reason: 'fraudulent', stage: 'chargeback', provider_id: 'prv_s', provider_code: 'stripe',
+  provider_name: 'Stripe', provider_account_id: 'pac_s', provider_dispute_id: 'du_1', moved_at: AT,
+};
+
+test('dispute.funds_moved: a withdrawal of minus the amount with the dispute fee, a reinstatement of plus the amount', () => {
+  const w = movementFromEvent(envelope('internal.dispute.funds_moved', withdrawal))!;
+  assert.deepEqual(
+    [w.type, w.status, w.entityType, w.entityId, w.movementId, w.paymentId, w.amount, w.feeAmount, w.providerReference],
+    ['dispute', 'successful', 'dispute', 'dp_1', 'dpm_1', 'pay_1', -2500n, 1500n, 'du_1'],
+  );
+  assert.equal(w.inheritsFromPayment, true, 'method and country come from the payment, which it waits for');
+  const r = movementFromEvent(envelope('internal.dispute.funds_moved', { ...withdrawal, id: 'dpm_2', kind: 'reinstatement', fee_amount: 0 }))!;
+  assert.deepEqual([r.type, r.entityId, r.movementId, r.amount, r.feeAmount], ['dispute_reversal', 'dp_1', 'dpm_2', 2500n, 0n]);
+  assert.throws(
+    () => movementFromEvent(envelope('internal.dispute.funds_moved', { ...withdrawal, kind: 'chargeback' })), UnreadableMoneyEvent,
   );
 });
 

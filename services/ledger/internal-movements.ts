@@ -1,13 +1,14 @@
 import type { EventEnvelope } from '../contract/index.js';
 import {
-  INTERNAL_EVENT_TYPES, payoutSettledOf, paymentDecidedOf, refundSettledOf, type InternalEvent,
+  INTERNAL_EVENT_TYPES, disputeFundsMovedOf, payoutSettledOf, paymentDecidedOf, refundSettledOf, type InternalEvent,
 } from '../platform/index.js';
 import { reversal, type Movement } from './movements.js';
 
 /**
  * The movement an internal money event records (services/platform/internal-events/): a decided
- * payment, a settled refund, a settled payout. Each maps field for field to what the legacy
- * public reader takes from the same change's public event, so either records the same row.
+ * payment, a settled refund, a settled payout, a dispute's funds moved. The first three map field
+ * for field to what the legacy public reader takes from the same change's public event, so either
+ * records the same row; a dispute's money has no public twin.
  */
 
 /** An internal money event this code cannot read (a newer version, a malformed one). */
@@ -15,6 +16,7 @@ export class UnreadableMoneyEvent extends Error {}
 
 const MONEY_TYPES: ReadonlySet<string> = new Set([
   INTERNAL_EVENT_TYPES.paymentDecided, INTERNAL_EVENT_TYPES.refundSettled, INTERNAL_EVENT_TYPES.payoutSettled,
+  INTERNAL_EVENT_TYPES.disputeFundsMoved,
 ]);
 
 /**
@@ -24,7 +26,7 @@ const MONEY_TYPES: ReadonlySet<string> = new Set([
  */
 export function movementFromInternalEvent(event: EventEnvelope): Movement | undefined {
   if (!MONEY_TYPES.has(event.type)) return undefined;
-  const movement = paymentMovement(event) ?? refundMovement(event) ?? payoutMovement(event);
+  const movement = paymentMovement(event) ?? refundMovement(event) ?? payoutMovement(event) ?? disputeMovement(event);
   if (!movement) throw new UnreadableMoneyEvent(`${event.type} ${event.id}: a version or shape the ledger does not read`);
   return movement;
 }
@@ -110,6 +112,41 @@ function payoutMovement(event: EventEnvelope): Movement | undefined {
     country: po.destination_country,
     processingTimeMs: null,
     inheritsFromPayment: false,
+    reversesRefund: false,
+  };
+}
+
+/**
+ * A withdrawal is a `dispute` of minus the disputed amount with the provider's dispute fee; a
+ * reinstatement a `dispute_reversal` of plus the amount (the fee stays charged). Named by the
+ * dispute, told apart by the movement's id; provider, account, method and country come from the
+ * payment's transaction, which it waits for, as a refund does.
+ */
+function disputeMovement(event: EventEnvelope): Movement | undefined {
+  const moved = disputeFundsMovedOf(event);
+  if (!moved) return undefined;
+  const d = moved.data.object;
+  const withdrawal = d.kind === 'withdrawal';
+  return {
+    scope: { merchantId: moved.merchant_id, projectId: moved.project_id, mode: moved.mode },
+    type: withdrawal ? 'dispute' : 'dispute_reversal',
+    status: 'successful',
+    entityType: 'dispute',
+    entityId: d.dispute_id,
+    movementId: d.id,
+    paymentId: d.payment_id,
+    amount: withdrawal ? -BigInt(d.amount) : BigInt(d.amount),
+    feeAmount: withdrawal ? BigInt(d.fee_amount) : 0n,
+    currency: d.currency,
+    providerName: d.provider_name,
+    providerAccountId: d.provider_account_id,
+    providerReference: d.provider_dispute_id,
+    paymentMethod: null,
+    country: null,
+    processingTimeMs: null,
+    failureCode: null,
+    occurredAt: new Date(moved.created_at),
+    inheritsFromPayment: true,
     reversesRefund: false,
   };
 }

@@ -26,6 +26,8 @@ test('every kind of movement posts a balanced entry', () => {
     { type: 'fee', amount: 0n, feeAmount: -4n, providerAccountId: 'pac_a' },
     { type: 'adjustment', amount: -7n, feeAmount: 0n, providerAccountId: 'pac_a' },
     { type: 'payout', amount: -5_000n, feeAmount: 20n, providerAccountId: 'pac_b' },
+    { type: 'dispute', amount: -2_500n, feeAmount: 1_500n, providerAccountId: 'pac_a' },
+    { type: 'dispute_reversal', amount: 2_500n, feeAmount: 0n, providerAccountId: 'pac_a' },
   ];
   for (const p of postings) assert.ok(isBalanced(movementLines(p)), p.type);
   assert.ok(isBalanced(settlementLines(-205n, 'pac_a')));
@@ -45,6 +47,27 @@ test('a refund and the adjustment reversing it (failed after acceptance) leave e
   assert.deepEqual([b.processedGross, b.fees, b.processedNet, b.awaitingProviderSettlement], [5_000n, 145n, 4_855n, 4_855n]);
 });
 
+test('a dispute withdrawn with its fee, reinstated, withdrawn again: the balance moves by -(A+F), +A, -A', () => {
+  const paid = movementLines({ type: 'payment', amount: 5_000n, feeAmount: 145n, providerAccountId: 'pac_a' });
+  const figures = (lines: JournalLine[]) => {
+    const b = balanceOf('EUR', totals(lines));
+    return [b.processedGross, b.fees, b.processedNet, b.awaitingProviderSettlement];
+  };
+  const withdrawn = movementLines({ type: 'dispute', amount: -2_500n, feeAmount: 1_500n, providerAccountId: 'pac_a' });
+  assert.deepEqual(withdrawn.map((l) => [l.account, l.amount, l.providerAccountId]), [
+    ['provider_receivable', -4_000n, 'pac_a'], ['provider_fees', 1_500n, null], ['disputes', 2_500n, null],
+  ]);
+  const reinstated = movementLines({ type: 'dispute_reversal', amount: 2_500n, feeAmount: 0n, providerAccountId: 'pac_a' });
+  const steps = [paid, [...paid, ...withdrawn], [...paid, ...withdrawn, ...reinstated], [...paid, ...withdrawn, ...reinstated, ...withdrawn]];
+  assert.deepEqual(steps.map(figures), [
+    [5_000n, 145n, 4_855n, 4_855n],
+    [2_500n, 1_645n, 855n, 855n], // -(2500 + 1500) from net and from what the provider owes
+    [5_000n, 1_645n, 3_355n, 3_355n], // +2500: the fee stays charged
+    [2_500n, 3_145n, -645n, -645n], // a second chargeback with its own fee
+  ]);
+  assert.ok(steps.every(isBalanced));
+});
+
 test('a payout its bank returned: the adjustment on the payout gives settled funds back and takes it out of payouts', () => {
   const settled = settlementLines(9_000n, 'pac_a');
   const payout = movementLines({ type: 'payout', amount: -5_000n, feeAmount: 0n, providerAccountId: 'pac_b' });
@@ -58,7 +81,7 @@ test('a payout its bank returned: the adjustment on the payout gives settled fun
   }
 });
 
-test('after any mix of payments, refunds, fees, adjustments, settlements and payouts the balance identities hold', () => {
+test('after any mix of payments, refunds, fees, adjustments, disputes, settlements and payouts the balance identities hold', () => {
   for (let seed = 1; seed <= 200; seed++) {
     const next = random(seed);
     const amount = (max: number) => BigInt(Math.floor(next() * max));
@@ -74,7 +97,12 @@ test('after any mix of payments, refunds, fees, adjustments, settlements and pay
       if (r < 0.35) posting = { type: 'payment', amount: amount(50_000) + 1n, feeAmount: amount(500), providerAccountId: 'pac_a' };
       else if (r < 0.5) posting = { type: 'refund', amount: -(amount(5_000) + 1n), feeAmount: amount(3), providerAccountId: 'pac_a' };
       else if (r < 0.6) posting = { type: 'fee', amount: 0n, feeAmount: amount(40) - 10n, providerAccountId: 'pac_a' };
-      else if (r < 0.7) posting = { type: 'adjustment', amount: amount(200) - 100n, feeAmount: 0n, providerAccountId: 'pac_a' };
+      else if (r < 0.65) posting = { type: 'adjustment', amount: amount(200) - 100n, feeAmount: 0n, providerAccountId: 'pac_a' };
+      else if (r < 0.7) {
+        posting = next() < 0.6
+          ? { type: 'dispute', amount: -(amount(5_000) + 1n), feeAmount: amount(2_000), providerAccountId: 'pac_a' }
+          : { type: 'dispute_reversal', amount: amount(5_000) + 1n, feeAmount: 0n, providerAccountId: 'pac_a' };
+      }
       else if (r < 0.85) {
         // A provider settles part of what it owes (or collects what the merchant owes it).
         const net = receivable > 0n ? receivable - amount(Number(receivable) / 2 + 1) : receivable;
@@ -107,7 +135,8 @@ test('after any mix of payments, refunds, fees, adjustments, settlements and pay
     assert.equal(b.settledByProviders, settled);
     assert.equal(b.awaitingProviderSettlement, b.processedNet - b.settledByProviders);
     assert.equal(b.payoutsSent, paidOut);
-    assert.ok(b.settledByProviders - b.payoutsSent >= 0n, 'payouts never spent more than was settled');
+    // What is left of the settled funds; below zero when a provider collected a chargeback after a payout.
+    assert.equal(b.settledByProviders - b.payoutsSent, totals(lines).settled_funds ?? 0n);
   }
 });
 

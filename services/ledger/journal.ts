@@ -1,3 +1,5 @@
+import type { TransactionType } from '../contract/enums.js';
+
 /**
  * The ledger's chart of accounts and the postings each movement makes. Pure functions: the store
  * writes what they return, and journal.test.ts proves every posting balances.
@@ -8,13 +10,15 @@
  *  - sales                gross of successful payments (credit) less successful refunds (debit);
  *  - adjustments          corrections a provider's settlement report made to gross amounts (a
  *                         payout returned by its bank is corrected in settled_funds and payouts);
- *  - provider_fees        fees providers charged on payments, refunds and settlement batches;
+ *  - disputes             disputed amounts providers withdrew (debit) less what they reinstated;
+ *  - provider_fees        fees providers charged on payments, refunds, disputes and settlement batches;
  *  - settled_funds        what providers settled to the merchant, less what payouts took from it;
  *  - payouts, payout_fees what payouts sent to beneficiaries, and their providers' fees.
  */
 
 export type Account =
-  | 'provider_receivable' | 'sales' | 'adjustments' | 'provider_fees' | 'settled_funds' | 'payouts' | 'payout_fees';
+  | 'provider_receivable' | 'sales' | 'adjustments' | 'disputes' | 'provider_fees' | 'settled_funds' | 'payouts'
+  | 'payout_fees';
 
 export interface JournalLine {
   account: Account;
@@ -25,8 +29,8 @@ export interface JournalLine {
 
 /** A successful movement as the journal sees it: its type and signed figures. */
 export interface Posting {
-  type: 'payment' | 'refund' | 'payout' | 'fee' | 'adjustment';
-  /** Signed: negative for refunds and payouts, 0 for fees. */
+  type: TransactionType;
+  /** Signed: negative for refunds, payouts and dispute withdrawals, 0 for fees. */
   amount: bigint;
   /** Positive when charged; a fee credited back is negative. */
   feeAmount: bigint;
@@ -50,6 +54,16 @@ export function movementLines(p: Posting): JournalLine[] {
         line('provider_receivable', p.amount - p.feeAmount, at),
         line('provider_fees', p.feeAmount),
         line('sales', -p.amount),
+      ];
+      break;
+    case 'dispute':
+    case 'dispute_reversal':
+      // As a refund, but on disputes rather than sales: a withdrawal (amount -A, fee F) leaves the
+      // provider owing A + F less, a reinstatement (+A) gives A back; the fee is an expense.
+      lines = [
+        line('provider_receivable', p.amount - p.feeAmount, at),
+        line('provider_fees', p.feeAmount),
+        line('disputes', -p.amount),
       ];
       break;
     case 'fee':

@@ -1,15 +1,19 @@
 /**
  * What a money event means to the ledger: the movement it records (money-events.ts picks the
  * reader), as the store writes it. The ledger records from the internal events
- * (internal-movements.ts: payment.decided, refund.settled, payout.settled); for one version it
- * still reads the public payment.*, refund.* and payout.* envelopes that were in the stream
+ * (internal-movements.ts: payment.decided, refund.settled, payout.settled, dispute.funds_moved);
+ * for one version it still reads the public payment.*, refund.* and payout.* envelopes that were in the stream
  * before producers wrote internal ones (legacy-public-movements.ts, docs/decisions.md says when
  * it goes). A producer of this version writes both for one change; the transactions' uniqueness
  * per entity and kind records the first to arrive and makes the other a no-op. A refund the
  * provider had accepted and that failed afterwards reverses that refund's successful movement
  * with an adjustment of its amount (reversal); a payout failed after it was recorded as
- * successful (its bank returned it) likewise becomes a reversal, which the store decides.
+ * successful (its bank returned it) likewise becomes a reversal, which the store decides. A
+ * dispute's money is one movement per provider move (withdrawal, reinstatement), each once by its
+ * movement id.
  */
+
+import type { TransactionType } from '../contract/enums.js';
 
 export interface Scope {
   merchantId: string;
@@ -21,12 +25,12 @@ export interface Scope {
 export interface TransactionRecord {
   id: string;
   scope: Scope;
-  type: 'payment' | 'refund' | 'payout' | 'fee' | 'adjustment';
+  type: TransactionType;
   status: 'pending' | 'successful' | 'failed';
   entityType: string;
   entityId: string;
   paymentId: string | null;
-  /** Signed: negative for refunds and payouts. */
+  /** Signed: negative for refunds, payouts and dispute withdrawals. */
   amount: bigint;
   currency: string;
   feeAmount: bigint;
@@ -45,10 +49,19 @@ export interface TransactionRecord {
 
 /** The transaction an event records, before it has an id or a settlement. */
 export interface Movement extends Omit<TransactionRecord, 'id' | 'settlementId' | 'type' | 'status' | 'entityType' | 'netAmount'> {
-  type: 'payment' | 'refund' | 'payout' | 'adjustment';
+  type: Exclude<TransactionType, 'fee'>;
   status: 'successful' | 'failed';
-  entityType: 'payment' | 'refund' | 'payout';
-  /** A refund names its payment only: provider, account and method come from the payment's transaction. */
+  entityType: 'payment' | 'refund' | 'payout' | 'dispute';
+  /**
+   * The producer's once-only key of a movement that may happen more than once on its entity (a
+   * dispute withdrawn, reinstated and withdrawn again: `dpm_…`); absent for kinds that happen once
+   * per entity. Part of the transactions' uniqueness (migration 0007).
+   */
+  movementId?: string;
+  /**
+   * A refund or a dispute's movement names its payment only: provider, account, method and country
+   * come from the payment's transaction, and it waits for that transaction.
+   */
   inheritsFromPayment: boolean;
   /** A refund's reversal waits for that refund's successful transaction, which it cancels out. */
   reversesRefund: boolean;

@@ -1,8 +1,8 @@
 import type { Movement } from './movements.js';
 
 /**
- * The movements this process recorded last, by what makes them one movement (scope, entity, kind
- * and outcome). While the legacy reader stays, each money change reaches the ledger twice (its
+ * The movements this process recorded last, by what makes them one movement (scope, entity, kind,
+ * movement id and outcome). While the legacy reader stays, each money change reaches the ledger twice (its
  * internal event and its public one, money-events.ts), and the second finds its movement taken.
  * A movement found here is a hint, never a decision: the event still goes through the one
  * statement that claims it and records at most one movement per entity and kind, only not on a
@@ -13,7 +13,7 @@ export const REMEMBERED = 4096;
 
 export function movementKey(m: Movement): string {
   const { merchantId, projectId, mode } = m.scope;
-  return [merchantId, projectId, mode, m.entityType, m.entityId, m.type, m.status, m.reversesRefund].join('\u0000');
+  return [merchantId, projectId, mode, m.entityType, m.entityId, m.type, m.movementId ?? '', m.status, m.reversesRefund].join('\u0000');
 }
 
 export function createRecentMovements(limit = REMEMBERED) {

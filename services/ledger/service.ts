@@ -25,7 +25,7 @@ function reportOf(m: ReportMessage | undefined): SettlementReport {
     settledAt: m.settledAt ? timestampDate(m.settledAt) : null,
     items: m.items.map((i) => ({
       type: i.type as ReportItem['type'], entityId: i.entityId, providerReference: i.providerReference,
-      amount: i.amount, feeAmount: i.feeAmount,
+      paymentReference: i.paymentReference, amount: i.amount, feeAmount: i.feeAmount,
     })),
     fees: m.fees.map((f) => ({ amount: f.amount, description: f.description })),
     grossAmount: m.grossAmount,

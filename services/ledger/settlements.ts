@@ -11,6 +11,7 @@ import {
 } from './settlement-store.js';
 import { insertTransaction, postEntry, postTransaction, scopeValues, toTransaction } from './store.js';
 import type { TransactionRecord } from './movements.js';
+import { isDisputeItem, matchDisputeItem } from './settlement-disputes.js';
 import { settlementToProto } from './to-proto.js';
 
 /**
@@ -22,12 +23,17 @@ import { settlementToProto } from './to-proto.js';
  */
 
 export interface ReportItem {
-  /** refund_reversal: a failed refund's amount paid back, settling the ledger's reversal of that refund. */
+  /**
+   * refund_reversal: a failed refund's amount paid back, settling the ledger's reversal of that
+   * refund; dispute / dispute_reversal: a dispute's withdrawal (with its fee) or reinstatement.
+   */
   type: ReportItemType;
   /** Our id of the movement (providers are sent it as the reference), or the provider's own. */
   entityId?: string;
   providerReference?: string;
-  /** Signed as in the ledger: negative for refunds, positive for payments and refund reversals. */
+  /** Dispute items: the provider's id of the disputed payment, when the line names the payment only. */
+  paymentReference?: string;
+  /** Signed as in the ledger: negative for refunds and dispute withdrawals, positive for the rest. */
   amount: bigint;
   feeAmount: bigint;
 }
@@ -55,12 +61,15 @@ const sum = (values: bigint[]) => values.reduce((a, b) => a + b, 0n);
 
 /**
  * The ledger transaction each item type settles: a refund reversal is the `adjustment` whose entity is
- * the refund (movements.ts, reversal), never one a settlement derived.
+ * the refund (movements.ts, reversal), never one a settlement derived; a dispute item is one of the
+ * dispute's own movements (settlement-disputes.ts).
  */
 const MATCHES = {
   payment: { type: 'payment', entityType: 'payment', sign: 1n },
   refund: { type: 'refund', entityType: 'refund', sign: -1n },
   refund_reversal: { type: 'adjustment', entityType: 'refund', sign: 1n },
+  dispute: { type: 'dispute', entityType: 'dispute', sign: -1n },
+  dispute_reversal: { type: 'dispute_reversal', entityType: 'dispute', sign: 1n },
 } as const;
 export type ReportItemType = keyof typeof MATCHES;
 export const isReportItemType = (t: string): t is ReportItemType => Object.hasOwn(MATCHES, t);
@@ -76,12 +85,14 @@ export function reportProblem(r: SettlementReport): [string, string] | undefined
   if (r.periodStart > r.periodEnd) return ['period_start', 'period_start is after period_end'];
   if (r.items.length === 0 && r.fees.length === 0) return ['items', 'a report settles at least one item or fee'];
   for (const [i, item] of r.items.entries()) {
-    if (!isReportItemType(item.type)) return [`items[${i}].type`, 'type must be payment, refund or refund_reversal'];
-    if (!item.entityId && !item.providerReference) {
-      return [`items[${i}]`, 'an item names the movement by entity_id or provider_reference'];
+    if (!isReportItemType(item.type)) {
+      return [`items[${i}].type`, 'type must be payment, refund, refund_reversal, dispute or dispute_reversal'];
+    }
+    if (!item.entityId && !item.providerReference && !(isDisputeItem(item) && item.paymentReference)) {
+      return [`items[${i}]`, 'an item names the movement by entity_id or provider_reference (a dispute item also by payment_reference)'];
     }
     if (item.amount * MATCHES[item.type].sign < 0n) {
-      return [`items[${i}].amount`, 'amounts are signed as in the ledger: payments and refund reversals positive, refunds negative'];
+      return [`items[${i}].amount`, 'amounts are signed as in the ledger: refunds and dispute withdrawals negative, the rest positive'];
     }
   }
   const gross = sum(r.items.map((i) => i.amount));
@@ -92,10 +103,17 @@ export function reportProblem(r: SettlementReport): [string, string] | undefined
   return undefined;
 }
 
-/** The ledger's movement each item names; a movement it has not recorded (yet) refuses the report. */
+/**
+ * The ledger's movement each item names; a movement it has not recorded (yet) refuses the report.
+ * A dispute's movements are matched in settlement-disputes.ts (a dispute may have several of a kind).
+ */
 async function matchItems(tx: Queryable, r: SettlementReport): Promise<TransactionRecord[]> {
   const matched: TransactionRecord[] = [];
   for (const [i, item] of r.items.entries()) {
+    if (isDisputeItem(item)) {
+      matched.push(await matchDisputeItem(tx, r, item, i, matched.map((t) => t.id)));
+      continue;
+    }
     const match = MATCHES[item.type];
     const { rows } = await tx.query(
       `SELECT * FROM transactions

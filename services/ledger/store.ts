@@ -72,7 +72,8 @@ export async function postEntry(
 
 /**
  * Inserts a transaction unless its entity already has one of its type (then returns undefined);
- * a successful one posts its journal entry in the same transaction.
+ * a successful one posts its journal entry in the same transaction. A settlement's own fee and
+ * adjustment have no movement id (`''`), so one of each per settlement.
  */
 export async function insertTransaction(
   tx: Queryable, t: Omit<TransactionRecord, 'id' | 'netAmount'>, sourceEventId: string | null, at: Date,
@@ -83,7 +84,7 @@ export async function insertTransaction(
        amount, currency, fee_amount, provider_name, provider_account_id, provider_reference, payment_method,
        country, processing_time_ms, failure_code, settlement_id, occurred_at, source_event_id, recorded_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
-     ON CONFLICT (merchant_id, project_id, mode, entity_type, entity_id, type) DO NOTHING
+     ON CONFLICT (merchant_id, project_id, mode, entity_type, entity_id, type, movement_id) DO NOTHING
      RETURNING id, net_amount`,
     [
       id, ...scopeValues(t.scope), t.type, t.status, t.entityType, t.entityId, t.paymentId, t.amount, t.currency,
@@ -107,10 +108,12 @@ export interface EventMovement {
  * What the consumer writes for a batch of money events, as one statement: each event not yet
  * applied is claimed (consumed_events; a repeat counts a redelivery and records nothing), and a
  * claimed event's transaction is inserted unless its entity already has one of its kind, with,
- * when successful, its balanced journal entry. A refund takes provider, account, method and
- * country from its payment's transaction (in the batch or recorded before); without one it is
- * neither claimed nor recorded. A refund's reversal likewise waits for the refund's successful
- * transaction. Returns, per item, false for those that wait.
+ * when successful, its balanced journal entry. A refund, and a dispute's movement, takes provider,
+ * account, method and country from its payment's transaction (in the batch or recorded before);
+ * without one it is neither claimed nor recorded. A dispute's movements are one per movement id
+ * (movementId), so a second withdrawal of one dispute is a movement of its own. A refund's
+ * reversal likewise waits for the refund's successful transaction. Returns, per item, false for
+ * those that wait.
  */
 export async function recordEventMovements(db: Queryable, items: EventMovement[], at: Date): Promise<boolean[]> {
   const unique = await withPayoutReversals(db, [...new Map(items.map((item) => [item.event.id, item])).values()]);
@@ -137,14 +140,15 @@ export async function recordEventMovements(db: Queryable, items: EventMovement[]
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
          $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::bigint[], $15::text[],
          $16::text[], $17::text[], $18::text[], $19::text[], $20::int[], $21::text[], $22::timestamptz[],
-         $23::boolean[], $24::text[], $31::boolean[])
+         $23::boolean[], $24::text[], $31::boolean[], $32::text[])
        WITH ORDINALITY AS i(event_id, event_type, txn_id, merchant_id, project_id, mode, type, status, entity_type,
          entity_id, payment_id, amount, currency, fee_amount, provider_name, provider_account_id, provider_reference,
-         payment_method, country, processing_time_ms, failure_code, occurred_at, inherits, entry_id, needs_refund, ord)
+         payment_method, country, processing_time_ms, failure_code, occurred_at, inherits, entry_id, needs_refund,
+         movement_id, ord)
      ), source AS (
        SELECT i.event_id, i.event_type, i.txn_id, i.merchant_id, i.project_id, i.mode, i.type, i.status,
          i.entity_type, i.entity_id, i.payment_id, i.amount, i.currency, i.fee_amount, i.provider_reference,
-         i.processing_time_ms, i.failure_code, i.occurred_at, i.entry_id, i.ord,
+         i.processing_time_ms, i.failure_code, i.occurred_at, i.entry_id, i.movement_id, i.ord,
          CASE WHEN i.inherits THEN p.provider_name ELSE i.provider_name END AS provider_name,
          CASE WHEN i.inherits THEN p.provider_account_id ELSE i.provider_account_id END AS provider_account_id,
          CASE WHEN i.inherits THEN p.payment_method ELSE i.payment_method END AS payment_method,
@@ -165,15 +169,15 @@ export async function recordEventMovements(db: Queryable, items: EventMovement[]
      ), txn AS (
        INSERT INTO transactions (id, merchant_id, project_id, mode, type, status, entity_type, entity_id, payment_id,
          amount, currency, fee_amount, provider_name, provider_account_id, provider_reference, payment_method,
-         country, processing_time_ms, failure_code, settlement_id, occurred_at, source_event_id, recorded_at)
+         country, processing_time_ms, failure_code, settlement_id, occurred_at, source_event_id, recorded_at, movement_id)
        SELECT s.txn_id, s.merchant_id, s.project_id, s.mode, s.type, s.status, s.entity_type, s.entity_id, s.payment_id,
          s.amount, s.currency, s.fee_amount, s.provider_name, s.provider_account_id,
          s.provider_reference, s.payment_method, s.country, s.processing_time_ms, s.failure_code, NULL, s.occurred_at,
-         s.event_id, $30
+         s.event_id, $30, s.movement_id
        FROM source s JOIN claim c ON c.event_id = s.event_id AND c.fresh
        -- Two events of one entity in a batch: the earlier in the stream is its movement, as one by one.
        ORDER BY s.ord
-       ON CONFLICT (merchant_id, project_id, mode, entity_type, entity_id, type) DO NOTHING
+       ON CONFLICT (merchant_id, project_id, mode, entity_type, entity_id, type, movement_id) DO NOTHING
        RETURNING id, merchant_id, project_id, mode, currency, type, status, provider_account_id
      ), entry AS (
        INSERT INTO journal_entries (id, merchant_id, project_id, mode, currency, kind, transaction_id, settlement_id, posted_at)
@@ -200,7 +204,7 @@ export async function recordEventMovements(db: Queryable, items: EventMovement[]
       col((r) => r.inherits), col((r) => r.entryId),
       lines.map((l) => l.entryId), lines.map((l) => l.no), lines.map((l) => l.account),
       lines.map((l) => l.providerAccountId !== null), lines.map((l) => l.amount.toString()), at,
-      col((r) => r.needsRefund),
+      col((r) => r.needsRefund), col((r) => r.t.movementId ?? ''),
     ],
   });
   const recorded = new Set(ready.map((r) => r.event_id as string));

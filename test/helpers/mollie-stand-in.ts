@@ -5,7 +5,7 @@
 // key's payment is a 404, as at Mollie), keeps Idempotency-Key semantics (a key seen before: the
 // first response again), answers POST /v2/payments (`open` with a `_links.checkout` page),
 // GET /v2/payments/{id} (`embed=refunds`), GET /v2/payments (newest first), POST
-// /v2/payments/{id}/refunds, and the settlements with their payments and refunds, in Mollie's
+// /v2/payments/{id}/refunds, and the settlements with their payments, refunds and chargebacks, in Mollie's
 // HAL+JSON and error shapes; and records every request. Tests move payments and refunds on as the
 // customer or Mollie would (setStatus, setRefundStatus), queue an error for the next payment, and
 // hold back the answer to a payment of …03 (slowAnswerMs).
@@ -39,7 +39,12 @@ export interface StandInMollieRefund {
 
 export interface StandInSettlement {
   resource: 'settlement'; id: string; reference: string; status: string; createdAt: string; settledAt: string | null; amount: Amount;
-  periods: Record<string, unknown>; paymentIds: string[]; refundIds: string[];
+  periods: Record<string, unknown>; paymentIds: string[]; refundIds: string[]; chargebacks: StandInMollieChargeback[];
+}
+
+/** A chargeback as GET /v2/settlements/{id}/chargebacks lists it (settlementAmount negative: taken back). */
+export interface StandInMollieChargeback {
+  resource: 'chargeback'; id: string; paymentId: string; amount: Amount; settlementAmount: Amount; createdAt: string;
 }
 
 export interface MollieStandIn {
@@ -58,8 +63,8 @@ export interface MollieStandIn {
   slowAnswerMs: number;
   /** The next POST /v2/payments is answered with this HTTP error (and field, for a 422). */
   failNextPayment(status: number, field?: string): void;
-  /** Settles the listed payments and refunds in one paid-out settlement under `apiKey`. */
-  settle(apiKey: string, paymentIds: string[], refundIds: string[], costs: Amount): StandInSettlement;
+  /** Settles the listed payments, refunds and chargebacks (of these payments' amounts) in one paid-out settlement under `apiKey`. */
+  settle(apiKey: string, paymentIds: string[], refundIds: string[], costs: Amount, chargebacks?: Array<{ paymentId: string; amount: Amount }>): StandInSettlement;
   close(): Promise<void>;
 }
 
@@ -165,15 +170,15 @@ export async function startMollieStandIn(opts: { apiKeys: string[] }): Promise<M
     m = /^\/v2\/payments\/([^/]+)\/refunds$/.exec(path);
     if (method === 'POST' && m) return createRefund(key, m[1]!, body);
     if (method === 'GET' && path === '/v2/settlements') {
-      return list('settlements', settlements.filter((s) => mine(s.id)).reverse().map(({ paymentIds: _p, refundIds: _r, ...s }) => s), baseUrl, path);
+      return list('settlements', settlements.filter((s) => mine(s.id)).reverse().map(({ paymentIds: _p, refundIds: _r, chargebacks: _c, ...s }) => s), baseUrl, path);
     }
-    m = /^\/v2\/settlements\/([^/]+)\/(payments|refunds)$/.exec(path);
+    m = /^\/v2\/settlements\/([^/]+)\/(payments|refunds|chargebacks)$/.exec(path);
     if (method === 'GET' && m) {
       const s = settlements.find((x) => x.id === m![1] && mine(x.id));
       if (!s) return mollieError(404, `No settlement exists with token ${m[1]}.`);
       const items = m[2] === 'payments'
         ? s.paymentIds.map((id) => ({ ...payments.get(id)!, settlementAmount: payments.get(id)!.amount }))
-        : s.refundIds.map((id) => refunds.get(id)!);
+        : m[2] === 'refunds' ? s.refundIds.map((id) => refunds.get(id)!) : s.chargebacks;
       return list(m[2]!, items, baseUrl, path);
     }
     return mollieError(404, 'The resource does not exist.');
@@ -230,10 +235,15 @@ export async function startMollieStandIn(opts: { apiKeys: string[] }): Promise<M
     failNextPayment(status, field) {
       failures.push(mollieError(status, `The stand-in answers ${status}`, field));
     },
-    settle(apiKey, paymentIds, refundIds, costs) {
-      const total = paymentIds.reduce((n, id) => n + minor(payments.get(id)!.amount), 0)
-        - refundIds.reduce((n, id) => n + minor(refunds.get(id)!.amount), 0) - minor(costs);
+    settle(apiKey, paymentIds, refundIds, costs, taken = []) {
       const now = new Date();
+      const chargebacks = taken.map((c): StandInMollieChargeback => ({
+        resource: 'chargeback', id: idOf('chb'), paymentId: c.paymentId, amount: c.amount,
+        settlementAmount: asAmount(c.amount.currency, -minor(c.amount)), createdAt: now.toISOString(),
+      }));
+      const total = paymentIds.reduce((n, id) => n + minor(payments.get(id)!.amount), 0)
+        - refundIds.reduce((n, id) => n + minor(refunds.get(id)!.amount), 0) - minor(costs)
+        - chargebacks.reduce((n, c) => n + minor(c.amount), 0);
       const s: StandInSettlement = {
         resource: 'settlement', id: idOf('stl'), reference: `1234567.${String(seq).padStart(4, '0')}.01`, status: 'paidout',
         createdAt: now.toISOString(), settledAt: now.toISOString(), amount: asAmount(costs.currency, total),
@@ -241,7 +251,7 @@ export async function startMollieStandIn(opts: { apiKeys: string[] }): Promise<M
           revenue: [], invoiceId: 'inv_standin',
           costs: [{ description: 'iDEAL', method: 'ideal', count: paymentIds.length, rate: { fixed: costs, variable: '0' }, amountNet: costs, amountVat: asAmount(costs.currency, 0), amountGross: costs }],
         } } },
-        paymentIds, refundIds,
+        paymentIds, refundIds, chargebacks,
       };
       settlements.push(s);
       owners.set(s.id, apiKey);

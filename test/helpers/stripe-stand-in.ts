@@ -68,6 +68,15 @@ export interface StripeStandIn {
   payOut(currency?: string, status?: 'paid' | 'pending' | 'failed'): Record<string, unknown>;
   /** A refund Stripe accepted fails later (the card was closed); Stripe then sends refund.updated / charge.refund.updated. */
   failRefund(refundId: string, reason?: string): Record<string, unknown>;
+  /** Disputes by id (`dp_…`), as disputeCharge made them. */
+  disputes: Map<string, Record<string, unknown> & { id: string }>;
+  /**
+   * The cardholder's bank disputes a PaymentIntent's charge: Stripe withdraws its amount and the
+   * dispute fee from the balance (an `adjustment` reported as `dispute`, https://docs.stripe.com/disputes/how-disputes-work).
+   */
+  disputeCharge(intentId: string, fee?: number): Record<string, unknown> & { id: string };
+  /** The dispute is won: Stripe reinstates the amount (an `adjustment` reported as `dispute_reversal`); the fee stays. */
+  reinstateDispute(disputeId: string): void;
   close(): Promise<void>;
 }
 
@@ -92,10 +101,12 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
   const lostForwardAnswers = { answers: 0 };
   const forward = createForwardingEndpoint({ cards: vaultedCards, forwarded, nextId, lose: lostForwardAnswers });
 
-  function balance(type: string, amount: number, fee: number, currency: string, source: string): void {
+  const disputes = new Map<string, Record<string, unknown> & { id: string }>();
+
+  function balance(type: string, amount: number, fee: number, currency: string, source: string, category = type): void {
     const bt: BalanceTransaction = {
       id: nextId('txn'), object: 'balance_transaction', type, amount, fee, net: amount - fee, currency, source,
-      payout: null, created: now(), description: null, status: 'available',
+      payout: null, created: now(), description: null, status: 'available', reporting_category: category,
     };
     balanceTransactions.set(bt.id, bt);
   }
@@ -135,7 +146,7 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
     const expand = Object.values((q.expand as Record<string, string> | string[] | undefined) ?? {});
     const list = [...balanceTransactions.values()].filter((bt) => !q.payout || bt.payout === q.payout).reverse()
       .map((bt) => (expand.includes('data.source')
-        ? { ...bt, source: charges.get(bt.source) ?? refunds.get(bt.source) ?? payouts.get(bt.source) ?? bt.source }
+        ? { ...bt, source: charges.get(bt.source) ?? refunds.get(bt.source) ?? payouts.get(bt.source) ?? disputes.get(bt.source) ?? bt.source }
         : bt));
     return page(list, q, '/v1/balance_transactions');
   }
@@ -343,6 +354,22 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
         r.failure_balance_transaction = [...balanceTransactions.keys()].at(-1);
       }
       return Object.assign(r, { status: 'failed', failure_reason: reason });
+    },
+    disputes,
+    disputeCharge(intentId, fee = 1500) {
+      const pi = intents.get(intentId)!;
+      const dp = {
+        id: nextId('dp'), object: 'dispute', amount: Number(pi.amount_received), currency: pi.currency, charge: pi.latest_charge,
+        payment_intent: pi.id, status: 'needs_response', reason: 'fraudulent', created: now(),
+      };
+      disputes.set(dp.id, dp);
+      balance('adjustment', -dp.amount, fee, String(dp.currency), dp.id, 'dispute');
+      return dp;
+    },
+    reinstateDispute(disputeId) {
+      const dp = disputes.get(disputeId)!;
+      dp.status = 'won';
+      balance('adjustment', Number(dp.amount), 0, String(dp.currency), dp.id, 'dispute_reversal');
     },
     close: server.close,
   };

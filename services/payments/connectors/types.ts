@@ -320,17 +320,22 @@ export interface ProviderSettlement {
  * A payment or refund the batch settles, named by as many of our and the provider's references as it
  * carries; `refund_reversal` is the amount of a refund the provider accepted and later failed, paid
  * back (Stripe's refund_failure, Adyen's RefundedReversed): it settles the ledger's reversal of that
- * refund, named like the refund.
+ * refund, named like the refund. `dispute` is a disputed amount the provider withdrew (negative,
+ * with its dispute fee: Adyen's Chargeback and SecondChargeback, Stripe's dispute adjustment, a
+ * Mollie chargeback), `dispute_reversal` one it reinstated (ChargebackReversed, dispute_reversal),
+ * named by the provider's dispute id and the disputed payment's reference.
  */
 export interface ProviderSettlementItem {
-  type: 'payment' | 'refund' | 'refund_reversal';
+  type: 'payment' | 'refund' | 'refund_reversal' | 'dispute' | 'dispute_reversal';
   /** Our attempt id when the provider echoes it (Adyen's Merchant Reference of a payment). */
   attemptId?: string;
   /** Our refund id when the provider echoes it (Adyen's Modification Merchant Reference, Stripe's refund metadata). */
   refundId?: string;
-  /** The provider's id of the payment (pspReference, PaymentIntent) or of the refund. */
+  /** The provider's id of the payment (pspReference, PaymentIntent), of the refund or of the dispute. */
   providerReference?: string;
-  /** Positive for payments and refund reversals, negative for refunds. */
+  /** Dispute items: the provider's id of the disputed payment (Adyen's Psp Reference, a PaymentIntent). */
+  paymentReference?: string;
+  /** Positive for payments and refund and dispute reversals, negative for refunds and dispute withdrawals. */
   amount: bigint;
   fee: bigint;
 }

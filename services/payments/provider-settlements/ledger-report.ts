@@ -27,7 +27,8 @@ export function settlementReportOf(account: ProviderAccount, s: ProviderSettleme
     periodEnd: s.periodEnd,
     settledAt: s.settledAt,
     items: s.items.map((i) => ({
-      type: i.type, entityId: i.entityId, providerReference: i.providerReference, amount: i.amount, feeAmount: i.feeAmount,
+      type: i.type, entityId: i.entityId, providerReference: i.providerReference, paymentReference: i.paymentReference,
+      amount: i.amount, feeAmount: i.feeAmount,
     })),
     fees: s.fees.map((f) => ({ amount: f.amount, description: f.description })),
     grossAmount: gross,

@@ -44,6 +44,7 @@ export async function settlementMessages(
       type: i.type,
       entityId: i.type === 'payment' ? (i.attemptId && payments.get(i.attemptId)) || undefined : i.refundId,
       providerReference: i.providerReference,
+      paymentReference: i.paymentReference,
       amount: i.amount,
       feeAmount: i.fee,
     })),

@@ -45,6 +45,25 @@ test('a RefundedReversed line credits back a failed refund, named like the refun
   assert.deepEqual([debit.line, debit.column], [2, 'Gross Credit (GC)'], debit.message);
 });
 
+test('Chargeback, ChargebackReversed and SecondChargeback lines are dispute items, named by the dispute and its payment', () => {
+  const read = readAdyenSettlementReport(report(
+    'Acme,AcmeECOM,8535296650153317,att_1,visa,2024-05-09 10:00:00,CET,Chargeback,9915555555555555,EUR,25.00,,1,EUR,27.00,,2.00,,,,visa,,14',
+    'Acme,AcmeECOM,8535296650153317,att_1,visa,2024-05-20 10:00:00,CET,ChargebackReversed,9915555555555555,EUR,,25.00,1,EUR,,25.00,,,,,visa,,14',
+    'Acme,AcmeECOM,8535296650153317,att_1,visa,2024-05-28 10:00:00,CET,SecondChargeback,9915555555555555,EUR,25.00,,1,EUR,25.00,,,,,,visa,,14',
+    'Acme,AcmeECOM,,,,2024-05-29 04:55:40,CET,Fee,Chargeback Fees,,,,,EUR,1.50,,,,,,,,14',
+  ), 'AcmeECOM');
+  assert.ok(read.ok, read.ok ? '' : read.message);
+  const [s] = read.settlements;
+  const named = { providerReference: '9915555555555555', paymentReference: '8535296650153317' };
+  assert.deepEqual(s.items, [
+    // The chargeback's costs (here Commission) are its fee: the net debit is the amount and the fee.
+    { type: 'dispute', ...named, amount: -2500n, fee: 200n },
+    { type: 'dispute_reversal', ...named, amount: 2500n, fee: 0n },
+    { type: 'dispute', ...named, amount: -2500n, fee: 0n },
+  ]);
+  assert.deepEqual(s.fees, [{ amount: 150n, description: 'Fee: Chargeback Fees' }], 'a fee booked on its own line is the batch\'s');
+});
+
 test('malformed lines are named by line and column', () => {
   const line = (over: Record<number, string>) => {
     const f = 'Acme,AcmeECOM,8535296650153317,att_1,visa,2024-05-02 09:15:00,CET,Settled,8835296650153318,EUR,,100.00,1,EUR,,98.50,1.50,,,,visa,,12'.split(',');
@@ -58,7 +77,9 @@ test('malformed lines are named by line and column', () => {
     [report(line({ 6: 'XYZT' })), 2, 'TimeZone'],
     [report(line({ 22: 'twelve' })), 2, 'Batch Number'],
     [report(line({ 13: 'USD' })), 2, 'Net Currency'],
-    [report(line({}), line({ 7: 'SecondChargeback' })), 3, 'Type'],
+    [report(line({}), line({ 7: 'ManualCorrected' })), 3, 'Type'],
+    [report(line({ 7: 'Chargeback' })), 2, 'Gross Debit (GC)'],
+    [report(line({ 2: '', 7: 'ChargebackReversed', 8: '' })), 2, 'Psp Reference'],
     [report(line({ 1: 'Other' })), 2, 'Merchant Account'],
     [report(), null, null],
     ['', null, null],

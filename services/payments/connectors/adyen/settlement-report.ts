@@ -2,7 +2,8 @@
 // CSV Adyen makes whenever a payable batch closes, one line per booking. Read here into
 // provider-neutral settlements, one per Batch Number (and net currency), for the ledger's one
 // ingestion. Amounts are decimals in major units; costs (Commission, Markup, Scheme Fees,
-// Interchange) are in the net currency. Pure: no call to Adyen.
+// Interchange) are in the net currency. Chargebacks and their reversals settle the ledger's
+// dispute movements. Pure: no call to Adyen.
 import { parseCsv, CsvError, type CsvRecord } from '../../../platform/csv.js';
 import { parseMajorAmount } from '../../../contract/money.js';
 import type { ProviderSettlement, ProviderSettlementItem, SettlementReportRead } from '../types.js';
@@ -18,6 +19,10 @@ const COSTS: Column[] = ['Commission (NC)', 'Markup (NC)', 'Scheme Fees (NC)', '
 
 /** Record types that are costs on the batch as a whole: a fee of the settlement (a credit lowers it). */
 const BATCH_COSTS = new Set(['Fee', 'MiscCosts', 'InvoiceDeduction', 'DepositCorrection', 'PaymentCost']);
+/** A refund, and a refund Adyen accepted and failed afterwards, paid back. */
+const REFUND_TYPES = new Set(['Refunded', 'RefundedReversed']);
+/** A dispute's money: the disputed amount withdrawn (again after a won defence), or reinstated. */
+const DISPUTE_TYPES = new Set(['Chargeback', 'SecondChargeback', 'ChargebackReversed']);
 /** Record types that move the batch's balance out (to the bank, or on to the next batch), not what it settles. */
 const BALANCE_MOVES = new Set(['MerchantPayout', 'Balancetransfer']);
 
@@ -90,8 +95,8 @@ function book(batch: Batch, row: Row, type: string, currency: string, at: Date):
     batch.settlement.fees.push({ amount: -net, description: what ? `${type}: ${what}` : type });
     return;
   }
-  if (type !== 'Settled' && type !== 'Refunded' && type !== 'RefundedReversed') {
-    throw new Malformed(row.line, 'Type', `${type} records are not supported: the ledger has no chargebacks yet ` +
+  if (type !== 'Settled' && !REFUND_TYPES.has(type) && !DISPUTE_TYPES.has(type)) {
+    throw new Malformed(row.line, 'Type', `${type} records are not supported: the ledger cannot book them ` +
       '(docs/connectors.md, "Settlements")');
   }
   if (currencyOf(row, 'Gross Currency') !== currency) {
@@ -107,9 +112,30 @@ function book(batch: Batch, row: Row, type: string, currency: string, at: Date):
   if (type === 'Settled') {
     if (gross <= 0n) throw new Malformed(row.line, 'Gross Credit (GC)', 'A Settled record credits a positive amount');
     batch.settlement.items.push({ type: 'payment', attemptId: row.get('Merchant Reference') || undefined, providerReference: psp || undefined, amount: gross, fee });
+  } else if (DISPUTE_TYPES.has(type)) {
+    batch.settlement.items.push(disputeItem(row, type, gross, fee));
   } else {
     batch.settlement.items.push(refundItem(row, type, gross, fee));
   }
+}
+
+/**
+ * A Chargeback (or, after a won defence, a SecondChargeback) line debits the disputed amount, its
+ * costs being the chargeback's fees; a ChargebackReversed line credits it back. Each settles one of
+ * the dispute's movements in the ledger, named by the chargeback's reference (Modification
+ * Reference, the dispute's pspReference) and the disputed payment's (Psp Reference).
+ */
+function disputeItem(row: Row, type: string, gross: bigint, fee: bigint): ProviderSettlementItem {
+  const reversed = type === 'ChargebackReversed';
+  if (!reversed && gross >= 0n) throw new Malformed(row.line, 'Gross Debit (GC)', `A ${type} record debits a positive amount`);
+  if (reversed && gross <= 0n) throw new Malformed(row.line, 'Gross Credit (GC)', 'A ChargebackReversed record credits a positive amount');
+  const psp = row.get('Psp Reference');
+  const ref = row.get('Modification Reference');
+  if (!psp && !ref) throw new Malformed(row.line, 'Psp Reference', `A ${type} record names its payment by Psp Reference`);
+  return {
+    type: reversed ? 'dispute_reversal' : 'dispute', providerReference: ref || undefined, paymentReference: psp || undefined,
+    amount: gross, fee,
+  };
 }
 
 /**

@@ -1,11 +1,12 @@
 // Mollie's settlements (https://docs.mollie.com/reference/list-settlements): each is one transfer to
-// the merchant's bank, with the payments and refunds it settles (GET /v2/settlements/{id}/payments,
-// …/refunds: ours by the attempt and refund ids in their metadata) and Mollie's costs per month and
+// the merchant's bank, with the payments, refunds and chargebacks it settles (GET
+// /v2/settlements/{id}/payments, …/refunds: ours by the attempt and refund ids in their metadata;
+// …/chargebacks: by the chargeback's and its payment's ids) and Mollie's costs per month and
 // method in its `periods`. Amounts are the settlement's currency (`settlementAmount`, negative for refunds).
 import type { MollieClient } from '@mollie/api-client';
 import { fromMollieAmount } from './amounts.js';
 import { metadataOf } from './outcomes.js';
-import type { ProviderSettlement } from '../types.js';
+import type { ProviderSettlement, ProviderSettlementItem } from '../types.js';
 
 /** Mollie's settlement statuses: `open` is still collecting, `pending` being paid out, `paidout` done. */
 const STATUS: Record<string, ProviderSettlement['status']> = {
@@ -20,6 +21,25 @@ interface SettledEntity {
   settlementAmount?: Amount;
   metadata?: unknown;
   createdAt?: string;
+}
+
+interface SettledChargeback extends SettledEntity {
+  paymentId?: string;
+}
+
+/**
+ * A chargeback in a settlement (GET /v2/settlements/{id}/chargebacks): its `settlementAmount` is
+ * negative, the disputed amount taken back; one listed with a positive amount gives it back (a
+ * reversed chargeback), so the sign says which dispute movement it settles. Mollie's chargeback
+ * fee is among the settlement's costs (`periods`), so the item carries none.
+ */
+function chargebackItem(c: SettledChargeback): ProviderSettlementItem {
+  // The chargeback's own `amount` is positive: without a settlement amount it is a withdrawal.
+  const amount = c.settlementAmount ? fromMollieAmount(c.settlementAmount) : -fromMollieAmount(c.amount);
+  return {
+    type: amount > 0n ? 'dispute_reversal' : 'dispute', providerReference: c.id, paymentReference: c.paymentId,
+    amount, fee: 0n,
+  };
 }
 
 interface MollieSettlement {
@@ -54,6 +74,10 @@ async function settlementOf(client: MollieClient, st: MollieSettlement): Promise
     seen(r);
     const amount = fromMollieAmount(r.settlementAmount ?? r.amount);
     s.items.push({ type: 'refund', refundId: metadataOf(r, 'refund_id') ?? undefined, providerReference: r.id, amount: amount > 0n ? -amount : amount, fee: 0n });
+  }
+  for await (const c of client.settlementChargebacks.iterate({ settlementId: st.id }) as AsyncIterable<SettledChargeback>) {
+    seen(c);
+    s.items.push(chargebackItem(c));
   }
   for (const months of Object.values(st.periods ?? {})) {
     for (const period of Object.values(months)) {

@@ -1,10 +1,11 @@
 // Stripe's settlements: each payout to the merchant's bank is one batch, and its balance
 // transactions (GET /v1/balance_transactions?payout=po_…&expand[]=data.source) are what it settles:
 // charges (by their PaymentIntent), refunds (by our refund id in their metadata), failed refunds'
-// amounts given back (refund_failure, by the same refund) and Stripe's own costs. https://docs.stripe.com/api/payouts/list, https://docs.stripe.com/api/balance_transactions/list
+// amounts given back (refund_failure, by the same refund), disputes' withdrawals and reinstatements
+// (adjustments reported as dispute / dispute_reversal, by the dispute) and Stripe's own costs. https://docs.stripe.com/api/payouts/list, https://docs.stripe.com/api/balance_transactions/list
 import type Stripe from 'stripe';
 import { fromStripeAmount } from './amounts.js';
-import type { ProviderSettlement } from '../types.js';
+import type { ProviderSettlement, ProviderSettlementItem } from '../types.js';
 
 const STATUS: Record<string, ProviderSettlement['status']> = {
   paid: 'settled', pending: 'pending', in_transit: 'pending', failed: 'failed', canceled: 'failed',
@@ -12,6 +13,8 @@ const STATUS: Record<string, ProviderSettlement['status']> = {
 
 const PAYMENT_TYPES = new Set(['charge', 'payment']);
 const REFUND_TYPES = new Set(['refund', 'payment_refund']);
+/** The reporting categories of a dispute's balance transactions: https://docs.stripe.com/reports/reporting-categories */
+const DISPUTE_CATEGORIES: ReadonlySet<string> = new Set(['dispute', 'dispute_reversal']);
 
 const idOf = (v: string | { id: string } | null | undefined) => (typeof v === 'string' ? v : v?.id);
 
@@ -29,10 +32,26 @@ function add(s: ProviderSettlement, bt: Stripe.BalanceTransaction, payoutId: str
     const refund = bt.source as Stripe.Refund | null;
     const type = bt.type === 'refund_failure' ? 'refund_reversal' : 'refund';
     s.items.push({ type, refundId: refund?.metadata?.refund_id || undefined, providerReference: refund?.id, amount, fee });
+  } else if (bt.type === 'adjustment' && DISPUTE_CATEGORIES.has(bt.reporting_category)) {
+    s.items.push(disputeItem(bt, amount, fee));
   } else {
     // Stripe's own costs and anything else on the payout count as costs of the batch (docs/connectors.md).
     s.fees.push({ amount: fee - amount, description: `${bt.type}: ${bt.description ?? bt.id}` });
   }
+}
+
+/**
+ * A dispute's money on the balance: an `adjustment` whose reporting category is `dispute` (the
+ * disputed amount withdrawn, its `fee` Stripe's dispute fee) or `dispute_reversal` (reinstated once
+ * the dispute is won), its source the dispute (`dp_…`, or `du_…` for a closed inquiry's). It settles
+ * the ledger's movement of that dispute, found by the dispute's id or its PaymentIntent.
+ */
+function disputeItem(bt: Stripe.BalanceTransaction, amount: bigint, fee: bigint): ProviderSettlementItem {
+  const dispute = bt.source as Stripe.Dispute | string | null;
+  const id = idOf(dispute as { id: string } | string | null);
+  const paid = typeof dispute === 'object' && dispute ? idOf(dispute.payment_intent) ?? idOf(dispute.charge) : undefined;
+  const type = bt.reporting_category === 'dispute' ? 'dispute' : 'dispute_reversal';
+  return { type, providerReference: id, paymentReference: paid, amount, fee };
 }
 
 async function settlementOf(client: Stripe, po: Stripe.Payout): Promise<ProviderSettlement> {

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/payments/v1/provider_settlements.proto.
  */
 export const file_svc_payments_v1_provider_settlements: GenFile = /*@__PURE__*/
-  fileDesc("CipzdmMvcGF5bWVudHMvdjEvcHJvdmlkZXJfc2V0dGxlbWVudHMucHJvdG8SD3N2Yy5wYXltZW50cy52MSKEAQobUmVhZFNldHRsZW1lbnRSZXBvcnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIbChNwcm92aWRlcl9hY2NvdW50X2lkGAIgASgJEhUKDXByb3ZpZGVyX2NvZGUYAyABKAkSDAoEdGV4dBgEIAEoCSKzAQoeTGlzdFByb3ZpZGVyU2V0dGxlbWVudHNSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIbChNwcm92aWRlcl9hY2NvdW50X2lkGAIgASgJEhUKDXByb3ZpZGVyX2NvZGUYAyABKAkSLgoFc2luY2UYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCCAoGX3NpbmNlIqgBChZQcm92aWRlclNldHRsZW1lbnRJdGVtEgwKBHR5cGUYASABKAkSFgoJZW50aXR5X2lkGAIgASgJSACIAQESHwoScHJvdmlkZXJfcmVmZXJlbmNlGAMgASgJSAGIAQESDgoGYW1vdW50GAQgASgDEhIKCmZlZV9hbW91bnQYBSABKANCDAoKX2VudGl0eV9pZEIVChNfcHJvdmlkZXJfcmVmZXJlbmNlIjwKFVByb3ZpZGVyU2V0dGxlbWVudEZlZRIOCgZhbW91bnQYASABKAMSEwoLZGVzY3JpcHRpb24YAiABKAkikwMKElByb3ZpZGVyU2V0dGxlbWVudBIRCglyZWZlcmVuY2UYASABKAkSEAoIY3VycmVuY3kYAiABKAkSDgoGc3RhdHVzGAMgASgJEjAKDHBlcmlvZF9zdGFydBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKcGVyaW9kX2VuZBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoKc2V0dGxlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIeChFzZXR0bGVtZW50X2VudGl0eRgHIAEoCUgBiAEBEjYKBWl0ZW1zGAggAygLMicuc3ZjLnBheW1lbnRzLnYxLlByb3ZpZGVyU2V0dGxlbWVudEl0ZW0SNAoEZmVlcxgJIAMoCzImLnN2Yy5wYXltZW50cy52MS5Qcm92aWRlclNldHRsZW1lbnRGZWVCDQoLX3NldHRsZWRfYXRCFAoSX3NldHRsZW1lbnRfZW50aXR5IlgKHFJlYWRTZXR0bGVtZW50UmVwb3J0UmVzcG9uc2USOAoLc2V0dGxlbWVudHMYASADKAsyIy5zdmMucGF5bWVudHMudjEuUHJvdmlkZXJTZXR0bGVtZW50IlsKH0xpc3RQcm92aWRlclNldHRsZW1lbnRzUmVzcG9uc2USOAoLc2V0dGxlbWVudHMYASADKAsyIy5zdmMucGF5bWVudHMudjEuUHJvdmlkZXJTZXR0bGVtZW50Mo8CChpQcm92aWRlclNldHRsZW1lbnRzU2VydmljZRJzChRSZWFkU2V0dGxlbWVudFJlcG9ydBIsLnN2Yy5wYXltZW50cy52MS5SZWFkU2V0dGxlbWVudFJlcG9ydFJlcXVlc3QaLS5zdmMucGF5bWVudHMudjEuUmVhZFNldHRsZW1lbnRSZXBvcnRSZXNwb25zZRJ8ChdMaXN0UHJvdmlkZXJTZXR0bGVtZW50cxIvLnN2Yy5wYXltZW50cy52MS5MaXN0UHJvdmlkZXJTZXR0bGVtZW50c1JlcXVlc3QaMC5zdmMucGF5bWVudHMudjEuTGlzdFByb3ZpZGVyU2V0dGxlbWVudHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_svc_common_v1_common]);
+  fileDesc("CipzdmMvcGF5bWVudHMvdjEvcHJvdmlkZXJfc2V0dGxlbWVudHMucHJvdG8SD3N2Yy5wYXltZW50cy52MSKEAQobUmVhZFNldHRsZW1lbnRSZXBvcnRSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIbChNwcm92aWRlcl9hY2NvdW50X2lkGAIgASgJEhUKDXByb3ZpZGVyX2NvZGUYAyABKAkSDAoEdGV4dBgEIAEoCSKzAQoeTGlzdFByb3ZpZGVyU2V0dGxlbWVudHNSZXF1ZXN0EiMKBXNjb3BlGAEgASgLMhQuc3ZjLmNvbW1vbi52MS5TY29wZRIbChNwcm92aWRlcl9hY2NvdW50X2lkGAIgASgJEhUKDXByb3ZpZGVyX2NvZGUYAyABKAkSLgoFc2luY2UYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCCAoGX3NpbmNlIt4BChZQcm92aWRlclNldHRsZW1lbnRJdGVtEgwKBHR5cGUYASABKAkSFgoJZW50aXR5X2lkGAIgASgJSACIAQESHwoScHJvdmlkZXJfcmVmZXJlbmNlGAMgASgJSAGIAQESDgoGYW1vdW50GAQgASgDEhIKCmZlZV9hbW91bnQYBSABKAMSHgoRcGF5bWVudF9yZWZlcmVuY2UYBiABKAlIAogBAUIMCgpfZW50aXR5X2lkQhUKE19wcm92aWRlcl9yZWZlcmVuY2VCFAoSX3BheW1lbnRfcmVmZXJlbmNlIjwKFVByb3ZpZGVyU2V0dGxlbWVudEZlZRIOCgZhbW91bnQYASABKAMSEwoLZGVzY3JpcHRpb24YAiABKAkikwMKElByb3ZpZGVyU2V0dGxlbWVudBIRCglyZWZlcmVuY2UYASABKAkSEAoIY3VycmVuY3kYAiABKAkSDgoGc3RhdHVzGAMgASgJEjAKDHBlcmlvZF9zdGFydBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKcGVyaW9kX2VuZBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoKc2V0dGxlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIeChFzZXR0bGVtZW50X2VudGl0eRgHIAEoCUgBiAEBEjYKBWl0ZW1zGAggAygLMicuc3ZjLnBheW1lbnRzLnYxLlByb3ZpZGVyU2V0dGxlbWVudEl0ZW0SNAoEZmVlcxgJIAMoCzImLnN2Yy5wYXltZW50cy52MS5Qcm92aWRlclNldHRsZW1lbnRGZWVCDQoLX3NldHRsZWRfYXRCFAoSX3NldHRsZW1lbnRfZW50aXR5IlgKHFJlYWRTZXR0bGVtZW50UmVwb3J0UmVzcG9uc2USOAoLc2V0dGxlbWVudHMYASADKAsyIy5zdmMucGF5bWVudHMudjEuUHJvdmlkZXJTZXR0bGVtZW50IlsKH0xpc3RQcm92aWRlclNldHRsZW1lbnRzUmVzcG9uc2USOAoLc2V0dGxlbWVudHMYASADKAsyIy5zdmMucGF5bWVudHMudjEuUHJvdmlkZXJTZXR0bGVtZW50Mo8CChpQcm92aWRlclNldHRsZW1lbnRzU2VydmljZRJzChRSZWFkU2V0dGxlbWVudFJlcG9ydBIsLnN2Yy5wYXltZW50cy52MS5SZWFkU2V0dGxlbWVudFJlcG9ydFJlcXVlc3QaLS5zdmMucGF5bWVudHMudjEuUmVhZFNldHRsZW1lbnRSZXBvcnRSZXNwb25zZRJ8ChdMaXN0UHJvdmlkZXJTZXR0bGVtZW50cxIvLnN2Yy5wYXltZW50cy52MS5MaXN0UHJvdmlkZXJTZXR0bGVtZW50c1JlcXVlc3QaMC5zdmMucGF5bWVudHMudjEuTGlzdFByb3ZpZGVyU2V0dGxlbWVudHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_svc_common_v1_common]);
 
 /**
  * @generated from message svc.payments.v1.ReadSettlementReportRequest
@@ -87,14 +87,15 @@ export const ListProviderSettlementsRequestSchema: GenMessage<ListProviderSettle
   messageDesc(file_svc_payments_v1_provider_settlements, 1);
 
 /**
- * A payment or refund a batch settles, with our id where payments could tell it (an attempt id the
- * provider echoed, resolved to its payment) and the provider's reference.
+ * A payment, refund or dispute movement a batch settles, with our id where payments could tell it
+ * (an attempt id the provider echoed, resolved to its payment) and the provider's reference.
  *
  * @generated from message svc.payments.v1.ProviderSettlementItem
  */
 export type ProviderSettlementItem = Message<"svc.payments.v1.ProviderSettlementItem"> & {
   /**
-   * payment, refund, or refund_reversal (a refund the provider accepted and later failed, paid back).
+   * payment, refund, refund_reversal (a refund the provider accepted and later failed, paid back),
+   * dispute (a disputed amount withdrawn, with its fee) or dispute_reversal (reinstated).
    *
    * @generated from field: string type = 1;
    */
@@ -108,12 +109,14 @@ export type ProviderSettlementItem = Message<"svc.payments.v1.ProviderSettlement
   entityId?: string | undefined;
 
   /**
+   * The provider's id of the payment, the refund, or the dispute.
+   *
    * @generated from field: optional string provider_reference = 3;
    */
   providerReference?: string | undefined;
 
   /**
-   * Minor units, signed as in the ledger: negative for refunds, positive for refund reversals.
+   * Minor units, signed as in the ledger: negative for refunds and dispute withdrawals.
    *
    * @generated from field: int64 amount = 4;
    */
@@ -123,6 +126,14 @@ export type ProviderSettlementItem = Message<"svc.payments.v1.ProviderSettlement
    * @generated from field: int64 fee_amount = 5;
    */
   feeAmount: bigint;
+
+  /**
+   * Dispute lines: the provider's id of the disputed payment (Adyen's Psp Reference), by which the
+   * ledger finds the dispute's movement when the line does not name the dispute itself.
+   *
+   * @generated from field: optional string payment_reference = 6;
+   */
+  paymentReference?: string | undefined;
 };
 
 /**
