@@ -91,9 +91,9 @@ export function createDisputeStore(pool: Pool) {
     },
 
     async save(tx: Queryable, d: DisputeRecord): Promise<void> {
-      const values = rowValues(d);
-      const sets = MUTABLE.map((c) => `${c} = $${COLUMNS.indexOf(c) + 1}`);
-      await tx.query(`UPDATE disputes SET ${sets.join(', ')} WHERE id = $1`, values);
+      const all = rowValues(d);
+      const sets = MUTABLE.map((c, i) => `${c} = $${i + 2}`);
+      await tx.query(`UPDATE disputes SET ${sets.join(', ')} WHERE id = $1`, [d.id, ...MUTABLE.map((c) => all[COLUMNS.indexOf(c)])]);
     },
 
     /** The dispute by its provider key, locked for the rest of the transaction. */
