@@ -94,7 +94,8 @@ export const PAYOUT_SCENARIOS = ['success', 'technical_error', 'hard_decline', '
 export const EVENT_TYPES = [
   'payment.created', 'payment.processing', 'payment.authorized', 'payment.successful', 'payment.failed',
   'payment.cancelled', 'payment.refunded', 'refund.successful', 'refund.failed', 'payout.created',
-  'payout.successful', 'payout.failed', 'payout.cancelled', 'settlement.created',
+  'payout.successful', 'payout.failed', 'payout.cancelled', 'settlement.created', 'dispute.created', 'dispute.updated',
+  'dispute.closed',
 ] as const;
 export type EventType = ValueOf<typeof EVENT_TYPES>;
 
