@@ -188,7 +188,21 @@ export function createDisputeStore(pool: Pool) {
       );
     },
 
-    /** The dispute's documents among `ids` (without their content). */
+    /** The documents' contents, for sending them to the provider with the evidence. */
+    async documentContents(disputeId: string, ids: string[]): Promise<Array<DisputeDocument & { content: Buffer }>> {
+      if (ids.length === 0) return [];
+      const { rows } = await pool.query(
+        `SELECT id, dispute_id, filename, content_type, size, content, created_at FROM dispute_documents
+         WHERE dispute_id = $1 AND id = ANY($2) ORDER BY id`,
+        [disputeId, ids],
+      );
+      return rows.map((r) => ({
+        id: r.id, disputeId: r.dispute_id, filename: r.filename, contentType: r.content_type, size: r.size, content: r.content,
+        createdAt: new Date(r.created_at),
+      }));
+    },
+
+    /** The dispute's documents (without their content). */
     async documents(scope: Scope, disputeId: string, db: Queryable = pool): Promise<DisputeDocument[]> {
       const { rows } = await db.query(
         `SELECT id, dispute_id, filename, content_type, size, created_at FROM dispute_documents
@@ -203,3 +217,8 @@ export function createDisputeStore(pool: Pool) {
 }
 
 export type DisputeStore = ReturnType<typeof createDisputeStore>;
+
+/** Sandbox: the demo provider decides the dispute's evidence `seconds` from now, by the database's clock. */
+export async function scheduleDecision(tx: Queryable, disputeId: string, seconds: number): Promise<void> {
+  await tx.query(`UPDATE disputes SET decide_at = now() + make_interval(secs => $2) WHERE id = $1`, [disputeId, seconds]);
+}
