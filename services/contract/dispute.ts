@@ -1,4 +1,5 @@
 import type { Dispute, DisputeDocument } from '../../proto/gen/svc/payments/v1/disputes_pb.js';
+import type { DisputeSummary } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { DISPUTE_REASONS, DISPUTE_STAGES, DISPUTE_STATUSES } from './enums.js';
 import { asOneOf, int, iso, isoOrNull, orNull } from './json-values.js';
 import type { DisputeDocumentJson, DisputeJson, DisputeSummaryJson } from './resources.js';
@@ -45,7 +46,7 @@ export function disputeJson(d: Dispute): DisputeJson {
 }
 
 /** The summary the payment resource lists its disputes by. */
-export function disputeSummaryJson(d: Dispute): DisputeSummaryJson {
+export function disputeSummaryJson(d: DisputeSummary): DisputeSummaryJson {
   return {
     id: d.id, amount: int(d.amount), currency: d.currency, reason: asOneOf(DISPUTE_REASONS, d.reason),
     stage: asOneOf(DISPUTE_STAGES, d.stage), status: asOneOf(DISPUTE_STATUSES, d.status), funds_withdrawn: d.fundsWithdrawn,

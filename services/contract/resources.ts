@@ -16,6 +16,13 @@ const nullInt = nullable(int);
 export const Failure = component('Failure', object({ code: str, category: enumOf(FAILURE_CATEGORIES), message: str }));
 const nullFailure = orNull(Failure);
 
+/** A dispute as the payment lists it. */
+export const DisputeSummary = component('DisputeSummary', object({
+  id: str, amount: int, currency: str, reason: enumOf(DISPUTE_REASONS), stage: enumOf(DISPUTE_STAGES),
+  status: enumOf(DISPUTE_STATUSES), funds_withdrawn: bool, evidence_due_by: nullable(dateTime), created_at: dateTime,
+}));
+
+
 export const Attempt = component('Attempt', object({
   id: str,
   attempt_number: int,
@@ -68,6 +75,8 @@ export const Payment = component('Payment', object({
   fee: object({ amount: int, currency: str }),
   processing_time_ms: nullInt,
   attempts: arrayOf(Attempt),
+  // Its disputes, oldest first (GET /v1/disputes/{id} has each in full).
+  disputes: arrayOf(DisputeSummary),
   created_at: dateTime,
   updated_at: dateTime,
   processed_at: nullable(dateTime),
@@ -128,12 +137,6 @@ export const Dispute = component('Dispute', object({
   documents: arrayOf(DisputeDocument),
   created_at: dateTime,
   updated_at: dateTime,
-}));
-
-/** A dispute as the payment lists it. */
-export const DisputeSummary = component('DisputeSummary', object({
-  id: str, amount: int, currency: str, reason: enumOf(DISPUTE_REASONS), stage: enumOf(DISPUTE_STAGES),
-  status: enumOf(DISPUTE_STATUSES), funds_withdrawn: bool, evidence_due_by: nullable(dateTime), created_at: dateTime,
 }));
 
 export const Payout = component('Payout', object({

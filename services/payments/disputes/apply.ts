@@ -1,10 +1,10 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { disputeJson, formatMoney } from '../../contract/index.js';
+import { disputeJson } from '../../contract/index.js';
 import {
   INTERNAL_EVENT_TYPES, newId, type Clock, type DisputeFundsMoved, type Queryable,
 } from '../../platform/index.js';
-import { commitChange, type PaymentRecord, type PaymentsStore, type TimelineEntry } from '../payments/index.js';
+import { commitChange, disputeEntryTitle, type PaymentRecord, type PaymentsStore, type TimelineEntry } from '../payments/index.js';
 import type { ChangeSource, DisputeRecord, FundMovement, ProviderDisputeView } from './model.js';
 import { CLOSED_STATUSES, decideView, movementOf, type Verdict } from './state-machine.js';
 import type { DisputeStore } from './store.js';
@@ -100,23 +100,15 @@ function check(payment: PaymentRecord | undefined, view: ProviderDisputeView): a
 
 const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null);
 
-/** The payment's timeline entry for a change of its dispute (its sentence: payments/timeline-descriptions.ts). */
+/** The payment's timeline entry for a change of its dispute (its title and sentence: payments/timeline-descriptions.ts). */
 function timelineEntry(before: DisputeRecord | undefined, d: DisputeRecord, movement: FundMovement | undefined): TimelineEntry {
-  const type = !before ? 'dispute.opened' : CLOSED_STATUSES.has(d.status) && before.status !== d.status ? 'dispute.closed' : 'dispute.updated';
-  const money = formatMoney(d.amount, d.currency);
-  const moved = movement ? `, ${formatMoney(movement.amount, movement.currency)} ${movement.kind === 'withdrawal' ? 'withdrawn' : 'reinstated'}` : '';
-  const due = d.status === 'needs_response' && d.evidenceDueBy ? `, evidence due ${day(d.evidenceDueBy)}` : '';
-  const title = type === 'dispute.opened' ? `Dispute opened: ${d.reason}${moved || `, ${money}`}${due}`
-    : type === 'dispute.closed' ? `Dispute ${d.status}${moved}` : `Dispute ${d.stage.replace('_', '-')} ${d.status.replace('_', ' ')}${moved}${due}`;
-  return {
-    type,
-    title,
-    data: {
-      dispute_id: d.id, reason: d.reason, stage: d.stage, status: d.status, amount: Number(d.amount),
-      funds_withdrawn: d.fundsWithdrawn, evidence_due_by: day(d.evidenceDueBy),
-      ...(movement && { movement: movement.kind, moved_amount: Number(movement.amount), fee_amount: Number(movement.feeAmount) }),
-    },
+  const type = !before ? 'dispute.opened' : disputeEventType(before, d) === 'dispute.closed' ? 'dispute.closed' : 'dispute.updated';
+  const data = {
+    dispute_id: d.id, reason: d.reason, stage: d.stage, status: d.status, amount: Number(d.amount),
+    funds_withdrawn: d.fundsWithdrawn, evidence_due_by: day(d.evidenceDueBy),
+    ...(movement && { movement: movement.kind, moved_amount: Number(movement.amount), fee_amount: Number(movement.feeAmount) }),
   };
+  return { type, title: disputeEntryTitle(type, data, d.currency), data };
 }
 
 function fundsMoved(d: DisputeRecord, m: FundMovement): DisputeFundsMoved {

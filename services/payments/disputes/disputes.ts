@@ -1,5 +1,5 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { serviceError } from '../../contract/index.js';
+import { MAX_DISPUTE_DOCUMENT_BYTES, serviceError } from '../../contract/index.js';
 import { newId, type Clock, type Logger } from '../../platform/index.js';
 import type { PaymentsStore } from '../payments/index.js';
 import type { ApplyProviderView, createApply } from './apply.js';
@@ -17,7 +17,6 @@ import { scheduleDecision, type DisputeDocument, type DisputeFilter, type Disput
  */
 
 export const DOCUMENT_TYPES = ['application/pdf', 'image/png', 'image/jpeg'] as const;
-export const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
 export const MAX_DOCUMENTS = 10;
 export const MAX_EVIDENCE_TEXT = 20_000;
 
@@ -150,8 +149,8 @@ export function checkDocument(filename: string, type: string, content: Uint8Arra
     throw serviceError('validation_error', `type must be one of ${DOCUMENT_TYPES.join(', ')}`, { param: 'type' });
   }
   if (filename.length === 0 || filename.length > 255) throw serviceError('validation_error', 'filename must be 1 to 255 characters', { param: 'filename' });
-  if (content.length === 0 || content.length > MAX_DOCUMENT_BYTES) {
-    throw serviceError('validation_error', `content must be 1 byte to ${MAX_DOCUMENT_BYTES} bytes (4 MiB) once decoded`, { param: 'content' });
+  if (content.length === 0 || content.length > MAX_DISPUTE_DOCUMENT_BYTES) {
+    throw serviceError('validation_error', `content must be 1 byte to ${MAX_DISPUTE_DOCUMENT_BYTES} bytes (4 MiB) once decoded`, { param: 'content' });
   }
   if (!MAGIC[type].every((b, i) => content[i] === b)) {
     throw serviceError('validation_error', `content is not a ${type} file`, { param: 'content' });

@@ -19,7 +19,7 @@ export type { ChangeSource, DisputeEvidence, DisputeRecord, FundMovement, Provid
 export { CLOSED_STATUSES, decideView, fundsWithdrawnAfter, mayMove, merchantMayAct, type Verdict } from './state-machine.js';
 export { createDisputeStore, type DisputeDocument, type DisputeFilter, type DisputeStore } from './store.js';
 export { disputeToProto, documentToProto } from './to-proto.js';
-export { createDisputes, checkDocument, DOCUMENT_TYPES, MAX_DOCUMENT_BYTES, MAX_DOCUMENTS, MAX_EVIDENCE_TEXT, type Disputes } from './disputes.js';
+export { createDisputes, checkDocument, DOCUMENT_TYPES, MAX_DOCUMENTS, MAX_EVIDENCE_TEXT, type Disputes } from './disputes.js';
 export type { DisputeActionRegistry, DisputeProviderActions, ProviderAnswer } from './provider-actions.js';
 export { createSandboxDisputes, disputeActions, winsAtDemo } from './sandbox.js';
 export { disputeRoutes } from './service.js';
