@@ -4,7 +4,11 @@ import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../proto/gen/svc/common/v1/common_pb.js';
 import { CreatePaymentRequestSchema } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { PlanPaymentResponseSchema } from '../proto/gen/svc/routing/v1/routing_pb.js';
-import { createApply, createDisputeStore, DisputeViewRefused, type ProviderDisputeView } from '../services/payments/disputes/index.js';
+import { ConnectError } from '@connectrpc/connect';
+import {
+  createApply, createDisputeParts, createDisputeStore, DisputeViewRefused, type ProviderDisputeView,
+} from '../services/payments/disputes/index.js';
+import { createLogger } from '../services/platform/index.js';
 import { commitChange, createStore, open } from '../services/payments/payments/index.js';
 import { newPayment } from '../services/payments/payments/new-payment.js';
 import { createPool, migrate, newId, systemClock, type Pool } from '../services/platform/index.js';
@@ -39,13 +43,13 @@ const plan = create(PlanPaymentResponseSchema, {
   },
 });
 
-/** A successful 25.00 EUR payment at demo_alpha. */
-async function successfulPayment(): Promise<string> {
+/** A successful 25.00 EUR payment at demo_alpha (or the plan's provider). */
+async function successfulPayment(route = plan): Promise<string> {
   const store = createStore(pool);
   const req = create(CreatePaymentRequestSchema, { scope, amount: 2500n, currency: 'EUR', paymentMethod: { type: 'card', token: 'tok_x' } });
   const at = new Date();
-  const payment = newPayment(scope, req, newId('pay', at), plan, at);
-  const change = open(payment, plan, { at, processingTimeMs: 1 });
+  const payment = newPayment(scope, req, newId('pay', at), route, at);
+  const change = open(payment, route, { at, processingTimeMs: 1 });
   payment.status = 'successful';
   payment.capturedAmount = payment.amount;
   payment.attempts[0].status = 'succeeded';
@@ -151,4 +155,24 @@ test('a view the payment cannot carry is refused and changes nothing', async () 
   const other = create(ScopeSchema, { merchantId: 'mer_dp', projectId: 'prj_other', mode: 'test' });
   await assert.rejects(apply(other, view(paymentId)), (e) => e instanceof DisputeViewRefused && e.code === 'payment_not_found');
   assert.equal((await counts(paymentId)).disputes, 0);
+});
+
+test('accepting a dispute of a provider without dispute actions is dispute_action_unsupported, and changes nothing', async () => {
+  const stripe = create(PlanPaymentResponseSchema, {
+    risk: { decisionId: 'rsk_2', score: 5, outcome: 'allow' },
+    routing: {
+      decisionId: 'rtd_2', rule: 'default',
+      candidates: [{ providerId: 'prv_s', providerCode: 'stripe', providerName: 'Stripe', providerAccountId: 'pac_s' }],
+    },
+  });
+  const paymentId = await successfulPayment(stripe);
+  const parts = createDisputeParts({
+    pool, store: createStore(pool), clock: systemClock, relay: { kick() {} }, logger: createLogger('test', 'silent'), intervalMs: 1000,
+  });
+  const { dispute } = await parts.applyProviderView(scope, view(paymentId, { providerCode: 'stripe' }));
+  for (const act of [() => parts.disputes.accept(scope, dispute.id), () => parts.disputes.evidence(scope, dispute.id, {}, true)]) {
+    await assert.rejects(act(), (e) => e instanceof ConnectError && e.rawMessage.includes('does not take dispute responses')
+      && e.metadata.get('svc-error-code') === 'dispute_action_unsupported');
+  }
+  assert.equal((await parts.disputes.get(scope, dispute.id)).dispute.status, 'needs_response');
 });
