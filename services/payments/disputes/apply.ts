@@ -187,16 +187,13 @@ export function createApply(deps: ApplyDeps) {
     const payment = await store.getForUpdate(tx, scope, view.paymentId);
     check(payment, view);
     const at = deps.clock.now();
-    let current = await disputes.getByProviderForUpdate(tx, scope, view.providerCode, view.providerDisputeId);
+    const current = await disputes.getByProviderForUpdate(tx, scope, view.providerCode, view.providerDisputeId);
     const decided = decideView(current, view, () => fresh(payment, view, at));
     if (decided.verdict === 'ignored') return { dispute: current!, verdict: 'ignored', movements: [] };
     const next = { ...decided.next, ...options.with };
     if (!current) {
-      // The key is unique: a view applied meanwhile without the payment's lock made it first.
-      if (!(await disputes.insertIfAbsent(tx, { ...next, fundsWithdrawn: false }))) {
-        current = await disputes.getByProviderForUpdate(tx, scope, view.providerCode, view.providerDisputeId);
-        return applyDecided(tx, payment, current!, view, options, at);
-      }
+      // The key is unique: should a view have made it meanwhile, this one is decided against that.
+      if (!(await disputes.insertIfAbsent(tx, { ...next, fundsWithdrawn: false }))) return applyIn(tx, scope, view, options);
     }
     if (decided.verdict === 'confirmed' && !options.with) {
       if (next.providerEventAt.getTime() !== current!.providerEventAt.getTime()) await disputes.save(tx, next);
@@ -204,18 +201,6 @@ export function createApply(deps: ApplyDeps) {
     }
     const movements = await write(tx, payment, current, next, options.source ?? 'provider', view.occurredAt, at);
     return { dispute: next, verdict: decided.verdict === 'confirmed' ? 'applied' : decided.verdict, movements };
-  }
-
-  async function applyDecided(
-    tx: Queryable, payment: PaymentRecord, current: DisputeRecord, view: ProviderDisputeView, options: ApplyOptions, at: Date,
-  ): Promise<Applied> {
-    const decided = decideView(current, view, () => current);
-    if (decided.verdict === 'ignored' || (decided.verdict === 'confirmed' && !options.with)) {
-      return { dispute: current, verdict: decided.verdict, movements: [] };
-    }
-    const next = { ...decided.next, ...options.with };
-    const movements = await write(tx, payment, current, next, options.source ?? 'provider', view.occurredAt, at);
-    return { dispute: next, verdict: 'applied', movements };
   }
 
   /**

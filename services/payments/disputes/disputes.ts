@@ -1,6 +1,6 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { MAX_DISPUTE_DOCUMENT_BYTES, serviceError } from '../../contract/index.js';
-import { newId, type Clock, type Logger } from '../../platform/index.js';
+import { newId, type Clock } from '../../platform/index.js';
 import type { PaymentsStore } from '../payments/index.js';
 import type { ApplyProviderView, createApply } from './apply.js';
 import type { DisputeEvidence, DisputeRecord } from './model.js';
@@ -32,7 +32,6 @@ export interface DisputesDeps {
   actions: DisputeActionRegistry;
   clock: Clock;
   relay: { kick(): void };
-  logger: Logger;
 }
 
 const notFound = (id: string) => serviceError('resource_not_found', `No dispute ${id}`, { param: 'id' });

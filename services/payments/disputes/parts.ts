@@ -23,10 +23,10 @@ export function createDisputeParts(deps: DisputePartsDeps) {
   const store = createDisputeStore(deps.pool);
   const apply = createApply({ store: deps.store, disputes: store, clock: deps.clock, relay: deps.relay });
   const disputes = createDisputes({
-    store: deps.store, disputes: store, apply, actions: disputeActions(deps.actions), clock: deps.clock, relay: deps.relay, logger: deps.logger,
+    store: deps.store, disputes: store, apply, actions: disputeActions(deps.actions), clock: deps.clock, relay: deps.relay,
   });
   const sandbox = createSandboxDisputes({
-    pool: deps.pool, store: deps.store, apply: apply.applyProviderView, clock: deps.clock, relay: deps.relay, logger: deps.logger,
+    store: deps.store, apply: apply.applyProviderView, clock: deps.clock, relay: deps.relay, logger: deps.logger,
     intervalMs: deps.intervalMs,
   });
   return { store, applyProviderView: apply.applyProviderView, disputes, sandbox };

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { DEMO_PROVIDERS } from '../../contract/index.js';
-import type { Clock, Logger, Pool } from '../../platform/index.js';
+import type { Clock, Logger } from '../../platform/index.js';
 import { createSweep } from '../jobs/sweep.js';
 import type { PaymentsStore } from '../payments/index.js';
 import type { ApplyProviderView } from './apply.js';
@@ -47,7 +47,6 @@ export function disputeActions(licensed: Record<string, DisputeProviderActions> 
 export const isDemoProvider = (code: string) => (DEMO_PROVIDERS as readonly string[]).includes(code);
 
 export interface SandboxDisputeDeps {
-  pool: Pool;
   store: PaymentsStore;
   apply: ApplyProviderView;
   clock: Clock;

@@ -50,10 +50,6 @@ export function fundsWithdrawnAfter(current: boolean, view: Pick<ProviderDispute
   return current || view.fundsWithdrawn;
 }
 
-/** A merchant's action on a dispute and the status it moves to; only from needs_response. */
-export const MERCHANT_ACTIONS = { accept: 'accepted', submit_evidence: 'under_review' } as const satisfies Record<string, DisputeStatus>;
-export type MerchantAction = keyof typeof MERCHANT_ACTIONS;
-
 /** Whether the merchant may take the action (stage evidence, submit, accept) in this status. */
 export const merchantMayAct = (d: Pick<DisputeRecord, 'status'>): boolean => d.status === 'needs_response';
 

@@ -151,13 +151,6 @@ export function createDisputeStore(pool: Pool) {
       );
     },
 
-    async history(disputeId: string): Promise<Array<{ seq: number; status: string; stage: string; fundsWithdrawn: boolean; source: string; createdAt: Date }>> {
-      const { rows } = await pool.query(`SELECT * FROM dispute_history WHERE dispute_id = $1 ORDER BY seq`, [disputeId]);
-      return rows.map((r) => ({
-        seq: r.seq, status: r.status, stage: r.stage, fundsWithdrawn: r.funds_withdrawn, source: r.source, createdAt: new Date(r.created_at),
-      }));
-    },
-
     /** Records a movement; the (dispute, seq) key refuses a second one for the same step. */
     async insertMovement(tx: Queryable, m: FundMovement): Promise<void> {
       await tx.query(
