@@ -179,10 +179,14 @@ describe('disputes, through the HTTP gateway', () => {
 
   test('accept closes it as accepted, once; a closed dispute refuses evidence and accept with 409', async () => {
     const d = await disputeOf(payments[3].id);
-    const accepted = await api('POST', `/v1/disputes/${d.id}/accept`);
+    const keyed = { key, headers: { 'idempotency-key': `accept-${d.id}` } };
+    const accepted = await request(stack.baseUrl, 'POST', `/v1/disputes/${d.id}/accept`, keyed);
     assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
     assert.equal(accepted.body.status, 'accepted');
     assert.equal(accepted.body.funds_withdrawn, true, 'accepting reinstates nothing');
+    // A retry with its Idempotency-Key gets the same answer; a new request is refused.
+    const retried = await request(stack.baseUrl, 'POST', `/v1/disputes/${d.id}/accept`, keyed);
+    assert.deepEqual([retried.status, retried.body], [200, accepted.body]);
     expectError(await api('POST', `/v1/disputes/${d.id}/accept`), 409, 'state_error', 'invalid_state_transition', 'id');
     expectError(await api('POST', `/v1/disputes/${d.id}/evidence`, { uncategorized_text: 'late' }), 409, 'state_error', 'invalid_state_transition', 'id');
     expectError(
