@@ -4,8 +4,8 @@ import { newId, type Clock } from '../../platform/index.js';
 import type { PaymentsStore } from '../payments/index.js';
 import type { ApplyProviderView, createApply } from './apply.js';
 import type { DisputeEvidence, DisputeRecord } from './model.js';
-import type { DisputeActionRegistry, ProviderAnswer } from './provider-actions.js';
-import { demoView, isDemoProvider, SANDBOX_DECIDE_SECONDS } from './sandbox.js';
+import { answeredView, type DisputeActionRegistry, type ProviderAnswer } from './provider-actions.js';
+import { isDemoProvider, SANDBOX_DECIDE_SECONDS } from './sandbox.js';
 import { merchantMayAct } from './state-machine.js';
 import { scheduleDecision, type DisputeDocument, type DisputeFilter, type DisputeStore } from './store.js';
 
@@ -63,10 +63,10 @@ export function createDisputes(deps: DisputesDeps) {
 
   /** Applies the provider's answer to an action as its view; the sandbox's decision is scheduled with it. */
   async function answered(scope: Scope, d: DisputeRecord, answer: ProviderAnswer, extra: Partial<DisputeRecord> = {}): Promise<DisputeRecord> {
-    const { decideAt, ...change } = answer;
-    const decideLater = decideAt === null && isDemoProvider(d.providerCode);
+    // The sandbox's demo provider decides submitted evidence a few seconds later, by the database's clock.
+    const decideLater = answer.status === 'under_review' && isDemoProvider(d.providerCode);
     const applied = await store.transaction(async (tx) => {
-      const result = await applyView(scope, demoView(d, deps.clock.now(), change), { tx, source: 'merchant', with: Object.keys(extra).length > 0 ? extra : undefined });
+      const result = await applyView(scope, answeredView(d, deps.clock.now(), answer), { tx, source: 'merchant', with: Object.keys(extra).length > 0 ? extra : undefined });
       if (decideLater && result.verdict !== 'ignored') await scheduleDecision(tx, d.id, SANDBOX_DECIDE_SECONDS);
       return result;
     });

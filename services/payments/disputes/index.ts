@@ -20,7 +20,7 @@ export { CLOSED_STATUSES, decideView, fundsWithdrawnAfter, mayMove, merchantMayA
 export { createDisputeStore, type DisputeDocument, type DisputeFilter, type DisputeStore } from './store.js';
 export { disputeToProto, documentToProto } from './to-proto.js';
 export { createDisputes, checkDocument, DOCUMENT_TYPES, MAX_DOCUMENTS, MAX_EVIDENCE_TEXT, type Disputes } from './disputes.js';
-export type { DisputeActionRegistry, DisputeProviderActions, ProviderAnswer } from './provider-actions.js';
+export { answeredView, type DisputeActionRegistry, type DisputeProviderActions, type ProviderAnswer } from './provider-actions.js';
 export { createSandboxDisputes, disputeActions, winsAtDemo } from './sandbox.js';
 export { disputeRoutes } from './service.js';
 export { createDisputeParts } from './parts.js';

@@ -13,9 +13,17 @@ export interface DisputeProviderActions {
   submitEvidence(dispute: DisputeRecord, evidence: DisputeEvidence, documents: Array<DisputeDocument & { content: Buffer }>): Promise<ProviderAnswer>;
 }
 
-/** The provider's view after an action; `decideAt` is the sandbox's own (when its demo provider decides). */
-export type ProviderAnswer = Partial<Pick<ProviderDisputeView, 'status' | 'stage' | 'fundsWithdrawn' | 'evidenceDueBy' | 'sequence'>>
-  & { decideAt?: Date | null };
+/** The provider's view after an action: what changed. */
+export type ProviderAnswer = Partial<Pick<ProviderDisputeView, 'status' | 'stage' | 'fundsWithdrawn' | 'evidenceDueBy' | 'sequence'>>;
+
+/** The provider's view of the dispute as it stands, with the answer's changes, made at `at`. */
+export function answeredView(d: DisputeRecord, at: Date, answer: ProviderAnswer): ProviderDisputeView {
+  return {
+    providerCode: d.providerCode, providerDisputeId: d.providerDisputeId, paymentId: d.paymentId, stage: d.stage, status: d.status,
+    reason: d.reason, providerReason: d.providerReason, amount: d.amount, currency: d.currency, feeAmount: d.feeAmount,
+    fundsWithdrawn: d.fundsWithdrawn, evidenceDueBy: d.evidenceDueBy, occurredAt: at, ...answer,
+  };
+}
 
 /** Actions by provider code: the built-in demo providers' (sandbox.ts), and each connector's that has them. */
 export type DisputeActionRegistry = (providerCode: string) => DisputeProviderActions | undefined;

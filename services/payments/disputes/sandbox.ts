@@ -6,7 +6,7 @@ import { createSweep } from '../jobs/sweep.js';
 import type { PaymentsStore } from '../payments/index.js';
 import type { ApplyProviderView } from './apply.js';
 import { demoDisputeFee } from './fees.js';
-import type { DisputeEvidence, DisputeRecord, ProviderDisputeView } from './model.js';
+import type { DisputeEvidence } from './model.js';
 import type { DisputeActionRegistry, DisputeProviderActions } from './provider-actions.js';
 
 /**
@@ -25,18 +25,10 @@ const DAY_MS = 24 * 3600 * 1000;
 export const winsAtDemo = (e: DisputeEvidence): boolean =>
   Boolean(e.shipping_tracking_number?.trim()) || /tracking/i.test(e.uncategorized_text ?? '');
 
-/** The demo provider's view of a dispute as it stands, with changes. */
-export function demoView(d: DisputeRecord, at: Date, change: Partial<ProviderDisputeView>): ProviderDisputeView {
-  return {
-    providerCode: d.providerCode, providerDisputeId: d.providerDisputeId, paymentId: d.paymentId, stage: d.stage, status: d.status,
-    reason: d.reason, providerReason: d.providerReason, amount: d.amount, currency: d.currency, feeAmount: d.feeAmount,
-    fundsWithdrawn: d.fundsWithdrawn, evidenceDueBy: d.evidenceDueBy, occurredAt: at, ...change,
-  };
-}
-
 const DEMO_ACTIONS: DisputeProviderActions = {
   accept: async () => ({ status: 'accepted' }),
-  submitEvidence: async () => ({ status: 'under_review', decideAt: null }),
+  // Decided SANDBOX_DECIDE_SECONDS later (disputes.ts schedules it, the decisions sweep below applies it).
+  submitEvidence: async () => ({ status: 'under_review' }),
 };
 
 /** The demo providers' actions; a licensed provider's come from `licensed` (none yet: the API says unsupported). */
