@@ -93,22 +93,21 @@ export function createDisputes(deps: DisputesDeps) {
       const unknown = given.documents.find((doc) => !known.has(doc));
       if (unknown) throw serviceError('validation_error', `No document ${unknown} uploaded for dispute ${id}`, { param: 'evidence.documents' });
     }
-    const staged: DisputeEvidence = { ...d.evidence, ...given };
-    if (Object.keys(given).length > 0) d = await stage(scope, d, staged);
+    if (Object.keys(given).length > 0) d = await stage(scope, d, given);
     if (!actions) return d;
-    const documents = await disputes.documentContents(d.id, staged.documents ?? []);
-    const answer = await actions.submitEvidence(d, staged, documents);
+    const documents = await disputes.documentContents(d.id, d.evidence.documents ?? []);
+    const answer = await actions.submitEvidence(d, d.evidence, documents);
     return answered(scope, d, answer, { evidenceSubmittedAt: deps.clock.now() });
   }
 
-  /** Writes staged evidence under the payment's lock, as every dispute change (dispute.updated). */
-  async function stage(scope: Scope, d: DisputeRecord, staged: DisputeEvidence): Promise<DisputeRecord> {
+  /** Merges the given evidence into what is staged, under the payment's lock, as every dispute change (dispute.updated). */
+  async function stage(scope: Scope, d: DisputeRecord, given: DisputeEvidence): Promise<DisputeRecord> {
     const next = await store.transaction(async (tx) => {
       const payment = await store.getForUpdate(tx, scope, d.paymentId);
       const current = await disputes.getForUpdate(tx, scope, d.id);
       if (!payment || !current) throw notFound(d.id);
       mayAct(current, 'answered');
-      const changed = { ...current, evidence: staged };
+      const changed = { ...current, evidence: { ...current.evidence, ...given } };
       await deps.apply.write(tx, payment, current, changed, 'merchant', null, deps.clock.now());
       return changed;
     });
