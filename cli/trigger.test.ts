@@ -11,7 +11,7 @@ import type { ManagementClient } from './client.js';
 /** The contract's operation a call is, or undefined. */
 function operationOf(method: string, path: string) {
   return OPERATIONS.find((o) => o.method === method &&
-    new RegExp(`^${o.path.replace(/^\/v1/, '').replace(/:\w+/g, '[^/]+')}$`).test(path));
+    new RegExp(`^${o.path.replace(/^\/v1/, '').replace(/:\w+/g, '[^/]+')}$`).test(path.split('?')[0]));
 }
 
 function recordingApi(calls: string[]): ManagementClient {
@@ -22,6 +22,8 @@ function recordingApi(calls: string[]): ManagementClient {
       assert.ok(op, `${method} ${path} is an operation of the contract`);
       calls.push(op.id);
       if (op.id === 'getMe') return { mode: 'test' };
+      // A list (svc trigger dispute.* waits for the sandbox's dispute) finds one object.
+      if (op.id.startsWith('list')) return { data: [{ id: `obj_${++n}`, object: op.tag.toLowerCase().replace(/s$/, ''), status: 'created' }] };
       return { id: `obj_${++n}`, object: op.tag.toLowerCase().replace(/s$/, ''), status: 'created', ...body };
     },
   } as unknown as ManagementClient;

@@ -35,6 +35,22 @@ async function payout(api: Api, type: string, scenario: string): Promise<Created
   return [funding, created];
 }
 
+/** How long `svc trigger dispute.*` waits for the demo provider to open the payment's chargeback. */
+const DISPUTE_WAIT_MS = 30_000;
+
+// The `dispute` scenario's payment succeeds and its chargeback opens a few seconds later
+// (docs/disputes.md): the flow waits for it, then acts on it as the event type asks.
+async function disputed(api: Api, type: string): Promise<Created[]> {
+  const payment = await pay(api, type, { test_scenario: 'dispute' });
+  const until = Date.now() + DISPUTE_WAIT_MS;
+  while (Date.now() < until) {
+    const list = await api.request('GET', `/disputes?payment_id=${encodeURIComponent(payment.id)}`);
+    if (list.data?.length > 0) return [payment, list.data[0]];
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new CliError(`The demo provider opened no dispute on ${payment.id} within ${DISPUTE_WAIT_MS / 1000} s.`);
+}
+
 interface Flow {
   run(api: Api, type: string): Promise<Created[]>;
   /** What happens after the command returns, when the event is not emitted at once. */
@@ -69,6 +85,20 @@ export const FLOWS: Record<EventType, Flow> = {
     async run(api, t) {
       const [funding, created] = await payout(api, t, 'success');
       return [funding, await api.request('POST', `/payouts/${created.id}/cancel`)];
+    },
+  },
+  'dispute.created': { run: disputed },
+  // Staging evidence (not submitted) updates the dispute.
+  'dispute.updated': {
+    async run(api, t) {
+      const [payment, dispute] = await disputed(api, t);
+      return [payment, await api.request('POST', `/disputes/${dispute.id}/evidence`, { uncategorized_text: 'svc trigger', submit: false })];
+    },
+  },
+  'dispute.closed': {
+    async run(api, t) {
+      const [payment, dispute] = await disputed(api, t);
+      return [payment, await api.request('POST', `/disputes/${dispute.id}/accept`)];
     },
   },
   // No API call makes a settlement: the ledger ingests the demo providers' reports on its own cycle

@@ -9,6 +9,7 @@ import { ProviderCredentialsService } from '../proto/gen/svc/payments/v1/provide
 import { ProviderNotificationsService } from '../proto/gen/svc/payments/v1/provider_notifications_pb.js';
 import { ProviderSettlementsService } from '../proto/gen/svc/payments/v1/provider_settlements_pb.js';
 import { RefundsService } from '../proto/gen/svc/payments/v1/refunds_pb.js';
+import { DisputesService } from '../proto/gen/svc/payments/v1/disputes_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
@@ -24,6 +25,7 @@ export type OutboxClients = Record<OutboxPart, Client<typeof OutboxService>>;
 export interface GatewayClients {
   payments: Client<typeof PaymentsService>;
   refunds: Client<typeof RefundsService>;
+  disputes: Client<typeof DisputesService>;
   paymentMethods: Client<typeof PaymentMethodsService>;
   /** routing-risk, for the management API's routing rules. */
   routing: Client<typeof RoutingService>;
@@ -58,6 +60,7 @@ export function clientsOver(t: GatewayTransports): GatewayClients {
   return {
     payments: createClient(PaymentsService, t.payments),
     refunds: createClient(RefundsService, t.payments),
+    disputes: createClient(DisputesService, t.payments),
     paymentMethods: createClient(PaymentMethodsService, t.payments),
     routing: createClient(RoutingService, t.routingRisk),
     providerAccounts: createClient(ProviderAccountsService, t.routingRisk),

@@ -110,7 +110,7 @@ describe('the first payment, through the HTTP gateway', () => {
     assert.deepEqual(Object.keys(p), [
       'id', 'object', 'mode', 'status', 'amount', 'currency', 'captured_amount', 'refunded_amount', 'capture_method',
       'payment_method', 'country', 'description', 'reference', 'customer', 'metadata', 'route', 'risk', 'failure',
-      'next_action', 'fee', 'processing_time_ms', 'attempts', 'created_at', 'updated_at', 'processed_at',
+      'next_action', 'fee', 'processing_time_ms', 'attempts', 'disputes', 'created_at', 'updated_at', 'processed_at',
     ]);
 
     const fetched = await request(stack.baseUrl, 'GET', `/v1/payments/${p.id}`, { key });

@@ -117,9 +117,12 @@ const OPERATIONS: Array<[string, string]> = [
   ['post', '/v1/payment-methods/{id}/credentials'], ['get', '/v1/payment-methods/{id}/credentials'],
   ['delete', '/v1/payment-methods/{id}/credentials/{credential}'],
   ['get', '/v1/events'], ['get', '/v1/events/{id}'],
+  // Disputes (docs/disputes.md): a document and evidence before accepting, which closes the dispute.
+  ['get', '/v1/disputes'], ['get', '/v1/disputes/{id}'], ['post', '/v1/disputes/{id}/documents'],
+  ['post', '/v1/disputes/{id}/evidence'], ['post', '/v1/disputes/{id}/accept'],
 ];
 
-test('it covers exactly the contract\'s 22 operations and those added since (credentials, events)', () => {
+test('it covers exactly the contract\'s 22 operations and those added since (credentials, events, disputes)', () => {
   const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${path}`));
   assert.deepEqual(documented.sort(), OPERATIONS.map(([m, p]) => `${m} ${p}`).sort());
 });
@@ -138,7 +141,10 @@ test('real responses of every operation validate against the schema documented f
   await ledger.runSettlementCycle({});
   const settlement = (await request(stack.baseUrl, 'GET', '/v1/settlements', { key })).body.data[0];
   const payoutBody = { amount: 100, currency: 'EUR', destination: { type: 'bank_account', display: '•••• 1234' } };
+  const disputed = await post('/v1/payments', { amount: 2500, currency: 'EUR', payment_method: 'card', test_scenario: 'dispute' });
   const ids: Record<string, string> = {
+    '/v1/disputes/': await eventually('the sandbox to open the dispute', async () =>
+      (await request(stack.baseUrl, 'GET', `/v1/disputes?payment_id=${disputed.id}`, { key })).body.data[0]?.id),
     '/v1/payments/': payment.id,
     '/v1/refunds/': (await post(`/v1/payments/${payment.id}/refund`, { amount: 100 })).id,
     '/v1/payouts/': (await post('/v1/payouts', payoutBody)).id,
@@ -153,6 +159,8 @@ test('real responses of every operation validate against the schema documented f
     'post /v1/payment-methods': { type: 'card', provider_token: 'tok_demo' },
     'post /v1/payments/{id}/refund': { amount: 100 },
     'post /v1/payment-methods/{id}/credentials': { type: 'provider_token', token: 'tok_other', provider_code: 'demo_beta' },
+    'post /v1/disputes/{id}/documents': { filename: 'proof.png', type: 'image/png', content: 'iVBORw0KGgo=' },
+    'post /v1/disputes/{id}/evidence': { shipping_tracking_number: 'JD0146', submit: false },
   };
   // An automatic-capture payment that succeeded can be neither captured nor cancelled (409).
   const refused = new Set(['post /v1/payments/{id}/capture', 'post /v1/payments/{id}/cancel']);
@@ -176,7 +184,7 @@ test('real responses of every operation validate against the schema documented f
     else assert.ok(res.status < 300, `${method} ${path} succeeds: ${res.status} ${JSON.stringify(res.body)}`);
     checked++;
   }
-  assert.equal(checked, 27);
+  assert.equal(checked, 32);
   const live = await request(stack.baseUrl, 'GET', '/v1/test/scenarios', { key: liveKey });
   assert.equal(live.status, 403);
 });

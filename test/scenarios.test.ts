@@ -43,6 +43,8 @@ const EXPECTED: Record<string, Expected> = {
     status: 'failed', failure: ['provider_error', 'technical'],
     attempts: [GAMMA, BETA, ALPHA].map((p): Row => ['technical_error', 'failed', p, 'processing_error']),
   },
+  // Succeeds like success; its chargeback opens later (test/disputes.test.ts).
+  dispute: { status: 'successful', failure: null, attempts: [['success', 'succeeded', GAMMA, 'approved']] },
 };
 
 const CATEGORY: Record<string, string> = {
@@ -208,7 +210,7 @@ describe('sandbox scenarios, through the HTTP gateway', () => {
     }
   });
 
-  test('GET /v1/test/scenarios lists the eight scenarios with what each does', async () => {
+  test('GET /v1/test/scenarios lists the nine scenarios with what each does', async () => {
     const res = await request(stack.baseUrl, 'GET', '/v1/test/scenarios', { key });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data.map((s: any) => s.name), Object.keys(EXPECTED));

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { Payment, Payout, Refund, Settlement } from '../services/contract/resources.js';
+import { Dispute, Payment, Payout, Refund, Settlement } from '../services/contract/resources.js';
 import { runCli } from '../cli/main.js';
 import { createLogger, projectPath } from '../services/platform/index.js';
 import { EVENT_TYPES } from '../services/contract/index.js';
@@ -136,7 +136,7 @@ describe('webhooks through the gateway', () => {
       assert.deepEqual(none.body.deliveries, 0, 'no endpoints, no deliveries');
       const created = await manage('POST', endpoints(m.projectId), { mode: 'test', url: r.url, events: ['*'] });
       const ajv = addFormats(new Ajv({ strict: false }));
-      const schemas: Record<string, object> = { payment: Payment, refund: Refund, payout: Payout, settlement: Settlement };
+      const schemas: Record<string, object> = { payment: Payment, refund: Refund, payout: Payout, settlement: Settlement, dispute: Dispute };
       for (const type of EVENT_TYPES) {
         const res = await request(stack.baseUrl, 'POST', '/v1/webhooks/test', { key: m.secret, body: { event_type: type } });
         assert.equal(res.status, 200);

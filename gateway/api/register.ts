@@ -24,6 +24,7 @@ export function registerOperations(api: FastifyInstance, handlers: Handlers): vo
       method: op.method,
       url: op.path.slice(api.prefix.length),
       config: { idempotent: op.idempotent === true, operationId: op.id },
+      ...(op.bodyLimit && { bodyLimit: op.bodyLimit }),
       schema: {
         ...(op.body && { body: op.body }),
         ...(op.query && { querystring: op.query }),

@@ -17,6 +17,7 @@ import { paymentMethodHandlers } from '../routes/payment-methods.js';
 import { paymentHandlers } from '../routes/payments.js';
 import { installPayoutDestinationCheck, payoutHandlers } from '../routes/payouts.js';
 import { refundHandlers } from '../routes/refunds.js';
+import { disputeHandlers } from '../routes/disputes.js';
 import { sandboxHandlers } from '../routes/sandbox.js';
 import { timelineHandlers } from '../routes/timeline.js';
 import { webhookHandlers } from '../routes/webhooks.js';
@@ -45,6 +46,7 @@ export function apiHandlers(clients: GatewayClients): Handlers {
     ...paymentHandlers(clients.payments),
     ...lifecycleHandlers(clients.payments),
     ...refundHandlers(clients.refunds),
+    ...disputeHandlers(clients.disputes),
     ...paymentMethodHandlers(clients.paymentMethods),
     ...sandboxHandlers(clients.payments),
     ...timelineHandlers(clients.payments, clients.webhooks),

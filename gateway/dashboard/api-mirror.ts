@@ -32,6 +32,11 @@ const MIRRORED: Partial<Record<OperationId, Permission>> = {
   listPaymentMethodCredentials: 'view',
   addPaymentMethodCredential: 'operate',
   removePaymentMethodCredential: 'operate',
+  listDisputes: 'view',
+  getDispute: 'view',
+  acceptDispute: 'operate',
+  submitDisputeEvidence: 'operate',
+  uploadDisputeDocument: 'operate',
 };
 
 /**
@@ -58,6 +63,7 @@ export function mirroredRoutes(scope: FastifyInstance, deps: DashboardDeps): voi
       method: op.method,
       url: op.path.slice('/v1'.length),
       config: { dashboard: { permission }, idempotent: op.idempotent === true, operationId: op.id },
+      ...(op.bodyLimit && { bodyLimit: op.bodyLimit }),
       schema: {
         ...(op.body && { body: op.body }),
         ...(op.query && { querystring: op.query }),

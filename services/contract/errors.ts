@@ -35,6 +35,9 @@ export const ERRORS = {
   idempotency_in_progress: { status: 429, type: 'idempotency_error', grpc: Code.Aborted, alternative: 503 },
   // A provider refused an operation on money it holds (capturing or releasing an authorization): nothing changed here.
   provider_declined: { status: 409, type: 'provider_error', grpc: Code.FailedPrecondition },
+  // The dispute's provider cannot do this action through its API (Mollie's chargebacks are read only):
+  // nothing was sent, nothing changed; the merchant answers at the provider (docs/disputes.md).
+  dispute_action_unsupported: { status: 422, type: 'provider_error', grpc: Code.FailedPrecondition },
   // A provider gave no usable answer (unreachable, its own error, no answer in time): nothing changed here, and the
   // same request may be sent again, since the provider sees the same operation id and never acts twice.
   provider_unavailable: { status: 503, type: 'provider_error', grpc: Code.Unavailable },

@@ -1,9 +1,9 @@
 import type { EventEnvelope } from './envelope.js';
 import { EVENT_TYPES, isOneOf, type EventType } from './enums.js';
-import type { PaymentJson, PayoutJson, RefundJson, SettlementJson } from './resources.js';
+import type { DisputeJson, PaymentJson, PayoutJson, RefundJson, SettlementJson } from './resources.js';
 
 // What each event type carries as data.object: the resource its name starts with, serialised by
-// that resource's serialiser (payment.ts, refund.ts, payout.ts, settlement.ts). The bus carries
+// that resource's serialiser (payment.ts, refund.ts, payout.ts, settlement.ts, dispute.ts). The bus carries
 // envelopes of any type; a consumer that reads the object takes this typed view of it.
 
 /** The resource an event of type T carries. */
@@ -11,6 +11,7 @@ export type EventObject<T extends EventType> =
   T extends `payment.${string}` ? PaymentJson
   : T extends `refund.${string}` ? RefundJson
   : T extends `payout.${string}` ? PayoutJson
+  : T extends `dispute.${string}` ? DisputeJson
   : SettlementJson;
 
 /** An event of the contract, discriminated by its type. */

@@ -14,6 +14,7 @@ export * from './envelope.js';
 export * from './fees.js';
 export { paymentJson } from './payment.js';
 export { failedAfterAcceptance, REFUND_FAILED_AFTER_ACCEPTANCE, refundJson } from './refund.js';
+export { disputeDocumentJson, disputeJson, disputeSummaryJson } from './dispute.js';
 export { paymentMethodCredentialJson, paymentMethodJson } from './payment-method.js';
 export { transactionJson } from './transaction.js';
 export { balanceJson, balancesJson } from './balance.js';
@@ -29,6 +30,6 @@ export {
 export * from './enums.js';
 export { contractEvent, type ContractEvent, type EventObject } from './events.js';
 export type {
-  AttemptJson, BalanceJson, BalancesJson, FailureJson, PaymentJson, PaymentMethodCredentialJson, PaymentMethodJson, PayoutJson, RefundJson,
+  AttemptJson, BalanceJson, BalancesJson, DisputeDocumentJson, DisputeJson, DisputeSummaryJson, FailureJson, PaymentJson, PaymentMethodCredentialJson, PaymentMethodJson, PayoutJson, RefundJson,
   SettlementJson, SettlementWithItemsJson, TransactionJson,
 } from './resources.js';

@@ -50,3 +50,8 @@ export const PAGE_LIMIT_SCHEMA = {
  * is bounded by the body limit and fits well inside. Framing and field tags take the last KiB.
  */
 export const MAX_RPC_MESSAGE_BYTES = MAX_PROVIDER_NOTIFICATION_BYTES + MAX_HEADER_BYTES + 1024;
+
+/** A dispute's evidence document, decoded (POST /v1/disputes/{id}/documents; docs/disputes.md). */
+export const MAX_DISPUTE_DOCUMENT_BYTES = 4 * 1024 * 1024;
+/** The one request larger than MAX_RPC_MESSAGE_BYTES a part reads: an evidence document with its few fields. */
+export const MAX_DISPUTE_DOCUMENT_RPC_BYTES = MAX_DISPUTE_DOCUMENT_BYTES + 64 * 1024;

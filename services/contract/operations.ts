@@ -2,10 +2,10 @@
 // credentials, issue 25; the events API). Routes, validation, serialisation and the OpenAPI document
 // are all made from this table.
 import { idParams, credentialParams, AddCredentialBody, CancelBody, CaptureBody, CreatePaymentBody, CreatePaymentMethodBody, CreatePayoutBody,
-  EventListQuery, PaymentListQuery, PayoutListQuery, RefundBody, SettlementListQuery, TransactionListQuery, WebhookTestBody,
+  DisputeDocumentBody, DisputeEvidenceBody, DisputeListQuery, DISPUTE_DOCUMENT_BODY_LIMIT, EventListQuery, PaymentListQuery, PayoutListQuery, RefundBody, SettlementListQuery, TransactionListQuery, WebhookTestBody,
 } from './requests.js';
 import {
-  BalanceList, Event, EventList, Identity, Payment, PaymentList, PaymentMethod, PaymentMethodCredential, PaymentMethodCredentialList, Payout, PayoutList, Refund, RefundList, ScenarioList,
+  BalanceList, Dispute, DisputeDocument, DisputeList, Event, EventList, Identity, Payment, PaymentList, PaymentMethod, PaymentMethodCredential, PaymentMethodCredentialList, Payout, PayoutList, Refund, RefundList, ScenarioList,
   SettlementList, SettlementWithItems, Timeline, TransactionList, WebhookTestResult,
 } from './resources.js';
 import type { Schema } from './components.js';
@@ -16,7 +16,8 @@ export type OperationId =
   | 'cancelPayout' | 'listTransactions' | 'getBalances' | 'listSettlements' | 'getSettlement'
   | 'createPaymentMethod' | 'getPaymentMethod' | 'sendTestWebhook' | 'listTestScenarios' | 'getMe'
   | 'addPaymentMethodCredential' | 'listPaymentMethodCredentials' | 'removePaymentMethodCredential'
-  | 'listEvents' | 'getEvent';
+  | 'listEvents' | 'getEvent' | 'listDisputes' | 'getDispute' | 'acceptDispute' | 'submitDisputeEvidence'
+  | 'uploadDisputeDocument';
 
 export interface Operation {
   id: OperationId;
@@ -28,6 +29,8 @@ export interface Operation {
   /** Marked (idem) in the contract: honours Idempotency-Key. */
   idempotent?: boolean;
   body?: Schema;
+  /** A larger body limit than the gateway's MAX_BODY_BYTES, for this operation only (a document upload). */
+  bodyLimit?: number;
   /** The body may be left out entirely. */
   bodyOptional?: boolean;
   query?: Schema;
@@ -48,6 +51,8 @@ export const OPERATION_NAMES: Record<OperationId, string> = {
   getPaymentMethod: 'Retrieve a payment method', sendTestWebhook: 'Send a test event', listTestScenarios: 'List test scenarios',
   getMe: 'Who am I', addPaymentMethodCredential: 'Add a credential', listPaymentMethodCredentials: 'List credentials',
   removePaymentMethodCredential: 'Remove a credential', listEvents: 'List events', getEvent: 'Retrieve an event',
+  listDisputes: 'List disputes', getDispute: 'Retrieve a dispute', acceptDispute: 'Accept a dispute',
+  submitDisputeEvidence: 'Stage or submit evidence', uploadDisputeDocument: 'Upload an evidence document',
 };
 
 const op = (o: Operation) => o;
@@ -76,6 +81,25 @@ export const OPERATIONS: Operation[] = [
     summary: 'The refunds of a payment.', params: idParams, success: { status: 200, schema: RefundList }, errors: [404] }),
   op({ id: 'getRefund', method: 'GET', path: '/v1/refunds/:id', tag: 'Refunds', summary: 'Retrieve a refund.',
     params: idParams, success: { status: 200, schema: Refund }, errors: [404] }),
+  op({ id: 'listDisputes', method: 'GET', path: '/v1/disputes', tag: 'Disputes',
+    summary: 'Disputes and chargebacks of this key\'s payments, newest first; filter by status (comma-separated), payment_id and '
+      + 'creation time (from, to).',
+    query: DisputeListQuery, success: { status: 200, schema: DisputeList }, errors: [400, 422] }),
+  op({ id: 'getDispute', method: 'GET', path: '/v1/disputes/:id', tag: 'Disputes', summary: 'Retrieve a dispute.',
+    params: idParams, success: { status: 200, schema: Dispute }, errors: [404] }),
+  op({ id: 'acceptDispute', method: 'POST', path: '/v1/disputes/:id/accept', tag: 'Disputes', idempotent: true,
+    summary: 'Accept a dispute that needs a response: it closes as accepted and the withdrawn funds stay with the cardholder. '
+      + '409 invalid_state_transition in another status; 422 dispute_action_unsupported where the provider takes no answer through its API.',
+    params: idParams, success: { status: 200, schema: Dispute }, errors: [404, 409, 422] }),
+  op({ id: 'submitDisputeEvidence', method: 'POST', path: '/v1/disputes/:id/evidence', tag: 'Disputes', idempotent: true,
+    summary: 'Stage evidence (fields given replace those staged) and, with submit: true, send everything staged to the provider '
+      + '(the dispute moves to under_review). Only while the dispute needs a response (409 otherwise).',
+    params: idParams, body: DisputeEvidenceBody, success: { status: 200, schema: Dispute }, errors: [404, 409, 422] }),
+  op({ id: 'uploadDisputeDocument', method: 'POST', path: '/v1/disputes/:id/documents', tag: 'Disputes', idempotent: true,
+    summary: 'Upload an evidence document (PDF, PNG or JPEG, at most 4 MiB decoded) as base64 in JSON; this operation alone '
+      + `takes bodies up to ${DISPUTE_DOCUMENT_BODY_LIMIT} bytes. Name its id in the evidence's documents.`,
+    params: idParams, body: DisputeDocumentBody, bodyLimit: DISPUTE_DOCUMENT_BODY_LIMIT,
+    success: { status: 201, schema: DisputeDocument }, errors: [404, 409, 413, 422] }),
   op({ id: 'createPayout', method: 'POST', path: '/v1/payouts', tag: 'Payouts', idempotent: true,
     summary: 'Send a payout to a tokenised destination.', body: CreatePayoutBody,
     success: { status: 201, schema: Payout }, errors: [400, 409, 422] }),

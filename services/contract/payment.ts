@@ -1,3 +1,4 @@
+import { disputeSummaryJson } from './dispute.js';
 import type { Payment } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import {
   ATTEMPT_OUTCOMES, ATTEMPT_STATUSES, CAPTURE_METHODS, MODES, NEXT_ACTION_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES,
@@ -73,6 +74,7 @@ export function paymentJson(p: Payment): PaymentJson {
     fee: { amount: int(p.feeAmount), currency: p.feeCurrency },
     processing_time_ms: orNull(p.processingTimeMs),
     attempts: p.attempts.map(attemptJson),
+    disputes: p.disputes.map(disputeSummaryJson),
     created_at: iso(p.createdAt),
     updated_at: iso(p.updatedAt),
     processed_at: isoOrNull(p.processedAt),

@@ -1,9 +1,9 @@
 // Request schemas: the contract's field rules. Bodies are strict (unknown fields refused);
 // queries arrive as strings and are coerced where a number is expected.
 import { component, dateTime, enumOf, object, str, type Schema } from './components.js';
-import { METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH, PAGE_LIMIT_SCHEMA } from './limits.js';
+import { MAX_DISPUTE_DOCUMENT_BYTES, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH, PAGE_LIMIT_SCHEMA } from './limits.js';
 import {
-  CAPTURE_METHODS, CREDENTIAL_TYPES, DESTINATION_TYPES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_SCENARIOS, PAYOUT_SCENARIOS,
+  CAPTURE_METHODS, CREDENTIAL_TYPES, DESTINATION_TYPES, DISPUTE_STATUSES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_SCENARIOS, PAYOUT_SCENARIOS,
   REFUND_SCENARIOS, TRANSACTION_TYPES, VAULTS,
 } from './enums.js';
 
@@ -132,3 +132,41 @@ export const TransactionListQuery = optional({
 });
 export const EventListQuery = optional({ type: enumOf(EVENT_TYPES), from: dateTime, to: dateTime, ...page });
 export const SettlementListQuery = optional({ status: str, provider_account_id: str });
+
+// A dispute's evidence: text bounded per field, documents named by the ids their upload answered.
+const EVIDENCE_TEXT_MAX = 20_000;
+const evidenceText = { type: 'string', maxLength: EVIDENCE_TEXT_MAX } as const;
+export const DisputeEvidenceBody = component('DisputeEvidenceRequest', optional({
+  product_description: evidenceText,
+  customer_communication: evidenceText,
+  shipping_carrier: { type: 'string', maxLength: 200 },
+  shipping_tracking_number: { type: 'string', maxLength: 200 },
+  refund_policy: evidenceText,
+  uncategorized_text: evidenceText,
+  documents: { type: 'array', maxItems: 10, items: { type: 'string', pattern: '^dpf_[0-9a-z]{26}$' } },
+  submit: { type: 'boolean', default: false, description: 'true sends everything staged to the provider; false (default) only stages it.' },
+}), [
+  { shipping_carrier: 'DHL', shipping_tracking_number: 'JD014600003828374920', submit: false },
+  { uncategorized_text: 'Delivered to the cardholder\'s address, signed for.', submit: true },
+]);
+
+/** A document's content: at most 4 MiB decoded, so at most this many base64 characters. */
+const BASE64_MAX = Math.ceil(MAX_DISPUTE_DOCUMENT_BYTES / 3) * 4;
+/** The upload's body limit: the base64 content and its fields (every other route keeps MAX_BODY_BYTES). */
+export const DISPUTE_DOCUMENT_BODY_LIMIT = BASE64_MAX + 64 * 1024;
+export const DisputeDocumentBody = component('DisputeDocumentRequest', optional({
+  filename: { type: 'string', minLength: 1, maxLength: 255 },
+  type: enumOf(['application/pdf', 'image/png', 'image/jpeg'] as const),
+  content: {
+    type: 'string', minLength: 4, maxLength: BASE64_MAX, pattern: '^[A-Za-z0-9+/]+={0,2}$',
+    description: 'The file, base64-encoded (standard alphabet, padded); at most 4 MiB once decoded.',
+  },
+}, ['filename', 'type', 'content']), [{ filename: 'receipt.pdf', type: 'application/pdf', content: 'JVBERi0xLjQK' }]);
+
+export const DisputeListQuery = optional({
+  status: { type: 'string', maxLength: 200, description: `Comma-separated: ${DISPUTE_STATUSES.join(', ')}.` },
+  payment_id: { type: 'string', minLength: 1, maxLength: 255 },
+  from: dateTime,
+  to: dateTime,
+  ...page,
+});

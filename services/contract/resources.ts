@@ -6,7 +6,8 @@ import {
 import type { TSchema } from '@sinclair/typebox';
 import {
   ATTEMPT_OUTCOMES, ATTEMPT_PATHS, ATTEMPT_STATUSES, CAPTURE_METHODS, DESTINATION_TYPES, FAILURE_CATEGORIES, MODES, NEXT_ACTION_TYPES,
-  CREDENTIAL_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, REFUND_STATUSES, SETTLEMENT_STATUSES,
+  CREDENTIAL_TYPES, DISPUTE_REASONS, DISPUTE_STAGES, DISPUTE_STATUSES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES,
+  REFUND_STATUSES, SETTLEMENT_STATUSES,
 } from './enums.js';
 
 const nullStr = nullable(str);
@@ -14,6 +15,13 @@ const nullInt = nullable(int);
 
 export const Failure = component('Failure', object({ code: str, category: enumOf(FAILURE_CATEGORIES), message: str }));
 const nullFailure = orNull(Failure);
+
+/** A dispute as the payment lists it. */
+export const DisputeSummary = component('DisputeSummary', object({
+  id: str, amount: int, currency: str, reason: enumOf(DISPUTE_REASONS), stage: enumOf(DISPUTE_STAGES),
+  status: enumOf(DISPUTE_STATUSES), funds_withdrawn: bool, evidence_due_by: nullable(dateTime), created_at: dateTime,
+}));
+
 
 export const Attempt = component('Attempt', object({
   id: str,
@@ -67,6 +75,8 @@ export const Payment = component('Payment', object({
   fee: object({ amount: int, currency: str }),
   processing_time_ms: nullInt,
   attempts: arrayOf(Attempt),
+  // Its disputes, oldest first (GET /v1/disputes/{id} has each in full).
+  disputes: arrayOf(DisputeSummary),
   created_at: dateTime,
   updated_at: dateTime,
   processed_at: nullable(dateTime),
@@ -87,6 +97,46 @@ export const Refund = component('Refund', object({
   provider_refund_id: nullStr,
   failure: nullFailure,
   created_at: dateTime,
+}));
+
+export const DisputeEvidence = component('DisputeEvidence', object({
+  product_description: nullStr,
+  customer_communication: nullStr,
+  shipping_carrier: nullStr,
+  shipping_tracking_number: nullStr,
+  refund_policy: nullStr,
+  uncategorized_text: nullStr,
+  // Ids of documents uploaded with POST /v1/disputes/{id}/documents.
+  documents: arrayOf(str),
+}));
+
+export const DisputeDocument = component('DisputeDocument', object({
+  id: str, object: literal('dispute_document'), filename: str, type: str, size: int, created_at: dateTime,
+}));
+
+export const Dispute = component('Dispute', object({
+  id: str,
+  object: literal('dispute'),
+  payment_id: str,
+  attempt_id: nullStr,
+  amount: int,
+  currency: str,
+  // The provider's dispute fee, taken with each withdrawal of the funds.
+  fee_amount: int,
+  reason: enumOf(DISPUTE_REASONS),
+  provider_reason: nullStr,
+  stage: enumOf(DISPUTE_STAGES),
+  status: enumOf(DISPUTE_STATUSES),
+  evidence_due_by: nullable(dateTime),
+  funds_withdrawn: bool,
+  provider: orNull(object({ id: nullStr, code: str, name: nullStr })),
+  provider_account_id: nullStr,
+  provider_dispute_id: str,
+  evidence: DisputeEvidence,
+  evidence_submitted_at: nullable(dateTime),
+  documents: arrayOf(DisputeDocument),
+  created_at: dateTime,
+  updated_at: dateTime,
 }));
 
 export const Payout = component('Payout', object({
@@ -213,6 +263,7 @@ export const PaymentList = page('PaymentList', Payment);
 export const PayoutList = page('PayoutList', Payout);
 export const TransactionList = page('TransactionList', Transaction);
 export const Timeline = component('Timeline', object({ payment_id: str, data: arrayOf(TimelineEvent) }));
+export const DisputeList = page('DisputeList', Dispute);
 export const RefundList = component('RefundList', object({ data: arrayOf(Refund) }));
 export const BalanceList = component('Balances', object({ custodian: literal(false), data: arrayOf(Balance) }));
 export const SettlementList = component('SettlementList', object({ data: arrayOf(Settlement) }));
@@ -230,6 +281,9 @@ export type FailureJson = Static<typeof Failure>;
 export type AttemptJson = Static<typeof Attempt>;
 export type PaymentJson = Static<typeof Payment>;
 export type RefundJson = Static<typeof Refund>;
+export type DisputeJson = Static<typeof Dispute>;
+export type DisputeDocumentJson = Static<typeof DisputeDocument>;
+export type DisputeSummaryJson = Static<typeof DisputeSummary>;
 export type PayoutJson = Static<typeof Payout>;
 export type TransactionJson = Static<typeof Transaction>;
 export type BalanceJson = Static<typeof Balance>;

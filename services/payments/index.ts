@@ -1,11 +1,12 @@
 // payments: runs payment orchestration (PaymentsService) and refunds (RefundsService), keeps
 // provider accounts' credentials (ProviderCredentialsService), takes the providers' own
 // notifications (ProviderNotificationsService), keeps the sandbox's demo behaviour per project
-// (DemoBehaviourService), sends the payouts part's payouts through licensed
+// (DemoBehaviourService), keeps payments' disputes (DisputesService), sends the payouts part's payouts through licensed
 // accounts (ProviderPayoutsService) and reads what providers settled (ProviderSettlementsService).
-// Owns schema payments; emits payment.* and refund.* events.
+// Owns schema payments; emits payment.*, refund.* and dispute.* events.
 import type { Client } from '@connectrpc/connect';
 import { DemoBehaviourService } from '../../proto/gen/svc/payments/v1/demo_behaviour_pb.js';
+import { DisputesService } from '../../proto/gen/svc/payments/v1/disputes_pb.js';
 import { PaymentMethodsService } from '../../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { ProviderCredentialsService } from '../../proto/gen/svc/payments/v1/provider_credentials_pb.js';
@@ -30,6 +31,7 @@ import {
   createCustomerActions, createLifecycle, createOrchestrator, createStore, paymentOutcomes, routes, type CredentialSources,
 } from './payments/index.js';
 import { createDemoBehaviourStore, demoBehaviourRoutes } from './demo-behaviour/index.js';
+import { createDisputeParts, disputeRoutes } from './disputes/index.js';
 import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
 import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
 import { createReceiver, providerNotificationRoutes } from './provider-notifications/index.js';
@@ -46,6 +48,9 @@ export type {
 export type { ConnectorFactory, ProviderDefinition } from './connectors/provider-definition.js';
 export type { CardPlaceholders, ForwarderFactory, VaultForwarder, VaultForwarders } from './connectors/index.js';
 export { PROVIDERS } from './connectors/providers.js';
+
+/** How often the sandbox's demo providers open due chargebacks and decide due evidence (docs/disputes.md). */
+const SANDBOX_DISPUTE_SWEEP_MS = 1_000;
 
 /** How long a settlement sync may take at the provider (a request per payout and page). */
 const SETTLEMENT_LIST_TIMEOUT_MS = 60_000;
@@ -148,13 +153,16 @@ export function build(deps: PaymentsDeps): ServicePart {
     pool: deps.pool, connectors, providers: [...providers.values()], accounts: deps.providerAccounts, ledger: deps.ledger, lookups, clock: deps.clock,
     logger: deps.logger, intervalMs: deps.config.stripeSettlementSyncIntervalMs, listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
   });
+  const disputes = createDisputeParts({
+    pool: deps.pool, store, clock: deps.clock, relay, logger: deps.logger, intervalMs: SANDBOX_DISPUTE_SWEEP_MS,
+  });
   const bindings = bindingSweep(deps.pool, deps.clock, deps.logger);
   return assemblePart(deps, {
     name: PART.name,
     services: [
       PaymentsService.typeName, RefundsService.typeName, PaymentMethodsService.typeName, ProviderCredentialsService.typeName,
       ProviderNotificationsService.typeName, ProviderPayoutsService.typeName, ProviderSettlementsService.typeName,
-      DemoBehaviourService.typeName,
+      DemoBehaviourService.typeName, DisputesService.typeName,
     ],
     routes: (router) => {
       routes(orchestrator, lifecycle, customerActions)(router);
@@ -166,6 +174,7 @@ export function build(deps: PaymentsDeps): ServicePart {
       })(router);
       providerNotificationRoutes(notifications)(router);
       demoBehaviourRoutes(demoBehaviours, deps.clock)(router);
+      disputeRoutes(disputes.disputes)(router);
       providerSettlementRoutes({
         credentials, connectors, lookups, logger: deps.logger,
         listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
@@ -180,11 +189,12 @@ export function build(deps: PaymentsDeps): ServicePart {
       actionExpiry.start();
       reconciliation.start();
       settlementSync?.start();
+      disputes.sandbox.start();
       bindings.start();
     },
     // Before the relay's final drain, so the events of a last sweep are published too.
     stop: async () => {
-      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), bindings.stop()]);
+      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), disputes.sandbox.stop(), bindings.stop()]);
     },
   });
 }

@@ -4,7 +4,8 @@ import { createHash, randomBytes, randomFillSync } from 'node:crypto';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix = 'pay' | 'att' | 'tle' | 'rf' | 'po' | 'pm' | 'evt' | 'whd' | 'whsec' | 'mer' | 'prj' | 'key'
-  | 'req' | 'rsk' | 'rtd' | 'rtr' | 'prv' | 'pac' | 'aud' | 'usr' | 'ses' | 'inv' | 'vrf' | 'pmc';
+  | 'req' | 'rsk' | 'rtd' | 'rtr' | 'prv' | 'pac' | 'aud' | 'usr' | 'ses' | 'inv' | 'vrf' | 'pmc'
+  | 'dp' | 'dpm' | 'dpf';
 
 function encodeTime(ms: number): string {
   let out = '';

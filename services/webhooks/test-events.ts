@@ -4,11 +4,12 @@ import { PaymentSchema } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { RefundSchema } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import { SettlementSchema } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PayoutSchema } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
+import { DisputeSchema } from '../../proto/gen/svc/payments/v1/disputes_pb.js';
 import { newId } from '../platform/index.js';
 import { type EventEnvelope } from '../contract/index.js';
 import {
-  paymentJson, payoutJson, refundJson, settlementJson, type PaymentJson, type PayoutJson, type RefundJson,
-  type SettlementJson,
+  disputeJson, paymentJson, payoutJson, refundJson, settlementJson, type DisputeJson, type PaymentJson, type PayoutJson,
+  type RefundJson, type SettlementJson,
 } from '../contract/index.js';
 import type { Scope } from './endpoints.js';
 
@@ -84,8 +85,25 @@ function sampleSettlement(at: Date): SettlementJson {
   }));
 }
 
-export function sampleObject(type: string, mode: string, at: Date): PaymentJson | RefundJson | PayoutJson | SettlementJson {
+function sampleDispute(type: string, at: Date): DisputeJson {
+  // The status each event has in the sandbox's flow: opened, then evidence submitted, then won.
+  const status = { 'dispute.created': 'needs_response', 'dispute.updated': 'under_review', 'dispute.closed': 'won' }[type] ?? 'needs_response';
+  const ts = timestampFromDate(at);
+  return disputeJson(create(DisputeSchema, {
+    id: newId('dp', at), paymentId: newId('pay', at), amount: 2500n, currency: 'EUR', feeAmount: 1500n, reason: 'fraudulent',
+    providerReason: '10.4', stage: 'chargeback', status, fundsWithdrawn: status !== 'won',
+    evidenceDueBy: timestampFromDate(new Date(at.getTime() + 7 * 24 * 3600 * 1000)),
+    providerId: 'prv_demo_alpha', providerCode: 'demo_alpha', providerName: 'Demo Alpha', providerAccountId: 'pac_demo_alpha',
+    providerDisputeId: 'demo_alpha_dispute_sample',
+    evidence: status === 'needs_response' ? {} : { shippingCarrier: 'DHL', shippingTrackingNumber: 'JD0000000000' },
+    evidenceSubmittedAt: status === 'needs_response' ? undefined : ts,
+    createdAt: ts, updatedAt: ts,
+  }));
+}
+
+export function sampleObject(type: string, mode: string, at: Date): PaymentJson | RefundJson | PayoutJson | SettlementJson | DisputeJson {
   if (type.startsWith('refund.')) return sampleRefund(type, at);
+  if (type.startsWith('dispute.')) return sampleDispute(type, at);
   if (type.startsWith('payout.')) return samplePayout(type, mode, at);
   if (type.startsWith('settlement.')) return sampleSettlement(at);
   return samplePayment(type, mode, at);

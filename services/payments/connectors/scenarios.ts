@@ -98,6 +98,17 @@ export const PAYMENT_SCENARIOS: readonly Scenario[] = [
     first: 'technical_error',
     others: 'technical_error',
   },
+  {
+    name: 'dispute',
+    description:
+      'The first provider approves, as with success; a few seconds later the cardholder disputes the payment: the '
+      + 'demo provider opens a chargeback (reason fraudulent, status needs_response, the amount and a 15 fee withdrawn, '
+      + 'evidence due in 7 days), with dispute.created. Submitted evidence is decided a few seconds later: a '
+      + 'shipping_tracking_number, or uncategorized_text mentioning "tracking", wins (funds reinstated); anything '
+      + 'else loses. Accepting closes it as accepted.',
+    first: 'approve',
+    others: 'approve',
+  },
 ];
 
 const BY_NAME = new Map<string, Scenario>(PAYMENT_SCENARIOS.map((s) => [s.name, s]));

@@ -4,6 +4,7 @@ import type { AttemptRecord, TimelineEntry } from './model.js';
 import { ATTEMPT_SETTLED, type PaymentsStore } from './store.js';
 import { internalEvents } from './internal-events.js';
 import { paymentToProto } from './to-proto.js';
+import { sandboxDisputeOpening } from './sandbox-dispute-opening.js';
 import type { Change } from './transitions.js';
 
 /**
@@ -91,5 +92,6 @@ function changeStatements(store: PaymentsStore, change: Change): Statement[] {
     // Internal domain events (attempt.settled, payment.decided, refund.settled) in the same
     // statements, after the public ones; no timeline entry, since merchants never see them.
     ...internalEvents(change).map(enqueueEventStatement),
+    ...sandboxDisputeOpening(change),
   ];
 }

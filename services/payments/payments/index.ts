@@ -31,7 +31,7 @@ export {
 export { AttemptSettledElsewhere, commitChange, type CommitOptions } from './commit.js';
 export { cancel, capture, createLifecycle, expireAuthorization, type Lifecycle } from './lifecycle.js';
 export type {
-  AttemptRecord, CustomerActionRecord, FailureJson, NextActionJson, PaymentRecord, TimelineEntry,
+  AttemptRecord, CustomerActionRecord, DisputeSummaryRecord, FailureJson, NextActionJson, PaymentRecord, TimelineEntry,
 } from './model.js';
 export { paymentOutcomes, type PaymentOutcomes } from './metrics.js';
 export { createOrchestrator, type Orchestrator, type OrchestratorDeps } from './orchestrator.js';
@@ -39,6 +39,7 @@ export { routes } from './service.js';
 export { assertAllowed, awaitingCustomer, inFlight, statusAfterRefunds } from './state-machine.js';
 export { createStore, type PaymentFilter, type PaymentsStore } from './store.js';
 export { paymentToProto } from './to-proto.js';
+export { disputeEntryTitle } from './timeline-descriptions.js';
 export {
   approve, awaitCustomer, awaitProvider, fail, failOver, open, refundReversed, refundSettled, settleAttempt, settleLate,
   type Change, type RefundEffect, type Settling,

@@ -47,6 +47,20 @@ export interface PaymentRecord {
   updatedAt: Date;
   processedAt: Date | null;
   attempts: AttemptRecord[];
+  /** Its disputes as the payment lists them (read with the payment; written by the disputes folder only). */
+  disputes?: DisputeSummaryRecord[];
+}
+
+export interface DisputeSummaryRecord {
+  id: string;
+  amount: bigint;
+  currency: string;
+  reason: string;
+  stage: string;
+  status: string;
+  fundsWithdrawn: boolean;
+  evidenceDueBy: Date | null;
+  createdAt: Date;
 }
 
 export interface AttemptRecord {

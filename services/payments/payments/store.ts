@@ -122,10 +122,18 @@ function toPayment(r: Record<string, any>, attempts: AttemptRecord[]): PaymentRe
 }
 
 const WITH_ATTEMPTS = `p.*, COALESCE(
-  (SELECT json_agg(a ORDER BY a.attempt_number) FROM payment_attempts a WHERE a.payment_id = p.id), '[]') AS attempts_json`;
+  (SELECT json_agg(a ORDER BY a.attempt_number) FROM payment_attempts a WHERE a.payment_id = p.id), '[]') AS attempts_json,
+  (SELECT json_agg(json_build_object('id', d.id, 'amount', d.amount, 'currency', d.currency, 'reason', d.reason, 'stage', d.stage,
+     'status', d.status, 'funds_withdrawn', d.funds_withdrawn, 'evidence_due_by', d.evidence_due_by, 'created_at', d.created_at)
+     ORDER BY d.id) FROM disputes d WHERE d.payment_id = p.id) AS disputes_json`;
 
 function withAttempts(row: Record<string, any>): PaymentRecord {
-  return toPayment(row, (row.attempts_json as Record<string, any>[]).map(toAttempt));
+  const payment = toPayment(row, (row.attempts_json as Record<string, any>[]).map(toAttempt));
+  payment.disputes = ((row.disputes_json ?? []) as Record<string, any>[]).map((d) => ({
+    id: d.id, amount: BigInt(d.amount), currency: d.currency, reason: d.reason, stage: d.stage, status: d.status,
+    fundsWithdrawn: d.funds_withdrawn, evidenceDueBy: d.evidence_due_by ? new Date(d.evidence_due_by) : null, createdAt: new Date(d.created_at),
+  }));
+  return payment;
 }
 
 /**

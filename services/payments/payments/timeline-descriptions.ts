@@ -126,9 +126,34 @@ const DESCRIBE: Record<string, Describe> = {
   'payment.refund_reversed': (d, money) => `${d.refund_id ? `Refund ${d.refund_id}` : 'The refund'} failed after it was counted, so its `
     + `${money(d.amount)} is refundable again: ${money(d.refunded_amount)} refunded in all, and the payment is `
     + `${d.status ?? 'back to its previous status'}${d.from_status ? ` (was ${d.from_status})` : ''}.`,
+  'dispute.opened': (d, money) => `The cardholder's bank disputed the payment (${named('dispute', d.dispute_id)}, ${d.stage ?? 'chargeback'}, `
+    + `reason ${d.reason ?? 'general'})${d.moved_amount ? `: the provider withdrew ${money(d.moved_amount)} and a fee of ${money(d.fee_amount ?? 0)}` : ''}`
+    + `${d.evidence_due_by ? `; evidence is due by ${d.evidence_due_by}` : ''}.`,
+  'dispute.updated': (d, money, title) => `${title}.${movedText(d, money)}`,
+  'dispute.closed': (d, money) => `${named('Dispute', d.dispute_id)} closed as ${d.status ?? 'decided'}.${movedText(d, money)}`
+    + (d.status === 'won' ? '' : d.funds_withdrawn ? ' The withdrawn funds stay with the cardholder.' : ''),
   'event.emitted': (d) => `${['Event', d.event_type, d.event_id && `(${d.event_id})`].filter(Boolean).join(' ')} was emitted, `
     + 'to be delivered to the webhook endpoints subscribed to it.',
 };
+
+function movedText(d: Data, money: (minor: unknown) => string): string {
+  if (d.movement === 'withdrawal') return ` The provider withdrew ${money(d.moved_amount)} and a fee of ${money(d.fee_amount ?? 0)}.`;
+  if (d.movement === 'reinstatement') return ` The provider reinstated ${money(d.moved_amount)} (it keeps its fee).`;
+  return '';
+}
+
+/**
+ * The title of a dispute's timeline entry: "Dispute opened: fraudulent, 25.00 EUR withdrawn,
+ * evidence due 2026-12-20". `data` is the entry's own (disputes/apply.ts writes it).
+ */
+export function disputeEntryTitle(type: 'dispute.opened' | 'dispute.updated' | 'dispute.closed', d: Data, currency: string): string {
+  const money = (minor: unknown) => formatMoney(BigInt(typeof minor === 'number' ? minor : 0), currency);
+  const moved = d.movement ? `, ${money(d.moved_amount)} ${d.movement === 'withdrawal' ? 'withdrawn' : 'reinstated'}` : '';
+  const due = d.status === 'needs_response' && d.evidence_due_by ? `, evidence due ${d.evidence_due_by}` : '';
+  if (type === 'dispute.opened') return `Dispute opened: ${d.reason}${moved || `, ${money(d.amount)}`}${due}`;
+  if (type === 'dispute.closed') return `Dispute ${d.status}${moved}`;
+  return `Dispute ${String(d.stage).replace('_', '-')} ${String(d.status).replace('_', ' ')}${moved}${due}`;
+}
 
 /** The entry's description; an entry type told nowhere here (none is) falls back to its title. */
 export function describeEntry(entry: DescribedEntry, currency: string): string {

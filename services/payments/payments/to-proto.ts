@@ -61,5 +61,10 @@ export function paymentToProto(p: PaymentRecord): Payment {
     createdAt: timestampFromDate(p.createdAt),
     updatedAt: timestampFromDate(p.updatedAt),
     processedAt: p.processedAt ? timestampFromDate(p.processedAt) : undefined,
+    disputes: (p.disputes ?? []).map((d) => ({
+      id: d.id, amount: d.amount, currency: d.currency, reason: d.reason, stage: d.stage, status: d.status,
+      fundsWithdrawn: d.fundsWithdrawn, evidenceDueBy: d.evidenceDueBy ? timestampFromDate(d.evidenceDueBy) : undefined,
+      createdAt: timestampFromDate(d.createdAt),
+    })),
   });
 }
