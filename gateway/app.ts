@@ -5,7 +5,7 @@ import {
 import { apiScope } from './api/scope.js';
 import type { GatewayClients } from './clients.js';
 import { dashboardAssets } from './dashboard/assets.js';
-import { afterAnswer, configuredMailer, dashboardApiScope, startDashboardSweep, startEndpointNotices, type Mailer } from './dashboard/index.js';
+import { afterAnswer, configuredMailer, dashboardApiScope, startDashboardSweep, startDisputeReminders, startEndpointNotices, type Mailer } from './dashboard/index.js';
 import { withCardNumbersWithheld } from './edge/card-data.js';
 import { trustedProxyRanges } from './edge/ip-allowlist.js';
 import { apiDocs } from './http/docs.js';
@@ -94,13 +94,18 @@ export function build(deps: GatewayDeps): FastifyInstance {
   // Expired mailed links and spent throttle rows go periodically; mail still being sent is awaited at close.
   const sweep = startDashboardSweep(store, deps.clock, deps.logger, deps.config.dashboardSweepMs);
   // Owners are mailed when the webhooks part disables an endpoint for failing (dashboard/endpoint-notices.ts).
+  const dashboardUrl = deps.config.publicBaseUrl ? `${deps.config.publicBaseUrl}/dashboard` : 'the dashboard';
   const notices = startEndpointNotices({
-    webhooks: deps.clients.webhooks, store, mailer, logger: deps.logger, everyMs: deps.config.webhookSweepMs,
-    dashboardUrl: deps.config.publicBaseUrl ? `${deps.config.publicBaseUrl}/dashboard` : 'the dashboard',
+    webhooks: deps.clients.webhooks, store, mailer, logger: deps.logger, everyMs: deps.config.webhookSweepMs, dashboardUrl,
+  });
+  // And of their disputes' evidence deadlines, as payments' reminder job decides (dashboard/dispute-reminders.ts).
+  const reminders = startDisputeReminders({
+    reminders: deps.clients.disputeReminders, store, mailer, logger: deps.logger, everyMs: deps.config.webhookSweepMs, dashboardUrl,
   });
   app.addHook('onClose', async () => {
     await sweep.stop();
     await notices.stop();
+    await reminders.stop();
     await later.drain();
     await mailer.close?.();
   });
