@@ -94,13 +94,13 @@ export function build(deps: GatewayDeps): FastifyInstance {
   // Expired mailed links and spent throttle rows go periodically; mail still being sent is awaited at close.
   const sweep = startDashboardSweep(store, deps.clock, deps.logger, deps.config.dashboardSweepMs);
   // Owners are mailed when the webhooks part disables an endpoint for failing (dashboard/endpoint-notices.ts).
-  const dashboardUrl = deps.config.publicBaseUrl ? `${deps.config.publicBaseUrl}/dashboard` : 'the dashboard';
   const notices = startEndpointNotices({
-    webhooks: deps.clients.webhooks, store, mailer, logger: deps.logger, everyMs: deps.config.webhookSweepMs, dashboardUrl,
+    webhooks: deps.clients.webhooks, store, mailer, logger: deps.logger, everyMs: deps.config.webhookSweepMs,
+    dashboardUrl: deps.config.publicBaseUrl ? `${deps.config.publicBaseUrl}/dashboard` : 'the dashboard',
   });
   // And of their disputes' evidence deadlines, as payments' reminder job decides (dashboard/dispute-reminders.ts).
   const reminders = startDisputeReminders({
-    reminders: deps.clients.disputeReminders, store, mailer, logger: deps.logger, everyMs: deps.config.webhookSweepMs, dashboardUrl,
+    reminders: deps.clients.disputeReminders, store, mailer, logger: deps.logger, everyMs: deps.config.webhookSweepMs, config: deps.config,
   });
   app.addHook('onClose', async () => {
     await sweep.stop();

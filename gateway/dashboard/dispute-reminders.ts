@@ -12,9 +12,12 @@ import type { Mailer } from './mail-message.js';
 // by one replica for ten minutes), mails the merchant's owners and acknowledges; a reminder whose
 // mail failed is not acknowledged, so it is taken and mailed again after its lease.
 
+const page = (r: DisputeReminder, base: string | undefined) =>
+  (base ? `${base}/dashboard/disputes/${r.disputeId}` : `Disputes, ${r.disputeId}`);
 const days = (n: number) => (n === 1 ? '1 day' : `${n} days`);
 
-export function reminderMail(r: DisputeReminder, dashboardUrl: string): { subject: string; text: string } {
+/** The mail about one reminder; `publicBaseUrl` (PUBLIC_BASE_URL) makes the dispute's page a link. */
+export function reminderMail(r: DisputeReminder, publicBaseUrl: string | undefined): { subject: string; text: string } {
   const amount = formatMoney(r.amount, r.currency);
   const due = r.evidenceDueBy ? timestampDate(r.evidenceDueBy).toISOString() : 'unknown';
   return {
@@ -23,7 +26,7 @@ export function reminderMail(r: DisputeReminder, dashboardUrl: string): { subjec
       `A cardholder's bank disputed a ${r.scope!.mode} payment of ${amount} (${r.paymentId}, project ${r.scope!.projectId}),`,
       `reason: ${r.reason.replace(/_/g, ' ')}. Evidence is due by ${due}: ${days(r.evidenceDaysLeft)} left.`,
       '',
-      `Submit evidence or accept the dispute in the dashboard (${dashboardUrl}/disputes/${r.disputeId})`,
+      `Submit evidence or accept the dispute in the dashboard (${page(r, publicBaseUrl)})`,
       `or with POST /v1/disputes/${r.disputeId}/evidence. Without an answer the provider decides against you.`,
     ].join('\n'),
   };
@@ -34,7 +37,8 @@ export interface DisputeRemindersDeps {
   store: Pick<GatewayStore, 'ownerEmails'>;
   mailer: Mailer;
   logger: Logger;
-  dashboardUrl: string;
+  /** Read at each mail: a deployment's address may be known only once it listens (npm start, tests). */
+  config: { publicBaseUrl?: string };
   everyMs: number;
 }
 
@@ -48,7 +52,7 @@ export function startDisputeReminders(deps: DisputeRemindersDeps) {
       try {
         const owners = await deps.store.ownerEmails(r.scope!.merchantId);
         if (owners.length === 0) deps.logger.warn({ dispute: r.disputeId }, 'dispute reminder; its merchant has no owner to mail');
-        const mail = reminderMail(r, deps.dashboardUrl);
+        const mail = reminderMail(r, deps.config.publicBaseUrl);
         for (const to of owners) await deps.mailer.send({ to, ...mail });
         done.push(r.id);
       } catch (err) {
