@@ -10,8 +10,13 @@ import { request, startTestStack, type TestStack } from './helpers/stack.js';
 // PDF and sees the dispute won, and accepts the other behind a confirmation. The payment lists its
 // dispute and Home counts the disputed volume. Screenshots at 1280 and 390 px in dist/test-screenshots/.
 
-/** A small PDF: what the upload checks is its type's signature. */
-const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+/**
+ * A PDF (what the upload checks is its type's signature) of 300 KB: far above the gateway's 64 KiB
+ * body limit, which the session API's document route lifts as /v1's does.
+ */
+const PDF = Buffer.concat([
+  Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n'), Buffer.alloc(300_000, ' '), Buffer.from('trailer << /Root 1 0 R >>\n%%EOF\n'),
+]);
 
 describe('disputes in the dashboard, in a real browser', { skip: skipWithoutChromium }, () => {
   let ui: StackInBrowser<TestStack>;
@@ -68,7 +73,7 @@ describe('disputes in the dashboard, in a real browser', { skip: skipWithoutChro
     await page.getByLabel('Tracking number').fill('JD014600003828374920');
     await page.getByLabel('Document (PDF, PNG or JPEG, up to 4 MiB)').setInputFiles({ name: 'delivery-receipt.pdf', mimeType: 'application/pdf', buffer: PDF });
     await page.getByRole('button', { name: 'Upload' }).click();
-    await page.getByRole('listitem').filter({ hasText: 'delivery-receipt.pdf' }).waitFor();
+    await page.getByRole('listitem').filter({ hasText: 'delivery-receipt.pdf' }).filter({ hasText: '293 KiB' }).waitFor();
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.getByText('Evidence saved as a draft.', { exact: false }).waitFor();
     await shots(page, 'dashboard-dispute-evidence');

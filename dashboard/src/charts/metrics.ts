@@ -3,8 +3,9 @@ import type { Payment } from '../api/types';
 // The home page's figures, computed in the browser from the payments list (see docs/decisions.md,
 // "Dashboard home charts" and "Home figures are per currency"): for one currency at a time, the
 // headline (gross, refunds, fees, net, payments, success rate, disputed volume and dispute rate),
-// buckets of an hour (last day) or a day (week, month) of succeeded volume and success rate, failure reasons, and the same by provider
-// and by method. Amounts of different currencies are never added together.
+// buckets of an hour (last day) or a day (week, month) of succeeded volume and success rate,
+// failure reasons, and the same by provider and by method. Amounts of different currencies are
+// never added together.
 
 export type Period = 'day' | 'week' | 'month';
 

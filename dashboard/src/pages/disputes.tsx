@@ -9,6 +9,7 @@ import { StatusBadge } from '../components/status-badge';
 import { TableWrap } from '../components/table-wrap';
 import { useLoad } from '../components/use-load';
 import { dateTime, label, money } from '../format';
+import { useSignedIn } from '../session';
 import { evidenceDaysLeft } from '../../../services/contract/dispute-deadline';
 
 // Disputes, open ones first: those needing a response (soonest deadline first), then those under
@@ -59,10 +60,12 @@ const COLUMNS = ['Amount', 'Status', 'Reason', 'Evidence due', 'Payment', 'Opene
 
 export function DisputesPage() {
   const { filters, cursors, key, apply, page } = useListQuery(['status'] as const);
+  const session = useSignedIn();
   const status = filters.status;
-  const open = useLoad(() => (status ? Promise.resolve(undefined) : loadOpen()), [key]);
+  // Test and live disputes are apart: switching the mode reads the lists again.
+  const open = useLoad(() => (status ? Promise.resolve(undefined) : loadOpen()), [key, session.mode]);
   const list = useLoad(
-    () => api.get<Page<Dispute>>('/disputes', { status: status || CLOSED, limit: 25, cursor: cursors.at(-1) }), [key],
+    () => api.get<Page<Dispute>>('/disputes', { status: status || CLOSED, limit: 25, cursor: cursors.at(-1) }), [key, session.mode],
   );
   return (
     <>
