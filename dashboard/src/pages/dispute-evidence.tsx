@@ -4,6 +4,7 @@ import type { Dispute, DisputeDocument, DisputeEvidence } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { Field } from '../components/field';
 import { ErrorMessage } from '../components/messages';
+import { MAX_DISPUTE_DOCUMENT_BYTES } from '../../../services/contract/limits';
 
 // A dispute's evidence while it needs a response: the structured fields, documents uploaded one by
 // one (PDF, PNG or JPEG up to 4 MiB, as POST /v1/disputes/{id}/documents takes them), saved as a
@@ -21,7 +22,7 @@ export const EVIDENCE_FIELDS: { name: TextField; label: string; hint?: string; l
 ];
 
 const DOCUMENT_TYPES = ['application/pdf', 'image/png', 'image/jpeg'];
-const MAX_DOCUMENT_BYTES = 4 * 1024 * 1024;
+/** As many as the evidence may name (DisputeEvidenceRequest's documents). */
 const MAX_DOCUMENTS = 10;
 
 function base64(file: File): Promise<string> {
@@ -67,7 +68,7 @@ export function DisputeEvidenceForm({ dispute: d, onDone }: { dispute: Dispute; 
     void run(async () => {
       if (!file) throw new Error('Choose a file to upload.');
       if (!DOCUMENT_TYPES.includes(file.type)) throw new Error(`${file.name} is not a PDF, PNG or JPEG file.`);
-      if (file.size > MAX_DOCUMENT_BYTES) throw new Error(`${file.name} is larger than 4 MiB.`);
+      if (file.size > MAX_DISPUTE_DOCUMENT_BYTES) throw new Error(`${file.name} is larger than 4 MiB.`);
       const doc = await api.post<DisputeDocument>(`${path}/documents`,
         { filename: file.name, type: file.type, content: await base64(file) }, { 'idempotency-key': idempotencyKey() });
       setDocuments((docs) => [...docs, doc]);

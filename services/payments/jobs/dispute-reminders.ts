@@ -16,7 +16,7 @@ import { createSweep } from './sweep.js';
  * (DisputeRemindersService: take for a lease, acknowledge when mailed).
  */
 
-export const REMINDER_LEASE_SECONDS = 600;
+const REMINDER_LEASE_SECONDS = 600;
 const LEASE = `make_interval(secs => ${REMINDER_LEASE_SECONDS})`;
 
 export interface DisputeReminderRecord {

@@ -6,5 +6,5 @@ export { createAuthorizationExpiry, expiryCutoff, type AuthorizationExpiry } fro
 export { createCustomerActionExpiry, type CustomerActionExpiry } from './customer-action-expiry.js';
 export { createReconciliation } from './reconciliation.js';
 export { createSettlementSync, type SettlementSync } from './settlement-sync.js';
-export { createDisputeReminders, REMINDER_LEASE_SECONDS, type DisputeReminderRecord, type DisputeReminders } from './dispute-reminders.js';
+export { createDisputeReminders, type DisputeReminders } from './dispute-reminders.js';
 export { disputeReminderRoutes } from './dispute-reminder-routes.js';
