@@ -5,7 +5,7 @@ import {
 import { apiScope } from './api/scope.js';
 import type { GatewayClients } from './clients.js';
 import { dashboardAssets } from './dashboard/assets.js';
-import { afterAnswer, configuredMailer, dashboardApiScope, startDashboardSweep, startEndpointNotices, type Mailer } from './dashboard/index.js';
+import { afterAnswer, configuredMailer, dashboardApiScope, startDashboardSweep, startDisputeReminders, startEndpointNotices, type Mailer } from './dashboard/index.js';
 import { withCardNumbersWithheld } from './edge/card-data.js';
 import { trustedProxyRanges } from './edge/ip-allowlist.js';
 import { apiDocs } from './http/docs.js';
@@ -98,9 +98,14 @@ export function build(deps: GatewayDeps): FastifyInstance {
     webhooks: deps.clients.webhooks, store, mailer, logger: deps.logger, everyMs: deps.config.webhookSweepMs,
     dashboardUrl: deps.config.publicBaseUrl ? `${deps.config.publicBaseUrl}/dashboard` : 'the dashboard',
   });
+  // And of their disputes' evidence deadlines, as payments' reminder job decides (dashboard/dispute-reminders.ts).
+  const reminders = startDisputeReminders({
+    reminders: deps.clients.disputeReminders, store, mailer, logger: deps.logger, everyMs: deps.config.webhookSweepMs, config: deps.config,
+  });
   app.addHook('onClose', async () => {
     await sweep.stop();
     await notices.stop();
+    await reminders.stop();
     await later.drain();
     await mailer.close?.();
   });

@@ -9,6 +9,7 @@ import { ProviderCredentialsService } from '../proto/gen/svc/payments/v1/provide
 import { ProviderNotificationsService } from '../proto/gen/svc/payments/v1/provider_notifications_pb.js';
 import { ProviderSettlementsService } from '../proto/gen/svc/payments/v1/provider_settlements_pb.js';
 import { RefundsService } from '../proto/gen/svc/payments/v1/refunds_pb.js';
+import { DisputeRemindersService } from '../proto/gen/svc/payments/v1/dispute_reminders_pb.js';
 import { DisputesService } from '../proto/gen/svc/payments/v1/disputes_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_accounts_pb.js';
@@ -26,6 +27,8 @@ export interface GatewayClients {
   payments: Client<typeof PaymentsService>;
   refunds: Client<typeof RefundsService>;
   disputes: Client<typeof DisputesService>;
+  /** payments' evidence-deadline reminders, which the gateway mails to owners (dashboard/dispute-reminders.ts). */
+  disputeReminders: Client<typeof DisputeRemindersService>;
   paymentMethods: Client<typeof PaymentMethodsService>;
   /** routing-risk, for the management API's routing rules. */
   routing: Client<typeof RoutingService>;
@@ -61,6 +64,7 @@ export function clientsOver(t: GatewayTransports): GatewayClients {
     payments: createClient(PaymentsService, t.payments),
     refunds: createClient(RefundsService, t.payments),
     disputes: createClient(DisputesService, t.payments),
+    disputeReminders: createClient(DisputeRemindersService, t.payments),
     paymentMethods: createClient(PaymentMethodsService, t.payments),
     routing: createClient(RoutingService, t.routingRisk),
     providerAccounts: createClient(ProviderAccountsService, t.routingRisk),

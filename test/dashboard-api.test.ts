@@ -174,7 +174,7 @@ describe('CSRF', () => {
 });
 
 describe('roles', () => {
-  test('an invited read-only member sees payments and keys, never a secret, and changes nothing (403)', async () => {
+  test('an invited read-only member sees payments, disputes and keys, never a secret, and changes nothing (403)', async () => {
     const memberEmail = `reader-${unique()}@example.com`;
     const invited = await owner.call('POST', '/invitations', { email: memberEmail, role: 'read_only' });
     assert.equal(invited.status, 201, JSON.stringify(invited.body));
@@ -196,12 +196,16 @@ describe('roles', () => {
       ['PUT', '/allowlist', { entries: ['203.0.113.7'] }],
       ['POST', '/allowlist/check', { entries: ['203.0.113.7'] }],
       ['POST', '/invitations', { email: 'x@example.com', role: 'owner' }],
+      ['POST', '/disputes/dp_01m0000000000000000000000/accept', {}],
+      ['POST', '/disputes/dp_01m0000000000000000000000/evidence', { shipping_tracking_number: 'JD1', submit: true }],
+      ['POST', '/disputes/dp_01m0000000000000000000000/documents', { filename: 'a.pdf', type: 'application/pdf', content: 'JVBERi0xLjQK' }],
     ] as const) {
       const res = await reader.call(method, path, body);
       assert.deepEqual([res.status, res.body.error.code], [403, 'forbidden'], `${method} ${path}`);
     }
     const payments = await reader.call('GET', '/payments');
     assert.equal(payments.status, 200);
+    assert.equal((await reader.call('GET', '/disputes')).status, 200);
     const members = await owner.call('GET', '/members');
     assert.deepEqual(members.body.data.map((m: { role: string }) => m.role).sort(), ['owner', 'read_only']);
     // The link works once.

@@ -4,6 +4,8 @@ import { AllowListPage } from './pages/allow-list';
 import { BalancesPage } from './pages/balances';
 import { ApiKeysPage } from './pages/api-keys';
 import { DeliveriesPage } from './pages/deliveries';
+import { DisputePage } from './pages/dispute';
+import { DisputesPage } from './pages/disputes';
 import { DeliveryPage } from './pages/delivery';
 import { HomePage } from './pages/home';
 import { NotFoundPage } from './pages/not-found';
@@ -42,6 +44,8 @@ const SIGNED_IN: [string, Render][] = [
   ['/', () => <HomePage />],
   ['/payments', () => <PaymentsPage />],
   ['/payments/:id', (p) => <PaymentPage id={p.id} />],
+  ['/disputes', () => <DisputesPage />],
+  ['/disputes/:id', (p) => <DisputePage id={p.id} />],
   ['/payouts', () => <PayoutsPage />],
   ['/payouts/:id', (p) => <PayoutPage id={p.id} />],
   ['/balances', () => <BalancesPage />],

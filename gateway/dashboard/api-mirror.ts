@@ -9,7 +9,8 @@ import type { SessionContext } from '../store/index.js';
 // /v1 operations the dashboard offers for its session's merchant, project and mode, answered by the
 // /v1 handlers themselves (same schemas, same part calls, same JSON): /v1/payments/:id becomes
 // /dashboard/api/payments/:id. Capture, cancel and refund take an Idempotency-Key header, which the
-// part binds to the resource as for /v1 (a double click moves no money twice).
+// part binds to the resource as for /v1 (a double click moves no money twice). Disputes: accepting,
+// evidence and documents are `operate`, like a refund.
 
 const MIRRORED: Partial<Record<OperationId, Permission>> = {
   listPayments: 'view',
@@ -63,6 +64,7 @@ export function mirroredRoutes(scope: FastifyInstance, deps: DashboardDeps): voi
       method: op.method,
       url: op.path.slice('/v1'.length),
       config: { dashboard: { permission }, idempotent: op.idempotent === true, operationId: op.id },
+      // The one route with a larger body (a dispute's document) keeps its own limit here too.
       ...(op.bodyLimit && { bodyLimit: op.bodyLimit }),
       schema: {
         ...(op.body && { body: op.body }),

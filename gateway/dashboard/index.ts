@@ -5,7 +5,8 @@
 //     password reset by mail; mail only to PUBLIC_BASE_URL links, within a budget per address;
 //   - roles of a merchant's members (owner, developer, read-only), invitations, removing members
 //     and revoking invitations; a periodic sweep of expired links and throttle rows; the mail to owners
-//     when the webhooks part disabled a failing endpoint (endpoint-notices.ts);
+//     when the webhooks part disabled a failing endpoint (endpoint-notices.ts), and the reminder of a
+//     dispute's evidence deadline that payments issued (dispute-reminders.ts);
 //   - API keys, webhook endpoints and deliveries, the IP allow-list (and a check, before saving, of
 //     whether a list would refuse the member's own address), provider accounts (the management
 //     API's handlers); routing rules with their A/B reports, and changes of their strategy and variant;
@@ -21,3 +22,4 @@ export { configuredMailer, consoleMailer, logMailer, mailWarnings, type MailMess
 export { afterAnswer } from './after-answer.js';
 export { startDashboardSweep } from './sweep.js';
 export { startEndpointNotices } from './endpoint-notices.js';
+export { startDisputeReminders } from './dispute-reminders.js';

@@ -15,6 +15,7 @@ export * from './fees.js';
 export { paymentJson } from './payment.js';
 export { failedAfterAcceptance, REFUND_FAILED_AFTER_ACCEPTANCE, refundJson } from './refund.js';
 export { disputeDocumentJson, disputeJson, disputeSummaryJson } from './dispute.js';
+export { evidenceDaysLeft, REMINDER_DAYS } from './dispute-deadline.js';
 export { paymentMethodCredentialJson, paymentMethodJson } from './payment-method.js';
 export { transactionJson } from './transaction.js';
 export { balanceJson, balancesJson } from './balance.js';

@@ -1,11 +1,13 @@
 // payments: runs payment orchestration (PaymentsService) and refunds (RefundsService), keeps
 // provider accounts' credentials (ProviderCredentialsService), takes the providers' own
 // notifications (ProviderNotificationsService), keeps the sandbox's demo behaviour per project
-// (DemoBehaviourService), keeps payments' disputes (DisputesService), sends the payouts part's payouts through licensed
+// (DemoBehaviourService), keeps payments' disputes (DisputesService) and hands their deadline reminders to the
+// gateway (DisputeRemindersService), sends the payouts part's payouts through licensed
 // accounts (ProviderPayoutsService) and reads what providers settled (ProviderSettlementsService).
 // Owns schema payments; emits payment.*, refund.* and dispute.* events.
 import type { Client } from '@connectrpc/connect';
 import { DemoBehaviourService } from '../../proto/gen/svc/payments/v1/demo_behaviour_pb.js';
+import { DisputeRemindersService } from '../../proto/gen/svc/payments/v1/dispute_reminders_pb.js';
 import { DisputesService } from '../../proto/gen/svc/payments/v1/disputes_pb.js';
 import { PaymentMethodsService } from '../../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
@@ -25,7 +27,9 @@ import { instrumentConnectors } from './connectors/instrumented.js';
 import { issuerOfTokens, providersByCode, type ProviderDefinition } from './connectors/provider-definition.js';
 import { PROVIDERS } from './connectors/providers.js';
 import { createVaultForwarders } from './connectors/vault-forwarding.js';
-import { createAuthorizationExpiry, createCustomerActionExpiry, createReconciliation, createSettlementSync } from './jobs/index.js';
+import {
+  createAuthorizationExpiry, createCustomerActionExpiry, createDisputeReminders, createReconciliation, createSettlementSync, disputeReminderRoutes,
+} from './jobs/index.js';
 
 import {
   createCustomerActions, createLifecycle, createOrchestrator, createStore, paymentOutcomes, routes, type CredentialSources,
@@ -51,6 +55,8 @@ export { PROVIDERS } from './connectors/providers.js';
 
 /** How often the sandbox's demo providers open due chargebacks and decide due evidence (docs/disputes.md). */
 const SANDBOX_DISPUTE_SWEEP_MS = 1_000;
+/** Evidence-deadline reminders are looked for every minute (each dispute is reminded at most once a day). */
+const DISPUTE_REMINDER_SWEEP_MS = 60_000;
 
 /** How long a settlement sync may take at the provider (a request per payout and page). */
 const SETTLEMENT_LIST_TIMEOUT_MS = 60_000;
@@ -156,13 +162,16 @@ export function build(deps: PaymentsDeps): ServicePart {
   const disputes = createDisputeParts({
     pool: deps.pool, store, clock: deps.clock, relay, logger: deps.logger, intervalMs: SANDBOX_DISPUTE_SWEEP_MS,
   });
+  const reminders = createDisputeReminders({
+    pool: deps.pool, store, disputes: disputes.store, clock: deps.clock, relay, logger: deps.logger, intervalMs: DISPUTE_REMINDER_SWEEP_MS,
+  });
   const bindings = bindingSweep(deps.pool, deps.clock, deps.logger);
   return assemblePart(deps, {
     name: PART.name,
     services: [
       PaymentsService.typeName, RefundsService.typeName, PaymentMethodsService.typeName, ProviderCredentialsService.typeName,
       ProviderNotificationsService.typeName, ProviderPayoutsService.typeName, ProviderSettlementsService.typeName,
-      DemoBehaviourService.typeName, DisputesService.typeName,
+      DemoBehaviourService.typeName, DisputesService.typeName, DisputeRemindersService.typeName,
     ],
     routes: (router) => {
       routes(orchestrator, lifecycle, customerActions)(router);
@@ -175,6 +184,7 @@ export function build(deps: PaymentsDeps): ServicePart {
       providerNotificationRoutes(notifications)(router);
       demoBehaviourRoutes(demoBehaviours, deps.clock)(router);
       disputeRoutes(disputes.disputes)(router);
+      disputeReminderRoutes(reminders)(router);
       providerSettlementRoutes({
         credentials, connectors, lookups, logger: deps.logger,
         listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
@@ -190,11 +200,12 @@ export function build(deps: PaymentsDeps): ServicePart {
       reconciliation.start();
       settlementSync?.start();
       disputes.sandbox.start();
+      reminders.start();
       bindings.start();
     },
     // Before the relay's final drain, so the events of a last sweep are published too.
     stop: async () => {
-      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), disputes.sandbox.stop(), bindings.stop()]);
+      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), disputes.sandbox.stop(), reminders.stop(), bindings.stop()]);
     },
   });
 }

@@ -5,7 +5,7 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix = 'pay' | 'att' | 'tle' | 'rf' | 'po' | 'pm' | 'evt' | 'whd' | 'whsec' | 'mer' | 'prj' | 'key'
   | 'req' | 'rsk' | 'rtd' | 'rtr' | 'prv' | 'pac' | 'aud' | 'usr' | 'ses' | 'inv' | 'vrf' | 'pmc'
-  | 'dp' | 'dpm' | 'dpf';
+  | 'dp' | 'dpm' | 'dpf' | 'dpr';
 
 function encodeTime(ms: number): string {
   let out = '';

@@ -84,9 +84,55 @@ export interface Payment {
   fee: { amount: number; currency: string };
   processing_time_ms: number | null;
   attempts: Attempt[];
+  /** Its disputes, oldest first (GET /disputes/:id has each in full). */
+  disputes: DisputeSummary[];
   created_at: string;
   updated_at: string;
   processed_at: string | null;
+}
+
+/** A dispute as its payment lists it. */
+export interface DisputeSummary {
+  id: string;
+  amount: number;
+  currency: string;
+  reason: string;
+  stage: string;
+  status: string;
+  funds_withdrawn: boolean;
+  evidence_due_by: string | null;
+  created_at: string;
+}
+
+/** The merchant's evidence, staged until submitted (docs/disputes.md, "Evidence"). */
+export interface DisputeEvidence {
+  product_description: string | null;
+  customer_communication: string | null;
+  shipping_carrier: string | null;
+  shipping_tracking_number: string | null;
+  refund_policy: string | null;
+  uncategorized_text: string | null;
+  documents: string[];
+}
+
+export interface DisputeDocument {
+  id: string;
+  filename: string;
+  type: string;
+  size: number;
+  created_at: string;
+}
+
+export interface Dispute extends DisputeSummary {
+  payment_id: string;
+  fee_amount: number;
+  provider_reason: string | null;
+  provider: { id: string | null; code: string; name: string | null } | null;
+  provider_dispute_id: string;
+  evidence: DisputeEvidence;
+  evidence_submitted_at: string | null;
+  documents: DisputeDocument[];
+  updated_at: string;
 }
 
 /** A credential of a stored payment method (issue 25): never its token, only where it may be used. */

@@ -2,9 +2,10 @@ import type { Payment } from '../api/types';
 
 // The home page's figures, computed in the browser from the payments list (see docs/decisions.md,
 // "Dashboard home charts" and "Home figures are per currency"): for one currency at a time, the
-// headline (gross, refunds, fees, net, payments, success rate), buckets of an hour (last day) or a
-// day (week, month) of succeeded volume and success rate, failure reasons, and the same by provider
-// and by method. Amounts of different currencies are never added together.
+// headline (gross, refunds, fees, net, payments, success rate, disputed volume and dispute rate),
+// buckets of an hour (last day) or a day (week, month) of succeeded volume and success rate,
+// failure reasons, and the same by provider and by method. Amounts of different currencies are
+// never added together.
 
 export type Period = 'day' | 'week' | 'month';
 
@@ -36,6 +37,11 @@ export interface Headline {
   net: number;
   payments: number;
   successRate: number | null;
+  /** Disputes of the period's payments, whatever their status, and the amount they dispute. */
+  disputes: number;
+  disputed: number;
+  /** disputes / succeeded payments of the period (docs/decisions.md, "Home's dispute figures"). */
+  disputeRate: number | null;
 }
 
 export interface Metrics {
@@ -71,13 +77,21 @@ export function metrics(all: Payment[], currency: string, period: Period, now: n
   const ok = new Array<number>(n).fill(0);
   const decided = new Array<number>(n).fill(0);
   const failures = new Map<string, number>();
-  const headline: Headline = { gross: 0, refunded: 0, fees: 0, net: 0, payments: payments.length, successRate: null };
+  const headline: Headline = {
+    gross: 0, refunded: 0, fees: 0, net: 0, payments: payments.length, successRate: null, disputes: 0, disputed: 0, disputeRate: null,
+  };
+  let succeededTotal = 0;
   for (const p of payments) {
     const succeeded = SUCCEEDED.has(p.status);
     const failed = FAILED.has(p.status);
     if (succeeded) {
       headline.gross += captured(p);
       headline.refunded += p.refunded_amount;
+      succeededTotal += 1;
+    }
+    for (const d of p.disputes ?? []) {
+      headline.disputes += 1;
+      headline.disputed += d.amount;
     }
     headline.fees += p.fee.amount;
     if (failed) failures.set(p.failure?.code ?? 'unknown', (failures.get(p.failure?.code ?? 'unknown') ?? 0) + 1);
@@ -91,6 +105,7 @@ export function metrics(all: Payment[], currency: string, period: Period, now: n
   const okTotal = ok.reduce((a, b) => a + b, 0);
   const decidedTotal = decided.reduce((a, b) => a + b, 0);
   headline.successRate = decidedTotal === 0 ? null : okTotal / decidedTotal;
+  headline.disputeRate = succeededTotal === 0 ? null : headline.disputes / succeededTotal;
   return {
     currency,
     headline,

@@ -15,7 +15,7 @@ interface NavItem {
 }
 
 const NAV: { heading?: string; items: NavItem[] }[] = [
-  { items: [{ to: '/', text: 'Home' }, { to: '/payments', text: 'Payments' }] },
+  { items: [{ to: '/', text: 'Home' }, { to: '/payments', text: 'Payments' }, { to: '/disputes', text: 'Disputes' }] },
   {
     heading: 'Money',
     items: [

@@ -125,6 +125,8 @@ function HeadlineFigures({ h, currency }: { h: Headline; currency: string }) {
     { name: 'Net', value: money(h.net, currency), note: `after ${money(h.refunded, currency)} refunded and ${money(h.fees, currency)} fees` },
     { name: 'Payments', value: String(h.payments), note: `in ${currency}` },
     { name: 'Success rate', value: percent(h.successRate), note: `of decided ${currency} payments` },
+    { name: 'Disputed', value: money(h.disputed, currency), note: `${h.disputes === 1 ? 'one dispute' : `${h.disputes} disputes`} of these payments` },
+    { name: 'Dispute rate', value: percent(h.disputeRate), note: `disputes per succeeded ${currency} payment` },
   ];
   return (
     <section aria-label={`Headline figures in ${currency}`}>

@@ -1,20 +1,21 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
-import type { Payment, Refund, TimelineEvent } from '../api/types';
+import type { DisputeSummary, Payment, Refund, TimelineEvent } from '../api/types';
 import { Link } from '../components/link';
 import { ErrorMessage, Loading } from '../components/messages';
 import { StatusBadge } from '../components/status-badge';
 import { useLoad } from '../components/use-load';
 import { dateTime, label, money } from '../format';
 import { canOperate, useSignedIn } from '../session';
+import { daysLeftText } from './disputes';
 import { PaymentActions } from './payment-actions';
 import { PaymentMethodCredentials } from './payment-method-credentials';
 import { RoutingDecision } from './payment-routing';
 import { TableWrap } from '../components/table-wrap';
 
 // One payment: amounts, route, risk, why routing ordered its providers so, customer, metadata,
-// attempts, its stored method's credentials, refunds and the timeline, with its actions.
+// attempts, its stored method's credentials, refunds, disputes and the timeline, with its actions.
 
 interface Detail {
   payment: Payment;
@@ -89,6 +90,7 @@ export function PaymentPage({ id }: { id: string }) {
       <Attempts payment={p} />
       {p.payment_method.id && <PaymentMethodCredentials methodId={p.payment_method.id} />}
       <Refunds refunds={refunds} />
+      <Disputes disputes={p.disputes ?? []} />
       <Timeline events={timeline} />
     </>
   );
@@ -170,6 +172,23 @@ function Refunds({ refunds }: { refunds: Refund[] }) {
           ))}
         </ul>
       )}
+    </section>
+  );
+}
+
+function Disputes({ disputes }: { disputes: DisputeSummary[] }) {
+  if (disputes.length === 0) return null;
+  return (
+    <section aria-labelledby="payment-disputes">
+      <h2 id="payment-disputes">Disputes</h2>
+      <ul class="plain">
+        {disputes.map((d) => (
+          <li key={d.id}>
+            <Link to={`/disputes/${encodeURIComponent(d.id)}`}>{money(d.amount, d.currency)}</Link> <StatusBadge status={d.status} />
+            {' '}{label(d.reason)} · {label(d.stage)}{d.status === 'needs_response' && <> · {daysLeftText(d)}</>} · opened {dateTime(d.created_at)}
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }
