@@ -6,6 +6,7 @@ import { ConfirmDialog } from '../components/confirm-dialog';
 import { Link } from '../components/link';
 import { ErrorMessage, Loading } from '../components/messages';
 import { StatusBadge } from '../components/status-badge';
+import { TimelineSection } from '../components/timeline-section';
 import { useLoad } from '../components/use-load';
 import { dateTime, label, money } from '../format';
 import { canOperate, useSignedIn } from '../session';
@@ -75,7 +76,7 @@ export function DisputePage({ id }: { id: string }) {
         </section>
       </div>
       {answerable ? <DisputeEvidenceForm dispute={d} onDone={finished} /> : <EvidenceView dispute={d} />}
-      <History events={history} />
+      <TimelineSection id="dispute-history" title="History" events={history} />
     </>
   );
 }
@@ -112,23 +113,6 @@ function EvidenceView({ dispute: d }: { dispute: Dispute }) {
           {d.documents.length > 0 && <><dt>Documents</dt><dd>{d.documents.map((doc) => doc.filename).join(', ')}</dd></>}
         </dl>
       )}
-    </section>
-  );
-}
-
-function History({ events }: { events: TimelineEvent[] }) {
-  return (
-    <section aria-labelledby="dispute-history">
-      <h2 id="dispute-history">History</h2>
-      <ol class="timeline">
-        {events.map((e) => (
-          <li key={e.id}>
-            <time dateTime={e.created_at}>{dateTime(e.created_at)}</time>
-            <strong>{e.title}</strong>
-            {e.description && <p>{e.description}</p>}
-          </li>
-        ))}
-      </ol>
     </section>
   );
 }

@@ -5,6 +5,7 @@ import type { DisputeSummary, Payment, Refund, TimelineEvent } from '../api/type
 import { Link } from '../components/link';
 import { ErrorMessage, Loading } from '../components/messages';
 import { StatusBadge } from '../components/status-badge';
+import { TimelineSection } from '../components/timeline-section';
 import { useLoad } from '../components/use-load';
 import { dateTime, label, money } from '../format';
 import { canOperate, useSignedIn } from '../session';
@@ -91,7 +92,7 @@ export function PaymentPage({ id }: { id: string }) {
       {p.payment_method.id && <PaymentMethodCredentials methodId={p.payment_method.id} />}
       <Refunds refunds={refunds} />
       <Disputes disputes={p.disputes ?? []} />
-      <Timeline events={timeline} />
+      <TimelineSection id="timeline" title="Timeline" events={timeline} />
     </>
   );
 }
@@ -189,23 +190,6 @@ function Disputes({ disputes }: { disputes: DisputeSummary[] }) {
           </li>
         ))}
       </ul>
-    </section>
-  );
-}
-
-function Timeline({ events }: { events: TimelineEvent[] }) {
-  return (
-    <section aria-labelledby="timeline">
-      <h2 id="timeline">Timeline</h2>
-      <ol class="timeline">
-        {events.map((e) => (
-          <li key={e.id}>
-            <time dateTime={e.created_at}>{dateTime(e.created_at)}</time>
-            <strong>{e.title}</strong>
-            {e.description && <p>{e.description}</p>}
-          </li>
-        ))}
-      </ol>
     </section>
   );
 }
