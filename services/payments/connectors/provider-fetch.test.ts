@@ -196,3 +196,14 @@ test('an operator-listed origin is sent to as it is, its answer a Response as th
     server.close();
   }
 });
+
+test('a vault is asked to call only where the account itself may be called', async () => {
+  const asked: string[] = [];
+  const via: typeof fetch = async (input) => { asked.push(String(input)); return new Response('{}'); };
+  const send = providerFetch(undefined, { officialHost: ADYEN_OFFICIAL_HOST, allowlist: [] }, via);
+  await assert.rejects(send('https://127.0.0.1:8080/x?-checkout-live.adyenpayments.com/checkout/v71/payments', { method: 'POST', body: '{}' }),
+    (err: Error) => err instanceof ProviderUnreachableError);
+  const official = 'https://1797a841fbb37ca7-ShopEU-checkout-live.adyenpayments.com/checkout/v71/payments';
+  assert.equal((await send(official, { method: 'POST', body: '{}' })).status, 200);
+  assert.deepEqual(asked, [official]);
+});

@@ -123,8 +123,12 @@ async function sendable(input: Parameters<typeof fetch>[0], init: RequestInit | 
   return { method, headers: headers && Object.fromEntries(new Headers(headers)), body: body ?? undefined };
 }
 
-/** The fetch an account's SDK client sends with; the requested URL decides which rules apply. */
-export function providerFetch(apiBaseUrl: string | undefined, opts: ProviderFetchOptions): typeof fetch {
+/**
+ * The fetch an account's SDK client sends with; the requested URL decides which rules apply.
+ * `via` (a vault's forwarding fetch, vault-forwarding.ts) sends instead, once the URL passed the
+ * same rule: a vault is only ever asked to call where the account itself may be called.
+ */
+export function providerFetch(apiBaseUrl: string | undefined, opts: ProviderFetchOptions, via?: typeof fetch): typeof fetch {
   const dispatcher = guardedAgent(opts.resolve);
   return async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
@@ -136,6 +140,7 @@ export function providerFetch(apiBaseUrl: string | undefined, opts: ProviderFetc
     };
     const verdict = requestVerdict(url, apiBaseUrl, opts.officialHost, opts.allowlist);
     if ('problem' in verdict) throw refused(verdict.problem);
+    if (via) return via(input, init);
     const operator = verdict.trust === 'operator';
     try {
       const res = await undiciFetch(url, {
