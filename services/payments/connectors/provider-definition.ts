@@ -20,7 +20,7 @@ export interface HostFieldShape {
 }
 
 export interface ProviderDefinition extends ProviderFacts {
-  /** The provider's documented API hosts: an api_base_url naming one is no detour (provider-base-url.ts). */
+  /** The provider's documented API hosts: where its requests go without an api_base_url, and no detour when named by one (provider-base-url.ts). */
   officialHost?: RegExp;
   /**
    * Credential fields the provider's SDK builds a host from (Adyen's live URL prefix, Checkout.com's

@@ -111,16 +111,18 @@ function asResponse(res: HostAnswer): Response {
   return new Response(body, { status: res.status, statusText: res.statusText, headers: [...res.headers] });
 }
 
-type Sendable = { method?: string; headers?: Record<string, string>; body?: string | Uint8Array };
+type Sendable = { method?: string; headers?: Record<string, string>; body?: string | Uint8Array; signal?: AbortSignal };
 
-/** What is sent: a Request's own method, headers and body unless `init` says otherwise. */
+/** What is sent: a Request's own method, headers, body and signal unless `init` says otherwise. */
 async function sendable(input: Parameters<typeof fetch>[0], init: RequestInit | undefined): Promise<Sendable> {
   const req = input instanceof Request ? input : undefined;
-  const method = init?.method ?? req?.method;
   const headers = init?.headers ?? req?.headers;
   let body = init?.body as string | Uint8Array | null | undefined;
   if (body === undefined && req && req.body) body = new Uint8Array(await req.arrayBuffer());
-  return { method, headers: headers && Object.fromEntries(new Headers(headers)), body: body ?? undefined };
+  return {
+    method: init?.method ?? req?.method, headers: headers && Object.fromEntries(new Headers(headers)),
+    body: body ?? undefined, signal: init?.signal ?? req?.signal,
+  };
 }
 
 /**
@@ -142,9 +144,10 @@ export function providerFetch(apiBaseUrl: string | undefined, opts: ProviderFetc
     if ('problem' in verdict) throw refused(verdict.problem);
     if (via) return via(input, init);
     const operator = verdict.trust === 'operator';
+    const request = await sendable(input, init);
     try {
       const res = await undiciFetch(url, {
-        ...(await sendable(input, init)), signal: init?.signal ?? undefined, redirect: 'manual',
+        ...request, redirect: 'manual',
         // An origin the operator listed is theirs to vouch for (a local stand-in on loopback).
         ...(!operator && { dispatcher }),
       });
@@ -152,7 +155,7 @@ export function providerFetch(apiBaseUrl: string | undefined, opts: ProviderFetc
     } catch (err) {
       // The caller's deadline stays an abort, which the SDKs report as their time-out; an
       // operator-listed origin's failure is as the plain fetch gives it.
-      if (init?.signal?.aborted || operator) throw err;
+      if (request.signal?.aborted || operator) throw err;
       throw refused(failureReason(err));
     }
   };
