@@ -12,9 +12,22 @@ import type { ForwarderFactory, VaultForwarders } from './vault-forwarding.js';
  */
 export type ConnectorFactory = (deps: { credentials: CredentialSource; network: ProviderNetwork; vaults?: VaultForwarders }) => Connector;
 
+/** The documented shape of a credential field that becomes part of a host the SDK builds. */
+export interface HostFieldShape {
+  pattern: RegExp;
+  /** The 422's message when a value has another shape (never quoting the value). */
+  says: string;
+}
+
 export interface ProviderDefinition extends ProviderFacts {
-  /** The provider's documented API hosts: an api_base_url naming one is no detour (provider-base-url.ts). */
+  /** The provider's documented API hosts: where its requests go without an api_base_url, and no detour when named by one (provider-base-url.ts). */
   officialHost?: RegExp;
+  /**
+   * Credential fields the provider's SDK builds a host from (Adyen's live URL prefix, Checkout.com's
+   * subdomain), by their documented shape: a value of any other shape is refused when connected, so
+   * it cannot turn the host into another (provider-fetch.ts refuses whatever was stored before).
+   */
+  hostFields?: Record<string, HostFieldShape>;
   /** A credential's value is wrong for the account's mode (a test key on a live account): [field, why]. */
   modeMismatch?(values: Record<string, string>, mode: string): [string, string] | undefined;
   /**

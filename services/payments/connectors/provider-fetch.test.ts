@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import { fetch as undiciFetch } from 'undici';
 import type { Resolver } from '../../platform/net/index.js';
 import { ADYEN_OFFICIAL_HOST } from './adyen/client.js';
-import { baseUrlTrust } from './provider-base-url.js';
+import { baseUrlTrust, requestVerdict } from './provider-base-url.js';
+import { CHECKOUT_OFFICIAL_HOST } from './checkout/client.js';
 import { STRIPE_OFFICIAL_HOST } from './stripe/client.js';
 import { ProviderUnreachableError, UNREACHABLE_MESSAGE, providerFetch, withoutHostText } from './provider-fetch.js';
 
@@ -132,4 +133,77 @@ test('the provider\'s own host and operator-listed origins are vetted; any other
   assert.equal(baseUrlTrust(STRIPE_OFFICIAL_HOST, 'http://127.0.0.1:4010', listed), 'operator');
   assert.equal(baseUrlTrust(STRIPE_OFFICIAL_HOST, 'http://127.0.0.2:4010', listed), 'merchant');
   assert.equal(baseUrlTrust(STRIPE_OFFICIAL_HOST, 'http://proxy.example.net', listed), 'merchant');
+});
+
+test('the URL actually requested is what is checked: at the account\'s api_base_url, else the provider\'s own host', () => {
+  const problem = (url: string, base?: string, official = ADYEN_OFFICIAL_HOST, allowlist: string[] = []) => {
+    const verdict = requestVerdict(url, base, official, allowlist);
+    return 'problem' in verdict ? verdict.problem : undefined;
+  };
+  const trust = (url: string, base?: string, official = ADYEN_OFFICIAL_HOST, allowlist: string[] = []) => {
+    const verdict = requestVerdict(url, base, official, allowlist);
+    return 'trust' in verdict ? verdict.trust : verdict.problem;
+  };
+  // What Adyen's library builds from a live URL prefix stored as written.
+  const built = (prefix: string) => `https://${prefix}-checkout-live.adyenpayments.com/checkout/v71/paymentMethods`;
+  for (const prefix of ['127.0.0.1:8080/x?', 'localhost:8080/#', '[::1]:8080/x?', 'evil.example.com/x?', 'a@127.0.0.1:1/x?', '10.0.0.1/x?']) {
+    assert.ok(problem(built(prefix)), prefix);
+  }
+  assert.equal(trust(built('1797a841fbb37ca7-ShopEU')), 'official');
+  assert.equal(trust('https://abc123.api.sandbox.checkout.com/payments', undefined, CHECKOUT_OFFICIAL_HOST), 'official');
+  assert.ok(problem('https://api.stripe.com:8443/v1/balance', undefined, STRIPE_OFFICIAL_HOST), 'another port');
+  assert.ok(problem('http://api.stripe.com/v1/balance', undefined, STRIPE_OFFICIAL_HOST), 'plain http');
+  // With an api_base_url: only its origin, itself allowed.
+  assert.equal(trust('https://sandbox.example.com/v1/balance', 'https://sandbox.example.com'), 'merchant');
+  assert.match(problem('https://other.example.com/v1/balance', 'https://sandbox.example.com') ?? '', /not the account's api_base_url/);
+  assert.ok(problem('https://127.0.0.1/v1/balance', 'https://127.0.0.1'), 'a base URL stored before the policy');
+  assert.equal(trust('http://127.0.0.1:4010/v1/balance', 'http://127.0.0.1:4010', STRIPE_OFFICIAL_HOST, ['http://127.0.0.1:*']), 'operator');
+  assert.ok(problem('https://127.0.0.1:4010/v1/balance', 'http://127.0.0.1:4010', STRIPE_OFFICIAL_HOST, ['http://127.0.0.1:*']), 'another scheme');
+});
+
+test('the provider\'s own host is reached through the guarded agent too: a name resolving inside is refused', async () => {
+  const inside = await counting();
+  const asked: string[] = [];
+  const inward: Resolver = (host, _options, callback) => { asked.push(host); callback(null, [{ address: '127.0.0.1', family: 4 }]); };
+  try {
+    const send = providerFetch(undefined, { officialHost: STRIPE_OFFICIAL_HOST, allowlist: [], resolve: inward });
+    await assert.rejects(send('https://api.stripe.com/v1/balance'), (err: Error) => err instanceof ProviderUnreachableError);
+    assert.deepEqual(asked, ['api.stripe.com'], 'the guarded lookup decided');
+    // A host built from a stored prefix is refused before any name is resolved or connection made.
+    const adyen = providerFetch(undefined, { officialHost: ADYEN_OFFICIAL_HOST, allowlist: [], resolve: inward });
+    for (const prefix of [`127.0.0.1:${inside.port}/x?`, `localhost:${inside.port}/#`, `[::1]:${inside.port}/x?`, `inside.example.com:${inside.port}/x?`]) {
+      await assert.rejects(adyen(`https://${prefix}-checkout-live.adyenpayments.com/checkout/v71/paymentMethods`, { method: 'POST', body: '{}' }),
+        (err: Error) => err instanceof ProviderUnreachableError, prefix);
+    }
+    assert.deepEqual([asked.length, inside.connections()], [1, 0]);
+  } finally {
+    await inside.close();
+  }
+});
+
+test('an operator-listed origin is sent to as it is, its answer a Response as the global fetch gives', async () => {
+  const server = createHttpServer((req, res) => {
+    res.writeHead(402, { 'content-type': 'application/json', 'x-seen': `${req.method} ${req.headers['x-key']}` }).end('{"error":{"message":"declined"}}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const send = providerFetch(base, { officialHost: STRIPE_OFFICIAL_HOST, allowlist: ['http://127.0.0.1:*'] });
+    const res = await send(new Request(`${base}/v1/charges`, { method: 'POST', headers: { 'x-key': 'k' }, body: 'a=1' }));
+    assert.ok(res instanceof Response);
+    assert.deepEqual([res.status, res.headers.get('x-seen'), await res.json()], [402, 'POST k', { error: { message: 'declined' } }]);
+  } finally {
+    server.close();
+  }
+});
+
+test('a vault is asked to call only where the account itself may be called', async () => {
+  const asked: string[] = [];
+  const via: typeof fetch = async (input) => { asked.push(String(input)); return new Response('{}'); };
+  const send = providerFetch(undefined, { officialHost: ADYEN_OFFICIAL_HOST, allowlist: [] }, via);
+  await assert.rejects(send('https://127.0.0.1:8080/x?-checkout-live.adyenpayments.com/checkout/v71/payments', { method: 'POST', body: '{}' }),
+    (err: Error) => err instanceof ProviderUnreachableError);
+  const official = 'https://1797a841fbb37ca7-ShopEU-checkout-live.adyenpayments.com/checkout/v71/payments';
+  assert.equal((await send(official, { method: 'POST', body: '{}' })).status, 200);
+  assert.deepEqual(asked, [official]);
 });

@@ -1,19 +1,22 @@
-// The one home of "a fetch for this account's base URL", which both SDK clients send through.
-// No provider request follows a redirect (provider APIs do not redirect; a redirect is how an
-// allowed host would point the request elsewhere). A merchant-chosen base URL
-// (provider-base-url.ts) is checked again before each request, every address its name resolves to
-// is checked at connect time (DNS rebinding), and what its host answers is never passed on as
-// text: an error's body becomes one generic message naming the status, and refused, reset,
-// timed-out and policy-refused connections are one same message, so no internal body is readable
-// and open and closed ports cannot be told apart.
+// The one home of "a fetch for this account", which every connector's and vault's SDK sends
+// through: each URL the SDK actually requests, however its credentials shaped it (a host built
+// from a live URL prefix or a subdomain), must be at the account's api_base_url or the provider's
+// own hosts and pass the address policy (provider-base-url.ts, requestVerdict); every address its
+// name resolves to is checked at connect time (DNS rebinding), official hosts included, so an
+// official-looking name reaches nothing internal either. No provider request follows a redirect
+// (provider APIs do not redirect; a redirect is how an allowed host would point the request
+// elsewhere). What a merchant-chosen host answers is never passed on as text: an error's body
+// becomes one generic message naming the status. Refused, reset, timed-out and policy-refused
+// connections are one same message, so no internal body is readable and open and closed ports
+// cannot be told apart. Only an origin the operator listed is sent to as it is.
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { Logger } from '../../platform/index.js';
 import { AddressNotAllowedError, addressProblem, guardedLookup, type Resolver } from '../../platform/net/index.js';
-import { baseUrlProblem, baseUrlTrust, PROVIDER_URL_POLICY } from './provider-base-url.js';
+import { PROVIDER_URL_POLICY, requestVerdict } from './provider-base-url.js';
 
 export interface ProviderFetchOptions {
-  /** The provider's own API hosts (its definition's officialHost): an api_base_url there is no detour. */
-  officialHost?: RegExp;
+  /** The provider's own API hosts (its definition's officialHost): where requests go without an api_base_url. */
+  officialHost: RegExp;
   /** PROVIDER_BASE_URL_ALLOWLIST, as config.ts parsed it. */
   allowlist: readonly string[];
   /** Name resolution at connect time; node:dns unless a test stands in for a rebinding name. */
@@ -28,7 +31,7 @@ export type ProviderNetwork = Omit<ProviderFetchOptions, 'officialHost'>;
 /** A provider API answer is small; a merchant-chosen host may not make the part buffer more. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-export const UNREACHABLE_MESSAGE = "the provider at the account's api_base_url could not be reached";
+export const UNREACHABLE_MESSAGE = "the provider at the account's address could not be reached";
 export const answeredMessage = (status: number) => `the provider at the account's api_base_url answered HTTP ${status}`;
 
 /** Refused, reset, timed out, or refused by the address policy: deliberately one error. */
@@ -102,36 +105,58 @@ function failureReason(err: unknown): string {
   return cause?.code ?? cause?.message ?? (err as Error).message;
 }
 
-function guardedFetch(apiBaseUrl: string, opts: ProviderFetchOptions): typeof fetch {
-  const dispatcher = guardedAgent(opts.resolve);
-  // The host alone: a URL's user-info or query could carry what must never be logged.
-  const host = URL.canParse(apiBaseUrl) ? new URL(apiBaseUrl).host : 'an unparsable api_base_url';
-  const refused = (reason: string) => {
-    opts.logger?.warn({ host, reason }, 'provider request refused or unreachable');
-    return new ProviderUnreachableError();
-  };
-  return async (input, init) => {
-    // Stored before the policy, or the allow-list shrank since: checked on every request.
-    const problem = baseUrlProblem(apiBaseUrl, opts.allowlist);
-    if (problem !== undefined) throw refused(problem);
-    const url = input instanceof Request ? input.url : String(input);
-    try {
-      return await withoutHostText(await undiciFetch(url, {
-        method: init?.method, headers: init?.headers as Record<string, string>, body: init?.body as string | undefined,
-        signal: init?.signal ?? undefined, redirect: 'manual', dispatcher,
-      }));
-    } catch (err) {
-      // The caller's deadline stays an abort, which the SDKs report as their time-out.
-      if (init?.signal?.aborted) throw err;
-      throw refused(failureReason(err));
-    }
+/** A response of the undici package as the global fetch's Response, which every SDK was written against. */
+function asResponse(res: HostAnswer): Response {
+  const body = NULL_BODY.has(res.status) ? null : (res.body as ReadableStream<Uint8Array> | null);
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: [...res.headers] });
+}
+
+type Sendable = { method?: string; headers?: Record<string, string>; body?: string | Uint8Array; signal?: AbortSignal };
+
+/** What is sent: a Request's own method, headers, body and signal unless `init` says otherwise. */
+async function sendable(input: Parameters<typeof fetch>[0], init: RequestInit | undefined): Promise<Sendable> {
+  const req = input instanceof Request ? input : undefined;
+  const headers = init?.headers ?? req?.headers;
+  let body = init?.body as string | Uint8Array | null | undefined;
+  if (body === undefined && req && req.body) body = new Uint8Array(await req.arrayBuffer());
+  return {
+    method: init?.method ?? req?.method, headers: headers && Object.fromEntries(new Headers(headers)),
+    body: body ?? undefined, signal: init?.signal ?? req?.signal,
   };
 }
 
-/** The fetch an account's SDK client sends with: its base URL decides which rules apply. */
-export function providerFetch(apiBaseUrl: string | undefined, opts: ProviderFetchOptions): typeof fetch {
-  if (apiBaseUrl !== undefined && baseUrlTrust(opts.officialHost, apiBaseUrl, opts.allowlist) === 'merchant') {
-    return guardedFetch(apiBaseUrl, opts);
-  }
-  return (input, init) => fetch(input, { ...init, redirect: 'manual' });
+/**
+ * The fetch an account's SDK client sends with; the requested URL decides which rules apply.
+ * `via` (a vault's forwarding fetch, vault-forwarding.ts) sends instead, once the URL passed the
+ * same rule: a vault is only ever asked to call where the account itself may be called.
+ */
+export function providerFetch(apiBaseUrl: string | undefined, opts: ProviderFetchOptions, via?: typeof fetch): typeof fetch {
+  const dispatcher = guardedAgent(opts.resolve);
+  return async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    // The host alone: a URL's user-info or query could carry what must never be logged.
+    const host = URL.canParse(url) ? new URL(url).host : 'an unparsable URL';
+    const refused = (reason: string) => {
+      opts.logger?.warn({ host, reason }, 'provider request refused or unreachable');
+      return new ProviderUnreachableError();
+    };
+    const verdict = requestVerdict(url, apiBaseUrl, opts.officialHost, opts.allowlist);
+    if ('problem' in verdict) throw refused(verdict.problem);
+    if (via) return via(input, init);
+    const operator = verdict.trust === 'operator';
+    const request = await sendable(input, init);
+    try {
+      const res = await undiciFetch(url, {
+        ...request, redirect: 'manual',
+        // An origin the operator listed is theirs to vouch for (a local stand-in on loopback).
+        ...(!operator && { dispatcher }),
+      });
+      return verdict.trust === 'merchant' ? await withoutHostText(res) : asResponse(res);
+    } catch (err) {
+      // The caller's deadline stays an abort, which the SDKs report as their time-out; an
+      // operator-listed origin's failure is as the plain fetch gives it.
+      if (request.signal?.aborted || operator) throw err;
+      throw refused(failureReason(err));
+    }
+  };
 }

@@ -20,6 +20,24 @@ test('a live Adyen account needs its live URL prefix, unless it is pointed at an
   assert.ok(checkedValues(providers, 'adyen', 'test', adyen, none), 'the TEST host needs no prefix');
 });
 
+test('a field the provider builds a host from has its documented shape: Adyen\'s live URL prefix, Checkout.com\'s subdomain', () => {
+  const checkout = { secret_key: 'sk_sbox_x', processing_channel_id: 'pc_x', webhook_signature_key: 'k' };
+  for (const prefix of ['127.0.0.1:8080/x?', 'localhost:1/#', '[::1]:1/x?', 'evil.example.com/x?', 'a@b', 'shop', '-shop', 'a'.repeat(30) + '-' + 'b'.repeat(30)]) {
+    assert.throws(() => checkedValues(providers, 'adyen', 'live', { ...adyen, live_url_prefix: prefix }, none),
+      (err: any) => err.options.param === 'live_url_prefix' && !err.message.includes(prefix), prefix);
+  }
+  for (const prefix of ['1797a841fbb37ca7-AdyenDemo', 'e1d2c3b4a5-Acme-Shop']) {
+    assert.equal(checkedValues(providers, 'adyen', 'live', { ...adyen, live_url_prefix: prefix }, none).live_url_prefix, prefix);
+  }
+  for (const subdomain of ['127.0.0.1:8080/x?', 'evil.example.com#', 'ABC', 'a-b', 'pl-']) {
+    assert.throws(() => checkedValues(providers, 'checkout', 'test', { ...checkout, subdomain }, none),
+      (err: any) => err.options.param === 'subdomain', subdomain);
+  }
+  for (const subdomain of ['1a2b3c4d', 'pl-1a2b3c4d']) {
+    assert.equal(checkedValues(providers, 'checkout', 'test', { ...checkout, subdomain }, none).subdomain, subdomain);
+  }
+});
+
 test('Adyen notification basic auth can be stored; an unknown field is refused by name', () => {
   const values = checkedValues(providers, 'adyen', 'test', { ...adyen, basic_auth_user: 'svc', basic_auth_password: 'p4ss' }, none);
   assert.equal(values.basic_auth_user, 'svc');

@@ -10,8 +10,9 @@ const MAX_VALUE = 4096;
 
 /**
  * The values to store, trimmed and empty ones dropped; a 422 naming every missing field at once,
- * or the first unknown or malformed one. Values are never quoted in a message. An api_base_url
- * passes the provider address policy (provider-base-url.ts) unless its origin is in `allowlist`.
+ * or the first unknown or malformed one. Values are never quoted in a message. A field the
+ * provider builds a host from has its documented shape (the definition's hostFields); an
+ * api_base_url passes the provider address policy (provider-base-url.ts) unless its origin is in `allowlist`.
  */
 export function checkedValues(
   providers: ReadonlyMap<string, ProviderDefinition>, providerCode: string, mode: string, raw: Record<string, string>,
@@ -37,6 +38,8 @@ export function checkedValues(
   }
   const tooLong = Object.keys(values).find((k) => values[k].length > MAX_VALUE);
   if (tooLong !== undefined) throw invalidField(tooLong, `${tooLong} must be at most ${MAX_VALUE} characters`);
+  const badShape = Object.entries(spec.hostFields ?? {}).find(([name, shape]) => values[name] !== undefined && !shape.pattern.test(values[name]));
+  if (badShape !== undefined) throw invalidField(badShape[0], badShape[1].says);
   const urlProblem = values.api_base_url === undefined ? undefined : baseUrlProblem(values.api_base_url, allowlist);
   if (urlProblem !== undefined) throw invalidField('api_base_url', urlProblem);
   const mismatch = spec.modeMismatch?.(values, mode);

@@ -31,9 +31,9 @@ export class AdyenConnectionError extends Error {
 class FetchTransport {
   private readonly send: typeof fetch;
 
-  /** `via`: a vault's forwarding fetch in place of ours (the request is built and read the same). */
+  /** `via`: a vault's forwarding fetch in place of ours, for a URL our rule allows (the request is built and read the same). */
   constructor(private readonly baseUrl: string | undefined, network: ProviderNetwork, via?: typeof fetch) {
-    this.send = via ?? providerFetch(baseUrl, { ...network, officialHost: ADYEN_OFFICIAL_HOST });
+    this.send = providerFetch(baseUrl, { ...network, officialHost: ADYEN_OFFICIAL_HOST }, via);
   }
 
   async request(endpoint: string, json: string | Buffer, config: Config, _keyRequired: boolean, options: RequestOptions = {}): Promise<string> {

@@ -36,6 +36,14 @@ export const adyenProvider: ProviderDefinition = {
     { name: 'basic_auth_password', required: false, secret: true, env: 'ADYEN_BASIC_AUTH_PASSWORD' },
   ],
   officialHost: ADYEN_OFFICIAL_HOST,
+  hostFields: {
+    // Adyen's documented form, a random part and the company name joined by dashes
+    // (1797a841fbb37ca7-AdyenDemo), short enough for one DNS label with "-checkout-live".
+    live_url_prefix: {
+      pattern: /^(?=.{3,49}$)[A-Za-z0-9]+(-[A-Za-z0-9]+)+$/,
+      says: 'live_url_prefix is the prefix of your live API URLs (Customer Area > Developers > API URLs), such as 1797a841fbb37ca7-AdyenDemo: letters and digits joined by dashes',
+    },
+  },
   modeMismatch: adyenLiveHost,
   // The paymentMethod object Adyen's Drop-in or Components made in the customer's browser (encrypted
   // card fields); a stored method's id has no shape of its own, so it needs provider_code.

@@ -61,7 +61,7 @@ export interface CheckoutAccount {
 
 export interface CheckoutClients {
   /** undefined when the account has no stored secret key. */
-  /** `via` replaces the account's fetch: a vault's forwarding fetch for a forwarded card (issue 25). */
+  /** `via` sends instead of the account's fetch, for a URL its rule allows: a vault's forwarding fetch for a forwarded card (issue 25). */
   forAccount(accountId: string, via?: typeof fetch): Promise<CheckoutAccount | undefined>;
 }
 
@@ -100,7 +100,7 @@ export function createCheckoutClients(credentials: CredentialSource, network: Pr
         }
         cache.set(cacheKey, client);
       }
-      const send = via ?? providerFetch(v.api_base_url, { ...network, officialHost: CHECKOUT_OFFICIAL_HOST });
+      const send = providerFetch(v.api_base_url, { ...network, officialHost: CHECKOUT_OFFICIAL_HOST }, via);
       const bound = client;
       return {
         client,

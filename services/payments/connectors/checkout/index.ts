@@ -36,6 +36,13 @@ export const checkoutProvider: ProviderDefinition = {
     { name: 'api_base_url', required: false, secret: false },
   ],
   officialHost: CHECKOUT_OFFICIAL_HOST,
+  hostFields: {
+    // The form the SDK itself accepts (EnvironmentSubdomain.isValidSubdomain): the client id without cli_.
+    subdomain: {
+      pattern: /^(?=.{1,63}$)(pl-)?[a-z0-9]+$/,
+      says: 'subdomain is your merchant-specific subdomain (Dashboard > Developers > Overview), your client id without cli_: lowercase letters and digits',
+    },
+  },
   modeMismatch: checkoutKeyMode,
   create: createCheckoutConnector,
 };
