@@ -14,7 +14,7 @@ import { planRoute, withVaultConnections, type Reach } from './route-planner.js'
 import { rankPlan } from './ranked-route.js';
 import { experimentReport } from './experiment-report.js';
 import type { Variant } from './ab-arms.js';
-import { STRATEGY_TYPES, type Ranking, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
+import { STRATEGY_TYPES, type HealthHistory, type Ranking, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
 import { ruleProblem, type NewRule, type RoutingRule } from './routing-rules.js';
 import type { RoutingRiskStore } from './store.js';
 
@@ -45,7 +45,7 @@ const minuteOf = (at: Date) => Math.floor(at.getTime() / 60_000);
 /** The route in the deciding rule's strategy's order (planRoute picks the rule and the eligible accounts). */
 function rankedRoute(
   accounts: ProviderAccount[], input: RiskInput, providerCode: string | undefined, reach: Reach[] | undefined,
-  rules: RoutingRule[], learning: { history: SegmentHistory; cardNetwork?: string }, at: Date,
+  rules: RoutingRule[], learning: { history: SegmentHistory; health: HealthHistory; cardNetwork?: string }, at: Date,
 ) {
   const req = {
     amount: input.amount, currency: input.currency, country: input.country, methodType: input.paymentMethodType, providerCode, reach,
@@ -187,7 +187,7 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
             ? undefined
             : {
                 id: newId('rtd', at),
-                ...rankedRoute(accounts, input, req.providerCode, reach, rules, { history: inputs.history, cardNetwork }, at),
+                ...rankedRoute(accounts, input, req.providerCode, reach, rules, { history: inputs.history, health: inputs.health, cardNetwork }, at),
               };
         if (plan) planned?.observe({ strategy: plan.ranking.strategy }, secondsSince(started));
         await store.recordDecisions(scope, input, risk, plan, at);

@@ -7,11 +7,11 @@ import type { PayoutCapability } from './payout-routing.js';
 import type { ProviderAccount } from './provider-account.js';
 import { REPORT_SQL, type ArmCounts } from './experiment-report.js';
 import type { NewRule, RoutingRule } from './routing-rules.js';
-import { historyRead, type HistoryKey } from './history-read.js';
+import { healthColumn, historyRead, toHealth, type HistoryKey } from './history-read.js';
 import { ruleLearns } from './learning-scopes.js';
 import { scopeKey, type PlanningCache } from './planning-cache.js';
 import type { RankedPlan } from './ranked-route.js';
-import type { SegmentHistory } from './strategies/index.js';
+import type { HealthHistory, SegmentHistory } from './strategies/index.js';
 
 /** The velocity keys of a payment as stored: digests, scoped to the project so they do not join across merchants. */
 function velocityKeys(scope: Scope, input: RiskInput) {
@@ -86,6 +86,8 @@ export interface PlanningInputs {
   rules: RoutingRule[];
   velocity: VelocityCounts;
   history: SegmentHistory;
+  /** Each account's newest attempts in the payment's method and currency: never cached (history-read.ts). */
+  health: HealthHistory;
 }
 
 // Rows come from a query or, in planningInputs, from json_agg (numbers and strings, not bigint and Date).
@@ -150,7 +152,7 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
       const learns = !cached || cached.rules.some(ruleLearns);
       const keys = velocityKeys(scope, input);
       const counted = Boolean(keys.customer || keys.fingerprint || keys.ip);
-      if (cached && !learns && !counted) return { ...cached, velocity: NO_VELOCITY, history: new Map() };
+      if (cached && !learns && !counted) return { ...cached, velocity: NO_VELOCITY, history: new Map(), health: new Map() };
       const values: unknown[] = counted ? [...scopeValues(scope), ...velocityValues(keys, at)] : scopeValues(scope);
       const columns = cached ? [] : [
         `(SELECT COALESCE(json_agg(a), '[]') FROM (${ACCOUNTS_SQL}) a) AS accounts`,
@@ -158,7 +160,7 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
       ];
       const history = learns ? historyRead(cache, scope, input, key) : undefined;
       if (history) {
-        columns.push(history.column(values.length + 1));
+        columns.push(history.column(values.length + 1), healthColumn(ACCOUNTS_SQL, values.length + 1));
         values.push(...history.values);
       }
       if (counted) columns.push('v.*');
@@ -174,6 +176,7 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
         ...scoped,
         velocity: counted ? { customer: r.customer, fingerprint: r.fingerprint, ip: r.ip } : NO_VELOCITY,
         history: history ? history.finish(r.history) : new Map(),
+        health: history ? toHealth(r.health) : new Map(),
       };
     },
 

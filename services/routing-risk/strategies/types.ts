@@ -1,4 +1,5 @@
 import type { ProviderAccount } from '../provider-account.js';
+import type { HealthHistory } from './account-health.js';
 
 /** How one routing rule orders its eligible accounts (routing_rules.strategy; null there: priority). */
 export type StrategyConfig =
@@ -66,6 +67,8 @@ export interface RankInput {
   paymentId: string;
   segment: Segment;
   history: SegmentHistory;
+  /** Each candidate's newest attempts in the payment's method and currency (account-health.ts). */
+  health: HealthHistory;
   /** Planning time, in whole minutes since the epoch. */
   nowMinute: number;
 }
