@@ -47,4 +47,12 @@ test('an unknown account is judged on the pooled technical share; probes come on
   assert.equal(probeDue(down, 'x', ['y', 'z'], 0.04), true);
   assert.equal(probeDue(down, 'x', ['y'], 0.04), false, '24 attempts: not yet');
   assert.equal(probeDue(down, 'x', ['y', 'z'], 0), false, 'share 0: never');
+  // Moved down by three failures without being eliminated: probed all the same.
+  const demoted = new Map([['x', attempts(`ttt${'a'.repeat(17)}`, 1, 30)], ['y', attempts('a'.repeat(25))]]);
+  assert.equal(recentHealth(demoted.get('x'), s).share, 0.15);
+  assert.equal(probeDue(demoted, 'x', ['y'], 0.04), true);
+  // One probe answered after the streak: the next payment confirms it; two answered: nothing to probe.
+  assert.equal(probeDue(new Map([['x', attempts('attt')]]), 'x', [], 0.04), true);
+  assert.equal(probeDue(new Map([['x', attempts('aattt')]]), 'x', [], 0.04), false);
+  assert.equal(probeDue(new Map([['x', attempts('ataaa')]]), 'x', [], 0.04), false, 'after a lone failure, nothing to confirm');
 });

@@ -18,10 +18,12 @@ export const HEALTH_READ_ATTEMPTS = 100;
 /** How far back it reads them: six times the longest elimination window (20 minutes). */
 export const HEALTH_READ_MINUTES = 120;
 /**
- * Answered attempts in a row, newest first, that end an outage: the failures older than them are
- * forgiven when they alone would eliminate the account. Two, so a partial outage does not let one
- * lucky answer bring it back.
+ * Technical failures in a row that make an outage (a streak), and answered attempts in a row, newer
+ * than a streak, that end it: the streak's failures are then forgiven. A failure on its own is
+ * never forgiven, so a provider that keeps timing out a little still pays for it; two answered
+ * attempts, so a partial outage does not come back on one lucky answer.
  */
+export const OUTAGE_STREAK = 2;
 export const RECOVERY_RUN = 2;
 
 export interface Health {
@@ -36,6 +38,23 @@ const shareOf = (attempts: RecentAttempt[]) => {
   const technical = attempts.filter((a) => a.technical).length;
   return { sample: attempts.length, technical, share: attempts.length === 0 ? 0 : technical / attempts.length };
 };
+
+/** The attempts without the streaks of failures that ended (each followed by RECOVERY_RUN answered ones). */
+function withoutEndedOutages(attempts: RecentAttempt[]): { kept: RecentAttempt[]; forgiven: boolean } {
+  const kept: RecentAttempt[] = [];
+  let answered = 0;
+  let forgiven = false;
+  for (let i = 0; i < attempts.length;) {
+    if (!attempts[i]!.technical) { kept.push(attempts[i]!); answered++; i++; continue; }
+    let end = i;
+    while (end < attempts.length && attempts[end]!.technical) end++;
+    if (answered >= RECOVERY_RUN && end - i >= OUTAGE_STREAK) forgiven = true;
+    else kept.push(...attempts.slice(i, end));
+    answered = 0;
+    i = end;
+  }
+  return { kept, forgiven };
+}
 
 /**
  * The attempts health is judged on: the newest up to `eliminationAttempts` within `eliminationMinutes`,
@@ -57,29 +76,12 @@ export function healthWindow(attempts: RecentAttempt[] | undefined, s: LearningS
 
 /**
  * An account's recent technical failures and time-outs, from its newest attempts in real time (no
- * bucket: an outage counts from its first failure). When the window holds a run of RECOVERY_RUN
- * answered attempts and the `eliminationAttempts` before that run (at least `eliminationMinSample`
- * of them) would eliminate the account on their own, the outage is over: only the attempts since
- * count, so it returns once its probes succeed instead of when its failures age out, and stays back
- * while they age out.
+ * bucket: an outage counts from its first failure), with the outages that ended forgiven: it
+ * returns once its probes are answered instead of when its failures age out.
  */
 export function recentHealth(attempts: RecentAttempt[] | undefined, s: LearningSettings): Health {
-  const window = healthWindow(attempts, s);
-  let end = -1;
-  for (let i = 0; i + RECOVERY_RUN <= window.length && end < 0; i++) {
-    if (window.slice(i, i + RECOVERY_RUN).every((a) => !a.technical)) {
-      end = i + RECOVERY_RUN;
-      while (end < window.length && !window[end]!.technical) end++;
-    }
-  }
-  if (end > 0) {
-    const before = shareOf((attempts ?? []).slice(end, end + s.eliminationAttempts)
-      .filter((a) => a.ageSeconds < s.eliminationMinutes * 6 * 60));
-    if (before.sample >= s.eliminationMinSample && before.share >= s.eliminationThreshold) {
-      return { ...shareOf(window.slice(0, end)), recovered: true };
-    }
-  }
-  return { ...shareOf(window), recovered: false };
+  const { kept, forgiven } = withoutEndedOutages(attempts ?? []);
+  return { ...shareOf(healthWindow(kept, s)), recovered: forgiven };
 }
 
 /** Technical failures over attempts across the accounts' health windows: the prior of an account with too few. */
@@ -108,13 +110,26 @@ export function attemptsSince(history: HealthHistory, account: string, others: s
 }
 
 /**
- * Whether this payment probes an eliminated account: once every 1/share of the segment's attempts
- * since it was last tried (so recovery is seen within a bounded number of payments, not by luck),
- * and right after a probe that was answered, to confirm it (RECOVERY_RUN). Share 0: never.
+ * Whether this payment should start at an account it would not start at: one whose newest attempt
+ * failed, once every 1/share of the segment's attempts since (so an account that an outage moved
+ * down, eliminated or not, is seen to recover within a bounded number of payments, not by luck or
+ * by its failures ageing out), and at once after a probe answered that follows a streak of
+ * failures, to confirm it (RECOVERY_RUN). Share 0: never.
  */
 export function probeDue(history: HealthHistory, account: string, others: string[], share: number): boolean {
-  if (share <= 0) return false;
-  const newest = history.get(account)?.[0];
-  const spacing = newest && !newest.technical ? 0 : Math.ceil(1 / share);
-  return attemptsSince(history, account, others) >= spacing;
+  const state = watchState(history.get(account));
+  if (share <= 0 || state === undefined) return false;
+  return state === 'confirming' || attemptsSince(history, account, others) >= Math.ceil(1 / share);
+}
+
+/**
+ * Whether an account is watched for recovery: 'failed' when its newest attempt failed, 'confirming'
+ * when one answered attempt follows a streak of failures; undefined otherwise.
+ */
+export function watchState(newest: RecentAttempt[] | undefined): 'failed' | 'confirming' | undefined {
+  if (!newest || newest.length === 0) return undefined;
+  if (newest[0]!.technical) return 'failed';
+  const answered = newest.findIndex((a) => a.technical);
+  const streak = answered < 0 ? [] : newest.slice(answered, answered + OUTAGE_STREAK);
+  return answered < RECOVERY_RUN && streak.length === OUTAGE_STREAK && streak.every((a) => a.technical) ? 'confirming' : undefined;
 }

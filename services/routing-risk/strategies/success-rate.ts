@@ -57,12 +57,13 @@ export function scoredByRate(
 
 /**
  * Elimination, then exploration among the healthy, then the final order in words: "Adyen first:
- * 94.1 % over 412 recent EUR Visa payments; Stripe 90.3 % over 388; 5 % exploration". While an
- * account is eliminated, its probes take the exploration share (one budget for both).
+ * 94.1 % over 412 recent EUR Visa payments; Stripe 90.3 % over 388; 5 % exploration". Probes
+ * (elimination.ts) use the exploration share's spacing, and while an account is eliminated or
+ * watched for recovery, nothing explores: one budget for both.
  */
 export function finish(strategy: StrategyType, scored: ScoredCandidate[], input: RankInput, s: LearningSettings): Ranking {
   const e = eliminate(scored, input, s, s.explorationShare);
-  const explored = e.notes.length === 0 ? withExploration(scored, input, s) : { ranked: e.ranked, explored: false };
+  const explored = e.notes.length === 0 && !e.watching ? withExploration(scored, input, s) : { ranked: e.ranked, explored: false };
   const [first, ...rest] = explored.ranked;
   if (!first) return { strategy, ranked: [], reason: 'no candidates', explored: false };
   const head = e.probe ? `${probeNote(e, s.explorationShare)}: ${first.note}`
