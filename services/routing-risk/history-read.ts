@@ -80,12 +80,12 @@ export function historyRead(cache: PlanningCache | undefined, scope: Scope, inpu
  * replica reads the same health at the same moment, an outage counts from its first failure
  * whatever the bucket, and nothing in a process's memory can hide it. One index range per account
  * (migration 0012: account, segment, settled_at descending). Hard declines and policy refusals are
- * the card's and are not read. `accountsSql` is the scope's accounts ($1–$3); parameters from $n:
- * method, currency (the history read's first two).
+ * the card's and are not read. `accounts`: a FROM item of the scope's accounts with column
+ * account_id; parameters from $n: method, currency (the history read's first two).
  */
-export function healthColumn(accountsSql: string, n: number): string {
+export function healthColumn(accounts: string, n: number): string {
   return `(SELECT COALESCE(json_agg(json_build_array(a.account_id, o.ages, o.technical)), '[]')
-    FROM (${accountsSql}) a CROSS JOIN LATERAL (
+    FROM ${accounts} CROSS JOIN LATERAL (
       SELECT array_agg(r.age ORDER BY r.settled_at DESC) AS ages,
         string_agg(CASE WHEN r.technical THEN 't' ELSE 'a' END, '' ORDER BY r.settled_at DESC) AS technical
       FROM (SELECT settled_at, greatest(0, round(extract(epoch FROM now() - settled_at)::numeric, 1))::float8 AS age,

@@ -160,8 +160,10 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
       ];
       const history = learns ? historyRead(cache, scope, input, key) : undefined;
       if (history) {
-        columns.push(history.column(values.length + 1), healthColumn(ACCOUNTS_SQL, values.length + 1));
-        values.push(...history.values);
+        // The health of the cached accounts by their ids, so a cached plan reads no account row.
+        const accounts = cached ? `unnest($${values.length + history.values.length + 1}::text[]) AS a (account_id)` : `(${ACCOUNTS_SQL}) a`;
+        columns.push(history.column(values.length + 1), healthColumn(accounts, values.length + 1));
+        values.push(...history.values, ...(cached ? [cached.accounts.map((a) => a.providerAccountId)] : []));
       }
       if (counted) columns.push('v.*');
       const since = cache?.reading();

@@ -44,7 +44,7 @@ export function scoredByRate(
     const e = estimates.get(account.providerAccountId);
     if (!e) {
       prior.set(account.providerAccountId, pooled * available);
-      return { account, score: null, sample: 0, note: `fewer than ${s.minSample} recent outcomes${lately}` };
+      return { account, score: null, sample: 0, note: `fewer than ${s.minSample} recent outcomes` };
     }
     const note = `${percent(e.rate)} over ${e.sample} recent ${segmentLabel(input.segment, e.level)} payments`;
     return { account, score: e.rate * available, sample: e.sample, note: `${note}${lately}` };
