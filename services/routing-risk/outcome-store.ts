@@ -56,17 +56,17 @@ export function createOutcomeStore(pool: Pool): OutcomeStore {
         text: `WITH input AS (
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
              $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
-             $16::text[], $17::int[], $18::timestamptz[])
+             $16::text[], $17::int[], $18::timestamptz[], $20::bigint[])
              AS i(event_id, attempt_id, payment_id, merchant_id, project_id, mode, provider_account_id, provider_code,
                payment_method, currency, country, card_network, bin_range, status, outcome, failure_category,
-               latency_ms, settled_at)
+               latency_ms, settled_at, amount)
          ), claimed AS (
            INSERT INTO attempt_outcomes (event_id, attempt_id, payment_id, merchant_id, project_id, mode,
              provider_account_id, provider_code, payment_method, currency, country, card_network, bin_range,
-             status, outcome, failure_category, latency_ms, settled_at, received_at)
+             status, outcome, failure_category, latency_ms, settled_at, received_at, amount)
            SELECT event_id, attempt_id, payment_id, merchant_id, project_id, mode, provider_account_id, provider_code,
              payment_method, currency, country, card_network, bin_range, status, outcome, failure_category,
-             latency_ms, settled_at, $19
+             latency_ms, settled_at, $19, amount
            FROM input
            ON CONFLICT DO NOTHING
            RETURNING event_id, merchant_id, project_id, mode, provider_account_id, payment_method, currency, country,
@@ -83,6 +83,7 @@ export function createOutcomeStore(pool: Pool): OutcomeStore {
           col((e) => e.data.object.failure_category ?? null),
           col((e) => (e.data.object.latency_ms === null || e.data.object.latency_ms === undefined ? null : Math.round(e.data.object.latency_ms))),
           col((e) => e.data.object.settled_at ?? e.created_at), now,
+          col((e) => (Number.isSafeInteger(e.data.object.amount) ? String(e.data.object.amount) : null)),
         ],
       });
       const fresh = new Set(rows.map((r) => r.event_id as string));

@@ -261,9 +261,14 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
             arm: a.arm, share: a.share, strategy: JSON.stringify(a.strategy), payments: BigInt(a.payments),
             approved: BigInt(a.approved), firstAttemptApproved: BigInt(a.firstAttemptApproved),
             acceptance: a.acceptance, interval: a.interval,
+            firstAttemptAcceptance: a.firstAttemptAcceptance, firstAttemptInterval: a.firstAttemptInterval,
+            extraAttemptsPerPayment: a.extraAttemptsPerPayment, feeBps: a.feeBps, latencyMsPerPayment: a.latencyMsPerPayment,
           })),
           difference: report.difference?.estimate,
           differenceInterval: report.difference && { low: report.difference.low, high: report.difference.high },
+          firstAttemptDifference: report.firstAttemptDifference?.estimate,
+          firstAttemptDifferenceInterval: report.firstAttemptDifference
+            && { low: report.firstAttemptDifference.low, high: report.firstAttemptDifference.high },
         };
       },
 

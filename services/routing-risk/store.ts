@@ -237,7 +237,10 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
     /** A rule's decisions since its experiment began, per arm, with their outcomes (experiment-report.ts). */
     async armCounts(scope: Scope, rule: RoutingRule): Promise<ArmCounts[]> {
       const { rows } = await pool.query(REPORT_SQL, [...scopeValues(scope), rule.id, rule.experimentSince ?? rule.createdAt]);
-      return rows.map((r) => ({ arm: r.arm, payments: r.payments, approved: r.approved, firstAttemptApproved: r.first_attempt_approved }));
+      return rows.map((r) => ({
+        arm: r.arm, payments: r.payments, approved: r.approved, firstAttemptApproved: r.first_attempt_approved,
+        attempts: r.attempts, latencyMs: r.latency_ms, fees: r.fees, approvedAmount: r.approved_amount,
+      }));
     },
 
     async ruleById(scope: Scope, id: string): Promise<RoutingRule | undefined> {
