@@ -176,6 +176,25 @@ test('health: each account\'s newest attempts in real time, newest first, hard d
   assert.equal(recentHealth(read.health.get('pac_demo_beta'), DEFAULT_SETTINGS).share, 0.3);
 });
 
+test('a scope that starts learning counts the outcomes it already recorded, bounded and once', async () => {
+  const back = { ...scope, projectId: 'prj_back' } as Scope;
+  const recorder = createOutcomeStore(pool);
+  // Recorded while no rule of the scope learned: 9 answered and 3 technical in the last hour, one older than the two hours.
+  const outcomes: Outcome[] = [
+    ...Array.from({ length: 12 }, (_, i) => ({ secondsAgo: 3600 - i * 240, status: i % 4 === 3 ? 'failed' : 'succeeded', category: i % 4 === 3 ? 'technical' : null })),
+    { secondsAgo: 3 * 3600, status: 'succeeded', category: null },
+  ].map((o) => ({ account: 'demo_alpha', country: 'DE', network: 'visa', minutesAgo: 0, project: 'prj_back', ...o }));
+  for (const o of outcomes) assert.deepEqual(await recorder.recordMany([event(o)], at), [true]);
+  assert.deepEqual(await minutesOf('prj_back'), [], 'nothing counted without a learning rule');
+
+  await store.createRule(back, 'rtr_back', learningRule, at);
+  assert.equal(await store.backfillMinutes(back), 12, 'the two hours\' outcomes, not the older one');
+  const counted = [{ succeeded: 9, technical: 3 }].flatMap((c) => ['* *', 'DE *', 'DE visa'].map((level) => ({ level, ...c })));
+  assert.deepEqual(await minutesOf('prj_back'), counted);
+  assert.equal(await store.backfillMinutes(back), 0, 'a bucket already counted is never counted again');
+  assert.deepEqual(await minutesOf('prj_back'), counted);
+});
+
 test('minutes past retention are pruned in batches, newer ones kept', async () => {
   const count = async (where: string) =>
     (await pool.query(`SELECT count(*)::int AS n FROM outcome_minutes WHERE ${where}`, [NOW_MINUTE - 20])).rows[0].n as number;

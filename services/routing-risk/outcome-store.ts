@@ -1,5 +1,6 @@
 import type { AttemptSettledEvent, Pool } from '../platform/index.js';
 import { scopeLearnsSql } from './learning-scopes.js';
+import { READ_WINDOW_MINUTES } from './strategies/index.js';
 
 /**
  * Where routing-risk keeps the attempt outcomes it learns from (migrations 0006, 0008, 0010). One
@@ -46,6 +47,31 @@ const COUNT_MINUTES = `minutes AS (
     hard_declined = m.hard_declined + EXCLUDED.hard_declined,
     technical = m.technical + EXCLUDED.technical
 )`;
+
+/** How far back a new learning rule's scope is counted from its recorded outcomes: the planning read's window. */
+export const BACKFILL_MINUTES = READ_WINDOW_MINUTES;
+/** And at most this many of them, newest first, so a busy scope's backfill stays one short statement. */
+export const BACKFILL_OUTCOMES = 50_000;
+
+/**
+ * A scope that starts learning (a rule given a learning strategy or variant) counts the outcomes
+ * already recorded in it ($1–$3 merchant, project, mode), the newest BACKFILL_OUTCOMES of the last
+ * BACKFILL_MINUTES, into outcome_minutes as the consumer would have. Only buckets in which nothing
+ * of the scope is counted yet are filled, so nothing is counted twice (a scope that learned before,
+ * or the bucket under way that the consumer began counting when the rule was committed, keeps its
+ * counts). Run after the rule's commit, so COUNT_MINUTES's learning check sees it.
+ */
+export const BACKFILL_SQL = `WITH claimed AS (
+    SELECT o.merchant_id, o.project_id, o.mode, o.provider_account_id, o.payment_method, o.currency, o.country, o.card_network,
+      o.status, o.failure_category, o.settled_at
+    FROM attempt_outcomes o
+    WHERE o.merchant_id = $1 AND o.project_id = $2 AND o.mode = $3
+      AND o.settled_at > now() - interval '${BACKFILL_MINUTES} minutes' AND o.settled_at <= now()
+      AND NOT EXISTS (SELECT 1 FROM outcome_minutes m WHERE m.project_id = o.project_id AND m.mode = o.mode
+        AND m.minute = floor(extract(epoch FROM o.settled_at) / 300)::bigint * 5)
+    ORDER BY o.settled_at DESC LIMIT ${BACKFILL_OUTCOMES}
+  ), ${COUNT_MINUTES}
+  SELECT count(*)::int AS counted FROM claimed`;
 
 export function createOutcomeStore(pool: Pool): OutcomeStore {
   return {

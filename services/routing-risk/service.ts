@@ -13,6 +13,7 @@ import type { ProviderAccount } from './provider-account.js';
 import { planRoute, withVaultConnections, type Reach } from './route-planner.js';
 import { rankPlan } from './ranked-route.js';
 import { experimentReport } from './experiment-report.js';
+import { ruleLearns } from './learning-scopes.js';
 import type { Variant } from './ab-arms.js';
 import { STRATEGY_TYPES, type HealthHistory, type Ranking, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
 import { ruleProblem, type NewRule, type RoutingRule } from './routing-rules.js';
@@ -223,6 +224,7 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
         if (!created) {
           throw invalidField('name', `A routing rule named "${rule.name}" already exists in this project and mode`);
         }
+        if (ruleLearns(created)) await store.backfillMinutes(scope);
         return { rule: ruleToProto(created) };
       },
 
@@ -247,6 +249,7 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
           return next;
         });
         if (!rule) throw ruleNotFound(req.id);
+        if (ruleLearns(rule) && (changed.includes('strategy') || changed.includes('variant'))) await store.backfillMinutes(scope);
         return { rule: ruleToProto(rule), changed };
       },
 

@@ -9,6 +9,7 @@ import { REPORT_SQL, type ArmCounts } from './experiment-report.js';
 import type { NewRule, RoutingRule } from './routing-rules.js';
 import { healthColumn, historyRead, toHealth, type HistoryKey } from './history-read.js';
 import { ruleLearns } from './learning-scopes.js';
+import { BACKFILL_SQL } from './outcome-store.js';
 import { scopeKey, type PlanningCache } from './planning-cache.js';
 import type { RankedPlan } from './ranked-route.js';
 import type { HealthHistory, SegmentHistory } from './strategies/index.js';
@@ -133,6 +134,12 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
       return Object.fromEntries(rows.map((r) => [r.code, {
         destinationTypes: r.destination_types, feeFixed: BigInt(r.fee_fixed), feeBps: r.fee_bps,
       }]));
+    },
+
+    /** Counts a scope's recorded outcomes for a rule that starts it learning (outcome-store.ts's BACKFILL_SQL); how many. */
+    async backfillMinutes(scope: Scope): Promise<number> {
+      const { rows } = await pool.query(BACKFILL_SQL, scopeValues(scope));
+      return rows[0].counted as number;
     },
 
     async rulesFor(scope: Scope): Promise<RoutingRule[]> {
