@@ -102,14 +102,20 @@ describe('sandbox, real time: an outage starting mid-bucket is left within 20 pa
     return paid;
   }
 
-  /** The same payment planned by both replicas now: their orders and reasons. */
+  /**
+   * The same payment planned by both replicas now: their orders and reasons. A payment that draws
+   * the exploration share (sticky by its id, so the same on both) is passed over for the next.
+   */
   async function replicasPlan(currency: string) {
-    const paymentId = `pay_replica_${Math.random().toString(36).slice(2)}`;
-    const plans = await Promise.all(replicas.map((r) => r.planPayment({
-      scope: { merchantId: m.merchantId, projectId: m.projectId, mode: 'test' },
-      input: { paymentId, amount: 2500n, currency, country: countryOf(currency), paymentMethodType: 'card' },
-    })));
-    return plans.map((p) => ({ order: p.routing!.candidates.map((c) => c.providerAccountId), reason: p.routing!.reason ?? "" }));
+    for (let i = 0; ; i++) {
+      const paymentId = `pay_replica_${currency}_${i}`;
+      const plans = await Promise.all(replicas.map((r) => r.planPayment({
+        scope: { merchantId: m.merchantId, projectId: m.projectId, mode: 'test' },
+        input: { paymentId, amount: 2500n, currency, country: countryOf(currency), paymentMethodType: 'card' },
+      })));
+      const read = plans.map((p) => ({ order: p.routing!.candidates.map((c) => c.providerAccountId), reason: p.routing!.reason ?? '' }));
+      if (!read[0]!.reason.includes('by exploration') || i >= 20) return read;
+    }
   }
 
   test('warm-up, outage of the USD leader at an arbitrary second, leave within 20, back within 60, replicas agree', async () => {
@@ -124,9 +130,19 @@ describe('sandbox, real time: an outage starting mid-bucket is left within 20 pa
     const tail = warm.slice(-200);
     const explored = tail.filter((p) => p.explored).length / tail.length;
     const firstApproved = tail.filter((p) => p.payment.attempts[0].status !== 'failed').length / tail.length;
+    // The oracle: each segment's best provider as it actually approved over the warm-up (every attempt, failovers included).
+    const realised = new Map<string, [number, number]>();
+    for (const p of warm) for (const a of p.payment.attempts) {
+      const key = `${p.payment.currency} ${a.provider_account_id}`;
+      const [won, seen] = realised.get(key) ?? [0, 0];
+      realised.set(key, [won + (a.status === 'failed' ? 0 : 1), seen + 1]);
+    }
+    const best = (currency: string) => Math.max(...[...realised].filter(([k]) => k.startsWith(currency)).map(([, [w, n]]) => w / n));
+    const oracle = tail.reduce((sum, p) => sum + best(p.payment.currency), 0) / tail.length;
     const eurBeta = tail.filter((p) => p.payment.currency === 'EUR' && !p.explored).every((p) => p.first === 'pac_demo_beta');
     console.log(`warm-up: ${warm.length} payments; last 200: ${(explored * 100).toFixed(1)} % explored, `
-      + `${(firstApproved * 100).toFixed(1)} % approved at the first attempt (oracle 95 %), Beta leads EUR: ${eurBeta}`);
+      + `${(firstApproved * 100).toFixed(1)} % approved at the first attempt (oracle ${(oracle * 100).toFixed(1)} %, `
+      + `gap ${((firstApproved - oracle) * 100).toFixed(1)} points), Beta leads EUR: ${eurBeta}`);
 
     // The outage starts where the test is in its five-minute bucket, by the database's clock.
     const { rows: [{ second }] } = await stack.query('SELECT (extract(epoch FROM now())::numeric % 300)::float8 AS second');
