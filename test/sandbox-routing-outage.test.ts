@@ -130,14 +130,17 @@ describe('sandbox, real time: an outage starting mid-bucket is left within 20 pa
     const tail = warm.slice(-200);
     const explored = tail.filter((p) => p.explored).length / tail.length;
     const firstApproved = tail.filter((p) => p.payment.attempts[0].status !== 'failed').length / tail.length;
-    // The oracle: each segment's best provider as it actually approved over the warm-up (every attempt, failovers included).
+    // The oracle: each segment's best provider (Alpha for USD, Beta for EUR) as it actually approved over the warm-up.
     const realised = new Map<string, [number, number]>();
     for (const p of warm) for (const a of p.payment.attempts) {
       const key = `${p.payment.currency} ${a.provider_account_id}`;
       const [won, seen] = realised.get(key) ?? [0, 0];
       realised.set(key, [won + (a.status === 'failed' ? 0 : 1), seen + 1]);
     }
-    const best = (currency: string) => Math.max(...[...realised].filter(([k]) => k.startsWith(currency)).map(([, [w, n]]) => w / n));
+    const best = (currency: string) => {
+      const [won, seen] = realised.get(`${currency} ${currency === 'USD' ? ALPHA : 'pac_demo_beta'}`)!;
+      return won / seen;
+    };
     const oracle = tail.reduce((sum, p) => sum + best(p.payment.currency), 0) / tail.length;
     const eurBeta = tail.filter((p) => p.payment.currency === 'EUR' && !p.explored).every((p) => p.first === 'pac_demo_beta');
     console.log(`warm-up: ${warm.length} payments; last 200: ${(explored * 100).toFixed(1)} % explored, `
