@@ -13,8 +13,12 @@ export interface RecentAttempt {
 /** Per account, its newest attempts (up to HEALTH_READ_ATTEMPTS within HEALTH_READ_MINUTES), newest first. */
 export type HealthHistory = Map<string, RecentAttempt[]>;
 
-/** How many of an account's newest attempts the planning read returns: eliminationAttempts above it read this many. */
-export const HEALTH_READ_ATTEMPTS = 100;
+/**
+ * How many of an account's newest attempts the planning read returns: twice the default
+ * eliminationAttempts, so an outage that ended can be judged beyond the window. An eliminationAttempts
+ * above it counts as this many, and probes come at least once every this many attempts.
+ */
+export const HEALTH_READ_ATTEMPTS = 40;
 /** How far back it reads them: six times the longest elimination window (20 minutes). */
 export const HEALTH_READ_MINUTES = 120;
 /**
@@ -119,7 +123,7 @@ export function attemptsSince(history: HealthHistory, account: string, others: s
 export function probeDue(history: HealthHistory, account: string, others: string[], share: number): boolean {
   const state = watchState(history.get(account));
   if (share <= 0 || state === undefined) return false;
-  return state === 'confirming' || attemptsSince(history, account, others) >= Math.ceil(1 / share);
+  return state === 'confirming' || attemptsSince(history, account, others) >= Math.min(Math.ceil(1 / share), HEALTH_READ_ATTEMPTS);
 }
 
 /**
