@@ -30,7 +30,7 @@ test('recovery: two answered attempts after an outage forgive its failures; scat
   assert.deepEqual([back.sample, back.technical, back.share, back.recovered], [2, 0, 0, true]);
   // Still forgiven as its answered attempts accumulate and a later single failure arrives.
   assert.equal(recentHealth(attempts(`${'a'.repeat(11)}${'t'.repeat(20)}`), s).share, 0);
-  assert.equal(recentHealth(attempts(`${'a'.repeat(17)}${'t'.repeat(20)}`), s).share, 0, 'the outage is judged beyond the window');
+  assert.equal(recentHealth(attempts(`${'a'.repeat(17)}${'t'.repeat(20)}`), s).share, 0, 'still forgiven as the window fills with answered attempts');
   assert.equal(recentHealth(attempts(`taaaaa${'t'.repeat(14)}`), s).share, 1 / 6);
   assert.equal(recentHealth(attempts('aaaaaaaaat'), s).share, 0.1, 'one failure is no outage');
   assert.equal(recentHealth(attempts(`at${'t'.repeat(18)}`), s).share, 19 / 20, 'one answered attempt is not enough');

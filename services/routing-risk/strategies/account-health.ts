@@ -2,7 +2,7 @@ import type { LearningSettings } from './types.js';
 
 /**
  * One of an account's newest attempts in the payment's method and currency, newest first, as the
- * planning read returns them (history-read.ts's healthSql): its age by the database's clock, and
+ * planning read returns them (history-read.ts's healthColumn): its age by the database's clock, and
  * whether it was a technical failure or time-out (hard declines are the card's and are not read).
  */
 export interface RecentAttempt {

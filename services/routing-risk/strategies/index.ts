@@ -7,7 +7,7 @@ export { cheapestFirst } from './static-order.js';
 export { DEFAULT_SETTINGS, READ_WINDOW_MINUTES, STRATEGY_TYPES, settingsOf, strategyProblem } from './strategy-config.js';
 export { BUCKET_MINUTES, bucketOf, estimate, outcomeKind, windowed, type OutcomeKind } from './window-stats.js';
 export {
-  HEALTH_READ_ATTEMPTS, HEALTH_READ_MINUTES, RECOVERY_RUN, recentHealth, type HealthHistory, type RecentAttempt,
+  HEALTH_READ_ATTEMPTS, HEALTH_READ_MINUTES, recentHealth, type HealthHistory, type RecentAttempt,
 } from './account-health.js';
 export type {
   LearningSettings, MinuteCounts, OutcomeCounts, RankInput, Ranking, ScoredCandidate, Segment, SegmentHistory,
