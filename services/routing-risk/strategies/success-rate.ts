@@ -62,11 +62,13 @@ export function scoredByRate(
  * watched for recovery, nothing explores: one budget for both.
  */
 export function finish(strategy: StrategyType, scored: ScoredCandidate[], input: RankInput, s: LearningSettings): Ranking {
-  const e = eliminate(scored, input, s, s.explorationShare);
+  // Without exploration (a rule's explorationShare 0, or no trusted rate yet) probes keep probeShare's pace.
+  const share = s.explorationShare > 0 ? s.explorationShare : s.probeShare;
+  const e = eliminate(scored, input, s, share);
   const explored = e.notes.length === 0 && !e.watching ? withExploration(scored, input, s) : { ranked: e.ranked, explored: false };
   const [first, ...rest] = explored.ranked;
   if (!first) return { strategy, ranked: [], reason: 'no candidates', explored: false };
-  const head = e.probe ? `${probeNote(e, s.explorationShare)}: ${first.note}`
+  const head = e.probe ? `${probeNote(e, share)}: ${first.note}`
     : explored.explored ? `${first.account.providerName} first by exploration (${first.note})`
       : `${first.account.providerName} first: ${first.note}`;
   const reason = [head, ...rest.map((c) => `${c.account.providerName} ${c.note}`), explorationNote(s)].join('; ');
