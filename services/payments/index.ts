@@ -32,7 +32,7 @@ import {
 import { createDemoBehaviourStore, demoBehaviourRoutes } from './demo-behaviour/index.js';
 import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
 import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
-import { createReceiver, providerNotificationRoutes } from './provider-notifications/index.js';
+import { createFollowUps, createReceiver, providerNotificationRoutes } from './provider-notifications/index.js';
 import { createSettlementLookups, providerSettlementRoutes } from './provider-settlements/index.js';
 import { providerPayoutRoutes } from './provider-payouts/index.js';
 import { createRefunds, refundRoutes } from './refunds/index.js';
@@ -126,8 +126,9 @@ export function build(deps: PaymentsDeps): ServicePart {
     metrics: deps.metrics,
   });
   const notifications = createReceiver({
-    store, credentials, connectors, providers, refunds, clock: deps.clock, relay, logger: deps.logger,
+    store, credentials, connectors, providers, refunds, clock: deps.clock, relay, logger: deps.logger, pool: deps.pool,
   });
+  const followUps = createFollowUps(notifications, deps.logger);
   const expiry = createAuthorizationExpiry({
     store,
     clock: deps.clock,
@@ -181,10 +182,11 @@ export function build(deps: PaymentsDeps): ServicePart {
       reconciliation.start();
       settlementSync?.start();
       bindings.start();
+      followUps.start();
     },
     // Before the relay's final drain, so the events of a last sweep are published too.
     stop: async () => {
-      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), bindings.stop()]);
+      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), bindings.stop(), followUps.stop()]);
     },
   });
 }
