@@ -103,8 +103,10 @@ describe('Mollie notification floods (stand-in)', () => {
     const made = fetches(m.apiKey).slice(before);
     const perSecond = new Map<number, number>();
     for (const r of made) perSecond.set(Math.floor(r.at / 1000), (perSecond.get(Math.floor(r.at / 1000)) ?? 0) + 1);
-    // One of slack: a fetch granted at the end of a second may reach the stand-in in the next.
-    assert.ok([...perSecond.values()].every((n) => n <= PER_ACCOUNT_PER_SECOND + 1), `per second: ${JSON.stringify([...perSecond])}`);
+    // Granted at most PER_ACCOUNT_PER_SECOND per second of the database's clock, in its first half;
+    // under load a fetch granted in one second may still reach the stand-in in the next.
+    assert.ok([...perSecond.values()].every((n) => n <= 2 * PER_ACCOUNT_PER_SECOND), `per second: ${JSON.stringify([...perSecond])}`);
+    assert.ok(perSecond.size >= 3, `${made.length} fetches spread over ${perSecond.size} seconds, not one burst`);
     assert.ok(made.length <= payments.length + 2, `${made.length} fetches for ${payments.length} payments`);
   });
 });

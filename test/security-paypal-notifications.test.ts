@@ -43,7 +43,11 @@ describe('PayPal notification floods (stand-in)', () => {
     const made = verifies().slice(before);
     const perSecond = new Map<number, number>();
     for (const r of made) perSecond.set(Math.floor(r.at / 1000), (perSecond.get(Math.floor(r.at / 1000)) ?? 0) + 1);
-    assert.ok([...perSecond.values()].every((n) => n <= PER_ACCOUNT_PER_SECOND + 1), `PayPal calls per second: ${JSON.stringify([...perSecond])}`);
+    // Granted at most PER_ACCOUNT_PER_SECOND per second (database clock), each delivery waiting up to
+    // two seconds for one: three seconds' budgets at most. A call granted early in one second may
+    // reach PayPal in the next under load (its OAuth token first), so arrivals are bounded by two.
+    assert.ok(made.length <= 3 * PER_ACCOUNT_PER_SECOND, `${made.length} PayPal calls for 40 forged deliveries`);
+    assert.ok([...perSecond.values()].every((n) => n <= 2 * PER_ACCOUNT_PER_SECOND), `PayPal calls per second: ${JSON.stringify([...perSecond])}`);
     assert.ok(statuses.every((s) => s === 400 || s === 429), `answers: ${statuses.join(',')}`);
     const limited = answers.find((r) => r.status === 429)!;
     assert.ok(limited, 'the excess is refused');

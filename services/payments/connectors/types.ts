@@ -386,6 +386,12 @@ export interface Connector {
    * id and bounded per account (provider-notifications/fetch-gate.ts).
    */
   notificationHint?: NotificationHint;
+  /**
+   * True when readNotification asks the provider about every delivery before anything is verified
+   * (PayPal's verify-webhook-signature): receiving spends the account's notification budget first,
+   * and a delivery beyond it is a 429, which the provider delivers again later (fetch-gate.ts).
+   */
+  notificationAsksProvider?: boolean;
   /** Reads a settlement report file the provider makes (uploaded by an operator); no provider call. */
   readSettlementReport?(req: SettlementReportRequest): Promise<SettlementReportRead>;
   /** Fetches the account's settlement batches from the provider's API. */

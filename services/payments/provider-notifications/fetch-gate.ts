@@ -9,9 +9,14 @@ import type { Pool } from '../../platform/index.js';
 //     fetches it once after the window, so a real change posted meanwhile is still read;
 //   - at most PER_ACCOUNT_PER_SECOND fetches per account in any second, follow-ups included; a
 //     post beyond it is answered without a fetch and marked `again` likewise.
+// A provider that verifies every delivery by asking it (PayPal) spends the same budget per delivery,
+// waiting up to ASK_WAIT_MS for it; one that gets none is refused with a 429 and delivered again by
+// the provider (receive.ts).
 
 export const WINDOW_MS = 2_000;
 export const PER_ACCOUNT_PER_SECOND = 10;
+/** How long a delivery the provider verifies waits for the account's budget before its 429. */
+export const ASK_WAIT_MS = 2_000;
 /** Rows with nothing left to fetch are forgotten this long after their fetch. */
 const FORGET_AFTER_MS = 3_600_000;
 
@@ -25,11 +30,17 @@ export interface FollowUp {
 }
 
 export function createFetchGate(pool: Pool) {
-  /** Takes one fetch of the account's budget for the current second; false when it is spent. */
+  /**
+   * Takes one fetch of the account's budget for the current second; false when it is spent, or in
+   * the second half of a second: a call granted late in one second and one granted early in the
+   * next would otherwise reach the provider within the same second, twice the budget (as in the
+   * webhooks throttle).
+   */
   async function takeBudget(accountId: string): Promise<boolean> {
     const { rowCount } = await pool.query(
       `INSERT INTO notification_fetch_budgets AS b (provider_account_id, window_second, used)
-       VALUES ($1, floor(extract(epoch FROM clock_timestamp())), 1)
+       SELECT $1, floor(extract(epoch FROM t)), 1 FROM clock_timestamp() AS t
+       WHERE extract(epoch FROM t) - floor(extract(epoch FROM t)) < 0.5
        ON CONFLICT (provider_account_id) DO UPDATE
          SET used = CASE WHEN b.window_second = EXCLUDED.window_second THEN b.used + 1 ELSE 1 END,
            window_second = EXCLUDED.window_second
@@ -50,6 +61,21 @@ export function createFetchGate(pool: Pool) {
   }
 
   return {
+    /**
+     * Takes one provider call of the account's budget (a delivery verified by asking the provider),
+     * waiting for the next seconds' budgets up to `maxWaitMs`: a real burst is slowed, not refused;
+     * false when none came.
+     */
+    async spend(accountId: string, maxWaitMs: number): Promise<boolean> {
+      const deadline = Date.now() + maxWaitMs;
+      for (;;) {
+        if (await takeBudget(accountId)) return true;
+        const next = (Math.floor(Date.now() / 1000) + 1) * 1000;
+        if (next > deadline) return false;
+        // Spread over the opening of the next second, so waiting deliveries do not all ask at once.
+        await new Promise((resolve) => setTimeout(resolve, next - Date.now() + Math.floor(Math.random() * 50)));
+      }
+    },
     /** Decides whether this delivery fetches the payment now; see the file's comment. */
     async admit(accountId: string, providerCode: string, paymentId: string): Promise<Admission> {
       const recent = await pool.query(

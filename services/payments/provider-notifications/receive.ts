@@ -6,7 +6,7 @@ import type { ProviderDefinition } from '../connectors/provider-definition.js';
 import type { CredentialStore } from '../provider-credentials/index.js';
 import type { Refunds } from '../refunds/index.js';
 import { decideHold, decidePayment, describeSubject, type Decision } from './decide.js';
-import { createFetchGate } from './fetch-gate.js';
+import { ASK_WAIT_MS, createFetchGate } from './fetch-gate.js';
 import { notificationQueries as q, type Effect, type Found } from './store.js';
 
 /**
@@ -117,10 +117,14 @@ export function createReceiver(deps: ReceiveDeps) {
   /**
    * 404 for an account that is not this provider's; 400 invalid_signature for a refused delivery.
    * A hint (Mollie's unsigned id) naming none of the account's payments, or within its id's window
-   * or beyond the account's fetches per second, is answered without asking the provider (fetch-gate.ts).
+   * or beyond the account's fetches per second, is answered without asking the provider; a delivery
+   * the provider is asked to verify (PayPal's) beyond that budget is a 429 (fetch-gate.ts).
    */
   async function receive(d: Delivery): Promise<Received> {
     const connector = await connectorFor(d);
+    if (connector.notificationAsksProvider && !(await gate.spend(d.providerAccountId, ASK_WAIT_MS))) {
+      throw serviceError('rate_limited', 'Too many notifications for this account this second; deliver it again later.');
+    }
     const hinted = connector.notificationHint?.paymentIdOf(d.body);
     if (hinted !== undefined) {
       const ours = await q.attempt(deps.pool, d.providerAccountId, null, hinted);
