@@ -181,8 +181,7 @@ export function webhooksRoutes(deps: WebhooksServiceDeps) {
         const endpoint = await endpoints.get(scope, req.endpointId);
         if (!endpoint.enabled) {
           throw serviceError('invalid_state_transition',
-            `Webhook endpoint ${endpoint.id} is disabled and is sent nothing: enable it, then recover (a single delivery can still be resent).`,
-            { param: 'endpoint_id' });
+            `Webhook endpoint ${endpoint.id} is disabled and is sent nothing: enable it, then recover (a single delivery can still be resent).`);
         }
         const r = await deps.recovery.recover(scope, { id: endpoint.id, url: endpoint.url, maxPerSecond: endpoint.max_per_second },
           timestampDate(req.since));

@@ -14,6 +14,8 @@ CREATE TABLE notification_fetches (
   PRIMARY KEY (provider_account_id, provider_payment_id)
 );
 CREATE INDEX notification_fetches_again ON notification_fetches (fetched_at) WHERE again;
+-- Rows with nothing left to read are forgotten an hour after their fetch.
+CREATE INDEX notification_fetches_done ON notification_fetches (fetched_at) WHERE NOT again;
 
 -- Fetches per account in the current second (unix seconds), across replicas: one conditional upsert a fetch.
 CREATE TABLE notification_fetch_budgets (

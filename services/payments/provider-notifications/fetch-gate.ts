@@ -8,7 +8,7 @@ import type { Pool } from '../../platform/index.js';
 //     fetch is answered without one and marks the id `again`, and the follow-up (follow-up.ts)
 //     fetches it once after the window, so a real change posted meanwhile is still read;
 //   - at most PER_ACCOUNT_PER_SECOND fetches per account in any second, follow-ups included; a
-//     post beyond it is answered without a fetch and marked `again` likewise.
+//     post that gets none within ADMIT_WAIT_MS is answered without a fetch and marked `again` likewise.
 // A provider that verifies every delivery by asking it (PayPal) spends the same budget per delivery,
 // waiting up to ASK_WAIT_MS for it; one that gets none is refused with a 429 and delivered again by
 // the provider (receive.ts).
@@ -17,6 +17,8 @@ export const WINDOW_MS = 2_000;
 export const PER_ACCOUNT_PER_SECOND = 10;
 /** How long a delivery the provider verifies waits for the account's budget before its 429. */
 export const ASK_WAIT_MS = 2_000;
+/** How long a hint waits for the account's budget before the follow-up is left to read it. */
+const ADMIT_WAIT_MS = 1_000;
 /** Rows with nothing left to fetch are forgotten this long after their fetch. */
 const FORGET_AFTER_MS = 3_600_000;
 
@@ -50,32 +52,45 @@ export function createFetchGate(pool: Pool) {
     return (rowCount ?? 0) > 0;
   }
 
-  /** Marks the id to be read once more after its window (or at once when it had none). */
-  async function markAgain(accountId: string, providerCode: string, paymentId: string): Promise<void> {
+  /**
+   * Marks the id to be read once more after its window (or at once when it had none); `noWindow`:
+   * its window is void too (it was taken for a fetch that was never made).
+   */
+  async function markAgain(accountId: string, providerCode: string, paymentId: string, noWindow = false): Promise<void> {
     await pool.query(
-      `INSERT INTO notification_fetches (provider_account_id, provider_payment_id, provider_code, fetched_at, again)
+      `INSERT INTO notification_fetches AS f (provider_account_id, provider_payment_id, provider_code, fetched_at, again)
        VALUES ($1, $2, $3, '-infinity', true)
-       ON CONFLICT (provider_account_id, provider_payment_id) DO UPDATE SET again = true`,
-      [accountId, paymentId, providerCode],
+       ON CONFLICT (provider_account_id, provider_payment_id) DO UPDATE
+         SET again = true, fetched_at = CASE WHEN $4 THEN '-infinity' ELSE f.fetched_at END`,
+      [accountId, paymentId, providerCode, noWindow],
+    );
+  }
+
+  /**
+   * Takes one provider call of the account's budget, waiting for the next seconds' budgets up to
+   * `maxWaitMs`: a real burst is slowed, not refused; false when none came.
+   */
+  async function spend(accountId: string, maxWaitMs: number): Promise<boolean> {
+    const deadline = Date.now() + maxWaitMs;
+    for (;;) {
+      if (await takeBudget(accountId)) return true;
+      const next = (Math.floor(Date.now() / 1000) + 1) * 1000;
+      if (next > deadline) return false;
+      // Spread over the opening of the next second, so waiting deliveries do not all ask at once.
+      await new Promise((resolve) => setTimeout(resolve, next - Date.now() + Math.floor(Math.random() * 50)));
+    }
+  }
+
+  /** A taken follow-up (its window just restarted) marked to be read again after that window. */
+  async function markAgainAfterWindow(f: FollowUp): Promise<void> {
+    await pool.query(
+      `UPDATE notification_fetches SET again = true WHERE provider_account_id = $1 AND provider_payment_id = $2`,
+      [f.providerAccountId, f.providerPaymentId],
     );
   }
 
   return {
-    /**
-     * Takes one provider call of the account's budget (a delivery verified by asking the provider),
-     * waiting for the next seconds' budgets up to `maxWaitMs`: a real burst is slowed, not refused;
-     * false when none came.
-     */
-    async spend(accountId: string, maxWaitMs: number): Promise<boolean> {
-      const deadline = Date.now() + maxWaitMs;
-      for (;;) {
-        if (await takeBudget(accountId)) return true;
-        const next = (Math.floor(Date.now() / 1000) + 1) * 1000;
-        if (next > deadline) return false;
-        // Spread over the opening of the next second, so waiting deliveries do not all ask at once.
-        await new Promise((resolve) => setTimeout(resolve, next - Date.now() + Math.floor(Math.random() * 50)));
-      }
-    },
+    spend,
     /** Decides whether this delivery fetches the payment now; see the file's comment. */
     async admit(accountId: string, providerCode: string, paymentId: string): Promise<Admission> {
       const recent = await pool.query(
@@ -84,7 +99,7 @@ export function createFetchGate(pool: Pool) {
         [accountId, paymentId, WINDOW_MS],
       );
       if ((recent.rowCount ?? 0) > 0) return 'waiting';
-      if (!(await takeBudget(accountId))) {
+      if (!(await spend(accountId, ADMIT_WAIT_MS))) {
         await markAgain(accountId, providerCode, paymentId);
         return 'waiting';
       }
@@ -122,25 +137,16 @@ export function createFetchGate(pool: Pool) {
       const taken: FollowUp[] = [];
       for (const r of rows) {
         const f = { providerAccountId: r.provider_account_id, providerCode: r.provider_code, providerPaymentId: r.provider_payment_id };
-        // No budget left this second: marked again, read after another window.
+        // No budget now: given back as it was (no fetch was made, so no window), for the next round.
         if (await takeBudget(f.providerAccountId)) taken.push(f);
-        else await markAgainAfterWindow(f);
+        else await markAgain(f.providerAccountId, f.providerCode, f.providerPaymentId, true);
       }
       return taken;
     },
 
     /** A follow-up whose fetch failed: read again after another window. */
-    async retryLater(f: FollowUp): Promise<void> {
-      await markAgainAfterWindow(f);
-    },
+    retryLater: markAgainAfterWindow,
   };
-
-  async function markAgainAfterWindow(f: FollowUp): Promise<void> {
-    await pool.query(
-      `UPDATE notification_fetches SET again = true WHERE provider_account_id = $1 AND provider_payment_id = $2`,
-      [f.providerAccountId, f.providerPaymentId],
-    );
-  }
 }
 
 export type FetchGate = ReturnType<typeof createFetchGate>;

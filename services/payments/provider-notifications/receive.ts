@@ -1,5 +1,5 @@
 import type { Clock, Logger, Pool, Queryable } from '../../platform/index.js';
-import { serviceError } from '../../contract/index.js';
+import { fromConnectError, serviceError } from '../../contract/index.js';
 import type { Connector, ConnectorRegistry, NotificationSubject, PayoutResult, ProviderNotification } from '../connectors/index.js';
 import { commitChange, type PaymentRecord, type PaymentsStore } from '../payments/index.js';
 import type { ProviderDefinition } from '../connectors/provider-definition.js';
@@ -145,8 +145,11 @@ export function createReceiver(deps: ReceiveDeps) {
           body: connector.notificationHint.bodyFor(f.providerPaymentId),
         });
       } catch (err) {
-        deps.logger.warn({ providerAccountId: f.providerAccountId, err: (err as Error).message }, 'provider notification follow-up failed; read again later');
-        await gate.retryLater(f);
+        // The provider unreachable: read again after another window. Anything else (the account gone,
+        // its key removed) would fail the same way again: dropped, as a refused post is.
+        const again = fromConnectError(err).code === 'provider_unavailable';
+        deps.logger.warn({ providerAccountId: f.providerAccountId, err: (err as Error).message, again }, 'provider notification follow-up failed');
+        if (again) await gate.retryLater(f);
       }
     }
     return due.length;
