@@ -19,7 +19,7 @@ import type { Throttle } from './throttle.js';
 export const MAX_RECOVERED = 10_000;
 const RESENDS_AT_ONCE = 4;
 /** A delivery a recovery took is left alone by later recoveries this long: calls in a row cannot multiply it. */
-export const RECOVERY_COOLDOWN_MS = 60_000;
+const RECOVERY_COOLDOWN_MS = 60_000;
 /** The run's lease on its row, renewed every HEARTBEAT_MS; a replica that dies frees the endpoint after it. */
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 1_000;

@@ -13,8 +13,8 @@ import type { Pool } from '../../platform/index.js';
 // waiting up to ASK_WAIT_MS for it; one that gets none is refused with a 429 and delivered again by
 // the provider (receive.ts).
 
-export const WINDOW_MS = 2_000;
-export const PER_ACCOUNT_PER_SECOND = 10;
+const WINDOW_MS = 2_000;
+const PER_ACCOUNT_PER_SECOND = 10;
 /** How long a delivery the provider verifies waits for the account's budget before its 429. */
 export const ASK_WAIT_MS = 2_000;
 /** How long a hint waits for the account's budget before the follow-up is left to read it. */
@@ -148,5 +148,3 @@ export function createFetchGate(pool: Pool) {
     retryLater: markAgainAfterWindow,
   };
 }
-
-export type FetchGate = ReturnType<typeof createFetchGate>;
