@@ -38,7 +38,7 @@ import { createDemoBehaviourStore, demoBehaviourRoutes } from './demo-behaviour/
 import { createDisputeParts, disputeRoutes } from './disputes/index.js';
 import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
 import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
-import { createReceiver, providerNotificationRoutes } from './provider-notifications/index.js';
+import { createFollowUps, createReceiver, providerNotificationRoutes } from './provider-notifications/index.js';
 import { createSettlementLookups, providerSettlementRoutes } from './provider-settlements/index.js';
 import { providerPayoutRoutes } from './provider-payouts/index.js';
 import { createRefunds, refundRoutes } from './refunds/index.js';
@@ -137,8 +137,9 @@ export function build(deps: PaymentsDeps): ServicePart {
     metrics: deps.metrics,
   });
   const notifications = createReceiver({
-    store, credentials, connectors, providers, refunds, clock: deps.clock, relay, logger: deps.logger,
+    store, credentials, connectors, providers, refunds, clock: deps.clock, relay, logger: deps.logger, pool: deps.pool,
   });
+  const followUps = createFollowUps(notifications, deps.logger);
   const expiry = createAuthorizationExpiry({
     store,
     clock: deps.clock,
@@ -202,10 +203,14 @@ export function build(deps: PaymentsDeps): ServicePart {
       disputes.sandbox.start();
       reminders.start();
       bindings.start();
+      followUps.start();
     },
     // Before the relay's final drain, so the events of a last sweep are published too.
     stop: async () => {
-      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), disputes.sandbox.stop(), reminders.stop(), bindings.stop()]);
+      await Promise.all([
+        expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), disputes.sandbox.stop(), reminders.stop(),
+        bindings.stop(), followUps.stop(),
+      ]);
     },
   });
 }

@@ -19,6 +19,8 @@ export interface RecordedMollieRequest {
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
   body: Record<string, unknown>;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 type Amount = { currency: string; value: string };
@@ -192,7 +194,7 @@ export async function startMollieStandIn(opts: { apiKeys: string[] }): Promise<M
     } catch {
       return send(res, mollieError(400, 'The request body is not valid JSON'));
     }
-    const rec: RecordedMollieRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body };
+    const rec: RecordedMollieRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body, at: Date.now() };
     requests.push(rec);
     const key = /^Bearer ((?:test|live)_\w+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!key || !opts.apiKeys.includes(key)) return send(res, mollieError(401, 'Missing authentication, or failed to authenticate'));

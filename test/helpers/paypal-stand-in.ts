@@ -19,6 +19,8 @@ export interface RecordedPayPalRequest {
   path: string;
   headers: IncomingMessage['headers'];
   body: Record<string, any>;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 type Answer = { status: number; body: Record<string, unknown> };
@@ -195,7 +197,7 @@ export async function startPayPalStandIn(opts: { clients: Record<string, string>
     } catch {
       body = {};
     }
-    const rec: RecordedPayPalRequest = { method: req.method ?? '', path, headers: req.headers, body };
+    const rec: RecordedPayPalRequest = { method: req.method ?? '', path, headers: req.headers, body, at: Date.now() };
     requests.push(rec);
     const send = (a: Answer) => {
       res.writeHead(a.status, { 'content-type': 'application/json', 'paypal-debug-id': `standin${requests.length}` });

@@ -7,7 +7,7 @@ import type { Connector } from './types.js';
 export type {
   AccountCredentials, AttemptOutcome, AuthorizeRequest, AuthorizeResult, CardFacts, Connector, ConnectorFailure, CredentialCheck,
   CredentialSource,
-  CustomerActionRequired, HoldRequest, HoldResult, NextActionType, NotificationCheck, NotificationRequest,
+  CustomerActionRequired, HoldRequest, HoldResult, NextActionType, NotificationCheck, NotificationHint, NotificationRequest,
   NotificationSubject, PayoutOutcome, PayoutRequest, PayoutResult, PayoutStatusRequest, PayoutStatusResult,
   ProviderNotification,
   PaymentStatusResult, ProviderAccountRef, ProviderSettlement, ProviderSettlementItem, RefundOutcome, RefundRequest,

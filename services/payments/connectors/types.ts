@@ -259,6 +259,13 @@ export interface CredentialSource {
 }
 
 /** A provider's notification (webhook) as it arrived at POST /providers/{provider}/webhooks/{account}. */
+export interface NotificationHint {
+  /** The provider payment id the delivery names; undefined when it names none (readNotification refuses it). */
+  paymentIdOf(body: Buffer): string | undefined;
+  /** The delivery body naming `paymentId`, as the provider posts it. */
+  bodyFor(paymentId: string): Buffer;
+}
+
 export interface NotificationRequest {
   account: ProviderAccountRef;
   /** The exact bytes received: signatures are computed over them. */
@@ -377,6 +384,19 @@ export interface Connector {
   checkCredentials?(account: ProviderAccountRef): Promise<CredentialCheck>;
   /** Verifies and reads a provider's notification; providers that send none leave it out. */
   readNotification?(req: NotificationRequest): Promise<NotificationCheck>;
+  /**
+   * For a provider whose notification is an unsigned hint that readNotification answers by
+   * fetching the payment from the provider (Mollie): the provider payment id a delivery names, and
+   * a delivery naming an id. Receiving then fetches only the account's own payments, coalesced per
+   * id and bounded per account (provider-notifications/fetch-gate.ts).
+   */
+  notificationHint?: NotificationHint;
+  /**
+   * True when readNotification asks the provider about every delivery before anything is verified
+   * (PayPal's verify-webhook-signature): receiving spends the account's notification budget first,
+   * and a delivery beyond it is a 429, which the provider delivers again later (fetch-gate.ts).
+   */
+  notificationAsksProvider?: boolean;
   /** Reads a settlement report file the provider makes (uploaded by an operator); no provider call. */
   readSettlementReport?(req: SettlementReportRequest): Promise<SettlementReportRead>;
   /** Fetches the account's settlement batches from the provider's API. */

@@ -1,11 +1,12 @@
-import type { Clock, Logger, Queryable } from '../../platform/index.js';
-import { serviceError } from '../../contract/index.js';
-import type { ConnectorRegistry, NotificationSubject, PayoutResult, ProviderNotification } from '../connectors/index.js';
+import type { Clock, Logger, Pool, Queryable } from '../../platform/index.js';
+import { fromConnectError, serviceError } from '../../contract/index.js';
+import type { Connector, ConnectorRegistry, NotificationSubject, PayoutResult, ProviderNotification } from '../connectors/index.js';
 import { commitChange, type PaymentRecord, type PaymentsStore } from '../payments/index.js';
 import type { ProviderDefinition } from '../connectors/provider-definition.js';
 import type { CredentialStore } from '../provider-credentials/index.js';
 import type { Refunds } from '../refunds/index.js';
 import { decideHold, decidePayment, describeSubject, type Decision } from './decide.js';
+import { ASK_WAIT_MS, createFetchGate } from './fetch-gate.js';
 import { notificationQueries as q, type Effect, type Found } from './store.js';
 
 /**
@@ -26,6 +27,8 @@ export interface ReceiveDeps {
   clock: Clock;
   relay: { kick(): void };
   logger: Logger;
+  /** Where hints are checked against the account's attempts and their fetches gated (fetch-gate.ts). */
+  pool: Pool;
 }
 
 export interface Delivery {
@@ -49,8 +52,12 @@ export interface PayoutNotice {
   result: PayoutResult;
 }
 
+/** What a hint answered without asking the provider gets: received, nothing new (yet). */
+const NOTHING: Received = { acknowledgement: '', received: 0, newNotifications: 0, payouts: [] };
+
 export function createReceiver(deps: ReceiveDeps) {
   const { store, clock } = deps;
+  const gate = createFetchGate(deps.pool);
 
   /** Decides under the payment's row lock and writes the change, or only the narration when nothing changes. */
   async function decided(tx: Queryable, found: Found, decide: (payment: PaymentRecord) => Promise<Decision>): Promise<Effect> {
@@ -95,8 +102,8 @@ export function createReceiver(deps: ReceiveDeps) {
     return { effect, paymentId: found.paymentId };
   }
 
-  /** 404 for an account that is not this provider's; 400 invalid_signature for a refused delivery. */
-  async function receive(d: Delivery): Promise<Received> {
+  /** The connector that reads the account's notifications; 404 for an account that is not this provider's. */
+  async function connectorFor(d: Pick<Delivery, 'providerCode' | 'providerAccountId'>): Promise<Connector & Required<Pick<Connector, 'readNotification'>>> {
     const account = await deps.credentials.describe(d.providerAccountId);
     const connector = deps.connectors.forProvider(d.providerCode);
     if (!account || account.providerCode !== d.providerCode || !connector?.readNotification) {
@@ -104,6 +111,52 @@ export function createReceiver(deps: ReceiveDeps) {
         param: 'provider_account_id',
       });
     }
+    return connector as Connector & Required<Pick<Connector, 'readNotification'>>;
+  }
+
+  /**
+   * 404 for an account that is not this provider's; 400 invalid_signature for a refused delivery.
+   * A hint (Mollie's unsigned id) naming none of the account's payments, or within its id's window
+   * or beyond the account's fetches per second, is answered without asking the provider; a delivery
+   * the provider is asked to verify (PayPal's) beyond that budget is a 429 (fetch-gate.ts).
+   */
+  async function receive(d: Delivery): Promise<Received> {
+    const connector = await connectorFor(d);
+    if (connector.notificationAsksProvider && !(await gate.spend(d.providerAccountId, ASK_WAIT_MS))) {
+      throw serviceError('rate_limited', 'Too many notifications for this account this second; deliver it again later.');
+    }
+    const hinted = connector.notificationHint?.paymentIdOf(d.body);
+    if (hinted !== undefined) {
+      const ours = await q.attempt(deps.pool, d.providerAccountId, null, hinted);
+      if (!ours || (await gate.admit(d.providerAccountId, d.providerCode, hinted)) === 'waiting') return NOTHING;
+    }
+    return read(connector, d);
+  }
+
+  /** Reads the ids whose posts waited out their window (fetch-gate.ts), each once; how many were read. */
+  async function followUp(limit: number): Promise<number> {
+    const due = await gate.takeFollowUps(limit);
+    for (const f of due) {
+      try {
+        const connector = await connectorFor(f);
+        if (!connector.notificationHint) continue;
+        await read(connector, {
+          providerCode: f.providerCode, providerAccountId: f.providerAccountId, headers: {},
+          body: connector.notificationHint.bodyFor(f.providerPaymentId),
+        });
+      } catch (err) {
+        // The provider unreachable: read again after another window. Anything else (the account gone,
+        // its key removed) would fail the same way again: dropped, as a refused post is.
+        const again = fromConnectError(err).code === 'provider_unavailable';
+        deps.logger.warn({ providerAccountId: f.providerAccountId, err: (err as Error).message, again }, 'provider notification follow-up failed');
+        if (again) await gate.retryLater(f);
+      }
+    }
+    return due.length;
+  }
+
+  /** Has the account's connector verify and read the delivery, then records and applies what it says. */
+  async function read(connector: Required<Pick<Connector, 'readNotification'>>, d: Delivery): Promise<Received> {
     const check = await connector.readNotification({
       account: { providerCode: d.providerCode, id: d.providerAccountId }, rawBody: d.body, headers: d.headers,
     });
@@ -143,7 +196,7 @@ export function createReceiver(deps: ReceiveDeps) {
     return { acknowledgement: check.acknowledgement ?? '', received: check.notifications.length, newNotifications: fresh, payouts };
   }
 
-  return { receive };
+  return { receive, followUp };
 }
 
 export type Receiver = ReturnType<typeof createReceiver>;

@@ -10,7 +10,7 @@ import type { ProviderNetwork } from '../provider-fetch.js';
 import { toMollieAmount } from './amounts.js';
 import { createMollieClients, type MollieAccount } from './client.js';
 import { CONDITIONS } from './errors.js';
-import { readMollieNotification } from './notifications.js';
+import { mollieNotificationHint, readMollieNotification } from './notifications.js';
 import { describeError, fromError, fromPayment, isMollieError, metadataOf, refusal, type MolliePayment } from './outcomes.js';
 import { isRequest, paymentRequest } from './request.js';
 import { listMollieSettlements } from './settlements.js';
@@ -125,6 +125,7 @@ export function createMollieConnector(
     },
 
     readNotification: (req) => readMollieNotification(clients, req),
+    notificationHint: mollieNotificationHint,
 
     async listSettlements(req) {
       const account = await clients.forAccount(req.account.id);

@@ -5,11 +5,13 @@
 // 200 with nothing recorded, as Mollie's reference asks so as not to tell a prober which ids
 // exist. The de-duplication key is the state itself (`tr_…:paid`, `re_…:refunded`): a replay, or
 // Mollie's repeat, finds the same state recorded and changes nothing; a real change is a new key.
+// Anyone may post, so receiving fetches only ids of the account's own payments, coalesced and
+// bounded per account (provider-notifications/fetch-gate.ts), by way of mollieNotificationHint.
 import { serviceError } from '../../../contract/index.js';
 import type { MollieClients } from './client.js';
 import { fromPayment, isMollieError, metadataOf, type MolliePayment, type MollieRefund } from './outcomes.js';
 import { ruleFor } from './errors.js';
-import type { NotificationCheck, NotificationRequest, ProviderNotification, RefundResult } from '../types.js';
+import type { NotificationCheck, NotificationHint, NotificationRequest, ProviderNotification, RefundResult } from '../types.js';
 
 /** How long a notification may wait for Mollie's answer; Mollie gives up on a webhook after 15 seconds. */
 const FETCH_TIMEOUT_MS = 10_000;
@@ -25,6 +27,12 @@ export function postedPaymentId(body: Buffer): string | undefined {
   const id = new URLSearchParams(body.toString('utf8')).get('id') ?? '';
   return PAYMENT_ID.test(id) ? id : undefined;
 }
+
+/** Mollie's posts are hints: receiving coalesces and bounds the fetches they cause. */
+export const mollieNotificationHint: NotificationHint = {
+  paymentIdOf: postedPaymentId,
+  bodyFor: (paymentId) => Buffer.from(new URLSearchParams({ id: paymentId }).toString()),
+};
 
 /** A refund's settled status as the connector interface's refund result; undefined while Mollie still works on it. */
 function refundResult(r: MollieRefund): RefundResult | undefined {

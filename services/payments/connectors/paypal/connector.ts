@@ -158,5 +158,6 @@ export function createPayPalConnector(
     },
 
     readNotification: (req) => readPayPalNotification(clients, req),
+    notificationAsksProvider: true,
   };
 }
