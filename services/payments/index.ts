@@ -25,7 +25,9 @@ import { instrumentConnectors } from './connectors/instrumented.js';
 import { issuerOfTokens, providersByCode, type ProviderDefinition } from './connectors/provider-definition.js';
 import { PROVIDERS } from './connectors/providers.js';
 import { createVaultForwarders } from './connectors/vault-forwarding.js';
-import { createAuthorizationExpiry, createCustomerActionExpiry, createReconciliation, createSettlementSync } from './jobs/index.js';
+import {
+  createAuthorizationExpiry, createCustomerActionExpiry, createDisputeSync, createReconciliation, createSettlementSync,
+} from './jobs/index.js';
 
 import {
   createCustomerActions, createLifecycle, createOrchestrator, createStore, paymentOutcomes, routes, type CredentialSources,
@@ -34,7 +36,8 @@ import { createDemoBehaviourStore, demoBehaviourRoutes } from './demo-behaviour/
 import { createDisputeParts, disputeRoutes } from './disputes/index.js';
 import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
 import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
-import { createReceiver, providerNotificationRoutes } from './provider-notifications/index.js';
+import { createReceiver, disputeNotified, providerNotificationRoutes } from './provider-notifications/index.js';
+import { providerDisputeActions } from './provider-disputes/index.js';
 import { createSettlementLookups, providerSettlementRoutes } from './provider-settlements/index.js';
 import { providerPayoutRoutes } from './provider-payouts/index.js';
 import { createRefunds, refundRoutes } from './refunds/index.js';
@@ -52,7 +55,7 @@ export { PROVIDERS } from './connectors/providers.js';
 /** How often the sandbox's demo providers open due chargebacks and decide due evidence (docs/disputes.md). */
 const SANDBOX_DISPUTE_SWEEP_MS = 1_000;
 
-/** How long a settlement sync may take at the provider (a request per payout and page). */
+/** How long a settlement or dispute sync may take at the provider (a request per payout and page). */
 const SETTLEMENT_LIST_TIMEOUT_MS = 60_000;
 
 export const PART: PartInfo = { name: 'payments', schema: 'payments', dir: 'services/payments' };
@@ -130,8 +133,17 @@ export function build(deps: PaymentsDeps): ServicePart {
     idempotencyTtlMs,
     metrics: deps.metrics,
   });
+  const disputes = createDisputeParts({
+    pool: deps.pool, store, clock: deps.clock, relay, logger: deps.logger, intervalMs: SANDBOX_DISPUTE_SWEEP_MS,
+    actions: providerDisputeActions({ connectors, store, providerCodes: Object.keys(licensed), providerTimeoutMs: deps.config.providerTimeoutMs }),
+  });
   const notifications = createReceiver({
-    store, credentials, connectors, providers, refunds, clock: deps.clock, relay, logger: deps.logger,
+    store, credentials, connectors, providers, refunds, disputes: disputeNotified(disputes.applyProviderView),
+    clock: deps.clock, relay, logger: deps.logger,
+  });
+  const disputeSync = createDisputeSync({
+    pool: deps.pool, connectors, providerCodes: Object.keys(licensed), take: notifications.take, logger: deps.logger,
+    intervalMs: deps.config.disputeSyncIntervalMs, listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
   });
   const expiry = createAuthorizationExpiry({
     store,
@@ -152,9 +164,6 @@ export function build(deps: PaymentsDeps): ServicePart {
   const settlementSync = deps.providerAccounts && deps.ledger && createSettlementSync({
     pool: deps.pool, connectors, providers: [...providers.values()], accounts: deps.providerAccounts, ledger: deps.ledger, lookups, clock: deps.clock,
     logger: deps.logger, intervalMs: deps.config.stripeSettlementSyncIntervalMs, listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
-  });
-  const disputes = createDisputeParts({
-    pool: deps.pool, store, clock: deps.clock, relay, logger: deps.logger, intervalMs: SANDBOX_DISPUTE_SWEEP_MS,
   });
   const bindings = bindingSweep(deps.pool, deps.clock, deps.logger);
   return assemblePart(deps, {
@@ -189,12 +198,13 @@ export function build(deps: PaymentsDeps): ServicePart {
       actionExpiry.start();
       reconciliation.start();
       settlementSync?.start();
+      disputeSync.start();
       disputes.sandbox.start();
       bindings.start();
     },
     // Before the relay's final drain, so the events of a last sweep are published too.
     stop: async () => {
-      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), disputes.sandbox.stop(), bindings.stop()]);
+      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), disputeSync.stop(), disputes.sandbox.stop(), bindings.stop()]);
     },
   });
 }
