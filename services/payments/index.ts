@@ -138,7 +138,7 @@ export function build(deps: PaymentsDeps): ServicePart {
     actions: providerDisputeActions({ connectors, store, providerCodes: Object.keys(licensed), providerTimeoutMs: deps.config.providerTimeoutMs }),
   });
   const notifications = createReceiver({
-    store, credentials, connectors, providers, refunds, disputes: disputeNotified(disputes.applyProviderView),
+    store, credentials, connectors, providers, refunds, disputes: disputeNotified({ store, disputes: disputes.store, apply: disputes.applyProviderView }),
     clock: deps.clock, relay, logger: deps.logger,
   });
   const disputeSync = createDisputeSync({

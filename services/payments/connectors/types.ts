@@ -293,7 +293,8 @@ export interface ProviderDispute {
   providerDisputeId: string;
   attemptId: string | null;
   providerPaymentId: string | null;
-  stage: DisputeStage;
+  /** null: the provider's status does not tell the stage (a won or lost dispute); the dispute keeps its own, a new one is a chargeback. */
+  stage: DisputeStage | null;
   status: DisputeStatus;
   reason: DisputeReason;
   /** The provider's own reason code or name, kept beside the normalised reason. */

@@ -2,7 +2,8 @@ import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import type { Queryable } from '../../platform/index.js';
 import type { ProviderDispute } from '../connectors/index.js';
-import { DisputeViewRefused, type ApplyProviderView, type ProviderDisputeView } from '../disputes/index.js';
+import { DisputeViewRefused, type ApplyProviderView, type DisputeStore, type ProviderDisputeView } from '../disputes/index.js';
+import type { PaymentsStore } from '../payments/index.js';
 import type { Applied } from './store.js';
 
 /**
@@ -26,14 +27,25 @@ async function findPayment(tx: Queryable, accountId: string, d: ProviderDispute)
   return rows[0] as { payment_id: string; merchant_id: string; project_id: string; mode: string } | undefined;
 }
 
-export function disputeNotified(apply: ApplyProviderView): DisputeNotified {
+export interface DisputeNotifiedDeps {
+  store: Pick<PaymentsStore, 'getForUpdate'>;
+  disputes: Pick<DisputeStore, 'forPayments'>;
+  apply: ApplyProviderView;
+}
+
+export function disputeNotified({ store, disputes, apply }: DisputeNotifiedDeps): DisputeNotified {
   return async (tx, account, d) => {
     const named = `dispute ${d.providerDisputeId} of payment ${d.providerPaymentId ?? d.attemptId ?? '(none named)'}`;
     const found = await findPayment(tx, account.id, d);
     if (!found) return { effect: 'unmatched', note: `${named}: no payment of this account` };
     const scope = create(ScopeSchema, { merchantId: found.merchant_id, projectId: found.project_id, mode: found.mode });
+    // Under the payment's lock (apply takes it again in this transaction): the stage a view without one keeps.
+    await store.getForUpdate(tx, scope, found.payment_id);
+    const current = d.stage ? undefined : (await disputes.forPayments([found.payment_id], tx))
+      .find((x) => x.providerCode === account.providerCode && x.providerDisputeId === d.providerDisputeId);
     const view: ProviderDisputeView = {
-      providerCode: account.providerCode, providerDisputeId: d.providerDisputeId, paymentId: found.payment_id, stage: d.stage, status: d.status,
+      providerCode: account.providerCode, providerDisputeId: d.providerDisputeId, paymentId: found.payment_id,
+      stage: d.stage ?? current?.stage ?? 'chargeback', status: d.status,
       reason: d.reason, providerReason: d.providerReason, amount: d.amount, currency: d.currency, feeAmount: d.feeAmount ?? null,
       fundsWithdrawn: d.fundsWithdrawn, evidenceDueBy: d.evidenceDueBy, occurredAt: d.occurredAt, sequence: d.sequence ?? null,
     };
