@@ -2,24 +2,29 @@
 // pointed at its stand-in: a dispute whose notifications never arrived is found by the sync's read
 // of Stripe's dispute events (DISPUTE_SYNC_INTERVAL_MS short here), opened with its funds
 // withdrawn, then found won; the webhook that arrives late is the same event and changes nothing.
+// Checkout.com's disputes are found by its list of disputes changed since the last sync.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { eventually } from './helpers/eventually.js';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
+import { liveKey, startCheckoutStandIn, type CheckoutStandIn } from './helpers/checkout-stand-in.js';
 import { request } from './helpers/stack.js';
 import { deliver, signed } from './helpers/stripe-events.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
 
 const KEY = `sk_live_standin_${randomBytes(8).toString('hex')}`;
 const WEBHOOK_SECRET = `whsec_${randomBytes(24).toString('base64url')}`;
+const CKO_KEY = liveKey();
 
 describe('the dispute sync finds what notifications lost', () => {
   let stack: LicensedProviderStack;
   let stripe: StripeStandIn;
+  let cko: CheckoutStandIn;
 
   before(async () => {
     stripe = await startStripeStandIn({ secretKeys: [KEY] });
+    cko = await startCheckoutStandIn({ secretKeys: [CKO_KEY] });
     stack = await startLicensedProviderStack({
       env: { PROVIDER_SECRET_KEY: randomBytes(32).toString('hex'), DISPUTE_SYNC_INTERVAL_MS: '1000' },
     });
@@ -27,6 +32,7 @@ describe('the dispute sync finds what notifications lost', () => {
   after(async () => {
     await stack?.close();
     await stripe?.close();
+    await cko?.close();
   });
 
   test('a Stripe dispute whose webhooks were lost is opened and closed by the sync, once', async () => {
@@ -73,5 +79,24 @@ describe('the dispute sync finds what notifications lost', () => {
     const asked = stripe.requests.filter((r) => r.path === '/v1/events');
     assert.ok(asked.length >= 2);
     for (const r of asked) assert.ok(Object.values(r.params.types as object).every((t) => String(t).startsWith('charge.dispute.')));
+  });
+
+  test('a Checkout.com dispute whose webhooks were lost is found by its list of disputes, then found won', async () => {
+    const m = await stack.newMerchantKey('live');
+    await stack.connectLive(m.projectId, {
+      provider: 'checkout', name: 'Checkout.com EU',
+      credentials: { secret_key: CKO_KEY, processing_channel_id: 'pc_standinlive00000000000000', webhook_signature_key: 'k'.repeat(32), api_base_url: cko.baseUrl },
+    });
+    const paid = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'tok_standin_card', provider_code: 'checkout' } });
+    assert.equal(paid.body.status, 'successful', JSON.stringify(paid.body));
+    const atCko = cko.openDispute(paid.body.attempts[0].provider_payment_id, 'fraudulent');
+    const get = (path: string) => request(stack.baseUrl, 'GET', path, { key: m.secret });
+    const d = await eventually('the Checkout.com dispute found by the sync', async () => (await get(`/v1/disputes?payment_id=${paid.body.id}`)).body.data?.[0], 15_000);
+    assert.deepEqual([d.provider_dispute_id, d.reason, d.status, d.funds_withdrawn], [atCko.id, 'fraudulent', 'needs_response', true]);
+    cko.decideDispute(atCko.id, 'won');
+    await eventually('the Checkout.com dispute won by the sync', async () => ((await get(`/v1/disputes/${d.id}`)).body.status === 'won' ? true : undefined), 15_000);
+    const moved = await stack.query('SELECT kind FROM payments.dispute_fund_movements WHERE dispute_id = $1 ORDER BY seq', [d.id]);
+    assert.deepEqual(moved.rows.map((r) => r.kind), ['withdrawal', 'reinstatement']);
+    assert.ok(cko.requests.some((r) => r.path === '/disputes' && r.query.get('from')));
   });
 });
