@@ -11,6 +11,7 @@ import { toMollieAmount } from './amounts.js';
 import { createMollieClients, type MollieAccount } from './client.js';
 import { CONDITIONS } from './errors.js';
 import { readMollieNotification } from './notifications.js';
+import { createMollieDisputes } from './disputes.js';
 import { describeError, fromError, fromPayment, isMollieError, metadataOf, refusal, type MolliePayment } from './outcomes.js';
 import { isRequest, paymentRequest } from './request.js';
 import { listMollieSettlements } from './settlements.js';
@@ -125,6 +126,9 @@ export function createMollieConnector(
     },
 
     readNotification: (req) => readMollieNotification(clients, req),
+
+    // Chargebacks, read only: the sync's list (disputes.ts); Mollie takes no answer through its API.
+    ...createMollieDisputes(clients),
 
     async listSettlements(req) {
       const account = await clients.forAccount(req.account.id);
