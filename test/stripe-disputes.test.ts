@@ -3,9 +3,8 @@
 // Stripe signs them), the merchant submits evidence with a PDF (the SDK's files.create and
 // disputes.update reach the stand-in), Stripe decides it won (.closed and .funds_reinstated, out
 // of order), and redeliveries change nothing: one withdrawal and one reinstatement, and the
-// merchant's events (what its webhook endpoints are sent) dispute.created, .updated and .closed
-// once each change. (A live endpoint must be https, which no local receiver is: the delivery
-// itself is proven in disputes.test.ts.) Accept is Stripe's disputes.close; a dispute
+// merchant's events dispute.created, .updated and .closed once each change; a test-mode account's
+// dispute reaches the merchant's (http, test-mode) endpoint signed. Accept is Stripe's disputes.close; a dispute
 // about a payment not routed here is recorded unmatched for the operator.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +14,8 @@ import { startLiveStandIns, type LiveStandIns } from './helpers/live-stand-ins.j
 import { request } from './helpers/stack.js';
 import { deliver, signed, stripeEvent } from './helpers/stripe-events.js';
 import type { StandInEvent } from './helpers/stripe-stand-in-disputes.js';
+import { startStripeStandIn } from './helpers/stripe-stand-in.js';
+import { contractSignatureValid, startReceiver } from './webhooks-support.js';
 
 const KEY = `sk_live_standin_${randomBytes(8).toString('hex')}`;
 const WEBHOOK_SECRET = `whsec_${randomBytes(24).toString('base64url')}`;
@@ -167,5 +168,41 @@ describe('disputes at Stripe, through the REST gateway', () => {
     assert.match(rows[0].note, /dispute dp_standinStranger of payment pi_elsewhere: no payment of this account/);
     const none = await world.stack.query('SELECT count(*)::int AS n FROM payments.disputes WHERE provider_dispute_id = $1', ['dp_standinStranger']);
     assert.equal(none.rows[0].n, 0);
+  });
+
+  test('a test-mode account\'s dispute reaches the merchant\'s endpoint as dispute.created, .updated and .closed, signed', async () => {
+    const testKey = `sk_test_standin_${randomBytes(8).toString('hex')}`;
+    const sandbox = await startStripeStandIn({ secretKeys: [testKey] });
+    const receiver = await startReceiver(200);
+    try {
+      const t = await world.stack.newMerchantKey('test');
+      const accountId = (await world.stack.manage('POST', `/projects/${t.projectId}/provider-accounts`, {
+        mode: 'test', provider: 'stripe', name: 'Stripe test',
+        credentials: { secret_key: testKey, webhook_secret: WEBHOOK_SECRET, api_base_url: sandbox.baseUrl },
+      })).body.id as string;
+      const endpoint = await world.stack.manage('POST', `/projects/${t.projectId}/webhook-endpoints`, {
+        mode: 'test', url: receiver.url, events: ['dispute.created', 'dispute.updated', 'dispute.closed'],
+      });
+      assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
+      const paid = await world.stack.pay(t.secret, { payment_method: { type: 'card', token: 'pm_card_visa', provider_code: 'stripe' } });
+      assert.equal(paid.body.status, 'successful', JSON.stringify(paid.body));
+      assert.equal(paid.body.attempts[0].provider_account_id, accountId);
+      const opened = sandbox.openDispute(paid.body.attempts[0].provider_payment_id);
+      const sendTo = (e: StandInEvent) => deliver(world.stack.baseUrl, accountId, signed({ id: e.id, json: e.json }, WEBHOOK_SECRET));
+      for (const e of [...opened.events, ...sandbox.decideDispute(opened.dispute.id, 'lost')]) assert.equal((await sendTo(e)).status, 200);
+      const got = await eventually('the endpoint\'s dispute webhooks', async () => {
+        const mine = receiver.received.map((r) => ({ r, e: JSON.parse(r.body) })).filter(({ e }) => e.type?.startsWith('dispute.'));
+        return mine.some(({ e }) => e.type === 'dispute.closed') ? mine : undefined;
+      });
+      for (const { r } of got) assert.ok(contractSignatureValid(r.body, r.headers['svc-signature'] as string, endpoint.body.secret));
+      const types = got.map(({ e }) => e.type);
+      assert.deepEqual([types[0], types.at(-1)], ['dispute.created', 'dispute.closed']);
+      assert.ok(types.includes('dispute.updated'), 'the withdrawal');
+      const closed = got.at(-1)!.e.data.object;
+      assert.deepEqual([closed.status, closed.funds_withdrawn, closed.payment_id], ['lost', true, paid.body.id]);
+    } finally {
+      await receiver.close();
+      await sandbox.close();
+    }
   });
 });
