@@ -123,9 +123,10 @@ export function createReceiver(deps: ReceiveDeps) {
       fresh++;
       // Ignored by the rule, yet the provider disagrees with what we recorded (a capture failure after the
       // capture, a decline after a success, a success after a failure or an expiry), or a dispute about a
-      // payment not routed here: worth an operator's look.
-      const disagrees = (outcome.effect === 'ignored' && n.subject.kind !== 'ignored')
-        || (outcome.effect === 'unmatched' && n.subject.kind === 'dispute');
+      // payment not routed here: worth an operator's look. A dispute's older view arriving late is routine.
+      const disagrees = n.subject.kind === 'dispute'
+        ? outcome.effect === 'unmatched'
+        : outcome.effect === 'ignored' && n.subject.kind !== 'ignored';
       deps.logger[disagrees ? 'warn' : 'info']({
         providerAccountId: accountId, eventId: n.eventId, subject: n.subject.kind, effect: outcome.effect,
         paymentId: outcome.paymentId, refundId: outcome.refundId, disputeId: outcome.disputeId, note: outcome.note,
