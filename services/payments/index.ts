@@ -58,6 +58,9 @@ const SANDBOX_DISPUTE_SWEEP_MS = 1_000;
 /** How long a settlement or dispute sync may take at the provider (a request per payout and page). */
 const SETTLEMENT_LIST_TIMEOUT_MS = 60_000;
 
+/** How long a merchant's dispute action may take at the provider: evidence uploads up to ten documents of 4 MiB first. */
+const DISPUTE_ACTION_TIMEOUT_MS = 60_000;
+
 export const PART: PartInfo = { name: 'payments', schema: 'payments', dir: 'services/payments' };
 
 export interface PaymentsDeps extends ServiceDeps {
@@ -135,7 +138,7 @@ export function build(deps: PaymentsDeps): ServicePart {
   });
   const disputes = createDisputeParts({
     pool: deps.pool, store, clock: deps.clock, relay, logger: deps.logger, intervalMs: SANDBOX_DISPUTE_SWEEP_MS,
-    actions: providerDisputeActions({ connectors, store, providerCodes: Object.keys(licensed), providerTimeoutMs: deps.config.providerTimeoutMs }),
+    actions: providerDisputeActions({ connectors, store, providerCodes: Object.keys(licensed), timeoutMs: DISPUTE_ACTION_TIMEOUT_MS }),
   });
   const notifications = createReceiver({
     store, credentials, connectors, providers, refunds, disputes: disputeNotified({ store, disputes: disputes.store, apply: disputes.applyProviderView }),

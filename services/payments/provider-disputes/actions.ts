@@ -9,7 +9,7 @@ import type { PaymentsStore } from '../payments/index.js';
 /**
  * The licensed providers' dispute actions (the merchant's accept and evidence), by provider code,
  * for the disputes' action registry: each goes to the connector of the account that took the
- * payment, under the provider call deadline. A provider that refuses is answered provider_declined
+ * payment, under the action's deadline. A provider that refuses is answered provider_declined
  * in its own words, one that cannot be reached provider_unavailable; either way nothing changed
  * here. A connector without the call has no entry for it (dispute_action_unsupported).
  */
@@ -17,7 +17,8 @@ export interface ProviderDisputeActionsDeps {
   connectors: ConnectorRegistry;
   store: Pick<PaymentsStore, 'get'>;
   providerCodes: Iterable<string>;
-  providerTimeoutMs: number;
+  /** The action's deadline at the provider (uploads included); past it the merchant hears provider_unavailable. */
+  timeoutMs: number;
 }
 
 function answerOf(a: DisputeActionAnswer): ProviderAnswer {
@@ -41,13 +42,17 @@ export function providerDisputeActions(deps: ProviderDisputeActionsDeps): Record
       providerPaymentId: attempt?.providerPaymentId ?? null, providerReason: d.providerReason, amount: d.amount, currency: d.currency,
     };
     try {
-      return answerOf(await withDeadline(deps.providerTimeoutMs, (signal) => run(req, signal)));
+      return answerOf(await withDeadline(deps.timeoutMs, (signal) => run(req, signal)));
     } catch (err) {
       const provider = d.providerName ?? d.providerCode;
       if (err instanceof DisputeActionFailed && err.kind === 'declined') {
         throw serviceError('provider_declined', `${provider} refused: ${err.message}`, { param: 'id' });
       }
-      if (err instanceof DisputeActionFailed || err instanceof DeadlineExceeded) {
+      if (err instanceof DeadlineExceeded) {
+        // It may have acted: its notification (or the sync) will say what it did.
+        throw serviceError('provider_unavailable', `${provider} did not answer in time; the dispute changes when ${provider} reports what it did.`, { param: 'id' });
+      }
+      if (err instanceof DisputeActionFailed) {
         throw serviceError('provider_unavailable', `${provider} could not be reached; nothing changed, try again.`, { param: 'id' });
       }
       throw err;
