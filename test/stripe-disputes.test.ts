@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { expectError } from './helpers/api-assertions.js';
 import { eventually } from './helpers/eventually.js';
 import { startLiveStandIns, type LiveStandIns } from './helpers/live-stand-ins.js';
 import { request } from './helpers/stack.js';
@@ -131,6 +132,20 @@ describe('disputes at Stripe, through the REST gateway', () => {
     // Stripe's charge.dispute.closed (lost) after the accept moves nothing backwards or again.
     assert.equal((await send(world.stripe.events.at(-1)!)).status, 200);
     assert.equal((await api('GET', `/v1/disputes/${d.id}`)).body.status, 'accepted');
+    assert.equal((await movements(d.id)).length, 1);
+  });
+
+  test('Stripe refusing an action is 409 provider_declined in its words, and the dispute is unchanged', async () => {
+    const { paymentId, intentId } = await paid();
+    const opened = world.stripe.openDispute(intentId);
+    for (const e of opened.events) await send(e);
+    const [d] = await disputeOf(paymentId);
+    // Stripe closed it meanwhile, and its notification has not arrived yet.
+    world.stripe.disputes.get(opened.dispute.id)!.status = 'lost';
+    const refused = await api('POST', `/v1/disputes/${d.id}/accept`);
+    expectError(refused, 409, 'provider_error', 'provider_declined', 'id');
+    assert.match(refused.body.error.message, /^Stripe refused: This dispute is lost and cannot be closed\./);
+    assert.equal((await api('GET', `/v1/disputes/${d.id}`)).body.status, 'needs_response');
     assert.equal((await movements(d.id)).length, 1);
   });
 
