@@ -16,7 +16,8 @@ export interface DisputeSyncDeps {
   pool: Pool;
   connectors: ConnectorRegistry;
   providerCodes: readonly string[];
-  take(providerCode: string, accountId: string, notifications: ProviderNotification[]): Promise<number>;
+  /** The notifications' one way in: how many were new, and how many of those changed a dispute. */
+  take(providerCode: string, accountId: string, notifications: ProviderNotification[]): Promise<{ fresh: number; applied: number }>;
   logger: Logger;
   intervalMs: number;
   listTimeoutMs: number;
@@ -31,6 +32,8 @@ const FIRST_LOOK_BACK_MS = 7 * 86_400_000;
 
 export function createDisputeSync(deps: DisputeSyncDeps) {
   const { pool } = deps;
+  // Only providers whose connector can list disputes (not Adyen's, which has no such call).
+  const codes = deps.providerCodes.filter((code) => deps.connectors.forProvider(code)?.listDisputes);
 
   /** Claims the account's due sync on the database's clock; the moment to ask from when claimed. */
   async function claim(accountId: string): Promise<{ since: Date; startedAt: Date } | undefined> {
@@ -54,12 +57,13 @@ export function createDisputeSync(deps: DisputeSyncDeps) {
       const listed = await withDeadline(deps.listTimeoutMs, (signal) => connector.listDisputes!({
         account: { providerCode, id: accountId }, since: claimed.since, signal,
       }));
-      const found = await deps.take(providerCode, accountId, listed);
+      const { applied } = await deps.take(providerCode, accountId, listed);
       await pool.query(
         'UPDATE dispute_syncs SET synced_at = $2, listed = $3, found = $4 WHERE provider_account_id = $1',
-        [accountId, claimed.startedAt, listed.length, found],
+        [accountId, claimed.startedAt, listed.length, applied],
       );
-      if (found > 0) deps.logger.warn({ providerAccountId: accountId, found }, 'dispute sync found notifications that never arrived');
+      // A change no notification had made: one was lost (or is late).
+      if (applied > 0) deps.logger.warn({ providerAccountId: accountId, applied }, 'dispute sync changed disputes no notification had');
       return true;
     } catch (err) {
       // The connector's messages never quote credentials.
@@ -78,7 +82,7 @@ export function createDisputeSync(deps: DisputeSyncDeps) {
        LEFT JOIN dispute_syncs s USING (provider_account_id)
        WHERE c.provider_code = ANY($1) AND (s.due_at IS NULL OR s.due_at <= now())
        ORDER BY c.provider_account_id`,
-      [deps.providerCodes],
+      [codes],
     );
     let synced = 0;
     for (const { id, code } of rows as Array<{ id: string; code: string }>) {

@@ -12,7 +12,7 @@ CREATE TABLE dispute_syncs (
   due_at               timestamptz NOT NULL,
   claimed_at           timestamptz NOT NULL,
   -- The last sync that succeeded: when it started (the next asks from a little before it), how
-  -- many notifications it read, and how many of them were new here.
+  -- many notifications it read, and how many of them changed a dispute (none had told it).
   synced_at            timestamptz,
   listed               integer NOT NULL DEFAULT 0,
   found                integer NOT NULL DEFAULT 0,

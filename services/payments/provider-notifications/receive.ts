@@ -101,12 +101,13 @@ export function createReceiver(deps: ReceiveDeps) {
 
   /**
    * Records and applies verified notifications of one account, each in its own transaction (a
-   * replay finds its row and does nothing); how many were new. The webhook route's and the
-   * dispute sync's one way in.
+   * replay finds its row and does nothing); how many were new, and how many of those changed
+   * something. The webhook route's and the dispute sync's one way in.
    */
-  async function take(providerCode: string, accountId: string, notifications: ProviderNotification[]): Promise<number> {
+  async function take(providerCode: string, accountId: string, notifications: ProviderNotification[]): Promise<{ fresh: number; applied: number }> {
     const provider = deps.providers.get(providerCode)?.name ?? providerCode;
     let fresh = 0;
+    let applied = 0;
     for (const n of notifications) {
       const outcome = await store.transaction(async (tx) => {
         const receivedAt = clock.now();
@@ -121,6 +122,7 @@ export function createReceiver(deps: ReceiveDeps) {
       });
       if (!outcome) continue;
       fresh++;
+      if (outcome.effect === 'applied') applied++;
       // Ignored by the rule, yet the provider disagrees with what we recorded (a capture failure after the
       // capture, a decline after a success, a success after a failure or an expiry), or a dispute about a
       // payment not routed here: worth an operator's look. A dispute's older view arriving late is routine.
@@ -133,7 +135,7 @@ export function createReceiver(deps: ReceiveDeps) {
       }, 'provider notification');
     }
     if (fresh > 0) deps.relay.kick();
-    return fresh;
+    return { fresh, applied };
   }
 
   /** 404 for an account that is not this provider's; 400 invalid_signature for a refused delivery. */
@@ -156,7 +158,7 @@ export function createReceiver(deps: ReceiveDeps) {
     const payouts: PayoutNotice[] = check.notifications.flatMap((n) => (n.subject.kind === 'payout'
       ? [{ eventId: n.eventId, payoutId: n.subject.payoutId, result: { ...n.subject.result, providerPayoutId: n.subject.providerPayoutId } }]
       : []));
-    const fresh = await take(d.providerCode, d.providerAccountId, check.notifications);
+    const { fresh } = await take(d.providerCode, d.providerAccountId, check.notifications);
     return { acknowledgement: check.acknowledgement ?? '', received: check.notifications.length, newNotifications: fresh, payouts };
   }
 
