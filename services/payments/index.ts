@@ -138,7 +138,7 @@ export function build(deps: PaymentsDeps): ServicePart {
   });
   const disputes = createDisputeParts({
     pool: deps.pool, store, clock: deps.clock, relay, logger: deps.logger, intervalMs: SANDBOX_DISPUTE_SWEEP_MS,
-    actions: providerDisputeActions({ connectors, store, providerCodes: Object.keys(licensed), timeoutMs: DISPUTE_ACTION_TIMEOUT_MS }),
+    actions: providerDisputeActions({ connectors, providerCodes: Object.keys(licensed), timeoutMs: DISPUTE_ACTION_TIMEOUT_MS }),
   });
   const notifications = createReceiver({
     store, credentials, connectors, providers, refunds, disputes: disputeNotified({ store, disputes: disputes.store, apply: disputes.applyProviderView }),

@@ -314,16 +314,10 @@ export interface ProviderDispute {
   sequence?: bigint;
 }
 
-/** A dispute a merchant acts on, at the account that took its payment. */
+/** A dispute a merchant acts on, by the provider's id, at the account that took its payment. */
 export interface DisputeActionRequest {
   account: ProviderAccountRef;
   providerDisputeId: string;
-  /** The provider's id of the disputed payment (Adyen names a dispute by it). */
-  providerPaymentId: string | null;
-  /** The dispute's provider reason code (Adyen picks a defense reason for it). */
-  providerReason: string | null;
-  amount: bigint;
-  currency: string;
   signal: AbortSignal;
 }
 

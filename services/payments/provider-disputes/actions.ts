@@ -3,8 +3,7 @@ import { withDeadline, DeadlineExceeded } from '../../platform/index.js';
 import {
   DisputeActionFailed, type Connector, type ConnectorRegistry, type DisputeActionAnswer, type DisputeActionRequest,
 } from '../connectors/index.js';
-import { scopeOf, type DisputeProviderActions, type DisputeRecord, type ProviderAnswer } from '../disputes/index.js';
-import type { PaymentsStore } from '../payments/index.js';
+import type { DisputeProviderActions, DisputeRecord, ProviderAnswer } from '../disputes/index.js';
 
 /**
  * The licensed providers' dispute actions (the merchant's accept and evidence), by provider code,
@@ -15,7 +14,6 @@ import type { PaymentsStore } from '../payments/index.js';
  */
 export interface ProviderDisputeActionsDeps {
   connectors: ConnectorRegistry;
-  store: Pick<PaymentsStore, 'get'>;
   providerCodes: Iterable<string>;
   /** The action's deadline at the provider (uploads included); past it the merchant hears provider_unavailable. */
   timeoutMs: number;
@@ -35,12 +33,7 @@ const unsupported = (d: DisputeRecord, action: string) => serviceError('dispute_
 export function providerDisputeActions(deps: ProviderDisputeActionsDeps): Record<string, DisputeProviderActions> {
   async function call(d: DisputeRecord, run: (req: Omit<DisputeActionRequest, 'signal'>, signal: AbortSignal) => Promise<DisputeActionAnswer>) {
     if (!d.providerAccountId) throw unsupported(d, 'responses for a payment without an account');
-    const payment = await deps.store.get(scopeOf(d), d.paymentId);
-    const attempt = payment?.attempts.find((a) => a.id === d.attemptId);
-    const req = {
-      account: { providerCode: d.providerCode, id: d.providerAccountId }, providerDisputeId: d.providerDisputeId,
-      providerPaymentId: attempt?.providerPaymentId ?? null, providerReason: d.providerReason, amount: d.amount, currency: d.currency,
-    };
+    const req = { account: { providerCode: d.providerCode, id: d.providerAccountId }, providerDisputeId: d.providerDisputeId };
     try {
       return answerOf(await withDeadline(deps.timeoutMs, (signal) => run(req, signal)));
     } catch (err) {
