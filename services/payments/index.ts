@@ -28,9 +28,9 @@ import { issuerOfTokens, providersByCode, type ProviderDefinition } from './conn
 import { PROVIDERS } from './connectors/providers.js';
 import { createVaultForwarders } from './connectors/vault-forwarding.js';
 import {
-  createAuthorizationExpiry, createCustomerActionExpiry, createDisputeReminders, createReconciliation, createSettlementSync, disputeReminderRoutes,
+  createAuthorizationExpiry, createCustomerActionExpiry, createDisputeReminders, createDisputeSync, createReconciliation, createSettlementSync,
+  disputeReminderRoutes,
 } from './jobs/index.js';
-
 import {
   createCustomerActions, createLifecycle, createOrchestrator, createStore, paymentOutcomes, routes, type CredentialSources,
 } from './payments/index.js';
@@ -38,7 +38,8 @@ import { createDemoBehaviourStore, demoBehaviourRoutes } from './demo-behaviour/
 import { createDisputeParts, disputeRoutes } from './disputes/index.js';
 import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
 import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
-import { createFollowUps, createReceiver, providerNotificationRoutes } from './provider-notifications/index.js';
+import { createFollowUps, createReceiver, disputeNotified, providerNotificationRoutes } from './provider-notifications/index.js';
+import { providerDisputeActions } from './provider-disputes/index.js';
 import { createSettlementLookups, providerSettlementRoutes } from './provider-settlements/index.js';
 import { providerPayoutRoutes } from './provider-payouts/index.js';
 import { createRefunds, refundRoutes } from './refunds/index.js';
@@ -58,8 +59,11 @@ const SANDBOX_DISPUTE_SWEEP_MS = 1_000;
 /** Evidence-deadline reminders are looked for every minute (each dispute is reminded at most once a day). */
 const DISPUTE_REMINDER_SWEEP_MS = 60_000;
 
-/** How long a settlement sync may take at the provider (a request per payout and page). */
+/** How long a settlement or dispute sync may take at the provider (a request per payout and page). */
 const SETTLEMENT_LIST_TIMEOUT_MS = 60_000;
+
+/** How long a merchant's dispute action may take at the provider: evidence uploads up to ten documents of 4 MiB first. */
+const DISPUTE_ACTION_TIMEOUT_MS = 60_000;
 
 export const PART: PartInfo = { name: 'payments', schema: 'payments', dir: 'services/payments' };
 
@@ -136,8 +140,17 @@ export function build(deps: PaymentsDeps): ServicePart {
     idempotencyTtlMs,
     metrics: deps.metrics,
   });
+  const disputes = createDisputeParts({
+    pool: deps.pool, store, clock: deps.clock, relay, logger: deps.logger, intervalMs: SANDBOX_DISPUTE_SWEEP_MS,
+    actions: providerDisputeActions({ connectors, providerCodes: Object.keys(licensed), timeoutMs: DISPUTE_ACTION_TIMEOUT_MS }),
+  });
   const notifications = createReceiver({
-    store, credentials, connectors, providers, refunds, clock: deps.clock, relay, logger: deps.logger, pool: deps.pool,
+    store, credentials, connectors, providers, refunds, disputes: disputeNotified({ store, disputes: disputes.store, apply: disputes.applyProviderView }),
+    clock: deps.clock, relay, logger: deps.logger, pool: deps.pool,
+  });
+  const disputeSync = createDisputeSync({
+    pool: deps.pool, connectors, providerCodes: Object.keys(licensed), take: notifications.take, logger: deps.logger,
+    intervalMs: deps.config.disputeSyncIntervalMs, listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
   });
   const followUps = createFollowUps(notifications, deps.logger);
   const expiry = createAuthorizationExpiry({
@@ -159,9 +172,6 @@ export function build(deps: PaymentsDeps): ServicePart {
   const settlementSync = deps.providerAccounts && deps.ledger && createSettlementSync({
     pool: deps.pool, connectors, providers: [...providers.values()], accounts: deps.providerAccounts, ledger: deps.ledger, lookups, clock: deps.clock,
     logger: deps.logger, intervalMs: deps.config.stripeSettlementSyncIntervalMs, listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
-  });
-  const disputes = createDisputeParts({
-    pool: deps.pool, store, clock: deps.clock, relay, logger: deps.logger, intervalMs: SANDBOX_DISPUTE_SWEEP_MS,
   });
   const reminders = createDisputeReminders({
     pool: deps.pool, store, disputes: disputes.store, clock: deps.clock, relay, logger: deps.logger, intervalMs: DISPUTE_REMINDER_SWEEP_MS,
@@ -200,6 +210,7 @@ export function build(deps: PaymentsDeps): ServicePart {
       actionExpiry.start();
       reconciliation.start();
       settlementSync?.start();
+      disputeSync.start();
       disputes.sandbox.start();
       reminders.start();
       bindings.start();
@@ -208,8 +219,8 @@ export function build(deps: PaymentsDeps): ServicePart {
     // Before the relay's final drain, so the events of a last sweep are published too.
     stop: async () => {
       await Promise.all([
-        expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), disputes.sandbox.stop(), reminders.stop(),
-        bindings.stop(), followUps.stop(),
+        expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), disputeSync.stop(), disputes.sandbox.stop(),
+        reminders.stop(), bindings.stop(), followUps.stop(),
       ]);
     },
   });

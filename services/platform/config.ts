@@ -69,6 +69,8 @@ export interface Config {
   reconciliationSweepMs: number;
   /** How often payments syncs each connected, active Stripe account's settlements into the ledger; 0 = never. */
   stripeSettlementSyncIntervalMs: number;
+  /** How often each connected account's disputes are asked for (jobs/dispute-sync.ts); 0 off. */
+  disputeSyncIntervalMs: number;
   /** Where merchants' customers reach the gateway, for hosted-page links (no trailing slash). */
   publicBaseUrl?: string;
   /** Deadline of one webhook delivery attempt: connect, request and response together. */
@@ -359,6 +361,7 @@ export function loadConfig(env: Env = process.env): Config {
     expirySweepMs: int(env, 'EXPIRY_SWEEP_MS', 60_000, 10, 3_600_000),
     reconciliationSweepMs: int(env, 'RECONCILIATION_SWEEP_MS', 60_000, 10, 3_600_000),
     stripeSettlementSyncIntervalMs: int(env, 'STRIPE_SETTLEMENT_SYNC_INTERVAL_MS', 86_400_000, 0, 30 * 86_400_000),
+    disputeSyncIntervalMs: int(env, 'DISPUTE_SYNC_INTERVAL_MS', 3_600_000, 0, 3_600_000),
     customerActionTtlMinutes: int(env, 'CUSTOMER_ACTION_TTL_MINUTES', 15, 1, 7 * 24 * 60),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),

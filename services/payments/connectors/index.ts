@@ -7,12 +7,14 @@ import type { Connector } from './types.js';
 export type {
   AccountCredentials, AttemptOutcome, AuthorizeRequest, AuthorizeResult, CardFacts, Connector, ConnectorFailure, CredentialCheck,
   CredentialSource,
-  CustomerActionRequired, HoldRequest, HoldResult, NextActionType, NotificationCheck, NotificationHint, NotificationRequest,
+  CustomerActionRequired, DisputeActionAnswer, DisputeActionRequest, DisputeEvidenceRequest, DisputeListRequest, HoldRequest,
+  HoldResult, NextActionType, NotificationCheck, NotificationHint, NotificationRequest,
   NotificationSubject, PayoutOutcome, PayoutRequest, PayoutResult, PayoutStatusRequest, PayoutStatusResult,
-  ProviderNotification,
+  ProviderDispute, ProviderNotification,
   PaymentStatusResult, ProviderAccountRef, ProviderSettlement, ProviderSettlementItem, RefundOutcome, RefundRequest,
   RefundResult, RoutedAccount, SettlementListRequest, SettlementReportRead, SettlementReportRequest,
 } from './types.js';
+export { DisputeActionFailed } from './types.js';
 export { DemoConnector };
 export type { ProviderNetwork } from './provider-fetch.js';
 // How a destination connector sends a card through a connected vault, and a vault plugs in (issue 25).

@@ -83,5 +83,7 @@ export function decideHold(
 
 /** The subject's name and outcome as the notification's record and timeline entry show them. */
 export function describeSubject(s: NotificationSubject): { subject: string; outcome: string } {
-  return s.kind === 'ignored' ? { subject: 'ignored', outcome: 'none' } : { subject: s.kind, outcome: s.result.outcome };
+  if (s.kind === 'ignored') return { subject: 'ignored', outcome: 'none' };
+  if (s.kind === 'dispute') return { subject: 'dispute', outcome: s.dispute.status };
+  return { subject: s.kind, outcome: s.result.outcome };
 }

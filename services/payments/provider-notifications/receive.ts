@@ -5,9 +5,10 @@ import { commitChange, type PaymentRecord, type PaymentsStore } from '../payment
 import type { ProviderDefinition } from '../connectors/provider-definition.js';
 import type { CredentialStore } from '../provider-credentials/index.js';
 import type { Refunds } from '../refunds/index.js';
+import type { DisputeNotified } from './disputes.js';
 import { decideHold, decidePayment, describeSubject, type Decision } from './decide.js';
 import { ASK_WAIT_MS, createFetchGate } from './fetch-gate.js';
-import { notificationQueries as q, type Effect, type Found } from './store.js';
+import { notificationQueries as q, type Applied, type Effect, type Found } from './store.js';
 
 /**
  * A provider's delivery, from the gateway's bytes to its effect: the account's connector verifies
@@ -24,6 +25,8 @@ export interface ReceiveDeps {
   /** The providers' definitions by code: the name a timeline entry gives the provider. */
   providers: ReadonlyMap<string, Pick<ProviderDefinition, 'name'>>;
   refunds: Pick<Refunds, 'notified'>;
+  /** Applies a dispute notification to the dispute of the payment it names (disputes.ts). */
+  disputes: DisputeNotified;
   clock: Clock;
   relay: { kick(): void };
   logger: Logger;
@@ -71,13 +74,14 @@ export function createReceiver(deps: ReceiveDeps) {
 
   /** Applies one new notification in `tx`; returns its effect and what it touched. */
   async function apply(
-    tx: Queryable, accountId: string, provider: string, n: ProviderNotification,
-  ): Promise<{ effect: Effect; paymentId?: string; refundId?: string }> {
+    tx: Queryable, accountId: string, providerCode: string, provider: string, n: ProviderNotification,
+  ): Promise<Applied> {
     const s: NotificationSubject = n.subject;
     const at = clock.now();
     const notified = { eventId: n.eventId, provider };
     if (s.kind === 'ignored') return { effect: 'ignored' };
     if (s.kind === 'payout') return { effect: 'forwarded' };
+    if (s.kind === 'dispute') return deps.disputes(tx, { id: accountId, providerCode }, s.dispute);
     if (s.kind === 'refund') {
       const found = await q.refund(tx, accountId, s.refundId, s.providerRefundId);
       if (!found) return { effect: 'unmatched' };
@@ -100,6 +104,45 @@ export function createReceiver(deps: ReceiveDeps) {
       return decidePayment(payment, found.id, s.result, action, at, notified);
     });
     return { effect, paymentId: found.paymentId };
+  }
+
+  /**
+   * Records and applies verified notifications of one account, each in its own transaction (a
+   * replay finds its row and does nothing); how many were new, and how many of those changed
+   * something. The webhook route's and the dispute sync's one way in.
+   */
+  async function take(providerCode: string, accountId: string, notifications: ProviderNotification[]): Promise<{ fresh: number; applied: number }> {
+    const provider = deps.providers.get(providerCode)?.name ?? providerCode;
+    let fresh = 0;
+    let applied = 0;
+    for (const n of notifications) {
+      const outcome = await store.transaction(async (tx) => {
+        const receivedAt = clock.now();
+        const recorded = await q.record(tx, {
+          providerAccountId: accountId, eventId: n.eventId, providerCode,
+          subject: n.subject.kind, occurredAt: n.occurredAt, receivedAt,
+        });
+        if (!recorded) return undefined;
+        const applied = await apply(tx, accountId, providerCode, provider, n);
+        await q.setEffect(tx, accountId, n.eventId, applied.effect, applied);
+        return applied;
+      });
+      if (!outcome) continue;
+      fresh++;
+      if (outcome.effect === 'applied') applied++;
+      // Ignored by the rule, yet the provider disagrees with what we recorded (a capture failure after the
+      // capture, a decline after a success, a success after a failure or an expiry), or a dispute about a
+      // payment not routed here: worth an operator's look. A dispute's older view arriving late is routine.
+      const disagrees = n.subject.kind === 'dispute'
+        ? outcome.effect === 'unmatched'
+        : outcome.effect === 'ignored' && n.subject.kind !== 'ignored';
+      deps.logger[disagrees ? 'warn' : 'info']({
+        providerAccountId: accountId, eventId: n.eventId, subject: n.subject.kind, effect: outcome.effect,
+        paymentId: outcome.paymentId, refundId: outcome.refundId, disputeId: outcome.disputeId, note: outcome.note,
+      }, 'provider notification');
+    }
+    if (fresh > 0) deps.relay.kick();
+    return { fresh, applied };
   }
 
   /** The connector that reads the account's notifications; 404 for an account that is not this provider's. */
@@ -165,38 +208,14 @@ export function createReceiver(deps: ReceiveDeps) {
       deps.logger.warn({ providerAccountId: d.providerAccountId, provider: d.providerCode, reason: check.reason }, 'provider notification refused');
       throw serviceError('invalid_signature', `The notification was refused: ${check.reason}`);
     }
-    const provider = deps.providers.get(d.providerCode)?.name ?? d.providerCode;
-    let fresh = 0;
-    const payouts: PayoutNotice[] = [];
-    for (const n of check.notifications) {
-      const s = n.subject;
-      if (s.kind === 'payout') payouts.push({ eventId: n.eventId, payoutId: s.payoutId, result: { ...s.result, providerPayoutId: s.providerPayoutId } });
-      const outcome = await store.transaction(async (tx) => {
-        const receivedAt = clock.now();
-        const recorded = await q.record(tx, {
-          providerAccountId: d.providerAccountId, eventId: n.eventId, providerCode: d.providerCode,
-          subject: n.subject.kind, occurredAt: n.occurredAt, receivedAt,
-        });
-        if (!recorded) return undefined;
-        const applied = await apply(tx, d.providerAccountId, provider, n);
-        await q.setEffect(tx, d.providerAccountId, n.eventId, applied.effect, applied);
-        return applied;
-      });
-      if (!outcome) continue;
-      fresh++;
-      // Ignored by the rule, yet the provider disagrees with what we recorded (a capture failure after the
-      // capture, a decline after a success, a success after a failure or an expiry): worth an operator's look.
-      const disagrees = outcome.effect === 'ignored' && n.subject.kind !== 'ignored';
-      deps.logger[disagrees ? 'warn' : 'info']({
-        providerAccountId: d.providerAccountId, eventId: n.eventId, subject: n.subject.kind, effect: outcome.effect,
-        paymentId: outcome.paymentId, refundId: outcome.refundId,
-      }, 'provider notification');
-    }
-    if (fresh > 0) deps.relay.kick();
+    const payouts: PayoutNotice[] = check.notifications.flatMap((n) => (n.subject.kind === 'payout'
+      ? [{ eventId: n.eventId, payoutId: n.subject.payoutId, result: { ...n.subject.result, providerPayoutId: n.subject.providerPayoutId } }]
+      : []));
+    const { fresh } = await take(d.providerCode, d.providerAccountId, check.notifications);
     return { acknowledgement: check.acknowledgement ?? '', received: check.notifications.length, newNotifications: fresh, payouts };
   }
 
-  return { receive, followUp };
+  return { receive, followUp, take };
 }
 
 export type Receiver = ReturnType<typeof createReceiver>;

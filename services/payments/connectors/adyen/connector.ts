@@ -10,6 +10,7 @@ import type { ProviderNetwork } from '../provider-fetch.js';
 import { CONDITIONS } from './errors.js';
 import { readAdyenSettlementReport } from './settlement-report.js';
 import { readAdyenNotification } from './notifications.js';
+import { createAdyenDisputes } from './disputes.js';
 import { describeError, fromError, fromPayment, isAdyenError, refusal } from './outcomes.js';
 import { credentialCheck, failed, statusFromRepeat } from '../outcome-mapping.js';
 import { payDirectOrForwarded, type VaultForwarders } from '../vault-forwarding.js';
@@ -225,5 +226,8 @@ export function createAdyenConnector(
       if (!account) return { ok: false, line: null, column: null, message: CONDITIONS.missing_credentials.message };
       return readAdyenSettlementReport(req.text, account.merchantAccount);
     },
+
+    // Disputes: accept and defend through the Disputes API (disputes.ts); Adyen lists none, so no listDisputes.
+    ...createAdyenDisputes((id) => clients.forAccount(id)),
   };
 }

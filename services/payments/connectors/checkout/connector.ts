@@ -11,6 +11,7 @@ import { toCheckoutAmount } from './amounts.js';
 import { createCheckoutClients, type CheckoutAccount } from './client.js';
 import { CONDITIONS } from './errors.js';
 import { readCheckoutNotification } from './notifications.js';
+import { createCheckoutDisputes } from './disputes.js';
 import { describeError, fromError, fromPayment, isCheckoutError, refusal, type CheckoutPayment } from './outcomes.js';
 import { forwardedCard, isRequest, paymentRequest, type ForwardedCard } from './request.js';
 import type {
@@ -144,5 +145,8 @@ export function createCheckoutConnector(
     },
 
     readNotification: (req) => readCheckoutNotification(credentials, req),
+
+    // Disputes: accept, evidence with its files, the sync's list by last update (disputes.ts).
+    ...createCheckoutDisputes((id) => clients.forAccount(id)),
   };
 }

@@ -10,6 +10,7 @@ import type { ProviderNetwork } from '../provider-fetch.js';
 import { toMollieAmount } from './amounts.js';
 import { createMollieClients, type MollieAccount } from './client.js';
 import { CONDITIONS } from './errors.js';
+import { createMollieDisputes } from './disputes.js';
 import { mollieNotificationHint, readMollieNotification } from './notifications.js';
 import { describeError, fromError, fromPayment, isMollieError, metadataOf, refusal, type MolliePayment } from './outcomes.js';
 import { isRequest, paymentRequest } from './request.js';
@@ -126,6 +127,9 @@ export function createMollieConnector(
 
     readNotification: (req) => readMollieNotification(clients, req),
     notificationHint: mollieNotificationHint,
+
+    // Chargebacks, read only: the sync's list (disputes.ts); Mollie takes no answer through its API.
+    ...createMollieDisputes(clients),
 
     async listSettlements(req) {
       const account = await clients.forAccount(req.account.id);

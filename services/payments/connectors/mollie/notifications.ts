@@ -11,13 +11,14 @@ import { serviceError } from '../../../contract/index.js';
 import type { MollieClients } from './client.js';
 import { fromPayment, isMollieError, metadataOf, type MolliePayment, type MollieRefund } from './outcomes.js';
 import { ruleFor } from './errors.js';
+import { chargebackNotification, type MollieChargeback } from './disputes.js';
 import type { NotificationCheck, NotificationHint, NotificationRequest, ProviderNotification, RefundResult } from '../types.js';
 
 /** How long a notification may wait for Mollie's answer; Mollie gives up on a webhook after 15 seconds. */
 const FETCH_TIMEOUT_MS = 10_000;
 
 /** The SDK's PaymentEmbed is a runtime enum: naming its value would load the SDK before client.ts replaces its transport. */
-const EMBED_REFUNDS: unknown = { embed: ['refunds'] };
+const EMBED_REFUNDS: unknown = { embed: ['refunds', 'chargebacks'] };
 
 /** Mollie's payment ids: `tr_` and an alphanumeric id. */
 const PAYMENT_ID = /^tr_[A-Za-z0-9]{2,64}$/;
@@ -45,8 +46,8 @@ function refundResult(r: MollieRefund): RefundResult | undefined {
   return undefined;
 }
 
-/** What the fetched payment says: its own state, and each of its refunds that Mollie has settled. */
-export function notificationsOf(p: MolliePayment, at: Date): ProviderNotification[] {
+/** What the fetched payment says: its own state, each of its refunds that Mollie has settled, and its chargebacks. */
+export function notificationsOf(p: MolliePayment & { _embedded?: { chargebacks?: MollieChargeback[] } }, at: Date): ProviderNotification[] {
   const id = p.id!;
   const decides = p.status === 'paid' || p.status === 'authorized' || ruleFor({ status: p.status }).outcome !== 'unknown';
   const out: ProviderNotification[] = [{
@@ -61,6 +62,9 @@ export function notificationsOf(p: MolliePayment, at: Date): ProviderNotificatio
     const result = r.id ? refundResult(r) : undefined;
     if (!result) continue;
     out.push({ eventId: `${r.id}:${r.status}`, occurredAt: at, subject: { kind: 'refund', refundId: metadataOf(r, 'refund_id'), providerRefundId: r.id!, result } });
+  }
+  for (const c of p._embedded?.chargebacks ?? []) {
+    if (c.id) out.push(chargebackNotification({ ...c, paymentId: c.paymentId ?? id }, metadataOf(p, 'attempt_id'), at));
   }
   return out;
 }

@@ -9,6 +9,7 @@ import { createPayPalClients, type PayPalAccount } from './client.js';
 import { approvalExpiry, completeOrder, hasLapsed } from './completion.js';
 import { CONDITIONS } from './errors.js';
 import { readPayPalNotification } from './notifications.js';
+import { createPayPalDisputes } from './disputes.js';
 import {
   authorizationOf, captureOf, describeError, fromError, fromOrder, isPayPalError, refusal, type PayPalOrder,
 } from './outcomes.js';
@@ -159,5 +160,8 @@ export function createPayPalConnector(
 
     readNotification: (req) => readPayPalNotification(clients, req),
     notificationAsksProvider: true,
+
+    // Disputes through PayPal's REST API by the SDK's request builder (disputes.ts).
+    ...createPayPalDisputes((id) => clients.forAccount(id)),
   };
 }

@@ -7,6 +7,7 @@ import { failed, statusFromRepeat } from '../outcome-mapping.js';
 import { toStripeAmount } from './amounts.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
 import { createStripeClients, withSignal, type StripeAccount } from './client.js';
+import { createStripeDisputes } from './disputes.js';
 import { CONDITIONS } from './errors.js';
 import { listStripeSettlements } from './settlements.js';
 import { readStripeNotification } from './notifications.js';
@@ -169,5 +170,8 @@ export function createStripeConnector(
 
     // Payouts from the account's balance to its external accounts (stripe-payouts.ts).
     ...createStripePayouts(clients),
+
+    // Disputes: accept, evidence with its files, the sync's read of dispute events (disputes.ts).
+    ...createStripeDisputes((id) => clients.forAccount(id)),
   };
 }
