@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { expectError } from './helpers/api-assertions.js';
+import { eventually } from './helpers/eventually.js';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
 import { startMollieStandIn, type MollieStandIn } from './helpers/mollie-stand-in.js';
 import { request } from './helpers/stack.js';
@@ -45,7 +46,8 @@ describe('chargebacks at Mollie, through the REST gateway', () => {
 
     const chb = mollie.chargeBack(trId, 'MD06');
     assert.equal((await post(trId)).status, 200);
-    const d = (await api('GET', `/v1/disputes?payment_id=${res.body.id}`)).body.data[0];
+    // A second post within Mollie's coalescing window is read by the follow-up, a few seconds later.
+    const d = await eventually('the chargeback read', async () => (await api('GET', `/v1/disputes?payment_id=${res.body.id}`)).body.data[0]);
     assert.deepEqual(
       [d.provider_dispute_id, d.amount, d.currency, d.reason, d.provider_reason, d.stage, d.status, d.funds_withdrawn, d.attempt_id],
       [chb.id, 2500, 'EUR', 'unrecognized', 'MD06 Disputed authorization', 'chargeback', 'needs_response', true, res.body.attempts[0].id],
@@ -63,8 +65,11 @@ describe('chargebacks at Mollie, through the REST gateway', () => {
     mollie.reverseChargeback(chb.id);
     assert.equal((await post(trId)).status, 200);
     assert.equal((await post(trId)).status, 200);
-    const won = (await api('GET', `/v1/disputes/${d.id}`)).body;
-    assert.deepEqual([won.status, won.funds_withdrawn], ['won', false]);
+    const won = await eventually('the reversal read', async () => {
+      const body = (await api('GET', `/v1/disputes/${d.id}`)).body;
+      return body.status === 'won' ? body : undefined;
+    });
+    assert.equal(won.funds_withdrawn, false);
     const moved = await stack.query('SELECT kind FROM payments.dispute_fund_movements WHERE dispute_id = $1 ORDER BY seq', [d.id]);
     assert.deepEqual(moved.rows.map((r) => r.kind), ['withdrawal', 'reinstatement']);
     const rows = await stack.query(

@@ -147,7 +147,7 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
     const expand = Object.values((q.expand as Record<string, string> | string[] | undefined) ?? {});
     const list = [...balanceTransactions.values()].filter((bt) => !q.payout || bt.payout === q.payout).reverse()
       .map((bt) => (expand.includes('data.source')
-        ? { ...bt, source: charges.get(bt.source) ?? refunds.get(bt.source) ?? payouts.get(bt.source) ?? disputes.get(bt.source) ?? bt.source }
+        ? { ...bt, source: charges.get(bt.source) ?? refunds.get(bt.source) ?? payouts.get(bt.source) ?? disputes.disputes.get(bt.source) ?? bt.source }
         : bt));
     return page(list, q, '/v1/balance_transactions');
   }
