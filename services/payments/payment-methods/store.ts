@@ -83,6 +83,16 @@ export function createPaymentMethodStore(pool: Pool) {
     );
   }
 
+  /** The method's credential ids, its row locked to the end of the transaction: additions and removals count one at a time. */
+  async function lockedIds(db: Queryable, scope: Scope, paymentMethodId: string): Promise<string[]> {
+    await db.query(`SELECT id FROM payment_methods WHERE id = $1 AND ${SCOPED} FOR UPDATE`, [paymentMethodId, ...scoped(scope)]);
+    const { rows } = await db.query(
+      `SELECT id FROM payment_method_credentials WHERE payment_method_id = $1 AND ${SCOPED}`,
+      [paymentMethodId, ...scoped(scope)],
+    );
+    return rows.map((r) => r.id);
+  }
+
   return {
     /** The method and its first credential, in one statement so neither exists without the other. */
     async insert(pm: PaymentMethodRecord, first: CredentialRecord): Promise<void> {
@@ -107,7 +117,17 @@ export function createPaymentMethodStore(pool: Pool) {
       return rows[0] && toRecord(rows[0]);
     },
 
-    insertCredential,
+    /**
+     * Adds a credential unless the method already holds `max` (MAX_PAYMENT_METHOD_CREDENTIALS):
+     * 'limit_reached' then, with nothing stored.
+     */
+    async addCredential(scope: Scope, c: CredentialRecord, max: number): Promise<'added' | 'limit_reached'> {
+      return withTransaction(pool, async (db) => {
+        if ((await lockedIds(db, scope, c.paymentMethodId)).length >= max) return 'limit_reached';
+        await insertCredential(scope, c, db);
+        return 'added';
+      });
+    },
 
     /** Keeps the scheme's id of a customer-present payment on the method, in the caller's statement batch. */
     networkTransactionIdStatement(scope: Scope, id: string, networkTransactionId: string): Statement {
@@ -133,13 +153,9 @@ export function createPaymentMethodStore(pool: Pool) {
      */
     async removeCredential(scope: Scope, paymentMethodId: string, id: string): Promise<CredentialRecord | 'last' | undefined> {
       return withTransaction(pool, async (db) => {
-        await db.query(`SELECT id FROM payment_methods WHERE id = $1 AND ${SCOPED} FOR UPDATE`, [paymentMethodId, ...scoped(scope)]);
-        const { rows } = await db.query(
-          `SELECT id FROM payment_method_credentials WHERE payment_method_id = $1 AND ${SCOPED}`,
-          [paymentMethodId, ...scoped(scope)],
-        );
-        if (!rows.some((r) => r.id === id)) return undefined;
-        if (rows.length === 1) return 'last';
+        const ids = await lockedIds(db, scope, paymentMethodId);
+        if (!ids.includes(id)) return undefined;
+        if (ids.length === 1) return 'last';
         const removed = await db.query(
           `DELETE FROM payment_method_credentials WHERE id = $5 AND payment_method_id = $1 AND ${SCOPED} RETURNING *`,
           [paymentMethodId, ...scoped(scope), id],
