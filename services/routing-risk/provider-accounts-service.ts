@@ -6,6 +6,7 @@ import {
 import { isOneOf, MODES, PAYMENT_METHOD_TYPES } from '../contract/enums.js';
 import { requireScope, type Clock } from '../platform/index.js';
 import { invalidField, serviceError } from '../contract/index.js';
+import { CONTROL_CHARACTERS_PROBLEM, hasControlCharacter } from '../contract/control-characters.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type {
   ConnectedAccount, LicensedProvider, NewConnectedAccount, ProviderAccountStore,
@@ -43,6 +44,7 @@ function accountOf(m: AccountMessage, provider: LicensedProvider): NewConnectedA
   if (!/^pac_[a-z0-9]{1,60}$/.test(m.id)) throw invalidField('id', 'id must be a provider account id (pac_…)');
   const name = m.name.trim();
   if (name.length < 1 || name.length > 100) throw invalidField('name', 'name must be 1 to 100 characters');
+  if (hasControlCharacter(name)) throw invalidField('name', `name ${CONTROL_CHARACTERS_PROBLEM}`);
   if (m.feeFixed < 0n || m.feeFixed > MAX_FEE_FIXED) {
     throw invalidField('fee_fixed', `fee_fixed must be a whole number of minor units from 0 to ${MAX_FEE_FIXED}`);
   }
