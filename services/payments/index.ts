@@ -30,7 +30,7 @@ import {
   createCustomerActions, createLifecycle, createOrchestrator, createStore, paymentOutcomes, routes, type CredentialSources,
 } from './payments/index.js';
 import { createDemoBehaviourStore, demoBehaviourRoutes } from './demo-behaviour/index.js';
-import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
+import { createPaymentMethodStore, createTokenBox, paymentMethodRoutes } from './payment-methods/index.js';
 import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
 import { createReceiver, providerNotificationRoutes } from './provider-notifications/index.js';
 import { createSettlementLookups, providerSettlementRoutes } from './provider-settlements/index.js';
@@ -74,7 +74,7 @@ export interface PaymentsDeps extends ServiceDeps {
 export function build(deps: PaymentsDeps): ServicePart {
   const relay = createRelay(deps);
   const store = createStore(deps.pool);
-  const paymentMethods = createPaymentMethodStore(deps.pool);
+  const paymentMethods = createPaymentMethodStore(deps.pool, createTokenBox(deps.config.providerSecretKey));
   const customerActions = createCustomerActions({ store, clock: deps.clock, relay });
   const credentials = createCredentialStore(deps.pool, deps.config.providerSecretKey);
   const network: ProviderNetwork = { allowlist: deps.config.providerBaseUrlAllowlist, logger: deps.logger };
@@ -176,6 +176,14 @@ export function build(deps: PaymentsDeps): ServicePart {
     },
     relay,
     async start() {
+      // Before anything else: a dump taken after the upgrade holds no token stored before it.
+      if (deps.config.providerSecretKey) {
+        const sealed = await paymentMethods.sealStoredTokens();
+        if (sealed > 0) deps.logger.info({ sealed }, 'stored payment methods\' tokens kept before PROVIDER_SECRET_KEY are now encrypted');
+      } else {
+        deps.logger.warn('PROVIDER_SECRET_KEY is not set: stored payment methods\' tokens are kept unencrypted (and no provider '
+          + 'account can be connected). Set it (32 bytes, e.g. `openssl rand -hex 32`) in any deployment that is not a local trial.');
+      }
       expiry.start();
       actionExpiry.start();
       reconciliation.start();

@@ -31,6 +31,16 @@ export class SecretKeyMissingError extends Error {
 const PLAIN = 'plain:';
 const SEALED = 'aes256gcm:';
 
+/** Whether `stored` is in a form `open` reads: sealed, or `plain:` (a value stored before its column was boxed is neither). */
+export function isBoxed(stored: string): boolean {
+  return stored.startsWith(SEALED) || stored.startsWith(PLAIN);
+}
+
+/** Whether `stored` is encrypted. */
+export function isSealed(stored: string): boolean {
+  return stored.startsWith(SEALED);
+}
+
 export function createSecretBox(key: Buffer | undefined, options: SecretBoxOptions): SecretBox {
   if (key !== undefined && key.length !== 32) throw new Error(`${options.variable} must be 32 bytes`);
   return {

@@ -1,5 +1,6 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { withTransaction, type Pool, type Queryable, type Statement } from '../../platform/index.js';
+import type { TokenBox } from './token-box.js';
 
 /** A stored payment method. Its tokens are its credentials (below), never part of the method's record. */
 export interface PaymentMethodRecord {
@@ -52,7 +53,7 @@ function toRecord(r: Record<string, any>): PaymentMethodRecord {
   };
 }
 
-function toCredential(r: Record<string, any>): CredentialRecord {
+function toCredential(r: Record<string, any>, tokens: TokenBox): CredentialRecord {
   return {
     id: r.id,
     paymentMethodId: r.payment_method_id,
@@ -60,7 +61,7 @@ function toCredential(r: Record<string, any>): CredentialRecord {
     providerCode: r.provider_code,
     providerAccountId: r.provider_account_id,
     vaultCode: r.vault_code,
-    token: r.token,
+    token: tokens.open(r.token),
     createdAt: r.created_at,
   };
 }
@@ -72,14 +73,21 @@ const scoped = (scope: Scope) => [scope.merchantId, scope.projectId, scope.mode]
 export const isSecondVault = (err: unknown): boolean =>
   (err as { constraint?: string })?.constraint === 'payment_method_credentials_one_vault';
 
-/** Postgres access for payment methods and their credentials. Every read filters on merchant, project and mode. */
-export function createPaymentMethodStore(pool: Pool) {
+/** Rows sealed per statement when the part starts (sealStoredTokens). */
+const SEAL_BATCH = 500;
+
+/**
+ * Postgres access for payment methods and their credentials. Every read filters on merchant,
+ * project and mode. Tokens are sealed with `tokens` as they are stored and opened as they are read.
+ */
+export function createPaymentMethodStore(pool: Pool, tokens: TokenBox) {
   async function insertCredential(scope: Scope, c: CredentialRecord, db: Queryable = pool): Promise<void> {
     await db.query(
       `INSERT INTO payment_method_credentials (id, payment_method_id, merchant_id, project_id, mode, kind, provider_code,
          provider_account_id, vault_code, token, created_at)
        VALUES ($1, $5, $2, $3, $4, $6, $7, $8, $9, $10, $11)`,
-      [c.id, ...scoped(scope), c.paymentMethodId, c.kind, c.providerCode, c.providerAccountId, c.vaultCode, c.token, c.createdAt],
+      [c.id, ...scoped(scope), c.paymentMethodId, c.kind, c.providerCode, c.providerAccountId, c.vaultCode, tokens.seal(c.token),
+        c.createdAt],
     );
   }
 
@@ -107,7 +115,7 @@ export function createPaymentMethodStore(pool: Pool) {
         [
           pm.id, pm.merchantId, pm.projectId, pm.mode, pm.type, pm.providerCode, pm.customerId,
           pm.customer && JSON.stringify(pm.customer), JSON.stringify(pm.display), pm.status, pm.createdAt,
-          first.id, first.kind, first.providerCode, first.providerAccountId, first.vaultCode, first.token,
+          first.id, first.kind, first.providerCode, first.providerAccountId, first.vaultCode, tokens.seal(first.token),
         ],
       );
     },
@@ -143,7 +151,7 @@ export function createPaymentMethodStore(pool: Pool) {
         `SELECT * FROM payment_method_credentials WHERE payment_method_id = $1 AND ${SCOPED} ORDER BY id`,
         [paymentMethodId, ...scoped(scope)],
       );
-      return rows.map(toCredential);
+      return rows.map((r) => toCredential(r, tokens));
     },
 
     /**
@@ -160,8 +168,33 @@ export function createPaymentMethodStore(pool: Pool) {
           `DELETE FROM payment_method_credentials WHERE id = $5 AND payment_method_id = $1 AND ${SCOPED} RETURNING *`,
           [paymentMethodId, ...scoped(scope), id],
         );
-        return toCredential(removed.rows[0]);
+        return toCredential(removed.rows[0], tokens);
       });
+    },
+
+    /**
+     * Seals the tokens stored before (as they were, or `plain:` without the key), with the key only;
+     * each row only if unchanged meanwhile. Pages by id through the partial index of migration 0020,
+     * so a start with nothing left to seal reads nothing. Returns how many were sealed.
+     */
+    async sealStoredTokens(): Promise<number> {
+      if (!tokens.sealing) return 0;
+      let sealed = 0;
+      for (let after = ''; ;) {
+        const { rows } = await pool.query(
+          `SELECT id, token FROM payment_method_credentials WHERE token NOT LIKE 'aes256gcm:%' AND id > $1 ORDER BY id LIMIT $2`,
+          [after, SEAL_BATCH],
+        );
+        if (rows.length === 0) return sealed;
+        const { rowCount } = await pool.query(
+          `UPDATE payment_method_credentials c SET token = v.sealed
+           FROM unnest($1::text[], $2::text[], $3::text[]) AS v (id, stored, sealed)
+           WHERE c.id = v.id AND c.token = v.stored`,
+          [rows.map((r) => r.id), rows.map((r) => r.token), rows.map((r) => tokens.seal(tokens.open(r.token)))],
+        );
+        sealed += rowCount ?? 0;
+        after = rows.at(-1)!.id;
+      }
     },
   };
 }

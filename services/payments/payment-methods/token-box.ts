@@ -1,0 +1,25 @@
+import { createSecretBox, isBoxed } from '../../platform/secret-box.js';
+import { PROVIDER_SECRET_KEY } from '../provider-credentials/index.js';
+
+// Stored methods' tokens at rest (red team finding 8). A token charges the card it stands for, so it
+// is sealed like the provider credentials that make it usable: AES-256-GCM under
+// PROVIDER_SECRET_KEY, which every deployment sets (the chart, the manifests, `npm start`). Without
+// the key (a test stack, a trial) a token is kept marked `plain:`, as webhook secrets are, and the
+// first start with the key seals it (sealStoredTokens in store.ts).
+
+export interface TokenBox {
+  /** Whether `seal` encrypts: the key is set. */
+  readonly sealing: boolean;
+  seal(token: string): string;
+  /** The token; a value an earlier version stored as it was (until the start-up sealing reaches it) is read as it is. */
+  open(stored: string): string;
+}
+
+export function createTokenBox(key: Buffer | undefined): TokenBox {
+  const box = createSecretBox(key, { variable: PROVIDER_SECRET_KEY, allowPlain: true });
+  return {
+    sealing: key !== undefined,
+    seal: (token) => box.seal(token),
+    open: (stored) => (isBoxed(stored) ? box.open(stored) : stored),
+  };
+}
