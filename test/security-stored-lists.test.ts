@@ -1,11 +1,17 @@
 // Red team findings 5 and 6 (lists a stranger can grow): 150 credentials of up to 16 KiB each were
 // accepted on one stored method, and a developer PUT 1,200 sandbox behaviour segments; every payment
-// and listing read them all. Now each list has its documented cap (services/contract/project-caps.ts):
-// one more is 409 limit_reached with nothing stored, concurrent additions never pass it, changing
-// what is already there still works at the cap, and removing one frees its place.
+// and listing read them all. Looking again at every list a project can grow that each payment reads,
+// routing rules and active provider accounts had no cap either. Now each list has its documented
+// cap (services/contract/project-caps.ts): one more is 409 limit_reached with nothing stored,
+// concurrent additions never pass it, changing what is already there still works at the cap, and
+// removing (or disabling) one frees its place.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { MAX_DEMO_SEGMENTS, MAX_PAYMENT_METHOD_CREDENTIALS } from '../services/contract/project-caps.js';
+import { randomBytes } from 'node:crypto';
+import {
+  MAX_ACTIVE_PROVIDER_ACCOUNTS, MAX_DEMO_SEGMENTS, MAX_PAYMENT_METHOD_CREDENTIALS, MAX_ROUTING_RULES,
+} from '../services/contract/project-caps.js';
+import type { Connector } from '../services/payments/index.js';
 import { expectError } from './helpers/api-assertions.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
@@ -32,7 +38,8 @@ describe('lists a stranger can grow are capped', () => {
   let projectId: string;
 
   before(async () => {
-    stack = await startTestStack();
+    // Connecting accounts needs the key; the stand-in for Stripe is never called.
+    stack = await startTestStack({ env: { PROVIDER_SECRET_KEY: randomBytes(32).toString('hex') }, connectors: { stripe: {} as Connector } });
     ({ secret: key, projectId } = await stack.newMerchantKey('test'));
   });
   after(() => stack?.close());
@@ -106,5 +113,61 @@ describe('lists a stranger can grow are capped', () => {
     assert.ok(results.filter((r) => r.status !== 200).every((r) => r.status === 409 && r.body.error.code === 'limit_reached'),
       JSON.stringify(results.filter((r) => r.status !== 200 && r.status !== 409).map((r) => r.body)));
     assert.equal(await segments(other), MAX_DEMO_SEGMENTS);
+  });
+
+  const rule = (project: string, n: number) => stack.manage('POST', `/projects/${project}/routing-rules`, {
+    mode: 'test', name: `rule-${n}`, priority: n, providers: ['demo_alpha'],
+  });
+  const rules = async (project: string) => (await stack.query(
+    'SELECT count(*)::int AS n FROM routing_risk.routing_rules WHERE project_id = $1', [project])).rows[0].n as number;
+
+  test(`a project holds at most ${MAX_ROUTING_RULES} routing rules per mode; deleting one frees its place`, async () => {
+    const project = (await stack.newMerchantKey('test')).projectId;
+    for (let n = 0; n < MAX_ROUTING_RULES; n++) assert.equal((await rule(project, n)).status, 201);
+    expectLimit(await rule(project, MAX_ROUTING_RULES), new RegExp(`already has ${MAX_ROUTING_RULES} test routing rules`));
+    assert.equal(await rules(project), MAX_ROUTING_RULES, 'nothing was stored');
+    const first = (await stack.manage('GET', `/projects/${project}/routing-rules?mode=test`)).body.data[0].id;
+    assert.equal((await stack.manage('DELETE', `/projects/${project}/routing-rules/${first}?mode=test`)).status, 200);
+    assert.equal((await rule(project, MAX_ROUTING_RULES)).status, 201, 'a deleted rule frees its place');
+  });
+
+  test('concurrent routing rule creations never pass the cap', async () => {
+    const project = (await stack.newMerchantKey('test')).projectId;
+    const results = await Promise.all(Array.from({ length: MAX_ROUTING_RULES + 5 }, (_, n) => rule(project, n)));
+    assert.equal(results.filter((r) => r.status === 201).length, MAX_ROUTING_RULES);
+    assert.ok(results.filter((r) => r.status !== 201).every((r) => r.status === 409 && r.body.error.code === 'limit_reached'));
+    assert.equal(await rules(project), MAX_ROUTING_RULES);
+  });
+
+  const connect = (project: string, n: number) => stack.manage('POST', `/projects/${project}/provider-accounts`, {
+    mode: 'test', provider: 'stripe', name: `Stripe ${n}`, credentials: { secret_key: `sk_test_${n}`, webhook_secret: `whsec_${n}` },
+  });
+  const accounts = async (project: string) => (await stack.query(
+    `SELECT count(*) FILTER (WHERE status = 'active')::int AS active,
+       (SELECT count(*)::int FROM payments.provider_credentials WHERE project_id = $1) AS credentials
+     FROM routing_risk.provider_accounts WHERE project_id = $1`, [project])).rows[0] as { active: number; credentials: number };
+
+  test(`a project holds at most ${MAX_ACTIVE_PROVIDER_ACCOUNTS} active provider accounts per mode; disabling one frees its place, enabling past it is refused`, async () => {
+    const project = (await stack.newMerchantKey('test')).projectId;
+    for (let n = 0; n < MAX_ACTIVE_PROVIDER_ACCOUNTS; n++) {
+      const res = await connect(project, n);
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+    }
+    expectLimit(await connect(project, 99), new RegExp(`already has ${MAX_ACTIVE_PROVIDER_ACCOUNTS} active provider accounts`));
+    assert.deepEqual(await accounts(project), { active: MAX_ACTIVE_PROVIDER_ACCOUNTS, credentials: MAX_ACTIVE_PROVIDER_ACCOUNTS },
+      'neither the account nor its credentials were kept');
+    const first = (await stack.manage('GET', `/projects/${project}/provider-accounts?mode=test`)).body.data[0].id;
+    assert.equal((await stack.manage('POST', `/provider-accounts/${first}/disable`)).status, 200);
+    assert.equal((await connect(project, 100)).status, 201, 'a disabled account frees its place');
+    expectLimit(await stack.manage('POST', `/provider-accounts/${first}/enable`), /active provider accounts/);
+    assert.equal((await accounts(project)).active, MAX_ACTIVE_PROVIDER_ACCOUNTS);
+  });
+
+  test('concurrent provider account connects never pass the cap', async () => {
+    const project = (await stack.newMerchantKey('test')).projectId;
+    const results = await Promise.all(Array.from({ length: MAX_ACTIVE_PROVIDER_ACCOUNTS + 5 }, (_, n) => connect(project, n)));
+    assert.equal(results.filter((r) => r.status === 201).length, MAX_ACTIVE_PROVIDER_ACCOUNTS);
+    assert.ok(results.filter((r) => r.status !== 201).every((r) => r.status === 409 && r.body.error.code === 'limit_reached'));
+    assert.equal((await accounts(project)).active, MAX_ACTIVE_PROVIDER_ACCOUNTS);
   });
 });

@@ -30,6 +30,15 @@ export const MAX_PAYMENT_METHOD_CREDENTIALS = 10;
  */
 export const MAX_DEMO_SEGMENTS = 100;
 
+/** Routing rules per project and mode: the route planner weighs them all for every payment. */
+export const MAX_ROUTING_RULES = 100;
+
+/**
+ * Active provider accounts per project and mode: the route planner weighs them all for every
+ * payment. Five licensed providers with a few accounts each (an entity or region per account).
+ */
+export const MAX_ACTIVE_PROVIDER_ACCOUNTS = 25;
+
 /** 409 limit_reached naming the cap and the way out; `holder` is the project unless a method's list. */
 export function limitReached(what: string, limit: number, wayOut: string, holder = 'This project'): DomainError {
   return new DomainError('limit_reached', `${holder} already has ${limit} ${what}, the most it may have; ${wayOut}`, {

@@ -1,4 +1,5 @@
 import { withTransaction, type Pool } from '../../platform/db.js';
+import { lockProjectList } from '../../platform/list-lock.js';
 import type { Clock } from '../../platform/clock.js';
 import type { CheckedScope as Scope } from '../../platform/request-guards.js';
 import type { DemoBehaviour, DemoBehaviourSource, DemoSegmentKey } from '../connectors/index.js';
@@ -103,8 +104,7 @@ export function createDemoBehaviourStore(pool: Pool, clock: Clock) {
      */
     async set(scope: Scope, segment: DemoSegment, change: BehaviourChange, max: number): Promise<DemoBehaviourRecord | 'limit_reached'> {
       const stored = await withTransaction(pool, async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))',
-          [`payments.demo_behaviours:${scope.merchantId}:${scope.projectId}:${scope.mode}`]);
+        await lockProjectList(tx, 'payments.demo_behaviours', scope);
         const { rows: [count] } = await tx.query(
           `SELECT count(*)::int AS n, count(*) FILTER (WHERE provider_code = $4 AND payment_method = $5 AND currency = $6
              AND country = $7)::int AS same
