@@ -3,11 +3,13 @@
 // token is sealed with the provider credentials' secret box (AES-256-GCM under PROVIDER_SECRET_KEY);
 // rows stored before are sealed when the payments part starts with the key, the copy migration 0016
 // left in payment_methods.provider_token is cleared, and payments still send every token, sealed or
-// (during the upgrade) not yet.
+// (during the upgrade) not yet. A rotation of the key (PROVIDER_SECRET_KEY_OTHER, docs/operations.md)
+// seals them, and the provider credentials, anew under the new key.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { AuthorizeRequest, Connector } from '../services/payments/index.js';
+import { createSecretBox } from '../services/platform/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
@@ -38,7 +40,14 @@ describe('stored methods\' tokens at rest', () => {
   let stack: TestStack;
   let m: { merchantId: string; projectId: string; secret: string };
 
-  const start = () => startTestStack({ database: db, env: { PROVIDER_SECRET_KEY: KEY }, connectors: { stripe: stripe.connector } });
+  const start = (env: Record<string, string> = { PROVIDER_SECRET_KEY: KEY }) =>
+    startTestStack({ database: db, env, connectors: { stripe: stripe.connector } });
+  const restart = async (env?: Record<string, string>) => {
+    const closing = stack;
+    stack = undefined as unknown as TestStack;
+    await closing.close();
+    stack = await start(env);
+  };
   const rawTokens = async () => (await stack.query(
     `SELECT c.token AS credential, p.provider_token AS legacy
      FROM payments.payment_method_credentials c JOIN payments.payment_methods p ON p.id = c.payment_method_id`)).rows;
@@ -104,14 +113,30 @@ describe('stored methods\' tokens at rest', () => {
 
     // A restart on the same database: migration 0020 runs as on an upgrade, and the part seals at start.
     await stack.query(`DELETE FROM payments.schema_migrations WHERE version LIKE '0020-%'`);
-    const closing = stack;
-    stack = undefined as unknown as TestStack;
-    await closing.close();
-    stack = await start();
+    await restart();
     const dump = JSON.stringify(await rawTokens());
     for (const t of [legacy, marked]) assert.ok(!dump.includes(t), `${t} is no longer readable in the table`);
     assert.ok((await rawTokens()).every((r) => /^aes256gcm:/.test(r.credential) && r.legacy === null), dump);
     assert.equal(await payWith(before), legacy, 'sealed, it is still sent as it was given');
     assert.equal(await payWith(plain), marked);
+  });
+
+  test('a key rotation seals every token and the provider credentials anew under the new key; payments go on', async () => {
+    const rotated = token('rotated');
+    const pm = await createMethod(rotated);
+    const NEW = randomBytes(32).toString('hex');
+    await restart({ PROVIDER_SECRET_KEY: NEW, PROVIDER_SECRET_KEY_OTHER: KEY });
+    const box = (hex: string) => createSecretBox(Buffer.from(hex, 'hex'), { variable: 'PROVIDER_SECRET_KEY', allowPlain: false });
+    const tokens = (await rawTokens()).map((r) => r.credential as string);
+    const accounts = (await stack.query('SELECT sealed FROM payments.provider_credentials')).rows.map((r) => r.sealed as string);
+    assert.ok(tokens.length >= 3 && accounts.length === 1);
+    for (const sealed of [...tokens, ...accounts]) {
+      assert.doesNotThrow(() => box(NEW).open(sealed), 'the new key alone opens it');
+      assert.throws(() => box(KEY).open(sealed), 'the old key opens nothing any more');
+    }
+    assert.ok(tokens.some((t) => box(NEW).open(t) === rotated));
+    assert.equal(await payWith(pm), rotated);
+    await restart({ PROVIDER_SECRET_KEY: NEW });
+    assert.equal(await payWith(pm), rotated, 'without the old key, as after the rotation');
   });
 });

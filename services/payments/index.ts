@@ -74,9 +74,10 @@ export interface PaymentsDeps extends ServiceDeps {
 export function build(deps: PaymentsDeps): ServicePart {
   const relay = createRelay(deps);
   const store = createStore(deps.pool);
-  const paymentMethods = createPaymentMethodStore(deps.pool, createTokenBox(deps.config.providerSecretKey));
+  const { providerSecretKey: key, providerSecretKeyOther: otherKey } = deps.config;
+  const paymentMethods = createPaymentMethodStore(deps.pool, createTokenBox(key, otherKey));
   const customerActions = createCustomerActions({ store, clock: deps.clock, relay });
-  const credentials = createCredentialStore(deps.pool, deps.config.providerSecretKey);
+  const credentials = createCredentialStore(deps.pool, key, otherKey);
   const network: ProviderNetwork = { allowlist: deps.config.providerBaseUrlAllowlist, logger: deps.logger };
   const providers = providersByCode(deps.providers ?? PROVIDERS);
   const vaults = createVaultForwarders(providers.values(), { credentials: credentials.source(), network });
@@ -176,10 +177,11 @@ export function build(deps: PaymentsDeps): ServicePart {
     },
     relay,
     async start() {
-      // Before anything else: a dump taken after the upgrade holds no token stored before it.
-      if (deps.config.providerSecretKey) {
-        const sealed = await paymentMethods.sealStoredTokens();
-        if (sealed > 0) deps.logger.info({ sealed }, 'stored payment methods\' tokens kept before PROVIDER_SECRET_KEY are now encrypted');
+      // Before anything else: a dump taken after the upgrade (or the rotation) holds nothing readable
+      // without the key in use (docs/operations.md, "Keys at rest").
+      if (key) {
+        const [tokens, accounts] = [await paymentMethods.sealStoredTokens(), await credentials.resealOtherKeys()];
+        if (tokens + accounts > 0) deps.logger.info({ tokens, accounts }, 'secrets sealed under the PROVIDER_SECRET_KEY in use');
       } else {
         deps.logger.warn('PROVIDER_SECRET_KEY is not set: stored payment methods\' tokens are kept unencrypted (and no provider '
           + 'account can be connected). Set it (32 bytes, e.g. `openssl rand -hex 32`) in any deployment that is not a local trial.');

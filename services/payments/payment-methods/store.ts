@@ -173,24 +173,27 @@ export function createPaymentMethodStore(pool: Pool, tokens: TokenBox) {
     },
 
     /**
-     * Seals the tokens stored before (as they were, or `plain:` without the key), with the key only;
-     * each row only if unchanged meanwhile. Pages by id through the partial index of migration 0020,
-     * so a start with nothing left to seal reads nothing. Returns how many were sealed.
+     * Seals the tokens stored before (as they were, or `plain:` without the key), and during a
+     * rotation those sealed under the other key, with the key in use; each row only if unchanged
+     * meanwhile. Pages by id; outside a rotation through the partial index of migration 0020, so a
+     * start with nothing left to seal reads nothing. Returns how many were sealed.
      */
     async sealStoredTokens(): Promise<number> {
       if (!tokens.sealing) return 0;
       let sealed = 0;
       for (let after = ''; ;) {
         const { rows } = await pool.query(
-          `SELECT id, token FROM payment_method_credentials WHERE token NOT LIKE 'aes256gcm:%' AND id > $1 ORDER BY id LIMIT $2`,
-          [after, SEAL_BATCH],
+          `SELECT id, token FROM payment_method_credentials
+           WHERE ($3 OR token NOT LIKE 'aes256gcm:%') AND id > $1 ORDER BY id LIMIT $2`,
+          [after, SEAL_BATCH, tokens.rotating],
         );
         if (rows.length === 0) return sealed;
+        const stale = rows.filter((r) => !tokens.current(r.token));
         const { rowCount } = await pool.query(
           `UPDATE payment_method_credentials c SET token = v.sealed
            FROM unnest($1::text[], $2::text[], $3::text[]) AS v (id, stored, sealed)
            WHERE c.id = v.id AND c.token = v.stored`,
-          [rows.map((r) => r.id), rows.map((r) => r.token), rows.map((r) => tokens.seal(tokens.open(r.token)))],
+          [stale.map((r) => r.id), stale.map((r) => r.token), stale.map((r) => tokens.seal(tokens.open(r.token)))],
         );
         sealed += rowCount ?? 0;
         after = rows.at(-1)!.id;
