@@ -3,9 +3,10 @@
 // (U+009B is a one-character CSI to many terminals) and the bidi embeddings, overrides and isolates
 // that make text read in another order than it is stored. One home: the names a stranger gives
 // (sign-up, merchant, key, provider account) refuse them, and `svc` shows them escaped in every
-// stored text it prints. By path only, like project-caps.ts: the CLI and the dashboard import it.
+// stored text it prints. By path only, like project-caps.ts (the CLI, the gateway, routing-risk).
 
 const RANGES = '\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+const ONE = new RegExp(`[${RANGES}]`);
 const ANY = new RegExp(`[${RANGES}]`, 'g');
 
 /** The JSON Schema pattern of a text without any: a name's schema carries it (displayName below). */
@@ -16,7 +17,7 @@ export const CONTROL_CHARACTERS_PROBLEM = 'must not contain control characters (
 
 /** Whether `text` holds one. */
 export function hasControlCharacter(text: string): boolean {
-  return new RegExp(ANY.source).test(text);
+  return ONE.test(text);
 }
 
 /** A name's schema: 1 to `maxLength` characters, none a control character. */

@@ -3,9 +3,10 @@ import { PROVIDER_SECRET_KEY } from '../provider-credentials/index.js';
 
 // Stored methods' tokens at rest (red team finding 8). A token charges the card it stands for, so it
 // is sealed like the provider credentials that make it usable: AES-256-GCM under
-// PROVIDER_SECRET_KEY, which every deployment sets (the chart, the manifests, `npm start`). Without
-// the key (a test stack, a trial) a token is kept marked `plain:`, as webhook secrets are, and the
-// first start with the key seals it (sealStoredTokens in store.ts).
+// PROVIDER_SECRET_KEY (`npm start` makes one; a deployment sets it to connect any provider). Without
+// the key (a test stack, a deployment that connects no provider) a token is kept marked `plain:`, as
+// webhook secrets are, the part warns at every start, and the first start with the key seals it
+// (sealStoredTokens in store.ts).
 
 export interface TokenBox {
   /** Whether `seal` encrypts: the key is set. */
