@@ -43,11 +43,6 @@ export function isBoxed(stored: string): boolean {
   return stored.startsWith(SEALED) || stored.startsWith(PLAIN);
 }
 
-/** Whether `stored` is encrypted. */
-export function isSealed(stored: string): boolean {
-  return stored.startsWith(SEALED);
-}
-
 function openWith(key: Buffer, sealed: string): string {
   const [iv, tag, data] = sealed.slice(SEALED.length).split(':').map((p) => Buffer.from(p, 'base64'));
   const decipher = createDecipheriv('aes-256-gcm', key, iv);
