@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, fromConnectError } from '../../services/contract/index.js';
+import { CONTROL_CHARACTERS_PROBLEM, NO_CONTROL_CHARACTERS } from '../../services/contract/control-characters.js';
 import { ConnectError } from '@connectrpc/connect';
 import { keyedFailure } from '../edge/idempotency.js';
 
@@ -34,6 +35,7 @@ function validationMessage(v: NonNullable<FastifyError['validation']>[number], p
   if (typeof params.missingProperty === 'string') return `${param} is required`;
   // propertyNames (metadata keys): the rule is about the keys, not the object.
   if ((v as { propertyName?: unknown }).propertyName !== undefined) return `${param} keys ${v.message ?? 'are invalid'}`;
+  if (params.pattern === NO_CONTROL_CHARACTERS) return `${param} ${CONTROL_CHARACTERS_PROBLEM}`;
   return `${param ?? 'body'} ${v.message ?? 'is invalid'}`;
 }
 

@@ -161,6 +161,7 @@ else 32 new random bytes in base64 on the first install.
 {{- end }}
 {{- if eq .part "payments" }}
 {{- include "svc.secretEnv" (dict "root" $root "name" "PROVIDER_SECRET_KEY" "optional" true) | nindent 0 }}
+{{- include "svc.secretEnv" (dict "root" $root "name" "PROVIDER_SECRET_KEY_OTHER" "optional" true) | nindent 0 }}
 {{- end }}
 {{- /* The dashboard's mail (mail.*): only the gateway sends it; the password only from the Secret. */}}
 {{- if and (eq .part "gateway") $root.Values.mail.smtpHost }}

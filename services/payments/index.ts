@@ -36,7 +36,7 @@ import {
 } from './payments/index.js';
 import { createDemoBehaviourStore, demoBehaviourRoutes } from './demo-behaviour/index.js';
 import { createDisputeParts, disputeRoutes } from './disputes/index.js';
-import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
+import { createPaymentMethodStore, createTokenBox, paymentMethodRoutes } from './payment-methods/index.js';
 import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
 import { createFollowUps, createReceiver, disputeNotified, providerNotificationRoutes } from './provider-notifications/index.js';
 import { providerDisputeActions } from './provider-disputes/index.js';
@@ -89,9 +89,10 @@ export interface PaymentsDeps extends ServiceDeps {
 export function build(deps: PaymentsDeps): ServicePart {
   const relay = createRelay(deps);
   const store = createStore(deps.pool);
-  const paymentMethods = createPaymentMethodStore(deps.pool);
+  const { providerSecretKey: key, providerSecretKeyOther: otherKey } = deps.config;
+  const paymentMethods = createPaymentMethodStore(deps.pool, createTokenBox(key, otherKey));
   const customerActions = createCustomerActions({ store, clock: deps.clock, relay });
-  const credentials = createCredentialStore(deps.pool, deps.config.providerSecretKey);
+  const credentials = createCredentialStore(deps.pool, key, otherKey);
   const network: ProviderNetwork = { allowlist: deps.config.providerBaseUrlAllowlist, logger: deps.logger };
   const providers = providersByCode(deps.providers ?? PROVIDERS);
   const vaults = createVaultForwarders(providers.values(), { credentials: credentials.source(), network });
@@ -206,6 +207,15 @@ export function build(deps: PaymentsDeps): ServicePart {
     },
     relay,
     async start() {
+      // Before anything else: a dump taken after the upgrade (or the rotation) holds nothing readable
+      // without the key in use (docs/operations.md, "Keys at rest").
+      if (key) {
+        const [tokens, accounts] = [await paymentMethods.sealStoredTokens(), await credentials.resealOtherKeys()];
+        if (tokens + accounts > 0) deps.logger.info({ tokens, accounts }, 'secrets sealed under the PROVIDER_SECRET_KEY in use');
+      } else {
+        deps.logger.warn('PROVIDER_SECRET_KEY is not set: stored payment methods\' tokens are kept unencrypted (and no provider '
+          + 'account can be connected). Set it (32 bytes, e.g. `openssl rand -hex 32`) in any deployment that is not a local trial.');
+      }
       expiry.start();
       actionExpiry.start();
       reconciliation.start();

@@ -87,8 +87,13 @@ export interface Config {
   webhooksAllowLoopbackInTest: boolean;
   /** 32-byte key that encrypts endpoint signing secrets at rest; unset: stored as they are. */
   webhookSecretKey?: Buffer;
-  /** 32-byte key that encrypts provider accounts' credentials; unset: connecting a provider is refused. */
+  /**
+   * 32-byte key that encrypts provider accounts' credentials and stored methods' tokens; unset:
+   * connecting a provider is refused and tokens are kept unencrypted.
+   */
   providerSecretKey?: Buffer;
+  /** PROVIDER_SECRET_KEY_OTHER: a second key opened with, never sealed with, during a rotation (docs/operations.md). */
+  providerSecretKeyOther?: Buffer;
   /**
    * Origins of provider base URLs the operator vouches for (PROVIDER_BASE_URL_ALLOWLIST): accepted as
    * written in any mode. Any other api_base_url must be https on a public host. Empty by default.
@@ -326,6 +331,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (internalToken !== undefined && internalToken.length < MIN_INTERNAL_TOKEN_LENGTH) {
     throw new ConfigError('INTERNAL_TOKEN', `must be at least ${MIN_INTERNAL_TOKEN_LENGTH} characters`);
   }
+  if (str(env, 'PROVIDER_SECRET_KEY_OTHER') !== undefined && str(env, 'PROVIDER_SECRET_KEY') === undefined) {
+    throw new ConfigError('PROVIDER_SECRET_KEY_OTHER', 'is the second key of a rotation: set PROVIDER_SECRET_KEY too');
+  }
   return {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:']),
@@ -372,6 +380,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooksAllowLoopbackInTest: bool(env, 'WEBHOOKS_ALLOW_LOOPBACK_IN_TEST', true),
     webhookSecretKey: key32(env, 'WEBHOOK_SECRET_KEY'),
     providerSecretKey: key32(env, 'PROVIDER_SECRET_KEY'),
+    providerSecretKeyOther: key32(env, 'PROVIDER_SECRET_KEY_OTHER'),
     providerBaseUrlAllowlist: originList(env, 'PROVIDER_BASE_URL_ALLOWLIST'),
     settlementCutoffMs: int(env, 'SETTLEMENT_CUTOFF_MS', 86_400_000, 0, 30 * 86_400_000),
     settlementSweepMs: int(env, 'SETTLEMENT_SWEEP_MS', 60_000, 10, 86_400_000),

@@ -15,6 +15,7 @@ export * from './batcher.js';
 export * from './group-commit.js';
 export * from './deadline.js';
 export * from './every.js';
+export * from './list-lock.js';
 export * from './idempotency-bindings.js';
 export * from './outbox.js';
 export * from './outbox-service.js';
