@@ -22,6 +22,7 @@ export function measuredBus(metrics: Metrics | undefined, bus: EventBus): EventB
     publishInOrder: bus.publishInOrder?.bind(bus),
     close: () => bus.close(),
     onConnectionChange: bus.onConnectionChange?.bind(bus),
+    onStreamCheck: bus.onStreamCheck?.bind(bus),
     async consume(durable, subjects, handler, options) {
       pending.onCollect(async (set) => set({ consumer: durable }, (await bus.pending?.(durable)) ?? 0));
       return bus.consume(durable, subjects, async (event, subject) => {
