@@ -3,7 +3,7 @@ import type { ConnectRouter, Transport } from '@connectrpc/connect';
 import type { Logger } from 'pino';
 import type { EventBus } from './bus/index.js';
 import type { Clock } from './clock.js';
-import type { Config, ServiceName } from './config.js';
+import { SERVICE_NAMES, type Config, type ServiceName } from './config.js';
 import type { Pool } from './db.js';
 import { watchPool, type Metrics } from './metrics.js';
 import { relayFailures, watchOutbox } from './outbox-metrics.js';
@@ -80,7 +80,7 @@ export function assemblePart(deps: ServiceDeps, spec: PartSpec): ServicePart {
   const pruner = relay && new OutboxPruner({
     pool: deps.pool, logger: deps.logger, retentionHours: deps.config.outboxRetentionHours, now: () => deps.clock.now(),
   });
-  if (deps.metrics) instrument(deps.metrics, spec.name, deps.pool, relay);
+  if (deps.metrics) instrument(deps.metrics, spec.name, deps.pool, deps.bus, relay);
   // Events a lost stream held go out again (outbox-resend.ts).
   const follower = relay && followStream({
     pool: deps.pool, bus: deps.bus, relay, logger: deps.logger, part: spec.name,
@@ -119,9 +119,17 @@ export function assemblePart(deps: ServiceDeps, spec: PartSpec): ServicePart {
   };
 }
 
-/** The series every part has: its pool and, for a producer, its outbox. */
-function instrument(metrics: Metrics, name: ServiceName, pool: Pool, relay: OutboxRelay | undefined): void {
+/** The series every part has: its pool and event bus and, for a producer, its outbox. */
+function instrument(metrics: Metrics, name: ServiceName, pool: Pool, bus: EventBus, relay: OutboxRelay | undefined): void {
   watchPool(metrics, name, pool);
+  const up = metrics.gauge('svc_event_bus_up', 'Whether the part can publish and consume events: connected, with its stream and consumers (1) or not (0)', {
+    part: SERVICE_NAMES,
+  });
+  let usable = true;
+  bus.onConnectionChange?.((now) => {
+    usable = now;
+  });
+  up.onCollect((set) => set({ part: name }, usable ? 1 : 0));
   if (!relay) return;
   watchOutbox(metrics, name, pool);
   relay.countFailures(relayFailures(metrics), name);
