@@ -11,11 +11,11 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import pg from 'pg';
 import { Health, HealthCheckResponse_ServingStatus as Status } from '../proto/gen/grpc/health/v1/health_pb.js';
 import { chaosTag, everyEventDelivered } from './helpers/chaos.js';
+import { assertEachPaymentOnce, burstMerchant, paymentBurst, storedPayments } from './helpers/event-burst.js';
 import { eventually } from './helpers/eventually.js';
-import { keyedRequest, type KeyedOutcome } from './helpers/keyed-client.js';
+import type { KeyedOutcome } from './helpers/keyed-client.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
-import { request } from './helpers/stack.js';
 import { startReceiver, type Receiver } from './webhooks-support.js';
 
 const PAYMENTS = 60;
@@ -23,7 +23,6 @@ const CLIENTS = 6;
 /** Payments stored before the consumers freeze, and before NATS dies. */
 const FREEZE_AFTER = 12;
 const KILL_AFTER = 30;
-const EVENTS = ['payment.created', 'payment.successful'];
 
 const skip = natsServerMissing();
 
@@ -34,11 +33,11 @@ describe('NATS killed mid-burst and started again without its store, no part res
   let receiver: Receiver;
   const tag = chaosTag('natsempty');
   const keys = Array.from({ length: PAYMENTS }, (_, i) => `${tag}_${i}`);
-  const outcomes = new Map<string, KeyedOutcome>();
+  let outcomes = new Map<string, KeyedOutcome>();
   const pids = new Map<string, number | undefined>();
   const seen = { paymentsNotServing: false, readyzDown: false, readyzBack: false, recoveredMs: 0 };
 
-  const stored = async () => (await sql.query('SELECT count(*)::int AS n FROM payments.payments WHERE reference LIKE $1', [`${tag}%`])).rows[0].n;
+  const stored = () => storedPayments(sql, tag);
   const partNamed = (name: string) => split.parts.find((p) => p.name === name)!;
   const paymentsStatus = async () => {
     const health = createClient(Health, createGrpcTransport({ baseUrl: split.serviceUrls.payments }));
@@ -52,21 +51,7 @@ describe('NATS killed mid-burst and started again without its store, no part res
     sql = new pg.Pool({ connectionString: split.db.url, max: 3 });
     receiver = await startReceiver(200);
     for (const p of split.parts) pids.set(p.name, p.child.pid);
-    const manage = (path: string, body: unknown) => request(split.baseUrl, 'POST', `/manage/v1${path}`, { key: split.operatorToken, body });
-    const projectId = (await manage('/merchants', { name: 'Empty NATS merchant' })).body.project.id;
-    const apiKey = (await manage(`/projects/${projectId}/keys`, { mode: 'test', name: 'k' })).body.secret;
-    assert.equal((await manage(`/projects/${projectId}/webhook-endpoints`, { mode: 'test', url: receiver.url, events: EVENTS })).status, 201);
-
-    let next = 0;
-    const client = async () => {
-      while (next < keys.length) {
-        const key = keys[next++];
-        outcomes.set(key, await keyedRequest({
-          baseUrl: () => split.baseUrl, method: 'POST', path: '/v1/payments', apiKey, idempotencyKey: key,
-          body: { amount: 1_000 + next, currency: 'EUR', payment_method: 'card', reference: key }, totalMs: 90_000,
-        }));
-      }
-    };
+    const apiKey = await burstMerchant(split, receiver.url);
     const chaos = async () => {
       await eventually('the burst under way', async () => ((await stored()) >= FREEZE_AFTER ? true : undefined), 60_000);
       // Frozen consumers: what payments publishes from now on sits in the stream unconsumed.
@@ -85,7 +70,7 @@ describe('NATS killed mid-burst and started again without its store, no part res
       seen.readyzBack = await eventually('/readyz 200 again', async () => ((await readyz()) === 200 ? true : undefined), 60_000);
       seen.recoveredMs = Date.now() - back;
     };
-    await Promise.all([chaos(), ...Array.from({ length: CLIENTS }, client)]);
+    [, outcomes] = await Promise.all([chaos(), paymentBurst(split, apiKey, keys, CLIENTS)]);
   });
   after(async () => {
     for (const name of ['ledger', 'webhooks']) split?.parts.find((p) => p.name === name)?.child.kill('SIGCONT');
@@ -115,27 +100,6 @@ describe('NATS killed mid-burst and started again without its store, no part res
   });
 
   test('each payment has one ledger movement and one delivery per subscribed event, none doubled', async () => {
-    const { rows: movements } = await sql.query(
-      `SELECT p.id, count(t.id)::int AS n, count(t.id) FILTER (WHERE t.status = 'successful')::int AS ok
-       FROM payments.payments p LEFT JOIN ledger.transactions t ON t.entity_type = 'payment' AND t.type = 'payment' AND t.entity_id = p.id
-       WHERE p.reference LIKE $1 GROUP BY p.id`, [`${tag}%`]);
-    assert.equal(movements.length, PAYMENTS);
-    for (const m of movements) assert.deepEqual([m.n, m.ok], [1, 1], `${m.id}: ledger movements`);
-    const deliveries = await eventually('every delivery succeeded', async () => {
-      const { rows } = await sql.query(
-        `SELECT p.id, e.type, count(d.id)::int AS n, count(d.id) FILTER (WHERE d.status = 'succeeded')::int AS ok
-         FROM payments.payments p
-         JOIN webhooks.events e ON e.payment_id = p.id AND e.type = ANY($2)
-         LEFT JOIN webhooks.deliveries d ON d.event_id = e.id
-         WHERE p.reference LIKE $1 GROUP BY p.id, e.type`, [`${tag}%`, EVENTS]);
-      return rows.length === PAYMENTS * EVENTS.length && rows.every((r) => r.ok === 1) ? rows : undefined;
-    }, 60_000);
-    for (const d of deliveries) assert.equal(d.n, 1, `${d.id} ${d.type}: deliveries`);
-    const received = new Set(receiver.received.map((r) => JSON.parse(r.body).id as string));
-    const { rows: [{ n }] } = await sql.query(
-      `SELECT count(*)::int AS n FROM webhooks.events e JOIN payments.payments p ON p.id = e.payment_id
-       WHERE p.reference LIKE $1 AND e.type = ANY($2)`, [`${tag}%`, EVENTS]);
-    assert.equal(n, PAYMENTS * EVENTS.length);
-    assert.ok(received.size >= n, `the receiver got ${received.size} distinct events of ${n}`);
+    await assertEachPaymentOnce(sql, tag, PAYMENTS, new Set(receiver.received.map((r) => JSON.parse(r.body).id as string)));
   });
 });

@@ -140,7 +140,8 @@ export class JetStreamBus implements EventBus {
     try {
       const info = await ensureStream(this.jsm, this.spec(), this.opts.logger);
       const consumers = await listConsumers(this.jsm, this.opts.stream);
-      const replaced = info.created !== this.streamCreated;
+      // By time, not text: servers of a cluster may write the same instant with other digits.
+      const replaced = Date.parse(info.created) !== Date.parse(this.streamCreated);
       if (replaced) {
         this.opts.logger.warn(
           { stream: this.opts.stream, was: this.streamCreated, now: info.created },
