@@ -1,11 +1,13 @@
 // Chaos: the six parts against a three-node NATS cluster (NATS_URL the three seeds,
-// NATS_STREAM_REPLICAS=3, the stream made by the parts). Mid-burst the stream's leader is killed
-// (kill -9), a new leader takes over, the dead node comes back; then the new leader is killed too
-// and comes back. Nothing is lost or doubled: each payment has one ledger movement and one
-// delivery of each event.
+// NATS_STREAM_REPLICAS=3; the stream exists with one replica and another subject, as an install
+// from before would have left it, and the parts bring it to three replicas and their subjects).
+// Mid-burst the stream's leader is killed (kill -9), a new leader takes over, the dead node comes
+// back; then the new leader is killed too and comes back. Nothing is lost or doubled: each payment
+// has one ledger movement and one delivery of each event.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { connect } from 'nats';
+import { randomBytes } from 'node:crypto';
+import { StorageType, connect } from 'nats';
 import pg from 'pg';
 import { chaosTag, everyEventDelivered } from './helpers/chaos.js';
 import { assertEachPaymentOnce, burstMerchant, paymentBurst, storedPayments } from './helpers/event-burst.js';
@@ -30,6 +32,7 @@ describe('a three-node NATS cluster: the stream leader killed, then the next one
   let sql: pg.Pool;
   let receiver: Receiver;
   const tag = chaosTag('natscluster');
+  const stream = `SVC_CLUSTER_${randomBytes(4).toString('hex')}`;
   const keys = Array.from({ length: PAYMENTS }, (_, i) => `${tag}_${i}`);
   let outcomes = new Map<string, KeyedOutcome>();
   const killed: string[] = [];
@@ -40,7 +43,7 @@ describe('a three-node NATS cluster: the stream leader killed, then the next one
   const streamInfo = async () => {
     const nc = await connect({ servers: cluster.nodes.filter((n) => n.running()).map((n) => n.url) });
     try {
-      return await (await nc.jetstreamManager()).streams.info(split.stream);
+      return await (await nc.jetstreamManager()).streams.info(stream);
     } finally {
       await nc.close();
     }
@@ -49,14 +52,14 @@ describe('a three-node NATS cluster: the stream leader killed, then the next one
   /** Kills the stream's leader once `after` payments are stored; waits for another leader, then starts the dead node again. */
   const killLeader = async (after: number) => {
     await eventually(`${after} payments stored`, async () => ((await storedPayments(sql, tag)) >= after ? true : undefined), 60_000);
-    const leader = await eventually('the stream has a leader', () => cluster.leaderOf(split.stream), 30_000);
+    const leader = await eventually('the stream has a leader', () => cluster.leaderOf(stream), 30_000);
     const node = cluster.nodes.find((n) => n.name === leader)!;
     const started = Date.now();
     await node.kill();
     killed.push(leader);
     storedAtKill.push(await storedPayments(sql, tag));
     await eventually('another leader elected', async () => {
-      const now = await cluster.leaderOf(split.stream);
+      const now = await cluster.leaderOf(stream);
       return now && now !== leader ? now : undefined;
     }, 60_000);
     elections.push(Date.now() - started);
@@ -65,8 +68,18 @@ describe('a three-node NATS cluster: the stream leader killed, then the next one
 
   before(async () => {
     cluster = await startNatsCluster();
+    await eventually('the stream made with one replica', async () => {
+      const nc = await connect({ servers: cluster.nodes.map((n) => n.url) });
+      try {
+        return await (await nc.jetstreamManager()).streams.add({ name: stream, subjects: ['before.>'], storage: StorageType.File, num_replicas: 1 });
+      } catch {
+        return undefined;
+      } finally {
+        await nc.close();
+      }
+    }, 30_000);
     split = await startSplitStack(cluster.seeds, {
-      NATS_STREAM_REPLICAS: '3', HEALTH_CHECK_INTERVAL_MS: '500', RATE_LIMIT_PER_MINUTE: '1000000',
+      NATS_STREAM: stream, NATS_STREAM_REPLICAS: '3', HEALTH_CHECK_INTERVAL_MS: '500', RATE_LIMIT_PER_MINUTE: '1000000',
     });
     sql = new pg.Pool({ connectionString: split.db.url, max: 3 });
     receiver = await startReceiver(200);
@@ -84,11 +97,13 @@ describe('a three-node NATS cluster: the stream leader killed, then the next one
     await cluster?.close();
   });
 
-  test('the parts made the stream with three replicas, and two different leaders died mid-burst', async (t) => {
+  test('the parts brought the stream to three replicas and their subjects, and two different leaders died mid-burst', async (t) => {
     const info = await streamInfo();
     t.diagnostic(`killed ${killed.join(' then ')} with ${storedAtKill.join(', ')} payments stored; new leaders within ${elections.join(', ')} ms; `
       + `now led by ${info.cluster?.leader}`);
     assert.equal(info.config.num_replicas, 3);
+    assert.deepEqual(info.config.subjects, ['before.>', `${split.subjectPrefix}.>`]);
+    assert.equal(info.cluster?.replicas?.length, 2, 'two replicas beside the leader');
     assert.equal(killed.length, 2);
     assert.notEqual(killed[0], killed[1]);
     for (const n of storedAtKill) assert.ok(n < PAYMENTS, `a leader died with ${n} of ${PAYMENTS} payments stored`);

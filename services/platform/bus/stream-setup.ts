@@ -37,20 +37,36 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, logg
   }
   const subjects = info.config.subjects ?? [];
   const had = info.config.num_replicas || 1;
-  if (subjects.includes(spec.subject) && had === replicas) return info;
+  // A server outside a cluster takes an update to more replicas without having them (NATS 2.9):
+  // it is not asked, and the operator is told.
+  const clustered = info.cluster !== undefined;
+  const wanted = clustered || replicas <= had ? replicas : had;
+  if (wanted !== replicas) refused(logger, spec, had, 'the NATS server is not part of a cluster');
+  if (subjects.includes(spec.subject) && had === wanted) return info;
   try {
-    const updated = await jsm.streams.update(spec.name, { ...info.config, subjects: [...new Set([...subjects, spec.subject])], num_replicas: replicas });
-    if (had !== replicas) logger.info({ stream: spec.name, from: had, to: replicas }, 'NATS stream replicas changed to NATS_STREAM_REPLICAS');
+    const updated = await jsm.streams.update(spec.name, { ...info.config, subjects: [...new Set([...subjects, spec.subject])], num_replicas: wanted });
+    if (had !== wanted) logger.info({ stream: spec.name, from: had, to: wanted }, 'NATS stream replicas changed to NATS_STREAM_REPLICAS');
     return updated;
   } catch (err) {
     // The stream still works as it is: say why it is not as configured, and go on with it.
-    logger.error(
-      { stream: spec.name, replicas: had, wanted: replicas, err: (err as Error).message },
-      `NATS stream ${spec.name} has ${had} replica(s) and NATS_STREAM_REPLICAS asks ${replicas}: the server refused the change ` +
-      '(a single server takes only 1; a cluster needs that many JetStream servers). Fix NATS_STREAM_REPLICAS or the cluster.',
-    );
+    refused(logger, spec, had, (err as Error).message);
     return info;
   }
+}
+
+/** What has been reported already: the stream is checked every few seconds, the error said once. */
+const reported = new Set<string>();
+
+function refused(logger: Logger, spec: StreamSpec, had: number, why: string): void {
+  const replicas = spec.replicas ?? 1;
+  const key = `${spec.name}:${had}:${replicas}`;
+  if (reported.has(key)) return;
+  reported.add(key);
+  logger.error(
+    { stream: spec.name, replicas: had, wanted: replicas, err: why },
+    `NATS stream ${spec.name} has ${had} replica(s) and NATS_STREAM_REPLICAS asks ${replicas}: not changed (${why}). ` +
+    'A single server takes only 1; a cluster needs that many JetStream servers. Fix NATS_STREAM_REPLICAS or the cluster.',
+  );
 }
 
 /**
