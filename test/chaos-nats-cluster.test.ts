@@ -18,11 +18,12 @@ import { natsServerMissing } from './helpers/nats-server.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { startReceiver, type Receiver } from './webhooks-support.js';
 
-const PAYMENTS = 60;
-const CLIENTS = 6;
-/** Payments stored before the first leader dies, and before the second does. */
+// Paced so that the burst outlasts two elections (about 10 s each here).
+const PAYMENTS = 100;
+const CLIENTS = 2;
+const PAUSE_MS = 400;
+/** Payments stored before the first leader dies; the second dies as soon as a new one is elected. */
 const FIRST_KILL_AFTER = 12;
-const SECOND_KILL_AFTER = 35;
 
 const skip = natsServerMissing();
 
@@ -49,8 +50,11 @@ describe('a three-node NATS cluster: the stream leader killed, then the next one
     }
   };
 
-  /** Kills the stream's leader once `after` payments are stored; waits for another leader, then starts the dead node again. */
-  const killLeader = async (after: number) => {
+  /**
+   * Kills the stream's leader once `after` payments are stored and waits for another leader; then
+   * starts the dead node again, while the burst (and the next kill) goes on.
+   */
+  const killLeader = async (after: number): Promise<Promise<void>> => {
     await eventually(`${after} payments stored`, async () => ((await storedPayments(sql, tag)) >= after ? true : undefined), 60_000);
     const leader = await eventually('the stream has a leader', () => cluster.leaderOf(stream), 30_000);
     const node = cluster.nodes.find((n) => n.name === leader)!;
@@ -63,7 +67,7 @@ describe('a three-node NATS cluster: the stream leader killed, then the next one
       return now && now !== leader ? now : undefined;
     }, 60_000);
     elections.push(Date.now() - started);
-    await node.restart();
+    return node.restart();
   };
 
   before(async () => {
@@ -85,10 +89,11 @@ describe('a three-node NATS cluster: the stream leader killed, then the next one
     receiver = await startReceiver(200);
     const apiKey = await burstMerchant(split, receiver.url);
     const chaos = async () => {
-      await killLeader(FIRST_KILL_AFTER);
-      await killLeader(SECOND_KILL_AFTER);
+      const firstBack = await killLeader(FIRST_KILL_AFTER);
+      const secondBack = await killLeader(FIRST_KILL_AFTER);
+      await Promise.all([firstBack, secondBack]);
     };
-    [, outcomes] = await Promise.all([chaos(), paymentBurst(split, apiKey, keys, CLIENTS)]);
+    [, outcomes] = await Promise.all([chaos(), paymentBurst(split, apiKey, keys, CLIENTS, PAUSE_MS)]);
   });
   after(async () => {
     await sql?.end();
@@ -117,6 +122,6 @@ describe('a three-node NATS cluster: the stream leader killed, then the next one
   test('every event published and consumed, each payment moved once and delivered once per event', async (t) => {
     const gaps = await everyEventDelivered(sql, ['payments', 'ledger'], 60_000);
     t.diagnostic(JSON.stringify(gaps));
-    await assertEachPaymentOnce(sql, tag, PAYMENTS, new Set(receiver.received.map((r) => JSON.parse(r.body).id as string)));
+    await assertEachPaymentOnce(sql, tag, PAYMENTS, () => new Set(receiver.received.map((r) => JSON.parse(r.body).id as string)));
   });
 });

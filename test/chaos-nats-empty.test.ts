@@ -100,6 +100,6 @@ describe('NATS killed mid-burst and started again without its store, no part res
   });
 
   test('each payment has one ledger movement and one delivery per subscribed event, none doubled', async () => {
-    await assertEachPaymentOnce(sql, tag, PAYMENTS, new Set(receiver.received.map((r) => JSON.parse(r.body).id as string)));
+    await assertEachPaymentOnce(sql, tag, PAYMENTS, () => new Set(receiver.received.map((r) => JSON.parse(r.body).id as string)));
   });
 });

@@ -21,8 +21,13 @@ export async function burstMerchant(split: SplitStack, receiverUrl: string): Pro
   return apiKey;
 }
 
-/** `clients` clients create one payment per key (its reference), each retrying its key until final. */
-export async function paymentBurst(split: SplitStack, apiKey: string, keys: string[], clients: number): Promise<Map<string, KeyedOutcome>> {
+/**
+ * `clients` clients create one payment per key (its reference), each retrying its key until final,
+ * each pausing `pauseMs` between its payments (a burst that lasts while a test breaks things).
+ */
+export async function paymentBurst(
+  split: SplitStack, apiKey: string, keys: string[], clients: number, pauseMs = 0,
+): Promise<Map<string, KeyedOutcome>> {
   const outcomes = new Map<string, KeyedOutcome>();
   let next = 0;
   const client = async () => {
@@ -32,6 +37,7 @@ export async function paymentBurst(split: SplitStack, apiKey: string, keys: stri
         baseUrl: () => split.baseUrl, method: 'POST', path: '/v1/payments', apiKey, idempotencyKey: keys[i],
         body: { amount: 1_000 + i, currency: 'EUR', payment_method: 'card', reference: keys[i] }, totalMs: 90_000,
       }));
+      if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
     }
   };
   await Promise.all(Array.from({ length: clients }, client));
@@ -48,7 +54,7 @@ export async function storedPayments(sql: pg.Pool, prefix: string): Promise<numb
  * one webhook delivery, succeeded (waiting up to a minute for the deliveries), and the receiver
  * got every event.
  */
-export async function assertEachPaymentOnce(sql: pg.Pool, prefix: string, count: number, received: Set<string>): Promise<void> {
+export async function assertEachPaymentOnce(sql: pg.Pool, prefix: string, count: number, received: () => Set<string>): Promise<void> {
   const { rows: movements } = await sql.query(
     `SELECT p.id, count(t.id)::int AS n, count(t.id) FILTER (WHERE t.status = 'successful')::int AS ok
      FROM payments.payments p LEFT JOIN ledger.transactions t ON t.entity_type = 'payment' AND t.type = 'payment' AND t.entity_id = p.id
@@ -65,6 +71,8 @@ export async function assertEachPaymentOnce(sql: pg.Pool, prefix: string, count:
     return rows.length === count * BURST_EVENTS.length && rows.every((r) => r.ok === 1) ? rows : undefined;
   }, 60_000);
   for (const d of deliveries) assert.equal(d.n, 1, `${d.id} ${d.type}: deliveries`);
-  const missing = deliveries.filter((d) => !received.has(d.event_id));
+  // Read once every delivery has succeeded: each succeeded only after the receiver answered it.
+  const got = received();
+  const missing = deliveries.filter((d) => !got.has(d.event_id));
   assert.deepEqual(missing.map((d) => d.event_id), [], 'events the receiver never got');
 }
