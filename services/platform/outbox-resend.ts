@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventBus, StreamCheck } from './bus/index.js';
-import type { PartName } from './config.js';
+import { SERVICE_NAMES, type PartName } from './config.js';
 import type { Pool } from './db.js';
 import type { CounterHandle, Metrics } from './metrics.js';
 import type { OutboxRelay } from './outbox.js';
@@ -60,7 +60,7 @@ export function republishedCounter(metrics: Metrics): RepublishedCounter {
   return metrics.counter(
     'svc_outbox_republished_events_total',
     'Outbox events published again because the stream that had taken them was lost before every consumer had them',
-    { part: ['payments', 'ledger', 'payouts', 'webhooks', 'routing-risk'] },
+    { part: SERVICE_NAMES },
   );
 }
 

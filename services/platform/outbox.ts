@@ -180,7 +180,9 @@ export class OutboxRelay {
       // after it go back unblamed.
       const first = outcomes.findIndex((o) => !o.ok);
       outcomes.forEach((outcome, i) => {
-        if (outcome.ok) published.push({ eventId: chain[i].event_id, streamCreated: outcome.receipt?.streamCreated, streamSeq: outcome.receipt?.seq });
+        if (outcome.ok) {
+          published.push({ eventId: chain[i].event_id, streamCreated: outcome.receipt?.streamCreated, streamSeq: outcome.receipt?.seq });
+        }
         else if (i === first && !('notSent' in outcome)) failed.push({ row: chain[i], err: outcome.err });
       });
     }));

@@ -1,9 +1,9 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { ConnectRouter, Transport } from '@connectrpc/connect';
 import type { Logger } from 'pino';
-import type { EventBus } from './bus/index.js';
+import { watchBus, type EventBus } from './bus/index.js';
 import type { Clock } from './clock.js';
-import { SERVICE_NAMES, type Config, type ServiceName } from './config.js';
+import type { Config, ServiceName } from './config.js';
 import type { Pool } from './db.js';
 import { watchPool, type Metrics } from './metrics.js';
 import { relayFailures, watchOutbox } from './outbox-metrics.js';
@@ -122,14 +122,7 @@ export function assemblePart(deps: ServiceDeps, spec: PartSpec): ServicePart {
 /** The series every part has: its pool and event bus and, for a producer, its outbox. */
 function instrument(metrics: Metrics, name: ServiceName, pool: Pool, bus: EventBus, relay: OutboxRelay | undefined): void {
   watchPool(metrics, name, pool);
-  const up = metrics.gauge('svc_event_bus_up', 'Whether the part can publish and consume events: connected, with its stream and consumers (1) or not (0)', {
-    part: SERVICE_NAMES,
-  });
-  let usable = true;
-  bus.onConnectionChange?.((now) => {
-    usable = now;
-  });
-  up.onCollect((set) => set({ part: name }, usable ? 1 : 0));
+  watchBus(metrics, name, bus);
   if (!relay) return;
   watchOutbox(metrics, name, pool);
   relay.countFailures(relayFailures(metrics), name);

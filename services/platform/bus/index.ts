@@ -6,4 +6,4 @@ export { UnpublishableMessage } from './types.js';
 export { checkBroker, brokerFindings } from './broker-checks.js';
 export { JetStreamBus } from './jetstream-bus.js';
 export { MemoryBus } from './memory-bus.js';
-export { measuredBus } from './consumer-metrics.js';
+export { measuredBus, watchBus } from './consumer-metrics.js';
