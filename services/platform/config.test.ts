@@ -182,7 +182,8 @@ test('a test-mode payout holds 5 s by default, an explicit PAYOUT_HOLD_MS for bo
 
 test('NATS_URL takes a comma-separated seed list; replicas and placement of the stream come with it', () => {
   const c = loadConfig({
-    NATS_URL: 'nats://a:4222, nats://b:4222,tls://c:4222', NATS_STREAM_REPLICAS: '3', NATS_STREAM_CLUSTER: 'east', NATS_STREAM_TAGS: 'ssd, fast',
+    NATS_URL: 'nats://a:4222, nats://b:4222,tls://c:4222',
+    NATS_STREAM_REPLICAS: '3', NATS_STREAM_CLUSTER: 'east', NATS_STREAM_TAGS: 'ssd, fast',
   });
   assert.equal(c.natsUrl, 'nats://a:4222,nats://b:4222,tls://c:4222');
   assert.equal(c.natsStreamReplicas, 3);

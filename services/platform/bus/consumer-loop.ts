@@ -81,7 +81,9 @@ export class ConsumerLoop {
       try {
         await this.drain(messages);
       } catch (err) {
-        if (!this.stopped) this.opts.logger.warn({ consumer: this.opts.durable, err: (err as Error).message }, 'event consumer lost its subscription; subscribing again');
+        if (!this.stopped) {
+          this.opts.logger.warn({ consumer: this.opts.durable, err: (err as Error).message }, 'event consumer lost its subscription; subscribing again');
+        }
       }
       messages = undefined;
       if (this.stopped) break;

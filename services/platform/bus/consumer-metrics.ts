@@ -42,9 +42,10 @@ export function measuredBus(metrics: Metrics | undefined, bus: EventBus): EventB
 
 /** `svc_event_bus_up`: 1 while `part` can publish and consume (the bus's onConnectionChange), else 0. */
 export function watchBus(metrics: Metrics, part: ServiceName, bus: EventBus): void {
-  const up = metrics.gauge('svc_event_bus_up', 'Whether the part can publish and consume events: connected, with its stream and consumers (1) or not (0)', {
-    part: SERVICE_NAMES,
-  });
+  const up = metrics.gauge(
+    'svc_event_bus_up', 'Whether the part can publish and consume events: connected, with its stream and consumers (1) or not (0)',
+    { part: SERVICE_NAMES },
+  );
   let usable = true;
   bus.onConnectionChange?.((now) => {
     usable = now;

@@ -44,7 +44,9 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, logg
   if (wanted !== replicas) refused(logger, spec, had, 'the NATS server is not part of a cluster');
   if (subjects.includes(spec.subject) && had === wanted) return info;
   try {
-    const updated = await jsm.streams.update(spec.name, { ...info.config, subjects: [...new Set([...subjects, spec.subject])], num_replicas: wanted });
+    const updated = await jsm.streams.update(spec.name, {
+      ...info.config, subjects: [...new Set([...subjects, spec.subject])], num_replicas: wanted,
+    });
     if (had !== wanted) logger.info({ stream: spec.name, from: had, to: wanted }, 'NATS stream replicas changed to NATS_STREAM_REPLICAS');
     return updated;
   } catch (err) {
