@@ -187,8 +187,8 @@ export async function startWebhooks(env: Record<string, string> = {}, clock?: Cl
   };
 }
 
-export function publishEvent(bus: EventBus, prefix: string, e: EventEnvelope): Promise<void> {
-  return bus.publish({ subject: eventSubject(prefix, e.type), msgId: e.id, data: Buffer.from(JSON.stringify(e)) });
+export async function publishEvent(bus: EventBus, prefix: string, e: EventEnvelope): Promise<void> {
+  await bus.publish({ subject: eventSubject(prefix, e.type), msgId: e.id, data: Buffer.from(JSON.stringify(e)) });
 }
 
 /** Polls until `check` returns a value other than undefined (helpers/eventually, argument order of these tests). */

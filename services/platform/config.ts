@@ -13,9 +13,14 @@ export interface Config {
   databaseUrl?: string;
   /** Postgres connections each part's pool may open (replicas × parts × this must fit the server). */
   databasePoolSize: number;
+  /** One NATS server's URL or a comma-separated list of seeds of a cluster (bus/nats-url.ts). */
   natsUrl?: string;
   natsStream: string;
   natsSubjectPrefix: string;
+  /** The stream's replicas (NATS_STREAM_REPLICAS, 1-5): 3 on a cluster, so a quorum outlives a dead server. */
+  natsStreamReplicas: number;
+  /** Where the stream's replicas go: a cluster by name and/or server tags (NATS_STREAM_CLUSTER, NATS_STREAM_TAGS). */
+  natsStreamPlacement?: { cluster?: string; tags?: string[] };
   /** Address the part binds to. */
   host: string;
   /** HTTP port of the gateway. */
@@ -209,6 +214,33 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return n;
 }
 
+/** NATS_URL: one URL or a comma-separated seed list, each entry checked as url() checks one. */
+function urlList(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  const entries = raw.split(',').map((e) => e.trim());
+  if (entries.some((e) => e === '')) throw new ConfigError(name, 'has an empty entry in its comma-separated list');
+  entries.forEach((entry, i) => {
+    try {
+      url({ [name]: entry }, name, protocols);
+    } catch (err) {
+      if (entries.length === 1 || !(err instanceof ConfigError)) throw err;
+      throw new ConfigError(name, `entry ${i + 1} of ${entries.length} ${err.message.slice(`configuration: ${name} `.length)}`);
+    }
+  });
+  return entries.join(',');
+}
+
+function streamPlacement(env: Env): Config['natsStreamPlacement'] {
+  const cluster = str(env, 'NATS_STREAM_CLUSTER');
+  const tags = str(env, 'NATS_STREAM_TAGS')?.split(',').map((t) => t.trim()).filter(Boolean);
+  if (cluster !== undefined && !/^[A-Za-z0-9_-]+$/.test(cluster)) {
+    throw new ConfigError('NATS_STREAM_CLUSTER', `must be a NATS cluster name, got "${cluster}"`);
+  }
+  if (cluster === undefined && !tags?.length) return undefined;
+  return { ...(cluster === undefined ? {} : { cluster }), ...(tags?.length ? { tags } : {}) };
+}
+
 function url(env: Env, name: string, protocols: string[]): string | undefined {
   const raw = str(env, name);
   if (raw === undefined) return undefined;
@@ -336,9 +368,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
   return {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:']),
+    natsUrl: urlList(env, 'NATS_URL', ['nats:', 'tls:']),
     natsStream: subjectToken(env, 'NATS_STREAM', 'SVC_EVENTS', /^[A-Za-z0-9_-]+$/),
     natsSubjectPrefix: subjectToken(env, 'NATS_SUBJECT_PREFIX', 'svc.events', /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/),
+    natsStreamReplicas: int(env, 'NATS_STREAM_REPLICAS', 1, 1, 5),
+    natsStreamPlacement: streamPlacement(env),
     host: str(env, 'HOST') ?? '0.0.0.0',
     port: int(env, 'PORT', 8080, 0, 65535),
     grpcPort: int(env, 'GRPC_PORT', 50051, 0, 65535),
