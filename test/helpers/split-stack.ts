@@ -28,6 +28,14 @@ export interface SplitStack {
   kill(name: string): Promise<void>;
   /** Starts the named part again with the same environment and port; resolves once it answers. */
   restart(name: string): Promise<PartProcess>;
+  /**
+   * Another replica of a service part: the same environment plus `env`, on a gRPC port of its own
+   * that no peer calls (its background work shares the database and the stream); stopped by stop().
+   * Resolves once it is SERVING, or with `serving: false` once it is running.
+   */
+  addReplica(
+    name: ServiceName, replica: string, env: Record<string, string>, opts?: { serving?: boolean },
+  ): Promise<PartProcess & { url: string }>;
   /** Another gateway process with the same environment on a port of its own (stopped by stop()). */
   addGateway(name: string): Promise<{ baseUrl: string; process: PartProcess }>;
 }
@@ -119,6 +127,15 @@ export async function startSplitStack(
       parts[parts.indexOf(old)] = fresh;
       await launches.get(name)!.ready(fresh);
       return fresh;
+    },
+    async addReplica(name, replica, env, opts = {}) {
+      const url = `http://127.0.0.1:${await freePort()}`;
+      const of = launches.get(name)!;
+      launches.set(replica, { entry: of.entry, env: { ...of.env, ...env, GRPC_PORT: new URL(url).port }, ready: (p) => waitForHealth(p, url) });
+      const process = launch(replica);
+      parts.push(process);
+      if (opts.serving !== false) await launches.get(replica)!.ready(process);
+      return Object.assign(process, { url });
     },
     async addGateway(name) {
       const port = await freePort();
