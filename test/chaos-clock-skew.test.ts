@@ -115,8 +115,9 @@ describe('replicas 90 s ahead and behind the database', { skip: nats.skip }, () 
     }, { serving: false });
     await eventually('the skew logged', async () => (/beyond the bound/.test(refused.output()) ? true : undefined), 30_000);
     const health = createClient(Health, createGrpcTransport({ baseUrl: refused.url }));
-    const status = await eventually('its health answered', async () => (await health.check({ service: '' }, { timeoutMs: 2_000 }).catch(() => undefined))?.status, 30_000);
-    assert.equal(status, HealthCheckResponse_ServingStatus.NOT_SERVING);
+    const answer = await eventually('its health answered', () => health.check({ service: '' }, { timeoutMs: 2_000 }).catch(() => undefined), 30_000)
+      .catch((err: Error) => assert.fail(`${err.message}:\n${refused.output()}`));
+    assert.equal(answer.status, HealthCheckResponse_ServingStatus.NOT_SERVING);
     const created = await request(split.baseUrl, 'POST', '/v1/payouts', {
       key, body: { amount: 999, currency: 'EUR', destination: PAYOUT_DESTINATION, test_scenario: 'success' },
     });

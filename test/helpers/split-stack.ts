@@ -26,8 +26,8 @@ export interface SplitStack {
   close(): Promise<void>;
   /** kill -9 of the named part (a service or a gateway); resolves once it is gone. */
   kill(name: string): Promise<void>;
-  /** Starts the named part again with the same environment and port; resolves once it answers. */
-  restart(name: string): Promise<PartProcess>;
+  /** Starts the named part again with the same environment (plus `env`, kept for later restarts) and port; resolves once it answers. */
+  restart(name: string, env?: Record<string, string>): Promise<PartProcess>;
   /**
    * Another replica of a service part: the same environment plus `env`, on a gRPC port of its own
    * that no peer calls (its background work shares the database and the stream); stopped by stop().
@@ -120,9 +120,10 @@ export async function startSplitStack(
   return {
     baseUrl, operatorToken, internalToken, webhookSecretKey, serviceUrls, parts, stream, subjectPrefix, db, stop,
     kill: (name) => killPart(partNamed(name)),
-    async restart(name) {
+    async restart(name, env) {
       const old = partNamed(name);
       await killPart(old);
+      if (env) launches.get(name)!.env = { ...launches.get(name)!.env, ...env };
       const fresh = launch(name);
       parts[parts.indexOf(old)] = fresh;
       await launches.get(name)!.ready(fresh);
