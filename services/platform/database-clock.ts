@@ -18,11 +18,9 @@ import type { Metrics } from './metrics.js';
 const READ = 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms';
 
 export interface DatabaseClock extends Clock {
-  /** The process's wall clock minus the database's, in ms, at the last reading (undefined before one). */
-  skewMs(): number | undefined;
   /** Read and within the bound: this process may judge leases and claim work. */
   trusted(): boolean;
-  /** Reads the database's clock now; resolves with the skew. */
+  /** Reads the database's clock now; resolves with the skew (this process's clock minus the database's, ms). */
   measure(): Promise<number>;
   start(): void;
   stop(): void;
@@ -56,11 +54,17 @@ export function createDatabaseClock(opts: DatabaseClockOptions): DatabaseClock {
     const { rows } = await opts.pool.query({ text: READ, query_timeout: opts.maxSkewMs + 5_000 } as QueryConfig);
     const mono1 = performance.now();
     const wall1 = Date.now();
+    const roundTripMs = Math.round(mono1 - mono0);
+    // The reading is off by up to half the round trip: one slower than the bound is not worth it.
+    if (anchor && skew !== undefined && roundTripMs > opts.maxSkewMs) {
+      opts.logger.warn({ round_trip_ms: roundTripMs }, 'clock reading discarded: the database answered too slowly');
+      return skew;
+    }
     const dbMs = Number(rows[0].ms);
     anchor = { dbMs, monotonicMs: (mono0 + mono1) / 2 };
     const was = trusted();
     skew = Math.round((wall0 + wall1) / 2 - dbMs);
-    const fields = { skew_ms: skew, round_trip_ms: Math.round(mono1 - mono0), bound_ms: opts.maxSkewMs };
+    const fields = { skew_ms: skew, round_trip_ms: roundTripMs, bound_ms: opts.maxSkewMs };
     if (!trusted()) opts.logger.error(fields, 'clock skew against the database beyond the bound: not ready, claiming no work');
     else if (!was) opts.logger.info(fields, 'clock skew against the database measured');
     return skew;
@@ -80,7 +84,6 @@ export function createDatabaseClock(opts: DatabaseClockOptions): DatabaseClock {
       if (!anchor || base !== systemClock) return base.now();
       return new Date(anchor.dbMs + (performance.now() - anchor.monotonicMs));
     },
-    skewMs: () => skew,
     trusted,
     measure,
     start() {
