@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { DEFAULT_DATABASE_TIMEOUTS as DB_DEFAULTS } from './db.js';
 import { MIN_INTERNAL_TOKEN_LENGTH, type InternalCaller } from './internal-callers.js';
 import { parseOriginEntry } from './net/origin-allowlist.js';
 
@@ -9,10 +10,32 @@ export type ServiceName = 'payments' | 'routing-risk' | 'ledger' | 'payouts' | '
 export type PartName = ServiceName | 'gateway';
 export const SERVICE_NAMES: readonly ServiceName[] = ['payments', 'routing-risk', 'ledger', 'payouts', 'webhooks'];
 
+/** Bounds on waiting for Postgres, so a partition answers 503 instead of hanging (docs/operations.md). */
+export interface DatabaseTimeouts {
+  /** A connection opened, or a pooled client handed out (DATABASE_CONNECT_TIMEOUT_MS). */
+  connectMs: number;
+  /** Postgres cancels a statement running longer (DATABASE_STATEMENT_TIMEOUT_MS). */
+  statementMs: number;
+  /** The part stops waiting for a statement's answer (DATABASE_QUERY_TIMEOUT_MS): a dead socket. */
+  queryMs: number;
+  /** Postgres ends a session idle inside a transaction this long (DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS). */
+  idleInTransactionMs: number;
+  /** TCP keepalive probes start after the connection is idle this long (DATABASE_KEEPALIVE_DELAY_MS). */
+  keepAliveDelayMs: number;
+}
+
 export interface Config {
   databaseUrl?: string;
   /** Postgres connections each part's pool may open (replicas × parts × this must fit the server). */
   databasePoolSize: number;
+  /** How long a part waits for Postgres: a connection, a statement, a transaction left idle (db.ts). */
+  database: DatabaseTimeouts;
+  /** Process clock minus the database's beyond which a part is not ready and claims no work (database-clock.ts). */
+  clockSkewMaxMs: number;
+  /** How often a part measures its clock against the database's. */
+  clockSkewCheckMs: number;
+  /** Deadline of one call from the gateway (or a part) to another part: a request's whole budget. */
+  requestBudgetMs: number;
   /** One NATS server's URL or a comma-separated list of seeds of a cluster (bus/nats-url.ts). */
   natsUrl?: string;
   natsStream: string;
@@ -388,6 +411,16 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: str(env, 'DATA_DIR') ?? '.data',
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    database: {
+      connectMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', DB_DEFAULTS.connectMs, 100, 60_000),
+      statementMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DB_DEFAULTS.statementMs, 100, 600_000),
+      queryMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS', DB_DEFAULTS.queryMs, 100, 600_000),
+      idleInTransactionMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', DB_DEFAULTS.idleInTransactionMs, 1_000, 3_600_000),
+      keepAliveDelayMs: int(env, 'DATABASE_KEEPALIVE_DELAY_MS', DB_DEFAULTS.keepAliveDelayMs, 1_000, 600_000),
+    },
+    clockSkewMaxMs: int(env, 'CLOCK_SKEW_MAX_MS', 2_000, 10, 3_600_000),
+    clockSkewCheckMs: int(env, 'CLOCK_SKEW_CHECK_MS', 30_000, 100, 3_600_000),
+    requestBudgetMs: int(env, 'REQUEST_BUDGET_MS', 60_000, 1_000, 600_000),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS', 250, 10, 60_000),
     routingOutcomeWaitMs: int(env, 'ROUTING_OUTCOME_WAIT_MS', 200, 0, 5_000),
     outboxRetentionHours: int(env, 'OUTBOX_RETENTION_HOURS', 168, 0, 24 * 366),

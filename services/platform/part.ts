@@ -3,6 +3,7 @@ import type { ConnectRouter, Transport } from '@connectrpc/connect';
 import type { Logger } from 'pino';
 import { watchBus, type EventBus } from './bus/index.js';
 import type { Clock } from './clock.js';
+import { isDatabaseClock } from './database-clock.js';
 import type { Config, ServiceName } from './config.js';
 import type { Pool } from './db.js';
 import { watchPool, type Metrics } from './metrics.js';
@@ -88,6 +89,7 @@ export function assemblePart(deps: ServiceDeps, spec: PartSpec): ServicePart {
   });
   const watch = watchDependencies({
     pool: deps.pool, bus: deps.bus, health, intervalMs: deps.config.healthCheckIntervalMs, logger: deps.logger,
+    clock: isDatabaseClock(deps.clock) ? deps.clock : undefined,
   });
   return {
     name: spec.name,
