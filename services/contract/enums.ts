@@ -98,7 +98,7 @@ export const PAYOUT_SCENARIOS = ['success', 'technical_error', 'hard_decline', '
  */
 export const EVENT_TYPES = [
   'payment.created', 'payment.processing', 'payment.authorized', 'payment.successful', 'payment.failed',
-  'payment.cancelled', 'payment.refunded', 'refund.successful', 'refund.failed', 'payout.created',
+  'payment.cancelled', 'payment.refunded', 'payment.late_charge_returned', 'refund.successful', 'refund.failed', 'payout.created',
   'payout.successful', 'payout.failed', 'payout.cancelled', 'settlement.created', 'dispute.created', 'dispute.updated',
   'dispute.closed',
 ] as const;

@@ -39,6 +39,7 @@ import { createDisputeParts, disputeRoutes } from './disputes/index.js';
 import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
 import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
 import { createReceiver, providerNotificationRoutes } from './provider-notifications/index.js';
+import { createLateCharges } from './late-charges/index.js';
 import { createSettlementLookups, providerSettlementRoutes } from './provider-settlements/index.js';
 import { providerPayoutRoutes } from './provider-payouts/index.js';
 import { createRefunds, refundRoutes } from './refunds/index.js';
@@ -136,8 +137,11 @@ export function build(deps: PaymentsDeps): ServicePart {
     idempotencyTtlMs,
     metrics: deps.metrics,
   });
+  const lateCharges = createLateCharges({
+    store, pool: deps.pool, connectors, clock: deps.clock, relay, logger: deps.logger, providerTimeoutMs: deps.config.providerTimeoutMs,
+  });
   const notifications = createReceiver({
-    store, credentials, connectors, providers, refunds, clock: deps.clock, relay, logger: deps.logger,
+    store, credentials, connectors, providers, refunds, lateCharges, clock: deps.clock, relay, logger: deps.logger,
   });
   const expiry = createAuthorizationExpiry({
     store,
@@ -151,7 +155,7 @@ export function build(deps: PaymentsDeps): ServicePart {
     store, clock: deps.clock, relay, logger: deps.logger, intervalMs: deps.config.expirySweepMs,
   });
   const reconciliation = createReconciliation({
-    store, connectors, refunds, credentials: credentialSources, clock: deps.clock, relay, logger: deps.logger,
+    store, connectors, refunds, lateCharges, credentials: credentialSources, clock: deps.clock, relay, logger: deps.logger,
     intervalMs: deps.config.reconciliationSweepMs, providerTimeoutMs: deps.config.providerTimeoutMs,
   });
   const lookups = createSettlementLookups(deps.pool);

@@ -5,6 +5,7 @@ import { commitChange, type PaymentRecord, type PaymentsStore } from '../payment
 import type { ProviderDefinition } from '../connectors/provider-definition.js';
 import type { CredentialStore } from '../provider-credentials/index.js';
 import type { Refunds } from '../refunds/index.js';
+import type { LateCharges } from '../late-charges/index.js';
 import { decideHold, decidePayment, describeSubject, type Decision } from './decide.js';
 import { notificationQueries as q, type Effect, type Found } from './store.js';
 
@@ -23,6 +24,7 @@ export interface ReceiveDeps {
   /** The providers' definitions by code: the name a timeline entry gives the provider. */
   providers: ReadonlyMap<string, Pick<ProviderDefinition, 'name'>>;
   refunds: Pick<Refunds, 'notified'>;
+  lateCharges: Pick<LateCharges, 'record' | 'returnDue'>;
   clock: Clock;
   relay: { kick(): void };
   logger: Logger;
@@ -51,12 +53,21 @@ export interface PayoutNotice {
 
 export function createReceiver(deps: ReceiveDeps) {
   const { store, clock } = deps;
+  /** Set when a notification recorded a late charge: it is returned right after the commit. */
+  let lateCharged = false;
 
   /** Decides under the payment's row lock and writes the change, or only the narration when nothing changes. */
   async function decided(tx: Queryable, found: Found, decide: (payment: PaymentRecord) => Promise<Decision>): Promise<Effect> {
     const payment = await store.getForUpdate(tx, found.scope, found.paymentId);
     if (!payment) return 'unmatched';
     const d = await decide(payment);
+    if (d.lateCharge) {
+      // Once per attempt: a second notification of the same late success only confirms it.
+      const recorded = await deps.lateCharges.record(tx, d.lateCharge.charge, clock.now());
+      await store.addTimeline(tx, payment, recorded ? [d.entry, d.lateCharge.entry] : [d.entry], clock.now());
+      if (recorded) lateCharged = true;
+      return recorded ? 'applied' : 'confirmed';
+    }
     if (d.change) await commitChange(store, d.change, { tx });
     else await store.addTimeline(tx, payment, [d.entry], clock.now());
     return d.effect;
@@ -140,6 +151,11 @@ export function createReceiver(deps: ReceiveDeps) {
       }, 'provider notification');
     }
     if (fresh > 0) deps.relay.kick();
+    if (lateCharged) {
+      lateCharged = false;
+      // Not awaited: the provider's delivery is answered now; reconciliation repeats what this misses.
+      deps.lateCharges.returnDue().catch((err) => deps.logger.warn({ err: (err as Error).message }, 'late charge: return will be retried'));
+    }
     return { acknowledgement: check.acknowledgement ?? '', received: check.notifications.length, newNotifications: fresh, payouts };
   }
 
