@@ -53,30 +53,29 @@ export interface PayoutNotice {
 
 export function createReceiver(deps: ReceiveDeps) {
   const { store, clock } = deps;
-  /** Set when a notification recorded a late charge: it is returned right after the commit. */
-  let lateCharged = false;
 
   /** Decides under the payment's row lock and writes the change, or only the narration when nothing changes. */
-  async function decided(tx: Queryable, found: Found, decide: (payment: PaymentRecord) => Promise<Decision>): Promise<Effect> {
+  async function decided(
+    tx: Queryable, found: Found, decide: (payment: PaymentRecord) => Promise<Decision>,
+  ): Promise<{ effect: Effect; lateCharge?: true }> {
     const payment = await store.getForUpdate(tx, found.scope, found.paymentId);
-    if (!payment) return 'unmatched';
+    if (!payment) return { effect: 'unmatched' };
     const d = await decide(payment);
     if (d.lateCharge) {
       // Once per attempt: a second notification of the same late success only confirms it.
       const recorded = await deps.lateCharges.record(tx, d.lateCharge.charge, clock.now());
       await store.addTimeline(tx, payment, recorded ? [d.entry, d.lateCharge.entry] : [d.entry], clock.now());
-      if (recorded) lateCharged = true;
-      return recorded ? 'applied' : 'confirmed';
+      return recorded ? { effect: 'applied', lateCharge: true } : { effect: 'confirmed' };
     }
     if (d.change) await commitChange(store, d.change, { tx });
     else await store.addTimeline(tx, payment, [d.entry], clock.now());
-    return d.effect;
+    return { effect: d.effect };
   }
 
   /** Applies one new notification in `tx`; returns its effect and what it touched. */
   async function apply(
     tx: Queryable, accountId: string, provider: string, n: ProviderNotification,
-  ): Promise<{ effect: Effect; paymentId?: string; refundId?: string }> {
+  ): Promise<{ effect: Effect; paymentId?: string; refundId?: string; lateCharge?: true }> {
     const s: NotificationSubject = n.subject;
     const at = clock.now();
     const notified = { eventId: n.eventId, provider };
@@ -98,12 +97,12 @@ export function createReceiver(deps: ReceiveDeps) {
     }
     const found = await q.attempt(tx, accountId, s.kind === 'payment' ? s.attemptId : null, s.providerPaymentId);
     if (!found) return { effect: 'unmatched' };
-    const effect = await decided(tx, found, async (payment) => {
+    const outcome = await decided(tx, found, async (payment) => {
       if (s.kind !== 'payment') return decideHold(payment, s.kind, s.result, at, notified);
       const action = await store.openCustomerAction(tx, payment.id);
       return decidePayment(payment, found.id, s.result, action, at, notified);
     });
-    return { effect, paymentId: found.paymentId };
+    return { ...outcome, paymentId: found.paymentId };
   }
 
   /** 404 for an account that is not this provider's; 400 invalid_signature for a refused delivery. */
@@ -125,6 +124,7 @@ export function createReceiver(deps: ReceiveDeps) {
     }
     const provider = deps.providers.get(d.providerCode)?.name ?? d.providerCode;
     let fresh = 0;
+    let lateCharged = false;
     const payouts: PayoutNotice[] = [];
     for (const n of check.notifications) {
       const s = n.subject;
@@ -142,6 +142,7 @@ export function createReceiver(deps: ReceiveDeps) {
       });
       if (!outcome) continue;
       fresh++;
+      if (outcome.lateCharge) lateCharged = true;
       // Ignored by the rule, yet the provider disagrees with what we recorded (a capture failure after the
       // capture, a decline after a success, a success after a failure or an expiry): worth an operator's look.
       const disagrees = outcome.effect === 'ignored' && n.subject.kind !== 'ignored';
@@ -152,7 +153,6 @@ export function createReceiver(deps: ReceiveDeps) {
     }
     if (fresh > 0) deps.relay.kick();
     if (lateCharged) {
-      lateCharged = false;
       // Not awaited: the provider's delivery is answered now; reconciliation repeats what this misses.
       deps.lateCharges.returnDue().catch((err) => deps.logger.warn({ err: (err as Error).message }, 'late charge: return will be retried'));
     }

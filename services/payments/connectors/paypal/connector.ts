@@ -22,13 +22,13 @@ type Ref = { account: ProviderAccountRef; signal: AbortSignal };
 
 const unconfigured = { outcome: 'provider_unavailable', providerCode: null, providerMessage: CONDITIONS.missing_credentials.message } as const;
 
-/** `network` defaults to no operator-listed origin: a merchant-chosen api_base_url must be public https. */
 // The statuses PayPal documents for what a refund, a capture or an order lookup answers; one
 // without its id or with another status decides nothing (UnreadableAnswer) and is asked again.
 const ORDER_STATUSES = ['CREATED', 'SAVED', 'APPROVED', 'VOIDED', 'COMPLETED', 'PAYER_ACTION_REQUIRED'] as const;
 const REFUND_STATUSES = ['CANCELLED', 'FAILED', 'PENDING', 'COMPLETED'] as const;
 const CAPTURE_STATUSES = ['COMPLETED', 'DECLINED', 'PARTIALLY_REFUNDED', 'PENDING', 'REFUNDED', 'FAILED'] as const;
 
+/** `network` defaults to no operator-listed origin: a merchant-chosen api_base_url must be public https. */
 export function createPayPalConnector(
   { credentials, network = { allowlist: [] } }: { credentials: CredentialSource; network?: ProviderNetwork },
 ): Connector {
