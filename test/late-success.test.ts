@@ -5,7 +5,8 @@
 // makes every call; only the lost answer and the missed status query of the first account are
 // injected around the shipped connector. The late charge is refunded at the first account (released
 // when only authorized) once, however often the notification comes; the merchant is told by
-// payment.late_charge_returned and the timeline; the customer is charged once.
+// payment.late_charge_returned and the timeline; the customer is charged once. The sandbox plays the
+// same with test_scenario late_success.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -102,6 +103,25 @@ describe('a late success after failover is returned at the first provider: the c
     });
     assert.equal(events.length, 1);
     assert.equal(events[0].data.object.id, res.body.id);
+  });
+
+  test('the sandbox\'s late_success scenario: the first demo provider\'s late charge is returned, the merchant told', async () => {
+    const { secret } = await stack.newMerchantKey('test');
+    const res = await request(stack.baseUrl, 'POST', '/v1/payments', {
+      key: secret, body: { amount: 1200, currency: 'EUR', payment_method: 'card', test_scenario: 'late_success' },
+    });
+    assert.equal(res.body.status, 'successful', JSON.stringify(res.body));
+    assert.deepEqual(res.body.attempts.map((a: any) => a.outcome), ['timeout', 'success']);
+    const types = await eventually('the late charge returned', async () => {
+      const t = await timelineOf(secret, res.body.id);
+      return t.includes('attempt.late_charge_returned') ? t : undefined;
+    });
+    assert.equal(types.filter((t) => t === 'attempt.late_success').length, 1, types.join(', '));
+    const events = await eventually('payment.late_charge_returned', async () => {
+      const list = (await request(stack.baseUrl, 'GET', '/v1/events?type=payment.late_charge_returned', { key: secret })).body.data as any[];
+      return list.length > 0 ? list : undefined;
+    });
+    assert.deepEqual(events.map((e) => [e.data.object.id, e.data.object.status]), [[res.body.id, 'successful']]);
   });
 
   test('only authorized: the late hold is released at the first account', async () => {

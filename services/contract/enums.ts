@@ -87,7 +87,7 @@ export type TransactionStatus = ValueOf<typeof TRANSACTION_STATUSES>;
 // connectors/scenarios.ts, payouts' providers.ts), whose tests check they play exactly these.
 export const PAYMENT_SCENARIOS = [
   'success', 'failover', 'timeout', 'timeout_recovered', 'unavailable', 'hard_decline', 'soft_decline', 'all_fail',
-  'dispute',
+  'dispute', 'late_success',
 ] as const;
 export const REFUND_SCENARIOS = ['success', 'technical_error', 'hard_decline'] as const;
 export const PAYOUT_SCENARIOS = ['success', 'technical_error', 'hard_decline', 'unavailable', 'timeout'] as const;

@@ -11,9 +11,10 @@ const req = (testScenario: string | undefined, attemptNumber: number): Authorize
   methodType: 'card', captureMethod: 'automatic', account, testScenario, signal: new AbortController().signal,
 });
 
-test('the catalogue is the contract\'s eight scenarios, each described', () => {
+test('the catalogue is the contract\'s ten scenarios, each described', () => {
   assert.deepEqual(PAYMENT_SCENARIOS.map((s) => s.name), [
     'success', 'failover', 'timeout', 'timeout_recovered', 'unavailable', 'hard_decline', 'soft_decline', 'all_fail',
+    'dispute', 'late_success',
   ]);
   assert.deepEqual([...DemoConnector.scenarios], PAYMENT_SCENARIOS.map((s) => s.name));
   for (const s of PAYMENT_SCENARIOS) assert.ok(s.description.length > 40, s.name);

@@ -14,6 +14,7 @@ export type {
   RefundResult, RoutedAccount, SettlementListRequest, SettlementReportRead, SettlementReportRequest,
 } from './types.js';
 export { DemoConnector };
+export { demoPaymentId } from './demo.js';
 export type { ProviderNetwork } from './provider-fetch.js';
 // How a destination connector sends a card through a connected vault, and a vault plugs in (issue 25).
 export {

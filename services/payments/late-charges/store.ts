@@ -1,6 +1,6 @@
 // The late_charges table (migration 0022): one row per attempt whose provider reported a success
 // after the attempt was recorded failed, and where returning that charge stands.
-import type { Pool, Queryable } from '../../platform/index.js';
+import type { Pool, Queryable, Statement } from '../../platform/index.js';
 
 export type LateChargeStatus = 'returning' | 'returned' | 'return_refused';
 
@@ -29,17 +29,23 @@ const fromRow = (r: Record<string, any>): LateCharge => ({
   amount: BigInt(r.amount), currency: r.currency, held: r.held, status: r.status,
 });
 
+/** The row of a charge to return, once per attempt (a second insert of the attempt changes nothing). */
+export function insertLateCharge(c: LateCharge, at: Date): Statement {
+  return {
+    text: `INSERT INTO late_charges (${COLUMNS}, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+           ON CONFLICT (attempt_id) DO NOTHING`,
+    values: [c.attemptId, c.paymentId, c.merchantId, c.projectId, c.mode, c.providerCode, c.providerAccountId,
+      c.providerPaymentId, c.amount, c.currency, c.held, c.status, at],
+  };
+}
+
 export function createLateChargeStore(pool: Pool) {
   return {
     /** Records the charge to return; false when this attempt's was recorded before (a replayed or second notification). */
     async insert(tx: Queryable, c: LateCharge, at: Date): Promise<boolean> {
-      const { rowCount } = await tx.query(
-        `INSERT INTO late_charges (${COLUMNS}, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
-         ON CONFLICT (attempt_id) DO NOTHING`,
-        [c.attemptId, c.paymentId, c.merchantId, c.projectId, c.mode, c.providerCode, c.providerAccountId,
-          c.providerPaymentId, c.amount, c.currency, c.held, c.status, at],
-      );
+      const { text, values } = insertLateCharge(c, at);
+      const { rowCount } = await tx.query(text, values);
       return rowCount === 1;
     },
 

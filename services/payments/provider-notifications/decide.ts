@@ -3,7 +3,7 @@ import {
   approve, awaitingCustomer, cancel, type Change, type CustomerActionRecord, fail, type PaymentRecord,
   providerCompletesCustomerAction, type TimelineEntry,
 } from '../payments/index.js';
-import type { LateCharge } from '../late-charges/index.js';
+import { lateSuccess, type LateSuccess } from '../late-charges/index.js';
 import type { Effect } from './store.js';
 
 /**
@@ -24,7 +24,7 @@ export interface Decision {
    * A success for an attempt recorded failed after the payment moved on: the charge to return and
    * the entry that says so, recorded once per attempt (late-charges/); effect applied when new.
    */
-  lateCharge?: { charge: LateCharge; entry: TimelineEntry };
+  lateCharge?: LateSuccess;
 }
 
 /** Payment states that mean the provider took (or holds) the money. */
@@ -69,32 +69,11 @@ export function decidePayment(
   }
   const providerPaymentId = result.providerPaymentId ?? attempt?.providerPaymentId;
   if (attempt && result.outcome === 'success' && attempt.status === 'failed' && providerPaymentId) {
-    return { effect: 'applied', entry: note('applied'), lateCharge: lateCharge(payment, attempt.id, providerPaymentId, n) };
+    // Its answer was lost and its status query said it never arrived: the charge is returned (late-charges/).
+    return { effect: 'applied', entry: note('applied'), lateCharge: lateSuccess(payment, attempt, providerPaymentId, n.provider, n.eventId) };
   }
   const agrees = result.outcome === 'success' ? APPROVED.has(before) : before === 'failed';
   return { effect: agrees ? 'confirmed' : 'ignored', entry: note(agrees ? 'confirmed' : 'ignored') };
-}
-
-/**
- * The provider took money for an attempt we recorded failed (its answer lost, its status query
- * said it never arrived) after the payment failed over or failed: that charge is returned, never
- * made the payment's (docs/decisions.md, "A late success").
- */
-function lateCharge(payment: PaymentRecord, attemptId: string, providerPaymentId: string, n: Notified): Decision['lateCharge'] {
-  const held = payment.captureMethod === 'manual';
-  const attempt = payment.attempts.find((a) => a.id === attemptId)!;
-  const charge: LateCharge = {
-    attemptId, paymentId: payment.id, merchantId: payment.merchantId, projectId: payment.projectId, mode: payment.mode,
-    providerCode: attempt.providerCode, providerAccountId: attempt.providerAccountId, providerPaymentId, amount: payment.amount, currency: payment.currency, held, status: 'returning',
-  };
-  return {
-    charge,
-    entry: {
-      type: 'attempt.late_success', attemptId,
-      title: `${n.provider} reported a late success for an attempt recorded failed: returning the charge`,
-      data: { attempt_id: attemptId, provider_payment_id: providerPaymentId, amount: Number(payment.amount), held, event_id: n.eventId, status: payment.status },
-    },
-  };
 }
 
 /** A capture or a release reported by the provider: a release cancels a hold still open; anything else is narrated only. */
