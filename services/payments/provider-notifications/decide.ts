@@ -68,8 +68,10 @@ export function decidePayment(
     return applied(change, note('applied'));
   }
   const providerPaymentId = result.providerPaymentId ?? attempt?.providerPaymentId;
-  if (attempt && result.outcome === 'success' && attempt.status === 'failed' && providerPaymentId) {
-    // Its answer was lost and its status query said it never arrived: the charge is returned (late-charges/).
+  // Failed as `timeout` only: its answer was lost and its status query said it never arrived, so the
+  // payment moved on; the charge is returned (late-charges/). A success after the provider's own
+  // decline or cancellation contradicts it and stays ignored, below, for an operator's look.
+  if (attempt && result.outcome === 'success' && attempt.status === 'failed' && attempt.outcome === 'timeout' && providerPaymentId) {
     return { effect: 'applied', entry: note('applied'), lateCharge: lateSuccess(payment, attempt, providerPaymentId, n.provider, n.eventId) };
   }
   const agrees = result.outcome === 'success' ? APPROVED.has(before) : before === 'failed';
