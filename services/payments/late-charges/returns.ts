@@ -23,7 +23,7 @@ export interface LateChargeDeps {
 }
 
 /** The provider's idempotency key and reference of an attempt's return. */
-export const returnOperationId = (attemptId: string) => `${attemptId}_return`;
+const returnOperationId = (attemptId: string) => `${attemptId}_return`;
 
 export function createLateCharges(deps: LateChargeDeps) {
   const charges = createLateChargeStore(deps.pool);
