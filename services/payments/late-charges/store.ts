@@ -67,5 +67,3 @@ export function createLateChargeStore(pool: Pool) {
     },
   };
 }
-
-export type LateChargeStore = ReturnType<typeof createLateChargeStore>;
