@@ -40,6 +40,7 @@ import { createPaymentMethodStore, createTokenBox, paymentMethodRoutes } from '.
 import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
 import { createFollowUps, createReceiver, disputeNotified, providerNotificationRoutes } from './provider-notifications/index.js';
 import { providerDisputeActions } from './provider-disputes/index.js';
+import { createLateCharges } from './late-charges/index.js';
 import { createSettlementLookups, providerSettlementRoutes } from './provider-settlements/index.js';
 import { providerPayoutRoutes } from './provider-payouts/index.js';
 import { createRefunds, refundRoutes } from './refunds/index.js';
@@ -141,12 +142,16 @@ export function build(deps: PaymentsDeps): ServicePart {
     idempotencyTtlMs,
     metrics: deps.metrics,
   });
+  const lateCharges = createLateCharges({
+    store, pool: deps.pool, connectors, clock: deps.clock, relay, logger: deps.logger, providerTimeoutMs: deps.config.providerTimeoutMs,
+  });
   const disputes = createDisputeParts({
     pool: deps.pool, store, clock: deps.clock, relay, logger: deps.logger, intervalMs: SANDBOX_DISPUTE_SWEEP_MS,
     actions: providerDisputeActions({ connectors, providerCodes: Object.keys(licensed), timeoutMs: DISPUTE_ACTION_TIMEOUT_MS }),
   });
   const notifications = createReceiver({
-    store, credentials, connectors, providers, refunds, disputes: disputeNotified({ store, disputes: disputes.store, apply: disputes.applyProviderView }),
+    store, credentials, connectors, providers, refunds, lateCharges,
+    disputes: disputeNotified({ store, disputes: disputes.store, apply: disputes.applyProviderView }),
     clock: deps.clock, relay, logger: deps.logger, pool: deps.pool,
   });
   const disputeSync = createDisputeSync({
@@ -166,7 +171,7 @@ export function build(deps: PaymentsDeps): ServicePart {
     store, clock: deps.clock, relay, logger: deps.logger, intervalMs: deps.config.expirySweepMs,
   });
   const reconciliation = createReconciliation({
-    store, connectors, refunds, credentials: credentialSources, clock: deps.clock, relay, logger: deps.logger,
+    store, connectors, refunds, lateCharges, credentials: credentialSources, clock: deps.clock, relay, logger: deps.logger,
     intervalMs: deps.config.reconciliationSweepMs, providerTimeoutMs: deps.config.providerTimeoutMs,
   });
   const lookups = createSettlementLookups(deps.pool);

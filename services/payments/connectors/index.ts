@@ -16,6 +16,7 @@ export type {
 } from './types.js';
 export { DisputeActionFailed } from './types.js';
 export { DemoConnector };
+export { demoPaymentId } from './demo.js';
 export type { ProviderNetwork } from './provider-fetch.js';
 // How a destination connector sends a card through a connected vault, and a vault plugs in (issue 25).
 export {

@@ -6,6 +6,7 @@ import type { ProviderDefinition } from '../connectors/provider-definition.js';
 import type { CredentialStore } from '../provider-credentials/index.js';
 import type { Refunds } from '../refunds/index.js';
 import type { DisputeNotified } from './disputes.js';
+import type { LateCharges } from '../late-charges/index.js';
 import { decideHold, decidePayment, describeSubject, type Decision } from './decide.js';
 import { ASK_WAIT_MS, createFetchGate } from './fetch-gate.js';
 import { notificationQueries as q, type Applied, type Effect, type Found } from './store.js';
@@ -27,6 +28,8 @@ export interface ReceiveDeps {
   refunds: Pick<Refunds, 'notified'>;
   /** Applies a dispute notification to the dispute of the payment it names (disputes.ts). */
   disputes: DisputeNotified;
+  /** Records a late success after failover and returns its charge (late-charges/). */
+  lateCharges: Pick<LateCharges, 'record' | 'returnDue'>;
   clock: Clock;
   relay: { kick(): void };
   logger: Logger;
@@ -63,13 +66,21 @@ export function createReceiver(deps: ReceiveDeps) {
   const gate = createFetchGate(deps.pool);
 
   /** Decides under the payment's row lock and writes the change, or only the narration when nothing changes. */
-  async function decided(tx: Queryable, found: Found, decide: (payment: PaymentRecord) => Promise<Decision>): Promise<Effect> {
+  async function decided(
+    tx: Queryable, found: Found, decide: (payment: PaymentRecord) => Promise<Decision>,
+  ): Promise<{ effect: Effect; lateCharge?: true }> {
     const payment = await store.getForUpdate(tx, found.scope, found.paymentId);
-    if (!payment) return 'unmatched';
+    if (!payment) return { effect: 'unmatched' };
     const d = await decide(payment);
+    if (d.lateCharge) {
+      // Once per attempt: a second notification of the same late success only confirms it.
+      const recorded = await deps.lateCharges.record(tx, d.lateCharge.charge, clock.now());
+      await store.addTimeline(tx, payment, recorded ? [d.entry, d.lateCharge.entry] : [d.entry], clock.now());
+      return recorded ? { effect: 'applied', lateCharge: true } : { effect: 'confirmed' };
+    }
     if (d.change) await commitChange(store, d.change, { tx });
     else await store.addTimeline(tx, payment, [d.entry], clock.now());
-    return d.effect;
+    return { effect: d.effect };
   }
 
   /** Applies one new notification in `tx`; returns its effect and what it touched. */
@@ -98,12 +109,12 @@ export function createReceiver(deps: ReceiveDeps) {
     }
     const found = await q.attempt(tx, accountId, s.kind === 'payment' ? s.attemptId : null, s.providerPaymentId);
     if (!found) return { effect: 'unmatched' };
-    const effect = await decided(tx, found, async (payment) => {
+    const outcome = await decided(tx, found, async (payment) => {
       if (s.kind !== 'payment') return decideHold(payment, s.kind, s.result, at, notified);
       const action = await store.openCustomerAction(tx, payment.id);
       return decidePayment(payment, found.id, s.result, action, at, notified);
     });
-    return { effect, paymentId: found.paymentId };
+    return { ...outcome, paymentId: found.paymentId };
   }
 
   /**
@@ -115,6 +126,7 @@ export function createReceiver(deps: ReceiveDeps) {
     const provider = deps.providers.get(providerCode)?.name ?? providerCode;
     let fresh = 0;
     let applied = 0;
+    let lateCharged = false;
     for (const n of notifications) {
       const outcome = await store.transaction(async (tx) => {
         const receivedAt = clock.now();
@@ -130,6 +142,7 @@ export function createReceiver(deps: ReceiveDeps) {
       if (!outcome) continue;
       fresh++;
       if (outcome.effect === 'applied') applied++;
+      if (outcome.lateCharge) lateCharged = true;
       // Ignored by the rule, yet the provider disagrees with what we recorded (a capture failure after the
       // capture, a decline after a success, a success after a failure or an expiry), or a dispute about a
       // payment not routed here: worth an operator's look. A dispute's older view arriving late is routine.
@@ -142,6 +155,10 @@ export function createReceiver(deps: ReceiveDeps) {
       }, 'provider notification');
     }
     if (fresh > 0) deps.relay.kick();
+    if (lateCharged) {
+      // Not awaited: the provider's delivery is answered now; reconciliation repeats what this misses.
+      deps.lateCharges.returnDue().catch((err) => deps.logger.warn({ err: (err as Error).message }, 'late charge: return will be retried'));
+    }
     return { fresh, applied };
   }
 

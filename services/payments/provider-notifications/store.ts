@@ -17,6 +17,8 @@ export interface Applied {
   disputeId?: string;
   /** For the operator: why a notification is unmatched (a dispute's provider id and what it named). */
   note?: string;
+  /** A late success after failover was recorded: its charge is to be returned (late-charges/). */
+  lateCharge?: true;
 }
 
 export interface ReceivedNotification {

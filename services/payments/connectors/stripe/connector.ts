@@ -11,7 +11,7 @@ import { createStripeDisputes } from './disputes.js';
 import { CONDITIONS } from './errors.js';
 import { listStripeSettlements } from './settlements.js';
 import { readStripeNotification } from './notifications.js';
-import { checkByBalance, fromError, fromIntent, fromRefund, isStripeError, refusal } from './outcomes.js';
+import { checkByBalance, fromError, fromHeldIntent, fromIntent, fromRefund, isStripeError, refusal } from './outcomes.js';
 import { createStripePayouts } from './payouts.js';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, CredentialCheck, CredentialSource, HoldRequest, HoldResult,
@@ -90,8 +90,7 @@ export function createStripeConnector(
     if (!account) return { outcome: 'provider_unavailable', providerCode: null, providerMessage: CONDITIONS.missing_credentials.message };
     try {
       const pi = await withSignal(req.signal, () => call(account.client, { idempotencyKey: req.operationId }));
-      if (pi.status === done) return { outcome: 'success', providerCode: pi.status, providerMessage: null };
-      return { outcome: 'hard_decline', providerCode: pi.status, providerMessage: `The PaymentIntent is ${pi.status}` };
+      return fromHeldIntent(pi, done === 'succeeded' ? 'capture' : 'cancel', done);
     } catch (err) {
       return refusal(err);
     }
