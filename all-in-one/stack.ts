@@ -13,7 +13,7 @@ import * as payouts from '../services/payouts/index.js';
 import * as routingRisk from '../services/routing-risk/index.js';
 import * as webhooks from '../services/webhooks/index.js';
 import {
-  createPool, listen, migrate, newInternalToken, systemClock, type Clock, type Metrics, type Config,
+  createDatabaseClock, createPool, listen, migrate, newInternalToken, type Clock, type Metrics, type Config,
   type EventBus, type Logger, type Pool, type ServiceDeps, type ServicePart,
 } from '../services/platform/index.js';
 
@@ -60,16 +60,22 @@ export interface Stack {
 
 /** All six parts in one process calling each other in-process; each also on a loopback gRPC port, the gateway on config.port. */
 export async function startStack(opts: StackOptions): Promise<Stack> {
-  const clock = opts.clock ?? systemClock;
   // Nothing to configure on one machine: without INTERNAL_TOKEN the parts share one made now, in memory.
   const internalToken = opts.config.internalToken ?? newInternalToken();
   const config: Config = { ...opts.config, internalToken };
   const pools: Pool[] = [];
   const parts: ServicePart[] = [];
   const serviceUrls: Record<string, string> = {};
+  // One clock for the six parts of this process, read from the database (database-clock.ts).
+  const clockPool = createPool(opts.databaseUrl, 'public', 1, config.database);
+  pools.push(clockPool);
+  const clock = createDatabaseClock({
+    pool: clockPool, logger: opts.logger, metrics: opts.metrics, base: opts.clock,
+    maxSkewMs: config.clockSkewMaxMs, intervalMs: config.clockSkewCheckMs,
+  });
 
   async function depsFor(info: { name: string; schema: string; dir: string }): Promise<ServiceDeps> {
-    const pool = createPool(opts.databaseUrl, info.schema, config.databasePoolSize);
+    const pool = createPool(opts.databaseUrl, info.schema, config.databasePoolSize, config.database);
     pools.push(pool);
     await migrate(pool, info.schema, info.dir);
     return { pool, bus: opts.bus, clock, logger: opts.logger.child({ part: info.name }), config, metrics: opts.metrics };
@@ -86,6 +92,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   }
 
   try {
+    await clock.measure();
+    clock.start();
     // Parts call each other in-process (IN_PROCESS_CALLS: directly by default, same interceptors, no
     // socket); each still listens on its own port for outside callers and probes (serviceUrls).
     const providers = opts.providers ?? PROVIDERS;
@@ -116,7 +124,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     // This process's own address is where its dashboard's mailed links point when PUBLIC_BASE_URL
     // is unset (known once it listens): configuration of a local run, never a request's Host header.
     const gatewayConfig: Config = { ...config };
-    const gatewayPool = createPool(opts.databaseUrl, gateway.PART.schema, config.databasePoolSize);
+    const gatewayPool = createPool(opts.databaseUrl, gateway.PART.schema, config.databasePoolSize, config.database);
     pools.push(gatewayPool);
     await migrate(gatewayPool, gateway.PART.schema, gateway.PART.dir);
     const app = gateway.build({
@@ -149,10 +157,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         // As the gateway's own process closes it: connections still open after the drain are cut.
         await gateway.closeGateway(app, config.shutdownTimeoutMs, opts.logger);
         for (const part of parts.reverse()) await part.close();
+        clock.stop();
         await Promise.all(pools.map((p) => p.end()));
       },
     };
   } catch (err) {
+    clock.stop();
     for (const part of parts.reverse()) await part.close().catch(() => undefined);
     await Promise.all(pools.map((p) => p.end().catch(() => undefined)));
     throw err;

@@ -3,6 +3,7 @@ import type { EventType } from '../services/contract/enums.js';
 import { ApiError, BadUrlError, CliError, createGatewayClient, resolveBaseUrl } from './client.js';
 import { listen } from './listen.js';
 import type { CliIo } from './io.js';
+import { printable, printableJson } from './printable.js';
 import { objectLine, trigger, triggerProblem } from './trigger.js';
 
 // `svc listen` and `svc trigger`: a developer's commands, against the public /v1 API with a
@@ -76,12 +77,12 @@ async function run(command: string, argv: string[], io: CliIo): Promise<number> 
   if (command === 'listen') {
     return listen({
       baseUrl, apiKey, forwardTo: forwardUrl(values['forward-to']), events: values.events, json: values.json,
-      out: (line) => io.stdout(`${line}\n`), err: (line) => io.stderr(`${line}\n`), signal: interruptSignal(), fetch: io.fetch,
+      out: (line) => io.stdout(printable([line])), err: (line) => io.stderr(printable([line])), signal: interruptSignal(), fetch: io.fetch,
     });
   }
   const result = await trigger(createGatewayClient(baseUrl, '/v1', apiKey, io.fetch), words[0] as EventType);
-  if (values.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-  else io.stdout(`${[...result.objects.map((o) => objectLine(o, baseUrl)), ...(result.later ? [`next: ${result.later}`] : [])].join('\n')}\n`);
+  if (values.json) io.stdout(printableJson(result));
+  else io.stdout(printable([...result.objects.map((o) => objectLine(o, baseUrl)), ...(result.later ? [`next: ${result.later}`] : [])]));
   return 0;
 }
 
@@ -100,11 +101,11 @@ export function developerCommand(argv: string[]): ((io: CliIo) => Promise<number
         return 2;
       }
       if (err instanceof ApiError) {
-        io.stderr(`error: ${err.code}: ${err.message}\n`);
+        io.stderr(printable([`error: ${err.code}: ${err.message}`]));
         return 1;
       }
       if (err instanceof CliError) {
-        io.stderr(`error: ${err.message}\n`);
+        io.stderr(printable([`error: ${err.message}`]));
         return 1;
       }
       throw err;

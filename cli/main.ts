@@ -8,6 +8,7 @@ import {
 } from './commands.js';
 import { developerCommand } from './developer-commands.js';
 import type { CliIo } from './io.js';
+import { printable, printableJson } from './printable.js';
 import { SIMULATE_USAGE, simulateCommand } from './simulate-command.js';
 
 /**
@@ -103,8 +104,6 @@ function parseInvocation(argv: string[]): Invocation {
   return { command, values, positionals, json: parsed.values.json === true };
 }
 
-const asJson = (body: unknown) => `${JSON.stringify(body, null, 2)}\n`;
-
 /** Runs one `svc` invocation and returns its exit code; nothing here exits the process. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // svc listen / svc trigger use a merchant's API key, not the operator token (developer-commands.ts);
@@ -140,11 +139,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     try {
       const body = await command.call(api, values, positionals);
       if (json) {
-        io.stdout(asJson(body));
+        io.stdout(printableJson(body));
         // stdout stays one JSON object; the reminder goes where a person still sees it.
         if (typeof body.secret === 'string') io.stderr(`${SHOWN_ONCE}\n`);
       } else {
-        io.stdout(`${command.human(body).join('\n')}\n`);
+        io.stdout(printable(command.human(body)));
       }
       return 0;
     } catch (err) {
@@ -159,12 +158,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
   } catch (err) {
     if (err instanceof ApiError) {
-      if (json) io.stdout(asJson(err.body));
-      io.stderr(`error: ${err.code}: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
+      if (json) io.stdout(printableJson(err.body));
+      io.stderr(printable([`error: ${err.code}: ${err.message}`, ...(err.hint ? [`hint: ${err.hint}`] : [])]));
       return 1;
     }
     if (err instanceof CliError) {
-      io.stderr(`error: ${err.message}\n`);
+      io.stderr(printable([`error: ${err.message}`]));
       return 1;
     }
     throw err;

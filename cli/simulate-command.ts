@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { wholeOf } from './command.js';
 import type { CliIo } from './io.js';
+import { printable, printableJson } from './printable.js';
 
 // `svc routing simulate`: the routing simulator, run in this process against no deployment. It
 // replays a synthetic day through routing-risk's own planner and strategies (the one command that
@@ -44,7 +45,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const seed = wholeIn('seed', values.seed, 0, 0xffff_ffff);
   const { simulateRouting, simulationReport } = await import('../services/routing-risk/index.js');
   const simulation = simulateRouting({ payments, seed });
-  io.stdout(`${values.json ? JSON.stringify(simulation, null, 2) : simulationReport(simulation).join('\n')}\n`);
+  io.stdout(values.json ? printableJson(simulation) : printable(simulationReport(simulation)));
   return 0;
 }
 

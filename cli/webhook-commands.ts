@@ -115,7 +115,7 @@ export const WEBHOOK_COMMANDS: Command[] = [
   endpointAction('rotate-secret', 'issue a new signing secret at once (shown once); the old one stops signing'),
   {
     words: ['endpoint', 'recover'],
-    summary: 'resend every failed or exhausted delivery of the endpoint created since TIME (same event ids), in the background',
+    summary: 'resend every failed or exhausted delivery of an enabled endpoint created since TIME (same event ids), in the background; one recovery at a time',
     synopsis: 'ENDPOINT_ID --project PRJ_ID --mode test|live --since TIME',
     options: ['project', 'mode', 'since'],
     positionals: ['ENDPOINT_ID'],
@@ -123,7 +123,9 @@ export const WEBHOOK_COMMANDS: Command[] = [
       (Number.isNaN(Date.parse(values.since!)) ? `--since must be a time such as 2026-11-20T10:00:00Z, got "${values.since}"` : undefined),
     call: (api, values, [endpointId]) =>
       api.request('POST', scoped(`/webhook-endpoints/${id(endpointId)}/recover`, values), { since: values.since!.trim() }),
-    human: (body) => [`${body.endpoint_id}: ${body.deliveries} failed deliveries since ${body.since} are being resent`],
+    human: (body) => [body.joined
+      ? `${body.endpoint_id}: a recovery started at ${body.started_at} is ${body.status}: ${body.resent} of ${body.deliveries} resent (nothing new started)`
+      : `${body.endpoint_id}: ${body.deliveries} failed deliveries since ${body.since} are being resent`],
   },
   {
     words: ['delivery', 'list'],

@@ -78,7 +78,7 @@ export function build(deps: GatewayDeps): FastifyInstance {
   installTextRules(app);
 
   app.register(apiDocs(deps.config.publicBaseUrl)); // /openapi.json and /docs, no API key
-  app.register(healthRoutes(deps.pool, deps.clients.health)); // /healthz and /readyz for probes, no API key
+  app.register(healthRoutes(deps.pool, deps.clients.health, deps.clock)); // /healthz and /readyz for probes, no API key
   app.register(dashboardAssets()); // the dashboard's pages under /dashboard (its API: /dashboard/api)
   app.register(sandboxPages(deps.clients.payments)); // the customer's browser: token, not API key (not /v1)
   app.register(providerWebhooks(deps.clients.providerNotifications, deps.clients.payouts)); // providers: their signature, not API key (not /v1)

@@ -93,16 +93,18 @@ export function clientsOver(t: GatewayTransports): GatewayClients {
 
 /**
  * The gateway's clients of the service parts, over one HTTP/2 transport per part, presenting
- * INTERNAL_TOKEN; their calls are counted in `metrics` when given.
+ * INTERNAL_TOKEN; their calls are counted in `metrics` when given. Each unary call is bounded by
+ * the request's budget (REQUEST_BUDGET_MS): a part that does not answer is a 503, never a hang.
  */
 export function createGatewayClients(
-  urls: Record<keyof GatewayTransports, string>, internalToken: string, metrics?: Metrics,
+  urls: Record<keyof GatewayTransports, string>, internalToken: string, metrics?: Metrics, budgetMs?: number,
 ): GatewayClients {
+  const peer = (url: string) => createPeerTransport(url, internalToken, metrics, budgetMs);
   return clientsOver({
-    payments: createPeerTransport(urls.payments, internalToken, metrics),
-    routingRisk: createPeerTransport(urls.routingRisk, internalToken, metrics),
-    webhooks: createPeerTransport(urls.webhooks, internalToken, metrics),
-    ledger: createPeerTransport(urls.ledger, internalToken, metrics),
-    payouts: createPeerTransport(urls.payouts, internalToken, metrics),
+    payments: peer(urls.payments),
+    routingRisk: peer(urls.routingRisk),
+    webhooks: peer(urls.webhooks),
+    ledger: peer(urls.ledger),
+    payouts: peer(urls.payouts),
   });
 }

@@ -1,6 +1,6 @@
 import {
   Metrics, beginStartUp, createLogger, serveMetricsIfConfigured, createPool, exitOnStartupError, loadConfig,
-  migrate, onShutdown, requireForPart, startTracing, systemClock,
+  migrate, onShutdown, requireForPart, startTracing, createDatabaseClock,
 } from '../services/platform/index.js';
 import { DOCS_PATH, PART, build, createGatewayClients, deploymentUrl, mailWarnings } from './index.js';
 import { closeGateway } from './http/shutdown.js';
@@ -13,20 +13,25 @@ try {
   const logger = createLogger(PART.name, config.logLevel);
   // Before the app and its clients are built: they trace only if it is on (OTEL_EXPORTER_OTLP_ENDPOINT).
   const tracing = await startTracing(PART.name, config);
-  const pool = createPool(config.databaseUrl!, PART.schema, config.databasePoolSize);
+  const pool = createPool(config.databaseUrl!, PART.schema, config.databasePoolSize, config.database);
   // Postgres may come up after the gateway (Kubernetes starts everything at once): wait for it.
   const startUp = beginStartUp(logger, config);
   await startUp.step('Postgres connection', () => pool.query('SELECT 1'));
   await startUp.step('Postgres migrations', () => migrate(pool, PART.schema, PART.dir));
   const metrics = new Metrics();
+  const clock = createDatabaseClock({
+    pool, logger, metrics, part: PART.name, maxSkewMs: config.clockSkewMaxMs, intervalMs: config.clockSkewCheckMs,
+  });
+  await startUp.step('clock skew against Postgres', () => clock.measure());
+  clock.start();
   const app = build({
     pool,
     metrics,
     clients: createGatewayClients({
       payments: peers.payments, routingRisk: peers['routing-risk'], webhooks: peers.webhooks, ledger: peers.ledger,
       payouts: peers.payouts,
-    }, config.internalToken!, metrics),
-    clock: systemClock,
+    }, config.internalToken!, metrics, config.requestBudgetMs),
+    clock,
     logger,
     config,
     operatorToken: config.operatorToken,
@@ -39,6 +44,7 @@ try {
   logger.info({ url, docs: `${url}${DOCS_PATH}` }, `gateway at ${url}; API reference at ${url}${DOCS_PATH}`);
   const metricsServer = await serveMetricsIfConfigured(metrics, config, logger);
   onShutdown(logger, async () => {
+    clock.stop();
     await metricsServer?.close();
     // Exits within SHUTDOWN_TIMEOUT_MS whatever clients do: a half-sent body is cut, not awaited.
     await closeGateway(app, config.shutdownTimeoutMs, logger);

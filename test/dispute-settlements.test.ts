@@ -198,9 +198,9 @@ describe('dispute movements in the ledger and in providers\' settlements', { ski
     const a = await pay(m.secret, 3000, 'pm_card_visa');
     await recorded(m.secret, 1);
     const pi = a.attempts[0].provider_payment_id as string;
-    const dp = stripe.disputeCharge(pi, 1500);
+    const { dispute: dp } = stripe.openDispute(pi);
     await move(m, { disputeId: `dp_${randomBytes(6).toString('hex')}`, paymentId: a.id, providerDisputeId: dp.id, kind: 'withdrawal', amount: 3000, fee: 1500 }, 2);
-    stripe.reinstateDispute(dp.id);
+    stripe.decideDispute(dp.id, 'won');
     const [withdrawal] = (await get(m.secret, '/v1/transactions?type=dispute')).body.data as any[];
     await move(m, { disputeId: withdrawal.entity_id, paymentId: a.id, providerDisputeId: dp.id, kind: 'reinstatement', amount: 3000 }, 3);
     const payout = stripe.payOut('eur');

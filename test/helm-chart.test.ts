@@ -69,6 +69,13 @@ const BAD_VALUE_SETS: Array<[string, Obj]> = [
   ['SMTP_PASSWORD in plain env', { secrets: { existingSecret: 'svc' }, env: { SMTP_PASSWORD: 'hunter2hunter2' } }],
   ['an SMTP port of 0', { secrets: { existingSecret: 'svc' }, mail: { smtpHost: 'smtp.example.com', smtpPort: 0 } }],
   ['OTEL_EXPORTER_OTLP_PROTOCOL in plain env', { secrets: { existingSecret: 'svc' }, env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' } }],
+  ['NATS_STREAM_REPLICAS in plain env (nats.streamReplicas sets it)', { secrets: { existingSecret: 'svc' }, env: { NATS_STREAM_REPLICAS: '3' } }],
+  ['no stream replicas', { secrets: { existingSecret: 'svc' }, nats: { stream: 'S', subjectPrefix: 'svc.events', streamReplicas: 0 } }],
+  ['a NATS seed that is not nats:// or tls://', {
+    secrets: {
+      databaseUrl: 'postgres://db/svc', natsUrl: 'nats://a:4222,http://b:4222', operatorToken: 'o'.repeat(32), internalToken: 'i'.repeat(32),
+    },
+  }],
   ['START_TIMEOUT_MS in plain env (it follows the startup probe)', { secrets: { existingSecret: 'svc' }, env: { START_TIMEOUT_MS: '5000' } }],
 ];
 
@@ -344,6 +351,18 @@ function assertTraceExport(objects: Obj[], values: Obj, label: string): void {
   }
 }
 
+/** Every part makes the stream with nats.streamReplicas replicas, placed by nats.streamPlacement when it is set. */
+function assertStreamSettings(objects: Obj[], values: Obj, label: string): void {
+  const { streamReplicas, streamPlacement } = values.nats;
+  for (const d of byKind(objects, 'Deployment')) {
+    const env: Obj[] = d.spec.template.spec.containers[0].env;
+    const valueOf = (name: string) => env.find((e) => e.name === name)?.value;
+    assert.equal(valueOf('NATS_STREAM_REPLICAS'), String(streamReplicas), `${label}: ${component(d)}'s stream replicas`);
+    assert.equal(valueOf('NATS_STREAM_CLUSTER'), streamPlacement.cluster || undefined, `${label}: ${component(d)}'s stream cluster`);
+    assert.equal(valueOf('NATS_STREAM_TAGS'), streamPlacement.tags.join(',') || undefined, `${label}: ${component(d)}'s stream tags`);
+  }
+}
+
 /** With an OTLP endpoint and egress fenced, every part may reach the collector's port where otel.egressTo says it is. */
 function assertCollectorReachable(objects: Obj[], values: Obj, label: string): void {
   const endpoint: string = values.otel.endpoint;
@@ -371,6 +390,7 @@ testWith({ helm }, 'helm lint and helm template pass for every value set, monito
       assertInstall(objects, label);
       assertCollectorReachable(objects, values, label);
       assertTraceExport(objects, values, label);
+      assertStreamSettings(objects, values, label);
       const job = byKind(objects, 'Job')[0];
       assert.match(job.metadata.annotations['helm.sh/hook'], /pre-install/, `${label}: the Job is a pre-install hook`);
       assert.match(job.metadata.annotations['helm.sh/hook'], /pre-upgrade/, `${label}: the Job is a pre-upgrade hook`);

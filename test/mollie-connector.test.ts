@@ -161,7 +161,7 @@ describe('the Mollie connector against the Mollie stand-in', () => {
     assert.equal(n.subject.kind, 'payment');
     assert.ok(n.subject.kind === 'payment');
     assert.deepEqual([n.subject.attemptId, n.subject.providerPaymentId, n.subject.result.outcome, n.subject.result.fee], [req.attemptId, id, 'success', 0n]);
-    assert.equal(mollie.requests.at(-1)!.query.get('embed'), 'refunds');
+    assert.equal(mollie.requests.at(-1)!.query.get('embed'), 'refunds,chargebacks');
 
     // Unknown at Mollie, or another account's payment: answered (200), nothing to record.
     assert.deepEqual(await connector.readNotification!(notification('id=tr_madeUp123')), { ok: true, notifications: [] });

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
 import { startMollieStandIn, type MollieStandIn } from './helpers/mollie-stand-in.js';
+import { eventually } from './helpers/eventually.js';
 import { notificationRows } from './helpers/provider-notifications.js';
 import { request } from './helpers/stack.js';
 
@@ -111,11 +112,12 @@ describe('live payments at a Mollie account (stand-in)', () => {
     assert.equal((await post(p.webhookUrl!, trId)).status, 200);
     assert.equal(await status(), 'processing');
 
-    // The customer pays at their bank; Mollie posts the id; the fetched state decides.
+    // The customer pays at their bank; Mollie posts the id; the fetched state decides. The post comes
+    // within the id's window after the last fetch, so it is read once the window is over (fetch-gate.ts).
     mollie.setStatus(trId, 'paid');
     const delivered = await post(p.webhookUrl!, trId);
     assert.equal(delivered.status, 200, await delivered.text());
-    assert.equal(await status(), 'successful');
+    await eventually('the paid state read', async () => ((await status()) === 'successful' ? true : undefined), 10_000);
     const timeline = async () => (await get(m.secret, `/v1/payments/${res.body.id}/timeline`)).body.data as any[];
     const entries = await timeline();
     const applied = entries.filter((e) => e.type === 'provider.notification' && e.data.effect === 'applied');
@@ -140,6 +142,7 @@ describe('live payments at a Mollie account (stand-in)', () => {
     mollie.setRefundStatus(reId, 'refunded');
     assert.equal((await post(p.webhookUrl!, trId)).status, 200);
     assert.equal((await post(p.webhookUrl!, trId)).status, 200);
+    await eventually('the refund read', async () => ((await notifications(m.account)).length === 3 ? true : undefined), 10_000);
     assert.deepEqual((await notifications(m.account)).map(([e]) => e), [`${trId}:open`, `${trId}:paid`, `${reId}:refunded`]);
     assert.equal(await status(), 'partially_refunded');
     assert.equal((await get(m.secret, `/v1/refunds/${refund.body.id}`)).body.status, 'successful');
@@ -158,6 +161,7 @@ describe('live payments at a Mollie account (stand-in)', () => {
     // Whatever Mollie says later (here a paid state, as a forged or confused account might show), the ended payment stays ended.
     mollie.setStatus(trId, 'paid');
     assert.equal((await post(url, trId)).status, 200);
+    await eventually('the paid state read', async () => ((await notifications(m.account)).length === 2 ? true : undefined), 10_000);
     assert.equal((await get(m.secret, `/v1/payments/${res.body.id}`)).body.status, 'failed');
     assert.deepEqual(await notifications(m.account), [[`${trId}:canceled`, 'applied'], [`${trId}:paid`, 'ignored']]);
   });

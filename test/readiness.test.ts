@@ -94,7 +94,7 @@ describe('readiness of separate processes', { skip: natsServerMissing() }, () =>
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.deepEqual(r.body, {
       status: 'ready', down: [],
-      checks: { postgres: 'up', payments: 'up', 'routing-risk': 'up', webhooks: 'up', ledger: 'up', payouts: 'up' },
+      checks: { postgres: 'up', clock: 'up', payments: 'up', 'routing-risk': 'up', webhooks: 'up', ledger: 'up', payouts: 'up' },
     });
     assert.equal(await allParts(Status.SERVING), true);
   });
@@ -143,7 +143,7 @@ describe('readiness of the all-in-one process', () => {
     assert.deepEqual([alive.status, await alive.json()], [200, { status: 'alive' }]);
     const r = await readyz(stack.baseUrl);
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.deepEqual(Object.keys(r.body.checks).sort(), ['ledger', 'payments', 'payouts', 'postgres', 'routing-risk', 'webhooks']);
+    assert.deepEqual(Object.keys(r.body.checks).sort(), ['clock', 'ledger', 'payments', 'payouts', 'postgres', 'routing-risk', 'webhooks']);
     const paths = Object.keys(buildOpenApi('http://x', 'MIT').paths as object);
     assert.ok(!paths.some((p) => /healthz|readyz/.test(p)), 'probes are not part of the API');
   });

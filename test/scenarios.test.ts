@@ -45,6 +45,11 @@ const EXPECTED: Record<string, Expected> = {
   },
   // Succeeds like success; its chargeback opens later (test/disputes.test.ts).
   dispute: { status: 'successful', failure: null, attempts: [['success', 'succeeded', GAMMA, 'approved']] },
+  // As timeout; the first provider's late charge is returned later (test/late-success.test.ts).
+  late_success: {
+    status: 'successful', failure: null,
+    attempts: [['timeout', 'failed', GAMMA, null], ['success', 'succeeded', BETA, 'approved']],
+  },
 };
 
 const CATEGORY: Record<string, string> = {
@@ -210,7 +215,7 @@ describe('sandbox scenarios, through the HTTP gateway', () => {
     }
   });
 
-  test('GET /v1/test/scenarios lists the nine scenarios with what each does', async () => {
+  test('GET /v1/test/scenarios lists the ten scenarios with what each does', async () => {
     const res = await request(stack.baseUrl, 'GET', '/v1/test/scenarios', { key });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data.map((s: any) => s.name), Object.keys(EXPECTED));

@@ -25,8 +25,8 @@ test('a payout\'s dispute and dispute_reversal adjustments are dispute items, th
     automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
   });
   assert.equal(pi.status, 'succeeded');
-  const dp = stripe.disputeCharge(pi.id, 1500);
-  stripe.reinstateDispute(dp.id);
+  const { dispute: dp } = stripe.openDispute(pi.id);
+  stripe.decideDispute(dp.id, 'won');
   const payout = stripe.payOut('eur');
 
   const [s, ...more] = await listStripeSettlements(client);

@@ -74,6 +74,19 @@ test('an endpoint failing every delivery for five days is disabled, its owner ma
   const attemptsBefore = receiver.received.length;
   await new Promise((resolve) => setTimeout(resolve, 500));
   assert.equal(receiver.received.length, attemptsBefore, 'nothing is sent to a disabled endpoint');
+  // Nor is a recovery of it started, through the management API or the dashboard's session API.
+  const since = new Date(clock.now().getTime() - 10 * DAY).toISOString();
+  for (const refused of [
+    await stack.manage('POST', `/projects/${projectId}/webhook-endpoints/${id}/recover?mode=test`, { since }),
+    await later.call('POST', `/webhook-endpoints/${id}/recover`, { since }),
+  ]) {
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.type, 'state_error');
+    assert.equal(refused.body.error.code, 'invalid_state_transition');
+    assert.match(refused.body.error.message, /is disabled/);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(receiver.received.length, attemptsBefore, 'recover sent nothing to the disabled endpoint');
 
   // Fixed and enabled again: the pending delivery goes at once, and the endpoint is healthy.
   receiver.setBehaviour(200);

@@ -119,6 +119,8 @@ export interface WebhooksHarness {
   url: string;
   /** Another webhooks part (a second replica) on the same database and bus. */
   addReplica(env?: Record<string, string>, clock?: Clock): Promise<ServicePart>;
+  /** A client of one replica (listening on loopback for it), as the gateway would call it. */
+  clientOf(part: ServicePart): Promise<Client<typeof WebhooksService>>;
   publish(event: EventEnvelope): Promise<void>;
   close(): Promise<void>;
 }
@@ -169,6 +171,11 @@ export async function startWebhooks(env: Record<string, string> = {}, clock?: Cl
     db, testBus, prefix, pool: pools[0], sql, parts, url,
     client: createClient(WebhooksService, createPeerTransport(url, internalToken)),
     addReplica,
+    async clientOf(part) {
+      if (part === first) return createClient(WebhooksService, createPeerTransport(url, internalToken));
+      const replicaPort = await listen(part.server, 0, '127.0.0.1');
+      return createClient(WebhooksService, createPeerTransport(`http://127.0.0.1:${replicaPort}`, internalToken));
+    },
     publish: (e) => publishEvent(testBus.bus, prefix, e),
     async close() {
       for (const part of parts) await part.close();
@@ -180,8 +187,8 @@ export async function startWebhooks(env: Record<string, string> = {}, clock?: Cl
   };
 }
 
-export function publishEvent(bus: EventBus, prefix: string, e: EventEnvelope): Promise<void> {
-  return bus.publish({ subject: eventSubject(prefix, e.type), msgId: e.id, data: Buffer.from(JSON.stringify(e)) });
+export async function publishEvent(bus: EventBus, prefix: string, e: EventEnvelope): Promise<void> {
+  await bus.publish({ subject: eventSubject(prefix, e.type), msgId: e.id, data: Buffer.from(JSON.stringify(e)) });
 }
 
 /** Polls until `check` returns a value other than undefined (helpers/eventually, argument order of these tests). */

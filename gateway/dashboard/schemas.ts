@@ -1,3 +1,4 @@
+import { displayName } from '../../services/contract/control-characters.js';
 import { MODES } from '../../services/contract/enums.js';
 import { DeliveryListQuery, EndpointBody, EndpointUpdateBody, ProviderAccountBody, RecoverBody } from '../management/schemas.js';
 import { MAX_PASSWORD_LENGTH } from './passwords.js';
@@ -9,7 +10,7 @@ import { ROLES } from './roles.js';
 const email = { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' } as const;
 const password = { type: 'string', minLength: 1, maxLength: MAX_PASSWORD_LENGTH } as const;
 const token = { type: 'string', minLength: 1, maxLength: 100 } as const;
-const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const name = displayName(200);
 
 const object = (required: string[], properties: Record<string, object>) =>
   ({ type: 'object', additionalProperties: false, required, properties }) as const;

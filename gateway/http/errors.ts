@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, fromConnectError } from '../../services/contract/index.js';
+import { CONTROL_CHARACTERS_PROBLEM, NO_CONTROL_CHARACTERS } from '../../services/contract/control-characters.js';
 import { ConnectError } from '@connectrpc/connect';
+import { DATABASE_UNAVAILABLE, databaseUnavailable } from '../../services/platform/index.js';
 import { keyedFailure } from '../edge/idempotency.js';
 
 /** The contract code each error reply was sent with, for the gateway's metrics (http/metrics.ts). */
@@ -34,6 +36,7 @@ function validationMessage(v: NonNullable<FastifyError['validation']>[number], p
   if (typeof params.missingProperty === 'string') return `${param} is required`;
   // propertyNames (metadata keys): the rule is about the keys, not the object.
   if ((v as { propertyName?: unknown }).propertyName !== undefined) return `${param} keys ${v.message ?? 'are invalid'}`;
+  if (params.pattern === NO_CONTROL_CHARACTERS) return `${param} ${CONTROL_CHARACTERS_PROBLEM}`;
   return `${param ?? 'body'} ${v.message ?? 'is invalid'}`;
 }
 
@@ -41,6 +44,8 @@ function validationMessage(v: NonNullable<FastifyError['validation']>[number], p
 export function toDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
   if (err instanceof ConnectError) return fromConnectError(err);
+  // The gateway's own Postgres (keys, idempotency, rate limits) down, full or unreachable.
+  if (databaseUnavailable(err)) return new DomainError('service_unavailable', DATABASE_UNAVAILABLE);
   const fe = err as FastifyError;
   if (fe.validation && fe.validation.length > 0) {
     // With anyOf (payment_method: a type name or an object) ajv reports each branch; the error
@@ -75,7 +80,8 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.error({ err }, 'request failed');
     }
     const domain = keyedFailure(request, cause);
-    if (domain.code === 'idempotency_in_progress') reply.header('retry-after', '1');
+    // Both are transient: the client is told when to come back.
+    if (domain.code === 'idempotency_in_progress' || domain.code === 'service_unavailable') reply.header('retry-after', '1');
     return sendError(reply, domain);
   });
   app.setNotFoundHandler(routeNotFound);

@@ -1,4 +1,5 @@
 import { EVENT_TYPES, PAGE_LIMIT_SCHEMA } from '../../services/contract/index.js';
+import { displayName } from '../../services/contract/control-characters.js';
 import { MODES } from '../../services/contract/enums.js';
 import { OUTBOX_PARTS } from '../clients.js';
 
@@ -6,7 +7,8 @@ import { OUTBOX_PARTS } from '../clients.js';
 // per_minute) and allow-list entries are left open here and checked by their handlers, so "5",
 // 1.5 or a lone string is refused by name rather than coerced or reported as a bare type error.
 
-const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
+// Names a stranger gives are printed on the operator's terminal: no control characters (decisions.md).
+const name = displayName(200);
 export const mode = { type: 'string', enum: [...MODES] } as const;
 export const modeQuery = { type: 'object', additionalProperties: false, required: ['mode'], properties: { mode } };
 export const optionalModeQuery = { type: 'object', additionalProperties: false, properties: { mode } };
@@ -71,7 +73,7 @@ export const ProviderAccountBody = {
   properties: {
     mode,
     provider: { type: 'string', minLength: 1, maxLength: 64 },
-    name: { type: 'string', minLength: 1, maxLength: 100 },
+    name: displayName(100),
     credentials: {
       type: 'object', maxProperties: 10,
       additionalProperties: { type: 'string', maxLength: 4096 },

@@ -13,6 +13,7 @@ import { audit, projectScope, type ManageDeps, type ManageHandlers } from './con
 //   POST /manage/v1/projects/:id/webhook-endpoints/:endpoint?mode=M        {url?, events?, description?}
 //   POST /manage/v1/projects/:id/webhook-endpoints/:endpoint/{disable,enable,rotate-secret}?mode=M
 //   POST /manage/v1/projects/:id/webhook-endpoints/:endpoint/recover?mode=M    {since}: resend what failed since
+//        (one recovery per endpoint at a time: a call while one runs answers it, joined; 409 when disabled)
 //   GET  /manage/v1/projects/:id/webhook-deliveries?mode=M[&endpoint_id&event_type&status&limit&cursor]
 //   GET  /manage/v1/projects/:id/webhook-deliveries/:delivery?mode=M       with attempts and body
 //   POST /manage/v1/projects/:id/webhook-deliveries/:delivery/resend?mode=M
@@ -142,8 +143,12 @@ export function webhookHandlers(deps: ManageDeps): ManageHandlers {
         throw new DomainError('validation_error', 'since must be a time such as 2026-11-20T10:00:00Z', { param: 'since' });
       }
       const res = await webhooks.recoverEndpoint({ scope, endpointId: params.endpoint, since: timestampFromDate(since) });
-      const json = { object: 'webhook_recovery', endpoint_id: params.endpoint, since: since.toISOString(), deliveries: res.deliveries };
-      await recorded('webhook_endpoint.recovered', scope, params.endpoint, json);
+      // `joined`: one was already running, this call started nothing and shows that one (its own since).
+      const json = {
+        object: 'webhook_recovery', endpoint_id: params.endpoint, status: res.running ? 'running' : 'finished', joined: res.joined,
+        since: iso(res.since), started_at: iso(res.startedAt), deliveries: res.deliveries, resent: res.resent,
+      };
+      if (!res.joined) await recorded('webhook_endpoint.recovered', scope, params.endpoint, json);
       return json;
     },
 

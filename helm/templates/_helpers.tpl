@@ -128,6 +128,18 @@ else 32 new random bytes in base64 on the first install.
   value: {{ $root.Values.nats.stream | quote }}
 - name: NATS_SUBJECT_PREFIX
   value: {{ $root.Values.nats.subjectPrefix | quote }}
+- name: NATS_STREAM_REPLICAS
+  value: {{ $root.Values.nats.streamReplicas | quote }}
+{{- with $root.Values.nats.streamPlacement }}
+{{- if .cluster }}
+- name: NATS_STREAM_CLUSTER
+  value: {{ .cluster | quote }}
+{{- end }}
+{{- if .tags }}
+- name: NATS_STREAM_TAGS
+  value: {{ join "," .tags | quote }}
+{{- end }}
+{{- end }}
 {{- /* A part retries its start-up steps for as long as its startup probe waits for it, then exits naming the step. */}}
 - name: START_TIMEOUT_MS
   value: {{ mul $root.Values.probes.startup.periodSeconds $root.Values.probes.startup.failureThreshold 1000 | quote }}
@@ -161,6 +173,7 @@ else 32 new random bytes in base64 on the first install.
 {{- end }}
 {{- if eq .part "payments" }}
 {{- include "svc.secretEnv" (dict "root" $root "name" "PROVIDER_SECRET_KEY" "optional" true) | nindent 0 }}
+{{- include "svc.secretEnv" (dict "root" $root "name" "PROVIDER_SECRET_KEY_OTHER" "optional" true) | nindent 0 }}
 {{- end }}
 {{- /* The dashboard's mail (mail.*): only the gateway sends it; the password only from the Secret. */}}
 {{- if and (eq .part "gateway") $root.Values.mail.smtpHost }}

@@ -87,7 +87,7 @@ export type TransactionStatus = ValueOf<typeof TRANSACTION_STATUSES>;
 // connectors/scenarios.ts, payouts' providers.ts), whose tests check they play exactly these.
 export const PAYMENT_SCENARIOS = [
   'success', 'failover', 'timeout', 'timeout_recovered', 'unavailable', 'hard_decline', 'soft_decline', 'all_fail',
-  'dispute',
+  'dispute', 'late_success',
 ] as const;
 export const REFUND_SCENARIOS = ['success', 'technical_error', 'hard_decline'] as const;
 export const PAYOUT_SCENARIOS = ['success', 'technical_error', 'hard_decline', 'unavailable', 'timeout'] as const;
@@ -98,7 +98,7 @@ export const PAYOUT_SCENARIOS = ['success', 'technical_error', 'hard_decline', '
  */
 export const EVENT_TYPES = [
   'payment.created', 'payment.processing', 'payment.authorized', 'payment.successful', 'payment.failed',
-  'payment.cancelled', 'payment.refunded', 'refund.successful', 'refund.failed', 'payout.created',
+  'payment.cancelled', 'payment.refunded', 'payment.late_charge_returned', 'refund.successful', 'refund.failed', 'payout.created',
   'payout.successful', 'payout.failed', 'payout.cancelled', 'settlement.created', 'dispute.created', 'dispute.updated',
   'dispute.closed',
 ] as const;

@@ -28,17 +28,19 @@ import { issuerOfTokens, providersByCode, type ProviderDefinition } from './conn
 import { PROVIDERS } from './connectors/providers.js';
 import { createVaultForwarders } from './connectors/vault-forwarding.js';
 import {
-  createAuthorizationExpiry, createCustomerActionExpiry, createDisputeReminders, createReconciliation, createSettlementSync, disputeReminderRoutes,
+  createAuthorizationExpiry, createCustomerActionExpiry, createDisputeReminders, createDisputeSync, createReconciliation, createSettlementSync,
+  disputeReminderRoutes,
 } from './jobs/index.js';
-
 import {
   createCustomerActions, createLifecycle, createOrchestrator, createStore, paymentOutcomes, routes, type CredentialSources,
 } from './payments/index.js';
 import { createDemoBehaviourStore, demoBehaviourRoutes } from './demo-behaviour/index.js';
 import { createDisputeParts, disputeRoutes } from './disputes/index.js';
-import { createPaymentMethodStore, paymentMethodRoutes } from './payment-methods/index.js';
+import { createPaymentMethodStore, createTokenBox, paymentMethodRoutes } from './payment-methods/index.js';
 import { createCredentialStore, providerCredentialRoutes } from './provider-credentials/index.js';
-import { createReceiver, providerNotificationRoutes } from './provider-notifications/index.js';
+import { createFollowUps, createReceiver, disputeNotified, providerNotificationRoutes } from './provider-notifications/index.js';
+import { providerDisputeActions } from './provider-disputes/index.js';
+import { createLateCharges } from './late-charges/index.js';
 import { createSettlementLookups, providerSettlementRoutes } from './provider-settlements/index.js';
 import { providerPayoutRoutes } from './provider-payouts/index.js';
 import { createRefunds, refundRoutes } from './refunds/index.js';
@@ -58,8 +60,11 @@ const SANDBOX_DISPUTE_SWEEP_MS = 1_000;
 /** Evidence-deadline reminders are looked for every minute (each dispute is reminded at most once a day). */
 const DISPUTE_REMINDER_SWEEP_MS = 60_000;
 
-/** How long a settlement sync may take at the provider (a request per payout and page). */
+/** How long a settlement or dispute sync may take at the provider (a request per payout and page). */
 const SETTLEMENT_LIST_TIMEOUT_MS = 60_000;
+
+/** How long a merchant's dispute action may take at the provider: evidence uploads up to ten documents of 4 MiB first. */
+const DISPUTE_ACTION_TIMEOUT_MS = 60_000;
 
 export const PART: PartInfo = { name: 'payments', schema: 'payments', dir: 'services/payments' };
 
@@ -85,9 +90,10 @@ export interface PaymentsDeps extends ServiceDeps {
 export function build(deps: PaymentsDeps): ServicePart {
   const relay = createRelay(deps);
   const store = createStore(deps.pool);
-  const paymentMethods = createPaymentMethodStore(deps.pool);
+  const { providerSecretKey: key, providerSecretKeyOther: otherKey } = deps.config;
+  const paymentMethods = createPaymentMethodStore(deps.pool, createTokenBox(key, otherKey));
   const customerActions = createCustomerActions({ store, clock: deps.clock, relay });
-  const credentials = createCredentialStore(deps.pool, deps.config.providerSecretKey);
+  const credentials = createCredentialStore(deps.pool, key, otherKey);
   const network: ProviderNetwork = { allowlist: deps.config.providerBaseUrlAllowlist, logger: deps.logger };
   const providers = providersByCode(deps.providers ?? PROVIDERS);
   const vaults = createVaultForwarders(providers.values(), { credentials: credentials.source(), network });
@@ -136,9 +142,23 @@ export function build(deps: PaymentsDeps): ServicePart {
     idempotencyTtlMs,
     metrics: deps.metrics,
   });
-  const notifications = createReceiver({
-    store, credentials, connectors, providers, refunds, clock: deps.clock, relay, logger: deps.logger,
+  const lateCharges = createLateCharges({
+    store, pool: deps.pool, connectors, clock: deps.clock, relay, logger: deps.logger, providerTimeoutMs: deps.config.providerTimeoutMs,
   });
+  const disputes = createDisputeParts({
+    pool: deps.pool, store, clock: deps.clock, relay, logger: deps.logger, intervalMs: SANDBOX_DISPUTE_SWEEP_MS,
+    actions: providerDisputeActions({ connectors, providerCodes: Object.keys(licensed), timeoutMs: DISPUTE_ACTION_TIMEOUT_MS }),
+  });
+  const notifications = createReceiver({
+    store, credentials, connectors, providers, refunds, lateCharges,
+    disputes: disputeNotified({ store, disputes: disputes.store, apply: disputes.applyProviderView }),
+    clock: deps.clock, relay, logger: deps.logger, pool: deps.pool,
+  });
+  const disputeSync = createDisputeSync({
+    pool: deps.pool, connectors, providerCodes: Object.keys(licensed), take: notifications.take, logger: deps.logger,
+    intervalMs: deps.config.disputeSyncIntervalMs, listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
+  });
+  const followUps = createFollowUps(notifications, deps.logger);
   const expiry = createAuthorizationExpiry({
     store,
     clock: deps.clock,
@@ -151,16 +171,13 @@ export function build(deps: PaymentsDeps): ServicePart {
     store, clock: deps.clock, relay, logger: deps.logger, intervalMs: deps.config.expirySweepMs,
   });
   const reconciliation = createReconciliation({
-    store, connectors, refunds, credentials: credentialSources, clock: deps.clock, relay, logger: deps.logger,
+    store, connectors, refunds, lateCharges, credentials: credentialSources, clock: deps.clock, relay, logger: deps.logger,
     intervalMs: deps.config.reconciliationSweepMs, providerTimeoutMs: deps.config.providerTimeoutMs,
   });
   const lookups = createSettlementLookups(deps.pool);
   const settlementSync = deps.providerAccounts && deps.ledger && createSettlementSync({
     pool: deps.pool, connectors, providers: [...providers.values()], accounts: deps.providerAccounts, ledger: deps.ledger, lookups, clock: deps.clock,
     logger: deps.logger, intervalMs: deps.config.stripeSettlementSyncIntervalMs, listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
-  });
-  const disputes = createDisputeParts({
-    pool: deps.pool, store, clock: deps.clock, relay, logger: deps.logger, intervalMs: SANDBOX_DISPUTE_SWEEP_MS,
   });
   const reminders = createDisputeReminders({
     pool: deps.pool, store, disputes: disputes.store, clock: deps.clock, relay, logger: deps.logger, intervalMs: DISPUTE_REMINDER_SWEEP_MS,
@@ -195,17 +212,31 @@ export function build(deps: PaymentsDeps): ServicePart {
     },
     relay,
     async start() {
+      // Before anything else: a dump taken after the upgrade (or the rotation) holds nothing readable
+      // without the key in use (docs/operations.md, "Keys at rest").
+      if (key) {
+        const [tokens, accounts] = [await paymentMethods.sealStoredTokens(), await credentials.resealOtherKeys()];
+        if (tokens + accounts > 0) deps.logger.info({ tokens, accounts }, 'secrets sealed under the PROVIDER_SECRET_KEY in use');
+      } else {
+        deps.logger.warn('PROVIDER_SECRET_KEY is not set: stored payment methods\' tokens are kept unencrypted (and no provider '
+          + 'account can be connected). Set it (32 bytes, e.g. `openssl rand -hex 32`) in any deployment that is not a local trial.');
+      }
       expiry.start();
       actionExpiry.start();
       reconciliation.start();
       settlementSync?.start();
+      disputeSync.start();
       disputes.sandbox.start();
       reminders.start();
       bindings.start();
+      followUps.start();
     },
     // Before the relay's final drain, so the events of a last sweep are published too.
     stop: async () => {
-      await Promise.all([expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), disputes.sandbox.stop(), reminders.stop(), bindings.stop()]);
+      await Promise.all([
+        expiry.stop(), actionExpiry.stop(), reconciliation.stop(), settlementSync?.stop(), disputeSync.stop(), disputes.sandbox.stop(),
+        reminders.stop(), bindings.stop(), followUps.stop(),
+      ]);
     },
   });
 }

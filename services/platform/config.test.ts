@@ -28,6 +28,11 @@ test('each bad value is refused with a message that names its variable', () => {
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL'],
     [{ NATS_URL: 'http://x' }, 'NATS_URL'],
+    [{ NATS_URL: 'nats://a:4222,http://b:4222' }, 'NATS_URL'],
+    [{ NATS_URL: 'nats://a:4222,,nats://b:4222' }, 'NATS_URL'],
+    [{ NATS_STREAM_REPLICAS: '0' }, 'NATS_STREAM_REPLICAS'],
+    [{ NATS_STREAM_REPLICAS: '7' }, 'NATS_STREAM_REPLICAS'],
+    [{ NATS_STREAM_CLUSTER: 'a b' }, 'NATS_STREAM_CLUSTER'],
     [{ NATS_STREAM: 'a.b' }, 'NATS_STREAM'],
     [{ NATS_SUBJECT_PREFIX: 'a.>' }, 'NATS_SUBJECT_PREFIX'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
@@ -173,4 +178,18 @@ test('a test-mode payout holds 5 s by default, an explicit PAYOUT_HOLD_MS for bo
   const own = loadConfig({ PAYOUT_HOLD_MS: '600000', PAYOUT_TEST_HOLD_MS: '0' });
   assert.deepEqual([own.payoutHoldMs, own.payoutTestHoldMs], [600_000, 0]);
   assert.throws(() => loadConfig({ PAYOUT_TEST_HOLD_MS: 'soon' }), (e: unknown) => e instanceof ConfigError && /PAYOUT_TEST_HOLD_MS/.test(e.message));
+});
+
+test('NATS_URL takes a comma-separated seed list; replicas and placement of the stream come with it', () => {
+  const c = loadConfig({
+    NATS_URL: 'nats://a:4222, nats://b:4222,tls://c:4222',
+    NATS_STREAM_REPLICAS: '3', NATS_STREAM_CLUSTER: 'east', NATS_STREAM_TAGS: 'ssd, fast',
+  });
+  assert.equal(c.natsUrl, 'nats://a:4222,nats://b:4222,tls://c:4222');
+  assert.equal(c.natsStreamReplicas, 3);
+  assert.deepEqual(c.natsStreamPlacement, { cluster: 'east', tags: ['ssd', 'fast'] });
+  const one = loadConfig({ NATS_URL: 'nats://a:4222' });
+  assert.equal(one.natsStreamReplicas, 1);
+  assert.equal(one.natsStreamPlacement, undefined);
+  assert.throws(() => loadConfig({ NATS_URL: 'nats://a:4222,http://b' }), /NATS_URL entry 2 of 2 must use nats: or tls:/);
 });

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { DEFAULT_DATABASE_TIMEOUTS as DB_DEFAULTS } from './db.js';
 import { MIN_INTERNAL_TOKEN_LENGTH, type InternalCaller } from './internal-callers.js';
 import { parseOriginEntry } from './net/origin-allowlist.js';
 
@@ -9,13 +10,40 @@ export type ServiceName = 'payments' | 'routing-risk' | 'ledger' | 'payouts' | '
 export type PartName = ServiceName | 'gateway';
 export const SERVICE_NAMES: readonly ServiceName[] = ['payments', 'routing-risk', 'ledger', 'payouts', 'webhooks'];
 
+/** Bounds on waiting for Postgres, so a partition answers 503 instead of hanging (docs/operations.md). */
+export interface DatabaseTimeouts {
+  /** A connection opened, or a pooled client handed out (DATABASE_CONNECT_TIMEOUT_MS). */
+  connectMs: number;
+  /** Postgres cancels a statement running longer (DATABASE_STATEMENT_TIMEOUT_MS). */
+  statementMs: number;
+  /** The part stops waiting for a statement's answer (DATABASE_QUERY_TIMEOUT_MS): a dead socket. */
+  queryMs: number;
+  /** Postgres ends a session idle inside a transaction this long (DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS). */
+  idleInTransactionMs: number;
+  /** TCP keepalive probes start after the connection is idle this long (DATABASE_KEEPALIVE_DELAY_MS). */
+  keepAliveDelayMs: number;
+}
+
 export interface Config {
   databaseUrl?: string;
   /** Postgres connections each part's pool may open (replicas × parts × this must fit the server). */
   databasePoolSize: number;
+  /** How long a part waits for Postgres: a connection, a statement, a transaction left idle (db.ts). */
+  database: DatabaseTimeouts;
+  /** Process clock minus the database's beyond which a part is not ready and claims no work (database-clock.ts). */
+  clockSkewMaxMs: number;
+  /** How often a part measures its clock against the database's. */
+  clockSkewCheckMs: number;
+  /** Deadline of one call from the gateway (or a part) to another part: a request's whole budget. */
+  requestBudgetMs: number;
+  /** One NATS server's URL or a comma-separated list of seeds of a cluster (bus/nats-url.ts). */
   natsUrl?: string;
   natsStream: string;
   natsSubjectPrefix: string;
+  /** The stream's replicas (NATS_STREAM_REPLICAS, 1-5): 3 on a cluster, so a quorum outlives a dead server. */
+  natsStreamReplicas: number;
+  /** Where the stream's replicas go: a cluster by name and/or server tags (NATS_STREAM_CLUSTER, NATS_STREAM_TAGS). */
+  natsStreamPlacement?: { cluster?: string; tags?: string[] };
   /** Address the part binds to. */
   host: string;
   /** HTTP port of the gateway. */
@@ -69,6 +97,8 @@ export interface Config {
   reconciliationSweepMs: number;
   /** How often payments syncs each connected, active Stripe account's settlements into the ledger; 0 = never. */
   stripeSettlementSyncIntervalMs: number;
+  /** How often each connected account's disputes are asked for (jobs/dispute-sync.ts); 0 off. */
+  disputeSyncIntervalMs: number;
   /** Where merchants' customers reach the gateway, for hosted-page links (no trailing slash). */
   publicBaseUrl?: string;
   /** Deadline of one webhook delivery attempt: connect, request and response together. */
@@ -85,8 +115,13 @@ export interface Config {
   webhooksAllowLoopbackInTest: boolean;
   /** 32-byte key that encrypts endpoint signing secrets at rest; unset: stored as they are. */
   webhookSecretKey?: Buffer;
-  /** 32-byte key that encrypts provider accounts' credentials; unset: connecting a provider is refused. */
+  /**
+   * 32-byte key that encrypts provider accounts' credentials and stored methods' tokens; unset:
+   * connecting a provider is refused and tokens are kept unencrypted.
+   */
   providerSecretKey?: Buffer;
+  /** PROVIDER_SECRET_KEY_OTHER: a second key opened with, never sealed with, during a rotation (docs/operations.md). */
+  providerSecretKeyOther?: Buffer;
   /**
    * Origins of provider base URLs the operator vouches for (PROVIDER_BASE_URL_ALLOWLIST): accepted as
    * written in any mode. Any other api_base_url must be https on a public host. Empty by default.
@@ -200,6 +235,33 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+/** NATS_URL: one URL or a comma-separated seed list, each entry checked as url() checks one. */
+function urlList(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  const entries = raw.split(',').map((e) => e.trim());
+  if (entries.some((e) => e === '')) throw new ConfigError(name, 'has an empty entry in its comma-separated list');
+  entries.forEach((entry, i) => {
+    try {
+      url({ [name]: entry }, name, protocols);
+    } catch (err) {
+      if (entries.length === 1 || !(err instanceof ConfigError)) throw err;
+      throw new ConfigError(name, `entry ${i + 1} of ${entries.length} ${err.message.slice(`configuration: ${name} `.length)}`);
+    }
+  });
+  return entries.join(',');
+}
+
+function streamPlacement(env: Env): Config['natsStreamPlacement'] {
+  const cluster = str(env, 'NATS_STREAM_CLUSTER');
+  const tags = str(env, 'NATS_STREAM_TAGS')?.split(',').map((t) => t.trim()).filter(Boolean);
+  if (cluster !== undefined && !/^[A-Za-z0-9_-]+$/.test(cluster)) {
+    throw new ConfigError('NATS_STREAM_CLUSTER', `must be a NATS cluster name, got "${cluster}"`);
+  }
+  if (cluster === undefined && !tags?.length) return undefined;
+  return { ...(cluster === undefined ? {} : { cluster }), ...(tags?.length ? { tags } : {}) };
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -324,11 +386,16 @@ export function loadConfig(env: Env = process.env): Config {
   if (internalToken !== undefined && internalToken.length < MIN_INTERNAL_TOKEN_LENGTH) {
     throw new ConfigError('INTERNAL_TOKEN', `must be at least ${MIN_INTERNAL_TOKEN_LENGTH} characters`);
   }
+  if (str(env, 'PROVIDER_SECRET_KEY_OTHER') !== undefined && str(env, 'PROVIDER_SECRET_KEY') === undefined) {
+    throw new ConfigError('PROVIDER_SECRET_KEY_OTHER', 'is the second key of a rotation: set PROVIDER_SECRET_KEY too');
+  }
   return {
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:']),
+    natsUrl: urlList(env, 'NATS_URL', ['nats:', 'tls:']),
     natsStream: subjectToken(env, 'NATS_STREAM', 'SVC_EVENTS', /^[A-Za-z0-9_-]+$/),
     natsSubjectPrefix: subjectToken(env, 'NATS_SUBJECT_PREFIX', 'svc.events', /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/),
+    natsStreamReplicas: int(env, 'NATS_STREAM_REPLICAS', 1, 1, 5),
+    natsStreamPlacement: streamPlacement(env),
     host: str(env, 'HOST') ?? '0.0.0.0',
     port: int(env, 'PORT', 8080, 0, 65535),
     grpcPort: int(env, 'GRPC_PORT', 50051, 0, 65535),
@@ -344,6 +411,16 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: str(env, 'DATA_DIR') ?? '.data',
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    database: {
+      connectMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', DB_DEFAULTS.connectMs, 100, 60_000),
+      statementMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DB_DEFAULTS.statementMs, 100, 600_000),
+      queryMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS', DB_DEFAULTS.queryMs, 100, 600_000),
+      idleInTransactionMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', DB_DEFAULTS.idleInTransactionMs, 1_000, 3_600_000),
+      keepAliveDelayMs: int(env, 'DATABASE_KEEPALIVE_DELAY_MS', DB_DEFAULTS.keepAliveDelayMs, 1_000, 600_000),
+    },
+    clockSkewMaxMs: int(env, 'CLOCK_SKEW_MAX_MS', 2_000, 10, 3_600_000),
+    clockSkewCheckMs: int(env, 'CLOCK_SKEW_CHECK_MS', 30_000, 100, 3_600_000),
+    requestBudgetMs: int(env, 'REQUEST_BUDGET_MS', 60_000, 1_000, 600_000),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS', 250, 10, 60_000),
     routingOutcomeWaitMs: int(env, 'ROUTING_OUTCOME_WAIT_MS', 200, 0, 5_000),
     outboxRetentionHours: int(env, 'OUTBOX_RETENTION_HOURS', 168, 0, 24 * 366),
@@ -359,6 +436,7 @@ export function loadConfig(env: Env = process.env): Config {
     expirySweepMs: int(env, 'EXPIRY_SWEEP_MS', 60_000, 10, 3_600_000),
     reconciliationSweepMs: int(env, 'RECONCILIATION_SWEEP_MS', 60_000, 10, 3_600_000),
     stripeSettlementSyncIntervalMs: int(env, 'STRIPE_SETTLEMENT_SYNC_INTERVAL_MS', 86_400_000, 0, 30 * 86_400_000),
+    disputeSyncIntervalMs: int(env, 'DISPUTE_SYNC_INTERVAL_MS', 3_600_000, 0, 3_600_000),
     customerActionTtlMinutes: int(env, 'CUSTOMER_ACTION_TTL_MINUTES', 15, 1, 7 * 24 * 60),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
@@ -369,6 +447,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooksAllowLoopbackInTest: bool(env, 'WEBHOOKS_ALLOW_LOOPBACK_IN_TEST', true),
     webhookSecretKey: key32(env, 'WEBHOOK_SECRET_KEY'),
     providerSecretKey: key32(env, 'PROVIDER_SECRET_KEY'),
+    providerSecretKeyOther: key32(env, 'PROVIDER_SECRET_KEY_OTHER'),
     providerBaseUrlAllowlist: originList(env, 'PROVIDER_BASE_URL_ALLOWLIST'),
     settlementCutoffMs: int(env, 'SETTLEMENT_CUTOFF_MS', 86_400_000, 0, 30 * 86_400_000),
     settlementSweepMs: int(env, 'SETTLEMENT_SWEEP_MS', 60_000, 10, 86_400_000),

@@ -1,4 +1,6 @@
 import pg from 'pg';
+import type { DatabaseTimeouts } from './config.js';
+import { lostConnection } from './db-errors.js';
 import { SpanKind, inSpan, inTrace, tracingOn } from './tracing.js';
 
 export type Pool = pg.Pool;
@@ -16,14 +18,32 @@ const types = {
   },
 };
 
-/** One pool per part, pinned to the part's own schema so it cannot read another's tables. */
-export function createPool(databaseUrl: string, schema: string, max = 10): Pool {
+/** The documented defaults of DatabaseTimeouts (config.ts, docs/operations.md). */
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  connectMs: 2_000, statementMs: 5_000, queryMs: 6_000, idleInTransactionMs: 60_000, keepAliveDelayMs: 5_000,
+};
+
+/**
+ * One pool per part, pinned to the part's own schema so it cannot read another's tables. Nothing
+ * waits on Postgres unbounded: a connection (or a free client) within connectMs, an answer within
+ * queryMs (a socket whose packets are dropped never answers), and Postgres itself cancels a
+ * statement past statementMs and ends a transaction left idle past idleInTransactionMs.
+ */
+export function createPool(
+  databaseUrl: string, schema: string, max = 10, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+): Pool {
   if (!/^[a-z_]+$/.test(schema)) throw new Error(`bad schema name ${schema}`);
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max,
     options: `-c search_path=${schema}`,
     types: types as pg.CustomTypesConfig,
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.queryMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: timeouts.keepAliveDelayMs,
   });
   // An idle client's connection dropped (database restart or failover): the pool discards
   // that client and the next query connects afresh. Unhandled, the event would crash the part.
@@ -84,16 +104,17 @@ export async function pingDatabase(pool: Pool, timeoutMs: number): Promise<boole
  * event and crash the part. The listener keeps that error, the next statement fails as it should,
  * and release() hands it to the pool, which then destroys the client instead of reusing it.
  */
-export async function checkOut(pool: Pool): Promise<{ client: PoolClient; release(): void }> {
+export async function checkOut(pool: Pool): Promise<{ client: PoolClient; release(failure?: unknown): void }> {
   const client = await pool.connect();
   let lost: Error | undefined;
   const onLost = (err: Error) => { lost = err; };
   client.on('error', onLost);
   return {
     client,
-    release() {
+    /** `failure`: what the last statement threw; a connection it says is dead or stuck is destroyed too. */
+    release(failure?: unknown) {
       client.off('error', onLost);
-      client.release(lost);
+      client.release(lost ?? (lostConnection(failure) ? (failure as Error) : undefined));
     },
   };
 }
@@ -104,11 +125,15 @@ export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) =>
   // A pooled client outlives its checkout: its statements are spans only for this transaction.
   const schema = tracingOn() ? tracedPools.get(pool) : undefined;
   if (schema) (client as { query: unknown }).query = spanned(client.query.bind(client), schema);
+  let failure: unknown;
   try {
     return await transactionOn(client, () => fn(client));
+  } catch (err) {
+    failure = err;
+    throw err;
   } finally {
     if (schema) delete (client as { query?: unknown }).query;
-    release();
+    release(failure);
   }
 }
 
@@ -123,7 +148,9 @@ export async function transactionOn<T>(client: PoolClient, fn: () => Promise<T>)
     await client.query('COMMIT');
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // On a dead or stuck connection a ROLLBACK would wait out another query timeout: the caller
+    // destroys the client instead, and Postgres rolls back a transaction whose session ended.
+    if (!lostConnection(err)) await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   }
 }

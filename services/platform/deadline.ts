@@ -1,5 +1,8 @@
+import type { Transport } from '@connectrpc/connect';
+
 // Provider calls (payments, refunds, payouts) all run under a deadline: past it the caller stops
-// waiting, whatever the callee does, and treats the outcome as unknown.
+// waiting, whatever the callee does, and treats the outcome as unknown. So do calls between parts
+// (withDefaultDeadline) and statements to Postgres (db.ts).
 
 export class DeadlineExceeded extends Error {}
 
@@ -29,4 +32,16 @@ export async function withDeadline<T>(ms: number, call: (signal: AbortSignal) =>
  */
 export function abandonedAfterMs(timeoutMs: number): number {
   return 3 * timeoutMs + 5_000;
+}
+
+/**
+ * A transport whose unary calls made without a deadline get `ms`: a part that hangs (its database
+ * partitioned away) costs the caller at most that, then DEADLINE_EXCEEDED, a 503 at the gateway.
+ * Streams (event streams) stay open as long as their caller wants.
+ */
+export function withDefaultDeadline(transport: Transport, ms: number): Transport {
+  return {
+    unary: (method, signal, timeoutMs, ...rest) => transport.unary(method, signal, timeoutMs ?? ms, ...rest),
+    stream: transport.stream.bind(transport),
+  };
 }

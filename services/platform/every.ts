@@ -10,7 +10,8 @@ export function every(intervalMs: number, name: string, logger: Logger, job: () 
   let stopped = true;
   const schedule = () => {
     timer = setTimeout(() => {
-      running = job()
+      // A job that throws before its first await (a clock refusing to tell the time) is a failed run too.
+      running = Promise.resolve().then(job)
         .catch((err: Error) => logger.warn({ err: err.message }, `${name} failed, will retry`))
         .finally(() => {
           running = undefined;

@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { QueryConfig } from 'pg';
 import { checkOut, transactionOn, type Pool } from './db.js';
 import { projectPath } from './paths.js';
 
 const MIGRATION = /\.(sql|shared)$/;
+// The longest timer node keeps (about 24 days): as good as none.
+const NO_LIMIT_MS = 2_147_483_647;
 
 /**
  * A migration's text. `NNNN-name.shared` names a file of services/platform/migrations that several
@@ -27,8 +30,11 @@ export async function migrate(pool: Pool, schema: string, partDir: string): Prom
   const files = existsSync(dir) ? (await readdir(dir)).filter((f) => MIGRATION.test(f)).sort() : [];
   const { client, release } = await checkOut(pool);
   const applied: string[] = [];
+  // Waiting for another replica's migrations, and a migration itself, may take long: this session
+  // alone is exempt from the pool's statement and query timeouts (db.ts) until it is reset.
+  await client.query('SET statement_timeout = 0');
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`svc-migrate:${schema}`]);
+    await client.query({ text: 'SELECT pg_advisory_lock(hashtext($1))', values: [`svc-migrate:${schema}`], query_timeout: NO_LIMIT_MS } as QueryConfig);
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
       await client.query(
@@ -44,7 +50,7 @@ export async function migrate(pool: Pool, schema: string, partDir: string): Prom
         // On the lock's own session: another replica cannot start this migration meanwhile.
         await transactionOn(client, async () => {
           await client.query(`SET LOCAL search_path TO ${schema}`);
-          await client.query(sql);
+          await client.query({ text: sql, query_timeout: NO_LIMIT_MS } as QueryConfig);
           await client.query(`INSERT INTO ${schema}.schema_migrations (version) VALUES ($1)`, [file]);
         }).catch((err: Error) => {
           // The cause's SQLSTATE tells start-up whether waiting can help (retry.ts isPermanent).
@@ -56,6 +62,7 @@ export async function migrate(pool: Pool, schema: string, partDir: string): Prom
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`svc-migrate:${schema}`]);
     }
   } finally {
+    await client.query('RESET statement_timeout').catch(() => undefined);
     release();
   }
   return applied;

@@ -63,8 +63,15 @@ export interface PublishFailure {
   delayMs: number;
 }
 
+/** A row the bus acknowledged, with where the stream stored it when the bus tells (outbox-resend.ts). */
+export interface Published {
+  eventId: string;
+  streamCreated?: string;
+  streamSeq?: number;
+}
+
 export interface BatchOutcomes {
-  published: string[];
+  published: Published[];
   /** Failed attempts counted against their event. */
   failures: PublishFailure[];
   /** Claimed but not attempted or not blamed (the bus is down): claimable again at once. */
@@ -77,7 +84,8 @@ export interface BatchOutcomes {
  * were. A failure or release is not applied to a row another replica has published meanwhile.
  */
 export async function recordOutcomes(db: Queryable, { published, failures, released }: BatchOutcomes): Promise<void> {
-  const ids = [...published, ...failures.map((f) => f.eventId), ...released];
+  const ids = [...published.map((p) => p.eventId), ...failures.map((f) => f.eventId), ...released];
+  const others = failures.length + released.length;
   if (ids.length === 0) return;
   const none = <T>(n: number) => Array<T | null>(n).fill(null);
   await db.query(prepared(
@@ -85,6 +93,8 @@ export async function recordOutcomes(db: Queryable, { published, failures, relea
      UPDATE outbox o
      SET leased_until = NULL,
          published_at = CASE WHEN f.published THEN now() ELSE o.published_at END,
+         stream_created = CASE WHEN f.published THEN f.stream_created ELSE o.stream_created END,
+         stream_seq = CASE WHEN f.published THEN f.stream_seq ELSE o.stream_seq END,
          attempts = o.attempts + CASE WHEN f.error IS NULL THEN 0 ELSE 1 END,
          last_error = coalesce(f.error, o.last_error),
          parked_at = CASE WHEN f.park THEN now() ELSE o.parked_at END,
@@ -92,7 +102,8 @@ export async function recordOutcomes(db: Queryable, { published, failures, relea
            WHEN f.published OR f.park THEN NULL
            WHEN f.error IS NULL THEN o.next_attempt_at
            ELSE now() + f.delay_ms * interval '1 millisecond' END
-     FROM unnest($1::text[], $2::boolean[], $3::text[], $4::boolean[], $5::int[]) AS f(event_id, published, error, park, delay_ms),
+     FROM unnest($1::text[], $2::boolean[], $3::text[], $4::boolean[], $5::int[], $6::timestamptz[], $7::bigint[])
+         AS f(event_id, published, error, park, delay_ms, stream_created, stream_seq),
        async_commit
      WHERE o.event_id = f.event_id AND (f.published OR o.published_at IS NULL)`,
     [
@@ -101,6 +112,8 @@ export async function recordOutcomes(db: Queryable, { published, failures, relea
       [...none<string>(published.length), ...failures.map((f) => f.error), ...none<string>(released.length)],
       [...none<boolean>(published.length), ...failures.map((f) => f.park), ...none<boolean>(released.length)],
       [...none<number>(published.length), ...failures.map((f) => f.delayMs), ...none<number>(released.length)],
+      [...published.map((p) => p.streamCreated ?? null), ...none<string>(others)],
+      [...published.map((p) => p.streamSeq ?? null), ...none<number>(others)],
     ],
   ));
 }

@@ -70,7 +70,8 @@ export async function releaseDeadLetter(db: Queryable, eventId: string): Promise
  */
 export async function republishSince(db: Queryable, since: Date): Promise<number> {
   const { rowCount } = await db.query(
-    'UPDATE outbox SET published_at = NULL, attempts = 0, next_attempt_at = NULL WHERE published_at >= $1',
+    `UPDATE outbox SET published_at = NULL, attempts = 0, next_attempt_at = NULL, stream_created = NULL, stream_seq = NULL
+     WHERE published_at >= $1`,
     [since],
   );
   return rowCount ?? 0;

@@ -3,7 +3,7 @@ import { UnpublishableMessage, type EventBus, type InOrderOutcome } from './bus/
 import type { PartName } from './config.js';
 import type { Pool, Queryable, Statement } from './db.js';
 import { aggregateIdOf, eventSubject, type EventEnvelope } from '../contract/envelope.js';
-import { claimBatch, recordOutcomes, type ClaimedRow, type PublishFailure } from './outbox-claims.js';
+import { claimBatch, recordOutcomes, type ClaimedRow, type Published, type PublishFailure } from './outbox-claims.js';
 import type { RelayFailures } from './outbox-metrics.js';
 import { currentTraceparent } from './tracing.js';
 
@@ -154,7 +154,7 @@ export class OutboxRelay {
     const { published, failed } = await this.publishInOrder(rows);
     const { failures, unavailable } = this.judge(failed, published.length > 0);
     // Rows after a failure in their chain were not attempted; those not blamed go back at once.
-    const settled = new Set([...published, ...failures.map((f) => f.eventId)]);
+    const settled = new Set([...published.map((p) => p.eventId), ...failures.map((f) => f.eventId)]);
     const released = rows.map((r) => r.event_id).filter((id) => !settled.has(id));
     await recordOutcomes(this.opts.pool, { published, failures, released });
     return { claimed: rows.length, progressed: settled.size > 0, unavailable };
@@ -172,7 +172,7 @@ export class OutboxRelay {
       if (chain) chain.push(row);
       else chains.set(row.aggregate_id, [row]);
     }
-    const published: string[] = [];
+    const published: Published[] = [];
     const failed: Array<{ row: ClaimedRow; err: unknown }> = [];
     await Promise.all([...chains.values()].map(async (chain) => {
       const outcomes = await this.publishChain(chain);
@@ -180,7 +180,9 @@ export class OutboxRelay {
       // after it go back unblamed.
       const first = outcomes.findIndex((o) => !o.ok);
       outcomes.forEach((outcome, i) => {
-        if (outcome.ok) published.push(chain[i].event_id);
+        if (outcome.ok) {
+          published.push({ eventId: chain[i].event_id, streamCreated: outcome.receipt?.streamCreated, streamSeq: outcome.receipt?.seq });
+        }
         else if (i === first && !('notSent' in outcome)) failed.push({ row: chain[i], err: outcome.err });
       });
     }));
@@ -202,8 +204,7 @@ export class OutboxRelay {
         continue;
       }
       try {
-        await this.opts.bus.publish(message);
-        outcomes.push({ ok: true });
+        outcomes.push({ ok: true, receipt: (await this.opts.bus.publish(message)) ?? undefined });
       } catch (err) {
         outcomes.push({ ok: false, err });
       }

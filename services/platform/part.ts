@@ -1,8 +1,9 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { ConnectRouter, Transport } from '@connectrpc/connect';
 import type { Logger } from 'pino';
-import type { EventBus } from './bus/index.js';
+import { watchBus, type EventBus } from './bus/index.js';
 import type { Clock } from './clock.js';
+import { isDatabaseClock } from './database-clock.js';
 import type { Config, ServiceName } from './config.js';
 import type { Pool } from './db.js';
 import { watchPool, type Metrics } from './metrics.js';
@@ -11,6 +12,7 @@ import { withClientMetrics } from './rpc-metrics.js';
 import { withClientTracing } from './rpc-tracing.js';
 import { OutboxService } from '../../proto/gen/svc/outbox/v1/outbox_pb.js';
 import { OutboxRelay } from './outbox.js';
+import { followStream, republishedCounter } from './outbox-resend.js';
 import { OutboxPruner } from './outbox-retention.js';
 import { outboxRoutes } from './outbox-service.js';
 import { recordRoutes } from './grpc-server.js';
@@ -79,9 +81,15 @@ export function assemblePart(deps: ServiceDeps, spec: PartSpec): ServicePart {
   const pruner = relay && new OutboxPruner({
     pool: deps.pool, logger: deps.logger, retentionHours: deps.config.outboxRetentionHours, now: () => deps.clock.now(),
   });
-  if (deps.metrics) instrument(deps.metrics, spec.name, deps.pool, relay);
+  if (deps.metrics) instrument(deps.metrics, spec.name, deps.pool, deps.bus, relay);
+  // Events a lost stream held go out again (outbox-resend.ts).
+  const follower = relay && followStream({
+    pool: deps.pool, bus: deps.bus, relay, logger: deps.logger, part: spec.name,
+    republished: deps.metrics && republishedCounter(deps.metrics),
+  });
   const watch = watchDependencies({
     pool: deps.pool, bus: deps.bus, health, intervalMs: deps.config.healthCheckIntervalMs, logger: deps.logger,
+    clock: isDatabaseClock(deps.clock) ? deps.clock : undefined,
   });
   return {
     name: spec.name,
@@ -94,6 +102,7 @@ export function assemblePart(deps: ServiceDeps, spec: PartSpec): ServicePart {
     relay,
     async start() {
       spec.relay?.start();
+      follower?.start();
       pruner?.start();
       await spec.start?.();
       watch.start();
@@ -106,14 +115,16 @@ export function assemblePart(deps: ServiceDeps, spec: PartSpec): ServicePart {
       // Stopping the relay last flushes events of requests that finished during shutdown.
       await spec.relay?.drain();
       await spec.relay?.stop();
+      await follower?.stop();
       await pruner?.stop();
     },
   };
 }
 
-/** The series every part has: its pool and, for a producer, its outbox. */
-function instrument(metrics: Metrics, name: ServiceName, pool: Pool, relay: OutboxRelay | undefined): void {
+/** The series every part has: its pool and event bus and, for a producer, its outbox. */
+function instrument(metrics: Metrics, name: ServiceName, pool: Pool, bus: EventBus, relay: OutboxRelay | undefined): void {
   watchPool(metrics, name, pool);
+  watchBus(metrics, name, bus);
   if (!relay) return;
   watchOutbox(metrics, name, pool);
   relay.countFailures(relayFailures(metrics), name);

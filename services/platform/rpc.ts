@@ -9,6 +9,8 @@ import type { InProcessCalls } from './config.js';
 import { createDirectTransport, refuseOversized } from './direct-transport.js';
 import { closeGrpcServer, createGrpcServer } from './grpc-server.js';
 import { createGrpcJsTransport } from './grpc-transport.js';
+import { DATABASE_UNAVAILABLE, databaseUnavailable } from './db-errors.js';
+import { withDefaultDeadline } from './deadline.js';
 import { authenticateCallers, withCredential, type InternalCaller } from './internal-callers.js';
 import { LARGEST_READ_BYTES, readLimitOf } from './read-limits.js';
 import type { Logger } from './logger.js';
@@ -57,9 +59,10 @@ export class HealthState {
 
 /**
  * Domain code (a part's own modules, below its handlers) throws DomainErrors; over the wire they
- * travel as ConnectErrors carrying the contract code. Converted here once for every handler. Any
- * other failure (a database refusing connections, a bug) reaches the caller as an opaque
- * `internal error`, so it is logged here, the one place that still sees its cause.
+ * travel as ConnectErrors carrying the contract code. Converted here once for every handler. A
+ * database that is down, full, unreachable or too slow (db-errors.ts) is `service_unavailable`,
+ * worth a retry; any other failure (a bug) reaches the caller as an opaque `internal error`, so it
+ * is logged here, the one place that still sees its cause.
  */
 function domainErrors(logger: Logger): Interceptor {
   return (next) => async (req) => {
@@ -70,6 +73,10 @@ function domainErrors(logger: Logger): Interceptor {
       if (err instanceof ConnectError) throw err;
       // A call its caller gave up on: what the handler threw on the way out is no news to anyone.
       if (req.signal.aborted) throw ConnectError.from(err, Code.Canceled);
+      if (databaseUnavailable(err)) {
+        logger.warn({ err: (err as Error).message, method: req.method.name }, 'request refused: the database cannot serve');
+        throw serviceError('service_unavailable', DATABASE_UNAVAILABLE);
+      }
       logger.error({ err, method: req.method.name }, 'request failed');
       // Its message (a query, a database's refusal) stays here, as the direct transport keeps it.
       throw new ConnectError('internal error', Code.Internal);
@@ -147,10 +154,12 @@ export function closeRpcServer(server: grpc.Server, timeoutMs: number): Promise<
 /**
  * Calls a peer part over real gRPC (HTTP/2, binary protobuf), through a @grpc/grpc-js channel,
  * presenting `internalToken` (INTERNAL_TOKEN) as its credential; its calls are counted in `metrics`
- * and, while tracing is on, are spans whose context travels in `traceparent`.
+ * and, while tracing is on, are spans whose context travels in `traceparent`. A unary call given
+ * no deadline of its own gets `budgetMs` (REQUEST_BUDGET_MS), carried to the callee as grpc-timeout.
  */
-export function createPeerTransport(baseUrl: string, internalToken: string, metrics?: Metrics): Transport {
-  return withClientTracing(withClientMetrics(withCredential(createGrpcJsTransport(baseUrl), internalToken), metrics));
+export function createPeerTransport(baseUrl: string, internalToken: string, metrics?: Metrics, budgetMs?: number): Transport {
+  const transport = withCredential(createGrpcJsTransport(baseUrl), internalToken);
+  return withClientTracing(withClientMetrics(budgetMs === undefined ? transport : withDefaultDeadline(transport, budgetMs), metrics));
 }
 
 export { Status as ServingStatus };

@@ -38,7 +38,7 @@ test('where plain storage is not allowed, sealing without a key is refused namin
 test('rememberingOpened opens each sealed value once, a rotated one afresh, and keeps no refusal', () => {
   const box = createSecretBox(randomBytes(32), webhooks);
   let opens = 0;
-  const counted = { seal: box.seal, open: (stored: string) => (opens++, box.open(stored)) };
+  const counted = { ...box, open: (stored: string) => (opens++, box.open(stored)) };
   const remembering = rememberingOpened(counted, 2);
   const first = box.seal(secret);
   assert.equal(remembering.open(first), secret);
@@ -53,4 +53,23 @@ test('rememberingOpened opens each sealed value once, a rotated one afresh, and 
   remembering.open(box.seal('whsec_third'));
   assert.equal(remembering.open(first), secret, 'past the cap it starts over and opens again');
   assert.equal(opens, 6);
+});
+
+test('during a key rotation `other` is opened too, never sealed with; current() tells what is still to re-seal', () => {
+  const [older, newer] = [randomBytes(32), randomBytes(32)];
+  const underOlder = createSecretBox(older, providers).seal(secret);
+  // Before the switch: the key in use, and the coming one readable already.
+  const before = createSecretBox(older, { ...providers, other: newer });
+  const underNewer = createSecretBox(newer, providers).seal(secret);
+  assert.equal(before.open(underNewer), secret, 'a value another replica sealed under the coming key opens');
+  // After it: the new key seals; the retired one still opens what is not re-sealed yet.
+  const after = createSecretBox(newer, { ...providers, other: older });
+  assert.equal(after.open(underOlder), secret);
+  assert.equal(after.current(underOlder), false, 'to re-seal');
+  const resealed = after.seal(after.open(underOlder));
+  assert.equal(after.current(resealed), true);
+  assert.equal(createSecretBox(newer, providers).open(resealed), secret, 'the new key alone opens it');
+  assert.throws(() => createSecretBox(older, providers).open(resealed));
+  assert.equal(after.current(`plain:${secret}`), false);
+  assert.throws(() => createSecretBox(newer, { ...providers, other: randomBytes(32) }).open(underOlder), 'a third key opens nothing');
 });

@@ -9,6 +9,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 export interface SecretBox {
   seal(secret: string): string;
   open(stored: string): string;
+  /** Whether `stored` is sealed under the key `seal` uses now (not plain, not under `other`). */
+  current(stored: string): boolean;
 }
 
 export interface SecretBoxOptions {
@@ -19,6 +21,11 @@ export interface SecretBoxOptions {
    * only through their part's schema). When false, sealing without a key throws SecretKeyMissingError.
    */
   allowPlain: boolean;
+  /**
+   * A second key `open` also tries, never `seal`: during a key rotation (docs/operations.md, "Keys
+   * at rest") the key being retired, or, before the switch, the one coming.
+   */
+  other?: Buffer;
 }
 
 /** A secret that must be encrypted, and no key to encrypt it with. */
@@ -31,8 +38,28 @@ export class SecretKeyMissingError extends Error {
 const PLAIN = 'plain:';
 const SEALED = 'aes256gcm:';
 
+/** Whether `stored` is in a form `open` reads: sealed, or `plain:` (a value stored before its column was boxed is neither). */
+export function isBoxed(stored: string): boolean {
+  return stored.startsWith(SEALED) || stored.startsWith(PLAIN);
+}
+
+function openWith(key: Buffer, sealed: string): string {
+  const [iv, tag, data] = sealed.slice(SEALED.length).split(':').map((p) => Buffer.from(p, 'base64'));
+  const decipher = createDecipheriv('aes-256-gcm', key, iv);
+  decipher.setAuthTag(tag);
+  return Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8');
+}
+
 export function createSecretBox(key: Buffer | undefined, options: SecretBoxOptions): SecretBox {
-  if (key !== undefined && key.length !== 32) throw new Error(`${options.variable} must be 32 bytes`);
+  for (const k of [key, options.other]) if (k !== undefined && k.length !== 32) throw new Error(`${options.variable} must be 32 bytes`);
+  const opensUnderKey = (stored: string): boolean => {
+    try {
+      openWith(key!, stored);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   return {
     seal(secret) {
       if (!key) {
@@ -51,11 +78,10 @@ export function createSecretBox(key: Buffer | undefined, options: SecretBoxOptio
       }
       if (!stored.startsWith(SEALED)) throw new Error('unknown stored secret format');
       if (!key) throw new SecretKeyMissingError(options.variable);
-      const [iv, tag, data] = stored.slice(SEALED.length).split(':').map((p) => Buffer.from(p, 'base64'));
-      const decipher = createDecipheriv('aes-256-gcm', key, iv);
-      decipher.setAuthTag(tag);
-      return Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8');
+      if (options.other && !opensUnderKey(stored)) return openWith(options.other, stored);
+      return openWith(key, stored);
     },
+    current: (stored) => key !== undefined && stored.startsWith(SEALED) && opensUnderKey(stored),
   };
 }
 
@@ -69,6 +95,7 @@ export function rememberingOpened(box: SecretBox, max = 1000): SecretBox {
   const opened = new Map<string, string>();
   return {
     seal: (secret) => box.seal(secret),
+    current: (stored) => box.current(stored),
     open(stored) {
       let secret = opened.get(stored);
       if (secret === undefined) {

@@ -1,6 +1,6 @@
 import type { Transport } from '@connectrpc/connect';
 import { JetStreamBus, checkBroker } from './bus/index.js';
-import { systemClock } from './clock.js';
+import { createDatabaseClock } from './database-clock.js';
 import { ConfigError, loadConfig, requireForPart, type Config, type ServiceName } from './config.js';
 import { createPool } from './db.js';
 import { createLogger, type Logger } from './logger.js';
@@ -21,7 +21,7 @@ export interface PartInfo<N extends string = ServiceName> {
 
 /** How a part run on its own calls `peer`: its URL and INTERNAL_TOKEN, both checked by requireForPart. */
 export function peerTransport(config: Config, peer: ServiceName, metrics?: Metrics): Transport {
-  return createPeerTransport(config.peers[peer]!, config.internalToken!, metrics);
+  return createPeerTransport(config.peers[peer]!, config.internalToken!, metrics, config.requestBudgetMs);
 }
 
 /** Serves `metrics` on METRICS_PORT when it is set (a main.ts's business: built parts never listen). */
@@ -105,7 +105,7 @@ export async function runServicePart(
   const logger = createLogger(info.name, config.logLevel);
   // Before anything is built: the part's pool, transports and interceptors trace only if it is on.
   const tracing = await startTracing(info.name, config);
-  const pool = createPool(config.databaseUrl!, info.schema, config.databasePoolSize);
+  const pool = createPool(config.databaseUrl!, info.schema, config.databasePoolSize, config.database);
   const startUp = beginStartUp(logger, config);
   try {
     // Postgres and NATS may come up after the part (Kubernetes starts everything at once), and a
@@ -116,12 +116,20 @@ export async function runServicePart(
       url: config.natsUrl!,
       stream: config.natsStream,
       subjectPrefix: config.natsSubjectPrefix,
+      replicas: config.natsStreamReplicas,
+      placement: config.natsStreamPlacement,
+      checkIntervalMs: config.healthCheckIntervalMs,
       logger,
       name: info.name,
       startUp,
     }));
     const metrics = new Metrics();
-    const part = build({ pool, bus, clock: systemClock, logger, config, metrics });
+    const clock = createDatabaseClock({
+      pool, logger, metrics, part: info.name, maxSkewMs: config.clockSkewMaxMs, intervalMs: config.clockSkewCheckMs,
+    });
+    await startUp.step('clock skew against Postgres', () => clock.measure());
+    clock.start();
+    const part = build({ pool, bus, clock, logger, config, metrics });
     // A part that emits events refuses a bus that cannot carry its largest one.
     if (part.relay) checkBroker(await startUp.step('NATS JetStream stream check', () => bus.facts()), logger);
     await part.start();
@@ -130,6 +138,7 @@ export async function runServicePart(
     logger.info({ port }, `${info.name} serving gRPC`);
     const metricsServer = await serveMetricsIfConfigured(metrics, config, logger);
     onShutdown(logger, async () => {
+      clock.stop();
       await part.close();
       await metricsServer?.close();
       await bus.close();

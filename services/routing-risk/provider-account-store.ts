@@ -1,4 +1,5 @@
-import type { Pool } from '../platform/db.js';
+import { withTransaction, type Pool, type Queryable } from '../platform/db.js';
+import { lockProjectList } from '../platform/list-lock.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { scopeKey, type PlanningCache } from './planning-cache.js';
 
@@ -61,6 +62,20 @@ function toAccount(r: Record<string, any>): ConnectedAccount {
   };
 }
 
+/**
+ * Whether the scope already has `max` active accounts (besides `except`), under the scope's lock held
+ * to the end of the caller's transaction: concurrent connects and enables count one at a time.
+ */
+async function activeAtCap(tx: Queryable, scope: Scope | ConnectedAccount, max: number, except = ''): Promise<boolean> {
+  await lockProjectList(tx, 'routing_risk.provider_accounts', scope);
+  const { rows } = await tx.query(
+    `SELECT count(*)::int AS n FROM provider_accounts
+     WHERE merchant_id = $1 AND project_id = $2 AND mode = $3 AND status = 'active' AND id <> $4`,
+    [scope.merchantId, scope.projectId, scope.mode, except],
+  );
+  return rows[0].n >= max;
+}
+
 /** With the planning cache, a changed account's scope is dropped from it before the change is answered. */
 export function createProviderAccountStore(pool: Pool, cache?: Pick<PlanningCache, 'drop'>) {
   async function get(id: string): Promise<ConnectedAccount | undefined> {
@@ -94,22 +109,28 @@ export function createProviderAccountStore(pool: Pool, cache?: Pick<PlanningCach
 
     /**
      * Inserts the account, active. Undefined when the id or the name is taken: the caller tells
-     * a repeated create of the same id from a name used by another account.
+     * a repeated create of the same id from a name used by another account. 'limit_reached' when
+     * the scope has `max` active accounts (MAX_ACTIVE_PROVIDER_ACCOUNTS), counted under its lock.
      */
-    async create(scope: Scope, a: NewConnectedAccount, at: Date): Promise<ConnectedAccount | undefined> {
-      const { rowCount } = await pool.query(
-        `INSERT INTO provider_accounts (id, provider_id, merchant_id, project_id, mode, status, fee_fixed, fee_bps, name,
-           methods, currencies, countries, created_at, updated_at)
-         SELECT $4, p.id, $1, $2, $3, 'active', $6, $7, $8, $9, $10, $11, $12, $12
-         FROM providers p WHERE p.code = $5 AND p.kind = 'licensed'
-         ON CONFLICT DO NOTHING`,
-        [
-          scope.merchantId, scope.projectId, scope.mode, a.id, a.providerCode, a.feeFixed, a.feeBps, a.name,
-          a.methods, a.currencies, a.countries, at,
-        ],
-      );
-      if (rowCount === 1) cache?.drop(scopeKey(scope));
-      return rowCount === 1 ? get(a.id) : undefined;
+    async create(scope: Scope, a: NewConnectedAccount, at: Date, max: number): Promise<ConnectedAccount | 'limit_reached' | undefined> {
+      const inserted = await withTransaction(pool, async (tx) => {
+        if (await activeAtCap(tx, scope, max)) return 'limit_reached' as const;
+        const { rowCount } = await tx.query(
+          `INSERT INTO provider_accounts (id, provider_id, merchant_id, project_id, mode, status, fee_fixed, fee_bps, name,
+             methods, currencies, countries, created_at, updated_at)
+           SELECT $4, p.id, $1, $2, $3, 'active', $6, $7, $8, $9, $10, $11, $12, $12
+           FROM providers p WHERE p.code = $5 AND p.kind = 'licensed'
+           ON CONFLICT DO NOTHING`,
+          [
+            scope.merchantId, scope.projectId, scope.mode, a.id, a.providerCode, a.feeFixed, a.feeBps, a.name,
+            a.methods, a.currencies, a.countries, at,
+          ],
+        );
+        return rowCount === 1;
+      });
+      if (inserted === 'limit_reached') return inserted;
+      if (inserted) cache?.drop(scopeKey(scope));
+      return inserted ? get(a.id) : undefined;
     },
 
     /** A project's connected accounts, oldest first; every mode when mode is undefined. */
@@ -123,15 +144,22 @@ export function createProviderAccountStore(pool: Pool, cache?: Pick<PlanningCach
       return rows.map(toAccount);
     },
 
-    async setStatus(id: string, status: 'active' | 'disabled', at: Date): Promise<ConnectedAccount | undefined> {
-      // An account already in that status keeps its updated_at: enabling twice is not an error, nor a change.
-      await pool.query(
-        `UPDATE provider_accounts SET status = $2, updated_at = $3 WHERE id = $1 AND project_id IS NOT NULL AND status <> $2`,
-        [id, status, at],
-      );
-      const account = await get(id);
-      if (account) cache?.drop(scopeKey(account));
-      return account;
+    /** Undefined when there is no such account; 'limit_reached' when enabling it would pass `max` active ones. */
+    async setStatus(id: string, status: 'active' | 'disabled', at: Date, max: number): Promise<ConnectedAccount | 'limit_reached' | undefined> {
+      const current = await get(id);
+      if (!current) return undefined;
+      const refused = await withTransaction(pool, async (tx) => {
+        if (status === 'active' && await activeAtCap(tx, current, max, id)) return true;
+        // An account already in that status keeps its updated_at: enabling twice is not an error, nor a change.
+        await tx.query(
+          `UPDATE provider_accounts SET status = $2, updated_at = $3 WHERE id = $1 AND project_id IS NOT NULL AND status <> $2`,
+          [id, status, at],
+        );
+        return false;
+      });
+      if (refused) return 'limit_reached';
+      cache?.drop(scopeKey(current));
+      return get(id);
     },
   };
 }

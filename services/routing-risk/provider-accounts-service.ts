@@ -5,7 +5,9 @@ import {
 } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { isOneOf, MODES, PAYMENT_METHOD_TYPES } from '../contract/enums.js';
 import { requireScope, type Clock } from '../platform/index.js';
-import { invalidField, serviceError } from '../contract/index.js';
+import { invalidField, serviceError, toConnectError } from '../contract/index.js';
+import { limitReached, MAX_ACTIVE_PROVIDER_ACCOUNTS } from '../contract/project-caps.js';
+import { CONTROL_CHARACTERS_PROBLEM, hasControlCharacter } from '../contract/control-characters.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type {
   ConnectedAccount, LicensedProvider, NewConnectedAccount, ProviderAccountStore,
@@ -43,6 +45,7 @@ function accountOf(m: AccountMessage, provider: LicensedProvider): NewConnectedA
   if (!/^pac_[a-z0-9]{1,60}$/.test(m.id)) throw invalidField('id', 'id must be a provider account id (pac_…)');
   const name = m.name.trim();
   if (name.length < 1 || name.length > 100) throw invalidField('name', 'name must be 1 to 100 characters');
+  if (hasControlCharacter(name)) throw invalidField('name', `name ${CONTROL_CHARACTERS_PROBLEM}`);
   if (m.feeFixed < 0n || m.feeFixed > MAX_FEE_FIXED) {
     throw invalidField('fee_fixed', `fee_fixed must be a whole number of minor units from 0 to ${MAX_FEE_FIXED}`);
   }
@@ -62,6 +65,8 @@ function accountOf(m: AccountMessage, provider: LicensedProvider): NewConnectedA
   };
 }
 
+const activeCap = () => toConnectError(limitReached(
+  'active provider accounts in this mode', MAX_ACTIVE_PROVIDER_ACCOUNTS, 'disable one it no longer uses first.'));
 const notFound = (id: string) => serviceError('resource_not_found', `No provider account ${id}`, { param: 'id' });
 
 export function providerAccountRoutes(store: ProviderAccountStore, clock: Clock) {
@@ -89,8 +94,9 @@ export function providerAccountRoutes(store: ProviderAccountStore, clock: Clock)
         const scope = requireScope(req.scope);
         if (!req.account) throw invalidField('account', 'account is required');
         const account = accountOf(req.account, await licensed(req.account.providerCode));
-        const created = (await store.create(scope, account, clock.now())) ?? (await existing(scope, account));
-        return { account: toProto(created) };
+        const created = await store.create(scope, account, clock.now(), MAX_ACTIVE_PROVIDER_ACCOUNTS);
+        if (created === 'limit_reached') throw activeCap();
+        return { account: toProto(created ?? (await existing(scope, account))) };
       },
 
       async listProviderAccounts(req) {
@@ -110,8 +116,9 @@ export function providerAccountRoutes(store: ProviderAccountStore, clock: Clock)
         if (req.status !== 'active' && req.status !== 'disabled') {
           throw invalidField('status', 'status must be active or disabled');
         }
-        const account = await store.setStatus(req.id, req.status, clock.now());
+        const account = await store.setStatus(req.id, req.status, clock.now(), MAX_ACTIVE_PROVIDER_ACCOUNTS);
         if (!account) throw notFound(req.id);
+        if (account === 'limit_reached') throw activeCap();
         return { account: toProto(account) };
       },
     });

@@ -6,7 +6,8 @@ import {
   RoutingService, type RoutingRule as RuleMessage, type UpdateRoutingRuleRequest,
 } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { newId, requireScope, secondsSince, type Clock, type Metrics } from '../platform/index.js';
-import { invalidField, serviceError } from '../contract/index.js';
+import { invalidField, serviceError, toConnectError } from '../contract/index.js';
+import { limitReached, MAX_ROUTING_RULES } from '../contract/project-caps.js';
 import { planPayoutHandler } from './payout-routing.js';
 import { assessRisk } from './risk-rules.js';
 import type { ProviderAccount } from './provider-account.js';
@@ -221,6 +222,9 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
         await requireKnownProviders(store, scope, rule.providers);
         const at = clock.now();
         const created = await store.createRule(scope, newRuleId(at), rule, at);
+        if (created === 'limit_reached') {
+          throw toConnectError(limitReached(`${scope.mode} routing rules`, MAX_ROUTING_RULES, 'delete one it no longer uses first.'));
+        }
         if (!created) {
           throw invalidField('name', `A routing rule named "${rule.name}" already exists in this project and mode`);
         }

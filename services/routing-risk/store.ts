@@ -1,4 +1,6 @@
 import { ASYNC_COMMIT_CTE, prepared, withTransaction, type Pool } from '../platform/db.js';
+import { lockProjectList } from '../platform/list-lock.js';
+import { MAX_ROUTING_RULES } from '../contract/project-caps.js';
 import { sha256Hex } from '../platform/ids.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
@@ -201,20 +203,31 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
       return rows.map((r) => r.e as string);
     },
 
-    /** The new rule, or undefined when the scope already has a rule of that name. */
-    async createRule(scope: Scope, id: string, rule: NewRule, at: Date): Promise<RoutingRule | undefined> {
-      const { rows } = await pool.query(
-        `INSERT INTO routing_rules (id, merchant_id, project_id, mode, name, priority, currencies, countries, methods,
-           min_amount, max_amount, providers, created_at, strategy, variant, experiment_since)
-         VALUES ($4, $1, $2, $3, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $13)
-         ON CONFLICT (merchant_id, project_id, mode, name) DO NOTHING
-         RETURNING ${RULE_COLUMNS}`,
-        [
-          ...scopeValues(scope), id, rule.name, rule.priority, rule.currencies, rule.countries, rule.methods,
-          rule.minAmount, rule.maxAmount, rule.providers, at, jsonOrNull(rule.strategy), jsonOrNull(rule.variant),
-        ],
-      );
-      return changed(scope, rows[0] && toRule(rows[0]));
+    /**
+     * The new rule; undefined when the scope already has a rule of that name; 'limit_reached' when it
+     * has `max` rules, counted under the scope's lock.
+     */
+    async createRule(
+      scope: Scope, id: string, rule: NewRule, at: Date, max = MAX_ROUTING_RULES,
+    ): Promise<RoutingRule | 'limit_reached' | undefined> {
+      const created = await withTransaction(pool, async (tx) => {
+        await lockProjectList(tx, 'routing_risk.routing_rules', scope);
+        const count = await tx.query(`SELECT count(*)::int AS n FROM routing_rules WHERE ${SCOPE}`, scopeValues(scope));
+        if (count.rows[0].n >= max) return 'limit_reached' as const;
+        const { rows } = await tx.query(
+          `INSERT INTO routing_rules (id, merchant_id, project_id, mode, name, priority, currencies, countries, methods,
+             min_amount, max_amount, providers, created_at, strategy, variant, experiment_since)
+           VALUES ($4, $1, $2, $3, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $13)
+           ON CONFLICT (merchant_id, project_id, mode, name) DO NOTHING
+           RETURNING ${RULE_COLUMNS}`,
+          [
+            ...scopeValues(scope), id, rule.name, rule.priority, rule.currencies, rule.countries, rule.methods,
+            rule.minAmount, rule.maxAmount, rule.providers, at, jsonOrNull(rule.strategy), jsonOrNull(rule.variant),
+          ],
+        );
+        return rows[0] && toRule(rows[0]);
+      });
+      return created === 'limit_reached' ? created : changed(scope, created);
     },
 
     /**

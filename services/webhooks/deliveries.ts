@@ -94,6 +94,10 @@ const CLAIMED = `d.id, d.endpoint_id, d.event_id, d.event_type, d.mode, d.attemp
   (SELECT ev.traceparent FROM events ev WHERE ev.id = d.event_id) AS traceparent,
   (SELECT e.max_per_second FROM endpoints e WHERE e.id = d.endpoint_id) AS max_per_second,
   (SELECT e.retry_after_until FROM endpoints e WHERE e.id = d.endpoint_id) AS retry_after_until`;
+// What a recovery may resend ($1: now, $7: its cool-down in ms): failed or exhausted, not due for its own
+// retry now (the dispatcher has it queued), and not taken by a recovery within the cool-down.
+const RECOVERABLE = `(status IN ('failed', 'exhausted') AND NOT (status = 'failed' AND next_attempt_at <= $1)
+  AND (recovered_at IS NULL OR recovered_at <= now() - $7::int * interval '1 millisecond'))`;
 // A delivery parked by its disabled endpoint (next attempt 'infinity') has no next attempt to show.
 const COLUMNS = `id, endpoint_id, event_id, event_type, status, attempt_count,
   CASE WHEN status IN ('pending', 'failed') AND next_attempt_at <> 'infinity' THEN next_attempt_at END AS next_attempt_at,
@@ -189,22 +193,41 @@ export function createDeliveryStore(pool: Pool) {
      * brief claim lock. The resend is an extra attempt: it takes the next attempt number, and holds
      * its own lease (resend_until) so no dispatcher sends the delivery meanwhile, while status,
      * next_attempt_at and scheduled_attempts (the retry schedule) stay as they were.
+     *
+     * For a recovery (`recoveryCooldownMs` given) only a delivery still failed or exhausted, of an
+     * enabled endpoint, not due for its own retry now (the dispatcher has it) and not taken by a
+     * recovery within the cool-down (database clock) is claimed, and it is marked taken.
      */
-    async claimForResend(scope: Scope, id: string, now: Date, leaseUntil: Date): Promise<Claim | 'busy' | undefined> {
+    async claimForResend(
+      scope: Scope, id: string, now: Date, leaseUntil: Date, recoveryCooldownMs: number | null = null,
+    ): Promise<Claim | 'busy' | undefined> {
       const { rows } = await pool.query(
         `UPDATE deliveries d
-         SET attempt_count = d.attempt_count + 1, resend_until = $6, updated_at = $1
+         SET attempt_count = d.attempt_count + 1, resend_until = $6, updated_at = $1,
+           recovered_at = CASE WHEN $7::int IS NULL THEN d.recovered_at ELSE now() END
          FROM (SELECT id FROM deliveries
                WHERE id = $2 AND merchant_id = $3 AND project_id = $4 AND mode = $5
                  AND NOT (status = 'delivering' AND next_attempt_at > $1)
                  AND NOT (resend_until IS NOT NULL AND resend_until > $1)
+                 AND ($7::int IS NULL OR (${RECOVERABLE}
+                   AND (SELECT e.enabled FROM endpoints e WHERE e.id = deliveries.endpoint_id)))
                FOR UPDATE) c
          WHERE d.id = c.id
          RETURNING ${CLAIMED}`,
-        [now, id, scope.merchantId, scope.projectId, scope.mode, leaseUntil],
+        [now, id, scope.merchantId, scope.projectId, scope.mode, leaseUntil, recoveryCooldownMs],
       );
       if (rows[0]) return toClaim(rows[0]);
       return (await this.get(scope, id)) ? 'busy' : undefined;
+    },
+
+    /** The URL of the endpoint a delivery of the scope goes to; undefined when there is no such delivery. */
+    async destination(scope: Scope, id: string): Promise<string | undefined> {
+      const { rows } = await pool.query(
+        `SELECT e.url FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+         WHERE d.id = $1 AND d.merchant_id = $2 AND d.project_id = $3 AND d.mode = $4`,
+        [id, scope.merchantId, scope.projectId, scope.mode],
+      );
+      return rows[0]?.url;
     },
 
     /**
@@ -323,14 +346,17 @@ export function createDeliveryStore(pool: Pool) {
       return rows;
     },
 
-    /** The ids of an endpoint's failed and exhausted deliveries created at or after `since`, oldest first. */
-    async unsuccessfulSince(scope: Scope, endpointId: string, since: Date, limit: number): Promise<string[]> {
+    /**
+     * The ids of an endpoint's deliveries created at or after `since` that a recovery may resend
+     * (RECOVERABLE: failed or exhausted, not due now, not recovered within the cool-down), oldest first.
+     */
+    async recoverableSince(scope: Scope, endpointId: string, since: Date, now: Date, cooldownMs: number, limit: number): Promise<string[]> {
       const { rows } = await pool.query(
         `SELECT id FROM deliveries
-         WHERE endpoint_id = $1 AND merchant_id = $2 AND project_id = $3 AND mode = $4
-           AND status IN ('failed', 'exhausted') AND created_at >= $5
-         ORDER BY created_at, id LIMIT $6`,
-        [endpointId, scope.merchantId, scope.projectId, scope.mode, since, limit],
+         WHERE endpoint_id = $2 AND merchant_id = $3 AND project_id = $4 AND mode = $5
+           AND status IN ('failed', 'exhausted') AND created_at >= $6 AND ${RECOVERABLE}
+         ORDER BY created_at, id LIMIT $8`,
+        [now, endpointId, scope.merchantId, scope.projectId, scope.mode, since, cooldownMs, limit],
       );
       return rows.map((r) => r.id as string);
     },

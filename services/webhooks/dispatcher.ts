@@ -14,7 +14,8 @@ export const USER_AGENT = 'svc-webhooks/1.0';
 const COALESCE_MS = 5;
 const CLAIM_AHEAD = 2;
 /** A claim waits in memory at most this long for its host's slot; one due later goes back to the table until then. */
-const PACE_HORIZON_MS = 1_000;
+export const PACE_HORIZON_MS = 1_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface DispatcherOptions {
   store: DeliveryStore;
@@ -27,7 +28,7 @@ export interface DispatcherOptions {
   concurrency: number;
   perEndpoint: number;
   pollMs: number;
-  /** Attempts started per second to one destination host (host-pacer.ts); unset: not paced. Manual resends are not held. */
+  /** Attempts started per second to one destination host (host-pacer.ts), resends included (pace()); unset: not paced. */
   hostRatePerSecond?: number;
   /** Where attempts are counted (metrics.ts); nowhere when absent. */
   metrics?: DeliveryMetrics;
@@ -213,7 +214,7 @@ export function createDispatcher(opts: DispatcherOptions) {
       next(claim.endpointId);
       kickSoon();
     };
-    const paced = delay > 0 ? new Promise((resolve) => setTimeout(resolve, delay)) : Promise.resolve();
+    const paced = delay > 0 ? sleep(delay) : Promise.resolve();
     // Within the endpoint's rate (all replicas together); a claim that gets no slot in time goes back.
     const throttled = claim.maxPerSecond === null || !opts.throttle ? paced.then(() => true) : paced.then(() =>
       opts.throttle!.acquire(claim.endpointId, claim.maxPerSecond!, latestStart(leaseUntil), () => stopped));
@@ -286,6 +287,25 @@ export function createDispatcher(opts: DispatcherOptions) {
       kick();
     },
     kick,
+    /**
+     * Waits for and takes the next slot of the URL's host (host-pacer.ts) before a resend is
+     * claimed, as every automatic attempt does; false, with nothing taken, when the slot is further
+     * than `maxWaitMs` away or `cancelled()` turns true while waiting.
+     */
+    async pace(url: string, maxWaitMs: number, cancelled: () => boolean = () => stopped): Promise<boolean> {
+      const host = hostOf(url);
+      for (;;) {
+        if (cancelled()) return false;
+        const wait = pacer.waitFor(host, Date.now());
+        if (wait > maxWaitMs) return false;
+        if (wait <= PACE_HORIZON_MS) break;
+        // Far slots are not reserved: the wait is re-judged, so attempts due meanwhile are not starved.
+        await sleep(Math.min(wait - PACE_HORIZON_MS, PACE_HORIZON_MS));
+      }
+      const delay = pacer.take(host, Date.now());
+      if (delay > 0) await sleep(delay);
+      return true;
+    },
     /** A manual resend of a delivery claimed for it (claimForResend): its extra attempt, made now. */
     async resend(claim: Claim): Promise<Outcome> {
       return attempt(claim, true);

@@ -1,4 +1,4 @@
-import { newSecret, withTransaction, type Pool, type Queryable } from '../platform/index.js';
+import { lockProjectList, newSecret, withTransaction, type Pool, type Queryable } from '../platform/index.js';
 import { EVENT_TYPES, invalidField, serviceError, toConnectError } from '../contract/index.js';
 import { limitReached, MAX_ENABLED_WEBHOOK_ENDPOINTS } from '../contract/project-caps.js';
 import { endpointId } from './ids.js';
@@ -111,8 +111,7 @@ export function createEndpointStore(pool: Pool, box: SecretBox, policy: UrlPolic
    * lock (held to the end of the caller's transaction) makes concurrent creations count one at a time.
    */
   async function refuseAboveCap(tx: Queryable, scope: Scope, except?: string): Promise<void> {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))',
-      [`webhooks.endpoints:${scope.merchantId}:${scope.projectId}:${scope.mode}`]);
+    await lockProjectList(tx, 'webhooks.endpoints', scope);
     const { rows } = await tx.query(
       `SELECT count(*)::int AS n FROM endpoints
        WHERE merchant_id = $1 AND project_id = $2 AND mode = $3 AND enabled AND id <> $4`,

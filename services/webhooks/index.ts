@@ -3,7 +3,8 @@
 // per subscribed endpoint; its dispatcher makes the attempts, retries on the contract's schedule
 // and keeps every attempt, within each endpoint's rate (throttle.ts) and a receiver's Retry-After;
 // its RPCs manage endpoints (with their health), show history, resend (an extra attempt outside
-// the schedule) one delivery or all failed since a time (recovery.ts), send test events, list
+// the schedule, paced like every attempt) one delivery or all failed since a time (recovery.ts, one
+// recovery per endpoint at a time, none for a disabled endpoint), send test events, list
 // events (events-api.ts, GET /v1/events) and narrate a payment's deliveries for its timeline
 // (timeline.ts). Its sweep (sweep.ts) disables endpoints failing for days, leaving the gateway a
 // notice to mail, and deletes events and attempts past retention.
@@ -18,6 +19,7 @@ import { deliveryMetrics } from './metrics.js';
 import { createEndpointStore } from './endpoints.js';
 import { createEventsReader } from './events-api.js';
 import { consumeEvents } from './fan-out.js';
+import { createRecoveryStore } from './recoveries.js';
 import { createRecovery } from './recovery.js';
 import { createSender } from './sender.js';
 import { startSweep } from './sweep.js';
@@ -64,7 +66,9 @@ export function build(deps: ServiceDeps): ServicePart {
     metrics: deliveryMetrics(deps.metrics, deliveries),
     throttle,
   });
-  const recovery = createRecovery({ deliveries, dispatcher, throttle, clock: deps.clock, logger: deps.logger });
+  const recovery = createRecovery({
+    deliveries, recoveries: createRecoveryStore(deps.pool), dispatcher, throttle, clock: deps.clock, logger: deps.logger,
+  });
   let subscription: Subscription | undefined;
   let sweep: ReturnType<typeof startSweep> | undefined;
 

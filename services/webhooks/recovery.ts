@@ -1,21 +1,32 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock, Logger } from '../platform/index.js';
 import type { DeliveryStore } from './deliveries.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { Scope } from './endpoints.js';
+import type { RecoveryState, RecoveryStore } from './recoveries.js';
 import type { Throttle } from './throttle.js';
 
-// "Resend everything that failed since T" for one endpoint (RecoverEndpoint): each delivery of the
-// endpoint created at or after T that is failed or exhausted gets a normal resend (claimForResend
-// and the dispatcher's resend: same event id and body, the next attempt number, marked manual),
-// RESENDS_AT_ONCE at a time, within the endpoint's throttle. The call answers how many it found and
-// the resends go on in the background; one under way when the part stops is finished, the rest are
-// not made (call again: the ones that succeeded are no longer failed).
+// "Resend everything that failed since T" for one enabled endpoint (RecoverEndpoint). One recovery
+// runs per endpoint across replicas (recoveries.ts): a call while one runs starts nothing and
+// answers that one's progress. It takes the endpoint's deliveries created at or after T that are
+// failed or exhausted, not due for their own retry now and not taken by a recovery within
+// COOLDOWN_MS, and resends each as a manual resend does (claimForResend and the dispatcher's resend:
+// same event id and body, the next attempt number, marked manual), RESENDS_AT_ONCE at a time, each
+// after its host's pacer slot and within the endpoint's throttle. The call answers at once and the
+// resends go on in the background; the run stops when its endpoint is disabled (nothing is sent
+// after the disable commits) or the part stops (call again: what was resent is left alone).
 
 export const MAX_RECOVERED = 10_000;
 const RESENDS_AT_ONCE = 4;
+/** A delivery a recovery took is left alone by later recoveries this long: calls in a row cannot multiply it. */
+const RECOVERY_COOLDOWN_MS = 60_000;
+/** The run's lease on its row, renewed every HEARTBEAT_MS; a replica that dies frees the endpoint after it. */
+const LEASE_MS = 30_000;
+const HEARTBEAT_MS = 1_000;
 
 export interface RecoveryDeps {
   deliveries: DeliveryStore;
+  recoveries: RecoveryStore;
   dispatcher: Dispatcher;
   throttle: Throttle;
   clock: Clock;
@@ -24,45 +35,77 @@ export interface RecoveryDeps {
 
 export interface RecoveredEndpoint {
   id: string;
+  url: string;
   maxPerSecond: number | null;
+}
+
+export interface RecoveryAnswer extends RecoveryState {
+  /** A recovery was already running: this call started nothing. */
+  joined: boolean;
+}
+
+interface Run {
+  scope: Scope;
+  endpoint: RecoveredEndpoint;
+  id: string;
+  /** Set when the run lost its row or its endpoint was disabled. */
+  ended: boolean;
 }
 
 export function createRecovery(deps: RecoveryDeps) {
   const running = new Set<Promise<void>>();
   let stopped = false;
 
-  async function resendOne(scope: Scope, endpoint: RecoveredEndpoint, id: string): Promise<void> {
-    // The slot first: a claimed resend cannot be handed back, and must not wait past its lease.
-    if (endpoint.maxPerSecond !== null &&
-      !(await deps.throttle.acquire(endpoint.id, endpoint.maxPerSecond, Number.POSITIVE_INFINITY, () => stopped))) return;
+  async function resendOne(run: Run, id: string): Promise<void> {
+    const cancelled = () => stopped || run.ended;
+    // The slots first: a claimed resend cannot be handed back, and must not wait past its lease.
+    if (!(await deps.dispatcher.pace(run.endpoint.url, Number.POSITIVE_INFINITY, cancelled))) return;
+    const { maxPerSecond } = run.endpoint;
+    if (maxPerSecond !== null && !(await deps.throttle.acquire(run.endpoint.id, maxPerSecond, Number.POSITIVE_INFINITY, cancelled))) return;
     const now = deps.clock.now();
-    const claim = await deps.deliveries.claimForResend(scope, id, now, deps.dispatcher.leaseFrom(now));
-    // Gone, or being attempted right now: that attempt is its resend.
+    const claim = await deps.deliveries.claimForResend(run.scope, id, now, deps.dispatcher.leaseFrom(now), RECOVERY_COOLDOWN_MS);
+    // Gone, being attempted, due, recovered already, or its endpoint disabled: nothing to send.
     if (claim === undefined || claim === 'busy') return;
     await deps.dispatcher.resend(claim);
+    await deps.recoveries.resent(run.endpoint.id, run.id);
   }
 
-  async function resendAll(scope: Scope, endpoint: RecoveredEndpoint, ids: string[]): Promise<void> {
+  async function resendAll(run: Run, ids: string[]): Promise<void> {
+    const heartbeat = setInterval(() => {
+      deps.recoveries.renew(run.endpoint.id, run.id, LEASE_MS).then((held) => {
+        if (!held) run.ended = true;
+      }, (err: Error) => deps.logger.warn({ endpoint: run.endpoint.id, err: err.message }, 'webhook recovery: lease not renewed'));
+    }, HEARTBEAT_MS);
     let next = 0;
     const worker = async () => {
-      while (!stopped && next < ids.length) {
+      while (!stopped && !run.ended && next < ids.length) {
         const id = ids[next++];
-        await resendOne(scope, endpoint, id).catch((err: Error) =>
+        await resendOne(run, id).catch((err: Error) =>
           deps.logger.warn({ delivery: id, err: err.message }, 'webhook recovery: a resend failed to start'));
       }
     };
-    await Promise.all(Array.from({ length: Math.min(RESENDS_AT_ONCE, ids.length) }, worker));
+    try {
+      await Promise.all(Array.from({ length: Math.min(RESENDS_AT_ONCE, ids.length) }, worker));
+    } finally {
+      clearInterval(heartbeat);
+      await deps.recoveries.finish(run.endpoint.id, run.id).catch((err: Error) =>
+        deps.logger.warn({ endpoint: run.endpoint.id, err: err.message }, 'webhook recovery: not marked finished; its lease ends it'));
+    }
   }
 
   return {
-    /** Finds the endpoint's deliveries to resend and starts resending them; answers how many. */
-    async recover(scope: Scope, endpoint: RecoveredEndpoint, since: Date): Promise<number> {
-      const ids = await deps.deliveries.unsuccessfulSince(scope, endpoint.id, since, MAX_RECOVERED);
+    /** Starts the endpoint's recovery, or answers the one running; the endpoint must be enabled. */
+    async recover(scope: Scope, endpoint: RecoveredEndpoint, since: Date): Promise<RecoveryAnswer> {
+      const run: Run = { scope, endpoint, id: randomUUID(), ended: false };
+      const { started, state } = await deps.recoveries.start(endpoint.id, run.id, since, LEASE_MS);
+      if (!started) return { ...state, joined: true };
+      const ids = await deps.deliveries.recoverableSince(scope, endpoint.id, since, deps.clock.now(), RECOVERY_COOLDOWN_MS, MAX_RECOVERED);
+      await deps.recoveries.found(endpoint.id, run.id, ids.length);
       if (ids.length > 0 && !stopped) {
-        const job: Promise<void> = resendAll(scope, endpoint, ids).finally(() => running.delete(job));
+        const job: Promise<void> = resendAll(run, ids).finally(() => running.delete(job));
         running.add(job);
-      }
-      return ids.length;
+      } else if (ids.length > 0) await deps.recoveries.finish(endpoint.id, run.id);
+      return { ...state, deliveries: ids.length, running: ids.length > 0 && !stopped, joined: false };
     },
     async stop(): Promise<void> {
       stopped = true;

@@ -5,7 +5,8 @@ import { isOneOf } from '../contract/enums.js';
 import { pageLimit, requireScope, type Clock, type Pool } from '../platform/index.js';
 import { EVENT_TYPES, invalidField, serviceError } from '../contract/index.js';
 import { DELIVERY_STATUSES, type AttemptRow, type DeliveryRow, type DeliveryStore } from './deliveries.js';
-import type { Dispatcher } from './dispatcher.js';
+import { PACE_HORIZON_MS, type Dispatcher } from './dispatcher.js';
+import { hostOf } from './host-pacer.js';
 import type { EndpointHealth, EndpointRow, EndpointStore } from './endpoints.js';
 import type { Recovery } from './recovery.js';
 import { listEventsAfter } from './event-stream.js';
@@ -117,6 +118,12 @@ export function webhooksRoutes(deps: WebhooksServiceDeps) {
       },
       async resendDelivery(req) {
         const scope = requireScope(req.scope);
+        const url = await deliveries.destination(scope, req.id);
+        if (url === undefined) throw notFound(req.id);
+        // Paced like every attempt to its host, waiting a second at most: a burst of resends is no flood.
+        if (!(await deps.dispatcher.pace(url, PACE_HORIZON_MS, () => false))) {
+          throw serviceError('rate_limited', `Deliveries to ${hostOf(url)} are paced and its next slot is more than a second away; try again shortly.`);
+        }
         const now = clock.now();
         const claim = await deliveries.claimForResend(scope, req.id, now, deps.dispatcher.leaseFrom(now));
         if (claim === undefined) throw notFound(req.id);
@@ -172,9 +179,16 @@ export function webhooksRoutes(deps: WebhooksServiceDeps) {
         const scope = requireScope(req.scope);
         if (!req.since) throw invalidField('since', 'since is required: the time from which failed deliveries are resent');
         const endpoint = await endpoints.get(scope, req.endpointId);
-        const count = await deps.recovery.recover(scope, { id: endpoint.id, maxPerSecond: endpoint.max_per_second },
+        if (!endpoint.enabled) {
+          throw serviceError('invalid_state_transition',
+            `Webhook endpoint ${endpoint.id} is disabled and is sent nothing: enable it, then recover (a single delivery can still be resent).`);
+        }
+        const r = await deps.recovery.recover(scope, { id: endpoint.id, url: endpoint.url, maxPerSecond: endpoint.max_per_second },
           timestampDate(req.since));
-        return { deliveries: count };
+        return {
+          deliveries: r.deliveries, joined: r.joined, running: r.running, resent: r.resent,
+          since: timestampFromDate(r.since), startedAt: timestampFromDate(r.startedAt),
+        };
       },
       async takeEndpointNotices(req) {
         const notices = await endpoints.takeNotices(clock.now(), Math.min(NOTICES_AT_ONCE, Math.max(1, req.limit || NOTICES_AT_ONCE)));

@@ -7,12 +7,14 @@
 // records every request. Outcomes follow the stored payment method id (standin_*), or, for
 // Components' card data and raw card fields, Adyen's test convention of the holder name naming the
 // refusal reason; a raw card number must pass its check digit (else errorCode 101).
-// signedNotification() builds a standard notification signed with the account's HMAC key.
+// signedNotification() builds a standard notification signed with the account's HMAC key; the
+// Disputes API and dispute notification items are in adyen-stand-in-disputes.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import adyen from '@adyen/api-library';
 import { REFUSAL_REASONS } from '../../services/payments/connectors/adyen/errors.js';
 import { serveStandIn } from './stand-in-server.js';
+import { createAdyenDisputeEndpoints, type StandInAdyenDispute } from './adyen-stand-in-disputes.js';
 
 export interface RecordedAdyenRequest {
   method: string;
@@ -46,6 +48,12 @@ export interface AdyenStandIn {
    * Additional data): an authorised card payment then answers the scheme's transaction id.
    */
   networkTxReference: boolean;
+  /** Disputes by their pspReference (the Disputes API's state). */
+  disputes: Map<string, StandInAdyenDispute>;
+  /** The shopper's bank disputes a payment: a dispute of its own pspReference. */
+  openDispute(paymentPspReference: string): StandInAdyenDispute;
+  /** The dispute notification item Adyen sends for an event code, with its disputeStatus. */
+  disputeItem(merchantAccountCode: string, d: StandInAdyenDispute, eventCode: string, disputeStatus: string, eventDate?: Date): NotificationItemInput;
   close(): Promise<void>;
 }
 
@@ -199,7 +207,10 @@ export async function startAdyenStandIn(opts: { apiKeys: string[]; merchantAccou
     } catch {
       body = {};
     }
-    const rec: RecordedAdyenRequest = { method: req.method ?? '', path: m?.[2] ?? url.pathname, version: m?.[1] ?? '', headers: req.headers, body };
+    const dm = /^\/ca\/services\/DisputeService\/(v\d+)\/(\w+)$/.exec(url.pathname);
+    const rec: RecordedAdyenRequest = {
+      method: req.method ?? '', path: dm ? `/DisputeService/${dm[2]}` : m?.[2] ?? url.pathname, version: dm?.[1] ?? m?.[1] ?? '', headers: req.headers, body,
+    };
     requests.push(rec);
     const send = (a: Answer) => {
       res.writeHead(a.status, { 'content-type': 'application/json', 'pspreference': `STANDINREQ${requests.length}`, ...a.headers });
@@ -209,12 +220,14 @@ export async function startAdyenStandIn(opts: { apiKeys: string[]; merchantAccou
     if (typeof apiKey !== 'string' || !opts.apiKeys.includes(apiKey)) {
       return send(apiError(401, '000', 'HTTP Status Response - Unauthorized', 'security'));
     }
+    if (dm && req.method === 'POST') return send(disputeEndpoints.route(dm[2], body));
     if (!m || req.method !== 'POST') return send(apiError(404, '000', 'Not found', 'validation'));
     const key = req.headers['idempotency-key'];
     const run = () => route(rec.path, body, baseUrl);
     send(typeof key === 'string' ? await idempotent(`${apiKey} ${key}`, rec, run) : run());
   }
 
+  const disputeEndpoints = createAdyenDisputeEndpoints({ merchantAccounts: opts.merchantAccounts });
   const server = await serveStandIn(handle, (err) => ({ status: 500, errorCode: '000', message: String(err), errorType: 'internal' }));
   const standIn: AdyenStandIn = {
     baseUrl: server.baseUrl,
@@ -224,6 +237,9 @@ export async function startAdyenStandIn(opts: { apiKeys: string[]; merchantAccou
     slowAnswerMs: 3_000,
     slowRefunds: false,
     networkTxReference: false,
+    disputes: disputeEndpoints.disputes,
+    openDispute: (psp) => disputeEndpoints.openDispute(payments.get(psp)!),
+    disputeItem: disputeEndpoints.disputeItem,
     close: server.close,
   };
   return standIn;
@@ -239,6 +255,8 @@ export interface NotificationItemInput {
   originalReference?: string;
   reason?: string;
   eventDate?: string;
+  /** Dispute items' details (disputeStatus, chargebackReasonCode, …); not signed, as Adyen's HMAC leaves them out. */
+  additionalData?: Record<string, string>;
 }
 
 /** A standard notification batch as Adyen sends it, each item signed with `hmacKey` (hex) by the library's validator. */
@@ -251,7 +269,7 @@ export function signedNotification(hmacKey: string, items: NotificationItemInput
         amount: i.amount, eventCode: i.eventCode, eventDate: i.eventDate ?? new Date().toISOString(),
         merchantAccountCode: i.merchantAccountCode, merchantReference: i.merchantReference, pspReference: i.pspReference,
         ...(i.originalReference && { originalReference: i.originalReference }), ...(i.reason && { reason: i.reason }),
-        success: String(i.success), additionalData: {} as Record<string, string>,
+        success: String(i.success), additionalData: { ...i.additionalData } as Record<string, string>,
       };
       item.additionalData.hmacSignature = validator.calculateHmac(item as never, hmacKey);
       return { NotificationRequestItem: item };

@@ -9,12 +9,14 @@
 // request. Outcomes follow the card token: tok_standin_declined_<response_code>, tok_standin_3ds,
 // tok_standin_slow (the answer held back), tok_standin_server_error, tok_standin_invalid (422
 // token_invalid); any other tok_… or src_… is approved. signedEvent() builds a webhook signed
-// with the account's signature key as Checkout.com signs it (Cko-Signature).
+// with the account's signature key as Checkout.com signs it (Cko-Signature). Disputes and their
+// evidence files are in checkout-stand-in-disputes.ts.
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RESPONSE_CODES } from '../../services/payments/connectors/checkout/errors.js';
 import { serveStandIn } from './stand-in-server.js';
+import { createCheckoutDisputeEndpoints, type StandInCheckoutDispute, type UploadedCheckoutFile } from './checkout-stand-in-disputes.js';
 
 export interface RecordedCheckoutRequest {
   method: string;
@@ -42,6 +44,15 @@ export interface CheckoutStandIn {
   slowAnswerMs: number;
   /** The customer finishes 3-D Secure on the issuer's page: the pending payment is authorized. */
   completeAuthentication(paymentId: string): StandInCheckoutPayment;
+  /** Disputes by id, and the evidence files uploaded. */
+  disputes: Map<string, StandInCheckoutDispute>;
+  files: UploadedCheckoutFile[];
+  /** The issuer disputes a payment: an evidence_required dispute (Checkout.com debits its amount). */
+  openDispute(paymentId: string, category?: string): StandInCheckoutDispute;
+  /** The dispute moves to Checkout.com's `status` (won, lost, canceled, …), its last_update now. */
+  decideDispute(disputeId: string, status: string): StandInCheckoutDispute;
+  /** A dispute webhook's `data` for the dispute as it stands. */
+  disputeEventData(d: StandInCheckoutDispute): Record<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -131,6 +142,8 @@ export async function startCheckoutStandIn(opts: { secretKeys: string[] }): Prom
       const data = [...payments.values()].filter((p) => p.reference === ref).map(details);
       return { status: 200, body: { limit: Number(query.get('limit') ?? 10), skip: 0, total_count: data.length, data } };
     }
+    const dispute = disputeEndpoints.route(method, path, query, b);
+    if (dispute) return dispute;
     const m = /^\/payments\/([^/]+)(?:\/(captures|voids|refunds))?$/.exec(path);
     const p = m ? payments.get(decodeURIComponent(m[1])) : undefined;
     if (m && method === 'GET' && !m[2]) return p ? { status: 200, body: details(p) } : { status: 404, body: {} };
@@ -166,15 +179,18 @@ export async function startCheckoutStandIn(opts: { secretKeys: string[] }): Prom
     requests.push(rec);
     const send = (a: Answer) => {
       res.writeHead(a.status, { 'content-type': 'application/json', 'cko-request-id': `req_standin${requests.length}`, 'cko-version': '1.0.0' });
-      res.end(a.status === 404 || a.status === 403 || a.status === 409 ? '' : JSON.stringify(a.body));
+      res.end(a.status === 404 || a.status === 403 || a.status === 409 || a.status === 204 ? '' : JSON.stringify(a.body));
     };
     const auth = /^(?:Bearer )?(.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!auth || !opts.secretKeys.includes(auth)) return send({ status: 401, body: {} });
     const key = req.headers['cko-idempotency-key'];
-    const run = () => route(rec.method, rec.path, url.searchParams, body, baseUrl);
+    const run = () => (rec.method === 'POST' && rec.path === '/files'
+      ? disputeEndpoints.upload(req.headers['content-type'] ?? '', raw)
+      : route(rec.method, rec.path, url.searchParams, body, baseUrl));
     send(typeof key === 'string' && rec.method === 'POST' ? await idempotent(`${auth} ${key}`, rec, run) : run());
   }
 
+  const disputeEndpoints = createCheckoutDisputeEndpoints();
   const server = await serveStandIn(handle, () => ({}));
   const standIn: CheckoutStandIn = {
     baseUrl: server.baseUrl,
@@ -188,6 +204,11 @@ export async function startCheckoutStandIn(opts: { secretKeys: string[] }): Prom
       if (p.capture) p.captured = p.amount;
       return p;
     },
+    disputes: disputeEndpoints.disputes,
+    files: disputeEndpoints.files,
+    openDispute: (paymentId, category) => disputeEndpoints.openDispute(payments.get(paymentId)!, category),
+    decideDispute: disputeEndpoints.decide,
+    disputeEventData: disputeEndpoints.eventData,
     close: server.close,
   };
   return standIn;

@@ -6,7 +6,9 @@
 // first response again), answers POST /v2/payments (`open` with a `_links.checkout` page),
 // GET /v2/payments/{id} (`embed=refunds`), GET /v2/payments (newest first), POST
 // /v2/payments/{id}/refunds, and the settlements with their payments, refunds and chargebacks, in Mollie's
-// HAL+JSON and error shapes; and records every request. Tests move payments and refunds on as the
+// HAL+JSON and error shapes; and records every request. Chargebacks (read only at Mollie) are
+// embedded in a payment (`embed=chargebacks`) and listed by GET /v2/chargebacks, newest first;
+// chargeBack and reverseChargeback make and reverse them as the bank would. Tests move payments and refunds on as the
 // customer or Mollie would (setStatus, setRefundStatus), queue an error for the next payment, and
 // hold back the answer to a payment of …03 (slowAnswerMs).
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -19,6 +21,8 @@ export interface RecordedMollieRequest {
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
   body: Record<string, unknown>;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 type Amount = { currency: string; value: string };
@@ -56,6 +60,10 @@ export interface MollieStandIn {
   /** The customer (or the bank) moves a payment on: paid, failed, canceled, expired. */
   setStatus(paymentId: string, status: string, failureReason?: string): StandInMolliePayment;
   setRefundStatus(refundId: string, status: string): StandInMollieRefund;
+  /** The customer's bank charges a paid payment back (its whole amount; a SEPA reason code). */
+  chargeBack(paymentId: string, reasonCode?: string): Record<string, unknown> & { id: string };
+  /** The bank reverses a chargeback: Mollie sets its reversedAt and credits the amount back. */
+  reverseChargeback(chargebackId: string): Record<string, unknown>;
   /**
    * How long the answer to a payment whose amount ends in .03 is held back (the payment is made at
    * once and its key's answer kept): a client whose deadline passes first has lost the answer.
@@ -92,6 +100,7 @@ export async function startMollieStandIn(opts: { apiKeys: string[] }): Promise<M
   const requests: RecordedMollieRequest[] = [];
   const payments = new Map<string, StandInMolliePayment>();
   const refunds = new Map<string, StandInMollieRefund>();
+  const chargebacks = new Map<string, Record<string, unknown> & { id: string; paymentId: string }>();
   const owners = new Map<string, string>();
   const settlements: StandInSettlement[] = [];
   const saved = new Map<string, Answer>();
@@ -125,9 +134,11 @@ export async function startMollieStandIn(opts: { apiKeys: string[] }): Promise<M
     return { status: 201, body: { ...p } };
   }
 
-  function showPayment(p: StandInMolliePayment, embed: boolean): Record<string, unknown> {
+  function showPayment(p: StandInMolliePayment, embed: string[]): Record<string, unknown> {
     const shown: Record<string, unknown> = { ...p };
-    if (embed) shown._embedded = { refunds: [...refunds.values()].filter((r) => r.paymentId === p.id) };
+    const of = <T extends { paymentId: string }>(all: Iterable<T>) => [...all].filter((x) => x.paymentId === p.id);
+    if (embed.includes('refunds')) shown._embedded = { refunds: of(refunds.values()) };
+    if (embed.includes('chargebacks')) shown._embedded = { ...(shown._embedded as object), chargebacks: of(chargebacks.values()) };
     return shown;
   }
 
@@ -165,10 +176,13 @@ export async function startMollieStandIn(opts: { apiKeys: string[] }): Promise<M
     if (method === 'GET' && m) {
       const p = payments.get(m[1]!);
       if (!p || !mine(p.id)) return mollieError(404, `No payment exists with token ${m[1]}.`);
-      return { status: 200, body: showPayment(p, (query.get('embed') ?? '').split(',').includes('refunds')) };
+      return { status: 200, body: showPayment(p, (query.get('embed') ?? '').split(',')) };
     }
     m = /^\/v2\/payments\/([^/]+)\/refunds$/.exec(path);
     if (method === 'POST' && m) return createRefund(key, m[1]!, body);
+    if (method === 'GET' && path === '/v2/chargebacks') {
+      return list('chargebacks', [...chargebacks.values()].filter((c) => mine(c.paymentId)).reverse(), baseUrl, path);
+    }
     if (method === 'GET' && path === '/v2/settlements') {
       return list('settlements', settlements.filter((s) => mine(s.id)).reverse().map(({ paymentIds: _p, refundIds: _r, chargebacks: _c, ...s }) => s), baseUrl, path);
     }
@@ -192,7 +206,7 @@ export async function startMollieStandIn(opts: { apiKeys: string[] }): Promise<M
     } catch {
       return send(res, mollieError(400, 'The request body is not valid JSON'));
     }
-    const rec: RecordedMollieRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body };
+    const rec: RecordedMollieRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body, at: Date.now() };
     requests.push(rec);
     const key = /^Bearer ((?:test|live)_\w+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!key || !opts.apiKeys.includes(key)) return send(res, mollieError(401, 'Missing authentication, or failed to authenticate'));
@@ -225,6 +239,18 @@ export async function startMollieStandIn(opts: { apiKeys: string[] }): Promise<M
       if (failureReason) p.details = { failureReason };
       if (status !== 'open') delete p._links.checkout;
       return p;
+    },
+    chargeBack(paymentId, reasonCode = 'MD06') {
+      const p = payments.get(paymentId)!;
+      const c = {
+        resource: 'chargeback', id: idOf('chb'), paymentId, amount: { ...p.amount }, settlementAmount: asAmount(p.amount.currency, -minor(p.amount)),
+        createdAt: new Date().toISOString(), reversedAt: null, reason: { code: reasonCode, description: 'Disputed authorization' },
+      };
+      chargebacks.set(c.id, c);
+      return c;
+    },
+    reverseChargeback(chargebackId) {
+      return Object.assign(chargebacks.get(chargebackId)!, { reversedAt: new Date().toISOString() });
     },
     setRefundStatus(refundId, status) {
       const r = refunds.get(refundId);

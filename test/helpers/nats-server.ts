@@ -31,6 +31,8 @@ export interface NatsServer {
   kill(): Promise<void>;
   /** Starts it again on the same port and storage (JetStream keeps what it had synced). */
   restart(): Promise<void>;
+  /** Deletes its JetStream storage (kill it first): the next restart comes back without any stream, as after a lost volume. */
+  wipeStore(): Promise<void>;
   /** Stops the server and removes its storage. */
   close(): Promise<void>;
 }
@@ -95,6 +97,10 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Nat
     output: () => out,
     kill,
     restart: launch,
+    async wipeStore() {
+      if (child.exitCode === null && child.signalCode === null) throw new Error('wipeStore: kill the server first');
+      await rm(join(dir, 'js'), { recursive: true, force: true });
+    },
     async close() {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);

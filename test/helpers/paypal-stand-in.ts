@@ -9,16 +9,20 @@
 // fail with INSTRUMENT_DECLINED. POST /v1/notifications/verify-webhook-signature answers SUCCESS
 // only for a delivery signedEvent() made for that webhook id (the stand-in's secret stands in for
 // PayPal's certificate, and a SHA-256 of the event for its CRC32). Every request is recorded.
+// Customer disputes are in paypal-stand-in-disputes.ts.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serveStandIn } from './stand-in-server.js';
+import { createPayPalDisputeEndpoints, type ProvidedEvidence, type StandInPayPalDispute } from './paypal-stand-in-disputes.js';
 
 export interface RecordedPayPalRequest {
   method: string;
   path: string;
   headers: IncomingMessage['headers'];
   body: Record<string, any>;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 type Answer = { status: number; body: Record<string, unknown> };
@@ -46,6 +50,13 @@ export interface PayPalStandIn {
   slowAttempts: Set<string>;
   slowAmounts: Set<string>;
   slowAnswerMs: number;
+  /** Customer disputes by id, and what provide-evidence received. */
+  disputes: Map<string, StandInPayPalDispute>;
+  providedEvidence: ProvidedEvidence[];
+  /** The buyer disputes a captured order (a chargeback waiting for the seller). */
+  openDispute(orderId: string, reason?: string): StandInPayPalDispute;
+  /** PayPal resolves a dispute with an outcome code (RESOLVED_SELLER_FAVOUR, RESOLVED_BUYER_FAVOUR, …). */
+  resolveDispute(disputeId: string, outcome: string): StandInPayPalDispute;
   close(): Promise<void>;
 }
 
@@ -188,14 +199,15 @@ export async function startPayPalStandIn(opts: { clients: Record<string, string>
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, raw: string, baseUrl: string): Promise<void> {
-    const path = new URL(req.url ?? '/', baseUrl).pathname;
+    const url = new URL(req.url ?? '/', baseUrl);
+    const path = url.pathname;
     let body: Record<string, any> = {};
     try {
       body = raw && !raw.startsWith('grant_type') ? JSON.parse(raw) as Record<string, any> : {};
     } catch {
       body = {};
     }
-    const rec: RecordedPayPalRequest = { method: req.method ?? '', path, headers: req.headers, body };
+    const rec: RecordedPayPalRequest = { method: req.method ?? '', path, headers: req.headers, body, at: Date.now() };
     requests.push(rec);
     const send = (a: Answer) => {
       res.writeHead(a.status, { 'content-type': 'application/json', 'paypal-debug-id': `standin${requests.length}` });
@@ -204,6 +216,8 @@ export async function startPayPalStandIn(opts: { clients: Record<string, string>
     if (rec.method === 'POST' && path === '/v1/oauth2/token') return send(token(req));
     const clientId = tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
     if (!clientId) return send({ status: 401, body: { name: 'AUTHENTICATION_FAILURE', message: 'Authentication failed due to invalid authentication credentials.' } });
+    const dispute = disputeEndpoints.route(rec.method, url, req.headers['content-type'] ?? '', raw);
+    if (dispute) return send(dispute);
     const requestId = req.headers['paypal-request-id'];
     if (rec.method !== 'POST' || typeof requestId !== 'string') return send(route(rec.method, path, body, clientId, baseUrl));
     // PayPal answers a repeated request id with the first answer; a refused request is not kept.
@@ -217,6 +231,7 @@ export async function startPayPalStandIn(opts: { clients: Record<string, string>
     send(answer);
   }
 
+  const disputeEndpoints = createPayPalDisputeEndpoints(orders);
   const server = await serveStandIn(handle, () => ({ name: 'INTERNAL_SERVER_ERROR', message: 'An internal server error occurred.', debug_id: 'standin' }));
   const standIn: PayPalStandIn = {
     baseUrl: server.baseUrl,
@@ -231,6 +246,10 @@ export async function startPayPalStandIn(opts: { clients: Record<string, string>
       return o;
     },
     declineFunding: (orderId) => void declining.add(orderId),
+    disputes: disputeEndpoints.disputes,
+    providedEvidence: disputeEndpoints.provided,
+    openDispute: disputeEndpoints.openDispute,
+    resolveDispute: disputeEndpoints.resolve,
     close: server.close,
   };
   return standIn;

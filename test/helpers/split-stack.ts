@@ -26,8 +26,16 @@ export interface SplitStack {
   close(): Promise<void>;
   /** kill -9 of the named part (a service or a gateway); resolves once it is gone. */
   kill(name: string): Promise<void>;
-  /** Starts the named part again with the same environment and port; resolves once it answers. */
-  restart(name: string): Promise<PartProcess>;
+  /** Starts the named part again with the same environment (plus `env`, kept for later restarts) and port; resolves once it answers. */
+  restart(name: string, env?: Record<string, string>): Promise<PartProcess>;
+  /**
+   * Another replica of a service part: the same environment plus `env`, on a gRPC port of its own
+   * that no peer calls (its background work shares the database and the stream); stopped by stop().
+   * Resolves once it is SERVING, or with `serving: false` once it is running.
+   */
+  addReplica(
+    name: ServiceName, replica: string, env: Record<string, string>, opts?: { serving?: boolean },
+  ): Promise<PartProcess & { url: string }>;
   /** Another gateway process with the same environment on a port of its own (stopped by stop()). */
   addGateway(name: string): Promise<{ baseUrl: string; process: PartProcess }>;
 }
@@ -112,13 +120,23 @@ export async function startSplitStack(
   return {
     baseUrl, operatorToken, internalToken, webhookSecretKey, serviceUrls, parts, stream, subjectPrefix, db, stop,
     kill: (name) => killPart(partNamed(name)),
-    async restart(name) {
+    async restart(name, env) {
       const old = partNamed(name);
       await killPart(old);
+      if (env) launches.get(name)!.env = { ...launches.get(name)!.env, ...env };
       const fresh = launch(name);
       parts[parts.indexOf(old)] = fresh;
       await launches.get(name)!.ready(fresh);
       return fresh;
+    },
+    async addReplica(name, replica, env, opts = {}) {
+      const url = `http://127.0.0.1:${await freePort()}`;
+      const of = launches.get(name)!;
+      launches.set(replica, { entry: of.entry, env: { ...of.env, ...env, GRPC_PORT: new URL(url).port }, ready: (p) => waitForHealth(p, url) });
+      const process = launch(replica);
+      parts.push(process);
+      if (opts.serving !== false) await launches.get(replica)!.ready(process);
+      return Object.assign(process, { url });
     },
     async addGateway(name) {
       const port = await freePort();

@@ -68,9 +68,11 @@ export async function startTestStack(
     configuredMailer?: boolean;
     /** Real JetStream even on a laptop: this server's (jetStreamForFile()) instead of NATS_URL's. */
     natsUrl?: string;
+    /** A database of the test's own, kept when the stack closes (a restart on the same data); else a fresh one, dropped. */
+    database?: TestDatabase;
   } = {},
 ): Promise<TestStack> {
-  const db = await createTestDatabase();
+  const db = opts.database ?? await createTestDatabase();
   const testBus = await createTestBus(opts.natsUrl);
   const operatorToken = newSecret('svc_op_', 40);
   const config = loadConfig({
@@ -134,7 +136,7 @@ export async function startTestStack(
       await pool?.end();
       await stack.close();
       await testBus.close();
-      await db.drop();
+      if (!opts.database) await db.drop();
       await tracing?.shutdown();
     },
   };

@@ -7,13 +7,15 @@
 // its own (pm_standin_*) simulate what Stripe's test mode cannot: a lost answer and a 500.
 // Money that moves leaves balance transactions (charges with Stripe's fee, refunds), which
 // payOut() pays out as one payout, listed by GET /v1/payouts and GET /v1/balance_transactions?payout=.
-// Vault and Forward's Forwarding API is in stripe-forwarding-stand-in.ts.
+// Vault and Forward's Forwarding API is in stripe-forwarding-stand-in.ts, disputes (with their
+// events and evidence files) in stripe-stand-in-disputes.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseForm } from './form-encoding.js';
 import { serveStandIn } from './stand-in-server.js';
 import { createPayoutEndpoints } from './stripe-stand-in-payouts.js';
 import { createForwardingEndpoint, type ForwardedRecord, type VaultedCard } from './stripe-forwarding-stand-in.js';
+import { createDisputeEndpoints, type StandInDispute, type StandInEvent, type UploadedFile } from './stripe-stand-in-disputes.js';
 
 export interface RecordedRequest {
   method: string;
@@ -66,17 +68,16 @@ export interface StripeStandIn {
   lostForwardAnswers: { answers: number };
   /** Pays out every balance transaction not yet paid out, in one currency, as Stripe's automatic payouts do. */
   payOut(currency?: string, status?: 'paid' | 'pending' | 'failed'): Record<string, unknown>;
+  /** Disputes by id, the events their changes made (oldest first), and the evidence files uploaded. */
+  disputes: Map<string, StandInDispute>;
+  events: StandInEvent[];
+  files: UploadedFile[];
+  /** The cardholder's bank disputes the PaymentIntent's charge: the events Stripe makes (created, funds_withdrawn). */
+  openDispute(intentId: string, reason?: string, opts?: { inquiry?: boolean }): { dispute: StandInDispute; events: StandInEvent[] };
+  /** The issuer decides a dispute: its events (closed, and funds_reinstated when won). */
+  decideDispute(id: string, outcome: 'won' | 'lost'): StandInEvent[];
   /** A refund Stripe accepted fails later (the card was closed); Stripe then sends refund.updated / charge.refund.updated. */
   failRefund(refundId: string, reason?: string): Record<string, unknown>;
-  /** Disputes by id (`dp_…`), as disputeCharge made them. */
-  disputes: Map<string, Record<string, unknown> & { id: string }>;
-  /**
-   * The cardholder's bank disputes a PaymentIntent's charge: Stripe withdraws its amount and the
-   * dispute fee from the balance (an `adjustment` reported as `dispute`, https://docs.stripe.com/disputes/how-disputes-work).
-   */
-  disputeCharge(intentId: string, fee?: number): Record<string, unknown> & { id: string };
-  /** The dispute is won: Stripe reinstates the amount (an `adjustment` reported as `dispute_reversal`); the fee stays. */
-  reinstateDispute(disputeId: string): void;
   close(): Promise<void>;
 }
 
@@ -101,15 +102,15 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
   const lostForwardAnswers = { answers: 0 };
   const forward = createForwardingEndpoint({ cards: vaultedCards, forwarded, nextId, lose: lostForwardAnswers });
 
-  const disputes = new Map<string, Record<string, unknown> & { id: string }>();
-
-  function balance(type: string, amount: number, fee: number, currency: string, source: string, category = type): void {
+  function balance(type: string, amount: number, fee: number, currency: string, source: string, category = type): BalanceTransaction {
     const bt: BalanceTransaction = {
       id: nextId('txn'), object: 'balance_transaction', type, amount, fee, net: amount - fee, currency, source,
       payout: null, created: now(), description: null, status: 'available', reporting_category: category,
     };
     balanceTransactions.set(bt.id, bt);
+    return bt;
   }
+  const disputes = createDisputeEndpoints({ nextId, now, charges, intents, balance });
 
   /** A PaymentIntent that took money: its charge and the charge's balance transaction with Stripe's fee. */
   function charged(pi: Intent): void {
@@ -146,7 +147,7 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
     const expand = Object.values((q.expand as Record<string, string> | string[] | undefined) ?? {});
     const list = [...balanceTransactions.values()].filter((bt) => !q.payout || bt.payout === q.payout).reverse()
       .map((bt) => (expand.includes('data.source')
-        ? { ...bt, source: charges.get(bt.source) ?? refunds.get(bt.source) ?? payouts.get(bt.source) ?? disputes.get(bt.source) ?? bt.source }
+        ? { ...bt, source: charges.get(bt.source) ?? refunds.get(bt.source) ?? payouts.get(bt.source) ?? disputes.disputes.get(bt.source) ?? bt.source }
         : bt));
     return page(list, q, '/v1/balance_transactions');
   }
@@ -258,6 +259,8 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
     if (method === 'POST' && path === '/v1/payment_intents') return createIntent(p, baseUrl);
     if (method === 'GET' && path === '/v1/payment_intents/search') return search(q.get('query') ?? '');
     if (method === 'POST' && path === '/v1/refunds') return refund(p);
+    const dispute = disputes.route(method, path, p);
+    if (dispute) return dispute;
     const m = /^\/v1\/payment_intents\/([^/]+)(\/capture|\/cancel)?$/.exec(path);
     const pi = m && intents.get(m[1]);
     if (m && !pi) return error(404, { type: 'invalid_request_error', code: 'resource_missing', message: `No such payment_intent: '${m[1]}'` });
@@ -307,9 +310,11 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
       return send(error(401, { type: 'invalid_request_error', message: `Invalid API Key provided: ${(auth?.[1] ?? '').slice(0, 8)}****` }));
     }
     const key = req.headers['idempotency-key'];
-    const run = () => (rec.method === 'POST' && rec.path === '/v1/forwarding/requests'
-      ? forward(params)
-      : route(rec.method, rec.path, params, url.searchParams, baseUrl));
+    const run = () => {
+      if (rec.method === 'POST' && rec.path === '/v1/forwarding/requests') return forward(params);
+      if (rec.method === 'POST' && rec.path === '/v1/files') return disputes.upload(req.headers['content-type'] ?? '', body);
+      return route(rec.method, rec.path, params, url.searchParams, baseUrl);
+    };
     send(typeof key === 'string' && rec.method === 'POST' ? await idempotent(rec, `${auth[1]} ${key}`, run) : await run());
   }
 
@@ -327,6 +332,11 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
     forwarded,
     lostForwardAnswers,
     chargeFee: (amount) => Math.round(amount * 0.014) + 25,
+    disputes: disputes.disputes,
+    events: disputes.events,
+    files: disputes.files,
+    openDispute: disputes.openDispute,
+    decideDispute: disputes.decide,
     completeAuthentication(intentId) {
       const pi = intents.get(intentId)!;
       const manual = pi.capture_method === 'manual';
@@ -354,22 +364,6 @@ export async function startStripeStandIn(opts: { secretKeys: string[] }): Promis
         r.failure_balance_transaction = [...balanceTransactions.keys()].at(-1);
       }
       return Object.assign(r, { status: 'failed', failure_reason: reason });
-    },
-    disputes,
-    disputeCharge(intentId, fee = 1500) {
-      const pi = intents.get(intentId)!;
-      const dp = {
-        id: nextId('dp'), object: 'dispute', amount: Number(pi.amount_received), currency: pi.currency, charge: pi.latest_charge,
-        payment_intent: pi.id, status: 'needs_response', reason: 'fraudulent', created: now(),
-      };
-      disputes.set(dp.id, dp);
-      balance('adjustment', -dp.amount, fee, String(dp.currency), dp.id, 'dispute');
-      return dp;
-    },
-    reinstateDispute(disputeId) {
-      const dp = disputes.get(disputeId)!;
-      dp.status = 'won';
-      balance('adjustment', Number(dp.amount), 0, String(dp.currency), dp.id, 'dispute_reversal');
     },
     close: server.close,
   };

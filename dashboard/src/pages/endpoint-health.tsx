@@ -45,9 +45,10 @@ export function RecoverForm(props: { endpoint: WebhookEndpoint; onDone(said: str
   const { busy, error, onSubmit } = useSubmit(async (v) => {
     const at = new Date(v.since);
     if (Number.isNaN(at.getTime())) throw new Error('Choose the time from which failed deliveries are resent.');
-    const res = await api.post<{ deliveries: number }>(`/webhook-endpoints/${encodeURIComponent(e.id)}/recover`, {
+    const res = await api.post<{ deliveries: number; joined: boolean; resent: number }>(`/webhook-endpoints/${encodeURIComponent(e.id)}/recover`, {
       since: at.toISOString(),
     });
+    if (res.joined) return props.onDone(`A resend of failed deliveries to ${e.url} is already under way: ${res.resent} of ${res.deliveries} resent.`);
     props.onDone(`${res.deliveries} failed deliver${res.deliveries === 1 ? 'y' : 'ies'} to ${e.url} since ${dateTime(at.toISOString())} being resent.`);
   });
   const id = `recover-${e.id}`;

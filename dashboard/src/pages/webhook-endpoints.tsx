@@ -81,7 +81,7 @@ export function WebhookEndpointsPage() {
               {write && <button type="button" class="secondary small" onClick={() => setEditing(e)}>Edit</button>}
               {write && <button type="button" class="secondary small" onClick={() => toggle(e)}>{e.status === 'enabled' ? 'Disable' : 'Enable'}</button>}
               {write && <button type="button" class="secondary small" onClick={() => setRotating(e)}>Rotate secret</button>}
-              {write && <button type="button" class="secondary small" onClick={() => setRecovering(e)}>Resend failed…</button>}
+              {write && e.status === 'enabled' && <button type="button" class="secondary small" onClick={() => setRecovering(e)}>Resend failed…</button>}
             </div>
           </li>
         ))}

@@ -11,9 +11,10 @@ const req = (testScenario: string | undefined, attemptNumber: number): Authorize
   methodType: 'card', captureMethod: 'automatic', account, testScenario, signal: new AbortController().signal,
 });
 
-test('the catalogue is the contract\'s eight scenarios, each described', () => {
+test('the catalogue is the contract\'s eight scenarios, the dispute and the late success ones, each described', () => {
   assert.deepEqual(PAYMENT_SCENARIOS.map((s) => s.name), [
     'success', 'failover', 'timeout', 'timeout_recovered', 'unavailable', 'hard_decline', 'soft_decline', 'all_fail',
+    'dispute', 'late_success',
   ]);
   assert.deepEqual([...DemoConnector.scenarios], PAYMENT_SCENARIOS.map((s) => s.name));
   for (const s of PAYMENT_SCENARIOS) assert.ok(s.description.length > 40, s.name);
@@ -30,6 +31,10 @@ test('what the first and a later provider answer, scenario by scenario', async (
     hard_decline: ['hard_decline', 'success'],
     soft_decline: ['soft_decline', 'soft_decline'],
     all_fail: ['technical_error', 'technical_error'],
+    // Succeeds; its chargeback is the payments part's to open later (disputes/sandbox.ts).
+    dispute: ['success', 'success'],
+    // As timeout; the first provider's late charge is reported later (payments' late-charges/).
+    late_success: ['timeout', 'success'],
   };
   for (const [name, [first, later]] of Object.entries(expected)) {
     assert.equal((await demo.authorize(req(name, 1))).outcome, first, `${name} first`);

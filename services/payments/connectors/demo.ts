@@ -119,7 +119,12 @@ function demoNetworkTransactionId(req: AuthorizeRequest): string {
 }
 
 function providerPaymentId(req: AuthorizeRequest): string {
-  return `${req.account.providerCode}_${createHash('sha256').update(req.attemptId).digest('hex').slice(0, 16)}`;
+  return demoPaymentId(req.account.providerCode, req.attemptId);
+}
+
+/** A demo provider's id of the payment an attempt made: derived, so any later step names the same one. */
+export function demoPaymentId(providerCode: string, attemptId: string): string {
+  return `${providerCode}_${createHash('sha256').update(attemptId).digest('hex').slice(0, 16)}`;
 }
 
 function refundAnswer(scenario: string | undefined): Omit<RefundResult, 'providerRefundId'> {

@@ -7,13 +7,16 @@ import type { Connector } from './types.js';
 export type {
   AccountCredentials, AttemptOutcome, AuthorizeRequest, AuthorizeResult, CardFacts, Connector, ConnectorFailure, CredentialCheck,
   CredentialSource,
-  CustomerActionRequired, HoldRequest, HoldResult, NextActionType, NotificationCheck, NotificationRequest,
+  CustomerActionRequired, DisputeActionAnswer, DisputeActionRequest, DisputeEvidenceRequest, DisputeListRequest, HoldRequest,
+  HoldResult, NextActionType, NotificationCheck, NotificationHint, NotificationRequest,
   NotificationSubject, PayoutOutcome, PayoutRequest, PayoutResult, PayoutStatusRequest, PayoutStatusResult,
-  ProviderNotification,
+  ProviderDispute, ProviderNotification,
   PaymentStatusResult, ProviderAccountRef, ProviderSettlement, ProviderSettlementItem, RefundOutcome, RefundRequest,
   RefundResult, RoutedAccount, SettlementListRequest, SettlementReportRead, SettlementReportRequest,
 } from './types.js';
+export { DisputeActionFailed } from './types.js';
 export { DemoConnector };
+export { demoPaymentId } from './demo.js';
 export type { ProviderNetwork } from './provider-fetch.js';
 // How a destination connector sends a card through a connected vault, and a vault plugs in (issue 25).
 export {

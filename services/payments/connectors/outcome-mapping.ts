@@ -51,6 +51,41 @@ export function statusFromRepeat(result: AuthorizeResult, provider: string): Pay
   return { found: true, ...result };
 }
 
+/**
+ * An answer a connector cannot read: empty, truncated, not JSON, or JSON without the fields that
+ * decide (the object's id, a status the connector knows). It decides nothing: thrown, so the caller
+ * treats the operation's outcome as unknown and asks the provider (the status query of a payment,
+ * the same refund, capture or release under its idempotency key, a payout's status) before deciding.
+ * The connectors' `refusal` rethrows it as it rethrows every error that is not the provider's.
+ */
+export class UnreadableAnswer extends Error {
+  constructor(provider: string, operation: string, why: string) {
+    super(`${provider}'s answer to the ${operation} could not be read (${why}); the outcome is asked again`);
+    this.name = 'UnreadableAnswer';
+  }
+}
+
+const fieldOf = (answer: unknown, field: string): unknown =>
+  (answer !== null && typeof answer === 'object' ? (answer as Record<string, unknown>)[field] : undefined);
+
+/** The answer's `field` (the provider's id of what it made), or UnreadableAnswer when it has none. */
+export function answerId(provider: string, operation: string, answer: unknown, field = 'id'): string {
+  const id = fieldOf(answer, field);
+  if (typeof id !== 'string' || !id) throw new UnreadableAnswer(provider, operation, `no ${field}`);
+  return id;
+}
+
+/** The answer's status when it is one the connector knows, else UnreadableAnswer: an unknown status decides nothing. */
+export function answerStatus<S extends string>(
+  provider: string, operation: string, answer: unknown, known: readonly S[], field = 'status',
+): S {
+  const status = fieldOf(answer, field);
+  if (typeof status !== 'string' || !(known as readonly string[]).includes(status)) {
+    throw new UnreadableAnswer(provider, operation, status === undefined ? `no ${field}` : `unknown ${field} ${JSON.stringify(status)}`);
+  }
+  return status as S;
+}
+
 /** A provider's error as its table reads it: the row, and the provider's own code and message. */
 export interface DescribedError {
   rule: ErrorRule;

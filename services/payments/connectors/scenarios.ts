@@ -109,6 +109,17 @@ export const PAYMENT_SCENARIOS: readonly Scenario[] = [
     first: 'approve',
     others: 'approve',
   },
+  {
+    name: 'late_success',
+    description:
+      'As timeout: the first provider does not answer in time and its status query says it never received the '
+      + 'payment, so the orchestrator fails over and the second provider approves. Then the first provider reports '
+      + 'that it had charged after all: the payment stays as it is, and that late charge is refunded at the first '
+      + 'provider automatically (released when only authorized) within a reconciliation round, with '
+      + 'payment.late_charge_returned; the timeline tells both. The customer is charged once.',
+    first: 'timeout_not_received',
+    others: 'approve',
+  },
 ];
 
 const BY_NAME = new Map<string, Scenario>(PAYMENT_SCENARIOS.map((s) => [s.name, s]));

@@ -3,7 +3,9 @@
 // answers in the normalised outcomes below, from which the orchestrator decides what happens next.
 // docs/connectors.md shows how to implement it. The outcome and next-action values are the
 // contract's enumerations (a file that itself imports nothing).
-import type { AttemptOutcomeValue, FailureCategory, NextActionType } from '../../contract/enums.js';
+import type {
+  AttemptOutcomeValue, DisputeReason, DisputeStage, DisputeStatus, FailureCategory, NextActionType,
+} from '../../contract/enums.js';
 
 /** The merchant's account at a provider that a call acts for. */
 export interface ProviderAccountRef {
@@ -259,6 +261,13 @@ export interface CredentialSource {
 }
 
 /** A provider's notification (webhook) as it arrived at POST /providers/{provider}/webhooks/{account}. */
+export interface NotificationHint {
+  /** The provider payment id the delivery names; undefined when it names none (readNotification refuses it). */
+  paymentIdOf(body: Buffer): string | undefined;
+  /** The delivery body naming `paymentId`, as the provider posts it. */
+  bodyFor(paymentId: string): Buffer;
+}
+
 export interface NotificationRequest {
   account: ProviderAccountRef;
   /** The exact bytes received: signatures are computed over them. */
@@ -278,7 +287,79 @@ export type NotificationSubject =
   | { kind: 'capture' | 'cancel'; providerPaymentId: string; result: HoldResult }
   | { kind: 'refund'; refundId: string | null; providerRefundId: string; result: RefundResult }
   | { kind: 'payout'; payoutId: string | null; providerPayoutId: string; result: PayoutResult }
+  | { kind: 'dispute'; dispute: ProviderDispute }
   | { kind: 'ignored' };
+
+/**
+ * A provider's dispute (chargeback, inquiry, pre-arbitration) at one moment, in the contract's terms
+ * (docs/disputes.md): what a notification, a sync's list or an action's answer says. The payment is
+ * named as a payment notification names it: our attempt id when the provider echoes it (metadata,
+ * merchant reference), else the provider's payment id, only among the account's own attempts.
+ */
+export interface ProviderDispute {
+  providerDisputeId: string;
+  attemptId: string | null;
+  providerPaymentId: string | null;
+  /** null: the provider's status does not tell the stage (a won or lost dispute); the dispute keeps its own, a new one is a chargeback. */
+  stage: DisputeStage | null;
+  status: DisputeStatus;
+  reason: DisputeReason;
+  /** The provider's own reason code or name, kept beside the normalised reason. */
+  providerReason: string | null;
+  /** Our minor units of `currency` (converted by the connector's currency rule). */
+  amount: bigint;
+  currency: string;
+  /** The provider's dispute fee when it tells it; undefined keeps the dispute's. */
+  feeAmount?: bigint;
+  /** Whether the provider holds the disputed amount away from the merchant now. */
+  fundsWithdrawn: boolean;
+  /** undefined: the provider did not say (the dispute keeps its deadline). */
+  evidenceDueBy?: Date | null;
+  /** When the provider made this view (its event's time, or the dispute's update time). */
+  occurredAt: Date;
+  /** The provider's own ordering of its events, where it has one (higher is newer). */
+  sequence?: bigint;
+}
+
+/** A dispute a merchant acts on, by the provider's id, at the account that took its payment. */
+export interface DisputeActionRequest {
+  account: ProviderAccountRef;
+  providerDisputeId: string;
+  signal: AbortSignal;
+}
+
+/** The merchant's evidence as the contract names it, and its documents' bytes. */
+export interface DisputeEvidenceRequest extends DisputeActionRequest {
+  evidence: {
+    product_description?: string;
+    customer_communication?: string;
+    shipping_carrier?: string;
+    shipping_tracking_number?: string;
+    refund_policy?: string;
+    uncategorized_text?: string;
+  };
+  documents: Array<{ id: string; filename: string; contentType: string; content: Buffer }>;
+}
+
+/**
+ * The provider's answer to an action: the dispute's status (and what else it said) after it. A
+ * refusal or an unreachable provider is thrown as DisputeActionFailed (nothing changed here).
+ */
+export type DisputeActionAnswer = Partial<Pick<ProviderDispute, 'status' | 'stage' | 'fundsWithdrawn' | 'evidenceDueBy'>>;
+
+/** The provider refused the action (declined: its own words) or could not be reached (unavailable). */
+export class DisputeActionFailed extends Error {
+  constructor(readonly kind: 'declined' | 'unavailable', message: string) {
+    super(message);
+  }
+}
+
+/** Dispute notifications the provider made since a moment, for the scheduled sync (jobs/dispute-sync.ts). */
+export interface DisputeListRequest {
+  account: ProviderAccountRef;
+  since: Date;
+  signal: AbortSignal;
+}
 
 export interface ProviderNotification {
   /** The provider's own event id: the de-duplication key (a replay changes nothing). */
@@ -377,8 +458,31 @@ export interface Connector {
   checkCredentials?(account: ProviderAccountRef): Promise<CredentialCheck>;
   /** Verifies and reads a provider's notification; providers that send none leave it out. */
   readNotification?(req: NotificationRequest): Promise<NotificationCheck>;
+  /**
+   * For a provider whose notification is an unsigned hint that readNotification answers by
+   * fetching the payment from the provider (Mollie): the provider payment id a delivery names, and
+   * a delivery naming an id. Receiving then fetches only the account's own payments, coalesced per
+   * id and bounded per account (provider-notifications/fetch-gate.ts).
+   */
+  notificationHint?: NotificationHint;
+  /**
+   * True when readNotification asks the provider about every delivery before anything is verified
+   * (PayPal's verify-webhook-signature): receiving spends the account's notification budget first,
+   * and a delivery beyond it is a 429, which the provider delivers again later (fetch-gate.ts).
+   */
+  notificationAsksProvider?: boolean;
   /** Reads a settlement report file the provider makes (uploaded by an operator); no provider call. */
   readSettlementReport?(req: SettlementReportRequest): Promise<SettlementReportRead>;
   /** Fetches the account's settlement batches from the provider's API. */
   listSettlements?(req: SettlementListRequest): Promise<ProviderSettlement[]>;
+  /**
+   * The account's disputes changed since `since`, as notifications (each with the event id its
+   * webhook carries, or one of the dispute's own state, so a notification read twice is recorded
+   * once): the scheduled sync's read. Providers without a list call leave it out.
+   */
+  listDisputes?(req: DisputeListRequest): Promise<ProviderNotification[]>;
+  /** Accepts the dispute (the merchant concedes); providers that cannot leave it out. */
+  acceptDispute?(req: DisputeActionRequest): Promise<DisputeActionAnswer>;
+  /** Sends the merchant's evidence and submits it for the provider's review. */
+  submitDisputeEvidence?(req: DisputeEvidenceRequest): Promise<DisputeActionAnswer>;
 }

@@ -6,7 +6,8 @@ import {
 } from '../../../proto/gen/svc/payments/v1/demo_behaviour_pb.js';
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { requireScope, type Clock } from '../../platform/index.js';
-import { DEMO_PROVIDERS, invalidField, PAYMENT_METHOD_TYPES } from '../../contract/index.js';
+import { DEMO_PROVIDERS, invalidField, PAYMENT_METHOD_TYPES, toConnectError } from '../../contract/index.js';
+import { limitReached, MAX_DEMO_SEGMENTS } from '../../contract/project-caps.js';
 import { CURRENCIES } from '../../contract/currencies.js';
 import type { BehaviourChange, DemoBehaviourRecord, DemoBehaviourStore, DemoSegment } from './store.js';
 
@@ -97,7 +98,11 @@ export function demoBehaviourRoutes(store: DemoBehaviourStore, clock: Clock) {
           // "From now": the outage's end is fixed when it is set, so replicas agree on it.
           ...(minutes !== undefined && { outageUntil: minutes === 0 ? null : new Date(clock.now().getTime() + minutes * 60_000) }),
         };
-        return { behaviour: behaviourMessage(await store.set(scope, segment, change)) };
+        const stored = await store.set(scope, segment, change, MAX_DEMO_SEGMENTS);
+        if (stored === 'limit_reached') {
+          throw toConnectError(limitReached('sandbox behaviour segments', MAX_DEMO_SEGMENTS, 'clear the ones it no longer uses first.'));
+        }
+        return { behaviour: behaviourMessage(stored) };
       },
       async clearDemoBehaviour(req) {
         const scope = testScope(req.scope);

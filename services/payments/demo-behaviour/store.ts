@@ -1,4 +1,5 @@
-import type { Pool } from '../../platform/db.js';
+import { withTransaction, type Pool } from '../../platform/db.js';
+import { lockProjectList } from '../../platform/list-lock.js';
 import type { Clock } from '../../platform/clock.js';
 import type { CheckedScope as Scope } from '../../platform/request-guards.js';
 import type { DemoBehaviour, DemoBehaviourSource, DemoSegmentKey } from '../connectors/index.js';
@@ -96,14 +97,29 @@ export function createDemoBehaviourStore(pool: Pool, clock: Clock) {
   return {
     source,
     list,
-    async set(scope: Scope, segment: DemoSegment, change: BehaviourChange): Promise<DemoBehaviourRecord> {
-      const { rows } = await pool.query(UPSERT, [
-        scope.merchantId, scope.projectId, scope.mode, segment.provider, segment.paymentMethod, segment.currency,
-        segment.country, change.approvalRate ?? null, change.technicalErrorRate ?? null, change.latencyMs ?? null,
-        change.outageUntil ?? null, change.outageUntil !== undefined, clock.now(),
-      ]);
+    /**
+     * Sets a segment's behaviour; 'limit_reached' (nothing stored) when it is a new segment and the
+     * project already has `max`. The scope's lock, held to the end of the transaction, makes
+     * concurrent creations count one at a time.
+     */
+    async set(scope: Scope, segment: DemoSegment, change: BehaviourChange, max: number): Promise<DemoBehaviourRecord | 'limit_reached'> {
+      const stored = await withTransaction(pool, async (tx) => {
+        await lockProjectList(tx, 'payments.demo_behaviours', scope);
+        const { rows: [count] } = await tx.query(
+          `SELECT count(*)::int AS n, count(*) FILTER (WHERE provider_code = $4 AND payment_method = $5 AND currency = $6
+             AND country = $7)::int AS same
+           FROM demo_behaviours WHERE project_id = $1 AND mode = $2 AND merchant_id = $3`,
+          [scope.projectId, scope.mode, scope.merchantId, segment.provider, segment.paymentMethod, segment.currency, segment.country]);
+        if (count.same === 0 && count.n >= max) return 'limit_reached' as const;
+        const { rows } = await tx.query(UPSERT, [
+          scope.merchantId, scope.projectId, scope.mode, segment.provider, segment.paymentMethod, segment.currency,
+          segment.country, change.approvalRate ?? null, change.technicalErrorRate ?? null, change.latencyMs ?? null,
+          change.outageUntil ?? null, change.outageUntil !== undefined, clock.now(),
+        ]);
+        return record(rows[0]);
+      });
       cache.delete(scope.projectId);
-      return record(rows[0]);
+      return stored;
     },
     /** Removes the segments matching every given field of `filter`; returns them. */
     async clear(scope: Scope, filter: Partial<DemoSegment>): Promise<DemoBehaviourRecord[]> {

@@ -6,6 +6,7 @@ import {
 } from '../payments/index.js';
 import type { ConnectorRegistry } from '../connectors/index.js';
 import type { Refunds } from '../refunds/index.js';
+import type { LateCharges } from '../late-charges/index.js';
 import { settleDueProviderAction } from './provider-actions.js';
 
 /**
@@ -31,6 +32,8 @@ export interface ReconciliationDeps {
   store: PaymentsStore;
   connectors: ConnectorRegistry;
   refunds: Pick<Refunds, 'retryInFlight'>;
+  /** Late charges still to return (late-charges/): sent again each round until the provider answers. */
+  lateCharges?: Pick<LateCharges, 'returnDue'>;
   /** Where a stored method's token is found again, so the provider is asked with what the attempt was sent. */
   credentials?: CredentialSources;
   clock: Clock;
@@ -85,6 +88,7 @@ export function createReconciliation(deps: ReconciliationDeps) {
     const inFlightBefore = new Date(now.getTime() - openSinceMs);
     const open = await store.openAttempts(inFlightBefore, batchSize);
     let settled = await deps.refunds.retryInFlight(inFlightBefore, batchSize);
+    if (deps.lateCharges) settled += await deps.lateCharges.returnDue(batchSize);
     for (const o of open) {
       if (closing) break;
       try {

@@ -6,7 +6,8 @@ import {
   PaymentMethodCredentialSchema, type AddPaymentMethodCredentialRequest, type PaymentMethodCredential,
 } from '../../../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import { CREDENTIAL_TYPES, isOneOf, VAULTS } from '../../contract/enums.js';
-import { invalidField, serviceError } from '../../contract/index.js';
+import { invalidField, serviceError, toConnectError } from '../../contract/index.js';
+import { limitReached, MAX_PAYMENT_METHOD_CREDENTIALS } from '../../contract/project-caps.js';
 import { newId, requireScope, type Clock } from '../../platform/index.js';
 import { isSecondVault, type CredentialRecord, type PaymentMethodStore } from './store.js';
 
@@ -78,11 +79,15 @@ export function credentialRoutes(store: PaymentMethodStore, clock: Clock) {
       if (!pm) throw noMethod(req.paymentMethodId);
       checkCredential(req);
       const c = newCredential(pm.id, clock.now(), req);
+      let added;
       try {
-        await store.insertCredential(scope, c);
+        added = await store.addCredential(scope, c, MAX_PAYMENT_METHOD_CREDENTIALS);
       } catch (err) {
         if (!isSecondVault(err)) throw err;
         throw serviceError('limit_reached', `${pm.id} already holds a vault reference; remove it first`, { param: 'type' });
+      }
+      if (added === 'limit_reached') {
+        throw toConnectError(limitReached('credentials', MAX_PAYMENT_METHOD_CREDENTIALS, 'remove one it no longer uses first.', pm.id));
       }
       return { credential: credentialToProto(c) };
     },

@@ -1,5 +1,6 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { withTransaction, type Pool, type Queryable, type Statement } from '../../platform/index.js';
+import type { TokenBox } from './token-box.js';
 
 /** A stored payment method. Its tokens are its credentials (below), never part of the method's record. */
 export interface PaymentMethodRecord {
@@ -52,7 +53,7 @@ function toRecord(r: Record<string, any>): PaymentMethodRecord {
   };
 }
 
-function toCredential(r: Record<string, any>): CredentialRecord {
+function toCredential(r: Record<string, any>, tokens: TokenBox): CredentialRecord {
   return {
     id: r.id,
     paymentMethodId: r.payment_method_id,
@@ -60,7 +61,7 @@ function toCredential(r: Record<string, any>): CredentialRecord {
     providerCode: r.provider_code,
     providerAccountId: r.provider_account_id,
     vaultCode: r.vault_code,
-    token: r.token,
+    token: tokens.open(r.token),
     createdAt: r.created_at,
   };
 }
@@ -72,15 +73,32 @@ const scoped = (scope: Scope) => [scope.merchantId, scope.projectId, scope.mode]
 export const isSecondVault = (err: unknown): boolean =>
   (err as { constraint?: string })?.constraint === 'payment_method_credentials_one_vault';
 
-/** Postgres access for payment methods and their credentials. Every read filters on merchant, project and mode. */
-export function createPaymentMethodStore(pool: Pool) {
+/** Rows sealed per statement when the part starts (sealStoredTokens). */
+const SEAL_BATCH = 500;
+
+/**
+ * Postgres access for payment methods and their credentials. Every read filters on merchant,
+ * project and mode. Tokens are sealed with `tokens` as they are stored and opened as they are read.
+ */
+export function createPaymentMethodStore(pool: Pool, tokens: TokenBox) {
   async function insertCredential(scope: Scope, c: CredentialRecord, db: Queryable = pool): Promise<void> {
     await db.query(
       `INSERT INTO payment_method_credentials (id, payment_method_id, merchant_id, project_id, mode, kind, provider_code,
          provider_account_id, vault_code, token, created_at)
        VALUES ($1, $5, $2, $3, $4, $6, $7, $8, $9, $10, $11)`,
-      [c.id, ...scoped(scope), c.paymentMethodId, c.kind, c.providerCode, c.providerAccountId, c.vaultCode, c.token, c.createdAt],
+      [c.id, ...scoped(scope), c.paymentMethodId, c.kind, c.providerCode, c.providerAccountId, c.vaultCode, tokens.seal(c.token),
+        c.createdAt],
     );
+  }
+
+  /** The method's credential ids, its row locked to the end of the transaction: additions and removals count one at a time. */
+  async function lockedIds(db: Queryable, scope: Scope, paymentMethodId: string): Promise<string[]> {
+    await db.query(`SELECT id FROM payment_methods WHERE id = $1 AND ${SCOPED} FOR UPDATE`, [paymentMethodId, ...scoped(scope)]);
+    const { rows } = await db.query(
+      `SELECT id FROM payment_method_credentials WHERE payment_method_id = $1 AND ${SCOPED}`,
+      [paymentMethodId, ...scoped(scope)],
+    );
+    return rows.map((r) => r.id);
   }
 
   return {
@@ -97,7 +115,7 @@ export function createPaymentMethodStore(pool: Pool) {
         [
           pm.id, pm.merchantId, pm.projectId, pm.mode, pm.type, pm.providerCode, pm.customerId,
           pm.customer && JSON.stringify(pm.customer), JSON.stringify(pm.display), pm.status, pm.createdAt,
-          first.id, first.kind, first.providerCode, first.providerAccountId, first.vaultCode, first.token,
+          first.id, first.kind, first.providerCode, first.providerAccountId, first.vaultCode, tokens.seal(first.token),
         ],
       );
     },
@@ -107,7 +125,17 @@ export function createPaymentMethodStore(pool: Pool) {
       return rows[0] && toRecord(rows[0]);
     },
 
-    insertCredential,
+    /**
+     * Adds a credential unless the method already holds `max` (MAX_PAYMENT_METHOD_CREDENTIALS):
+     * 'limit_reached' then, with nothing stored.
+     */
+    async addCredential(scope: Scope, c: CredentialRecord, max: number): Promise<'added' | 'limit_reached'> {
+      return withTransaction(pool, async (db) => {
+        if ((await lockedIds(db, scope, c.paymentMethodId)).length >= max) return 'limit_reached';
+        await insertCredential(scope, c, db);
+        return 'added';
+      });
+    },
 
     /** Keeps the scheme's id of a customer-present payment on the method, in the caller's statement batch. */
     networkTransactionIdStatement(scope: Scope, id: string, networkTransactionId: string): Statement {
@@ -123,7 +151,7 @@ export function createPaymentMethodStore(pool: Pool) {
         `SELECT * FROM payment_method_credentials WHERE payment_method_id = $1 AND ${SCOPED} ORDER BY id`,
         [paymentMethodId, ...scoped(scope)],
       );
-      return rows.map(toCredential);
+      return rows.map((r) => toCredential(r, tokens));
     },
 
     /**
@@ -133,19 +161,43 @@ export function createPaymentMethodStore(pool: Pool) {
      */
     async removeCredential(scope: Scope, paymentMethodId: string, id: string): Promise<CredentialRecord | 'last' | undefined> {
       return withTransaction(pool, async (db) => {
-        await db.query(`SELECT id FROM payment_methods WHERE id = $1 AND ${SCOPED} FOR UPDATE`, [paymentMethodId, ...scoped(scope)]);
-        const { rows } = await db.query(
-          `SELECT id FROM payment_method_credentials WHERE payment_method_id = $1 AND ${SCOPED}`,
-          [paymentMethodId, ...scoped(scope)],
-        );
-        if (!rows.some((r) => r.id === id)) return undefined;
-        if (rows.length === 1) return 'last';
+        const ids = await lockedIds(db, scope, paymentMethodId);
+        if (!ids.includes(id)) return undefined;
+        if (ids.length === 1) return 'last';
         const removed = await db.query(
           `DELETE FROM payment_method_credentials WHERE id = $5 AND payment_method_id = $1 AND ${SCOPED} RETURNING *`,
           [paymentMethodId, ...scoped(scope), id],
         );
-        return toCredential(removed.rows[0]);
+        return toCredential(removed.rows[0], tokens);
       });
+    },
+
+    /**
+     * Seals the tokens stored before (as they were, or `plain:` without the key), and during a
+     * rotation those sealed under the other key, with the key in use; each row only if unchanged
+     * meanwhile. Pages by id; outside a rotation through the partial index of migration 0024, so a
+     * start with nothing left to seal reads nothing. Returns how many were sealed.
+     */
+    async sealStoredTokens(): Promise<number> {
+      if (!tokens.sealing) return 0;
+      let sealed = 0;
+      for (let after = ''; ;) {
+        const { rows } = await pool.query(
+          `SELECT id, token FROM payment_method_credentials
+           WHERE ($3 OR token NOT LIKE 'aes256gcm:%') AND id > $1 ORDER BY id LIMIT $2`,
+          [after, SEAL_BATCH, tokens.rotating],
+        );
+        if (rows.length === 0) return sealed;
+        const stale = rows.filter((r) => !tokens.current(r.token));
+        const { rowCount } = await pool.query(
+          `UPDATE payment_method_credentials c SET token = v.sealed
+           FROM unnest($1::text[], $2::text[], $3::text[]) AS v (id, stored, sealed)
+           WHERE c.id = v.id AND c.token = v.stored`,
+          [stale.map((r) => r.id), stale.map((r) => r.token), stale.map((r) => tokens.seal(tokens.open(r.token)))],
+        );
+        sealed += rowCount ?? 0;
+        after = rows.at(-1)!.id;
+      }
     },
   };
 }

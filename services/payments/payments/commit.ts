@@ -5,6 +5,7 @@ import { ATTEMPT_SETTLED, type PaymentsStore } from './store.js';
 import { internalEvents } from './internal-events.js';
 import { paymentToProto } from './to-proto.js';
 import { sandboxDisputeOpening } from './sandbox-dispute-opening.js';
+import { sandboxLateSuccess } from './sandbox-late-success.js';
 import type { Change } from './transitions.js';
 
 /**
@@ -93,5 +94,6 @@ function changeStatements(store: PaymentsStore, change: Change): Statement[] {
     // statements, after the public ones; no timeline entry, since merchants never see them.
     ...internalEvents(change).map(enqueueEventStatement),
     ...sandboxDisputeOpening(change),
+    ...sandboxLateSuccess(store, change),
   ];
 }

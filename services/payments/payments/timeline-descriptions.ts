@@ -85,6 +85,13 @@ const DESCRIBE: Record<string, Describe> = {
     ? `The status query failed${d.error ? ` (${d.error})` : ''}, so the outcome stays unknown.`
     : d.found ? `The provider's status query reports ${d.outcome ?? 'an outcome'}.` : 'The provider never received the payment: nobody was charged.')
     + (d.by === 'reconciliation' ? ' Asked by reconciliation.' : ''),
+  'attempt.late_success': (d, money) => `The provider reported, after this attempt was recorded failed and the payment had moved on, `
+    + `that it ${d.held ? 'authorized' : 'charged'} ${money(d.amount)}: that charge is not the payment's, so it is being `
+    + `${d.held ? 'released' : 'refunded'} at the provider, once.`,
+  'attempt.late_charge_returned': (d, money) => `The provider ${d.held ? 'released' : 'refunded'} the late charge of ${money(d.amount)}`
+    + `${code(d.provider_code)}: the customer is charged once.`,
+  'attempt.late_charge_refused': (d, money) => `The provider refused to return the late charge of ${money(d.amount)}`
+    + `${code(d.provider_code)}${d.provider_message ? ` (${d.provider_message})` : ''}: the customer was charged twice; return it at the provider.`,
   failover: (d) => `Nobody was charged at ${d.from_provider ?? 'the provider'}${d.reason ? ` (${d.reason})` : ''}, `
     + `so the payment moves on to ${d.to_provider ?? 'the next provider'}.`,
   'payment.processing': (_d, _m, title) => (title === 'Awaiting the customer'

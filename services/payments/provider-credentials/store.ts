@@ -34,10 +34,16 @@ function toRecord(r: Record<string, any>): CredentialsRecord {
   };
 }
 
-/** `key`: PROVIDER_SECRET_KEY; without it nothing can be stored (SecretKeyMissingError) and nothing read. */
-export function createCredentialStore(pool: Pool, key: Buffer | undefined) {
+/** Rows sealed anew per page during a rotation (resealOtherKeys). */
+const RESEAL_BATCH = 200;
+
+/**
+ * `key`: PROVIDER_SECRET_KEY; without it nothing can be stored (SecretKeyMissingError) and nothing
+ * read. `other`: PROVIDER_SECRET_KEY_OTHER during a rotation, opened with too, never sealed with.
+ */
+export function createCredentialStore(pool: Pool, key: Buffer | undefined, other?: Buffer) {
   // Provider keys move money: unlike webhook secrets they are never stored unencrypted.
-  const box: SecretBox = createSecretBox(key, { variable: PROVIDER_SECRET_KEY, allowPlain: false });
+  const box: SecretBox = createSecretBox(key, { variable: PROVIDER_SECRET_KEY, allowPlain: false, other });
 
   return {
     /** Stores or replaces an account's credentials (a repeated connect of the same account id). */
@@ -100,6 +106,31 @@ export function createCredentialStore(pool: Pool, key: Buffer | undefined) {
         accountId: r.provider_account_id,
         destinations: String(JSON.parse(box.open(r.sealed)).destinations ?? '').split(',').map((d) => d.trim()).filter(Boolean),
       }));
+    },
+
+    /**
+     * During a rotation (with `other`): seals anew under `key` the credentials sealed under `other`,
+     * each only if unchanged meanwhile (a connect racing it wins). Returns how many.
+     */
+    async resealOtherKeys(): Promise<number> {
+      if (!key || !other) return 0;
+      let resealed = 0;
+      for (let after = ''; ;) {
+        const { rows } = await pool.query(
+          `SELECT provider_account_id AS id, sealed FROM provider_credentials WHERE provider_account_id > $1
+           ORDER BY provider_account_id LIMIT $2`,
+          [after, RESEAL_BATCH],
+        );
+        if (rows.length === 0) return resealed;
+        for (const r of rows.filter((row) => !box.current(row.sealed))) {
+          const { rowCount } = await pool.query(
+            'UPDATE provider_credentials SET sealed = $3 WHERE provider_account_id = $1 AND sealed = $2',
+            [r.id, r.sealed, box.seal(box.open(r.sealed))],
+          );
+          resealed += rowCount ?? 0;
+        }
+        after = rows.at(-1)!.id;
+      }
     },
 
     /** What connectors read their account's credentials through. */

@@ -68,3 +68,21 @@ test('holds: a release cancels an authorization; a capture failure after the cap
   assert.deepEqual([reversed.effect, captured.status], ['ignored', 'captured']);
   assert.equal(decideHold(captured, 'capture', { outcome: 'success', providerCode: null, providerMessage: null }, AT, N).effect, 'confirmed');
 });
+
+test('a success for an attempt that timed out and was failed over is a late charge to return; after a decline it stays ignored', () => {
+  const p = payment('successful', attempt('failed', 'timeout'));
+  const d = decidePayment(p, 'att_1', success, undefined, AT, N);
+  assert.equal(d.effect, 'applied');
+  assert.equal(d.change, undefined, 'the payment does not move');
+  assert.equal(p.status, 'successful');
+  assert.deepEqual(
+    [d.lateCharge?.charge.attemptId, d.lateCharge?.charge.providerPaymentId, d.lateCharge?.charge.amount, d.lateCharge?.charge.held, d.lateCharge?.charge.status],
+    ['att_1', 'pi_1', 1000n, false, 'returning'],
+  );
+  assert.equal(d.lateCharge?.entry.type, 'attempt.late_success');
+  const held = decidePayment(payment('failed', attempt('failed', 'timeout'), 'manual'), 'att_1', success, undefined, AT, N);
+  assert.equal(held.lateCharge?.charge.held, true, 'only authorized: released, not refunded');
+
+  const declinedBefore = decidePayment(payment('failed', attempt('failed', 'hard_decline')), 'att_1', success, undefined, AT, N);
+  assert.deepEqual([declinedBefore.effect, declinedBefore.lateCharge], ['ignored', undefined]);
+});

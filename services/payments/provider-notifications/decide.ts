@@ -3,6 +3,7 @@ import {
   approve, awaitingCustomer, cancel, type Change, type CustomerActionRecord, fail, type PaymentRecord,
   providerCompletesCustomerAction, type TimelineEntry,
 } from '../payments/index.js';
+import { lateSuccess, type LateSuccess } from '../late-charges/index.js';
 import type { Effect } from './store.js';
 
 /**
@@ -19,6 +20,11 @@ export interface Decision {
   change?: Change;
   /** The timeline entry that narrates the notification (always written). */
   entry: TimelineEntry;
+  /**
+   * A success for an attempt recorded failed after the payment moved on: the charge to return and
+   * the entry that says so, recorded once per attempt (late-charges/); effect applied when new.
+   */
+  lateCharge?: LateSuccess;
 }
 
 /** Payment states that mean the provider took (or holds) the money. */
@@ -61,6 +67,13 @@ export function decidePayment(
     const change = result.outcome === 'success' ? approve(payment, attempt, answer, s) : fail(payment, attempt, answer, s);
     return applied(change, note('applied'));
   }
+  const providerPaymentId = result.providerPaymentId ?? attempt?.providerPaymentId;
+  // Failed as `timeout` only: its answer was lost and its status query said it never arrived, so the
+  // payment moved on; the charge is returned (late-charges/). A success after the provider's own
+  // decline or cancellation contradicts it and stays ignored, below, for an operator's look.
+  if (attempt && result.outcome === 'success' && attempt.status === 'failed' && attempt.outcome === 'timeout' && providerPaymentId) {
+    return { effect: 'applied', entry: note('applied'), lateCharge: lateSuccess(payment, attempt, providerPaymentId, n.provider, n.eventId) };
+  }
   const agrees = result.outcome === 'success' ? APPROVED.has(before) : before === 'failed';
   return { effect: agrees ? 'confirmed' : 'ignored', entry: note(agrees ? 'confirmed' : 'ignored') };
 }
@@ -83,5 +96,7 @@ export function decideHold(
 
 /** The subject's name and outcome as the notification's record and timeline entry show them. */
 export function describeSubject(s: NotificationSubject): { subject: string; outcome: string } {
-  return s.kind === 'ignored' ? { subject: 'ignored', outcome: 'none' } : { subject: s.kind, outcome: s.result.outcome };
+  if (s.kind === 'ignored') return { subject: 'ignored', outcome: 'none' };
+  if (s.kind === 'dispute') return { subject: 'dispute', outcome: s.dispute.status };
+  return { subject: s.kind, outcome: s.result.outcome };
 }

@@ -9,6 +9,18 @@ import type { Queryable } from '../../platform/index.js';
 /** forwarded: a payout's, which the payouts part decides (the gateway hands it on). */
 export type Effect = 'applied' | 'confirmed' | 'ignored' | 'unmatched' | 'forwarded';
 
+/** What one notification did, as its row records it. */
+export interface Applied {
+  effect: Effect;
+  paymentId?: string;
+  refundId?: string;
+  disputeId?: string;
+  /** For the operator: why a notification is unmatched (a dispute's provider id and what it named). */
+  note?: string;
+  /** A late success after failover was recorded: its charge is to be returned (late-charges/). */
+  lateCharge?: true;
+}
+
 export interface ReceivedNotification {
   providerAccountId: string;
   eventId: string;
@@ -43,13 +55,11 @@ export const notificationQueries = {
   },
 
   /** What the notification did, in the transaction that did it. */
-  async setEffect(
-    db: Queryable, accountId: string, eventId: string, effect: Effect, ids: { paymentId?: string; refundId?: string } = {},
-  ): Promise<void> {
+  async setEffect(db: Queryable, accountId: string, eventId: string, effect: Effect, ids: Omit<Applied, 'effect'> = {}): Promise<void> {
     await db.query(
-      `UPDATE provider_notifications SET effect = $3, payment_id = $4, refund_id = $5
+      `UPDATE provider_notifications SET effect = $3, payment_id = $4, refund_id = $5, dispute_id = $6, note = $7
        WHERE provider_account_id = $1 AND event_id = $2`,
-      [accountId, eventId, effect, ids.paymentId ?? null, ids.refundId ?? null],
+      [accountId, eventId, effect, ids.paymentId ?? null, ids.refundId ?? null, ids.disputeId ?? null, ids.note ?? null],
     );
   },
 

@@ -296,17 +296,31 @@ export function createRefunds(deps: RefundsDeps) {
     const reserved = await reserveOnce(scope, input, binding);
     if ('boundTo' in reserved) return replay(scope, reserved.boundTo);
     const { refund, payment } = reserved;
-    let result: RefundResult;
-    try {
-      result = await callProvider(payment, refund, input.testScenario);
-    } catch (err) {
-      // The provider may have refunded or not: the refund stays `processing` and keeps its amount
-      // reserved until reconciled, rather than being failed and refunded again.
-      deps.logger.error({ err: (err as Error).message, refund_id: refund.id }, 'refund outcome unknown');
-      return refund;
-    }
-    await settle(scope, refund, result);
+    const result = await askTwice(payment, refund, input.testScenario);
+    if (result) await settle(scope, refund, result);
     return refund;
+  }
+
+  /**
+   * The provider's answer to a refund, asked a second time at once under the same refund id when
+   * the first gave none or one the connector could not read (the provider answers the first
+   * refund's outcome, never refunds twice). Undefined when neither told: the provider may have
+   * refunded or not, so the refund stays `processing` with its amount reserved until reconciliation
+   * asks again, rather than being failed and refunded again.
+   */
+  async function askTwice(payment: PaymentRecord, refund: RefundRecord, testScenario?: string): Promise<RefundResult | undefined> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await callProvider(payment, refund, testScenario);
+      } catch (err) {
+        const message = (err as Error).message;
+        if (tries === 2) {
+          deps.logger.error({ err: message, refund_id: refund.id }, 'refund outcome unknown, left to reconciliation');
+          return undefined;
+        }
+        deps.logger.warn({ err: message, refund_id: refund.id }, 'refund outcome unknown, asking the provider again');
+      }
+    }
   }
 
   /**

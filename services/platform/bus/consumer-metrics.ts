@@ -1,3 +1,4 @@
+import { SERVICE_NAMES, type ServiceName } from '../config.js';
 import { type Metrics, secondsSince } from '../metrics.js';
 import type { EventBus } from './types.js';
 
@@ -22,6 +23,7 @@ export function measuredBus(metrics: Metrics | undefined, bus: EventBus): EventB
     publishInOrder: bus.publishInOrder?.bind(bus),
     close: () => bus.close(),
     onConnectionChange: bus.onConnectionChange?.bind(bus),
+    onStreamCheck: bus.onStreamCheck?.bind(bus),
     async consume(durable, subjects, handler, options) {
       pending.onCollect(async (set) => set({ consumer: durable }, (await bus.pending?.(durable)) ?? 0));
       return bus.consume(durable, subjects, async (event, subject) => {
@@ -36,4 +38,17 @@ export function measuredBus(metrics: Metrics | undefined, bus: EventBus): EventB
       }, options);
     },
   };
+}
+
+/** `svc_event_bus_up`: 1 while `part` can publish and consume (the bus's onConnectionChange), else 0. */
+export function watchBus(metrics: Metrics, part: ServiceName, bus: EventBus): void {
+  const up = metrics.gauge(
+    'svc_event_bus_up', 'Whether the part can publish and consume events: connected, with its stream and consumers (1) or not (0)',
+    { part: SERVICE_NAMES },
+  );
+  let usable = true;
+  bus.onConnectionChange?.((now) => {
+    usable = now;
+  });
+  up.onCollect((set) => set({ part }, usable ? 1 : 0));
 }

@@ -1,15 +1,17 @@
 import { EventEmitter } from 'node:events';
 import {
-  AckPolicy, DeliverPolicy, ErrorCode, Events, NatsError, StorageType, connect, headers, nanos,
+  AckPolicy, DeliverPolicy, ErrorCode, Events, NatsError, connect, headers, nanos,
   type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection,
 } from 'nats';
 import type { Logger } from 'pino';
 import type { EventEnvelope } from '../../contract/envelope.js';
 import { SpanKind, continueTrace } from '../tracing.js';
+import { ConsumerLoop } from './consumer-loop.js';
 import { natsConnectionOptions } from './nats-url.js';
+import { consumedSeq, ensureStream, listConsumers, type StreamSpec } from './stream-setup.js';
 import {
   UnpublishableMessage, type BrokerFacts, type BusMessage, type ConsumeOptions, type EventBus, type EventHandler,
-  type InOrderOutcome, type Subscription,
+  type InOrderOutcome, type PublishReceipt, type StreamCheck, type Subscription,
 } from './types.js';
 
 /** The event's trace context as message headers (broker-checks.ts leaves room for them). */
@@ -20,8 +22,15 @@ function traceHeaders(message: BusMessage) {
   return h;
 }
 
-const DUPLICATE_WINDOW_MS = 2 * 60 * 1000;
 const REDELIVERY_DELAY_MS = 1000;
+/** How often the bus checks its stream and consumers when nothing prompts it. */
+const DEFAULT_CHECK_INTERVAL_MS = 5_000;
+
+/** A publish or an API call that found no stream behind the subject: the stream is gone. */
+function streamMissing(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === '503' || /no responders|stream not found/i.test(e?.message ?? '');
+}
 
 export interface JetStreamBusOptions {
   url: string;
@@ -29,6 +38,11 @@ export interface JetStreamBusOptions {
   subjectPrefix: string;
   logger: Logger;
   name: string;
+  /** The stream's replicas (NATS_STREAM_REPLICAS; default 1) and placement. */
+  replicas?: number;
+  placement?: StreamSpec['placement'];
+  /** How often the stream and the consumers are checked (and made again if missing); default 5 s. */
+  checkIntervalMs?: number;
   /**
    * The process's start-up (retry.ts StartUp): the JetStream API calls of consume(), which parts make
    * while they start, are retried under its deadline instead of failing start-up at the first time-out.
@@ -39,33 +53,116 @@ export interface JetStreamBusOptions {
 /**
  * Events live in one file-backed stream over `<prefix>.>`. Durability of an acknowledged event
  * across a broker crash also needs the server's `sync_interval: always` or a replicated stream:
- * see docs/decisions.md.
+ * see docs/decisions.md. A broker that comes back without the stream (its store lost) is healed
+ * here: every check (periodic, on reconnect, after a publish or a consumer found it missing) makes
+ * the stream and this process's consumers again, and tells onStreamCheck listeners what it found,
+ * so the outboxes publish again what the lost stream held (outbox-resend.ts).
  */
 export class JetStreamBus implements EventBus {
-  private readonly connection = new EventEmitter();
+  private readonly events = new EventEmitter();
+  private readonly loops = new Set<ConsumerLoop>();
+  private connected = true;
+  private streamOk = true;
+  private usable = true;
+  /** The stream's creation time at the last check: its identity. */
+  private streamCreated: string;
+  private checking: Promise<void> | undefined;
+  private readonly timer: NodeJS.Timeout;
 
   private constructor(
     private readonly nc: NatsConnection,
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly opts: JetStreamBusOptions,
-    /** The stream's max_msg_size when the bus connected (-1: none), for publishInOrder's size check. */
-    private readonly streamMaxMsgSize: number,
+    /** The stream's max_msg_size at the last check (-1: none), for publishInOrder's size check. */
+    private streamMaxMsgSize: number,
+    created: string,
   ) {
+    this.streamCreated = created;
     void this.followStatus();
+    this.timer = setInterval(() => void this.checkStream(), opts.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS);
+    this.timer.unref();
   }
 
   /** nats.js reports a dropped connection and each reconnection as status events. */
   private async followStatus(): Promise<void> {
     for await (const s of this.nc.status()) {
-      if (s.type === Events.Disconnect) this.connection.emit('change', false);
-      if (s.type === Events.Reconnect) this.connection.emit('change', true);
+      if (s.type === Events.Disconnect) {
+        this.connected = false;
+        this.updateUsable();
+      }
+      if (s.type === Events.Reconnect) {
+        this.connected = true;
+        // The server may have come back without the stream: not usable until the check says so.
+        this.streamOk = false;
+        this.updateUsable();
+        void this.checkStream();
+      }
     }
   }
 
+  private updateUsable(): void {
+    const usable = this.connected && this.streamOk && [...this.loops].every((l) => l.ok);
+    if (usable === this.usable) return;
+    this.usable = usable;
+    this.events.emit('usable', usable);
+  }
+
   onConnectionChange(listener: (connected: boolean) => void): () => void {
-    this.connection.on('change', listener);
-    return () => this.connection.off('change', listener);
+    this.events.on('usable', listener);
+    return () => this.events.off('usable', listener);
+  }
+
+  onStreamCheck(listener: (check: StreamCheck) => void): () => void {
+    this.events.on('check', listener);
+    return () => this.events.off('check', listener);
+  }
+
+  private spec(): StreamSpec {
+    return {
+      name: this.opts.stream, subject: `${this.opts.subjectPrefix}.>`, replicas: this.opts.replicas, placement: this.opts.placement,
+    };
+  }
+
+  /**
+   * Makes the stream again if it is missing, restarts the consumers that are missing or that
+   * followed a stream since replaced, and tells the listeners what the stream holds. One at a time.
+   */
+  checkStream(): Promise<void> {
+    this.checking ??= this.runCheck().finally(() => {
+      this.checking = undefined;
+    });
+    return this.checking;
+  }
+
+  private async runCheck(): Promise<void> {
+    if (this.nc.isClosed()) return;
+    try {
+      const info = await ensureStream(this.jsm, this.spec(), this.opts.logger);
+      const consumers = await listConsumers(this.jsm, this.opts.stream);
+      // By time, not text: servers of a cluster may write the same instant with other digits.
+      const replaced = Date.parse(info.created) !== Date.parse(this.streamCreated);
+      if (replaced) {
+        this.opts.logger.warn(
+          { stream: this.opts.stream, was: this.streamCreated, now: info.created },
+          'NATS stream was lost and made again (the server came back without it); consumers and outboxes catch up',
+        );
+      }
+      this.streamCreated = info.created;
+      this.streamMaxMsgSize = info.config.max_msg_size ?? -1;
+      const present = new Set(consumers.map((c) => c.name));
+      for (const loop of this.loops) if (replaced || !present.has(loop.durable)) loop.restart();
+      if (!this.streamOk) this.opts.logger.info({ stream: this.opts.stream }, 'NATS stream available again');
+      this.streamOk = true;
+      this.updateUsable();
+      this.events.emit('check', { streamCreated: info.created, consumedSeq: consumedSeq(info.state.last_seq, consumers) });
+    } catch (err) {
+      if (this.streamOk && this.connected) {
+        this.opts.logger.warn({ stream: this.opts.stream, err: (err as Error).message }, 'NATS stream check failed: not ready until it passes');
+      }
+      this.streamOk = false;
+      this.updateUsable();
+    }
   }
 
   static async connect(opts: JetStreamBusOptions): Promise<JetStreamBus> {
@@ -77,8 +174,10 @@ export class JetStreamBus implements EventBus {
     });
     try {
       const jsm = await nc.jetstreamManager();
-      const maxMsgSize = await ensureStream(jsm, opts.stream, `${opts.subjectPrefix}.>`);
-      return new JetStreamBus(nc, nc.jetstream(), jsm, opts, maxMsgSize);
+      const info = await ensureStream(jsm, {
+        name: opts.stream, subject: `${opts.subjectPrefix}.>`, replicas: opts.replicas, placement: opts.placement,
+      }, opts.logger);
+      return new JetStreamBus(nc, nc.jetstream(), jsm, opts, info.config.max_msg_size ?? -1, info.created);
     } catch (err) {
       // JetStream not ready yet (the caller may try again): leave no connection behind.
       await nc.close().catch(() => undefined);
@@ -86,10 +185,16 @@ export class JetStreamBus implements EventBus {
     }
   }
 
-  async publish(message: BusMessage): Promise<void> {
+  async publish(message: BusMessage): Promise<PublishReceipt> {
     try {
-      await this.js.publish(message.subject, message.data, { msgID: message.msgId, headers: traceHeaders(message) });
+      const ack = await this.js.publish(message.subject, message.data, { msgID: message.msgId, headers: traceHeaders(message) });
+      return { streamCreated: this.streamCreated, seq: ack.seq };
     } catch (err) {
+      if (streamMissing(err)) {
+        this.streamOk = false;
+        this.updateUsable();
+        void this.checkStream();
+      }
       throw this.tooLarge(err, message.data.length) ?? err;
     }
   }
@@ -105,7 +210,7 @@ export class JetStreamBus implements EventBus {
     const tooBig = refusals.findIndex((r) => r !== undefined);
     const sent = tooBig < 0 ? messages : messages.slice(0, tooBig);
     const outcomes: InOrderOutcome[] = await Promise.all(sent.map((m) =>
-      this.publish(m).then((): InOrderOutcome => ({ ok: true }), (err: unknown): InOrderOutcome => ({ ok: false, err }))));
+      this.publish(m).then((receipt): InOrderOutcome => ({ ok: true, receipt }), (err: unknown): InOrderOutcome => ({ ok: false, err }))));
     if (tooBig < 0) return outcomes;
     outcomes.push({ ok: false, err: refusals[tooBig] });
     for (let i = tooBig + 1; i < messages.length; i++) outcomes.push({ ok: false, notSent: true });
@@ -169,10 +274,11 @@ export class JetStreamBus implements EventBus {
         ack_wait: nanos(30_000),
       });
       const consumer = await this.js.consumers.get(this.opts.stream, durable);
-      return consumer.consume({ max_messages: 256 });
+      // A stream or consumer that vanished ends the messages: the loop makes them again.
+      return consumer.consume({ max_messages: 256, abort_on_missing_resource: true });
     };
     // Adding a durable consumer with the same configuration again is a no-op: the step may repeat it.
-    const messages = await (this.opts.startUp?.step(`NATS JetStream consumer ${durable}`, subscribe) ?? subscribe());
+    const first = await (this.opts.startUp?.step(`NATS JetStream consumer ${durable}`, subscribe) ?? subscribe());
     const handle = async (m: JsMsg) => {
       try {
         const event = JSON.parse(Buffer.from(m.data).toString('utf8')) as EventEnvelope;
@@ -185,21 +291,18 @@ export class JetStreamBus implements EventBus {
         m.nak(REDELIVERY_DELAY_MS);
       }
     };
-    const limit = Math.max(1, options.concurrency ?? 1);
-    const done = (async () => {
-      // Handled side by side up to the limit: acks of a batch resolved together go out in one write.
-      const inFlight = new Set<Promise<void>>();
-      for await (const m of messages) {
-        const handled: Promise<void> = handle(m).finally(() => inFlight.delete(handled));
-        inFlight.add(handled);
-        if (inFlight.size >= limit) await Promise.race(inFlight);
-      }
-      await Promise.all(inFlight);
-    })();
+    const loop = new ConsumerLoop({
+      durable, subscribe, handle, concurrency: Math.max(1, options.concurrency ?? 1), logger: this.opts.logger,
+      onState: () => this.updateUsable(),
+      onLost: () => this.checkStream(),
+    });
+    this.loops.add(loop);
+    loop.start(first);
     return {
       stop: async () => {
-        await messages.close();
-        await done;
+        this.loops.delete(loop);
+        await loop.stop();
+        this.updateUsable();
       },
     };
   }
@@ -210,26 +313,8 @@ export class JetStreamBus implements EventBus {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.checking;
     if (!this.nc.isClosed()) await this.nc.drain();
-  }
-}
-
-/** Creates the stream or adds the subject to it; returns its max_msg_size (-1: no limit of its own). */
-async function ensureStream(jsm: JetStreamManager, name: string, subject: string): Promise<number> {
-  try {
-    const info = await jsm.streams.info(name);
-    if (!info.config.subjects?.includes(subject)) {
-      await jsm.streams.update(name, { ...info.config, subjects: [...(info.config.subjects ?? []), subject] });
-    }
-    return info.config.max_msg_size ?? -1;
-  } catch (err) {
-    if (!/stream not found/i.test((err as Error).message)) throw err;
-    await jsm.streams.add({
-      name,
-      subjects: [subject],
-      storage: StorageType.File,
-      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-    });
-    return -1;
   }
 }

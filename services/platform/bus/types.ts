@@ -25,12 +25,29 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+/**
+ * Where the broker stored a message: the stream's creation time (its identity: a stream lost and
+ * created again has another) and the message's sequence in it. The outbox keeps both with the row.
+ */
+export interface PublishReceipt {
+  streamCreated: string;
+  seq: number;
+}
+
 /** What became of each message of publishInOrder: acknowledged, refused (the error), or not sent. */
-export type InOrderOutcome = { ok: true } | { ok: false; err: unknown } | { ok: false; notSent: true };
+export type InOrderOutcome = { ok: true; receipt?: PublishReceipt } | { ok: false; err: unknown } | { ok: false; notSent: true };
+
+/** What a bus found when it checked its stream (services/platform/outbox-resend.ts acts on it). */
+export interface StreamCheck {
+  /** The stream's creation time, as the broker tells it. */
+  streamCreated: string;
+  /** Every message up to this sequence has been acknowledged by every consumer that takes it. */
+  consumedSeq: number;
+}
 
 export interface EventBus {
-  /** Resolves once the broker has acknowledged the message. */
-  publish(message: BusMessage): Promise<void>;
+  /** Resolves once the broker has acknowledged the message, with where it stored it if the bus can tell. */
+  publish(message: BusMessage): Promise<PublishReceipt | void>;
   /**
    * Publishes messages of one aggregate in their order without awaiting each acknowledgement before
    * sending the next (one round trip for all). A message the bus can tell it will refuse (its size)
@@ -45,10 +62,13 @@ export interface EventBus {
   /** Finishes in-flight work and disconnects. */
   close(): Promise<void>;
   /**
-   * Calls `listener` with false when the broker connection drops and true when it is back; returns
-   * the unsubscribe. A bus without it (the in-process one) is always connected.
+   * Calls `listener` with false when the bus cannot publish or consume (the broker connection
+   * dropped, or its stream or a consumer is missing and not yet made again) and true when it can
+   * again; returns the unsubscribe. A bus without it (the in-process one) always can.
    */
   onConnectionChange?(listener: (connected: boolean) => void): () => void;
+  /** Calls `listener` after each check of the stream the bus makes (periodic, and on reconnect); returns the unsubscribe. */
+  onStreamCheck?(listener: (check: StreamCheck) => void): () => void;
 }
 
 /**

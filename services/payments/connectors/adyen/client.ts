@@ -8,7 +8,7 @@ import adyen from '@adyen/api-library';
 import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
 import type { CredentialSource } from '../types.js';
 
-const { Client, CheckoutAPI, EnvironmentEnum, HttpClientException } = adyen;
+const { Client, CheckoutAPI, DisputesAPI, EnvironmentEnum, HttpClientException } = adyen;
 type Config = InstanceType<typeof adyen.Config>;
 type RequestOptions = { idempotencyKey?: string; signal?: AbortSignal | null; method?: string; params?: unknown };
 
@@ -81,6 +81,8 @@ class FetchTransport {
 
 export interface AdyenAccount {
   checkout: InstanceType<typeof CheckoutAPI>;
+  /** The Disputes API (ca-test / ca-live.adyen.com), on the same client and transport. */
+  disputes: InstanceType<typeof DisputesAPI>['DisputesApi'];
   merchantAccount: string;
   hmacKey: string | undefined;
   mode: 'test' | 'live';
@@ -102,7 +104,8 @@ export interface AdyenClients {
 export function createAdyenClients(
   credentials: CredentialSource, network: ProviderNetwork,
 ): AdyenClients {
-  const cache = new Map<string, InstanceType<typeof CheckoutAPI>>();
+  type Apis = Pick<AdyenAccount, 'checkout' | 'disputes'>;
+  const cache = new Map<string, Apis>();
   return {
     async forAccount(accountId, via) {
       const creds = await credentials.get(accountId);
@@ -111,25 +114,28 @@ export function createAdyenClients(
       const live = creds.mode === 'live';
       // Adyen's live endpoints are per company ({prefix}-checkout-live…): without the prefix there is no host.
       if (live && !v.live_url_prefix && !v.api_base_url) return undefined;
-      const make = (transport: FetchTransport) => new CheckoutAPI(new Client({
-        apiKey: v.api_key,
-        environment: live ? EnvironmentEnum.LIVE : EnvironmentEnum.TEST,
-        // The library requires a prefix for LIVE; with a stand-in's base URL the host is replaced anyway.
-        ...(live && { liveEndpointUrlPrefix: v.live_url_prefix ?? (v.api_base_url ? 'standin' : undefined) }),
-        connectionTimeoutMillis: REQUEST_TIMEOUT_MS,
-      }, transport));
-      const account = (checkout: InstanceType<typeof CheckoutAPI>): AdyenAccount => ({
-        checkout, merchantAccount: v.merchant_account, hmacKey: v.hmac_key, mode: creds.mode,
+      const make = (transport: FetchTransport): Apis => {
+        const client = new Client({
+          apiKey: v.api_key,
+          environment: live ? EnvironmentEnum.LIVE : EnvironmentEnum.TEST,
+          // The library requires a prefix for LIVE; with a stand-in's base URL the host is replaced anyway.
+          ...(live && { liveEndpointUrlPrefix: v.live_url_prefix ?? (v.api_base_url ? 'standin' : undefined) }),
+          connectionTimeoutMillis: REQUEST_TIMEOUT_MS,
+        }, transport);
+        return { checkout: new CheckoutAPI(client), disputes: new DisputesAPI(client).DisputesApi };
+      };
+      const account = (apis: Apis): AdyenAccount => ({
+        ...apis, merchantAccount: v.merchant_account, hmacKey: v.hmac_key, mode: creds.mode,
       });
       if (via) return account(make(new FetchTransport(v.api_base_url, network, via)));
       const cacheKey = [accountId, v.api_key, creds.mode, v.live_url_prefix ?? '', v.api_base_url ?? ''].join('\u0000');
-      let checkout = cache.get(cacheKey);
-      if (!checkout) {
+      let apis = cache.get(cacheKey);
+      if (!apis) {
         for (const k of cache.keys()) if (k.startsWith(`${accountId}\u0000`)) cache.delete(k);
-        checkout = make(new FetchTransport(v.api_base_url, network));
-        cache.set(cacheKey, checkout);
+        apis = make(new FetchTransport(v.api_base_url, network));
+        cache.set(cacheKey, apis);
       }
-      return account(checkout);
+      return account(apis);
     },
   };
 }

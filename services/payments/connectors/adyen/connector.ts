@@ -10,8 +10,9 @@ import type { ProviderNetwork } from '../provider-fetch.js';
 import { CONDITIONS } from './errors.js';
 import { readAdyenSettlementReport } from './settlement-report.js';
 import { readAdyenNotification } from './notifications.js';
+import { createAdyenDisputes } from './disputes.js';
 import { describeError, fromError, fromPayment, isAdyenError, refusal } from './outcomes.js';
-import { credentialCheck, failed, statusFromRepeat } from '../outcome-mapping.js';
+import { answerId, answerStatus, credentialCheck, failed, statusFromRepeat } from '../outcome-mapping.js';
 import { payDirectOrForwarded, type VaultForwarders } from '../vault-forwarding.js';
 import { forwardedCard, neverReceivedForwarded } from './forwarded.js';
 import type {
@@ -132,17 +133,20 @@ export function createAdyenConnector(
   /**
    * A modification by pspReference. Adyen answers `received` and decides later (CAPTURE,
    * CANCELLATION, REFUND notifications, or CAPTURE_FAILED / REFUND_FAILED): received is the
-   * success of the call, which the notification then confirms or reverses.
+   * success of the call, which the notification then confirms or reverses. An answer without its
+   * pspReference or `received` decides nothing (UnreadableAnswer): the modification is sent again.
    */
   async function modify(
-    req: { account: ProviderAccountRef; signal: AbortSignal }, key: string,
+    req: { account: ProviderAccountRef; signal: AbortSignal }, operation: string, key: string,
     call: (account: AdyenAccount, opts: { idempotencyKey: string; signal: AbortSignal }) => Promise<{ status: string; pspReference: string }>,
   ): Promise<HoldResult & { pspReference: string | null }> {
     const account = await clients.forAccount(req.account.id);
     if (!account) return { outcome: 'provider_unavailable', providerCode: null, providerMessage: CONDITIONS.missing_credentials.message, pspReference: null };
     try {
       const res = await call(account, { idempotencyKey: key, signal: req.signal });
-      return { outcome: 'success', providerCode: res.status, providerMessage: 'Received by Adyen; its notification confirms the outcome', pspReference: res.pspReference };
+      const pspReference = answerId('Adyen', operation, res, 'pspReference');
+      const status = answerStatus('Adyen', operation, res, ['received']);
+      return { outcome: 'success', providerCode: status, providerMessage: 'Received by Adyen; its notification confirms the outcome', pspReference };
     } catch (err) {
       return { ...refusal(err), pspReference: null };
     }
@@ -186,7 +190,7 @@ export function createAdyenConnector(
       if (!req.providerPaymentId || !amount) {
         return { outcome: 'hard_decline', providerRefundId: null, providerCode: null, providerMessage: 'No Adyen pspReference or amount to refund' };
       }
-      const r = await modify(req, req.refundId, (a, opts) => a.checkout.ModificationsApi.refundCapturedPayment(
+      const r = await modify(req, 'refund', req.refundId, (a, opts) => a.checkout.ModificationsApi.refundCapturedPayment(
         req.providerPaymentId!, { amount, merchantAccount: a.merchantAccount, reference: req.refundId }, opts,
       ));
       return { outcome: r.outcome, providerRefundId: r.pspReference, providerCode: r.providerCode, providerMessage: r.providerMessage };
@@ -195,14 +199,14 @@ export function createAdyenConnector(
     async capture(req: HoldRequest) {
       const amount = adyenAmount(req.amount, req.currency);
       if (!amount) return { outcome: 'hard_decline', providerCode: null, providerMessage: CONDITIONS.amount_not_representable.message };
-      const { pspReference: _p, ...r } = await modify(req, req.operationId, (a, opts) => a.checkout.ModificationsApi.captureAuthorisedPayment(
+      const { pspReference: _p, ...r } = await modify(req, 'capture', req.operationId, (a, opts) => a.checkout.ModificationsApi.captureAuthorisedPayment(
         req.providerPaymentId, { amount, merchantAccount: a.merchantAccount, reference: req.operationId }, opts,
       ));
       return r;
     },
 
     async cancel(req: HoldRequest) {
-      const { pspReference: _p, ...r } = await modify(req, req.operationId, (a, opts) => a.checkout.ModificationsApi.cancelAuthorisedPaymentByPspReference(
+      const { pspReference: _p, ...r } = await modify(req, 'cancel', req.operationId, (a, opts) => a.checkout.ModificationsApi.cancelAuthorisedPaymentByPspReference(
         req.providerPaymentId, { merchantAccount: a.merchantAccount, reference: req.operationId }, opts,
       ));
       return r;
@@ -225,5 +229,8 @@ export function createAdyenConnector(
       if (!account) return { ok: false, line: null, column: null, message: CONDITIONS.missing_credentials.message };
       return readAdyenSettlementReport(req.text, account.merchantAccount);
     },
+
+    // Disputes: accept and defend through the Disputes API (disputes.ts); Adyen lists none, so no listDisputes.
+    ...createAdyenDisputes((id) => clients.forAccount(id)),
   };
 }

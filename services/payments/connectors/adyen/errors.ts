@@ -93,6 +93,8 @@ export const HTTP_STATUSES: Readonly<Record<string, AdyenRule>> = {
 
 /** Conditions of our own that Adyen never answered, or answers outside the tables above. */
 export const CONDITIONS = {
+  // A 2xx answer the library could not read (empty, truncated, not JSON): the provider may have acted.
+  unreadable: open('provider_unknown_outcome', 'Adyen\'s answer could not be read; the outcome is indeterminate.'),
   missing_credentials: rule('technical', 'provider_not_configured', 'The Adyen account has no usable credentials (API key, merchant account, and for live its live URL prefix).', 'provider_unavailable'),
   amount_not_representable: policy('amount_not_supported', 'Adyen cannot carry this amount exactly in this currency.'),
   unusable_token: technical('payment_method_unknown', 'The payment method token is not an Adyen payment method.'),
@@ -125,6 +127,7 @@ export interface AdyenAnswerLike {
  */
 export function ruleFor(a: AdyenAnswerLike): AdyenRule {
   if (a.status !== undefined) {
+    if (a.status >= 200 && a.status < 300) return CONDITIONS.unreadable;
     if (a.transient) return CONDITIONS.transient;
     // A server error is indeterminate whatever its errorCode (000 is also "Unauthorised").
     if (a.status >= 500) return HTTP_STATUSES[a.status] ?? HTTP_STATUSES[500];

@@ -5,6 +5,7 @@
 // The events payments acts on become notification subjects; refusals go through adyen-errors.ts.
 import { timingSafeEqual } from 'node:crypto';
 import adyen, { type Types } from '@adyen/api-library';
+import { disputeOf, isDisputeEvent } from './disputes.js';
 import { ruleFor } from './errors.js';
 import { failed } from '../outcome-mapping.js';
 import type { AuthorizeResult, CredentialSource, HoldResult, NotificationCheck, NotificationRequest, NotificationSubject, ProviderNotification } from '../types.js';
@@ -49,7 +50,9 @@ function authorisation(item: Item): AuthorizeResult {
  * What one item says. Modifications carry the payment's pspReference as originalReference and
  * echo the reference the connector sent (our operation or refund id) as merchantReference.
  */
-export function subjectOf(item: Item): NotificationSubject {
+export function subjectOf(item: Item, occurredAt: Date = new Date(item.eventDate)): NotificationSubject {
+  // A dispute's events name the dispute (pspReference) and the payment (originalReference): disputes.ts.
+  if (isDisputeEvent(item.eventCode)) return { kind: 'dispute', dispute: disputeOf(item, occurredAt) };
   const ok = item.success === 'true';
   const payment = item.originalReference ?? item.pspReference;
   switch (item.eventCode) {
@@ -132,12 +135,9 @@ export async function readAdyenNotification(credentials: CredentialSource, req: 
     }
     if (!valid) return { ok: false, reason: 'A notification item\'s HMAC signature does not verify with the account\'s HMAC key.' };
     const ours = item.merchantAccountCode === creds.values.merchant_account;
-    const at = new Date(item.eventDate);
-    notifications.push({
-      eventId: adyenEventId(item),
-      occurredAt: Number.isNaN(at.getTime()) ? new Date() : at,
-      subject: ours ? subjectOf(item) : IGNORED,
-    });
+    const eventDate = new Date(item.eventDate);
+    const at = Number.isNaN(eventDate.getTime()) ? new Date() : eventDate;
+    notifications.push({ eventId: adyenEventId(item), occurredAt: at, subject: ours ? subjectOf(item, at) : IGNORED });
   }
   return { ok: true, notifications, acknowledgement: ADYEN_ACKNOWLEDGEMENT };
 }

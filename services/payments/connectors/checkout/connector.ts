@@ -4,13 +4,14 @@
 // CredentialSource by account id; outcomes and failures come from the tables in errors.ts. A card
 // forwarded by a vault (issue 25) is paid with the raw-card request sent through the vault, read as a direct answer.
 import { idTime } from '../../../platform/ids.js';
-import { credentialCheck, failed, statusFromLookup, statusFromRepeat } from '../outcome-mapping.js';
+import { answerId, credentialCheck, failed, statusFromLookup, statusFromRepeat } from '../outcome-mapping.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
 import { payDirectOrForwarded, type VaultForwarders } from '../vault-forwarding.js';
 import { toCheckoutAmount } from './amounts.js';
 import { createCheckoutClients, type CheckoutAccount } from './client.js';
 import { CONDITIONS } from './errors.js';
 import { readCheckoutNotification } from './notifications.js';
+import { createCheckoutDisputes } from './disputes.js';
 import { describeError, fromError, fromPayment, isCheckoutError, refusal, type CheckoutPayment } from './outcomes.js';
 import { forwardedCard, isRequest, paymentRequest, type ForwardedCard } from './request.js';
 import type {
@@ -59,17 +60,19 @@ export function createCheckoutConnector(
    * An action on a payment (capture, void, refund), sent under its own id as Cko-Idempotency-Key. Checkout.com
    * answers 202 Accepted with the action's id and decides later (payment_captured, payment_voided,
    * payment_refunded, or their _declined events): accepted is the success of the call, which the
-   * webhook then confirms or reverses.
+   * webhook then confirms or reverses. An answer without the action's id decides nothing
+   * (UnreadableAnswer): the action is sent again under its key.
    */
   async function act(
-    req: { account: ProviderAccountRef; signal: AbortSignal },
+    req: { account: ProviderAccountRef; signal: AbortSignal }, operation: string,
     call: (account: CheckoutAccount) => Promise<unknown>,
   ): Promise<HoldResult & { actionId: string | null }> {
     const account = await clients.forAccount(req.account.id);
     if (!account) return { outcome: 'provider_unavailable', providerCode: null, providerMessage: CONDITIONS.missing_credentials.message, actionId: null };
     try {
       const res = await account.call(req.signal, () => call(account)) as ActionAnswer;
-      return { outcome: 'success', providerCode: 'accepted', providerMessage: 'Accepted by Checkout.com; its webhook confirms the outcome', actionId: res?.action_id ?? null };
+      const actionId = answerId('Checkout.com', operation, res, 'action_id');
+      return { outcome: 'success', providerCode: 'accepted', providerMessage: 'Accepted by Checkout.com; its webhook confirms the outcome', actionId };
     } catch (err) {
       return { ...refusal(err), actionId: null };
     }
@@ -115,7 +118,7 @@ export function createCheckoutConnector(
         return { outcome: 'hard_decline', providerRefundId: null, providerCode: null, providerMessage: 'No Checkout.com payment id or amount to refund' };
       }
       const body = { amount: Number(amount), reference: req.refundId, metadata: { refund_id: req.refundId } };
-      const r = await act(req, (a) => a.client.payments.refund(req.providerPaymentId!, body, req.refundId));
+      const r = await act(req, 'refund', (a) => a.client.payments.refund(req.providerPaymentId!, body, req.refundId));
       return { outcome: r.outcome, providerRefundId: r.actionId, providerCode: r.providerCode, providerMessage: r.providerMessage };
     },
 
@@ -123,13 +126,13 @@ export function createCheckoutConnector(
       const amount = toCheckoutAmount(req.amount, req.currency);
       if (amount === undefined) return { outcome: 'hard_decline', providerCode: null, providerMessage: CONDITIONS.amount_not_representable.message };
       const body = { amount: Number(amount), reference: req.operationId };
-      const { actionId: _a, ...r } = await act(req, (a) => a.client.payments.capture(req.providerPaymentId, body, req.operationId));
+      const { actionId: _a, ...r } = await act(req, 'capture', (a) => a.client.payments.capture(req.providerPaymentId, body, req.operationId));
       return r;
     },
 
     async cancel(req: HoldRequest) {
       const body = { reference: req.operationId };
-      const { actionId: _a, ...r } = await act(req, (a) => a.client.payments.void(req.providerPaymentId, body, req.operationId));
+      const { actionId: _a, ...r } = await act(req, 'void', (a) => a.client.payments.void(req.providerPaymentId, body, req.operationId));
       return r;
     },
 
@@ -144,5 +147,8 @@ export function createCheckoutConnector(
     },
 
     readNotification: (req) => readCheckoutNotification(credentials, req),
+
+    // Disputes: accept, evidence with its files, the sync's list by last update (disputes.ts).
+    ...createCheckoutDisputes((id) => clients.forAccount(id)),
   };
 }

@@ -104,6 +104,8 @@ export const HTTP_STATUSES: Readonly<Record<string, CheckoutRule>> = {
 
 /** Conditions of our own that Checkout.com never answered, or answers outside the tables above. */
 export const CONDITIONS = {
+  // A 2xx answer the library could not read (empty, truncated, not JSON): the provider may have acted.
+  unreadable: open('provider_unknown_outcome', 'Checkout.com\'s answer could not be read; the outcome is indeterminate.'),
   missing_credentials: rule('technical', 'provider_not_configured', 'The Checkout.com account has no usable credentials (secret key).', 'provider_unavailable'),
   amount_not_representable: policy('amount_not_supported', 'Checkout.com cannot carry this amount exactly in this currency.'),
   unusable_token: technical('payment_method_unknown', 'The payment method token is not a Checkout.com token (tok_…) or instrument (src_…).'),
@@ -134,6 +136,7 @@ export interface CheckoutAnswerLike {
  */
 export function ruleFor(a: CheckoutAnswerLike): CheckoutRule {
   if (a.status !== undefined) {
+    if (a.status >= 200 && a.status < 300) return CONDITIONS.unreadable;
     if (a.status === 0 || a.status === 408) return CONDITIONS.connection;
     if (a.status >= 500) return HTTP_STATUSES[a.status] ?? HTTP_STATUSES[500];
     return (a.errorCode !== undefined && ERROR_CODES[a.errorCode]) || HTTP_STATUSES[a.status] || HTTP_STATUSES[422];

@@ -8,6 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { failed } from '../outcome-mapping.js';
 import { CONDITIONS } from './errors.js';
 import { declined } from './outcomes.js';
+import { disputeEvent, isDisputeEvent, type CheckoutDispute } from './disputes.js';
 import type {
   AuthorizeResult, CredentialSource, HoldResult, NotificationCheck, NotificationRequest, NotificationSubject,
 } from '../types.js';
@@ -26,6 +27,8 @@ interface CheckoutEvent {
   id?: string;
   type?: string;
   created_on?: string;
+  /** Newer event versions date the event here rather than in created_on. */
+  timestamp?: string;
   data?: EventData;
 }
 
@@ -65,7 +68,12 @@ function approval(d: EventData): AuthorizeResult {
  * What one event says. Action events (captures, voids, refunds) carry the payment's id as `id`,
  * the action's as `action_id`, and the reference the connector sent with the action.
  */
-export function subjectOf(e: CheckoutEvent): NotificationSubject {
+export function subjectOf(e: CheckoutEvent, occurredAt = new Date()): NotificationSubject {
+  // A dispute's events carry the dispute (dsp_…) with its payment's id and reference: disputes.ts.
+  if (isDisputeEvent(e.type ?? '')) {
+    const dispute = (e.data ?? {}) as CheckoutDispute;
+    return dispute.id ? { kind: 'dispute', dispute: disputeEvent(e.type!, dispute, occurredAt) } : IGNORED;
+  }
   const d = e.data ?? {};
   const payment = d.id;
   if (!payment) return IGNORED;
@@ -118,9 +126,7 @@ export async function readCheckoutNotification(credentials: CredentialSource, re
   if (!event || typeof event.id !== 'string' || typeof event.type !== 'string') {
     return { ok: false, reason: 'The body is not a Checkout.com event.' };
   }
-  const at = new Date(event.created_on ?? '');
-  return {
-    ok: true,
-    notifications: [{ eventId: event.id, occurredAt: Number.isNaN(at.getTime()) ? new Date() : at, subject: subjectOf(event) }],
-  };
+  const dated = new Date(event.created_on ?? event.timestamp ?? '');
+  const at = Number.isNaN(dated.getTime()) ? new Date() : dated;
+  return { ok: true, notifications: [{ eventId: event.id, occurredAt: at, subject: subjectOf(event, at) }] };
 }

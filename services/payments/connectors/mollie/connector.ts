@@ -5,12 +5,13 @@
 // capture_method manual), so the connector has no capture or cancel.
 import { feeFor } from '../../../contract/fees.js';
 import { idTime } from '../../../platform/ids.js';
-import { credentialCheck, failed, statusFromLookup, statusFromRepeat } from '../outcome-mapping.js';
+import { answerId, answerStatus, credentialCheck, failed, statusFromLookup, statusFromRepeat } from '../outcome-mapping.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
 import { toMollieAmount } from './amounts.js';
 import { createMollieClients, type MollieAccount } from './client.js';
 import { CONDITIONS } from './errors.js';
-import { readMollieNotification } from './notifications.js';
+import { createMollieDisputes } from './disputes.js';
+import { mollieNotificationHint, readMollieNotification } from './notifications.js';
 import { describeError, fromError, fromPayment, isMollieError, metadataOf, refusal, type MolliePayment } from './outcomes.js';
 import { isRequest, paymentRequest } from './request.js';
 import { listMollieSettlements } from './settlements.js';
@@ -28,6 +29,9 @@ const KEY_KEPT_MS = 55 * 60_000;
 
 /** How far before the attempt's own time the list is read (clock skew between us and Mollie). */
 const CLOCK_SKEW_MS = 5 * 60_000;
+
+/** A refund's statuses at Mollie; one without its id or with another status decides nothing (UnreadableAnswer). */
+const REFUND_STATUSES = ['queued', 'pending', 'processing', 'refunded', 'failed', 'canceled'] as const;
 
 /** The most payments a status query reads from the list before it gives up (and asks again later). */
 const MAX_LISTED = 2_000;
@@ -108,10 +112,12 @@ export function createMollieConnector(
         const r = await account.call(req.signal, (c) => c.paymentRefunds.create({
           paymentId, amount, description: `Refund ${req.refundId}`, metadata: { refund_id: req.refundId }, idempotencyKey: req.refundId,
         })) as { id?: string; status?: string };
-        if (r.status === 'failed' || r.status === 'canceled') {
-          return { outcome: 'hard_decline', providerRefundId: r.id ?? null, providerCode: r.status, providerMessage: `Mollie ${r.status} the refund` };
+        const id = answerId('Mollie', 'refund', r);
+        const status = answerStatus('Mollie', 'refund', r, REFUND_STATUSES);
+        if (status === 'failed' || status === 'canceled') {
+          return { outcome: 'hard_decline', providerRefundId: id, providerCode: status, providerMessage: `Mollie ${status} the refund` };
         }
-        return { outcome: 'success', providerRefundId: r.id ?? null, providerCode: r.status ?? null, providerMessage: 'Accepted by Mollie; its webhook confirms the outcome' };
+        return { outcome: 'success', providerRefundId: id, providerCode: status, providerMessage: 'Accepted by Mollie; its webhook confirms the outcome' };
       } catch (err) {
         return { ...refusal(err), providerRefundId: null };
       }
@@ -125,6 +131,10 @@ export function createMollieConnector(
     },
 
     readNotification: (req) => readMollieNotification(clients, req),
+    notificationHint: mollieNotificationHint,
+
+    // Chargebacks, read only: the sync's list (disputes.ts); Mollie takes no answer through its API.
+    ...createMollieDisputes(clients),
 
     async listSettlements(req) {
       const account = await clients.forAccount(req.account.id);

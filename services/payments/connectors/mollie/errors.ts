@@ -63,6 +63,8 @@ export const HTTP_STATUSES: Readonly<Record<string, MollieRule>> = {
 
 /** Conditions of our own that Mollie never answered, or answers outside the tables above. */
 export const CONDITIONS = {
+  // A 2xx answer the library could not read (empty, truncated, not JSON): the provider may have acted.
+  unreadable: open('provider_unknown_outcome', 'Mollie\'s answer could not be read; the outcome is indeterminate.'),
   missing_credentials: rule('technical', 'provider_not_configured', 'The Mollie account has no usable credentials (API key).', 'provider_unavailable'),
   amount_not_representable: policy('amount_not_supported', 'Mollie cannot carry this amount exactly in this currency.'),
   unusable_method: technical('payment_method_unknown', 'The payment method token is not a Mollie method of this payment method type.'),
@@ -91,6 +93,7 @@ export interface MollieAnswerLike {
  */
 export function ruleFor(a: MollieAnswerLike): MollieRule {
   if (a.httpStatus !== undefined) {
+    if (a.httpStatus >= 200 && a.httpStatus < 300) return CONDITIONS.unreadable;
     if (a.httpStatus === 0 || a.httpStatus === 408 || a.httpStatus === 504) return CONDITIONS.connection;
     if (a.httpStatus >= 500) return HTTP_STATUSES[a.httpStatus] ?? HTTP_STATUSES[500];
     const byField = a.httpStatus === 422 && a.field !== undefined ? ERROR_FIELDS[a.field] : undefined;

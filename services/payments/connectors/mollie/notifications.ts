@@ -5,17 +5,20 @@
 // 200 with nothing recorded, as Mollie's reference asks so as not to tell a prober which ids
 // exist. The de-duplication key is the state itself (`tr_…:paid`, `re_…:refunded`): a replay, or
 // Mollie's repeat, finds the same state recorded and changes nothing; a real change is a new key.
+// Anyone may post, so receiving fetches only ids of the account's own payments, coalesced and
+// bounded per account (provider-notifications/fetch-gate.ts), by way of mollieNotificationHint.
 import { serviceError } from '../../../contract/index.js';
 import type { MollieClients } from './client.js';
 import { fromPayment, isMollieError, metadataOf, type MolliePayment, type MollieRefund } from './outcomes.js';
 import { ruleFor } from './errors.js';
-import type { NotificationCheck, NotificationRequest, ProviderNotification, RefundResult } from '../types.js';
+import { chargebackNotification, type MollieChargeback } from './disputes.js';
+import type { NotificationCheck, NotificationHint, NotificationRequest, ProviderNotification, RefundResult } from '../types.js';
 
 /** How long a notification may wait for Mollie's answer; Mollie gives up on a webhook after 15 seconds. */
 const FETCH_TIMEOUT_MS = 10_000;
 
 /** The SDK's PaymentEmbed is a runtime enum: naming its value would load the SDK before client.ts replaces its transport. */
-const EMBED_REFUNDS: unknown = { embed: ['refunds'] };
+const EMBED_REFUNDS: unknown = { embed: ['refunds', 'chargebacks'] };
 
 /** Mollie's payment ids: `tr_` and an alphanumeric id. */
 const PAYMENT_ID = /^tr_[A-Za-z0-9]{2,64}$/;
@@ -25,6 +28,12 @@ export function postedPaymentId(body: Buffer): string | undefined {
   const id = new URLSearchParams(body.toString('utf8')).get('id') ?? '';
   return PAYMENT_ID.test(id) ? id : undefined;
 }
+
+/** Mollie's posts are hints: receiving coalesces and bounds the fetches they cause. */
+export const mollieNotificationHint: NotificationHint = {
+  paymentIdOf: postedPaymentId,
+  bodyFor: (paymentId) => Buffer.from(new URLSearchParams({ id: paymentId }).toString()),
+};
 
 /** A refund's settled status as the connector interface's refund result; undefined while Mollie still works on it. */
 function refundResult(r: MollieRefund): RefundResult | undefined {
@@ -37,8 +46,8 @@ function refundResult(r: MollieRefund): RefundResult | undefined {
   return undefined;
 }
 
-/** What the fetched payment says: its own state, and each of its refunds that Mollie has settled. */
-export function notificationsOf(p: MolliePayment, at: Date): ProviderNotification[] {
+/** What the fetched payment says: its own state, each of its refunds that Mollie has settled, and its chargebacks. */
+export function notificationsOf(p: MolliePayment & { _embedded?: { chargebacks?: MollieChargeback[] } }, at: Date): ProviderNotification[] {
   const id = p.id!;
   const decides = p.status === 'paid' || p.status === 'authorized' || ruleFor({ status: p.status }).outcome !== 'unknown';
   const out: ProviderNotification[] = [{
@@ -53,6 +62,9 @@ export function notificationsOf(p: MolliePayment, at: Date): ProviderNotificatio
     const result = r.id ? refundResult(r) : undefined;
     if (!result) continue;
     out.push({ eventId: `${r.id}:${r.status}`, occurredAt: at, subject: { kind: 'refund', refundId: metadataOf(r, 'refund_id'), providerRefundId: r.id!, result } });
+  }
+  for (const c of p._embedded?.chargebacks ?? []) {
+    if (c.id) out.push(chargebackNotification({ ...c, paymentId: c.paymentId ?? id }, metadataOf(p, 'attempt_id'), at));
   }
   return out;
 }

@@ -39,7 +39,8 @@ export function rebasedFetch(sdkHost: string, apiBaseUrl: string | undefined, se
   return async (input, init) => {
     const req = input instanceof Request ? input : new Request(input, init);
     const url = base && req.url.startsWith(sdkHost) ? `${base}${req.url.slice(sdkHost.length)}` : req.url;
-    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await req.text();
+    // As bytes: a multipart body (dispute evidence documents) is not text.
+    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : Buffer.from(await req.arrayBuffer());
     return send(url, { method: req.method, headers: Object.fromEntries(req.headers), body, signal: req.signal });
   };
 }

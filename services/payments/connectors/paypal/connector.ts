@@ -2,13 +2,14 @@
 // Payments v2 APIs (orders, their capture or authorization, captures of an authorization, voids,
 // refunds of a capture) and its webhooks. It implements the connector interface and nothing else:
 // credentials come from the CredentialSource by account id; failures from the tables in errors.ts.
-import { credentialCheck, failed, statusFromRepeat } from '../outcome-mapping.js';
+import { answerId, answerStatus, credentialCheck, failed, statusFromRepeat } from '../outcome-mapping.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
 import { toPayPalValue } from './amounts.js';
 import { createPayPalClients, type PayPalAccount } from './client.js';
 import { approvalExpiry, completeOrder, hasLapsed } from './completion.js';
 import { CONDITIONS } from './errors.js';
 import { readPayPalNotification } from './notifications.js';
+import { createPayPalDisputes } from './disputes.js';
 import {
   authorizationOf, captureOf, describeError, fromError, fromOrder, isPayPalError, refusal, type PayPalOrder,
 } from './outcomes.js';
@@ -21,6 +22,12 @@ import type {
 type Ref = { account: ProviderAccountRef; signal: AbortSignal };
 
 const unconfigured = { outcome: 'provider_unavailable', providerCode: null, providerMessage: CONDITIONS.missing_credentials.message } as const;
+
+// The statuses PayPal documents for what a refund, a capture or an order lookup answers; one
+// without its id or with another status decides nothing (UnreadableAnswer) and is asked again.
+const ORDER_STATUSES = ['CREATED', 'SAVED', 'APPROVED', 'VOIDED', 'COMPLETED', 'PAYER_ACTION_REQUIRED'] as const;
+const REFUND_STATUSES = ['CANCELLED', 'FAILED', 'PENDING', 'COMPLETED'] as const;
+const CAPTURE_STATUSES = ['COMPLETED', 'DECLINED', 'PARTIALLY_REFUNDED', 'PENDING', 'REFUNDED', 'FAILED'] as const;
 
 /** `network` defaults to no operator-listed origin: a merchant-chosen api_base_url must be public https. */
 export function createPayPalConnector(
@@ -54,7 +61,10 @@ export function createPayPalConnector(
 
   /** The order behind our providerPaymentId (the order id), as PayPal shows it now. */
   async function current(account: PayPalAccount, orderId: string, signal: AbortSignal): Promise<PayPalOrder> {
-    return (await account.orders.getOrder({ id: orderId }, { abortSignal: signal })).result as PayPalOrder;
+    const o = (await account.orders.getOrder({ id: orderId }, { abortSignal: signal })).result as PayPalOrder;
+    answerId('PayPal', 'order lookup', o);
+    answerStatus('PayPal', 'order lookup', o, ORDER_STATUSES);
+    return o;
   }
 
   /** A capture, void or refund on the order's payments: PayPal's refusal through the tables. */
@@ -104,6 +114,8 @@ export function createPayPalConnector(
           captureId: capture.id, paypalRequestId: req.refundId, prefer: 'return=representation',
           body: { amount: { currencyCode: req.currency.toUpperCase(), value }, customId: req.refundId },
         }, { abortSignal: req.signal });
+        answerId('PayPal', 'refund', res.result);
+        answerStatus('PayPal', 'refund', res.result, REFUND_STATUSES);
         return res.result;
       });
       if ('outcome' in r) return { ...r, providerRefundId: null };
@@ -125,6 +137,8 @@ export function createPayPalConnector(
           authorizationId: auth.id, paypalRequestId: req.operationId, prefer: 'return=representation',
           body: { amount: { currencyCode: req.currency.toUpperCase(), value }, finalCapture: true },
         }, { abortSignal: req.signal });
+        answerId('PayPal', 'capture', res.result);
+        answerStatus('PayPal', 'capture', res.result, CAPTURE_STATUSES);
         return res.result;
       });
       if ('outcome' in r) return r;
@@ -158,5 +172,9 @@ export function createPayPalConnector(
     },
 
     readNotification: (req) => readPayPalNotification(clients, req),
+    notificationAsksProvider: true,
+
+    // Disputes through PayPal's REST API by the SDK's request builder (disputes.ts).
+    ...createPayPalDisputes((id) => clients.forAccount(id)),
   };
 }

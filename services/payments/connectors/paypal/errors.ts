@@ -108,6 +108,7 @@ export interface PayPalErrorLike {
  * charged) unless its name says more; otherwise the issue, then the name, then the status.
  */
 export function ruleFor(e: PayPalErrorLike): PayPalRule {
+  if (e.status >= 200 && e.status < 300) return CONDITIONS.unreadable;
   if (e.status === 0 || e.status === 408) return CONDITIONS.connection;
   if (e.status >= 500) return (e.name !== undefined && NAMES[e.name]?.outcome === 'unknown' && NAMES[e.name]) || HTTP_STATUSES[e.status] || HTTP_STATUSES[500];
   return (e.issue !== undefined && ISSUES[e.issue]) || (e.name !== undefined && NAMES[e.name]) || HTTP_STATUSES[e.status] || HTTP_STATUSES[422];

@@ -8,6 +8,7 @@
 import { failed } from '../outcome-mapping.js';
 import type { PayPalAccount, PayPalClients } from './client.js';
 import { completeOrder, webhookMayComplete } from './completion.js';
+import { disputeOf, type PayPalDispute } from './disputes.js';
 import { CONDITIONS } from './errors.js';
 import { describeError, fromError, fromOrder, isPayPalError, type PayPalOrder } from './outcomes.js';
 import type {
@@ -102,6 +103,13 @@ export async function subjectOf(account: PayPalAccount, e: PayPalEvent, signal: 
       return orderId ? { kind: 'payment', attemptId: r.custom_id ?? null, providerPaymentId: orderId, result: approved(orderId, type) } : IGNORED;
     case 'PAYMENT.AUTHORIZATION.VOIDED':
       return orderId ? { kind: 'cancel', providerPaymentId: orderId, result: hold(true, type, 'Void') } : IGNORED;
+    case 'CUSTOMER.DISPUTE.CREATED':
+    case 'CUSTOMER.DISPUTE.UPDATED':
+    case 'CUSTOMER.DISPUTE.RESOLVED': {
+      // The resource is the dispute as it stands (disputes.ts), dated by its own update time.
+      const dispute = r as PayPalDispute;
+      return dispute.dispute_id ? { kind: 'dispute', dispute: disputeOf(dispute, new Date(e.create_time ?? Date.now())) } : IGNORED;
+    }
     case 'PAYMENT.CAPTURE.REFUNDED':
       // The resource is the refund; its custom_id is our refund id, as the connector sent it.
       return r.id ? { kind: 'refund', refundId: r.custom_id ?? null, providerRefundId: r.id, result: { ...hold(true, type, 'Refund'), providerRefundId: r.id } } : IGNORED;

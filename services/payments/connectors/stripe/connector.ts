@@ -7,10 +7,11 @@ import { failed, statusFromRepeat } from '../outcome-mapping.js';
 import { toStripeAmount } from './amounts.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
 import { createStripeClients, withSignal, type StripeAccount } from './client.js';
+import { createStripeDisputes } from './disputes.js';
 import { CONDITIONS } from './errors.js';
 import { listStripeSettlements } from './settlements.js';
 import { readStripeNotification } from './notifications.js';
-import { checkByBalance, fromError, fromIntent, fromRefund, isStripeError, refusal } from './outcomes.js';
+import { checkByBalance, fromError, fromHeldIntent, fromIntent, fromRefund, isStripeError, refusal } from './outcomes.js';
 import { createStripePayouts } from './payouts.js';
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, CredentialCheck, CredentialSource, HoldRequest, HoldResult,
@@ -89,8 +90,7 @@ export function createStripeConnector(
     if (!account) return { outcome: 'provider_unavailable', providerCode: null, providerMessage: CONDITIONS.missing_credentials.message };
     try {
       const pi = await withSignal(req.signal, () => call(account.client, { idempotencyKey: req.operationId }));
-      if (pi.status === done) return { outcome: 'success', providerCode: pi.status, providerMessage: null };
-      return { outcome: 'hard_decline', providerCode: pi.status, providerMessage: `The PaymentIntent is ${pi.status}` };
+      return fromHeldIntent(pi, done === 'succeeded' ? 'capture' : 'cancel', done);
     } catch (err) {
       return refusal(err);
     }
@@ -169,5 +169,8 @@ export function createStripeConnector(
 
     // Payouts from the account's balance to its external accounts (stripe-payouts.ts).
     ...createStripePayouts(clients),
+
+    // Disputes: accept, evidence with its files, the sync's read of dispute events (disputes.ts).
+    ...createStripeDisputes((id) => clients.forAccount(id)),
   };
 }

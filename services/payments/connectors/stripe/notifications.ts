@@ -7,6 +7,7 @@ import { failed } from '../outcome-mapping.js';
 import { ruleFor } from './errors.js';
 import { approval, declined } from './outcomes.js';
 import { fromPayout } from './payouts.js';
+import { disputeOf } from './disputes.js';
 import type {
   AuthorizeResult, CredentialSource, NotificationCheck, NotificationRequest, NotificationSubject, RefundResult,
 } from '../types.js';
@@ -80,6 +81,13 @@ export function subjectOf(event: Stripe.Event): NotificationSubject {
       const po = event.data.object;
       return { kind: 'payout', payoutId: po.metadata?.payout_id || null, providerPayoutId: po.id, result: fromPayout(po) };
     }
+    case 'charge.dispute.created':
+    case 'charge.dispute.updated':
+    case 'charge.dispute.closed':
+    case 'charge.dispute.funds_withdrawn':
+    case 'charge.dispute.funds_reinstated':
+      // Each carries the Dispute as it stands; its status and balance transactions say the rest (disputes.ts).
+      return { kind: 'dispute', dispute: disputeOf(event.data.object, new Date(event.created * 1000)) };
     default:
       // charge.refunded among them: each of its refunds also arrives as a Refund event, read above.
       return IGNORED;

@@ -2,7 +2,7 @@
 // Every failure goes through the table in stripe-errors.ts.
 import Stripe from 'stripe';
 import { feeFor } from '../../../contract/fees.js';
-import { failed, refusalOutcome } from '../outcome-mapping.js';
+import { answerId, answerStatus, failed, refusalOutcome } from '../outcome-mapping.js';
 import { CONDITIONS, ruleFor, type StripeErrorLike } from './errors.js';
 import { cardFactsOf, withNetworkTransactionId } from '../card-facts.js';
 import type { AuthorizeRequest, AuthorizeResult, CardFacts, CredentialCheck, HoldResult, RefundResult } from '../types.js';
@@ -122,13 +122,35 @@ export function refusal(err: unknown): { outcome: HoldResult['outcome']; provide
   return { outcome, providerCode: providerCodeOf(err), providerMessage: err.message };
 }
 
-/** A Refund object: pending is accepted by Stripe (a later failure comes by webhook, charge.refund.updated). */
+/** A Refund's statuses (https://docs.stripe.com/api/refunds/object#refund_object-status). */
+const REFUND_STATUSES = ['succeeded', 'pending', 'requires_action', 'failed', 'canceled'] as const;
+
+/**
+ * A Refund object: pending is accepted by Stripe (a later failure comes by webhook,
+ * charge.refund.updated). One without its id or with a status not listed decides nothing
+ * (UnreadableAnswer): the refund is asked again under its Idempotency-Key.
+ */
 export function fromRefund(r: Stripe.Refund): RefundResult {
-  const accepted = r.status === 'succeeded' || r.status === 'pending' || r.status === 'requires_action';
+  const id = answerId('Stripe', 'refund', r);
+  const status = answerStatus('Stripe', 'refund', r, REFUND_STATUSES);
+  const accepted = status === 'succeeded' || status === 'pending' || status === 'requires_action';
   return {
     outcome: accepted ? 'success' : 'hard_decline',
-    providerRefundId: r.id,
-    providerCode: r.status ?? null,
-    providerMessage: accepted ? 'Refund accepted' : `Refund ${r.status}${r.failure_reason ? `: ${r.failure_reason}` : ''}`,
+    providerRefundId: id,
+    providerCode: status,
+    providerMessage: accepted ? 'Refund accepted' : `Refund ${status}${r.failure_reason ? `: ${r.failure_reason}` : ''}`,
   };
+}
+
+/** A PaymentIntent's statuses (https://docs.stripe.com/api/payment_intents/object#payment_intent_object-status). */
+const INTENT_STATUSES = [
+  'requires_payment_method', 'requires_confirmation', 'requires_action', 'processing', 'requires_capture', 'canceled', 'succeeded',
+] as const;
+
+/** A capture's or cancel's PaymentIntent: `done` is the operation's success, another listed status its refusal. */
+export function fromHeldIntent(pi: Stripe.PaymentIntent, operation: string, done: Stripe.PaymentIntent.Status): HoldResult {
+  answerId('Stripe', operation, pi);
+  const status = answerStatus('Stripe', operation, pi, INTENT_STATUSES);
+  if (status === done) return { outcome: 'success', providerCode: status, providerMessage: null };
+  return { outcome: 'hard_decline', providerCode: status, providerMessage: `The PaymentIntent is ${status}` };
 }

@@ -8,6 +8,7 @@ import { toStripeAmount } from './amounts.js';
 import { withSignal, type StripeClients } from './client.js';
 import { CONDITIONS, FAILURE_CODES, payoutRuleFor, type PayoutRule } from './payout-errors.js';
 import { isStripeError } from './outcomes.js';
+import { answerId, answerStatus } from '../outcome-mapping.js';
 import type { PayoutRequest, PayoutResult, PayoutStatusRequest, PayoutStatusResult } from '../types.js';
 
 /** Stripe pays out bank accounts and debit cards; a wallet has no Stripe external account. */
@@ -15,6 +16,9 @@ const DESTINATIONS = new Set(['bank_account', 'card_token']);
 
 /** Currencies whose payouts Stripe takes in whole units only (amount divisible by 100). */
 const WHOLE_UNIT_PAYOUTS = new Set(['HUF', 'TWD']);
+
+/** A Payout's statuses (https://docs.stripe.com/api/payouts/object#payout_object-status). */
+const PAYOUT_STATUSES = ['paid', 'pending', 'in_transit', 'canceled', 'failed'] as const;
 
 /** How far before a payout's id time a lost one is looked for (clock differences between hosts). */
 const LOOKBACK_MS = 10 * 60_000;
@@ -53,9 +57,12 @@ const failed = (r: PayoutRule, provider: { id?: string | null; code?: string | n
 /**
  * A payout's status: paid is a success; pending and in_transit are on their way (asked again
  * later); failed by its failure_code; canceled returned the funds. Stripe documents that a paid
- * payout can still turn failed within days; the payout is then already successful here.
+ * payout can still turn failed within days; the payout is then already successful here. One
+ * without its id or with another status decides nothing (UnreadableAnswer): its status is asked.
  */
 export function fromPayout(p: Stripe.Payout): PayoutResult {
+  answerId('Stripe', 'payout', p);
+  answerStatus('Stripe', 'payout', p, PAYOUT_STATUSES);
   const provider = { id: p.id, code: p.failure_code ?? p.status, message: p.failure_message ?? null };
   if (p.status === 'paid') return { outcome: 'success', providerPayoutId: p.id, providerCode: p.status, providerMessage: null };
   if (p.status === 'pending' || p.status === 'in_transit') {

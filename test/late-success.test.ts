@@ -1,0 +1,141 @@
+// A late success (faults, third round, item 4): Stripe takes the payment at the first account, its
+// answer is lost and its status query says it never arrived (as a provider's lookup does while its
+// index lags), so the payment fails over to a second account and succeeds there. Then the first
+// account's notification reports the success. The official SDK, pointed at the Stripe stand-in,
+// makes every call; only the lost answer and the missed status query of the first account are
+// injected around the shipped connector. The late charge is refunded at the first account (released
+// when only authorized) once, however often the notification comes; the merchant is told by
+// payment.late_charge_returned and the timeline; the customer is charged once. The sandbox plays the
+// same with test_scenario late_success.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { createStripeConnector } from '../services/payments/connectors/stripe/connector.js';
+import type { Connector, CredentialSource } from '../services/payments/index.js';
+import { eventually } from './helpers/eventually.js';
+import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
+import { request } from './helpers/stack.js';
+import { deliver, signed, stripeEvent } from './helpers/stripe-events.js';
+import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
+import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
+
+const KEY = `sk_live_standin_${Date.now()}`;
+const WEBHOOK_SECRET = 'whsec_live_late';
+
+describe('a late success after failover is returned at the first provider: the customer is charged once', () => {
+  let stack: LicensedProviderStack;
+  let stripe: StripeStandIn;
+  /** The account whose answers are lost and whose status query misses the payment. */
+  let losing = '';
+
+  before(async () => {
+    stripe = await startStripeStandIn({ secretKeys: [KEY] });
+    const credentials: CredentialSource = {
+      async get() {
+        return { mode: 'live', values: { secret_key: KEY, webhook_secret: WEBHOOK_SECRET, api_base_url: stripe.baseUrl } };
+      },
+    };
+    const real = createStripeConnector({ credentials, network: { allowlist: [STAND_IN_ORIGINS] } });
+    const connector: Connector = {
+      ...real,
+      async authorize(req) {
+        const answer = await real.authorize(req);
+        if (req.account.id === losing) throw new Error('socket hang up: the answer was lost after Stripe took the payment');
+        return answer;
+      },
+      getStatus: async (req) => (req.account.id === losing ? { found: false } : real.getStatus(req)),
+    };
+    stack = await startLicensedProviderStack({ connectors: { stripe: connector }, env: { RECONCILIATION_SWEEP_MS: '500', PROVIDER_SECRET_KEY: randomBytes(32).toString('hex') } });
+  });
+  after(async () => {
+    await stack?.close();
+    await stripe?.close();
+  });
+
+  /** A live merchant with two Stripe accounts, the cheaper tried first, and the first losing its answers. */
+  async function merchant() {
+    const m = await stack.newMerchantKey('live');
+    const credentials = { secret_key: KEY, webhook_secret: WEBHOOK_SECRET, api_base_url: stripe.baseUrl };
+    const first = await stack.connectLive(m.projectId, { provider: 'stripe', name: 'Stripe EU', fee_bps: 100, fee_fixed: 10, credentials });
+    const second = await stack.connectLive(m.projectId, { provider: 'stripe', name: 'Stripe US', fee_bps: 200, fee_fixed: 10, credentials });
+    losing = first;
+    return { ...m, first, second };
+  }
+
+  const intentOf = (attemptId: string) => [...stripe.intents.values()].find((pi) => (pi.metadata as any).attempt_id === attemptId)!;
+  const refundedAt = (intentId: string) =>
+    [...stripe.refunds.values()].filter((r) => r.payment_intent === intentId).reduce((t, r) => t + Number(r.amount), 0);
+  const timelineOf = async (key: string, paymentId: string) =>
+    ((await request(stack.baseUrl, 'GET', `/v1/payments/${paymentId}/timeline`, { key })).body.data as any[]).map((t) => t.type);
+
+  test('captured: the late charge is refunded at the first account once, the merchant told, the payment untouched', async () => {
+    const m = await merchant();
+    const res = await stack.pay(m.secret, { amount: 2500, payment_method: { type: 'card', token: 'pm_card_visa', provider_code: 'stripe' } });
+    assert.equal(res.body.status, 'successful', JSON.stringify(res.body));
+    assert.deepEqual(res.body.attempts.map((a: any) => [a.provider_account_id, a.outcome]), [[m.first, 'timeout'], [m.second, 'success']]);
+    const late = intentOf(res.body.attempts[0].id);
+    assert.equal(late.status, 'succeeded', 'Stripe had charged the first account');
+
+    const notification = signed(stripeEvent('payment_intent.succeeded', late), WEBHOOK_SECRET);
+    assert.equal((await deliver(stack.baseUrl, m.first, notification)).status, 200);
+    await eventually('the late charge refunded', async () => (refundedAt(late.id) === 2500 ? true : undefined));
+    const refund = [...stripe.refunds.values()].find((r) => r.payment_intent === late.id)!;
+    assert.equal((refund.metadata as any).refund_id, `${res.body.attempts[0].id}_return`, 'keyed by the attempt');
+
+    // The same notification again, and another event of the same success: nothing is returned twice.
+    assert.equal((await deliver(stack.baseUrl, m.first, notification)).status, 200);
+    assert.equal((await deliver(stack.baseUrl, m.first, signed(stripeEvent('payment_intent.succeeded', late), WEBHOOK_SECRET))).status, 200);
+    await new Promise((r) => setTimeout(r, 1500)); // two reconciliation rounds
+    assert.equal([...stripe.refunds.values()].filter((r) => r.payment_intent === late.id).length, 1, 'refunded once');
+
+    // Charged once: the second account's charge stands, the first's came back.
+    const paid = [...stripe.intents.values()].filter((pi) => (pi.metadata as any).payment_id === res.body.id && pi.status === 'succeeded');
+    assert.equal(paid.reduce((t, pi) => t + Number(pi.amount_received), 0) - refundedAt(late.id), 2500);
+    const after = (await request(stack.baseUrl, 'GET', `/v1/payments/${res.body.id}`, { key: m.secret })).body;
+    assert.equal(after.status, 'successful');
+    assert.equal(after.refunded_amount, 0, 'the merchant\'s payment is not refunded');
+    const types = await timelineOf(m.secret, res.body.id);
+    assert.equal(types.filter((t) => t === 'attempt.late_success').length, 1, types.join(', '));
+    assert.equal(types.filter((t) => t === 'attempt.late_charge_returned').length, 1, types.join(', '));
+    const events = await eventually('payment.late_charge_returned', async () => {
+      const list = (await request(stack.baseUrl, 'GET', '/v1/events?type=payment.late_charge_returned', { key: m.secret })).body.data as any[];
+      return list.length > 0 ? list : undefined;
+    });
+    assert.equal(events.length, 1);
+    assert.equal(events[0].data.object.id, res.body.id);
+  });
+
+  test('the sandbox\'s late_success scenario: the first demo provider\'s late charge is returned, the merchant told', async () => {
+    const { secret } = await stack.newMerchantKey('test');
+    const res = await request(stack.baseUrl, 'POST', '/v1/payments', {
+      key: secret, body: { amount: 1200, currency: 'EUR', payment_method: 'card', test_scenario: 'late_success' },
+    });
+    assert.equal(res.body.status, 'successful', JSON.stringify(res.body));
+    assert.deepEqual(res.body.attempts.map((a: any) => a.outcome), ['timeout', 'success']);
+    const types = await eventually('the late charge returned', async () => {
+      const t = await timelineOf(secret, res.body.id);
+      return t.includes('attempt.late_charge_returned') ? t : undefined;
+    });
+    assert.equal(types.filter((t) => t === 'attempt.late_success').length, 1, types.join(', '));
+    const events = await eventually('payment.late_charge_returned', async () => {
+      const list = (await request(stack.baseUrl, 'GET', '/v1/events?type=payment.late_charge_returned', { key: secret })).body.data as any[];
+      return list.length > 0 ? list : undefined;
+    });
+    assert.deepEqual(events.map((e) => [e.data.object.id, e.data.object.status]), [[res.body.id, 'successful']]);
+  });
+
+  test('only authorized: the late hold is released at the first account', async () => {
+    const m = await merchant();
+    const res = await stack.pay(m.secret, { amount: 1800, capture_method: 'manual', payment_method: { type: 'card', token: 'pm_card_visa', provider_code: 'stripe' } });
+    assert.equal(res.body.status, 'authorized', JSON.stringify(res.body));
+    const late = intentOf(res.body.attempts[0].id);
+    assert.equal(late.status, 'requires_capture');
+    const notification = signed(stripeEvent('payment_intent.amount_capturable_updated', late), WEBHOOK_SECRET);
+    assert.equal((await deliver(stack.baseUrl, m.first, notification)).status, 200);
+    await eventually('the late hold released', async () => (stripe.intents.get(late.id)!.status === 'canceled' ? true : undefined));
+    assert.equal(refundedAt(late.id), 0);
+    assert.equal((await request(stack.baseUrl, 'GET', `/v1/payments/${res.body.id}`, { key: m.secret })).body.status, 'authorized');
+    await eventually('the release on the timeline', async () =>
+      ((await timelineOf(m.secret, res.body.id)).includes('attempt.late_charge_returned') ? true : undefined));
+  });
+});
