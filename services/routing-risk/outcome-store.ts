@@ -14,6 +14,9 @@ export interface OutcomeStore {
   recordMany(events: AttemptSettledEvent[], now: Date): Promise<boolean[]>;
 }
 
+/** The five-minute bucket (stamped with its first minute since the epoch) of a timestamp column, as window-stats.ts's bucketOf. */
+const bucketSql = (column: string) => `floor(extract(epoch FROM ${column}) / 300)::bigint * 5`;
+
 /**
  * The minute rows of the new claims: the outcome classified as window-stats.ts's outcomeKind (the
  * routing-history test holds the two together), in five-minute buckets stamped with their first
@@ -24,7 +27,7 @@ export interface OutcomeStore {
 const COUNT_MINUTES = `minutes AS (
   SELECT c.project_id, c.mode, c.payment_method, c.currency, c.provider_account_id,
     coalesce(c.country, '') AS country, coalesce(c.card_network, '') AS card_network,
-    floor(extract(epoch FROM c.settled_at) / 300)::bigint * 5 AS minute,
+    ${bucketSql('c.settled_at')} AS minute,
     CASE WHEN c.status <> 'failed' THEN 'succeeded'
          WHEN c.failure_category IN ('hard', 'policy') THEN 'hard'
          WHEN c.failure_category = 'soft' THEN 'soft'
@@ -68,7 +71,7 @@ export const BACKFILL_SQL = `WITH claimed AS (
     WHERE o.merchant_id = $1 AND o.project_id = $2 AND o.mode = $3
       AND o.settled_at > now() - interval '${BACKFILL_MINUTES} minutes' AND o.settled_at <= now()
       AND NOT EXISTS (SELECT 1 FROM outcome_minutes m WHERE m.project_id = o.project_id AND m.mode = o.mode
-        AND m.minute = floor(extract(epoch FROM o.settled_at) / 300)::bigint * 5)
+        AND m.minute = ${bucketSql('o.settled_at')})
     ORDER BY o.settled_at DESC LIMIT ${BACKFILL_OUTCOMES}
   ), ${COUNT_MINUTES}
   SELECT count(*)::int AS counted FROM claimed`;

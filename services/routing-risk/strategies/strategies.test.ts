@@ -30,7 +30,7 @@ function history(entries: Array<[ProviderAccount, SegmentLevel, MinuteCounts[]]>
 }
 
 /** Newest first, one a second: 't' a technical failure, 'a' an answered attempt. */
-export const attempts = (pattern: string, firstAge = 0): RecentAttempt[] =>
+const attempts = (pattern: string, firstAge = 0): RecentAttempt[] =>
   [...pattern].map((c, i) => ({ ageSeconds: firstAge + i, technical: c === 't' }));
 
 function input(h: SegmentHistory, paymentId = 'pay_1', candidates = [stripe, adyen], health: HealthHistory = new Map()): RankInput {
