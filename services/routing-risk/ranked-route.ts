@@ -9,6 +9,8 @@ export interface Learning {
   history: SegmentHistory;
   /** Each account's newest attempts (account-health.ts), read with the history. */
   health: HealthHistory;
+  /** Accounts with a probe of this process in flight (probes-in-flight.ts). */
+  probing?: ReadonlySet<string>;
   /** Planning time in whole minutes since the epoch. */
   nowMinute: number;
   cardNetwork?: string;
@@ -50,6 +52,7 @@ export function rankPlan(plan: RoutePlan, req: RouteRequest, rules: RoutingRule[
     segment: { method: req.methodType, currency: req.currency, country: req.country, cardNetwork: learning?.cardNetwork },
     history: learning?.history ?? NO_HISTORY,
     health: learning?.health ?? NO_HEALTH,
+    probing: learning?.probing,
     nowMinute: learning?.nowMinute ?? 0,
   });
   return { ...plan, candidates: ranking.ranked.map((c) => c.account), ranking, ...(arm && { arm }) };

@@ -15,6 +15,7 @@ import { planRoute, withVaultConnections, type Reach } from './route-planner.js'
 import { rankPlan } from './ranked-route.js';
 import { experimentReport } from './experiment-report.js';
 import { ruleLearns } from './learning-scopes.js';
+import { probesInFlight } from './probes-in-flight.js';
 import type { Variant } from './ab-arms.js';
 import { STRATEGY_TYPES, type HealthHistory, type Ranking, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
 import { ruleProblem, type NewRule, type RoutingRule } from './routing-rules.js';
@@ -47,7 +48,8 @@ const minuteOf = (at: Date) => Math.floor(at.getTime() / 60_000);
 /** The route in the deciding rule's strategy's order (planRoute picks the rule and the eligible accounts). */
 function rankedRoute(
   accounts: ProviderAccount[], input: RiskInput, providerCode: string | undefined, reach: Reach[] | undefined,
-  rules: RoutingRule[], learning: { history: SegmentHistory; health: HealthHistory; cardNetwork?: string }, at: Date,
+  rules: RoutingRule[], learning: { history: SegmentHistory; health: HealthHistory; probing: ReadonlySet<string>; cardNetwork?: string },
+  at: Date,
 ) {
   const req = {
     amount: input.amount, currency: input.currency, country: input.country, methodType: input.paymentMethodType, providerCode, reach,
@@ -169,6 +171,7 @@ function planTimer(metrics: Metrics | undefined) {
 /** `vaultOf`: the vault providers' codes and the vault each serves (their facts' capabilities.vault). */
 export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<string, string> = new Map(), metrics?: Metrics) {
   const planned = planTimer(metrics);
+  const probes = probesInFlight();
   return (router: ConnectRouter) => {
     router.service(RoutingService, {
       async planPayment(req) {
@@ -189,8 +192,12 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
             ? undefined
             : {
                 id: newId('rtd', at),
-                ...rankedRoute(accounts, input, req.providerCode, reach, rules, { history: inputs.history, health: inputs.health, cardNetwork }, at),
+                ...rankedRoute(accounts, input, req.providerCode, reach, rules, {
+                  history: inputs.history, health: inputs.health, cardNetwork,
+                  probing: probes.pending(scope, input.paymentMethodType, input.currency, inputs.health, at.getTime()),
+                }, at),
               };
+        if (plan?.ranking.probed) probes.record(scope, input.paymentMethodType, input.currency, plan.ranking.probed, at.getTime());
         if (plan) planned?.observe({ strategy: plan.ranking.strategy }, secondsSince(started));
         await store.recordDecisions(scope, input, risk, plan, at);
         return {

@@ -35,8 +35,8 @@ export function eliminate(ranked: ScoredCandidate[], input: RankInput, s: Learni
   // The probe: the first account, other than the one the payment would start at, that is due.
   const ids = ranked.map((c) => c.account.providerAccountId);
   const others = [...out, ...healthy.slice(1)];
-  const probed = others.find((c) =>
-    probeDue(input.health, c.account.providerAccountId, ids.filter((id) => id !== c.account.providerAccountId), share));
+  const probed = others.find((c) => !input.probing?.has(c.account.providerAccountId)
+    && probeDue(input.health, c.account.providerAccountId, ids.filter((id) => id !== c.account.providerAccountId), share));
   const watching = others.some((c) => watchState(input.health.get(c.account.providerAccountId)) !== undefined);
   const order = [...healthy, ...out];
   return { ranked: probed ? [probed, ...order.filter((c) => c !== probed)] : order, notes, probe: Boolean(probed), watching };
@@ -50,5 +50,8 @@ export function rankByElimination(input: RankInput, s: LearningSettings, base: R
   const e = eliminate(base.ranked, input, s, s.probeShare);
   if (e.notes.length === 0 && !e.probe) return { ...base, strategy: 'elimination', reason: `all healthy: ${base.reason}` };
   const head = e.probe ? probeNote(e, s.probeShare) : `${e.ranked[0]!.account.providerName} first`;
-  return { strategy: 'elimination', ranked: e.ranked, reason: `${head}; ${e.notes.join('; ')}`, explored: e.probe };
+  return {
+    strategy: 'elimination', ranked: e.ranked, reason: `${head}; ${e.notes.join('; ')}`, explored: e.probe,
+    ...(e.probe && { probed: e.ranked[0]!.account.providerAccountId }),
+  };
 }

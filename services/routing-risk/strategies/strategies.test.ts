@@ -141,6 +141,13 @@ test('elimination moves an account with recent technical failures to the end, pr
   assert.deepEqual(due.ranked.map((c) => c.account.providerCode), ['stripe', 'adyen']);
   assert.equal(due.explored, true);
   assert.match(due.reason, /^Stripe first as a probe \(one payment in 20 of its segment/);
+  assert.equal(due.probed, 'pac_stripe');
+  // The same moment with this process's probe of Stripe still in flight: not probed again.
+  const inFlight = rank({ type: 'elimination' }, {
+    ...input(new Map(), 'pay_1', undefined, new Map([['pac_stripe', attempts('ttttatattt', 20)], ['pac_adyen', attempts('a'.repeat(20))]])),
+    probing: new Set(['pac_stripe']),
+  });
+  assert.deepEqual([inFlight.ranked[0]!.account.providerCode, inFlight.explored, inFlight.probed], ['adyen', false, undefined]);
   // An answered probe is confirmed by the next payment; two answered end the outage.
   const answered = elim(new Map([['pac_stripe', attempts('atttatattt', 1)], ['pac_adyen', attempts('a')]]));
   assert.equal(answered.ranked[0]!.account.providerCode, 'stripe');

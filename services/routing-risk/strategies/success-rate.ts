@@ -72,7 +72,10 @@ export function finish(strategy: StrategyType, scored: ScoredCandidate[], input:
     : explored.explored ? `${first.account.providerName} first by exploration (${first.note})`
       : `${first.account.providerName} first: ${first.note}`;
   const reason = [head, ...rest.map((c) => `${c.account.providerName} ${c.note}`), explorationNote(s)].join('; ');
-  return { strategy, ranked: explored.ranked, reason, explored: explored.explored || e.probe };
+  return {
+    strategy, ranked: explored.ranked, reason, explored: explored.explored || e.probe,
+    ...(e.probe && { probed: first.account.providerAccountId }),
+  };
 }
 
 /**

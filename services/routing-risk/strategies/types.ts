@@ -69,6 +69,8 @@ export interface RankInput {
   history: SegmentHistory;
   /** Each candidate's newest attempts in the payment's method and currency (account-health.ts). */
   health: HealthHistory;
+  /** Accounts with a probe in flight from this process (probes-in-flight.ts): not probed again until its outcome is read. */
+  probing?: ReadonlySet<string>;
   /** Planning time, in whole minutes since the epoch. */
   nowMinute: number;
 }
@@ -89,4 +91,6 @@ export interface Ranking {
   reason: string;
   /** This payment took the exploration or probe share (a learning strategy's deliberate non-best first). */
   explored: boolean;
+  /** The account this payment probes, when it does. */
+  probed?: string;
 }
