@@ -168,7 +168,6 @@ describe('sandbox, real time: an outage starting mid-bucket is left within 20 pa
     console.log(`outage at second ${Number(second).toFixed(1)} of its bucket (Alpha's USD attempts in it before: ${inBucket}): `
       + `the last USD payment starting at Alpha other than a probe was number ${leftAfter}; ${probes} probes in 60`);
     assert.ok(leftAfter <= LEAVE_WITHIN, `left after ${leftAfter} payments: ${during[leftAfter - 1]?.reason}`);
-    if (process.env.DEBUG_OUTAGE) for (const p of during) console.log(p.first, p.explored, p.payment.attempts.map((a: any) => a.provider_account_id).join(','), p.reason);
     assert.ok(during.slice(-10).every((p) => p.first !== ALPHA || p.explored), 'Alpha starts only probes');
     const [a, b] = await replicasPlan('USD');
     assert.deepEqual(a, b, 'both replicas read the same health');
