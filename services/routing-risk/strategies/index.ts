@@ -1,7 +1,7 @@
 // Routing strategies (issue 26): pure functions that order a rule's eligible accounts (priority,
 // cheapest, volume split, success rate, elimination, expected value) from the windowed outcome
-// history and each account's newest attempts (its health) the planning read returns, each with scores and a reason in words; and the validation of
-// a rule's strategy. No I/O here: the planner, the Postgres read and the simulator share them.
+// history and each account's newest attempts (its health) that the planning read returns, each
+// with scores and a reason in words; and the validation of a rule's strategy. No I/O here: the planner, the Postgres read and the simulator share them.
 export { rank } from './rank.js';
 export { cheapestFirst } from './static-order.js';
 export { DEFAULT_SETTINGS, READ_WINDOW_MINUTES, STRATEGY_TYPES, settingsOf, strategyProblem } from './strategy-config.js';
