@@ -60,13 +60,17 @@ describe('the routing page in a real browser', { skip: skipWithoutChromium }, ()
     for (const arm of ['control', 'variant'] as const) {
       const row = arms.getByRole('row', { name: new RegExp(`^${arm}\\b`) });
       const cells = await row.getByRole('cell').allInnerTexts();
-      // Share, strategy, payments (n), approved, first attempt, acceptance, interval.
+      // Share, strategy, payments (n), first attempt, its acceptance and interval, approved, acceptance, interval, failover's cost.
       assert.equal(cells[0], '50.0 %');
       assert.equal(cells[1], arm === 'control' ? 'priority' : 'volume split');
       assert.equal(cells[2], String(n[arm]), `${arm}: n`);
-      assert.match(cells[5]!, /^\d+\.\d %$/, `${arm}: acceptance`);
-      assert.match(cells[6]!, /^\d+\.\d % to \d+\.\d %$/, `${arm}: interval`);
+      assert.match(cells[4]!, /^\d+\.\d %$/, `${arm}: first-attempt acceptance`);
+      assert.match(cells[5]!, /^\d+\.\d % to \d+\.\d %$/, `${arm}: its interval`);
+      assert.match(cells[7]!, /^\d+\.\d %$/, `${arm}: acceptance`);
+      assert.match(cells[8]!, /^\d+\.\d % to \d+\.\d %$/, `${arm}: interval`);
+      assert.match(cells[9]!, /^\d+\.\d\d$/, `${arm}: extra attempts per payment`);
     }
+    await page.getByText(/^First attempt, variant minus control: [+−]\d+\.\d points \(95 % interval [+−]\d+\.\d points to [+−]\d+\.\d points\)\.$/).waitFor();
     await page.getByText(/^Variant minus control: [+−]\d+\.\d points \(95 % interval [+−]\d+\.\d points to [+−]\d+\.\d points\)\.$/).waitFor();
     await shots(page, 'dashboard-routing');
 

@@ -24,7 +24,14 @@ interface Tally {
   payments: number;
   approved: number;
   first_attempt_approved: number;
+  /** Attempts beyond the first, and the approved amount's fees (minor units) at the demo accounts' rates. */
+  extra: number;
+  fees: number;
+  amount: number;
 }
+
+/** The demo accounts' fixed fee and rate (migration 0001). */
+const DEMO_FEES: Record<string, [number, number]> = { pac_demo_alpha: [30, 290], pac_demo_beta: [20, 250], pac_demo_gamma: [10, 300] };
 
 describe('A/B arms of a routing rule and their report', () => {
   let stack: TestStack;
@@ -59,8 +66,8 @@ describe('A/B arms of a routing rule and their report', () => {
   /** Sends payments and counts, per arm the payment's id draws, what the report should show. */
   async function sendPayments(n: number) {
     const expected: Record<string, Tally> = {
-      control: { payments: 0, approved: 0, first_attempt_approved: 0 },
-      variant: { payments: 0, approved: 0, first_attempt_approved: 0 },
+      control: { payments: 0, approved: 0, first_attempt_approved: 0, extra: 0, fees: 0, amount: 0 },
+      variant: { payments: 0, approved: 0, first_attempt_approved: 0, extra: 0, fees: 0, amount: 0 },
     };
     for (let i = 0; i < n; i++) {
       const p = await pay(SCENARIOS[i % SCENARIOS.length]!);
@@ -71,6 +78,12 @@ describe('A/B arms of a routing rule and their report', () => {
       t.payments++;
       if (p.status === 'successful') t.approved++;
       if (p.attempts[0].status === 'succeeded') t.first_attempt_approved++;
+      t.extra += p.attempts.length - 1;
+      for (const a of p.attempts.filter((x: any) => x.status === 'succeeded')) {
+        const [fixed, bps] = DEMO_FEES[a.provider_account_id]!;
+        t.fees += fixed + (p.amount * bps) / 10_000;
+        t.amount += p.amount;
+      }
     }
     return expected;
   }
@@ -93,7 +106,8 @@ describe('A/B arms of a routing rule and their report', () => {
       const res = await report();
       assert.equal(res.status, 200, JSON.stringify(res.body));
       const counted = res.body.arms.map((a: any) => ({ payments: a.payments, approved: a.approved, first_attempt_approved: a.first_attempt_approved }));
-      return JSON.stringify(counted) === JSON.stringify([expected.control, expected.variant]) ? res.body : undefined;
+      const want = [expected.control!, expected.variant!].map((t) => ({ payments: t.payments, approved: t.approved, first_attempt_approved: t.first_attempt_approved }));
+      return JSON.stringify(counted) === JSON.stringify(want) ? res.body : undefined;
     });
     assert.equal(body.object, 'routing_rule_report');
     assert.equal(body.rule.id, ruleId);
@@ -103,10 +117,20 @@ describe('A/B arms of a routing rule and their report', () => {
       assert.equal(a.acceptance, a.approved / a.payments);
       assert.deepEqual(a.interval, wilsonInterval(a.approved, a.payments));
       assert.ok(a.interval.low <= a.acceptance && a.acceptance <= a.interval.high);
+      // The headline: first-attempt acceptance with its own interval, and what failover cost.
+      assert.equal(a.first_attempt_acceptance, a.first_attempt_approved / a.payments);
+      assert.deepEqual(a.first_attempt_interval, wilsonInterval(a.first_attempt_approved, a.payments));
+      const t = expected[a.arm]!;
+      assert.equal(a.failover.extra_attempts_per_payment, t.extra / t.payments, `${a.arm}: extra attempts`);
+      assert.ok(Math.abs(a.failover.fee_bps - (t.fees / t.amount) * 10_000) < 1e-6, `${a.arm}: fees ${a.failover.fee_bps}`);
+      assert.ok(a.failover.latency_ms_per_payment >= 0);
     }
+    assert.ok(expected.control!.extra > 0, 'the failover scenario fails over');
     const [c, v] = body.arms;
     const d = differenceInterval(v.approved, v.payments, c.approved, c.payments);
     assert.deepEqual(body.difference, { estimate: d.difference, low: d.low, high: d.high });
+    const f = differenceInterval(v.first_attempt_approved, v.payments, c.first_attempt_approved, c.payments);
+    assert.deepEqual(body.first_attempt_difference, { estimate: f.difference, low: f.low, high: f.high });
   });
 
   test('changing the strategy starts a new experiment period, audited with what changed', async () => {
@@ -211,7 +235,7 @@ describe('A/B arms of a routing rule and their report', () => {
     assert.match(lines[0]!, /eur-ab.*\(since \d{4}-/);
     assert.match(lines[1]!, /^ {2}control\s+75 %\s+priority\s+n=\d/);
     assert.match(lines[2]!, /^ {2}variant\s+25 %\s+cheapest\s+n=\d/);
-    assert.match(shown, new RegExp(`${arm}\\s+\\d+ %\\s+\\w+\\s+n=1  approved 1 \\(first attempt 1\\)  acceptance 100\\.0 % \\[\\d+\\.\\d %, 100\\.0 %\\]`));
+    assert.match(shown, new RegExp(`${arm}\\s+\\d+ %\\s+\\w+\\s+n=1  first attempt 1 100\\.0 % \\[\\d+\\.\\d %, 100\\.0 %\\]  approved 1 100\\.0 % \\[\\d+\\.\\d %, 100\\.0 %\\]  failover \\+0\\.00 attempts/payment, fees \\d+ bps, \\d+ ms/payment`));
 
     const all = await svc(['routing', 'report', ...scope, '--json']);
     assert.equal(all.code, 0, all.stderr);

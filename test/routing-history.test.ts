@@ -8,7 +8,7 @@ import {
 import { pruneOutcomeMinutes } from '../services/routing-risk/outcome-minute-retention.js';
 import { createOutcomeStore } from '../services/routing-risk/outcome-store.js';
 import { createStore } from '../services/routing-risk/store.js';
-import { outcomeKind, type SegmentHistory } from '../services/routing-risk/strategies/index.js';
+import { DEFAULT_SETTINGS, outcomeKind, recentHealth, type SegmentHistory } from '../services/routing-risk/strategies/index.js';
 import { OutcomeMemory } from '../services/routing-risk/simulator/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
@@ -38,6 +38,8 @@ const at = new Date(NOW_MINUTE * 60_000 + 30_000);
 interface Outcome {
   account: string; country: string | null; network: string | null; status: string; category: string | null;
   minutesAgo: number; project?: string; currency?: string;
+  /** Seconds before the real now instead (the health read ages by the database's clock). */
+  secondsAgo?: number;
 }
 
 const input = { paymentId: 'pay_next', amount: 1000n, currency: 'EUR', country: 'DE', paymentMethodType: 'card' } as RiskInput;
@@ -53,7 +55,8 @@ const minutesOf = async (project: string) => (await pool.query(
 let n = 0;
 function event(o: Outcome): AttemptSettledEvent {
   n += 1;
-  const settled = new Date((NOW_MINUTE - o.minutesAgo) * 60_000 + (n % 60) * 1000).toISOString();
+  const settled = new Date(o.secondsAgo === undefined ? (NOW_MINUTE - o.minutesAgo) * 60_000 + (n % 60) * 1000
+    : Date.now() - o.secondsAgo * 1000).toISOString();
   return {
     id: `evt_h${n}`, type: INTERNAL_EVENT_TYPES.attemptSettled, mode: 'test', merchant_id: 'mer_h',
     project_id: o.project ?? 'prj_h', created_at: settled,
@@ -126,7 +129,7 @@ test('the planning read\'s history is what the simulator computes from the same 
     if ((o.project ?? 'prj_h') === 'prj_h') {
       const x = e.data.object;
       memory.record(x.provider_account_id, { method: 'card', currency: x.currency, country: x.country ?? '', cardNetwork: x.card_network ?? '' },
-        outcomeKind(x.status, x.failure_category), Math.floor(Date.parse(x.settled_at) / 60_000));
+        outcomeKind(x.status, x.failure_category), Math.floor(Date.parse(x.settled_at) / 1000));
     }
   }
 
@@ -140,6 +143,56 @@ test('the planning read\'s history is what the simulator computes from the same 
   assert.deepEqual([total(0), total(1), total(2)], [7, 21, 35]);
   assert.equal(alpha.get(2)!.reduce((sum, m) => sum + m.hard, 0), 10, 'hard and policy declines are hard');
   assert.equal(alpha.get(2)!.reduce((sum, m) => sum + m.technical, 0), 10, 'technical and uncategorised failures are technical');
+});
+
+test('health: each account\'s newest attempts in real time, newest first, hard declines left out, as the simulator keeps them', async () => {
+  const live = { ...scope, projectId: 'prj_live' } as Scope;
+  await store.createRule(live, 'rtr_live', { ...learningRule, providers: ['demo_alpha', 'demo_beta'] }, at);
+  const recorder = createOutcomeStore(pool);
+  const memory = new OutcomeMemory();
+  // Beta: 30 answered attempts over the last minutes, then an outage: its newest 6 technical, one card's hard decline between.
+  const outcomes: Outcome[] = [
+    ...Array.from({ length: 30 }, (_, i) => ({ secondsAgo: 300 - i * 5, status: i % 4 === 0 ? 'failed' : 'succeeded', category: i % 4 === 0 ? 'soft' : null })),
+    { secondsAgo: 40, status: 'failed', category: 'hard' },
+    ...Array.from({ length: 6 }, (_, i) => ({ secondsAgo: 30 - i * 5, status: 'failed', category: 'technical' })),
+  ].map((o) => ({ account: 'demo_beta', country: 'DE', network: 'visa', minutesAgo: 0, project: 'prj_live', ...o }));
+  outcomes.push({ account: 'demo_alpha', country: 'FR', network: null, status: 'succeeded', category: null, minutesAgo: 0, secondsAgo: 10, project: 'prj_live' });
+  outcomes.push({ account: 'demo_alpha', country: 'DE', network: 'visa', status: 'failed', category: 'technical', minutesAgo: 0, secondsAgo: 5, project: 'prj_live', currency: 'USD' });
+  for (const o of outcomes) {
+    const e = event(o);
+    assert.deepEqual(await recorder.recordMany([e], at), [true]);
+    const x = e.data.object;
+    memory.record(x.provider_account_id, { method: 'card', currency: x.currency, country: x.country ?? '', cardNetwork: x.card_network ?? '' },
+      outcomeKind(x.status, x.failure_category), Date.parse(x.settled_at) / 1000);
+  }
+  const read = await store.planningInputs(live, input, at, key);
+  const simulated = memory.health({ method: 'card', currency: 'EUR', country: 'DE', cardNetwork: 'visa' }, ['pac_demo_alpha', 'pac_demo_beta'], Date.now() / 1000);
+  const flags = (h: typeof simulated) => [...h].sort(([a], [b]) => (a < b ? -1 : 1)).map(([account, list]) => [account, list.map((x) => (x.technical ? 't' : 'a')).join('')]);
+  assert.deepEqual(flags(read.health), flags(simulated));
+  assert.deepEqual(flags(read.health), [['pac_demo_alpha', 'a'], ['pac_demo_beta', `tttttt${'a'.repeat(30)}`]], 'every country of the currency; not USD');
+  const ages = read.health.get('pac_demo_beta')!.map((x) => x.ageSeconds);
+  assert.ok(ages[0]! >= 5 && ages[0]! < 60 && ages.every((x, i) => i === 0 || x >= ages[i - 1]!), `newest first by the database's clock: ${ages.join(', ')}`);
+  // Six failures in a row after 30 good attempts: 30 % of the newest 20, however full the bucket.
+  assert.equal(recentHealth(read.health.get('pac_demo_beta'), DEFAULT_SETTINGS).share, 0.3);
+});
+
+test('a scope that starts learning counts the outcomes it already recorded, bounded and once', async () => {
+  const back = { ...scope, projectId: 'prj_back' } as Scope;
+  const recorder = createOutcomeStore(pool);
+  // Recorded while no rule of the scope learned: 9 answered and 3 technical in the last hour, one older than the two hours.
+  const outcomes: Outcome[] = [
+    ...Array.from({ length: 12 }, (_, i) => ({ secondsAgo: 3600 - i * 240, status: i % 4 === 3 ? 'failed' : 'succeeded', category: i % 4 === 3 ? 'technical' : null })),
+    { secondsAgo: 3 * 3600, status: 'succeeded', category: null },
+  ].map((o) => ({ account: 'demo_alpha', country: 'DE', network: 'visa', minutesAgo: 0, project: 'prj_back', ...o }));
+  for (const o of outcomes) assert.deepEqual(await recorder.recordMany([event(o)], at), [true]);
+  assert.deepEqual(await minutesOf('prj_back'), [], 'nothing counted without a learning rule');
+
+  await store.createRule(back, 'rtr_back', learningRule, at);
+  assert.equal(await store.backfillMinutes(back), 12, 'the two hours\' outcomes, not the older one');
+  const counted = [{ succeeded: 9, technical: 3 }].flatMap((c) => ['* *', 'DE *', 'DE visa'].map((level) => ({ level, ...c })));
+  assert.deepEqual(await minutesOf('prj_back'), counted);
+  assert.equal(await store.backfillMinutes(back), 0, 'a bucket already counted is never counted again');
+  assert.deepEqual(await minutesOf('prj_back'), counted);
 });
 
 test('minutes past retention are pruned in batches, newer ones kept', async () => {

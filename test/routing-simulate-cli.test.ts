@@ -29,8 +29,8 @@ test('svc routing simulate prints every strategy and the oracle, its figures num
   const rows = rowsOf(run.stdout);
   assert.deepEqual([...rows.keys()], [...STRATEGIES, ORACLE]);
   for (const name of STRATEGIES) {
-    const [first, final, feeBps, vsOracle, explored, hits, back, plan] = rows.get(name)!;
-    for (const figure of [first, final, feeBps, vsOracle, explored, hits]) assert.ok(Number.isFinite(Number(figure)), `${name}: ${figure}`);
+    const [first, final, feeBps, vsOracle, explored, hits, left, back, plan] = rows.get(name)!;
+    for (const figure of [first, final, feeBps, vsOracle, explored, hits, left]) assert.ok(Number.isFinite(Number(figure)), `${name}: ${figure}`);
     assert.ok(Number(first) > 50 && Number(first) <= 100, `${name} first attempts ${first} %`);
     assert.ok(Number(final) >= Number(first), `${name}: failover only adds approvals`);
     assert.ok(Number(explored) >= 0 && Number(explored) <= 20, `${name} explored ${explored} %`);
@@ -45,7 +45,7 @@ test('svc routing simulate prints every strategy and the oracle, its figures num
 
   // The same seed replays the same day: every figure but the planning time is the same.
   const again = rowsOf((await runSvc(['routing', 'simulate', '--payments', '1500', '--seed', '7'], {})).stdout);
-  for (const [name, figures] of rows) assert.deepEqual(again.get(name)!.slice(0, 7), figures.slice(0, 7), name);
+  for (const [name, figures] of rows) assert.deepEqual(again.get(name)!.slice(0, 8), figures.slice(0, 8), name);
 });
 
 test('svc routing simulate --json gives the figures as one object; a bad count is a usage error, nothing run', async () => {

@@ -159,9 +159,18 @@ function reportJson(report: GetRoutingRuleReportResponse, projectId: string, mod
       payments: Number(a.payments),
       approved: Number(a.approved),
       first_attempt_approved: Number(a.firstAttemptApproved),
+      first_attempt_acceptance: a.firstAttemptAcceptance ?? null,
+      first_attempt_interval: interval(a.firstAttemptInterval),
       acceptance: a.acceptance ?? null,
       interval: interval(a.interval),
+      failover: {
+        extra_attempts_per_payment: a.extraAttemptsPerPayment ?? null,
+        fee_bps: a.feeBps ?? null,
+        latency_ms_per_payment: a.latencyMsPerPayment ?? null,
+      },
     })),
+    first_attempt_difference: report.firstAttemptDifference === undefined ? null
+      : { estimate: report.firstAttemptDifference, ...interval(report.firstAttemptDifferenceInterval) },
     difference: report.difference === undefined ? null : { estimate: report.difference, ...interval(report.differenceInterval) },
   };
 }

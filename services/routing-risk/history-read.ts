@@ -2,10 +2,14 @@ import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
 import { scopeLearnsSql } from './learning-scopes.js';
 import type { HistoryRow, PlanningCache } from './planning-cache.js';
-import { READ_WINDOW_MINUTES, bucketOf, type MinuteCounts, type SegmentHistory, type SegmentLevel } from './strategies/index.js';
+import {
+  HEALTH_READ_ATTEMPTS, HEALTH_READ_MINUTES, READ_WINDOW_MINUTES, bucketOf,
+  type HealthHistory, type MinuteCounts, type SegmentHistory, type SegmentLevel,
+} from './strategies/index.js';
 
 // The outcome history part of the planning read (store.ts's planningInputs): the SQL, and with the
-// planning cache the closed buckets kept in memory, so that only the bucket under way is read.
+// planning cache the closed buckets kept in memory, so that only the bucket under way is read; and
+// each account's newest attempts, for its health, read on every plan and never cached.
 
 /**
  * The payment's outcome history per account, one row per minute and segment level (0: its country
@@ -68,4 +72,35 @@ export function historyRead(cache: PlanningCache | undefined, scope: Scope, inpu
       return toHistory(rows);
     },
   };
+}
+
+/**
+ * Each of the scope's accounts' newest attempts in the payment's method and currency, newest first:
+ * up to HEALTH_READ_ATTEMPTS within HEALTH_READ_MINUTES, aged by the database's clock, so every
+ * replica reads the same health at the same moment, an outage counts from its first failure
+ * whatever the bucket, and nothing in a process's memory can hide it. One index range per account
+ * (migration 0012: account, segment, settled_at descending). Hard declines and policy refusals are
+ * the card's and are not read. `accounts`: a FROM item of the scope's accounts with column
+ * account_id; parameters from $n: method, currency (the history read's first two).
+ */
+export function healthColumn(accounts: string, n: number): string {
+  return `(SELECT COALESCE(json_agg(json_build_array(a.account_id, o.ages, o.technical)), '[]')
+    FROM ${accounts} CROSS JOIN LATERAL (
+      SELECT array_agg(r.age ORDER BY r.settled_at DESC) AS ages,
+        string_agg(CASE WHEN r.technical THEN 't' ELSE 'a' END, '' ORDER BY r.settled_at DESC) AS technical
+      FROM (SELECT settled_at, greatest(0, round(extract(epoch FROM now() - settled_at)::numeric, 1))::float8 AS age,
+              (status = 'failed' AND failure_category IS DISTINCT FROM 'soft') AS technical
+            FROM attempt_outcomes
+            WHERE project_id = $2 AND mode = $3 AND provider_account_id = a.account_id
+              AND payment_method = $${n} AND currency = $${n + 1}
+              AND settled_at > now() - interval '${HEALTH_READ_MINUTES} minutes'
+              AND NOT (status = 'failed' AND failure_category IN ('hard', 'policy'))
+            ORDER BY settled_at DESC LIMIT ${HEALTH_READ_ATTEMPTS}) r) o
+    WHERE o.ages IS NOT NULL AND ${scopeLearnsSql('$1', '$2', '$3')}) AS health`;
+}
+
+/** The health column's rows as the strategies read them (account-health.ts). */
+export function toHealth(rows: [account: string, ages: number[], technical: string][]): HealthHistory {
+  return new Map(rows.map(([account, ages, technical]) =>
+    [account, ages.map((ageSeconds, i) => ({ ageSeconds, technical: technical[i] === 't' }))]));
 }

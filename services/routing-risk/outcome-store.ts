@@ -1,5 +1,6 @@
 import type { AttemptSettledEvent, Pool } from '../platform/index.js';
 import { scopeLearnsSql } from './learning-scopes.js';
+import { READ_WINDOW_MINUTES } from './strategies/index.js';
 
 /**
  * Where routing-risk keeps the attempt outcomes it learns from (migrations 0006, 0008, 0010). One
@@ -13,6 +14,9 @@ export interface OutcomeStore {
   recordMany(events: AttemptSettledEvent[], now: Date): Promise<boolean[]>;
 }
 
+/** The five-minute bucket (stamped with its first minute since the epoch) of a timestamp column, as window-stats.ts's bucketOf. */
+const bucketSql = (column: string) => `floor(extract(epoch FROM ${column}) / 300)::bigint * 5`;
+
 /**
  * The minute rows of the new claims: the outcome classified as window-stats.ts's outcomeKind (the
  * routing-history test holds the two together), in five-minute buckets stamped with their first
@@ -23,7 +27,7 @@ export interface OutcomeStore {
 const COUNT_MINUTES = `minutes AS (
   SELECT c.project_id, c.mode, c.payment_method, c.currency, c.provider_account_id,
     coalesce(c.country, '') AS country, coalesce(c.card_network, '') AS card_network,
-    floor(extract(epoch FROM c.settled_at) / 300)::bigint * 5 AS minute,
+    ${bucketSql('c.settled_at')} AS minute,
     CASE WHEN c.status <> 'failed' THEN 'succeeded'
          WHEN c.failure_category IN ('hard', 'policy') THEN 'hard'
          WHEN c.failure_category = 'soft' THEN 'soft'
@@ -47,6 +51,31 @@ const COUNT_MINUTES = `minutes AS (
     technical = m.technical + EXCLUDED.technical
 )`;
 
+/** How far back a new learning rule's scope is counted from its recorded outcomes: the planning read's window. */
+export const BACKFILL_MINUTES = READ_WINDOW_MINUTES;
+/** And at most this many of them, newest first, so a busy scope's backfill stays one short statement. */
+export const BACKFILL_OUTCOMES = 50_000;
+
+/**
+ * A scope that starts learning (a rule given a learning strategy or variant) counts the outcomes
+ * already recorded in it ($1–$3 merchant, project, mode), the newest BACKFILL_OUTCOMES of the last
+ * BACKFILL_MINUTES, into outcome_minutes as the consumer would have. Only buckets in which nothing
+ * of the scope is counted yet are filled, so nothing is counted twice (a scope that learned before,
+ * or the bucket under way that the consumer began counting when the rule was committed, keeps its
+ * counts). Run after the rule's commit, so COUNT_MINUTES's learning check sees it.
+ */
+export const BACKFILL_SQL = `WITH claimed AS (
+    SELECT o.merchant_id, o.project_id, o.mode, o.provider_account_id, o.payment_method, o.currency, o.country, o.card_network,
+      o.status, o.failure_category, o.settled_at
+    FROM attempt_outcomes o
+    WHERE o.merchant_id = $1 AND o.project_id = $2 AND o.mode = $3
+      AND o.settled_at > now() - interval '${BACKFILL_MINUTES} minutes' AND o.settled_at <= now()
+      AND NOT EXISTS (SELECT 1 FROM outcome_minutes m WHERE m.project_id = o.project_id AND m.mode = o.mode
+        AND m.minute = ${bucketSql('o.settled_at')})
+    ORDER BY o.settled_at DESC LIMIT ${BACKFILL_OUTCOMES}
+  ), ${COUNT_MINUTES}
+  SELECT count(*)::int AS counted FROM claimed`;
+
 export function createOutcomeStore(pool: Pool): OutcomeStore {
   return {
     async recordMany(events, now) {
@@ -56,17 +85,17 @@ export function createOutcomeStore(pool: Pool): OutcomeStore {
         text: `WITH input AS (
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
              $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
-             $16::text[], $17::int[], $18::timestamptz[])
+             $16::text[], $17::int[], $18::timestamptz[], $20::bigint[])
              AS i(event_id, attempt_id, payment_id, merchant_id, project_id, mode, provider_account_id, provider_code,
                payment_method, currency, country, card_network, bin_range, status, outcome, failure_category,
-               latency_ms, settled_at)
+               latency_ms, settled_at, amount)
          ), claimed AS (
            INSERT INTO attempt_outcomes (event_id, attempt_id, payment_id, merchant_id, project_id, mode,
              provider_account_id, provider_code, payment_method, currency, country, card_network, bin_range,
-             status, outcome, failure_category, latency_ms, settled_at, received_at)
+             status, outcome, failure_category, latency_ms, settled_at, received_at, amount)
            SELECT event_id, attempt_id, payment_id, merchant_id, project_id, mode, provider_account_id, provider_code,
              payment_method, currency, country, card_network, bin_range, status, outcome, failure_category,
-             latency_ms, settled_at, $19
+             latency_ms, settled_at, $19, amount
            FROM input
            ON CONFLICT DO NOTHING
            RETURNING event_id, merchant_id, project_id, mode, provider_account_id, payment_method, currency, country,
@@ -83,6 +112,7 @@ export function createOutcomeStore(pool: Pool): OutcomeStore {
           col((e) => e.data.object.failure_category ?? null),
           col((e) => (e.data.object.latency_ms === null || e.data.object.latency_ms === undefined ? null : Math.round(e.data.object.latency_ms))),
           col((e) => e.data.object.settled_at ?? e.created_at), now,
+          col((e) => (Number.isSafeInteger(e.data.object.amount) ? String(e.data.object.amount) : null)),
         ],
       });
       const fresh = new Set(rows.map((r) => r.event_id as string));

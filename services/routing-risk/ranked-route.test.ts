@@ -41,7 +41,7 @@ test('the deciding rule\'s strategy orders its candidates, reading the payment\'
     ['pac_a', new Map([[2, [{ minute: 100, succeeded: 70, soft: 30, hard: 0, technical: 0 }]]])],
   ]);
   const rules = [rule({ strategy: { type: 'success_rate', settings: { explorationShare: 0 } } })];
-  const plan = rankPlan(planRoute(accounts, req, rules), req, rules, { paymentId: 'pay_1', history, nowMinute: 100 });
+  const plan = rankPlan(planRoute(accounts, req, rules), req, rules, { paymentId: 'pay_1', history, health: new Map(), nowMinute: 100 });
   assert.deepEqual(order(plan), ['b', 'c', 'a'], 'c has no rate: it sorts at the pooled rate, between b and a');
   assert.equal(plan.ranking.strategy, 'success_rate');
   assert.equal(plan.rule, 'r');

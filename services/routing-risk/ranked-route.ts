@@ -1,5 +1,5 @@
 import { armOf, type Arm } from './ab-arms.js';
-import { rank, type Ranking, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
+import { rank, type HealthHistory, type Ranking, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
 import type { RoutePlan, RouteRequest } from './route-planner.js';
 import type { RoutingRule } from './routing-rules.js';
 
@@ -7,6 +7,10 @@ import type { RoutingRule } from './routing-rules.js';
 export interface Learning {
   paymentId: string;
   history: SegmentHistory;
+  /** Each account's newest attempts (account-health.ts), read with the history. */
+  health: HealthHistory;
+  /** Accounts with a probe of this process in flight (probes-in-flight.ts). */
+  probing?: ReadonlySet<string>;
   /** Planning time in whole minutes since the epoch. */
   nowMinute: number;
   cardNetwork?: string;
@@ -19,6 +23,7 @@ export interface RankedPlan extends RoutePlan {
 }
 
 const NO_HISTORY: SegmentHistory = new Map();
+const NO_HEALTH: HealthHistory = new Map();
 
 /**
  * The deciding rule's strategy for this payment: its variant's when the payment's sticky draw falls
@@ -46,6 +51,8 @@ export function rankPlan(plan: RoutePlan, req: RouteRequest, rules: RoutingRule[
     paymentId,
     segment: { method: req.methodType, currency: req.currency, country: req.country, cardNetwork: learning?.cardNetwork },
     history: learning?.history ?? NO_HISTORY,
+    health: learning?.health ?? NO_HEALTH,
+    probing: learning?.probing,
     nowMinute: learning?.nowMinute ?? 0,
   });
   return { ...plan, candidates: ranking.ranked.map((c) => c.account), ranking, ...(arm && { arm }) };

@@ -14,8 +14,10 @@ import type { ProviderAccount } from './provider-account.js';
 import { planRoute, withVaultConnections, type Reach } from './route-planner.js';
 import { rankPlan } from './ranked-route.js';
 import { experimentReport } from './experiment-report.js';
+import { ruleLearns } from './learning-scopes.js';
+import { probesInFlight } from './probes-in-flight.js';
 import type { Variant } from './ab-arms.js';
-import { STRATEGY_TYPES, type Ranking, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
+import { STRATEGY_TYPES, type HealthHistory, type Ranking, type SegmentHistory, type StrategyConfig } from './strategies/index.js';
 import { ruleProblem, type NewRule, type RoutingRule } from './routing-rules.js';
 import type { RoutingRiskStore } from './store.js';
 
@@ -46,7 +48,8 @@ const minuteOf = (at: Date) => Math.floor(at.getTime() / 60_000);
 /** The route in the deciding rule's strategy's order (planRoute picks the rule and the eligible accounts). */
 function rankedRoute(
   accounts: ProviderAccount[], input: RiskInput, providerCode: string | undefined, reach: Reach[] | undefined,
-  rules: RoutingRule[], learning: { history: SegmentHistory; cardNetwork?: string }, at: Date,
+  rules: RoutingRule[], learning: { history: SegmentHistory; health: HealthHistory; probing: ReadonlySet<string>; cardNetwork?: string },
+  at: Date,
 ) {
   const req = {
     amount: input.amount, currency: input.currency, country: input.country, methodType: input.paymentMethodType, providerCode, reach,
@@ -168,6 +171,7 @@ function planTimer(metrics: Metrics | undefined) {
 /** `vaultOf`: the vault providers' codes and the vault each serves (their facts' capabilities.vault). */
 export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<string, string> = new Map(), metrics?: Metrics) {
   const planned = planTimer(metrics);
+  const probes = probesInFlight();
   return (router: ConnectRouter) => {
     router.service(RoutingService, {
       async planPayment(req) {
@@ -188,8 +192,12 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
             ? undefined
             : {
                 id: newId('rtd', at),
-                ...rankedRoute(accounts, input, req.providerCode, reach, rules, { history: inputs.history, cardNetwork }, at),
+                ...rankedRoute(accounts, input, req.providerCode, reach, rules, {
+                  history: inputs.history, health: inputs.health, cardNetwork,
+                  probing: probes.pending(scope, input.paymentMethodType, input.currency, inputs.health, at.getTime()),
+                }, at),
               };
+        if (plan?.ranking.probed) probes.record(scope, input.paymentMethodType, input.currency, plan.ranking.probed, at.getTime());
         if (plan) planned?.observe({ strategy: plan.ranking.strategy }, secondsSince(started));
         await store.recordDecisions(scope, input, risk, plan, at);
         return {
@@ -227,6 +235,7 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
         if (!created) {
           throw invalidField('name', `A routing rule named "${rule.name}" already exists in this project and mode`);
         }
+        if (ruleLearns(created)) await store.backfillMinutes(scope);
         return { rule: ruleToProto(created) };
       },
 
@@ -251,6 +260,7 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
           return next;
         });
         if (!rule) throw ruleNotFound(req.id);
+        if (ruleLearns(rule) && (changed.includes('strategy') || changed.includes('variant'))) await store.backfillMinutes(scope);
         return { rule: ruleToProto(rule), changed };
       },
 
@@ -265,9 +275,14 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
             arm: a.arm, share: a.share, strategy: JSON.stringify(a.strategy), payments: BigInt(a.payments),
             approved: BigInt(a.approved), firstAttemptApproved: BigInt(a.firstAttemptApproved),
             acceptance: a.acceptance, interval: a.interval,
+            firstAttemptAcceptance: a.firstAttemptAcceptance, firstAttemptInterval: a.firstAttemptInterval,
+            extraAttemptsPerPayment: a.extraAttemptsPerPayment, feeBps: a.feeBps, latencyMsPerPayment: a.latencyMsPerPayment,
           })),
           difference: report.difference?.estimate,
           differenceInterval: report.difference && { low: report.difference.low, high: report.difference.high },
+          firstAttemptDifference: report.firstAttemptDifference?.estimate,
+          firstAttemptDifferenceInterval: report.firstAttemptDifference
+            && { low: report.firstAttemptDifference.low, high: report.firstAttemptDifference.high },
         };
       },
 

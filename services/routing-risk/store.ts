@@ -9,11 +9,12 @@ import type { PayoutCapability } from './payout-routing.js';
 import type { ProviderAccount } from './provider-account.js';
 import { REPORT_SQL, type ArmCounts } from './experiment-report.js';
 import type { NewRule, RoutingRule } from './routing-rules.js';
-import { historyRead, type HistoryKey } from './history-read.js';
+import { healthColumn, historyRead, toHealth, type HistoryKey } from './history-read.js';
 import { ruleLearns } from './learning-scopes.js';
+import { BACKFILL_SQL } from './outcome-store.js';
 import { scopeKey, type PlanningCache } from './planning-cache.js';
 import type { RankedPlan } from './ranked-route.js';
-import type { SegmentHistory } from './strategies/index.js';
+import type { HealthHistory, SegmentHistory } from './strategies/index.js';
 
 /** The velocity keys of a payment as stored: digests, scoped to the project so they do not join across merchants. */
 function velocityKeys(scope: Scope, input: RiskInput) {
@@ -88,6 +89,8 @@ export interface PlanningInputs {
   rules: RoutingRule[];
   velocity: VelocityCounts;
   history: SegmentHistory;
+  /** Each account's newest attempts in the payment's method and currency: never cached (history-read.ts). */
+  health: HealthHistory;
 }
 
 // Rows come from a query or, in planningInputs, from json_agg (numbers and strings, not bigint and Date).
@@ -135,6 +138,12 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
       }]));
     },
 
+    /** Counts a scope's recorded outcomes for a rule that starts it learning (outcome-store.ts's BACKFILL_SQL); how many. */
+    async backfillMinutes(scope: Scope): Promise<number> {
+      const { rows } = await pool.query(BACKFILL_SQL, scopeValues(scope));
+      return rows[0].counted as number;
+    },
+
     async rulesFor(scope: Scope): Promise<RoutingRule[]> {
       const { rows } = await pool.query(`${RULES_SQL} ORDER BY priority, name`, scopeValues(scope));
       return rows.map(toRule);
@@ -152,7 +161,7 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
       const learns = !cached || cached.rules.some(ruleLearns);
       const keys = velocityKeys(scope, input);
       const counted = Boolean(keys.customer || keys.fingerprint || keys.ip);
-      if (cached && !learns && !counted) return { ...cached, velocity: NO_VELOCITY, history: new Map() };
+      if (cached && !learns && !counted) return { ...cached, velocity: NO_VELOCITY, history: new Map(), health: new Map() };
       const values: unknown[] = counted ? [...scopeValues(scope), ...velocityValues(keys, at)] : scopeValues(scope);
       const columns = cached ? [] : [
         `(SELECT COALESCE(json_agg(a), '[]') FROM (${ACCOUNTS_SQL}) a) AS accounts`,
@@ -160,8 +169,10 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
       ];
       const history = learns ? historyRead(cache, scope, input, key) : undefined;
       if (history) {
-        columns.push(history.column(values.length + 1));
-        values.push(...history.values);
+        // The health of the cached accounts by their ids, so a cached plan reads no account row.
+        const accounts = cached ? `unnest($${values.length + history.values.length + 1}::text[]) AS a (account_id)` : `(${ACCOUNTS_SQL}) a`;
+        columns.push(history.column(values.length + 1), healthColumn(accounts, values.length + 1));
+        values.push(...history.values, ...(cached ? [cached.accounts.map((a) => a.providerAccountId)] : []));
       }
       if (counted) columns.push('v.*');
       const since = cache?.reading();
@@ -176,6 +187,7 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
         ...scoped,
         velocity: counted ? { customer: r.customer, fingerprint: r.fingerprint, ip: r.ip } : NO_VELOCITY,
         history: history ? history.finish(r.history) : new Map(),
+        health: history ? toHealth(r.health) : new Map(),
       };
     },
 
@@ -245,7 +257,10 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
     /** A rule's decisions since its experiment began, per arm, with their outcomes (experiment-report.ts). */
     async armCounts(scope: Scope, rule: RoutingRule): Promise<ArmCounts[]> {
       const { rows } = await pool.query(REPORT_SQL, [...scopeValues(scope), rule.id, rule.experimentSince ?? rule.createdAt]);
-      return rows.map((r) => ({ arm: r.arm, payments: r.payments, approved: r.approved, firstAttemptApproved: r.first_attempt_approved }));
+      return rows.map((r) => ({
+        arm: r.arm, payments: r.payments, approved: r.approved, firstAttemptApproved: r.first_attempt_approved,
+        attempts: r.attempts, latencyMs: r.latency_ms, fees: r.fees, approvedAmount: r.approved_amount,
+      }));
     },
 
     async ruleById(scope: Scope, id: string): Promise<RoutingRule | undefined> {

@@ -86,7 +86,20 @@ await pool.query(
      (VALUES ('DE', 'visa'), ('DE', '*'), ('*', '*')) l (country, network)`,
   [nowMinute, ['prj_learns', 'prj_static', ...Array.from({ length: OTHER_PROJECTS }, (_, i) => `prj_other${i}`)], ACCOUNTS],
 );
+// And the attempts the health read takes each account's newest 100 from: one every 3 s over two hours for
+// the learning scope, a tenth of that for each other project.
+await pool.query(
+  `INSERT INTO attempt_outcomes (event_id, attempt_id, payment_id, merchant_id, project_id, mode, provider_account_id,
+     provider_code, payment_method, currency, country, card_network, status, outcome, failure_category, settled_at, received_at)
+   SELECT 'evt_' || p || a || g, 'att_' || p || a || g, 'pay_' || p || g, 'mer_bench', p, 'test', a, a, 'card', 'EUR', 'DE', 'visa',
+     CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'succeeded' END, 'x', CASE WHEN g % 20 = 0 THEN 'technical' WHEN g % 10 = 0 THEN 'soft' END,
+     now() - g * interval '3 seconds', now()
+   FROM unnest($1::text[]) p, unnest($2::text[]) a, generate_series(1, 2400) g
+   WHERE p = 'prj_learns' OR g % 10 = 0`,
+  [['prj_learns', 'prj_static', ...Array.from({ length: OTHER_PROJECTS }, (_, i) => `prj_other${i}`)], ACCOUNTS],
+);
 await pool.query('ANALYZE outcome_minutes');
+await pool.query('ANALYZE attempt_outcomes');
 
 let n = 0;
 const plan = (build: Build, project: string) => clients[build].planPayment({

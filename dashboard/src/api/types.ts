@@ -384,8 +384,11 @@ export interface ArmReport {
   payments: number;
   approved: number;
   first_attempt_approved: number;
+  first_attempt_acceptance: number | null;
+  first_attempt_interval: Interval | null;
   acceptance: number | null;
   interval: Interval | null;
+  failover: { extra_attempts_per_payment: number | null; fee_bps: number | null; latency_ms_per_payment: number | null };
 }
 
 export interface RoutingReport {
@@ -393,4 +396,5 @@ export interface RoutingReport {
   since: string | null;
   arms: ArmReport[];
   difference: ({ estimate: number } & Interval) | null;
+  first_attempt_difference: ({ estimate: number } & Interval) | null;
 }

@@ -61,7 +61,7 @@ export function RoutingPage() {
 }
 
 function RuleSection(props: { report: RoutingReport; editable: boolean; onSaved: (said: string) => void }) {
-  const { rule, arms, difference } = props.report;
+  const { rule, arms, difference, first_attempt_difference: firstDifference } = props.report;
   return (
     <section class="routing-rule" aria-labelledby={`rule-${rule.id}`}>
       <h2 id={`rule-${rule.id}`}>{rule.name}</h2>
@@ -76,13 +76,20 @@ function RuleSection(props: { report: RoutingReport; editable: boolean; onSaved:
           <thead>
             <tr>
               <th scope="col">Arm</th><th scope="col">Share</th><th scope="col">Strategy</th><th scope="col">Payments (n)</th>
-              <th scope="col">Approved</th><th scope="col">First attempt</th><th scope="col">Acceptance</th>
-              <th scope="col">95 % interval</th>
+              <th scope="col">First attempt</th><th scope="col">First-attempt acceptance</th><th scope="col">95 % interval</th>
+              <th scope="col">Approved</th><th scope="col">Acceptance</th><th scope="col">95 % interval</th>
+              <th scope="col">Extra attempts per payment</th><th scope="col">Fees</th><th scope="col">Latency per payment</th>
             </tr>
           </thead>
           <tbody>{arms.map((a) => <ArmRow key={a.arm} arm={a} />)}</tbody>
         </table>
       </TableWrap>
+      {firstDifference && (
+        <p>
+          <strong>First attempt, variant minus control: {points(firstDifference.estimate)}</strong> (95 % interval{' '}
+          {points(firstDifference.low)} to {points(firstDifference.high)}).
+        </p>
+      )}
       {difference && (
         <p>
           Variant minus control: {points(difference.estimate)} (95 % interval {points(difference.low)} to {points(difference.high)}).
@@ -101,10 +108,15 @@ function ArmRow({ arm }: { arm: ArmReport }) {
       <td>{percent(arm.share)}</td>
       <td>{label(arm.strategy.type)}</td>
       <td>{arm.payments}</td>
-      <td>{arm.approved}</td>
       <td>{arm.first_attempt_approved}</td>
+      <td>{percent(arm.first_attempt_acceptance)}</td>
+      <td>{interval(arm.first_attempt_interval)}</td>
+      <td>{arm.approved}</td>
       <td>{percent(arm.acceptance)}</td>
       <td>{interval(arm.interval)}</td>
+      <td>{arm.failover.extra_attempts_per_payment === null ? '—' : arm.failover.extra_attempts_per_payment.toFixed(2)}</td>
+      <td>{arm.failover.fee_bps === null ? '—' : `${arm.failover.fee_bps.toFixed(0)} bps`}</td>
+      <td>{arm.failover.latency_ms_per_payment === null ? '—' : `${arm.failover.latency_ms_per_payment.toFixed(0)} ms`}</td>
     </tr>
   );
 }

@@ -2,9 +2,12 @@
 // history query hold and return, kept in memory so a synthetic day replays in seconds. The
 // classification (outcomeKind), the windows, the segment fallback and the strategies are the
 // services' own code; only the bucket-and-level grouping below mirrors the SQL (history-read.ts's
-// historySql), and test/routing-history.test.ts holds the Postgres path to the same counts.
+// historySql), and test/routing-history.test.ts holds the Postgres path to the same counts. Each
+// account's newest attempts, for its health, are kept by the second as history-read.ts's
+// healthColumn reads them from attempt_outcomes.
 import {
-  BUCKET_MINUTES, READ_WINDOW_MINUTES, bucketOf, type MinuteCounts, type OutcomeKind, type SegmentHistory, type SegmentLevel,
+  BUCKET_MINUTES, HEALTH_READ_ATTEMPTS, HEALTH_READ_MINUTES, READ_WINDOW_MINUTES, bucketOf,
+  type HealthHistory, type MinuteCounts, type OutcomeKind, type SegmentHistory, type SegmentLevel,
 } from '../strategies/index.js';
 
 export interface SimSegment {
@@ -23,9 +26,18 @@ export class OutcomeMemory {
   /** method|currency → minute → rows (one per account, country and network). */
   private readonly byMinute = new Map<string, Map<number, Map<string, Row>>>();
 
-  record(account: string, s: SimSegment, kind: OutcomeKind, at: number): void {
-    const minute = bucketOf(at);
+  /** method|currency|account → its attempts (second, technical), oldest first; hard declines left out. */
+  private readonly attempts = new Map<string, { second: number; technical: boolean }[]>();
+
+  record(account: string, s: SimSegment, kind: OutcomeKind, second: number): void {
+    const minute = bucketOf(Math.floor(second / 60));
     const key = `${s.method}|${s.currency}`;
+    if (kind !== 'hard') {
+      const attemptsKey = `${key}|${account}`;
+      let list = this.attempts.get(attemptsKey);
+      if (!list) this.attempts.set(attemptsKey, (list = []));
+      list.push({ second, technical: kind === 'technical' });
+    }
     let minutes = this.byMinute.get(key);
     if (!minutes) this.byMinute.set(key, (minutes = new Map()));
     let rows = minutes.get(minute);
@@ -34,6 +46,22 @@ export class OutcomeMemory {
     let row = rows.get(rowKey);
     if (!row) rows.set(rowKey, (row = { ...s, account, counts: { succeeded: 0, soft: 0, hard: 0, technical: 0 } }));
     row.counts[kind] += 1;
+  }
+
+  /** The planning read's health column for a payment of segment `s` at `nowSecond`, newest first. */
+  health(s: SimSegment, accounts: string[], nowSecond: number): HealthHistory {
+    const health: HealthHistory = new Map();
+    for (const account of accounts) {
+      const list = this.attempts.get(`${s.method}|${s.currency}|${account}`) ?? [];
+      const newest = [];
+      for (let i = list.length - 1; i >= 0 && newest.length < HEALTH_READ_ATTEMPTS; i--) {
+        const ageSeconds = nowSecond - list[i]!.second;
+        if (ageSeconds >= HEALTH_READ_MINUTES * 60) break;
+        newest.push({ ageSeconds, technical: list[i]!.technical });
+      }
+      if (newest.length > 0) health.set(account, newest);
+    }
+    return health;
   }
 
   /** The planning read's history for a payment of segment `s` at `nowMinute`. */

@@ -20,6 +20,11 @@ export interface SimResult {
   explored: number;
   /** Payments that still started at the down account during its outage (not by exploration). */
   detectedAfter?: number;
+  /**
+   * Time to leave: of the payments its best segments sent while it was down, the number up to the
+   * last one that still started there (not a probe); 0 when none did.
+   */
+  leaveAfter?: number;
   /** After the outage, payments its best segments sent elsewhere before one started there again. */
   backAfter?: number;
   /** Planning time in this process (planner and strategy, no planning read); NaN for the oracle. */
@@ -33,21 +38,24 @@ const rule = (strategy: StrategyConfig): RoutingRule => ({
   providers: ['alpha', 'beta', 'gamma'], strategy, createdAt: new Date(0),
 });
 
+const ACCOUNT_IDS = ACCOUNTS.map((a) => a.providerAccountId);
+
 const feeBpsOf = (fees: bigint, volume: bigint) => (volume === 0n ? 0 : Number((fees * 1_000_000n) / volume) / 100);
 
 export function replay(name: string, strategy: StrategyConfig, day: SimPayment[]): SimResult {
   const memory = new OutcomeMemory();
   const rules = [rule(strategy)];
   let first = 0, final = 0, fees = 0n, volume = 0n, explored = 0;
-  let backAfter: number | undefined, hitDuringOutage = 0, afterOutage = 0;
+  let backAfter: number | undefined, hitDuringOutage = 0, afterOutage = 0, duringOutage = 0, leaveAfter = 0;
   const micros: number[] = [];
   for (const p of day) {
     const s = p.segment;
     const req = { amount: p.amount, currency: s.currency, country: s.country, methodType: s.method };
     const history = memory.history(s, p.minute);
+    const health = memory.health(s, ACCOUNT_IDS, p.second);
     const started = performance.now();
     const plan = rankPlan(planRoute(ACCOUNTS, req, rules), req, rules, {
-      paymentId: p.id, history, nowMinute: p.minute, cardNetwork: s.cardNetwork,
+      paymentId: p.id, history, health, nowMinute: p.minute, cardNetwork: s.cardNetwork,
     });
     micros.push((performance.now() - started) * 1000);
     if (plan.ranking.explored) explored += 1;
@@ -57,15 +65,20 @@ export function replay(name: string, strategy: StrategyConfig, day: SimPayment[]
       // segments at that minute), how many until one starts at Alpha again (not by exploration).
       const alphaBest = bestAt(s, p.minute) === 'alpha';
       const startsAtAlpha = plan.candidates[0]!.providerCode === 'alpha';
-      if (p.minute >= OUTAGE.from && p.minute < OUTAGE.until && startsAtAlpha && !plan.ranking.explored) hitDuringOutage += 1;
-      if (alphaBest && p.minute >= OUTAGE.until && backAfter === undefined) {
+      const down = p.second >= OUTAGE.from && p.second < OUTAGE.until;
+      if (down && startsAtAlpha && !plan.ranking.explored) hitDuringOutage += 1;
+      if (down && alphaBest) {
+        duringOutage += 1;
+        if (startsAtAlpha && !plan.ranking.explored) leaveAfter = duringOutage;
+      }
+      if (alphaBest && p.second >= OUTAGE.until && backAfter === undefined) {
         afterOutage += 1;
         if (startsAtAlpha && !plan.ranking.explored) backAfter = afterOutage;
       }
     }
     for (const [i, account] of plan.candidates.entries()) {
       const outcome = outcomeAt(p, account);
-      memory.record(account.providerAccountId, s, outcome, p.minute);
+      memory.record(account.providerAccountId, s, outcome, p.second);
       if (outcome === 'succeeded') {
         if (i === 0) first += 1;
         final += 1;
@@ -78,7 +91,7 @@ export function replay(name: string, strategy: StrategyConfig, day: SimPayment[]
   micros.sort((a, b) => a - b);
   return {
     name, firstAttempt: first / day.length, final: final / day.length, feeBps: feeBpsOf(fees, volume),
-    explored: explored / day.length, detectedAfter: hitDuringOutage, backAfter,
+    explored: explored / day.length, detectedAfter: hitDuringOutage, leaveAfter, backAfter,
     p50Micros: micros[Math.floor(micros.length * 0.5)]!, p99Micros: micros[Math.floor(micros.length * 0.99)]!,
   };
 }

@@ -40,8 +40,11 @@ export const SEGMENTS: SegmentSpec[] = [
   seg('GBP', 'GB', 'visa', 0.10, { alpha: [0.90, 0.90], beta: [0.93, 0.93], gamma: [0.86, 0.93] }),
 ];
 
-/** Alpha answers nothing (time-outs) from 14:00 for 45 minutes. */
-export const OUTAGE = { account: 'pac_alpha', from: 14 * 60, until: 14 * 60 + 45 };
+/**
+ * Alpha answers nothing (time-outs) from 14:02:37 for 45 minutes, in seconds of the day: mid-bucket,
+ * after its bucket already holds attempts, as an outage starts in life.
+ */
+export const OUTAGE = { account: 'pac_alpha', from: 14 * 3600 + 2 * 60 + 37, until: 14 * 3600 + 47 * 60 + 37 };
 
 /** A card's own hard decline (stolen, closed): the same at every provider, never a provider's fault. */
 export const HARD_DECLINE_RATE = 0.03;
@@ -49,6 +52,8 @@ export const HARD_DECLINE_RATE = 0.03;
 export interface SimPayment {
   id: string;
   minute: number;
+  /** Its second of the day (within `minute`). */
+  second: number;
   segment: SegmentSpec;
   amount: bigint;
   /** Per account code: below its approval rate, approved (issuers answer each acquirer on its own). */
@@ -81,9 +86,10 @@ export function syntheticDay(count: number, seed = 26): SimPayment[] {
     const segment = SEGMENTS.find((s) => (pick -= s.share) < 0) ?? SEGMENTS[SEGMENTS.length - 1]!;
     const amount = BigInt(Math.round(500 * 100 ** random()));
     const draws = Object.fromEntries(ACCOUNTS.map((a) => [a.providerCode, random()]));
-    payments.push({ id: `pay_sim_${i}`, minute, segment, amount, draws, hardDraw: random() });
+    const second = minute * 60 + Math.floor(random() * 60);
+    payments.push({ id: `pay_sim_${i}`, minute, second, segment, amount, draws, hardDraw: random() });
   }
-  return payments.sort((a, b) => a.minute - b.minute);
+  return payments.sort((a, b) => a.second - b.second);
 }
 
 export function approvalOf(segment: SegmentSpec, accountCode: string, minute: number): number {
@@ -100,7 +106,7 @@ export type SimOutcome = 'succeeded' | 'soft' | 'hard' | 'technical';
 
 /** What `account` answers to payment `p`. */
 export function outcomeAt(p: SimPayment, account: ProviderAccount): SimOutcome {
-  if (account.providerAccountId === OUTAGE.account && p.minute >= OUTAGE.from && p.minute < OUTAGE.until) return 'technical';
+  if (account.providerAccountId === OUTAGE.account && p.second >= OUTAGE.from && p.second < OUTAGE.until) return 'technical';
   if (p.hardDraw < HARD_DECLINE_RATE) return 'hard';
   return p.draws[account.providerCode]! < approvalOf(p.segment, account.providerCode, p.minute) ? 'succeeded' : 'soft';
 }

@@ -5,17 +5,17 @@ import type { LearningSettings, RankInput, Ranking, ScoredCandidate } from './ty
 
 /**
  * Success chance × (amount − fee), in minor units: a cheaper account wins only while its approval
- * rate pays for the difference. An account without a trusted rate is valued at the pooled rate of
- * those with one (neither favoured nor starved: exploration gives it data).
+ * rate pays for the difference. An account without a trusted rate is valued at its prior (the pooled
+ * rate times its availability, success-rate.ts): neither favoured nor starved, exploration gives it data.
  */
 export function rankByExpectedValue(input: RankInput, s: LearningSettings, base: Ranking): Ranking {
-  const { ranked, estimates, pooled } = scoredByRate(input, s);
+  const { ranked, estimates, prior } = scoredByRate(input, s);
   if (estimates.size === 0) {
     const r = finish('expected_value', base.ranked, input, { ...s, explorationShare: 0 });
     return { ...r, reason: `no trusted success rate yet, the rule's order; ${r.reason}` };
   }
   const valued = ranked.map((c): ScoredCandidate => {
-    const p = c.score ?? pooled;
+    const p = c.score ?? prior.get(c.account.providerAccountId)!;
     const net = Number(input.amount - feeFor(c.account, input.amount));
     const value = p * net;
     return { ...c, score: value, note: `${value.toFixed(0)} expected (${percent(p)}${c.score === null ? ' pooled' : ''} of ${net} after fees)` };

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ProviderAccount } from '../provider-account.js';
 import {
-  DEFAULT_SETTINGS, outcomeKind, rank, strategyProblem, windowed, type MinuteCounts, type RankInput, type SegmentHistory,
-  type SegmentLevel,
+  DEFAULT_SETTINGS, outcomeKind, rank, strategyProblem, windowed, type HealthHistory, type MinuteCounts, type RankInput,
+  type RecentAttempt, type SegmentHistory, type SegmentLevel,
 } from './index.js';
 
 function account(code: string, name: string, feeBps = 0): ProviderAccount {
@@ -29,9 +29,13 @@ function history(entries: Array<[ProviderAccount, SegmentLevel, MinuteCounts[]]>
   return h;
 }
 
-function input(h: SegmentHistory, paymentId = 'pay_1', candidates = [stripe, adyen]): RankInput {
+/** Newest first, one a second: 't' a technical failure, 'a' an answered attempt. */
+const attempts = (pattern: string, firstAge = 0): RecentAttempt[] =>
+  [...pattern].map((c, i) => ({ ageSeconds: firstAge + i, technical: c === 't' }));
+
+function input(h: SegmentHistory, paymentId = 'pay_1', candidates = [stripe, adyen], health: HealthHistory = new Map()): RankInput {
   return {
-    candidates, amount: 10_000n, paymentId, history: h, nowMinute: NOW,
+    candidates, amount: 10_000n, paymentId, history: h, health, nowMinute: NOW,
     segment: { method: 'card', currency: 'EUR', country: 'DE', cardNetwork: 'visa' },
   };
 }
@@ -82,8 +86,9 @@ test('success rate: best trusted rate first, reason in words, static order witho
     [stripe, 0, [minute(NOW, { succeeded: 80, soft: 10, technical: 10, hard: 40 })]],
     [stripe, 2, [minute(NOW, { succeeded: 80, soft: 10, technical: 10, hard: 40 })]],
   ]);
-  const noExplore = ids.find((id) => !rank({ type: 'success_rate' }, input(h, id)).explored)!;
-  const r = rank({ type: 'success_rate' }, input(h, noExplore));
+  const health = new Map([['pac_stripe', attempts('aaaaaaaaat')], ['pac_adyen', attempts('aaaaaaaaaa')]]);
+  const noExplore = ids.find((id) => !rank({ type: 'success_rate' }, input(h, id, undefined, health)).explored)!;
+  const r = rank({ type: 'success_rate' }, input(h, noExplore, undefined, health));
   assert.deepEqual(r.ranked.map((c) => c.account.providerCode), ['adyen', 'stripe']);
   // Approval when answered (80 of 90; hard declines are not the provider's) times recent availability (90 %).
   assert.deepEqual(r.ranked.map((c) => c.score?.toFixed(4)), ['0.9400', '0.8000']);
@@ -124,23 +129,35 @@ test('exploration is bounded by its share, sticky per payment, and starts at the
   assert.equal(rank({ type: 'success_rate', settings: { explorationShare: 0 } }, input(h, explored[0] ? ids[runs.indexOf(explored[0])]! : 'x')).explored, false);
 });
 
-test('elimination moves an account with recent technical failures to the end, with a trickle of probes', () => {
-  const h = history([
-    [stripe, 2, [minute(NOW, { succeeded: 2, technical: 8 }), minute(NOW - 20, { succeeded: 500 })]],
-    [adyen, 2, [minute(NOW, { succeeded: 10 })]],
-  ]);
-  const runs = ids.map((id) => rank({ type: 'elimination' }, input(h, id)));
-  const probes = runs.filter((r) => r.ranked[0]!.account.providerCode === 'stripe');
-  assert.ok(probes.length / ids.length > 0.03 && probes.length / ids.length <= 0.07, `probed ${probes.length}`);
-  assert.ok(runs.every((r) => r.ranked.length === 2), 'never removed');
-  const normal = runs.find((r) => !r.explored)!;
-  assert.deepEqual(normal.ranked.map((c) => c.account.providerCode), ['adyen', 'stripe']);
+test('elimination moves an account with recent technical failures to the end, probed once every 1/share attempts', () => {
+  const elim = (health: HealthHistory) => rank({ type: 'elimination' }, input(new Map(), 'pay_1', undefined, health));
+  // Stripe's newest 10 attempts: 8 technical (newest 10 s ago), Adyen answered 10 since: not yet due (20 at 5 %).
+  const normal = elim(new Map([['pac_stripe', attempts('ttttatattt', 10)], ['pac_adyen', attempts('aaaaaaaaaa')]]));
+  assert.deepEqual(normal.ranked.map((c) => c.account.providerCode), ['adyen', 'stripe'], 'never removed');
+  assert.equal(normal.explored, false);
   assert.match(normal.reason, /Stripe moved to the end \(80\.0 % technical failures in its last 10 attempts\)/);
-  // Hard declines and soft declines are no outage; too few attempts are no evidence.
-  const declines = history([[stripe, 2, [minute(NOW, { hard: 50, soft: 9, technical: 1 })]]]);
-  assert.equal(rank({ type: 'elimination' }, input(declines, normal.ranked[0] && ids[runs.indexOf(normal)]!)).ranked[0]!.account.providerCode, 'stripe');
-  const few = history([[stripe, 2, [minute(NOW, { technical: 4 })]]]);
-  assert.equal(rank({ type: 'elimination' }, input(few, ids[runs.indexOf(normal)]!)).ranked[0]!.account.providerCode, 'stripe');
+  // 20 of the segment's attempts since Stripe's newest: the probe is due, whatever the payment.
+  const due = elim(new Map([['pac_stripe', attempts('ttttatattt', 20)], ['pac_adyen', attempts('a'.repeat(20))]]));
+  assert.deepEqual(due.ranked.map((c) => c.account.providerCode), ['stripe', 'adyen']);
+  assert.equal(due.explored, true);
+  assert.match(due.reason, /^Stripe first as a probe \(one payment in 20 of its segment/);
+  assert.equal(due.probed, 'pac_stripe');
+  // The same moment with this process's probe of Stripe still in flight: not probed again.
+  const inFlight = rank({ type: 'elimination' }, {
+    ...input(new Map(), 'pay_1', undefined, new Map([['pac_stripe', attempts('ttttatattt', 20)], ['pac_adyen', attempts('a'.repeat(20))]])),
+    probing: new Set(['pac_stripe']),
+  });
+  assert.deepEqual([inFlight.ranked[0]!.account.providerCode, inFlight.explored, inFlight.probed], ['adyen', false, undefined]);
+  // An answered probe is confirmed by the next payment; two answered end the outage.
+  const answered = elim(new Map([['pac_stripe', attempts('atttatattt', 1)], ['pac_adyen', attempts('a')]]));
+  assert.equal(answered.ranked[0]!.account.providerCode, 'stripe');
+  assert.equal(answered.explored, true);
+  const back = elim(new Map([['pac_stripe', attempts('aatttttttt', 1)], ['pac_adyen', attempts('a')]]));
+  assert.equal(back.ranked[0]!.account.providerCode, 'stripe');
+  assert.equal(back.explored, false);
+  assert.match(back.reason, /^all healthy/);
+  // Too few attempts are no evidence (hard declines are never read).
+  assert.equal(elim(new Map([['pac_stripe', attempts('tttt')]])).ranked[0]!.account.providerCode, 'stripe');
 });
 
 test('expected value: a cheaper account wins only while its rate pays for the difference', () => {

@@ -1,4 +1,5 @@
 import type { ProviderAccount } from '../provider-account.js';
+import type { HealthHistory } from './account-health.js';
 
 /** How one routing rule orders its eligible accounts (routing_rules.strategy; null there: priority). */
 export type StrategyConfig =
@@ -66,6 +67,10 @@ export interface RankInput {
   paymentId: string;
   segment: Segment;
   history: SegmentHistory;
+  /** Each candidate's newest attempts in the payment's method and currency (account-health.ts). */
+  health: HealthHistory;
+  /** Accounts with a probe in flight from this process (probes-in-flight.ts): not probed again until its outcome is read. */
+  probing?: ReadonlySet<string>;
   /** Planning time, in whole minutes since the epoch. */
   nowMinute: number;
 }
@@ -86,4 +91,6 @@ export interface Ranking {
   reason: string;
   /** This payment took the exploration or probe share (a learning strategy's deliberate non-best first). */
   explored: boolean;
+  /** The account this payment probes, when it does. */
+  probed?: string;
 }

@@ -55,7 +55,7 @@ export function windowed(history: MinuteCounts[] | undefined, minutes: number, a
 export interface Estimate {
   level: SegmentLevel;
   counts: OutcomeCounts;
-  /** Approvals over answered attempts (succeeded and soft-declined): technical failures are availability's, recentHealth's. */
+  /** Approvals over answered attempts (succeeded and soft-declined): technical failures are availability's (account-health.ts). */
   rate: number;
   sample: number;
 }
@@ -75,30 +75,6 @@ export function estimate(history: SegmentHistory, accountId: string, s: Learning
     if (sample >= s.minSample && sample > 0) return { level, counts, rate: counts.succeeded / sample, sample };
   }
   return undefined;
-}
-
-/**
- * The recent technical failures and time-outs of an account over the coarsest segment (an outage is
- * the account's): its newest attempts up to `eliminationAttempts` within `eliminationMinutes`, or,
- * for an account that gets too few attempts for that (an eliminated one sees only probes), further
- * back until `eliminationMinSample` attempts, up to six times as far. So an eliminated account
- * stays out while its probes fail and comes back once they succeed, instead of returning whenever
- * its failures age out of a short window.
- */
-export function recentHealth(history: SegmentHistory, accountId: string, s: LearningSettings, nowMinute: number) {
-  const horizon = s.eliminationMinutes * 6;
-  const minutes = (history.get(accountId)?.get(2) ?? [])
-    .filter((m) => m.minute > nowMinute - horizon && m.minute <= nowMinute)
-    .sort((a, b) => b.minute - a.minute);
-  let sample = 0;
-  let technical = 0;
-  for (const m of minutes) {
-    const enough = sample >= s.eliminationAttempts || (m.minute <= nowMinute - s.eliminationMinutes && sample >= s.eliminationMinSample);
-    if (enough) break;
-    sample += weighed(m);
-    technical += m.technical;
-  }
-  return { sample, technical, share: sample === 0 ? 0 : technical / sample };
 }
 
 /** The segment a level stands for, in words: "EUR Visa DE card", "EUR DE card", "EUR card". */
