@@ -43,12 +43,22 @@ describe('disputes at Stripe, through the REST gateway', () => {
     return { paymentId: res.body.id, intentId: res.body.attempts[0].provider_payment_id };
   }
   const disputeOf = async (paymentId: string) => (await api('GET', `/v1/disputes?payment_id=${paymentId}`)).body.data as any[];
+  /** What Stripe's balance holds (its balance transactions' nets) and our balance's net for the merchant. */
+  const stripeNet = () => [...world.stripe.balanceTransactions.values()].reduce((t, bt) => t + Number(bt.net), 0);
+  const ourNet = async () => ((await api('GET', '/v1/balances')).body.data as any[]).find((b) => b.currency === 'EUR')?.processed_net ?? 0;
+  /** Waits until our net has moved by what Stripe's did since `from`, and answers both moves. */
+  const movedAlike = (from: { stripe: number; ours: number }) => eventually('the balance moved as Stripe\'s did', async () => {
+    const moved = { stripe: stripeNet() - from.stripe, ours: (await ourNet()) - from.ours };
+    return moved.stripe === moved.ours ? moved : undefined;
+  });
   const movements = async (disputeId: string) => (await world.stack.query(
     'SELECT kind, amount::int, fee_amount::int FROM payments.dispute_fund_movements WHERE dispute_id = $1 ORDER BY seq', [disputeId],
   )).rows;
 
   test('opened by notification, funds withdrawn, evidence submitted through the SDK, won; redelivered and out of order, one movement each', async () => {
     const { paymentId, intentId } = await paid();
+    await eventually('the payment in the ledger', async () => (await api('GET', `/v1/transactions?type=payment`)).body.data.find((t: any) => t.payment_id === paymentId));
+    const paidAt = { stripe: stripeNet(), ours: await ourNet() };
     const opened = world.stripe.openDispute(intentId, 'product_not_received');
     for (const e of opened.events) {
       const res = await send(e);
@@ -63,6 +73,9 @@ describe('disputes at Stripe, through the REST gateway', () => {
     assert.deepEqual([d.provider_dispute_id, d.provider.code], [opened.dispute.id, 'stripe']);
     assert.equal(new Date(d.evidence_due_by).getTime(), Number((opened.dispute.evidence_details as any).due_by) * 1000);
     assert.deepEqual(await movements(d.id), [{ kind: 'withdrawal', amount: 2500, fee_amount: 1500 }]);
+    // Our balance moves exactly as Stripe's: the amount and its dispute fee withdrawn.
+    assert.deepEqual(await movedAlike(paidAt), { stripe: -4000, ours: -4000 });
+    const withdrawnAt = { stripe: stripeNet(), ours: await ourNet() };
 
     // Stripe retries both: recorded once, nothing moves again.
     for (const e of opened.events) assert.equal((await send(e)).body.new_notifications, 0);
@@ -104,6 +117,8 @@ describe('disputes at Stripe, through the REST gateway', () => {
        WHERE type = 'internal.dispute.funds_moved' AND payload->'data'->'object'->>'dispute_id' = $1 ORDER BY seq`, [d.id],
     );
     assert.deepEqual(funds.rows.map((r) => r.kind), ['withdrawal', 'reinstatement']);
+    // Reinstated as Stripe reinstates: the amount back, the fee kept.
+    assert.deepEqual(await movedAlike(withdrawnAt), { stripe: 2500, ours: 2500 });
 
     // The merchant's events: created, updated (evidence staged, submitted), closed (won) once.
     const got = await eventually('the dispute\'s events', async () => {
