@@ -1,19 +1,15 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Client } from '@connectrpc/connect';
 import type { DisputesService } from '../../proto/gen/svc/payments/v1/disputes_pb.js';
-import { disputeDocumentJson, disputeJson, DISPUTE_STATUSES, invalidField, isOneOf } from '../../services/contract/index.js';
+import {
+  disputeDocumentJson, disputeJson, DISPUTE_STATUSES, invalidField, isOneOf, type DisputeEvidenceText,
+} from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../api/register.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { decodeCursor, page } from '../http/cursor.js';
 
-interface EvidenceBody {
-  product_description?: string;
-  customer_communication?: string;
-  shipping_carrier?: string;
-  shipping_tracking_number?: string;
-  refund_policy?: string;
-  uncategorized_text?: string;
+interface EvidenceBody extends DisputeEvidenceText {
   documents?: string[];
   submit?: boolean;
 }

@@ -79,6 +79,12 @@ export const DISPUTE_REASONS = [
   'subscription_canceled', 'unrecognized', 'general',
 ] as const;
 export type DisputeReason = ValueOf<typeof DISPUTE_REASONS>;
+/** The text fields of a merchant's evidence on a dispute, as the API names them. */
+export const DISPUTE_EVIDENCE_FIELDS = [
+  'product_description', 'customer_communication', 'shipping_carrier', 'shipping_tracking_number', 'refund_policy',
+  'uncategorized_text',
+] as const;
+export type DisputeEvidenceText = Partial<Record<ValueOf<typeof DISPUTE_EVIDENCE_FIELDS>, string>>;
 
 export const TRANSACTION_STATUSES = ['pending', 'successful', 'failed'] as const;
 export type TransactionStatus = ValueOf<typeof TRANSACTION_STATUSES>;

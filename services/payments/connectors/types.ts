@@ -4,7 +4,7 @@
 // docs/connectors.md shows how to implement it. The outcome and next-action values are the
 // contract's enumerations (a file that itself imports nothing).
 import type {
-  AttemptOutcomeValue, DisputeReason, DisputeStage, DisputeStatus, FailureCategory, NextActionType,
+  AttemptOutcomeValue, DisputeEvidenceText, DisputeReason, DisputeStage, DisputeStatus, FailureCategory, NextActionType,
 } from '../../contract/enums.js';
 
 /** The merchant's account at a provider that a call acts for. */
@@ -330,14 +330,7 @@ export interface DisputeActionRequest {
 
 /** The merchant's evidence as the contract names it, and its documents' bytes. */
 export interface DisputeEvidenceRequest extends DisputeActionRequest {
-  evidence: {
-    product_description?: string;
-    customer_communication?: string;
-    shipping_carrier?: string;
-    shipping_tracking_number?: string;
-    refund_policy?: string;
-    uncategorized_text?: string;
-  };
+  evidence: DisputeEvidenceText;
   documents: Array<{ id: string; filename: string; contentType: string; content: Buffer }>;
 }
 

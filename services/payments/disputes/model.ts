@@ -1,4 +1,4 @@
-import type { DisputeReason, DisputeStage, DisputeStatus } from '../../contract/enums.js';
+import type { DisputeEvidenceText, DisputeReason, DisputeStage, DisputeStatus } from '../../contract/enums.js';
 
 /** A dispute as stored (migration 0020). Amounts in minor units of `currency`, the payment's. */
 export interface DisputeRecord {
@@ -36,13 +36,7 @@ export interface DisputeRecord {
 }
 
 /** The merchant's evidence, staged until submitted; text fields bounded by the contract. */
-export interface DisputeEvidence {
-  product_description?: string;
-  customer_communication?: string;
-  shipping_carrier?: string;
-  shipping_tracking_number?: string;
-  refund_policy?: string;
-  uncategorized_text?: string;
+export interface DisputeEvidence extends DisputeEvidenceText {
   /** Ids of documents uploaded for this dispute (`dpf_…`). */
   documents?: string[];
 }
