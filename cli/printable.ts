@@ -1,6 +1,6 @@
 import { visible } from '../services/contract/control-characters.js';
 
-// Everything `svc` prints from what the API or a stream answered passes here (red team finding 4): a
+// Everything `svc` prints from what the API or a stream answered passes here: a
 // stored name holding ESC, BEL, a C1 control or a bidi override would otherwise act on the
 // operator's terminal (set its title, clear the screen, reorder a line). Each line is escaped on
 // its own, so a stored line break shows as \u000a instead of faking a line of output.

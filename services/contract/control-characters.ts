@@ -1,4 +1,4 @@
-// Characters a terminal acts on instead of showing (red team finding 4): C0 controls (ESC starts
+// Characters a terminal acts on instead of showing: C0 controls (ESC starts
 // the sequences that set a window title or clear the screen, BEL ends some), DEL, C1 controls
 // (U+009B is a one-character CSI to many terminals) and the bidi embeddings, overrides and isolates
 // that make text read in another order than it is stored. One home: the names a stranger gives
