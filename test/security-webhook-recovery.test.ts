@@ -134,9 +134,10 @@ test('recovery and single resends go through the per-host pacer', async () => {
   await h.client.recoverEndpoint({ scope, endpointId, since });
   await r.waitFor(baseline + 12, 15_000);
   const at = r.received.slice(baseline).map((x) => x.at);
-  // Evenly spaced slots: any RATE + 1 requests in a row span at least a second (less timer slack).
+  // Evenly spaced slots: any RATE + 1 requests in a row span about a second (less timer and scheduling
+  // slack on a loaded machine; unpaced, they would arrive within milliseconds).
   for (let i = RATE; i < at.length; i++) {
-    assert.ok(at[i] - at[i - RATE] >= 900, `requests ${i - RATE}..${i} within ${Math.round(at[i] - at[i - RATE])} ms`);
+    assert.ok(at[i] - at[i - RATE] >= 800, `requests ${i - RATE}..${i} within ${Math.round(at[i] - at[i - RATE])} ms`);
   }
   // Single resends of one host, asked at once, are spaced by the same pacer.
   const { deliveries } = await h.client.listDeliveries({ scope, limit: 3 });
