@@ -65,6 +65,20 @@ describe('a late success after failover is returned at the first provider: the c
   const intentOf = (attemptId: string) => [...stripe.intents.values()].find((pi) => (pi.metadata as any).attempt_id === attemptId)!;
   const refundedAt = (intentId: string) =>
     [...stripe.refunds.values()].filter((r) => r.payment_intent === intentId).reduce((t, r) => t + Number(r.amount), 0);
+  /** The ledger's rows of a payment: its own movement and, beside it, the late pair (docs/ledger.md, "A late charge"). */
+  const ledgerRows = async (paymentId: string) => (await stack.query(
+    `SELECT type, movement_id, amount::int, fee_amount::int, provider_account_id FROM ledger.transactions
+     WHERE payment_id = $1 AND status = 'successful' ORDER BY type, movement_id`, [paymentId],
+  )).rows;
+  /** Waits for the late pair, then what the merchant's balance shows in EUR. */
+  const lateBooked = async (key: string, paymentId: string, attemptId: string) => {
+    const rows = await eventually('the late charge and its return booked', async () => {
+      const r = await ledgerRows(paymentId);
+      return r.some((t) => t.movement_id === `${attemptId}:late_return`) ? r : undefined;
+    });
+    const eur = ((await request(stack.baseUrl, 'GET', '/v1/balances', { key })).body.data as any[]).find((b) => b.currency === 'EUR');
+    return { rows, eur };
+  };
   const timelineOf = async (key: string, paymentId: string) =>
     ((await request(stack.baseUrl, 'GET', `/v1/payments/${paymentId}/timeline`, { key })).body.data as any[]).map((t) => t.type);
 
@@ -103,6 +117,22 @@ describe('a late success after failover is returned at the first provider: the c
     });
     assert.equal(events.length, 1);
     assert.equal(events[0].data.object.id, res.body.id);
+
+    // The ledger: the payment's own movement at the second account, and at the first the late
+    // charge and its refund, each once despite the replayed notifications; they net to zero, so the
+    // balance is the payment's alone.
+    const attempt = res.body.attempts[0].id;
+    const { rows, eur } = await lateBooked(m.secret, res.body.id, attempt);
+    await new Promise((r) => setTimeout(r, 500)); // late redeliveries would land here
+    assert.deepEqual(await ledgerRows(res.body.id), rows);
+    assert.deepEqual(rows, [
+      { type: 'payment', movement_id: '', amount: 2500, fee_amount: after.fee.amount, provider_account_id: m.second },
+      { type: 'payment', movement_id: `${attempt}:late_charge`, amount: 2500, fee_amount: 0, provider_account_id: m.first },
+      { type: 'refund', movement_id: `${attempt}:late_return`, amount: -2500, fee_amount: 0, provider_account_id: m.first },
+    ]);
+    assert.equal(Number(eur.processed_gross), 2500);
+    assert.equal(Number(eur.fees), after.fee.amount);
+    assert.equal(Number(eur.processed_net), 2500 - after.fee.amount);
   });
 
   test('the sandbox\'s late_success scenario: the first demo provider\'s late charge is returned, the merchant told', async () => {
@@ -122,6 +152,14 @@ describe('a late success after failover is returned at the first provider: the c
       return list.length > 0 ? list : undefined;
     });
     assert.deepEqual(events.map((e) => [e.data.object.id, e.data.object.status]), [[res.body.id, 'successful']]);
+    const [first, second] = res.body.attempts;
+    const { rows, eur } = await lateBooked(secret, res.body.id, first.id);
+    assert.deepEqual(rows.map((t) => [t.type, t.movement_id, t.amount, t.provider_account_id]), [
+      ['payment', '', 1200, second.provider_account_id],
+      ['payment', `${first.id}:late_charge`, 1200, first.provider_account_id],
+      ['refund', `${first.id}:late_return`, -1200, first.provider_account_id],
+    ]);
+    assert.equal(Number(eur.processed_gross), 1200, 'the late pair nets to zero');
   });
 
   test('only authorized: the late hold is released at the first account', async () => {
@@ -137,5 +175,9 @@ describe('a late success after failover is returned at the first provider: the c
     assert.equal((await request(stack.baseUrl, 'GET', `/v1/payments/${res.body.id}`, { key: m.secret })).body.status, 'authorized');
     await eventually('the release on the timeline', async () =>
       ((await timelineOf(m.secret, res.body.id)).includes('attempt.late_charge_returned') ? true : undefined));
+    // A hold moved no money: the ledger books no late pair for it.
+    const internal = await stack.query(`SELECT count(*)::int AS n FROM payments.outbox WHERE type = 'internal.late_charge.moved'
+      AND payload->'data'->'object'->>'payment_id' = $1`, [res.body.id]);
+    assert.equal(internal.rows[0].n, 0);
   });
 });

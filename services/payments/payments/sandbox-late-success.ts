@@ -1,5 +1,5 @@
 import { demoPaymentId } from '../connectors/index.js';
-import { insertLateCharge, lateSuccess } from '../late-charges/index.js';
+import { lateChargeStatements, lateSuccess } from '../late-charges/index.js';
 import type { Statement } from '../../platform/index.js';
 import type { PaymentsStore } from './store.js';
 import type { Change } from './transitions.js';
@@ -18,5 +18,5 @@ export function sandboxLateSuccess(store: PaymentsStore, { payment, events, at }
   const first = payment.attempts.find((a) => a.attemptNumber === 1);
   if (!first || first.status !== 'failed' || first.outcome !== 'timeout') return [];
   const late = lateSuccess(payment, first, demoPaymentId(first.providerCode, first.id), first.providerName ?? first.providerCode, null);
-  return [insertLateCharge(late.charge, at), ...store.timelineStatements(payment, [late.entry], at)];
+  return [...lateChargeStatements(late.charge, at), ...store.timelineStatements(payment, [late.entry], at)];
 }
