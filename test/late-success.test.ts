@@ -12,6 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createStripeConnector } from '../services/payments/connectors/stripe/connector.js';
 import type { Connector, CredentialSource } from '../services/payments/index.js';
+import { INTERNAL_EVENT_TYPES, internalEnvelope, newId } from '../services/platform/index.js';
+import { publishAll } from './helpers/dispute-movements.js';
 import { eventually } from './helpers/eventually.js';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
 import { request } from './helpers/stack.js';
@@ -160,6 +162,53 @@ describe('a late success after failover is returned at the first provider: the c
       ['refund', `${first.id}:late_return`, -1200, first.provider_account_id],
     ]);
     assert.equal(Number(eur.processed_gross), 1200, 'the late pair nets to zero');
+  });
+
+  test('the ledger books each kind of a late pair once, whatever the order or number of deliveries; a refund keeps the payment\'s account', async () => {
+    const { secret, merchantId, projectId } = await stack.newMerchantKey('test');
+    const res = await request(stack.baseUrl, 'POST', '/v1/payments', {
+      key: secret, body: { amount: 3000, currency: 'EUR', payment_method: 'card', test_scenario: 'late_success' },
+    });
+    const [first, second] = res.body.attempts;
+    const { rows } = await lateBooked(secret, res.body.id, first.id);
+    assert.equal(rows.length, 3);
+
+    // Every late event again, the return first, each under a new event id and its own again.
+    const { rows: sent } = await stack.query(
+      `SELECT payload FROM payments.outbox WHERE type = $1 AND payload->'data'->'object'->>'payment_id' = $2`,
+      [INTERNAL_EVENT_TYPES.lateChargeMoved, res.body.id],
+    );
+    assert.deepEqual(sent.map((r) => r.payload.data.object.kind).sort(), ['charged', 'returned']);
+    const replays = [...sent].reverse().flatMap(({ payload }) => [payload, { ...payload, id: newId('evt') }]);
+    // A return that arrives before its charge is booked at once; its charge, when it comes, beside it.
+    const scope = { mode: 'test', merchantId, projectId };
+    const lone = { id: newId('att'), payment_id: res.body.id, amount: 700, fee_amount: 0, currency: 'EUR', provider_code: 'demo_alpha',
+      provider_account_id: first.provider_account_id, provider_payment_id: null, moved_at: new Date().toISOString(), version: 1 };
+    const loneEvent = (kind: string) => internalEnvelope(newId('evt'), INTERNAL_EVENT_TYPES.lateChargeMoved, scope, new Date(), { ...lone, kind });
+    await publishAll(stack.testBus.bus, stack.testBus.nats!.subjectPrefix, [...replays, loneEvent('returned')]);
+    await eventually('the lone return booked', async () =>
+      ((await ledgerRows(res.body.id)).some((t) => t.movement_id === `${lone.id}:late_return`) ? true : undefined));
+    await publishAll(stack.testBus.bus, stack.testBus.nats!.subjectPrefix, [loneEvent('charged'), loneEvent('charged')]);
+
+    // A refund of the payment takes the payment's own account, not the late charge's.
+    const refunded = await request(stack.baseUrl, 'POST', `/v1/payments/${res.body.id}/refund`, { key: secret, body: { amount: 500 } });
+    assert.equal(refunded.status, 201, JSON.stringify(refunded.body));
+    const refund = await eventually('the refund booked', async () => (await stack.query(
+      `SELECT provider_account_id, amount::int FROM ledger.transactions WHERE entity_type = 'refund' AND payment_id = $1`, [res.body.id],
+    )).rows[0]);
+    assert.deepEqual(refund, { provider_account_id: second.provider_account_id, amount: -500 });
+
+    const all = (await ledgerRows(res.body.id)).map((t) => [t.type, t.movement_id, t.amount]);
+    assert.deepEqual(all, [
+      ['payment', '', 3000],
+      ['payment', `${lone.id}:late_charge`, 700],
+      ['payment', `${first.id}:late_charge`, 3000],
+      ['refund', '', -500],
+      ['refund', `${lone.id}:late_return`, -700],
+      ['refund', `${first.id}:late_return`, -3000],
+    ].sort((a, b) => `${a[0]}|${a[1]}`.localeCompare(`${b[0]}|${b[1]}`)));
+    const eur = ((await request(stack.baseUrl, 'GET', '/v1/balances', { key: secret })).body.data as any[]).find((b) => b.currency === 'EUR');
+    assert.equal(Number(eur.processed_gross), 2500, 'the payment less its refund: the late pairs net to zero');
   });
 
   test('only authorized: the late hold is released at the first account', async () => {
