@@ -1,14 +1,16 @@
 import type { EventEnvelope } from '../contract/index.js';
 import {
-  INTERNAL_EVENT_TYPES, disputeFundsMovedOf, lateChargeMovedOf, payoutSettledOf, paymentDecidedOf, refundSettledOf, type InternalEvent,
+  INTERNAL_EVENT_TYPES, disputeFundsMovedOf, lateChargeMovedOf, payoutSettledOf, paymentDecidedOf, refundSettledOf,
+  type InternalEvent,
 } from '../platform/index.js';
 import { reversal, type Movement } from './movements.js';
 
 /**
  * The movement an internal money event records (services/platform/internal-events/): a decided
- * payment, a settled refund, a settled payout, a dispute's funds moved, a late charge moved. The first three map field
- * for field to what the legacy public reader takes from the same change's public event, so either
- * records the same row; a dispute's and a late charge's money have no public twin.
+ * payment, a settled refund, a settled payout, a dispute's funds moved, a late charge moved. The
+ * first three map field for field to what the legacy public reader takes from the same change's
+ * public event, so either records the same row; a dispute's and a late charge's money have no
+ * public twin.
  */
 
 /** An internal money event this code cannot read (a newer version, a malformed one). */
