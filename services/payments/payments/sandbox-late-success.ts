@@ -26,9 +26,9 @@ export function sandboxLateSuccess(store: PaymentsStore, { payment, events, at }
 }
 
 /**
- * The attempts that played a late success. A demo provider never times out on its own (its latency
- * stays within the deadline and it answers every status query), so without a scenario an attempt
- * it never received is the behaviour's late success; with one, only `late_success`'s first.
+ * The attempts that played a late success. A demo provider's status query finds every attempt it
+ * answered, however slowly, so without a scenario an attempt it never received is the behaviour's
+ * late success; with one, only `late_success`'s first.
  */
 function lateAttempts(payment: PaymentRecord): AttemptRecord[] {
   const neverReceived = (a: AttemptRecord) => a.status === 'failed' && a.outcome === 'timeout';
