@@ -11,6 +11,7 @@ const SETTINGS: [string, string, boolean][] = [
   ['technical-error-rate', 'technical_error_rate', false],
   ['latency-ms', 'latency_ms', true],
   ['outage-minutes', 'outage_minutes', true],
+  ['late-success-rate', 'late_success_rate', false],
 ];
 
 const numberOf = (value: string): number | undefined =>
@@ -45,7 +46,8 @@ function segmentQuery(values: Values): string {
 function behaviourLine(b: any): string {
   const outage = b.outage_until ? `, down until ${b.outage_until}` : '';
   return `${b.provider}  ${b.payment_method} ${b.currency} ${b.country}: approves ${(b.approval_rate * 100).toFixed(1)} %, `
-    + `${(b.technical_error_rate * 100).toFixed(1)} % technical errors, +${b.latency_ms} ms${outage}`;
+    + `${(b.technical_error_rate * 100).toFixed(1)} % technical errors, `
+    + `${(b.late_success_rate * 100).toFixed(1)} % late successes, +${b.latency_ms} ms${outage}`;
 }
 
 export const SANDBOX_COMMANDS: Command[] = [
@@ -55,7 +57,8 @@ export const SANDBOX_COMMANDS: Command[] = [
       + 'set: one provider\'s segment (--provider demo_alpha|demo_beta|demo_gamma, --method, --currency, --country or * '
       + 'for any), changing only the settings given: --approval-rate 0..1 of answered attempts (the rest soft-decline), '
       + '--technical-error-rate 0..1, --latency-ms added (0..10000), --outage-minutes N: unavailable from now for N '
-      + 'minutes (0 ends it). show: every segment set. clear: the segments matching the options given (all without)',
+      + 'minutes (0 ends it), --late-success-rate 0..1 of the attempts not failing technically: never received, failed '
+      + 'over, then reported charged and returned (as test_scenario late_success). show: every segment set. clear: the segments matching the options given (all without)',
     synopsis: 'set|show|clear --project PRJ_ID [--provider P --method M --currency C [--country CC]] '
       + '[--approval-rate R] [--technical-error-rate R] [--latency-ms MS] [--outage-minutes N]',
     options: ['project', ...SEGMENT, ...SETTINGS.map(([option]) => option)],

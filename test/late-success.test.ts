@@ -12,6 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createStripeConnector } from '../services/payments/connectors/stripe/connector.js';
 import type { Connector, CredentialSource } from '../services/payments/index.js';
+import { INTERNAL_EVENT_TYPES, internalEnvelope, newId } from '../services/platform/index.js';
+import { publishAll } from './helpers/dispute-movements.js';
 import { eventually } from './helpers/eventually.js';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
 import { request } from './helpers/stack.js';
@@ -65,6 +67,20 @@ describe('a late success after failover is returned at the first provider: the c
   const intentOf = (attemptId: string) => [...stripe.intents.values()].find((pi) => (pi.metadata as any).attempt_id === attemptId)!;
   const refundedAt = (intentId: string) =>
     [...stripe.refunds.values()].filter((r) => r.payment_intent === intentId).reduce((t, r) => t + Number(r.amount), 0);
+  /** The ledger's rows of a payment: its own movement and, beside it, the late pair (docs/ledger.md, "A late charge"). */
+  const ledgerRows = async (paymentId: string) => (await stack.query(
+    `SELECT type, movement_id, amount::int, fee_amount::int, provider_account_id FROM ledger.transactions
+     WHERE payment_id = $1 AND status = 'successful' ORDER BY type, movement_id`, [paymentId],
+  )).rows;
+  /** Waits for the late pair, then what the merchant's balance shows in EUR. */
+  const lateBooked = async (key: string, paymentId: string, attemptId: string) => {
+    const rows = await eventually('the late charge and its return booked', async () => {
+      const r = await ledgerRows(paymentId);
+      return r.some((t) => t.movement_id === `${attemptId}:late_return`) ? r : undefined;
+    });
+    const eur = ((await request(stack.baseUrl, 'GET', '/v1/balances', { key })).body.data as any[]).find((b) => b.currency === 'EUR');
+    return { rows, eur };
+  };
   const timelineOf = async (key: string, paymentId: string) =>
     ((await request(stack.baseUrl, 'GET', `/v1/payments/${paymentId}/timeline`, { key })).body.data as any[]).map((t) => t.type);
 
@@ -103,6 +119,22 @@ describe('a late success after failover is returned at the first provider: the c
     });
     assert.equal(events.length, 1);
     assert.equal(events[0].data.object.id, res.body.id);
+
+    // The ledger: the payment's own movement at the second account, and at the first the late
+    // charge and its refund, each once despite the replayed notifications; they net to zero, so the
+    // balance is the payment's alone.
+    const attempt = res.body.attempts[0].id;
+    const { rows, eur } = await lateBooked(m.secret, res.body.id, attempt);
+    await new Promise((r) => setTimeout(r, 500)); // late redeliveries would land here
+    assert.deepEqual(await ledgerRows(res.body.id), rows);
+    assert.deepEqual(rows, [
+      { type: 'payment', movement_id: '', amount: 2500, fee_amount: after.fee.amount, provider_account_id: m.second },
+      { type: 'payment', movement_id: `${attempt}:late_charge`, amount: 2500, fee_amount: 0, provider_account_id: m.first },
+      { type: 'refund', movement_id: `${attempt}:late_return`, amount: -2500, fee_amount: 0, provider_account_id: m.first },
+    ]);
+    assert.equal(Number(eur.processed_gross), 2500);
+    assert.equal(Number(eur.fees), after.fee.amount);
+    assert.equal(Number(eur.processed_net), 2500 - after.fee.amount);
   });
 
   test('the sandbox\'s late_success scenario: the first demo provider\'s late charge is returned, the merchant told', async () => {
@@ -122,6 +154,61 @@ describe('a late success after failover is returned at the first provider: the c
       return list.length > 0 ? list : undefined;
     });
     assert.deepEqual(events.map((e) => [e.data.object.id, e.data.object.status]), [[res.body.id, 'successful']]);
+    const [first, second] = res.body.attempts;
+    const { rows, eur } = await lateBooked(secret, res.body.id, first.id);
+    assert.deepEqual(rows.map((t) => [t.type, t.movement_id, t.amount, t.provider_account_id]), [
+      ['payment', '', 1200, second.provider_account_id],
+      ['payment', `${first.id}:late_charge`, 1200, first.provider_account_id],
+      ['refund', `${first.id}:late_return`, -1200, first.provider_account_id],
+    ]);
+    assert.equal(Number(eur.processed_gross), 1200, 'the late pair nets to zero');
+  });
+
+  test('the ledger books each kind of a late pair once, whatever the order or number of deliveries; a refund keeps the payment\'s account', async () => {
+    const { secret, merchantId, projectId } = await stack.newMerchantKey('test');
+    const res = await request(stack.baseUrl, 'POST', '/v1/payments', {
+      key: secret, body: { amount: 3000, currency: 'EUR', payment_method: 'card', test_scenario: 'late_success' },
+    });
+    const [first, second] = res.body.attempts;
+    const { rows } = await lateBooked(secret, res.body.id, first.id);
+    assert.equal(rows.length, 3);
+
+    // Every late event again, the return first, each under a new event id and its own again.
+    const { rows: sent } = await stack.query(
+      `SELECT payload FROM payments.outbox WHERE type = $1 AND payload->'data'->'object'->>'payment_id' = $2`,
+      [INTERNAL_EVENT_TYPES.lateChargeMoved, res.body.id],
+    );
+    assert.deepEqual(sent.map((r) => r.payload.data.object.kind).sort(), ['charged', 'returned']);
+    const replays = [...sent].reverse().flatMap(({ payload }) => [payload, { ...payload, id: newId('evt') }]);
+    // A return that arrives before its charge is booked at once; its charge, when it comes, beside it.
+    const scope = { mode: 'test', merchantId, projectId };
+    const lone = { id: newId('att'), payment_id: res.body.id, amount: 700, fee_amount: 0, currency: 'EUR', provider_code: 'demo_alpha',
+      provider_account_id: first.provider_account_id, provider_payment_id: null, moved_at: new Date().toISOString(), version: 1 };
+    const loneEvent = (kind: string) => internalEnvelope(newId('evt'), INTERNAL_EVENT_TYPES.lateChargeMoved, scope, new Date(), { ...lone, kind });
+    await publishAll(stack.testBus.bus, stack.testBus.nats!.subjectPrefix, [...replays, loneEvent('returned')]);
+    await eventually('the lone return booked', async () =>
+      ((await ledgerRows(res.body.id)).some((t) => t.movement_id === `${lone.id}:late_return`) ? true : undefined));
+    await publishAll(stack.testBus.bus, stack.testBus.nats!.subjectPrefix, [loneEvent('charged'), loneEvent('charged')]);
+
+    // A refund of the payment takes the payment's own account, not the late charge's.
+    const refunded = await request(stack.baseUrl, 'POST', `/v1/payments/${res.body.id}/refund`, { key: secret, body: { amount: 500 } });
+    assert.equal(refunded.status, 201, JSON.stringify(refunded.body));
+    const refund = await eventually('the refund booked', async () => (await stack.query(
+      `SELECT provider_account_id, amount::int FROM ledger.transactions WHERE entity_type = 'refund' AND payment_id = $1`, [res.body.id],
+    )).rows[0]);
+    assert.deepEqual(refund, { provider_account_id: second.provider_account_id, amount: -500 });
+
+    const all = (await ledgerRows(res.body.id)).map((t) => [t.type, t.movement_id, t.amount]);
+    assert.deepEqual(all, [
+      ['payment', '', 3000],
+      ['payment', `${lone.id}:late_charge`, 700],
+      ['payment', `${first.id}:late_charge`, 3000],
+      ['refund', '', -500],
+      ['refund', `${lone.id}:late_return`, -700],
+      ['refund', `${first.id}:late_return`, -3000],
+    ].sort((a, b) => `${a[0]}|${a[1]}`.localeCompare(`${b[0]}|${b[1]}`)));
+    const eur = ((await request(stack.baseUrl, 'GET', '/v1/balances', { key: secret })).body.data as any[]).find((b) => b.currency === 'EUR');
+    assert.equal(Number(eur.processed_gross), 2500, 'the payment less its refund: the late pairs net to zero');
   });
 
   test('only authorized: the late hold is released at the first account', async () => {
@@ -137,5 +224,9 @@ describe('a late success after failover is returned at the first provider: the c
     assert.equal((await request(stack.baseUrl, 'GET', `/v1/payments/${res.body.id}`, { key: m.secret })).body.status, 'authorized');
     await eventually('the release on the timeline', async () =>
       ((await timelineOf(m.secret, res.body.id)).includes('attempt.late_charge_returned') ? true : undefined));
+    // A hold moved no money: the ledger books no late pair for it.
+    const internal = await stack.query(`SELECT count(*)::int AS n FROM payments.outbox WHERE type = 'internal.late_charge.moved'
+      AND payload->'data'->'object'->>'payment_id' = $1`, [res.body.id]);
+    assert.equal(internal.rows[0].n, 0);
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DashboardBrowser, registerByMail } from './helpers/dashboard-browser.js';
+import { eventually } from './helpers/eventually.js';
 import { runSvc } from './helpers/svc-cli.js';
 import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';
 
@@ -18,7 +19,8 @@ describe('sandbox demo behaviour', () => {
   let other: { merchantId: string; projectId: string; secret: string };
 
   before(async () => {
-    stack = await startTestStack({ clock });
+    // Reconciliation returns a late charge: every half second, so the late successes' test need not wait a minute.
+    stack = await startTestStack({ clock, env: { RECONCILIATION_SWEEP_MS: '500' } });
     m = await stack.newMerchantKey('test');
     other = await stack.newMerchantKey('test');
   });
@@ -46,6 +48,8 @@ describe('sandbox demo behaviour', () => {
       ['latency too long', { ...BETA_CARD_EUR, latency_ms: 10_001 }, 422, 'validation_error', 'latency_ms'],
       ['fractional latency', { ...BETA_CARD_EUR, latency_ms: 1.5 }, 422, 'validation_error', 'latency_ms'],
       ['negative outage', { ...BETA_CARD_EUR, outage_minutes: -1 }, 422, 'validation_error', 'outage_minutes'],
+      ['late successes above 1', { ...BETA_CARD_EUR, late_success_rate: 1.5 }, 422, 'validation_error', 'late_success_rate'],
+      ['late successes as text', { ...BETA_CARD_EUR, late_success_rate: '0.3' }, 422, 'validation_error', 'late_success_rate'],
       ['outage over a day', { ...BETA_CARD_EUR, outage_minutes: 1_441 }, 422, 'validation_error', 'outage_minutes'],
       ['huge outage', { ...BETA_CARD_EUR, outage_minutes: 2 ** 53 - 1 }, 422, 'validation_error', 'outage_minutes'],
       ['licensed provider', { ...BETA_CARD_EUR, provider: 'stripe', approval_rate: 0.5 }, 422, 'validation_error', 'provider'],
@@ -81,7 +85,7 @@ describe('sandbox demo behaviour', () => {
     assert.deepEqual({ ...set.body, updated_at: undefined }, {
       object: 'demo_behaviour', project_id: m.projectId, mode: 'test', provider: 'demo_beta', payment_method: 'card',
       currency: 'EUR', country: '*', approval_rate: 0, technical_error_rate: 0, latency_ms: 5, outage_until: null,
-      updated_at: undefined,
+      late_success_rate: 0, updated_at: undefined,
     });
     const changed = await stack.manage('PUT', path(), { ...BETA_CARD_EUR, technical_error_rate: 0.25 });
     assert.equal(changed.body.approval_rate, 0, 'kept');
@@ -143,6 +147,36 @@ describe('sandbox demo behaviour', () => {
     assert.equal((await pay(m.secret)).attempts[0].outcome, 'success');
   });
 
+  test('a segment\'s late successes: never received, failed over, then charged after all and returned', async () => {
+    const set = await stack.manage('PUT', path(), { ...BETA_CARD_EUR, late_success_rate: 1 });
+    assert.equal(set.body.late_success_rate, 1);
+    const late = await pay(m.secret);
+    assert.equal(late.status, 'successful');
+    assert.deepEqual(late.attempts.map((a: any) => [a.provider_account_id, a.outcome]), [
+      ['pac_demo_beta', 'timeout'], ['pac_demo_alpha', 'success'],
+    ]);
+    const timeline = async () =>
+      ((await request(stack.baseUrl, 'GET', `/v1/payments/${late.id}/timeline`, { key: m.secret })).body.data as any[]).map((t) => t.type);
+    const types = await eventually('the late charge returned', async () => {
+      const t = await timeline();
+      return t.includes('attempt.late_charge_returned') ? t : undefined;
+    });
+    assert.equal(types.filter((t) => t === 'attempt.late_success').length, 1, types.join(', '));
+    // The ledger books the late pair at Demo Beta beside the payment at Demo Alpha.
+    const rows = await eventually('the late pair booked', async () => {
+      const { rows: r } = await stack.query(
+        `SELECT type, provider_account_id, amount::int FROM ledger.transactions WHERE payment_id = $1 ORDER BY type, movement_id`, [late.id]);
+      return r.length === 3 ? r : undefined;
+    });
+    assert.deepEqual(rows.map((t) => [t.type, t.provider_account_id, t.amount]), [
+      ['payment', 'pac_demo_alpha', 1000], ['payment', 'pac_demo_beta', 1000], ['refund', 'pac_demo_beta', -1000],
+    ]);
+    // A scenario still wins, and at 0 Demo Beta answers again.
+    assert.deepEqual((await pay(m.secret, { test_scenario: 'success' })).attempts.map((a: any) => a.outcome), ['success']);
+    await stack.manage('PUT', path(), { ...BETA_CARD_EUR, late_success_rate: 0 });
+    assert.deepEqual((await pay(m.secret)).attempts.map((a: any) => a.outcome), ['success']);
+  });
+
   test('svc sandbox behaviour set, show and clear', async () => {
     const env = { PATH: process.env.PATH ?? '', SVC_URL: stack.baseUrl, SVC_OPERATOR_TOKEN: stack.operatorToken };
     const svc = (...args: string[]) => runSvc(args, env);
@@ -156,7 +190,7 @@ describe('sandbox demo behaviour', () => {
     const set = await svc('sandbox', 'behaviour', 'set', '--project', other.projectId, '--provider', 'demo_alpha',
       '--method', 'card', '--currency', 'eur', '--approval-rate', '0.8', '--latency-ms', '20', '--outage-minutes', '10');
     assert.equal(set.code, 0, set.stderr);
-    assert.match(set.stdout, /^demo_alpha {2}card EUR \*: approves 80\.0 %, 0\.0 % technical errors, \+20 ms, down until \S+Z$/m);
+    assert.match(set.stdout, /^demo_alpha {2}card EUR \*: approves 80\.0 %, 0\.0 % technical errors, 0\.0 % late successes, \+20 ms, down until \S+Z$/m);
     const shown = await svc('sandbox', 'behaviour', 'show', '--project', other.projectId, '--json');
     assert.equal(shown.code, 0, shown.stderr);
     assert.deepEqual(JSON.parse(shown.stdout).data.map((b: any) => [b.provider, b.approval_rate, b.latency_ms]), [['demo_alpha', 0.8, 20]]);

@@ -9,7 +9,8 @@ import { wholeNumber } from './routing-rules.js';
 // which checks every value and refuses live mode:
 //   GET    /manage/v1/projects/:id/demo-behaviour?mode=test
 //   PUT    /manage/v1/projects/:id/demo-behaviour   {mode, provider, payment_method, currency, country?,
-//                                                     approval_rate?, technical_error_rate?, latency_ms?, outage_minutes?}
+//                                                     approval_rate?, technical_error_rate?, latency_ms?, outage_minutes?,
+//                                                     late_success_rate?}
 //   DELETE /manage/v1/projects/:id/demo-behaviour?mode=test[&provider=&payment_method=&currency=&country=]
 // A PUT changes one segment: the fields it gives, the others kept.
 
@@ -23,6 +24,7 @@ interface SetBody {
   technical_error_rate?: unknown;
   latency_ms?: unknown;
   outage_minutes?: unknown;
+  late_success_rate?: unknown;
 }
 
 interface ClearQuery { mode: Mode; provider?: string; payment_method?: string; currency?: string; country?: string }
@@ -51,6 +53,7 @@ export function behaviourJson(b: DemoBehaviour, projectId: string, mode: string)
     technical_error_rate: b.technicalErrorRate,
     latency_ms: b.latencyMs,
     outage_until: b.outageUntil ? timestampDate(b.outageUntil).toISOString() : null,
+    late_success_rate: b.lateSuccessRate,
     updated_at: b.updatedAt ? timestampDate(b.updatedAt).toISOString() : null,
   };
 }
@@ -79,6 +82,7 @@ export function demoBehaviourHandlers(deps: ManageDeps): ManageHandlers {
         technicalErrorRate: rate(b.technical_error_rate, 'technical_error_rate'),
         latencyMs: whole(b.latency_ms, 'latency_ms'),
         outageMinutes: whole(b.outage_minutes, 'outage_minutes'),
+        lateSuccessRate: rate(b.late_success_rate, 'late_success_rate'),
       });
       const json = behaviourJson(behaviour!, scope.projectId, scope.mode);
       await audit(deps, 'demo_behaviour.set', {

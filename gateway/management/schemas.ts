@@ -137,7 +137,7 @@ export const DemoBehaviourBody = {
   type: 'object', additionalProperties: false, required: ['mode', 'provider', 'payment_method', 'currency'],
   properties: {
     mode, provider: segmentKey, payment_method: segmentKey, currency: segmentKey, country: segmentKey,
-    approval_rate: {}, technical_error_rate: {}, latency_ms: {}, outage_minutes: {},
+    approval_rate: {}, technical_error_rate: {}, latency_ms: {}, outage_minutes: {}, late_success_rate: {},
   },
 };
 export const DemoBehaviourClearQuery = {

@@ -80,6 +80,8 @@ export function createDemoSettlement(deps: DemoSettlementDeps) {
          -- DEMO_SETTLED, written out as the transactions_unsettled index's predicate (migration 0007) so it is used.
          AND type IN ('payment', 'refund', 'dispute', 'dispute_reversal')
          AND provider_account_id IS NOT NULL AND occurred_at <= $1
+         -- A late charge and its return (movement ids on a payment) net to zero and are not settled.
+         AND (movement_id = '' OR entity_type = 'dispute')
        ORDER BY id`,
       [new Date(asOf.getTime() - deps.cutoffMs)],
     );

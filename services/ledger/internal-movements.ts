@@ -1,14 +1,16 @@
 import type { EventEnvelope } from '../contract/index.js';
 import {
-  INTERNAL_EVENT_TYPES, disputeFundsMovedOf, payoutSettledOf, paymentDecidedOf, refundSettledOf, type InternalEvent,
+  INTERNAL_EVENT_TYPES, disputeFundsMovedOf, lateChargeMovedOf, payoutSettledOf, paymentDecidedOf, refundSettledOf,
+  type InternalEvent,
 } from '../platform/index.js';
 import { reversal, type Movement } from './movements.js';
 
 /**
  * The movement an internal money event records (services/platform/internal-events/): a decided
- * payment, a settled refund, a settled payout, a dispute's funds moved. The first three map field
- * for field to what the legacy public reader takes from the same change's public event, so either
- * records the same row; a dispute's money has no public twin.
+ * payment, a settled refund, a settled payout, a dispute's funds moved, a late charge moved. The
+ * first three map field for field to what the legacy public reader takes from the same change's
+ * public event, so either records the same row; a dispute's and a late charge's money have no
+ * public twin.
  */
 
 /** An internal money event this code cannot read (a newer version, a malformed one). */
@@ -16,7 +18,7 @@ export class UnreadableMoneyEvent extends Error {}
 
 const MONEY_TYPES: ReadonlySet<string> = new Set([
   INTERNAL_EVENT_TYPES.paymentDecided, INTERNAL_EVENT_TYPES.refundSettled, INTERNAL_EVENT_TYPES.payoutSettled,
-  INTERNAL_EVENT_TYPES.disputeFundsMoved,
+  INTERNAL_EVENT_TYPES.disputeFundsMoved, INTERNAL_EVENT_TYPES.lateChargeMoved,
 ]);
 
 /**
@@ -26,7 +28,8 @@ const MONEY_TYPES: ReadonlySet<string> = new Set([
  */
 export function movementFromInternalEvent(event: EventEnvelope): Movement | undefined {
   if (!MONEY_TYPES.has(event.type)) return undefined;
-  const movement = paymentMovement(event) ?? refundMovement(event) ?? payoutMovement(event) ?? disputeMovement(event);
+  const movement = paymentMovement(event) ?? refundMovement(event) ?? payoutMovement(event) ?? disputeMovement(event)
+    ?? lateChargeMovement(event);
   if (!movement) throw new UnreadableMoneyEvent(`${event.type} ${event.id}: a version or shape the ledger does not read`);
   return movement;
 }
@@ -150,3 +153,43 @@ function disputeMovement(event: EventEnvelope): Movement | undefined {
     reversesRefund: false,
   };
 }
+
+/**
+ * A late charge (docs/ledger.md, "A late charge"): `charged` is a `payment` of the amount, with
+ * the provider's fee when it reported one, on the account that took it; `returned` a `refund` of
+ * minus the amount there. Both are named by the payment, beside its own transaction, and told apart
+ * from it by their movement ids, one per attempt and kind. Neither waits for the other or for the
+ * payment's transaction: the event carries its own provider account.
+ */
+function lateChargeMovement(event: EventEnvelope): Movement | undefined {
+  const moved = lateChargeMovedOf(event);
+  if (!moved) return undefined;
+  const c = moved.data.object;
+  const charged = c.kind === 'charged';
+  return {
+    scope: { merchantId: moved.merchant_id, projectId: moved.project_id, mode: moved.mode },
+    type: charged ? 'payment' : 'refund',
+    status: 'successful',
+    entityType: 'payment',
+    entityId: c.payment_id,
+    movementId: lateMovementId(c.id, c.kind),
+    paymentId: c.payment_id,
+    amount: charged ? BigInt(c.amount) : -BigInt(c.amount),
+    feeAmount: charged ? BigInt(c.fee_amount) : 0n,
+    currency: c.currency,
+    providerName: c.provider_code,
+    providerAccountId: c.provider_account_id,
+    providerReference: c.provider_payment_id,
+    paymentMethod: null,
+    country: null,
+    processingTimeMs: null,
+    failureCode: null,
+    occurredAt: new Date(moved.created_at),
+    inheritsFromPayment: false,
+    reversesRefund: false,
+  };
+}
+
+/** The transactions' movement id of a late charge's kind: one of each per attempt. */
+const lateMovementId = (attemptId: string, kind: 'charged' | 'returned') =>
+  `${attemptId}:${kind === 'charged' ? 'late_charge' : 'late_return'}`;

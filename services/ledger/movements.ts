@@ -10,7 +10,7 @@
  * with an adjustment of its amount (reversal); a payout failed after it was recorded as
  * successful (its bank returned it) likewise becomes a reversal, which the store decides. A
  * dispute's money is one movement per provider move (withdrawal, reinstatement), each once by its
- * movement id.
+ * movement id; a late charge and its return are a payment and a refund beside the payment's own, by theirs.
  */
 
 import type { TransactionType } from '../contract/enums.js';

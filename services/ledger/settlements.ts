@@ -118,7 +118,7 @@ async function matchItems(tx: Queryable, r: SettlementReport): Promise<Transacti
     const { rows } = await tx.query(
       `SELECT * FROM transactions
        WHERE merchant_id = $1 AND project_id = $2 AND mode = $3 AND currency = $4 AND type = $5 AND entity_type = $6
-         AND status = 'successful' AND (entity_id = $7 OR provider_reference = $8) FOR UPDATE`,
+         AND status = 'successful' AND movement_id = '' AND (entity_id = $7 OR provider_reference = $8) FOR UPDATE`,
       [...scopeValues(r.scope), r.currency, match.type, match.entityType, item.entityId ?? null, item.providerReference ?? null],
     );
     if (rows.length !== 1) {

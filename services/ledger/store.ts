@@ -156,7 +156,7 @@ export async function recordEventMovements(db: Queryable, items: EventMovement[]
        FROM input i
        LEFT JOIN transactions p
          ON i.inherits AND p.merchant_id = i.merchant_id AND p.project_id = i.project_id AND p.mode = i.mode
-         AND p.entity_type = 'payment' AND p.entity_id = i.payment_id AND p.type = 'payment'
+         AND p.entity_type = 'payment' AND p.entity_id = i.payment_id AND p.type = 'payment' AND p.movement_id = ''
        LEFT JOIN transactions r
          ON i.needs_refund AND r.merchant_id = i.merchant_id AND r.project_id = i.project_id AND r.mode = i.mode
          AND r.entity_type = 'refund' AND r.entity_id = i.entity_id AND r.type = 'refund' AND r.status = 'successful'
@@ -214,7 +214,7 @@ export async function recordEventMovements(db: Queryable, items: EventMovement[]
 /** The batch's own movement of a refund's payment: recorded by this same statement, or before. */
 function paymentInBatch(items: EventMovement[], refund: Movement): Movement | undefined {
   return items.find(({ movement: m }) =>
-    m.type === 'payment' && m.entityId === refund.paymentId && m.scope.merchantId === refund.scope.merchantId &&
+    m.type === 'payment' && !m.movementId && m.entityId === refund.paymentId && m.scope.merchantId === refund.scope.merchantId &&
     m.scope.projectId === refund.scope.projectId && m.scope.mode === refund.scope.mode)?.movement;
 }
 

@@ -20,6 +20,7 @@ export { payoutSettledOf, type PayoutSettled, type PayoutSettledEvent } from './
 export {
   disputeFundsMovedOf, type DisputeFundsMoved, type DisputeFundsMovedEvent,
 } from './internal-events/dispute-funds-moved.js';
+export { lateChargeMovedOf, type LateChargeMoved, type LateChargeMovedEvent } from './internal-events/late-charge-moved.js';
 
 export function isInternalType(type: string): boolean {
   return type.startsWith(INTERNAL_PREFIX);

@@ -22,6 +22,7 @@ interface DemoBehaviour {
   technical_error_rate: number;
   latency_ms: number;
   outage_until: string | null;
+  late_success_rate: number;
 }
 
 const pct = (r: number) => `${(r * 100).toFixed(1)} %`;
@@ -39,7 +40,7 @@ export function SandboxPage() {
     const set = await api.put<DemoBehaviour>('/demo-behaviour', {
       provider: v.provider, payment_method: v.payment_method, currency: v.currency, country: v.country || '*',
       approval_rate: share(v.approval_rate), technical_error_rate: share(v.technical_error_rate),
-      latency_ms: whole(v.latency_ms), outage_minutes: whole(v.outage_minutes),
+      latency_ms: whole(v.latency_ms), outage_minutes: whole(v.outage_minutes), late_success_rate: share(v.late_success_rate),
     });
     setNotice(`${set.provider} ${set.payment_method} ${set.currency} ${set.country} saved.`);
     list.reload();
@@ -83,7 +84,8 @@ export function SandboxPage() {
             <thead>
               <tr>
                 <th scope="col">Provider</th><th scope="col">Segment</th><th scope="col">Approves</th>
-                <th scope="col">Technical errors</th><th scope="col">Added latency</th><th scope="col">Outage</th>
+                <th scope="col">Technical errors</th><th scope="col">Late successes</th><th scope="col">Added latency</th>
+                <th scope="col">Outage</th>
                 <th scope="col"><span class="visually-hidden">Actions</span></th>
               </tr>
             </thead>
@@ -96,6 +98,7 @@ export function SandboxPage() {
                     <td>{b.payment_method} {b.currency} {b.country}</td>
                     <td>{pct(b.approval_rate)}</td>
                     <td>{pct(b.technical_error_rate)}</td>
+                    <td>{pct(b.late_success_rate)}</td>
                     <td>{b.latency_ms} ms</td>
                     <td>{b.outage_until ? `until ${dateTime(b.outage_until)}` : 'none'}</td>
                     <td>
@@ -140,6 +143,10 @@ export function SandboxPage() {
           </Field>
           <Field id="technical_error_rate" label="Technical errors (% of payments)">
             <input id="technical_error_rate" name="technical_error_rate" type="number" min="0" max="100" step="0.1" />
+          </Field>
+          <Field id="late_success_rate" label="Late successes (% of payments without a technical error)"
+            hint="Never received, so the payment fails over; then reported charged after all, and returned.">
+            <input id="late_success_rate" name="late_success_rate" type="number" min="0" max="100" step="0.1" aria-describedby="late_success_rate-hint" />
           </Field>
           <Field id="latency_ms" label="Added latency (ms)">
             <input id="latency_ms" name="latency_ms" type="number" min="0" max="10000" step="1" />

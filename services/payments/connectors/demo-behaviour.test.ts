@@ -4,7 +4,7 @@ import { behaviourPlay, type DemoBehaviour } from './demo-behaviour.js';
 
 const now = new Date('2026-11-28T10:00:00Z');
 const behaviour = (b: Partial<DemoBehaviour>): DemoBehaviour =>
-  ({ approvalRate: 1, technicalErrorRate: 0, latencyMs: 0, outageUntil: null, ...b });
+  ({ approvalRate: 1, technicalErrorRate: 0, latencyMs: 0, outageUntil: null, lateSuccessRate: 0, ...b });
 const plays = (b: DemoBehaviour, n = 20_000) => {
   const counts: Record<string, number> = {};
   for (let i = 0; i < n; i++) {
@@ -22,6 +22,13 @@ test('the rates are shares of attempts: technical errors of all, approvals of th
   assert.deepEqual(Object.keys(plays(behaviour({ approvalRate: 1 }))), ['approve']);
   assert.deepEqual(Object.keys(plays(behaviour({ approvalRate: 0 }))), ['soft_decline']);
   assert.deepEqual(Object.keys(plays(behaviour({ technicalErrorRate: 1 }))), ['technical_error']);
+});
+
+test('late successes are a share of the attempts that do not fail technically: the provider never received them', () => {
+  const c = plays(behaviour({ technicalErrorRate: 0.2, lateSuccessRate: 0.25 }));
+  assert.ok(Math.abs(c.technical_error! / 20_000 - 0.2) < 0.015, JSON.stringify(c));
+  assert.ok(Math.abs(c.timeout_not_received! / (20_000 - c.technical_error!) - 0.25) < 0.015, JSON.stringify(c));
+  assert.deepEqual(Object.keys(plays(behaviour({ lateSuccessRate: 1 }), 200)), ['timeout_not_received']);
 });
 
 test('an attempt draws the same each time it is asked, so its status query agrees', () => {

@@ -13,6 +13,11 @@ export interface DemoBehaviour {
   latencyMs: number;
   /** Until then every attempt finds the provider unavailable. */
   outageUntil: Date | null;
+  /**
+   * Of the attempts that do not fail technically, the share played as a late success: no answer in
+   * time and "never received" to the status query, then a report that it had charged after all.
+   */
+  lateSuccessRate: number;
 }
 
 /** Which settings an attempt is played by: the payment's project and segment at this provider. */
@@ -38,5 +43,6 @@ export interface DemoBehaviourSource {
 export function behaviourPlay(b: DemoBehaviour, attemptId: string, now: Date): Play {
   if (b.outageUntil && now < b.outageUntil) return 'unavailable';
   if (stickyShare(attemptId, 'demo-technical-error') < b.technicalErrorRate) return 'technical_error';
+  if (stickyShare(attemptId, 'demo-late-success') < b.lateSuccessRate) return 'timeout_not_received';
   return stickyShare(attemptId, 'demo-approval') < b.approvalRate ? 'approve' : 'soft_decline';
 }

@@ -77,6 +77,7 @@ function behaviourMessage(r: DemoBehaviourRecord): MessageInitShape<typeof DemoB
     technicalErrorRate: r.technicalErrorRate,
     latencyMs: r.latencyMs,
     outageUntil: r.outageUntil ? timestampFromDate(r.outageUntil) : undefined,
+    lateSuccessRate: r.lateSuccessRate,
     updatedAt: timestampFromDate(r.updatedAt),
   };
 }
@@ -95,6 +96,7 @@ export function demoBehaviourRoutes(store: DemoBehaviourStore, clock: Clock) {
           approvalRate: rate(req.approvalRate, 'approval_rate'),
           technicalErrorRate: rate(req.technicalErrorRate, 'technical_error_rate'),
           latencyMs: whole(req.latencyMs, MAX_LATENCY_MS, 'latency_ms'),
+          lateSuccessRate: rate(req.lateSuccessRate, 'late_success_rate'),
           // "From now": the outage's end is fixed when it is set, so replicas agree on it.
           ...(minutes !== undefined && { outageUntil: minutes === 0 ? null : new Date(clock.now().getTime() + minutes * 60_000) }),
         };

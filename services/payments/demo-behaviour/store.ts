@@ -32,10 +32,11 @@ export interface BehaviourChange {
   latencyMs?: number;
   /** Given: the outage's end (null ends one); absent: unchanged. */
   outageUntil?: Date | null;
+  lateSuccessRate?: number;
 }
 
 const COLUMNS = `provider_code, payment_method, currency, country, approval_rate, technical_error_rate, latency_ms,
-  outage_until, updated_at`;
+  outage_until, late_success_rate, updated_at`;
 
 function record(r: Record<string, any>): DemoBehaviourRecord {
   return {
@@ -44,21 +45,23 @@ function record(r: Record<string, any>): DemoBehaviourRecord {
     technicalErrorRate: r.technical_error_rate,
     latencyMs: r.latency_ms,
     outageUntil: r.outage_until,
+    lateSuccessRate: r.late_success_rate,
     updatedAt: r.updated_at,
   };
 }
 
-// A new segment starts as a demo provider without settings behaves: approving, quick, up.
+// A new segment starts as a demo provider without settings behaves: approving, quick, up, on time.
 const UPSERT = `
   INSERT INTO demo_behaviours AS d (merchant_id, project_id, mode, provider_code, payment_method, currency, country,
-    approval_rate, technical_error_rate, latency_ms, outage_until, updated_at)
+    approval_rate, technical_error_rate, latency_ms, outage_until, late_success_rate, updated_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, coalesce($8::double precision, 1), coalesce($9::double precision, 0),
-    coalesce($10::integer, 0), $11::timestamptz, $13)
+    coalesce($10::integer, 0), $11::timestamptz, coalesce($14::double precision, 0), $13)
   ON CONFLICT (project_id, mode, provider_code, payment_method, currency, country) DO UPDATE SET
     approval_rate = coalesce($8::double precision, d.approval_rate),
     technical_error_rate = coalesce($9::double precision, d.technical_error_rate),
     latency_ms = coalesce($10::integer, d.latency_ms),
     outage_until = CASE WHEN $12::boolean THEN $11::timestamptz ELSE d.outage_until END,
+    late_success_rate = coalesce($14::double precision, d.late_success_rate),
     updated_at = $13
   RETURNING ${COLUMNS}`;
 
@@ -114,7 +117,7 @@ export function createDemoBehaviourStore(pool: Pool, clock: Clock) {
         const { rows } = await tx.query(UPSERT, [
           scope.merchantId, scope.projectId, scope.mode, segment.provider, segment.paymentMethod, segment.currency,
           segment.country, change.approvalRate ?? null, change.technicalErrorRate ?? null, change.latencyMs ?? null,
-          change.outageUntil ?? null, change.outageUntil !== undefined, clock.now(),
+          change.outageUntil ?? null, change.outageUntil !== undefined, clock.now(), change.lateSuccessRate ?? null,
         ]);
         return record(rows[0]);
       });

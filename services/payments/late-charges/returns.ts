@@ -7,9 +7,10 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { formatMoney } from '../../contract/index.js';
-import { withDeadline, type Clock, type Logger, type Pool } from '../../platform/index.js';
+import { INTERNAL_EVENT_TYPES, withDeadline, type Clock, type Logger, type Pool } from '../../platform/index.js';
 import type { ConnectorRegistry, HoldResult } from '../connectors/index.js';
 import { commitChange, type PaymentsStore } from '../payments/index.js';
+import { lateChargeMoved } from './moved.js';
 import { createLateChargeStore, type LateCharge } from './store.js';
 
 export interface LateChargeDeps {
@@ -63,6 +64,7 @@ export function createLateCharges(deps: LateChargeDeps) {
       const message = [answer.providerCode, answer.providerMessage].filter(Boolean).join(': ') || null;
       if (!(await charges.settle(tx, c.attemptId, returned ? 'returned' : 'return_refused', message, at))) return false;
       const what = `${formatMoney(c.amount, c.currency)} charged late at ${c.providerCode}`;
+      const moved = returned ? lateChargeMoved(c, 'returned', at) : undefined;
       const data = { attempt_id: c.attemptId, provider_payment_id: c.providerPaymentId, amount: Number(c.amount), held: c.held, provider_code: answer.providerCode };
       await commitChange(deps.store, {
         payment, attempts: [], at,
@@ -70,6 +72,8 @@ export function createLateCharges(deps: LateChargeDeps) {
           ? { type: 'attempt.late_charge_returned', attemptId: c.attemptId, title: `${what} ${c.held ? 'released' : 'refunded'}`, data }
           : { type: 'attempt.late_charge_refused', attemptId: c.attemptId, title: `${c.providerCode} refused to return ${what}`, data: { ...data, provider_message: answer.providerMessage } }],
         events: returned ? ['payment.late_charge_returned'] : [],
+        // The ledger books the refund beside the charge; a released hold moved nothing.
+        internal: moved ? [{ type: INTERNAL_EVENT_TYPES.lateChargeMoved, object: moved }] : [],
       }, { tx });
       return true;
     });

@@ -1,6 +1,7 @@
 // The late_charges table (migration 0026): one row per attempt whose provider reported a success
 // after the attempt was recorded failed, and where returning that charge stands.
 import type { Pool, Queryable, Statement } from '../../platform/index.js';
+import { lateChargedStatements } from './moved.js';
 
 export type LateChargeStatus = 'returning' | 'returned' | 'return_refused';
 
@@ -30,7 +31,7 @@ const fromRow = (r: Record<string, any>): LateCharge => ({
 });
 
 /** The row of a charge to return, once per attempt (a second insert of the attempt changes nothing). */
-export function insertLateCharge(c: LateCharge, at: Date): Statement {
+function insertLateCharge(c: LateCharge, at: Date): Statement {
   return {
     text: `INSERT INTO late_charges (${COLUMNS}, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
@@ -40,13 +41,24 @@ export function insertLateCharge(c: LateCharge, at: Date): Statement {
   };
 }
 
+/**
+ * A charge recorded in a change's own statements (the sandbox's late_success, written once in the
+ * deciding commit): its row and its `charged` event for the ledger.
+ */
+export function lateChargeStatements(c: LateCharge, at: Date): Statement[] {
+  return [insertLateCharge(c, at), ...lateChargedStatements(c, at)];
+}
+
 export function createLateChargeStore(pool: Pool) {
   return {
-    /** Records the charge to return; false when this attempt's was recorded before (a replayed or second notification). */
+    /** Records the charge to return and its `charged` event; false when this attempt's was recorded before (a replayed or second notification). */
     async insert(tx: Queryable, c: LateCharge, at: Date): Promise<boolean> {
       const { text, values } = insertLateCharge(c, at);
       const { rowCount } = await tx.query(text, values);
-      return rowCount === 1;
+      if (rowCount !== 1) return false;
+      // Told to the ledger in the same transaction, once: only the first record of the charge gets here.
+      for (const e of lateChargedStatements(c, at)) await tx.query(e.text, e.values);
+      return true;
     },
 
     /** Charges still to return, oldest first. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventEnvelope } from '../../contract/envelope.js';
 import { disputeFundsMovedOf } from './dispute-funds-moved.js';
+import { lateChargeMovedOf } from './late-charge-moved.js';
 import { paymentDecidedOf } from './payment-decided.js';
 import { payoutSettledOf } from './payout-settled.js';
 import { refundSettledOf } from './refund-settled.js';
@@ -49,6 +50,14 @@ const cases = [
       provider_name: 'Stripe', provider_account_id: 'pac_a', provider_dispute_id: 'dp_x', moved_at: AT,
     },
     broken: [{ kind: 'won' }, { amount: -1 }, { fee_amount: 1.5 }, { dispute_id: '' }, { stage: null }],
+  },
+  {
+    read: lateChargeMovedOf, type: INTERNAL_EVENT_TYPES.lateChargeMoved,
+    object: {
+      version: 1, id: 'att_1', payment_id: 'pay_1', kind: 'charged', amount: 2500, fee_amount: 0, currency: 'EUR',
+      provider_code: 'stripe', provider_account_id: 'pac_a', provider_payment_id: 'pi_1', moved_at: AT,
+    },
+    broken: [{ kind: 'released' }, { amount: -1 }, { fee_amount: null }, { id: '' }, { provider_account_id: null }],
   },
 ];
 

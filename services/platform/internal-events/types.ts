@@ -10,6 +10,7 @@ export const INTERNAL_EVENT_TYPES = {
   refundSettled: 'internal.refund.settled',
   payoutSettled: 'internal.payout.settled',
   disputeFundsMoved: 'internal.dispute.funds_moved',
+  lateChargeMoved: 'internal.late_charge.moved',
 } as const;
 
 /** An internal event as it travels: the contract's envelope around one typed object. */

@@ -1,0 +1,26 @@
+// What the ledger is told of a late charge's money (internal.late_charge.moved): the charge when it
+// is recorded, its return when the provider confirms it, each in the same transaction as that record.
+import {
+  INTERNAL_EVENT_TYPES, enqueueEventStatement, internalEnvelope, newId, type LateChargeMoved, type Statement,
+} from '../../platform/index.js';
+import type { LateCharge } from './store.js';
+
+/** A hold (capture_method manual) moved no money, so it has nothing to book: undefined. */
+export function lateChargeMoved(c: LateCharge, kind: LateChargeMoved['kind'], at: Date): LateChargeMoved | undefined {
+  if (c.held) return undefined;
+  return {
+    version: 1, id: c.attemptId, payment_id: c.paymentId, kind, amount: Number(c.amount),
+    // No provider reports its fee with a late success today; the return carries none.
+    fee_amount: 0,
+    currency: c.currency, provider_code: c.providerCode, provider_account_id: c.providerAccountId,
+    provider_payment_id: c.providerPaymentId, moved_at: at.toISOString(),
+  };
+}
+
+/** The outbox statement of a charge's `charged` event, for a transaction that writes no payment change. */
+export function lateChargedStatements(c: LateCharge, at: Date): Statement[] {
+  const object = lateChargeMoved(c, 'charged', at);
+  if (!object) return [];
+  const scope = { mode: c.mode, merchantId: c.merchantId, projectId: c.projectId };
+  return [enqueueEventStatement(internalEnvelope(newId('evt', at), INTERNAL_EVENT_TYPES.lateChargeMoved, scope, at, object))];
+}

@@ -1,0 +1,42 @@
+import type { EventEnvelope } from '../../contract/envelope.js';
+import { INTERNAL_EVENT_TYPES, isCount, isText, isTextOrNull, scoped, type InternalEvent } from './types.js';
+
+/**
+ * A late charge's money moved (docs/decisions.md, "A late success"): `charged`, a provider took the
+ * payment for an attempt recorded failed, after the payment had moved on; `returned`, that charge
+ * was refunded at the same provider. Written by payments (late-charges/) in the transaction that
+ * records the late success, and in the one that records its return's outcome. Only a captured charge
+ * moves money: a late authorization that is released moved nothing and is not written. The ledger
+ * books each kind once per attempt (`id`), whatever the order or number of deliveries.
+ */
+export interface LateChargeMoved {
+  version: 1;
+  /** The attempt the provider charged late: with `kind`, the ledger's once-only key. */
+  id: string;
+  payment_id: string;
+  kind: 'charged' | 'returned';
+  /** What moved, positive, in the payment's currency. */
+  amount: number;
+  /** The provider's fee on the charge when it reported one; 0 when unknown, and for a return. */
+  fee_amount: number;
+  currency: string;
+  provider_code: string;
+  provider_account_id: string;
+  /** The provider's id of the late charge. */
+  provider_payment_id: string | null;
+  moved_at: string;
+}
+
+export type LateChargeMovedEvent = InternalEvent<LateChargeMoved>;
+
+/** The event as a late_charge.moved of a version this code reads, or undefined (malformed, unknown version). */
+export function lateChargeMovedOf(event: EventEnvelope): LateChargeMovedEvent | undefined {
+  if (event?.type !== INTERNAL_EVENT_TYPES.lateChargeMoved) return undefined;
+  const o = event.data?.object as Partial<LateChargeMoved> | undefined;
+  if (!o || o.version !== 1) return undefined;
+  const ok = isText(o.id) && isText(o.payment_id) && (o.kind === 'charged' || o.kind === 'returned')
+    && isCount(o.amount) && o.amount >= 0 && isCount(o.fee_amount) && o.fee_amount >= 0
+    && isText(o.currency) && isText(o.provider_code) && isText(o.provider_account_id) && isTextOrNull(o.provider_payment_id)
+    && scoped(event);
+  return ok ? (event as unknown as LateChargeMovedEvent) : undefined;
+}
