@@ -27,11 +27,13 @@ export function sandboxLateSuccess(store: PaymentsStore, { payment, events, at }
 
 /**
  * The attempts that played a late success. A demo provider's status query finds every attempt it
- * answered, however slowly, so without a scenario an attempt it never received is the behaviour's
- * late success; with one, only `late_success`'s first.
+ * answered, however slowly, so without a scenario an attempt it never received (a time-out with no
+ * provider payment id: a customer's action that expired on the sandbox page is a time-out of a
+ * payment the provider holds, with its id) is the behaviour's late success; with a scenario, only
+ * `late_success`'s first.
  */
 function lateAttempts(payment: PaymentRecord): AttemptRecord[] {
-  const neverReceived = (a: AttemptRecord) => a.status === 'failed' && a.outcome === 'timeout';
+  const neverReceived = (a: AttemptRecord) => a.status === 'failed' && a.outcome === 'timeout' && a.providerPaymentId === null;
   if (payment.testScenario === 'late_success') return payment.attempts.filter((a) => a.attemptNumber === 1 && neverReceived(a));
   if (payment.testScenario) return [];
   return payment.attempts.filter((a) => neverReceived(a) && (DEMO_PROVIDERS as readonly string[]).includes(a.providerCode));
