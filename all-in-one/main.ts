@@ -11,6 +11,9 @@ import { loadOrCreateOperatorToken, operatorTokenPath } from '../services/platfo
 import { fillLocalKeys } from './local-keys.js';
 import { startStack } from './stack.js';
 
+// How the start-up text names the management CLI run from this folder.
+const CLI = 'npx svc';
+
 // A laptop run listens on loopback only and keeps its logs quiet unless told otherwise.
 const env: Record<string, string | undefined> = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...process.env };
 // Hosted-page links point at this gateway unless the deployment says where customers reach it.
@@ -51,7 +54,7 @@ try {
   startUp.done();
 
   const gatewayPool = createPool(databaseUrl, 'gateway', 1);
-  const first = await bootstrapLocal(gatewayPool, systemClock);
+  const first = await bootstrapLocal(gatewayPool, systemClock, config);
   const project = first ? undefined : await localProject(gatewayPool);
   await gatewayPool.end();
   // For `npx svc` run from this folder, whatever PORT this start listens on.
@@ -60,7 +63,7 @@ try {
   const lines = [
     '',
     `svc is running at ${stack.baseUrl}`,
-    `  dashboard: ${stack.baseUrl}${DASHBOARD_PATH}/ (sign up there, or use the test key below)`,
+    `  dashboard: ${stack.baseUrl}${DASHBOARD_PATH}/${first ? ' (sign in with the link below to see the test key\'s payments)' : ''}`,
     `  API reference: ${stack.baseUrl}${DOCS_PATH} (OpenAPI document: ${stack.baseUrl}${OPENAPI_PATH})`,
     ...(metricsServer ? [`  Prometheus metrics: http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${metricsServer.port}/metrics`] : []),
     `  database: ${embedded ? 'embedded Postgres' : 'DATABASE_URL'}; events: ${config.natsUrl ? 'NATS JetStream' : 'in-process bus'}`,
@@ -70,6 +73,9 @@ try {
     lines.push(
       `  merchant ${first.merchant.id}, project ${first.project.id}`,
       `  test API key (shown once, keep it): ${first.secret}`,
+      `  dashboard sign-in link for this merchant's owner (shown once; works once, until ${first.ownerLink.expires_at};`,
+      '  open it, then choose the email and password you will sign in with):',
+      `    ${first.ownerLink.url}`,
       '',
       'Make a payment:',
       `  curl -s ${stack.baseUrl}/v1/payments -H "Authorization: Bearer ${first.secret}" \\`,
@@ -78,10 +84,13 @@ try {
   } else if (project) {
     lines.push(
       `  merchant ${project.merchantId}, project ${project.id}`,
-      `  create more keys with: npx svc key create --project ${project.id} --mode test --name NAME`,
+      `  create more keys with: ${CLI} key create --project ${project.id} --mode test --name NAME`,
+      project.owners.length > 0
+        ? `  sign in to the dashboard as its owner (${project.owners.join(', ')}), or get a one-time sign-in link: ${CLI} merchant sign-in-link ${project.merchantId}`
+        : `  sign in to the dashboard with a one-time link for its owner: ${CLI} merchant sign-in-link ${project.merchantId}`,
     );
   }
-  if (!process.env.OPERATOR_TOKEN) lines.push(`  operator token for \`npx svc\`: ${operatorTokenPath(config.dataDir)}`);
+  if (!process.env.OPERATOR_TOKEN) lines.push(`  operator token for \`${CLI}\`: ${operatorTokenPath(config.dataDir)}`);
   process.stdout.write(`${lines.join('\n')}\n\n`);
 
   onShutdown(logger, async () => {

@@ -80,6 +80,21 @@ export const COMMANDS: Command[] = [
     human: (body) => [`verification ${body.id}  ${body.company_name} (${body.status}: ${body.rejection_reason})`],
   },
   {
+    words: ['merchant', 'sign-in-link'],
+    summary: 'print a one-time link that signs in to the dashboard as an owner of the merchant (works once, within a day)',
+    synopsis: 'MER_ID',
+    options: [],
+    positionals: ['MER_ID'],
+    check: () => undefined,
+    call: (api, _values, [merchantId]) => api.request('POST', `/merchants/${id(merchantId)}/owner-links`),
+    human: (body) => [
+      `dashboard sign-in link for an owner of merchant ${body.merchant_id} (works once, until ${body.expires_at};`,
+      'open it, then choose the email and password you will sign in with):',
+      `  ${body.url}`,
+      'This link is shown once: it cannot be shown again; ask for a new one if it is lost.',
+    ],
+  },
+  {
     words: ['key', 'create'],
     summary: 'create an API key; its secret is shown once',
     synopsis: '--project PRJ_ID --mode test|live --name NAME',

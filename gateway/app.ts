@@ -110,7 +110,9 @@ export function build(deps: GatewayDeps): FastifyInstance {
     await mailer.close?.();
   });
   if (deps.operatorToken) {
-    app.register(manageScope({ store, clock: deps.clock, clients: deps.clients, operatorToken: deps.operatorToken, trustedProxies }), {
+    app.register(manageScope({
+      store, clock: deps.clock, clients: deps.clients, config: deps.config, operatorToken: deps.operatorToken, trustedProxies,
+    }), {
       prefix: '/manage/v1',
     });
   }

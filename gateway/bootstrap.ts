@@ -1,20 +1,30 @@
-import type { Clock, Pool } from '../services/platform/index.js';
+import type { Clock, Config, Pool } from '../services/platform/index.js';
+import { issueOwnerLink } from './dashboard/owner-links.js';
 import { createStore } from './store/index.js';
 
 /**
- * First start of a fresh local install: one merchant, its default project and a test key,
- * so `npm start` ends with something a person can curl. Returns undefined when merchants exist.
+ * First start of a fresh local install: one merchant, its default project, a test key and a
+ * one-time owner sign-in link, so `npm start` ends with something a person can curl and a dashboard
+ * that shows what they curled. Returns undefined when merchants exist.
  */
-export async function bootstrapLocal(pool: Pool, clock: Clock) {
+export async function bootstrapLocal(pool: Pool, clock: Clock, config: Pick<Config, 'publicBaseUrl'>) {
   const store = createStore(pool);
   if (await store.hasMerchants()) return undefined;
   const { merchant, project } = await store.createMerchant('Local merchant', 'bootstrap', clock.now());
   const created = await store.createKey(project.id, 'test', 'Local test key', 'bootstrap', clock.now());
   if ('refused' in created) throw new Error(`bootstrap key refused: ${created.refused}`);
-  return { merchant, project, key: created.key, secret: created.secret };
+  const ownerLink = await issueOwnerLink({ store, clock, config }, merchant.id, 'bootstrap');
+  return { merchant, project, key: created.key, secret: created.secret, ownerLink: ownerLink! };
 }
 
-/** After a restart: the first project, so the start-up text names real ids instead of a placeholder. */
+/**
+ * After a restart: the first project, so the start-up text names real ids instead of a placeholder,
+ * and the emails of its merchant's owners, whom it tells to sign in.
+ */
 export async function localProject(pool: Pool) {
-  return createStore(pool).firstProject();
+  const store = createStore(pool);
+  const project = await store.firstProject();
+  if (!project) return undefined;
+  const owners = (await store.listMembers(project.merchantId)).filter((m) => m.role === 'owner').map((m) => m.email);
+  return { ...project, owners };
 }

@@ -57,7 +57,7 @@ describe('links come from configuration, never from the Host header', () => {
   test('a reset and an invitation asked with Host: attacker.example link to the deployment\'s own address', async () => {
     const { browser, email } = await registered('Host shop');
     const asked = await postWithHost(stack.baseUrl, '/password-reset', { email }, 'attacker.example');
-    assert.deepEqual([asked.status, asked.body], [202, { accepted: true }]);
+    assert.deepEqual([asked.status, asked.body], [202, { accepted: true, link_delivery: 'email' }]);
     const link = await mailedLink(stack.mailbox, email, MAIL.reset);
     assert.ok(link.startsWith(`${stack.baseUrl}/dashboard/reset?token=`), link);
 
@@ -219,7 +219,7 @@ describe('registration reveals nothing', () => {
     });
     const [taken, unknown] = [await ask(email.toUpperCase()), await ask(fresh)];
     assert.deepEqual([taken.status, taken.body], [unknown.status, unknown.body]);
-    assert.deepEqual([taken.status, taken.body], [202, { accepted: true }]);
+    assert.deepEqual([taken.status, taken.body], [202, { accepted: true, link_delivery: 'email' }]);
     assert.equal(taken.headers.get('content-type'), unknown.headers.get('content-type'));
 
     const notice = await stack.mailbox.waitFor(email, /tried to register/);

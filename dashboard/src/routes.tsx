@@ -9,6 +9,7 @@ import { DisputesPage } from './pages/disputes';
 import { DeliveryPage } from './pages/delivery';
 import { HomePage } from './pages/home';
 import { NotFoundPage } from './pages/not-found';
+import { OwnerLinkPage } from './pages/owner-link';
 import { PaymentPage } from './pages/payment';
 import { PaymentsPage } from './pages/payments';
 import { ProviderAccountsPage } from './pages/provider-accounts';
@@ -38,6 +39,7 @@ const PUBLIC: [string, Render][] = [
   ['/confirm', (_p, q) => <ConfirmRegistrationPage token={q.get('token') ?? ''} />],
   ['/reset', (_p, q) => (q.get('token') ? <ResetConfirmPage token={q.get('token')!} /> : <ResetRequestPage />)],
   ['/invitation', (_p, q) => <AcceptInvitationPage token={q.get('token') ?? ''} />],
+  ['/owner', (_p, q) => <OwnerLinkPage token={q.get('token') ?? ''} />],
 ];
 
 const SIGNED_IN: [string, Render][] = [

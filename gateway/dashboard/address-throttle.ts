@@ -16,7 +16,8 @@ import { clientIp } from './session-cookie.js';
 // Operator sign-in is not among them: it does no costly work, and a count of every request per address
 // would let wrong tokens from an address all operators share lock out the right one; its wrong tokens
 // are slowed per address instead (operator-routes.ts, throttle.ts).
-export const THROTTLED_ROUTES = ['register', 'register-confirm', 'sign-in', 'password-reset', 'password-reset-confirm', 'invitation-accept'] as const;
+export const THROTTLED_ROUTES = ['register', 'register-confirm', 'sign-in', 'password-reset', 'password-reset-confirm', 'invitation-accept',
+  'owner-link-accept'] as const;
 export type ThrottledRoute = (typeof THROTTLED_ROUTES)[number];
 
 declare module 'fastify' {

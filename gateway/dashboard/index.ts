@@ -3,6 +3,7 @@
 //   - users, registration confirmed by a mailed link (merchant, default project, test mode at once),
 //     sign-in with a throttle, sessions in an HttpOnly cookie, CSRF tokens, sign-out (everywhere),
 //     password reset by mail; mail only to PUBLIC_BASE_URL links, within a budget per address;
+//   - owner sign-in links, printed (never mailed) for a merchant made without a person;
 //   - roles of a merchant's members (owner, developer, read-only), invitations, removing members
 //     and revoking invitations; a periodic sweep of expired links and throttle rows; the mail to owners
 //     when the webhooks part disabled a failing endpoint (endpoint-notices.ts), and the reminder of a
@@ -21,5 +22,6 @@ export type { DashboardDeps } from './context.js';
 export { configuredMailer, consoleMailer, logMailer, mailWarnings, type MailMessage, type Mailer } from './mailer.js';
 export { afterAnswer } from './after-answer.js';
 export { startDashboardSweep } from './sweep.js';
+export { issueOwnerLink, type IssuedOwnerLink } from './owner-links.js';
 export { startEndpointNotices } from './endpoint-notices.js';
 export { startDisputeReminders } from './dispute-reminders.js';

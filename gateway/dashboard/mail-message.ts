@@ -6,8 +6,17 @@ export interface MailMessage {
   text: string;
 }
 
+/**
+ * Where a mailed link ends up, as the forms that mail one answer (`link_delivery`): in the recipient's
+ * mailbox, in the terminal of `npm start` (no mail server there), or nowhere (a deployment without
+ * one: its log names the recipient only).
+ */
+export type LinkDelivery = 'email' | 'terminal' | 'none';
+
 export interface Mailer {
   send(message: MailMessage): Promise<void>;
+  /** 'email' when absent: a transport that delivers (SMTP, a test's mailbox). */
+  readonly delivery?: LinkDelivery;
   /** Ends the transport's connections, if it holds any. */
   close?(): Promise<void>;
 }

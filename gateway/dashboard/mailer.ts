@@ -8,11 +8,12 @@ import { smtpMailer } from './smtp-mailer.js';
 // link whose token signs in (docs/decisions.md, "Red team fixes: mailed links and team"). `npm start`
 // prints the whole message to the terminal instead, for the person at that terminal.
 
-export type { MailMessage, Mailer } from './mail-message.js';
+export type { LinkDelivery, MailMessage, Mailer } from './mail-message.js';
 
 /** No transport: one info line per mail, recipient and subject only (the text holds a token). */
 export function logMailer(logger: Logger): Mailer {
   return {
+    delivery: 'none',
     async send(message) {
       logger.info({ mail: { to: message.to, subject: message.subject } },
         `mail to ${message.to} not delivered (no SMTP_HOST): ${message.subject}`);
@@ -23,6 +24,7 @@ export function logMailer(logger: Logger): Mailer {
 /** `npm start`: the message printed as a block, readable and with its link copyable. */
 export function consoleMailer(write: (text: string) => void = (text) => process.stdout.write(text)): Mailer {
   return {
+    delivery: 'terminal',
     async send(message) {
       write(`\n--- mail (no mail server configured) ---\nTo: ${message.to}\nSubject: ${message.subject}\n\n${message.text}\n---\n`);
     },

@@ -7,7 +7,7 @@ import { normalEmail, PasswordResetBody, PasswordResetConfirmBody } from './sche
 import { isTokenShaped, newToken, tokenHash } from './tokens.js';
 
 // Password reset by a mailed link:
-//   POST /dashboard/api/password-reset          {email}            202 whether or not the email has an account
+//   POST /dashboard/api/password-reset          {email}            202 {accepted, link_delivery} whether or not the email has an account
 //                                                                  (503 not_configured without PUBLIC_BASE_URL)
 //   POST /dashboard/api/password-reset/confirm  {token, password}  the link works once, for an hour; every session ends
 // Both are throttled per client address (address-throttle.ts); confirm hashes only for an open link.
@@ -38,7 +38,7 @@ export function passwordRoutes(scope: FastifyInstance, deps: DashboardDeps): voi
           + `${linkTo(deps, 'reset', token)}\n\nIf it was not you, ignore this message; your password stays as it is.`,
       });
     });
-    return reply.code(202).send({ accepted: true });
+    return reply.code(202).send({ accepted: true, link_delivery: mailer.delivery ?? 'email' });
   });
 
   scope.post('/password-reset/confirm', {

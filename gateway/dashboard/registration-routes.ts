@@ -9,7 +9,7 @@ import { normalEmail, RegisterBody, RegisterConfirmBody } from './schemas.js';
 import { isTokenShaped, newToken, tokenHash } from './tokens.js';
 
 // Registration by a mailed link:
-//   POST /dashboard/api/register          {email, password, merchant_name}  202 {accepted}, whoever owns the email
+//   POST /dashboard/api/register          {email, password, merchant_name}  202 {accepted, link_delivery}, whoever owns the email
 //   POST /dashboard/api/register/confirm  {token}                           201, the owner signed in to the new merchant
 // The answer never says whether the email has an account: a new email is mailed a link that creates
 // the account; an email with an account is mailed a notice naming the sign-in and reset pages. Both
@@ -52,7 +52,7 @@ export function registrationRoutes(scope: FastifyInstance, deps: DashboardDeps):
           + `${linkTo(deps, 'confirm', token)}\n\nIf it was not you, ignore this message; no account is created without it.`,
       });
     });
-    return reply.code(202).send({ accepted: true });
+    return reply.code(202).send({ accepted: true, link_delivery: mailer.delivery ?? 'email' });
   });
 
   scope.post('/register/confirm', {

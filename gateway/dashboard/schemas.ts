@@ -24,6 +24,7 @@ export const ModeBody = object(['mode'], { mode: { type: 'string', enum: [...MOD
 export const KeyBody = object(['name'], { name });
 export const InvitationBody = object(['email', 'role'], { email, role: { type: 'string', enum: [...ROLES] } });
 export const AcceptInvitationBody = object(['token', 'password'], { token, password });
+export const AcceptOwnerLinkBody = object(['token', 'email', 'password'], { token, email, password });
 export const VerificationBody = object(['company_name', 'registration_number', 'country', 'documents'], {
   company_name: name,
   registration_number: { type: 'string', minLength: 1, maxLength: 100 },

@@ -15,6 +15,7 @@ import { keyRoutes } from './key-routes.js';
 import { memberRoutes } from './member-routes.js';
 import { passwordRoutes } from './password-routes.js';
 import { providerRoutes } from './provider-routes.js';
+import { ownerLinkRoutes } from './owner-link-routes.js';
 import { registrationRoutes } from './registration-routes.js';
 import { requestLogRoutes } from './request-log-routes.js';
 import { routingRoutes } from './routing-routes.js';
@@ -44,6 +45,7 @@ export function dashboardApiScope(deps: DashboardDeps) {
     });
     accountRoutes(scope, deps);
     registrationRoutes(scope, deps);
+    ownerLinkRoutes(scope, deps);
     passwordRoutes(scope, deps);
     teamRoutes(scope, deps);
     memberRoutes(scope, deps);

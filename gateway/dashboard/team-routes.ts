@@ -1,14 +1,12 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DomainError } from '../../services/contract/index.js';
 import type { Role } from '../store/index.js';
-import { signIn, throttled } from './account-routes.js';
+import { signIn } from './account-routes.js';
 import { sessionOf, type DashboardDeps } from './context.js';
-import { refuseIfHashingFull } from './hash-gate.js';
 import { INVITATION_LIFETIME_MS, linkBase, linkTo } from './links.js';
-import { checkPasswordRules, hashPassword, verifyPassword } from './passwords.js';
+import { linkAccount } from './link-account.js';
 import { invalidLink } from './password-routes.js';
 import { AcceptInvitationBody, InvitationBody, normalEmail } from './schemas.js';
-import { clientIp } from './session-cookie.js';
 import { isTokenShaped, newToken, tokenHash } from './tokens.js';
 
 // The merchant's team:
@@ -72,17 +70,7 @@ export function teamRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
     const hash = tokenHash(body.token);
     const invitation = await store.openInvitation(hash, clock.now());
     if (!invitation) throw invalidLink('invitation');
-    const existing = await store.userByEmail(invitation.email);
-    // Checking an existing account's password is a sign-in, throttled like one; refused before it is
-    // recorded when the hashing bound is reached already (hash-gate.ts).
-    if (existing) refuseIfHashingFull();
-    const decision = existing ? await store.takeSignInAttempt(existing.email, clientIp(request, deps), clock.now()) : undefined;
-    if (decision && !decision.allowed) throw throttled(decision.retryAfterSeconds);
-    if (existing && !(await verifyPassword(body.password, existing.password_hash))) {
-      throw new DomainError('invalid_credentials', 'This email has an account: accept with its password.', { param: 'password' });
-    }
-    if (!existing) checkPasswordRules(body.password);
-    const who = existing ? { userId: existing.id } : { email: invitation.email, passwordHash: await hashPassword(body.password) };
+    const who = await linkAccount(deps, request, invitation.email, body.password);
     const accepted = await store.acceptInvitation(hash, who, clock.now());
     if (!accepted) throw invalidLink('invitation');
     return reply.code(201).send(await signIn(deps, request, reply, accepted.userId, accepted.merchantId));

@@ -1,5 +1,6 @@
 import { DomainError } from '../../services/contract/index.js';
 import { limitReached, MAX_ACTIVE_API_KEYS } from '../../services/contract/project-caps.js';
+import { issueOwnerLink } from '../dashboard/owner-links.js';
 import type { Mode } from '../store/index.js';
 import { actorOf, projectNotFound, type ManageDeps, type ManageHandlers } from './context.js';
 
@@ -55,6 +56,14 @@ export function accountHandlers(deps: ManageDeps): ManageHandlers {
           ? 'The merchant is verified already; live mode is open.'
           : 'The merchant has no verification submission waiting for a decision.',
       );
+    },
+
+    // The link is in this answer only: its token is stored hashed and never shown again.
+    async createOwnerLink(request) {
+      const { id } = request.params as { id: string };
+      const issued = await issueOwnerLink({ store, clock, config: deps.config ?? {} }, id, actor);
+      if (!issued) throw new DomainError('resource_not_found', `No merchant ${id}`, { param: 'id' });
+      return issued;
     },
 
     async createKey(request) {

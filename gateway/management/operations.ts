@@ -8,7 +8,7 @@ import {
 
 export type ManageOperationId =
   | 'getStatus' | 'listMerchants' | 'listProjects'
-  | 'createMerchant' | 'verifyMerchant' | 'rejectMerchant' | 'createKey' | 'listKeys' | 'revokeKey' | 'setKeyRateLimit'
+  | 'createMerchant' | 'verifyMerchant' | 'rejectMerchant' | 'createOwnerLink' | 'createKey' | 'listKeys' | 'revokeKey' | 'setKeyRateLimit'
   | 'getAllowlist' | 'setAllowlist' | 'createRoutingRule' | 'listRoutingRules' | 'deleteRoutingRule'
   | 'updateRoutingRule' | 'getRoutingRuleReport'
   | 'createWebhookEndpoint' | 'listWebhookEndpoints' | 'getWebhookEndpoint' | 'updateWebhookEndpoint'
@@ -46,6 +46,8 @@ export const MANAGE_OPERATIONS: ManageOperation[] = [
   op({ id: 'verifyMerchant', method: 'POST', path: '/manage/v1/merchants/:id/verify', status: 200 }),
   // Rejects the merchant's pending verification submission with the reason the merchant reads.
   op({ id: 'rejectMerchant', method: 'POST', path: '/manage/v1/merchants/:id/reject', status: 200, body: RejectBody }),
+  // A one-time link that signs its opener in to the dashboard as an owner of the merchant (printed, never mailed).
+  op({ id: 'createOwnerLink', method: 'POST', path: '/manage/v1/merchants/:id/owner-links', status: 201 }),
   op({ id: 'createKey', method: 'POST', path: '/manage/v1/projects/:id/keys', status: 201, body: KeyBody }),
   op({ id: 'listKeys', method: 'GET', path: '/manage/v1/projects/:id/keys', status: 200 }),
   op({ id: 'revokeKey', method: 'POST', path: '/manage/v1/keys/:id/revoke', status: 200 }),

@@ -9,6 +9,7 @@ import { createMailedLinkStore } from './mailed-links.js';
 import { createOperatorConsoleStore } from './operator-console.js';
 import { createOperatorSessionStore } from './operator-sessions.js';
 import { createOverviewStore } from './overview.js';
+import { createOwnerLinkStore } from './owner-links.js';
 import { createRateLimitStore } from './rate-limits.js';
 import { createRegistrationStore } from './registrations.js';
 import { createRequestLogStore } from './request-log.js';
@@ -59,6 +60,8 @@ export function createStore(pool: Pool) {
     ...createSweepStore(pool),
     ...createTeamStore(pool),
     ...createVerificationStore(pool),
+    // Owner sign-in links of merchants made without a person (npm start's first merchant).
+    ...createOwnerLinkStore(pool),
     // The dashboard's operator console: its sessions and what it reads.
     ...createOperatorSessionStore(pool),
     ...createOperatorConsoleStore(pool),

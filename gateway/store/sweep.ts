@@ -15,6 +15,7 @@ const EXPIRED: { table: string; column: string; keepMs: number }[] = [
   { table: 'password_resets', column: 'expires_at', keepMs: 0 },
   { table: 'invitations', column: 'expires_at', keepMs: 0 },
   { table: 'registrations', column: 'expires_at', keepMs: 0 },
+  { table: 'owner_links', column: 'expires_at', keepMs: 0 },
   { table: 'mail_sends', column: 'sent_at', keepMs: MAIL_WINDOW_MS },
   { table: 'sign_in_attempts', column: 'attempted_at', keepMs: SIGN_IN_WINDOW_MS },
 ];

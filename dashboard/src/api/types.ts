@@ -5,6 +5,15 @@ export type Mode = 'test' | 'live';
 export type Role = 'owner' | 'developer' | 'read_only';
 export type Permission = 'view' | 'operate' | 'develop' | 'administer';
 
+/**
+ * The answer of a form that mails a link (registration, password reset): where the link went, which
+ * is not a mailbox when the deployment has no mail server (the terminal of `npm start`, or nowhere).
+ */
+export interface LinkRequested {
+  accepted: true;
+  link_delivery: 'email' | 'terminal' | 'none';
+}
+
 export interface Session {
   user: { id: string; email: string; name?: string | null };
   merchant: { id: string; name: string; verification_status?: string | null };

@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
+import type { LinkRequested } from '../api/types';
 import { AuthCard } from '../components/auth-card';
 import { Field } from '../components/field';
 import { Link } from '../components/link';
+import { LinkSentNotice } from '../components/link-delivery';
 import { ErrorMessage, Notice } from '../components/messages';
 import { LinkPasswordForm } from '../components/password-field';
 import { useSubmit } from '../components/use-submit';
@@ -11,15 +13,15 @@ import { useSubmit } from '../components/use-submit';
 // address exists); the link opens the confirm form with its token.
 
 export function ResetRequestPage() {
-  const [sent, setSent] = useState(false);
+  const [sent, setSent] = useState<LinkRequested['link_delivery']>();
   const { busy, error, onSubmit } = useSubmit(async (v) => {
-    await api.post('/password-reset', { email: v.email });
-    setSent(true);
+    setSent((await api.post<LinkRequested>('/password-reset', { email: v.email })).link_delivery);
   });
   return (
     <AuthCard title="Reset your password">
       {sent ? (
-        <Notice>If an account uses that address, a link to choose a new password is on its way.</Notice>
+        <LinkSentNotice delivery={sent} emailed="If an account uses that address, a link to choose a new password is on its way."
+          subject="Reset your password" condition="if an account uses that address, " />
       ) : (
         <form onSubmit={onSubmit}>
           <Field id="email" label="Email">

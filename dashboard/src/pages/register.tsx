@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
-import type { Session } from '../api/types';
+import type { LinkRequested, Session } from '../api/types';
 import { AuthCard } from '../components/auth-card';
 import { Field } from '../components/field';
 import { Link } from '../components/link';
-import { ErrorMessage, Notice } from '../components/messages';
+import { LinkSentNotice } from '../components/link-delivery';
+import { ErrorMessage } from '../components/messages';
 import { NewPasswordField } from '../components/password-field';
 import { useSubmit } from '../components/use-submit';
 import { navigate } from '../router';
@@ -15,15 +16,16 @@ import { remember, useSession } from '../session';
 // mode, and signs in (ConfirmRegistrationPage).
 
 export function RegisterPage() {
-  const [sentTo, setSentTo] = useState<string>();
+  const [sent, setSent] = useState<{ to: string; delivery: LinkRequested['link_delivery'] }>();
   const { busy, error, onSubmit } = useSubmit(async (v) => {
-    await api.post('/register', { merchant_name: v.merchant_name, email: v.email, password: v.password });
-    setSentTo(v.email);
+    const answer = await api.post<LinkRequested>('/register', { merchant_name: v.merchant_name, email: v.email, password: v.password });
+    setSent({ to: v.email, delivery: answer.link_delivery });
   });
   return (
     <AuthCard title="Create your account">
-      {sentTo ? (
-        <Notice>Check your email: we sent a link to {sentTo}. Open it within a day to finish creating your account.</Notice>
+      {sent ? (
+        <LinkSentNotice delivery={sent.delivery} emailed={`Check your email: we sent a link to ${sent.to}.`}
+          subject="Confirm your dashboard account" then="Open it within a day to finish creating your account." />
       ) : (
         <form onSubmit={onSubmit}>
           <Field id="merchant_name" label="Business name">
