@@ -123,6 +123,8 @@ test('with DATABASE_URL set, npm start makes PROVIDER_SECRET_KEY and WEBHOOK_SEC
     assert.ok(made, `the first start names the merchant and project it made:\n${first.output()}`);
     assert.match(second.output(), new RegExp(`merchant ${made[1]}, project ${made[2]}\n.*npx svc key create --project ${made[2]} --mode test --name NAME`));
     assert.doesNotMatch(second.output(), /PRJ_ID/);
+    // ...and, the merchant having no owner yet, how to get the one-time sign-in link again.
+    assert.match(second.output(), new RegExp(`sign in to the dashboard with a one-time link for its owner: npx svc merchant sign-in-link ${made[1]}\n`));
     // ...and writes where it listens, which `npx svc` in that folder uses without --api-url or SVC_URL.
     assert.equal(await readFile(join(dir, 'base-url'), 'utf8'), `${baseUrl}\n`);
     const cliEnv: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, SVC_OPERATOR_TOKEN: operatorToken };
