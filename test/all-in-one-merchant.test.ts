@@ -98,6 +98,11 @@ test('the first start prints a test key and a one-time sign-in link of one merch
   await page.goto(`${baseUrl}/dashboard/payments`);
   await page.getByText(first.paymentId).waitFor();
   assert.match(await page.locator('main').innerText(), /€12\.34/);
+  // Inviting a teammate says where the invitation is, too: no mail server, the terminal.
+  await page.goto(`${baseUrl}/dashboard/settings/team`);
+  await page.getByLabel('Email').fill('teammate@example.com');
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  await page.getByRole('status').filter({ hasText: 'printed in the terminal where npm start runs, in the mail "You are invited to Local merchant"' }).waitFor();
   assert.deepEqual(seen.problems, []);
   await page.close();
 

@@ -11,7 +11,8 @@ import { isTokenShaped, newToken, tokenHash } from './tokens.js';
 
 // The merchant's team:
 //   GET  /dashboard/api/members                 members and invitations (any member)
-//   POST /dashboard/api/invitations             {email, role}: mails an accept link (owners)
+//   POST /dashboard/api/invitations             {email, role}: mails an accept link (owners); 201 the
+//                                               invitation and where its link went (link_delivery)
 //   POST /dashboard/api/invitations/accept      {token, password}: joins, signed in to that merchant
 // Inviting an email again replaces its pending invitation (role and link); inviting a member is
 // refused (409 email_taken). Removing members and revoking invitations: member-routes.ts.
@@ -59,7 +60,7 @@ export function teamRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
       text: `${session.user.email} invites you to the dashboard of ${session.merchant.name} as ${body.role.replace('_', '-')}.\n\n`
         + `Accept within seven days: ${linkTo(deps, 'invitation', token)}`,
     });
-    return reply.code(201).send(invitation);
+    return reply.code(201).send({ ...invitation, link_delivery: mailer.delivery ?? 'email' });
   });
 
   scope.post('/invitations/accept', {

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
-import type { Invitation, Member } from '../api/types';
+import type { Invitation, LinkRequested, Member } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
+import { withoutMailServer } from '../components/link-delivery';
 import { Field } from '../components/field';
 import { ErrorMessage, Loading, Notice } from '../components/messages';
 import { useLoad } from '../components/use-load';
@@ -29,8 +30,8 @@ export function TeamPage() {
   const [changing, setChanging] = useState<Change>();
   const owner = isOwner(session);
   const { busy, error, onSubmit } = useSubmit(async (v, form) => {
-    await api.post('/invitations', { email: v.email, role: v.role });
-    setNotice(`Invitation sent to ${v.email}.`);
+    const invited = await api.post<Invitation & Pick<LinkRequested, 'link_delivery'>>('/invitations', { email: v.email, role: v.role });
+    setNotice(withoutMailServer(invited.link_delivery, `You are invited to ${session.merchant.name}`) ?? `Invitation sent to ${v.email}.`);
     form.reset();
     team.reload();
   });
