@@ -1,5 +1,5 @@
 import type { Clock, Config, Pool } from '../services/platform/index.js';
-import { issueOwnerLink } from './dashboard/owner-links.js';
+import { issueOwnerLink } from './dashboard/index.js';
 import { createStore } from './store/index.js';
 
 /**

@@ -20,3 +20,6 @@ export interface Mailer {
   /** Ends the transport's connections, if it holds any. */
   close?(): Promise<void>;
 }
+
+/** What a form that mails a link answers as `link_delivery`. */
+export const deliveryOf = (mailer: Mailer): LinkDelivery => mailer.delivery ?? 'email';

@@ -8,7 +8,7 @@ import { smtpMailer } from './smtp-mailer.js';
 // link whose token signs in (docs/decisions.md, "Red team fixes: mailed links and team"). `npm start`
 // prints the whole message to the terminal instead, for the person at that terminal.
 
-export type { LinkDelivery, MailMessage, Mailer } from './mail-message.js';
+export type { MailMessage, Mailer } from './mail-message.js';
 
 /** No transport: one info line per mail, recipient and subject only (the text holds a token). */
 export function logMailer(logger: Logger): Mailer {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../../services/contract/index.js';
 import type { DashboardDeps } from './context.js';
+import { deliveryOf } from './mail-message.js';
 import { linkBase, linkTo, RESET_LINK_LIFETIME_MS } from './links.js';
 import { checkPasswordRules, hashPassword } from './passwords.js';
 import { normalEmail, PasswordResetBody, PasswordResetConfirmBody } from './schemas.js';
@@ -38,7 +39,7 @@ export function passwordRoutes(scope: FastifyInstance, deps: DashboardDeps): voi
           + `${linkTo(deps, 'reset', token)}\n\nIf it was not you, ignore this message; your password stays as it is.`,
       });
     });
-    return reply.code(202).send({ accepted: true, link_delivery: mailer.delivery ?? 'email' });
+    return reply.code(202).send({ accepted: true, link_delivery: deliveryOf(mailer) });
   });
 
   scope.post('/password-reset/confirm', {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../../services/contract/index.js';
 import { signIn } from './account-routes.js';
 import type { DashboardDeps } from './context.js';
+import { deliveryOf } from './mail-message.js';
 import { linkBase, linkTo, REGISTRATION_LIFETIME_MS } from './links.js';
 import { checkPasswordRules, hashPassword } from './passwords.js';
 import { invalidLink } from './password-routes.js';
@@ -52,7 +53,7 @@ export function registrationRoutes(scope: FastifyInstance, deps: DashboardDeps):
           + `${linkTo(deps, 'confirm', token)}\n\nIf it was not you, ignore this message; no account is created without it.`,
       });
     });
-    return reply.code(202).send({ accepted: true, link_delivery: mailer.delivery ?? 'email' });
+    return reply.code(202).send({ accepted: true, link_delivery: deliveryOf(mailer) });
   });
 
   scope.post('/register/confirm', {

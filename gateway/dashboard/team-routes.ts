@@ -4,6 +4,7 @@ import type { Role } from '../store/index.js';
 import { signIn } from './account-routes.js';
 import { sessionOf, type DashboardDeps } from './context.js';
 import { INVITATION_LIFETIME_MS, linkBase, linkTo } from './links.js';
+import { deliveryOf } from './mail-message.js';
 import { linkAccount } from './link-account.js';
 import { invalidLink } from './password-routes.js';
 import { AcceptInvitationBody, InvitationBody, normalEmail } from './schemas.js';
@@ -60,7 +61,7 @@ export function teamRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
       text: `${session.user.email} invites you to the dashboard of ${session.merchant.name} as ${body.role.replace('_', '-')}.\n\n`
         + `Accept within seven days: ${linkTo(deps, 'invitation', token)}`,
     });
-    return reply.code(201).send({ ...invitation, link_delivery: mailer.delivery ?? 'email' });
+    return reply.code(201).send({ ...invitation, link_delivery: deliveryOf(mailer) });
   });
 
   scope.post('/invitations/accept', {

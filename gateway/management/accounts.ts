@@ -1,5 +1,6 @@
 import { DomainError } from '../../services/contract/index.js';
 import { limitReached, MAX_ACTIVE_API_KEYS } from '../../services/contract/project-caps.js';
+// The file itself, not the dashboard's index, whose routes import these handlers: no import cycle.
 import { issueOwnerLink } from '../dashboard/owner-links.js';
 import type { Mode } from '../store/index.js';
 import { actorOf, projectNotFound, type ManageDeps, type ManageHandlers } from './context.js';
