@@ -42,6 +42,8 @@ test('first start prints a test key that makes a successful payment; data and ke
   const key = /test API key \(shown once, keep it\): (svc_sk_test_\w+)/.exec(first.part.output())?.[1];
   assert.ok(key, `no key printed:\n${first.part.output()}`);
   assert.match(first.part.output(), /embedded Postgres; events: in-process bus/);
+  // Beside the key, the one-time link that signs in to the dashboard as that key's merchant.
+  assert.match(first.part.output(), new RegExp(`\\n    ${first.baseUrl}/dashboard/owner\\?token=[\\w-]{43}\\n`));
   assert.equal((await stat(join(dataDir, 'operator-token'))).mode & 0o077, 0, 'operator token readable by its owner only');
   // The printed dashboard link serves the sign-up page's app (built by npm install / npm run build).
   const dashboard = /dashboard: (http:\/\/\S+)/.exec(first.part.output())?.[1];
@@ -70,6 +72,8 @@ test('first start prints a test key that makes a successful payment; data and ke
 
   const second = await start(env);
   assert.doesNotMatch(second.part.output(), /svc_sk_test_/, 'a secret is shown once, never again');
+  assert.doesNotMatch(second.part.output(), /dashboard\/owner\?token=/, 'the sign-in link too');
+  assert.match(second.part.output(), /sign in to the dashboard with a one-time link for its owner: npx svc merchant sign-in-link mer_\w+\n/);
   const again = await request(second.baseUrl, 'GET', `/v1/payments/${created.body.id}`, { key });
   assert.equal(again.status, 200);
   assert.deepEqual(again.body, created.body);
