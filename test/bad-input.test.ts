@@ -7,7 +7,7 @@ import {
   MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_PROVIDER_NOTIFICATION_BYTES, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS,
   METADATA_VALUE_MAX_LENGTH,
 } from '../services/contract/index.js';
-import { PROVIDERS } from '../services/payments/connectors/providers.js';
+import { PROVIDERS } from '../services/connectors/providers.js';
 import { eventually } from './helpers/eventually.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { head, rawRequest, type RawResponse } from './helpers/raw-http.js';

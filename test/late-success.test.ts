@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createStripeConnector } from '../services/payments/connectors/stripe/connector.js';
+import { createStripeConnector } from '../services/connectors/stripe/connector.js';
 import type { Connector, CredentialSource } from '../services/payments/index.js';
 import { INTERNAL_EVENT_TYPES, internalEnvelope, newId } from '../services/platform/index.js';
 import { publishAll } from './helpers/dispute-movements.js';

@@ -4,7 +4,7 @@
 // cannot use.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { providersByCode, type ProviderDefinition } from '../services/payments/connectors/provider-definition.js';
+import { providersByCode, type ProviderDefinition } from '../services/connectors/provider-definition.js';
 import { PROVIDERS } from '../services/payments/index.js';
 import { upsertProviders } from '../services/routing-risk/provider-catalogue.js';
 import { createPool, migrate, type Pool } from '../services/platform/index.js';

@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { createServer, isIP, Socket, type AddressInfo, type Server } from 'node:net';
 import { after, before, test } from 'node:test';
-import { PROVIDERS } from '../services/payments/connectors/providers.js';
-import type { ProviderDefinition } from '../services/payments/connectors/provider-definition.js';
+import { PROVIDERS } from '../services/connectors/providers.js';
+import type { ProviderDefinition } from '../services/connectors/provider-definition.js';
 import { classifyAddress, type Resolver } from '../services/platform/net/index.js';
 import { freePort } from './helpers/processes.js';
 

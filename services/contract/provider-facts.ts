@@ -1,5 +1,5 @@
 // What routing-risk and the tools need to know of a provider: plain data, no behaviour. Each
-// provider's definition (services/payments/connectors/<code>/index.ts) is a ProviderFacts with its
+// provider's definition (services/connectors/<code>/index.ts) is a ProviderFacts with its
 // connector and checks added; the entry points hand the one list of definitions to the parts that
 // need it, so routing-risk learns providers without importing payments (docs/connectors.md).
 

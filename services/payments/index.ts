@@ -22,11 +22,11 @@ import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.j
 import {
   assemblePart, bindingSweep, createRelay, type PartInfo, type ServiceDeps, type ServicePart,
 } from '../platform/index.js';
-import { createConnectorRegistry, type Connector, type ProviderNetwork } from './connectors/index.js';
-import { instrumentConnectors } from './connectors/instrumented.js';
-import { issuerOfTokens, providersByCode, type ProviderDefinition } from './connectors/provider-definition.js';
-import { PROVIDERS } from './connectors/providers.js';
-import { createVaultForwarders } from './connectors/vault-forwarding.js';
+import { createConnectorRegistry, type Connector, type ProviderNetwork } from '../connectors/index.js';
+import { instrumentConnectors } from '../connectors/instrumented.js';
+import { issuerOfTokens, providersByCode, type ProviderDefinition } from '../connectors/provider-definition.js';
+import { PROVIDERS } from '../connectors/providers.js';
+import { createVaultForwarders } from '../connectors/vault-forwarding.js';
 import {
   createAuthorizationExpiry, createCustomerActionExpiry, createDisputeReminders, createDisputeSync, createReconciliation, createSettlementSync,
   disputeReminderRoutes,
@@ -49,11 +49,11 @@ import { createRefunds, refundRoutes } from './refunds/index.js';
 export type {
   AccountCredentials, AuthorizeRequest, AuthorizeResult, Connector, CredentialSource, PaymentStatusResult,
   ProviderNetwork, RefundRequest, RefundResult,
-} from './connectors/index.js';
+} from '../connectors/index.js';
 
-export type { ConnectorFactory, ProviderDefinition } from './connectors/provider-definition.js';
-export type { CardPlaceholders, ForwarderFactory, VaultForwarder, VaultForwarders } from './connectors/index.js';
-export { PROVIDERS } from './connectors/providers.js';
+export type { ConnectorFactory, ProviderDefinition } from '../connectors/provider-definition.js';
+export type { CardPlaceholders, ForwarderFactory, VaultForwarder, VaultForwarders } from '../connectors/index.js';
+export { PROVIDERS } from '../connectors/providers.js';
 
 /** How often the sandbox's demo providers open due chargebacks and decide due evidence (docs/disputes.md). */
 const SANDBOX_DISPUTE_SWEEP_MS = 1_000;

@@ -4,7 +4,7 @@ import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { peerTransport, runServicePart } from '../platform/index.js';
 import { PART, build } from './index.js';
-import { PROVIDERS } from './connectors/providers.js';
+import { PROVIDERS } from '../connectors/providers.js';
 
 // Routing-risk routes payments and lists the connected provider accounts; the ledger takes the
 // Stripe settlements the scheduled sync reads (jobs/settlement-sync.ts).

@@ -1,4 +1,4 @@
-import { PROVIDERS } from '../payments/connectors/providers.js';
+import { PROVIDERS } from '../connectors/providers.js';
 import { runServicePart } from '../platform/index.js';
 import { PART, build } from './index.js';
 

@@ -1,5 +1,5 @@
 import { every, withDeadline, type Logger, type Pool } from '../../platform/index.js';
-import type { ConnectorRegistry, ProviderNotification } from '../connectors/index.js';
+import type { ConnectorRegistry, ProviderNotification } from '../../connectors/index.js';
 
 /**
  * Providers' disputes found without their notification (DISPUTE_SYNC_INTERVAL_MS, hourly at most):

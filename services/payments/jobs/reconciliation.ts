@@ -4,7 +4,7 @@ import {
   attemptCredential, type AttemptRecord, commitChange, type CredentialSources, keptNetworkTransactionId, type PaymentsStore,
   providerCall, queryStatus, settleLate,
 } from '../payments/index.js';
-import type { ConnectorRegistry } from '../connectors/index.js';
+import type { ConnectorRegistry } from '../../connectors/index.js';
 import type { Refunds } from '../refunds/index.js';
 import type { LateCharges } from '../late-charges/index.js';
 import { settleDueProviderAction } from './provider-actions.js';

@@ -4,8 +4,8 @@ import type { LedgerService } from '../../../proto/gen/svc/ledger/v1/ledger_pb.j
 import { ProviderSettlementSchema } from '../../../proto/gen/svc/payments/v1/provider_settlements_pb.js';
 import type { ProviderAccount, ProviderAccountsService } from '../../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { every, withDeadline, type Clock, type Logger, type Pool } from '../../platform/index.js';
-import type { Connector, ConnectorRegistry } from '../connectors/index.js';
-import type { ProviderDefinition } from '../connectors/provider-definition.js';
+import type { Connector, ConnectorRegistry } from '../../connectors/index.js';
+import type { ProviderDefinition } from '../../connectors/provider-definition.js';
 import { settlementMessages, settlementReportOf, type SettlementLookups } from '../provider-settlements/index.js';
 
 /**

@@ -8,7 +8,7 @@ import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { formatMoney } from '../../contract/index.js';
 import { INTERNAL_EVENT_TYPES, withDeadline, type Clock, type Logger, type Pool } from '../../platform/index.js';
-import type { ConnectorRegistry, HoldResult } from '../connectors/index.js';
+import type { ConnectorRegistry, HoldResult } from '../../connectors/index.js';
 import { commitChange, type PaymentsStore } from '../payments/index.js';
 import { lateChargeMoved } from './moved.js';
 import { createLateChargeStore, type LateCharge } from './store.js';

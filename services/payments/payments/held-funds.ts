@@ -3,7 +3,7 @@
 // provider said so. Connectors without holds (the demo providers) are not called.
 import { withDeadline } from '../../platform/index.js';
 import { serviceError } from '../../contract/index.js';
-import type { ConnectorRegistry, HoldRequest, HoldResult } from '../connectors/index.js';
+import type { ConnectorRegistry, HoldRequest, HoldResult } from '../../connectors/index.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 
 export type HoldOperation = 'capture' | 'cancel';

@@ -10,7 +10,7 @@ import { keptNetworkTransactionId, merchantInitiatedOf } from './merchant-initia
 import { withCard } from './attempt-outcomes.js';
 import { AttemptSettledElsewhere, commitChange } from './commit.js';
 import type { PaymentOutcomes } from './metrics.js';
-import type { CardFacts, ConnectorRegistry } from '../connectors/index.js';
+import type { CardFacts, ConnectorRegistry } from '../../connectors/index.js';
 import { actionable, type CustomerActionSettings } from './customer-action-required.js';
 import type { PaymentRecord } from './model.js';
 import { newPayment, planRequest } from './new-payment.js';

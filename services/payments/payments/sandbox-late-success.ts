@@ -1,5 +1,5 @@
 import { DEMO_PROVIDERS } from '../../contract/index.js';
-import { demoPaymentId } from '../connectors/index.js';
+import { demoPaymentId } from '../../connectors/index.js';
 import { lateChargeStatements, lateSuccess } from '../late-charges/index.js';
 import type { Statement } from '../../platform/index.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';

@@ -1,6 +1,6 @@
 import { invalidField } from '../../contract/index.js';
-import type { ProviderDefinition } from '../connectors/provider-definition.js';
-import { baseUrlProblem } from '../connectors/provider-base-url.js';
+import type { ProviderDefinition } from '../../connectors/provider-definition.js';
+import { baseUrlProblem } from '../../connectors/provider-base-url.js';
 
 // A connect is checked against the provider's definition (its credentialFields and modeMismatch,
 // connectors/<code>/index.ts) before anything is stored, so an account never exists with

@@ -3,10 +3,10 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ProviderCredentialsService } from '../../../proto/gen/svc/payments/v1/provider_credentials_pb.js';
 import { requireScope, SecretKeyMissingError, type Clock, type Logger } from '../../platform/index.js';
 import { invalidField, serviceError } from '../../contract/index.js';
-import type { ConnectorRegistry, CredentialCheck } from '../connectors/index.js';
-import { baseUrlTrust } from '../connectors/provider-base-url.js';
-import type { ProviderDefinition } from '../connectors/provider-definition.js';
-import { UNREACHABLE_MESSAGE } from '../connectors/provider-fetch.js';
+import type { ConnectorRegistry, CredentialCheck } from '../../connectors/index.js';
+import { baseUrlTrust } from '../../connectors/provider-base-url.js';
+import type { ProviderDefinition } from '../../connectors/provider-definition.js';
+import { UNREACHABLE_MESSAGE } from '../../connectors/provider-fetch.js';
 import { checkedValues, fieldNames } from './fields.js';
 import type { CredentialsRecord, CredentialStore } from './store.js';
 

@@ -1,8 +1,8 @@
 import type { Clock, Logger, Pool, Queryable } from '../../platform/index.js';
 import { fromConnectError, serviceError } from '../../contract/index.js';
-import type { Connector, ConnectorRegistry, NotificationSubject, PayoutResult, ProviderNotification } from '../connectors/index.js';
+import type { Connector, ConnectorRegistry, NotificationSubject, PayoutResult, ProviderNotification } from '../../connectors/index.js';
 import { commitChange, type PaymentRecord, type PaymentsStore } from '../payments/index.js';
-import type { ProviderDefinition } from '../connectors/provider-definition.js';
+import type { ProviderDefinition } from '../../connectors/provider-definition.js';
 import type { CredentialStore } from '../provider-credentials/index.js';
 import type { Refunds } from '../refunds/index.js';
 import type { DisputeNotified } from './disputes.js';

@@ -6,7 +6,7 @@ import {
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { requireScope, withDeadline, type Logger } from '../../platform/index.js';
 import { invalidField, serviceError } from '../../contract/index.js';
-import type { Connector, ConnectorRegistry, PayoutResult } from '../connectors/index.js';
+import type { Connector, ConnectorRegistry, PayoutResult } from '../../connectors/index.js';
 import type { CredentialStore } from '../provider-credentials/index.js';
 
 // ProviderPayoutsService: the payouts part's way to a licensed provider. Payments holds the

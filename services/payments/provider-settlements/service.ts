@@ -7,7 +7,7 @@ import {
 } from '../../../proto/gen/svc/payments/v1/provider_settlements_pb.js';
 import { requireScope, withDeadline, type Logger } from '../../platform/index.js';
 import { invalidField, serviceError } from '../../contract/index.js';
-import type { Connector, ConnectorRegistry, ProviderSettlement } from '../connectors/index.js';
+import type { Connector, ConnectorRegistry, ProviderSettlement } from '../../connectors/index.js';
 import type { CredentialStore } from '../provider-credentials/index.js';
 import type { SettlementLookups } from './store.js';
 

@@ -11,7 +11,7 @@ import {
   type Clock, type Pool, type Queryable,
 } from '../../platform/index.js';
 import { serviceError } from '../../contract/index.js';
-import type { ConnectorRegistry, RefundOutcome, RefundResult } from '../connectors/index.js';
+import type { ConnectorRegistry, RefundOutcome, RefundResult } from '../../connectors/index.js';
 import {
   assertAllowed, type Change, commitChange, type FailureJson, type PaymentRecord, type PaymentsStore, refundReversed,
   refundSettled, type TimelineEntry,

@@ -3,7 +3,7 @@
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, CredentialSource, ProviderNetwork,
 } from '../../../services/payments/index.js';
-import { providerFetch } from '../../../services/payments/connectors/provider-fetch.js';
+import { providerFetch } from '../../../services/connectors/provider-fetch.js';
 
 type Charge = { id: string; status: 'approved' | 'declined'; decline_code?: string };
 
