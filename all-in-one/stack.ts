@@ -7,7 +7,8 @@ import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import * as gateway from '../gateway/index.js';
 import * as ledger from '../services/ledger/index.js';
 import * as payments from '../services/payments/index.js';
-import { PROVIDERS, type Connector, type ProviderDefinition } from '../services/payments/index.js';
+import { PROVIDERS } from '../services/connectors/providers.js';
+import type { Connector, ProviderDefinition } from '../services/payments/index.js';
 import type { PayoutConnector } from '../services/payouts/index.js';
 import * as payouts from '../services/payouts/index.js';
 import * as routingRisk from '../services/routing-risk/index.js';
@@ -107,7 +108,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         routing: createClient(RoutingService, routingCalls),
         providerAccounts: createClient(ProviderAccountsService, routingCalls),
         ledger: createClient(LedgerService, ledgerCalls),
-        providers,
+        providers: await payments.loadProviders(providers),
         connectors: opts.connectors,
       }),
     );

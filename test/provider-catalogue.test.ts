@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { providersByCode, type ProviderDefinition } from '../services/connectors/provider-definition.js';
-import { PROVIDERS } from '../services/payments/index.js';
+import { PROVIDERS } from '../services/connectors/providers.js';
 import { upsertProviders } from '../services/routing-risk/provider-catalogue.js';
 import { createPool, migrate, type Pool } from '../services/platform/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';

@@ -11,7 +11,7 @@ import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import * as payments from '../services/payments/index.js';
-import { PROVIDERS } from '../services/payments/index.js';
+import { PROVIDERS } from '../services/connectors/providers.js';
 import { createLogger, createPeerTransport, createPool, loadConfig } from '../services/platform/index.js';
 import { DashboardBrowser, registerByMail } from './helpers/dashboard-browser.js';
 import { eventually } from './helpers/eventually.js';
@@ -139,7 +139,7 @@ describe('a provider added as one folder and one line', () => {
       routing: createClient(RoutingService, peer('routing-risk')),
       providerAccounts: createClient(ProviderAccountsService, peer('routing-risk')),
       ledger: createClient(LedgerService, peer('ledger')),
-      providers: [...PROVIDERS, acmePayProvider],
+      providers: await payments.loadProviders([...PROVIDERS, acmePayProvider]),
     });
     try {
       await part.start();

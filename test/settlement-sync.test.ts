@@ -12,6 +12,7 @@ import { createClient } from '@connectrpc/connect';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
+import { PROVIDERS } from '../services/connectors/providers.js';
 import * as payments from '../services/payments/index.js';
 import {
   createLogger, createPeerTransport, createPool, loadConfig, type Pool, type ServicePart,
@@ -68,6 +69,7 @@ describe('scheduled Stripe settlement sync', () => {
       routing: createClient(RoutingService, peer('routing-risk')),
       providerAccounts: createClient(ProviderAccountsService, peer('routing-risk')),
       ledger: createClient(LedgerService, peer('ledger')),
+      providers: await payments.loadProviders(PROVIDERS),
     });
     replicas.push({ part, pool });
     await part.start();

@@ -1,6 +1,9 @@
-// One provider as the rest of the system learns it: its facts (shared/provider-facts.ts), the
-// checks on its credentials, its official API hosts and the factory of its connector. Each
-// provider's folder exports one (connectors/<code>/index.ts); providers.ts lists them.
+// One provider as the rest of the system learns it: its facts (contract/provider-facts.ts), the
+// checks on its credentials and tokens, its official API hosts (all plain code: a folder's facts.ts)
+// and a loader of its connector, which alone brings in the provider's SDK. Each provider's folder
+// exports one (connectors/<code>/index.ts); providers.ts lists them. Whatever needs only the facts
+// (routing-risk, the CLI, the gateway) reads the list without loading any SDK; payments loads the
+// connectors once at start (loadProviders).
 import type { ProviderFacts } from '../contract/provider-facts.js';
 import type { ProviderNetwork } from './provider-fetch.js';
 import type { Connector, CredentialSource } from './types.js';
@@ -19,7 +22,8 @@ export interface HostFieldShape {
   says: string;
 }
 
-export interface ProviderDefinition extends ProviderFacts {
+/** A provider's facts and the checks on its credentials and tokens: no SDK behind any of it. */
+export interface ProviderChecks extends ProviderFacts {
   /** The provider's documented API hosts: where its requests go without an api_base_url, and no detour when named by one (provider-base-url.ts). */
   officialHost?: RegExp;
   /**
@@ -36,14 +40,31 @@ export interface ProviderDefinition extends ProviderFacts {
    * the provider's tokens have no shape of their own; merchants then name the issuer (`provider_code`).
    */
   issuedToken?(token: string): boolean;
+}
+
+/** What a provider's connector module offers once loaded. */
+export interface ConnectorModule {
   create: ConnectorFactory;
   /** A vault provider's (`capabilities.vault`) forwarding client: how destinations send through it. */
   forwarder?: ForwarderFactory;
 }
 
+export interface ProviderDefinition extends ProviderChecks {
+  /** Loads the connector (and with it the provider's SDK): e.g. `async () => ({ create: (await import('./connector.js')).createXConnector })`. */
+  connector(): Promise<ConnectorModule>;
+}
+
+/** A provider whose connector is loaded: what payments builds its connectors from. */
+export type LoadedProvider = ProviderChecks & ConnectorModule;
+
+/** Loads each provider's connector, once per start of the part that calls providers. */
+export async function loadProviders(list: readonly ProviderDefinition[]): Promise<LoadedProvider[]> {
+  return Promise.all(list.map(async ({ connector, ...checks }) => ({ ...checks, ...(await connector()) })));
+}
+
 /** The providers by code; a code listed twice is a programming error, refused at start. */
-export function providersByCode(list: readonly ProviderDefinition[]): Map<string, ProviderDefinition> {
-  const byCode = new Map<string, ProviderDefinition>();
+export function providersByCode<P extends ProviderFacts>(list: readonly P[]): Map<string, P> {
+  const byCode = new Map<string, P>();
   for (const p of list) {
     if (!/^[a-z][a-z0-9_]{1,30}$/.test(p.code) || p.code.startsWith('demo_')) throw new Error(`provider code "${p.code}" is not usable`);
     if (byCode.has(p.code)) throw new Error(`provider "${p.code}" is listed twice`);
@@ -53,7 +74,7 @@ export function providersByCode(list: readonly ProviderDefinition[]): Map<string
 }
 
 /** The provider whose token shape a token has; undefined when none claims it, or several do. */
-export function issuerOfTokens(list: readonly ProviderDefinition[]): (token: string) => string | undefined {
+export function issuerOfTokens(list: readonly ProviderChecks[]): (token: string) => string | undefined {
   return (token) => {
     const claims = list.filter((p) => p.issuedToken?.(token));
     return claims.length === 1 ? claims[0].code : undefined;

@@ -4,10 +4,10 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { test } from 'node:test';
 import { fetch as undiciFetch } from 'undici';
 import type { Resolver } from '../platform/net/index.js';
-import { ADYEN_OFFICIAL_HOST } from './adyen/client.js';
+import { ADYEN_OFFICIAL_HOST } from './adyen/facts.js';
 import { baseUrlTrust, requestVerdict } from './provider-base-url.js';
-import { CHECKOUT_OFFICIAL_HOST } from './checkout/client.js';
-import { STRIPE_OFFICIAL_HOST } from './stripe/client.js';
+import { CHECKOUT_OFFICIAL_HOST } from './checkout/facts.js';
+import { STRIPE_OFFICIAL_HOST } from './stripe/facts.js';
 import { ProviderUnreachableError, UNREACHABLE_MESSAGE, providerFetch, withoutHostText } from './provider-fetch.js';
 
 // The fetch provider SDKs send with, for each kind of api_base_url.

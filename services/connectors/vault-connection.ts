@@ -5,9 +5,9 @@
 // (vault-forwarding.ts); each vault's folder says only what is its own.
 import { rule } from './error-rules.js';
 import { failed } from './outcome-mapping.js';
-import type { ConnectorFactory, ProviderDefinition } from './provider-definition.js';
+import type { ProviderChecks } from './provider-definition.js';
 import type { Connector } from './types.js';
-import { destinationsProblem, type ForwarderFactory } from './vault-forwarding.js';
+import { destinationsProblem } from './vault-forwarding.js';
 
 const NOT_A_ROUTE = rule('technical', 'provider_unavailable', 'A vault connection takes no payment of its own', 'provider_unavailable');
 
@@ -35,11 +35,9 @@ export interface VaultFacts {
   keyMismatch?(values: Record<string, string>, mode: string): [string, string] | undefined;
   /** Destinations whose forwarded request the vault cannot fill, with why (destinationsProblem). */
   cannotReach?: Record<string, string>;
-  create: ConnectorFactory;
-  forwarder: ForwarderFactory;
 }
 
-export function vaultDefinition(v: VaultFacts): ProviderDefinition {
+export function vaultChecks(v: VaultFacts): ProviderChecks {
   return {
     code: v.code,
     name: v.name,
@@ -62,7 +60,5 @@ export function vaultDefinition(v: VaultFacts): ProviderDefinition {
     ],
     officialHost: v.officialHost,
     modeMismatch: (values, mode) => v.keyMismatch?.(values, mode) ?? destinationsProblem(values, v.cannotReach),
-    create: v.create,
-    forwarder: v.forwarder,
   };
 }

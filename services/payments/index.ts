@@ -24,8 +24,7 @@ import {
 } from '../platform/index.js';
 import { createConnectorRegistry, type Connector, type ProviderNetwork } from '../connectors/index.js';
 import { instrumentConnectors } from '../connectors/instrumented.js';
-import { issuerOfTokens, providersByCode, type ProviderDefinition } from '../connectors/provider-definition.js';
-import { PROVIDERS } from '../connectors/providers.js';
+import { issuerOfTokens, providersByCode, type LoadedProvider } from '../connectors/provider-definition.js';
 import { createVaultForwarders } from '../connectors/vault-forwarding.js';
 import {
   createAuthorizationExpiry, createCustomerActionExpiry, createDisputeReminders, createDisputeSync, createReconciliation, createSettlementSync,
@@ -51,9 +50,9 @@ export type {
   ProviderNetwork, RefundRequest, RefundResult,
 } from '../connectors/index.js';
 
-export type { ConnectorFactory, ProviderDefinition } from '../connectors/provider-definition.js';
+export type { ConnectorFactory, LoadedProvider, ProviderDefinition } from '../connectors/provider-definition.js';
 export type { CardPlaceholders, ForwarderFactory, VaultForwarder, VaultForwarders } from '../connectors/index.js';
-export { PROVIDERS } from '../connectors/providers.js';
+export { loadProviders } from '../connectors/provider-definition.js';
 
 /** How often the sandbox's demo providers open due chargebacks and decide due evidence (docs/disputes.md). */
 const SANDBOX_DISPUTE_SWEEP_MS = 1_000;
@@ -78,11 +77,12 @@ export interface PaymentsDeps extends ServiceDeps {
   providerAccounts?: Client<typeof ProviderAccountsService>;
   ledger?: Client<typeof LedgerService>;
   /**
-   * The licensed providers' definitions (connectors/providers.ts by default): each one's connector
-   * is made with the part's credential source; its facts drive connects, notifications and the
-   * settlement sync. A test adds its own stand-in provider to the list.
+   * The licensed providers with their connectors loaded (`loadProviders(PROVIDERS)`, the list of
+   * services/connectors/providers.ts): each one's connector is made with the part's credential
+   * source; its facts drive connects, notifications and the settlement sync. A test adds its own
+   * stand-in provider to the list.
    */
-  providers?: readonly ProviderDefinition[];
+  providers: readonly LoadedProvider[];
   /** Ready connectors by provider code (tests' fakes); one named like a factory's replaces it. Demo providers are built in. */
   connectors?: Record<string, Connector>;
 }
@@ -95,7 +95,7 @@ export function build(deps: PaymentsDeps): ServicePart {
   const customerActions = createCustomerActions({ store, clock: deps.clock, relay });
   const credentials = createCredentialStore(deps.pool, key, otherKey);
   const network: ProviderNetwork = { allowlist: deps.config.providerBaseUrlAllowlist, logger: deps.logger };
-  const providers = providersByCode(deps.providers ?? PROVIDERS);
+  const providers = providersByCode(deps.providers);
   const vaults = createVaultForwarders(providers.values(), { credentials: credentials.source(), network });
   const made = Object.fromEntries([...providers.values()]
     .map((p) => [p.code, p.create({ credentials: credentials.source(), network, vaults })]));

@@ -5,6 +5,7 @@
 // an account's api_base_url replaces Adyen's host (a sandbox or a local stand-in on plain http,
 // which the library's own https-only transport cannot reach).
 import adyen from '@adyen/api-library';
+import { ADYEN_OFFICIAL_HOST } from './facts.js';
 import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
 import type { CredentialSource } from '../types.js';
 
@@ -15,8 +16,6 @@ type RequestOptions = { idempotencyKey?: string; signal?: AbortSignal | null; me
 /** Seconds-scale backstop; a connector call ends at the orchestrator's deadline (its signal) well before. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-/** Adyen's Checkout hosts, test and per-merchant live: an api_base_url naming one is no detour. */
-export const ADYEN_OFFICIAL_HOST = /^(checkout-test\.adyen\.com|[a-z0-9-]+-checkout-live\.adyenpayments\.com)$/;
 
 /** No answer from Adyen: refused connection, reset, or our deadline. What Adyen did is unknown. */
 export class AdyenConnectionError extends Error {

@@ -6,6 +6,7 @@
 import type { Types } from '@adyen/api-library';
 import { toAdyenAmount } from './amounts.js';
 import { createAdyenClients, type AdyenAccount } from './client.js';
+import { browserPaymentMethod } from './facts.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
 import { CONDITIONS } from './errors.js';
 import { readAdyenSettlementReport } from './settlement-report.js';
@@ -32,12 +33,8 @@ type PaymentRequest = Types.checkout.PaymentRequest;
 export function paymentMethodOf(token: string | undefined): Pick<PaymentRequest, 'paymentMethod' | 'shopperReference' | 'shopperInteraction' | 'recurringProcessingModel'> | undefined {
   if (!token) return undefined;
   if (token.trimStart().startsWith('{')) {
-    try {
-      const pm = JSON.parse(token) as { type?: unknown };
-      return pm && typeof pm.type === 'string' ? { paymentMethod: pm as PaymentRequest['paymentMethod'] } : undefined;
-    } catch {
-      return undefined;
-    }
+    const pm = browserPaymentMethod(token);
+    return pm ? { paymentMethod: pm as PaymentRequest['paymentMethod'] } : undefined;
   }
   const cut = token.lastIndexOf(':');
   const stored = token.slice(cut + 1);

@@ -3,11 +3,10 @@
 // does not offer (its `proxies` resource manages pre-configured proxies only). Both go through the
 // fetch the account's api_base_url allows (provider-fetch.ts), so a merchant-chosen host is guarded.
 import { BasisTheoryClient } from '@basis-theory/node-sdk';
+import { BASIS_THEORY_OFFICIAL_HOST } from './facts.js';
 import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
 import type { CredentialSource } from '../types.js';
 
-/** Basis Theory's documented API host: an api_base_url naming it is no detour (provider-base-url.ts). */
-export const BASIS_THEORY_OFFICIAL_HOST = /^api\.basistheory\.com$/;
 export const BASIS_THEORY_API = 'https://api.basistheory.com';
 
 /** Seconds-scale backstop; a forwarded attempt ends at the orchestrator's deadline (its signal) first. */

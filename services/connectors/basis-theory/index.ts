@@ -1,26 +1,12 @@
-// Basis Theory as a vault connection (issue 25), built like the Stripe vault (vault-connection.ts):
-// its private API key sealed, the providers it may forward a token's card to (`destinations`) and
-// the account's fee per forwarded attempt. It takes no payment itself, so routing never plans its
-// accounts (docs/connectors.md, "Vault connections"); destinations send a forwarded attempt through
-// its forwarder (proxy.ts).
-import { vaultDefinition } from '../vault-connection.js';
-import { BASIS_THEORY_OFFICIAL_HOST } from './client.js';
-import { createBasisTheoryConnector } from './connector.js';
-import { createBasisTheoryForwarder } from './proxy.js';
+// Basis Theory, as the rest of the system learns it (provider-definition.ts): its facts, and its
+// connector and forwarder, with the SDK behind them, loaded only by the part that calls the vault.
+import type { ProviderDefinition } from '../provider-definition.js';
+import { basisTheoryFacts } from './facts.js';
 
-export const basisTheoryProvider = vaultDefinition({
-  code: 'basis_theory',
-  name: 'Basis Theory',
-  vault: 'basis_theory',
-  // A private application's key with the token:use permission (checked by the `test` call).
-  key: { name: 'api_key', env: 'BASIS_THEORY_API_KEY' },
-  officialHost: BASIS_THEORY_OFFICIAL_HOST,
-  // Basis Theory's keys do not say their mode (a tenant is test or production), so only the
-  // destinations are checked. Its expressions render inside JSON strings, and Checkout.com's card
-  // source takes its expiry as integers (docs/decisions.md).
-  cannotReach: {
-    checkout: 'its expressions render the card\'s expiry as text, and Checkout.com takes it as numbers; forward to adyen',
+export const basisTheoryProvider: ProviderDefinition = {
+  ...basisTheoryFacts,
+  connector: async () => {
+    const [connector, forwarding] = await Promise.all([import('./connector.js'), import('./proxy.js')]);
+    return { create: connector.createBasisTheoryConnector, forwarder: forwarding.createBasisTheoryForwarder };
   },
-  create: createBasisTheoryConnector,
-  forwarder: createBasisTheoryForwarder,
-});
+};

@@ -5,6 +5,7 @@
 // one the account's base URL allows (provider-fetch.ts) and whose requests stop with the call's signal.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type Checkout from 'checkout-sdk-node';
+import { CHECKOUT_OFFICIAL_HOST } from './facts.js';
 import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
 import type { CredentialSource } from '../types.js';
 
@@ -15,7 +16,6 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * Checkout.com's documented API hosts, shared and merchant-specific ({subdomain}.api.checkout.com,
  * the subdomain being the first characters of the client id), live and sandbox: an api_base_url naming one is no detour.
  */
-export const CHECKOUT_OFFICIAL_HOST = /^((pl-)?[a-z0-9]+\.)?api\.(sandbox\.)?checkout\.com$/;
 
 /**
  * The SDK loads all of its API modules and axios: it is imported on first use, so the CLI and the

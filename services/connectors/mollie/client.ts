@@ -9,14 +9,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import type { MollieClient } from '@mollie/api-client';
+import { MOLLIE_OFFICIAL_HOST } from './facts.js';
 import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
 import type { CredentialSource } from '../types.js';
 
 /** Seconds-scale backstop; a connector call ends at the orchestrator's deadline (its signal) well before. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-/** Mollie's documented API host: an api_base_url naming it is no detour. */
-export const MOLLIE_OFFICIAL_HOST = /^api\.mollie\.com$/;
 
 /** Mollie's API version path, which the SDK's apiEndpoint includes. */
 const API_PATH = '/v2/';

@@ -6,14 +6,13 @@
 // the one address policy (provider-fetch.ts) holds for PayPal as for every provider. Each call is
 // bounded by the orchestrator's deadline through the SDK's own abortSignal.
 import type { Client, OrdersController, PaymentsController } from '@paypal/paypal-server-sdk';
+import { PAYPAL_OFFICIAL_HOST } from './facts.js';
 import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
 import type { CredentialSource } from '../types.js';
 
 /** Seconds-scale backstop; a connector call ends at the orchestrator's deadline (its signal) well before. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-/** PayPal's documented REST hosts, live and sandbox: an api_base_url naming one is no detour. */
-export const PAYPAL_OFFICIAL_HOST = /^api(-m)?\.(sandbox\.)?paypal\.com$/;
 
 const SDK_HOSTS = { live: 'https://api-m.paypal.com', sandbox: 'https://api-m.sandbox.paypal.com' } as const;
 

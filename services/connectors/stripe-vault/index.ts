@@ -1,28 +1,12 @@
-// Stripe Vault and Forward as a vault connection (issue 25, vault-connection.ts): its secret key
-// sealed, the providers it may forward a saved card to (`destinations`; Stripe must have enabled
-// forwarding to each destination's endpoint for the account) and the account's fee charged per
-// forwarded attempt. It takes no payment itself, so routing never plans its accounts
-// (docs/connectors.md, "Vault connections"); destinations send a forwarded attempt through its
-// forwarder (forwarding.ts).
-import { STRIPE_OFFICIAL_HOST } from '../stripe/client.js';
-import { vaultDefinition } from '../vault-connection.js';
-import { createStripeVaultConnector } from './connector.js';
-import { createStripeForwarder } from './forwarding.js';
+// Stripe Vault and Forward, as the rest of the system learns it (provider-definition.ts): its facts, and its
+// connector and forwarder, with the SDK behind them, loaded only by the part that calls the vault.
+import type { ProviderDefinition } from '../provider-definition.js';
+import { stripeVaultFacts } from './facts.js';
 
-// Stripe's keys say their mode: sk_test_… / sk_live_…, rk_test_… / rk_live_….
-function keyMode(values: Record<string, string>, mode: string): [string, string] | undefined {
-  const keyMode = /^[sr]k_(test|live)_/.exec(values.secret_key ?? '')?.[1];
-  if (keyMode === undefined || keyMode === mode) return undefined;
-  return ['secret_key', `secret_key is a Stripe ${keyMode} key but the vault connection is ${mode}; use a ${mode} key`];
-}
-
-export const stripeVaultProvider = vaultDefinition({
-  code: 'stripe_vault',
-  name: 'Stripe Vault and Forward',
-  vault: 'stripe',
-  key: { name: 'secret_key', env: 'STRIPE_VAULT_SECRET_KEY' },
-  officialHost: STRIPE_OFFICIAL_HOST,
-  keyMismatch: keyMode,
-  create: createStripeVaultConnector,
-  forwarder: createStripeForwarder,
-});
+export const stripeVaultProvider: ProviderDefinition = {
+  ...stripeVaultFacts,
+  connector: async () => {
+    const [connector, forwarding] = await Promise.all([import('./connector.js'), import('./forwarding.js')]);
+    return { create: connector.createStripeVaultConnector, forwarder: forwarding.createStripeForwarder };
+  },
+};

@@ -3,14 +3,13 @@
 // connector request's AbortSignal aborts and go through the fetch its base URL allows (provider-fetch.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import Stripe from 'stripe';
+import { STRIPE_OFFICIAL_HOST } from './facts.js';
 import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
 import type { CredentialSource } from '../types.js';
 
 /** Seconds-scale backstop; a connector call ends at the orchestrator's deadline (its signal) well before. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-/** Stripe's documented API host: an api_base_url naming it is no detour (provider-base-url.ts). */
-export const STRIPE_OFFICIAL_HOST = /^api\.stripe\.com$/;
 
 /**
  * The signal of the connector request on whose behalf the SDK is fetching. The SDK takes no

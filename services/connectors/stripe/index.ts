@@ -1,39 +1,9 @@
-// Stripe, as the rest of the system learns it (provider-definition.ts).
+// Stripe, as the rest of the system learns it (provider-definition.ts): its facts, and its
+// connector, with the SDK behind it, loaded only by the part that calls the provider.
 import type { ProviderDefinition } from '../provider-definition.js';
-import { STRIPE_OFFICIAL_HOST } from './client.js';
-import { createStripeConnector } from './connector.js';
-
-// Stripe's secret and restricted keys say their mode: sk_test_… / sk_live_…, rk_test_… / rk_live_….
-function stripeKeyMode(values: Record<string, string>, mode: string): [string, string] | undefined {
-  const keyMode = /^[sr]k_(test|live)_/.exec(values.secret_key ?? '')?.[1];
-  if (keyMode === undefined || keyMode === mode) return undefined;
-  return ['secret_key', `secret_key is a Stripe ${keyMode} key but the account is ${mode}; use a ${mode} key`];
-}
+import { stripeFacts } from './facts.js';
 
 export const stripeProvider: ProviderDefinition = {
-  code: 'stripe',
-  name: 'Stripe',
-  methods: ['card', 'wallet'],
-  currencies: [],
-  countries: [],
-  capabilities: {
-    // Stripe pays out a Stripe account's balance to its external accounts (bank accounts and debit
-    // cards) at no per-payout price of its own for standard payouts.
-    payouts: { destinationTypes: ['bank_account', 'card_token'], feeFixed: 0, feeBps: 0 },
-    settlementSync: true,
-    settlementReports: false,
-    notifications: true,
-    vaultForwarding: false,
-  },
-  credentialFields: [
-    { name: 'secret_key', required: true, secret: true, env: 'STRIPE_SECRET_KEY' },
-    { name: 'webhook_secret', required: true, secret: true, env: 'STRIPE_WEBHOOK_SECRET' },
-    { name: 'api_base_url', required: false, secret: false },
-  ],
-  officialHost: STRIPE_OFFICIAL_HOST,
-  modeMismatch: stripeKeyMode,
-  // What the connector sends as the PaymentIntent's payment_method: a PaymentMethod (pm_…), or the
-  // older Card and Source objects that parameter still accepts (card_…, src_…).
-  issuedToken: (token) => /^(pm|card|src)_[A-Za-z0-9_]+$/.test(token),
-  create: createStripeConnector,
+  ...stripeFacts,
+  connector: async () => ({ create: (await import('./connector.js')).createStripeConnector }),
 };

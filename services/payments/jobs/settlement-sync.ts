@@ -5,7 +5,7 @@ import { ProviderSettlementSchema } from '../../../proto/gen/svc/payments/v1/pro
 import type { ProviderAccount, ProviderAccountsService } from '../../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { every, withDeadline, type Clock, type Logger, type Pool } from '../../platform/index.js';
 import type { Connector, ConnectorRegistry } from '../../connectors/index.js';
-import type { ProviderDefinition } from '../../connectors/provider-definition.js';
+import type { ProviderChecks } from '../../connectors/provider-definition.js';
 import { settlementMessages, settlementReportOf, type SettlementLookups } from '../provider-settlements/index.js';
 
 /**
@@ -24,7 +24,7 @@ export interface SettlementSyncDeps {
   pool: Pool;
   connectors: ConnectorRegistry;
   /** The providers' definitions: those with capabilities.settlementSync are synced. */
-  providers: ReadonlyArray<Pick<ProviderDefinition, 'code' | 'capabilities'>>;
+  providers: ReadonlyArray<Pick<ProviderChecks, 'code' | 'capabilities'>>;
   accounts: Pick<Client<typeof ProviderAccountsService>, 'getProviderAccount'>;
   ledger: Pick<Client<typeof LedgerService>, 'ingestSettlementReports'>;
   lookups: SettlementLookups;

@@ -5,7 +5,7 @@ import { requireScope, SecretKeyMissingError, type Clock, type Logger } from '..
 import { invalidField, serviceError } from '../../contract/index.js';
 import type { ConnectorRegistry, CredentialCheck } from '../../connectors/index.js';
 import { baseUrlTrust } from '../../connectors/provider-base-url.js';
-import type { ProviderDefinition } from '../../connectors/provider-definition.js';
+import type { ProviderChecks } from '../../connectors/provider-definition.js';
 import { UNREACHABLE_MESSAGE } from '../../connectors/provider-fetch.js';
 import { checkedValues, fieldNames } from './fields.js';
 import type { CredentialsRecord, CredentialStore } from './store.js';
@@ -16,7 +16,7 @@ export interface CredentialServiceDeps {
   store: CredentialStore;
   connectors: ConnectorRegistry;
   /** The providers' definitions by code: their credential fields and official hosts. */
-  providers: ReadonlyMap<string, ProviderDefinition>;
+  providers: ReadonlyMap<string, ProviderChecks>;
   clock: Clock;
   logger: Logger;
   /** How long `check` waits for the provider, as any provider call (PROVIDER_TIMEOUT_MS). */
