@@ -13,10 +13,17 @@ import type { PayoutConnector } from '../services/payouts/index.js';
 import * as payouts from '../services/payouts/index.js';
 import * as routingRisk from '../services/routing-risk/index.js';
 import * as webhooks from '../services/webhooks/index.js';
-import {
-  createDatabaseClock, createPool, listen, migrate, newInternalToken, type Clock, type Metrics, type Config,
-  type EventBus, type Logger, type Pool, type ServiceDeps, type ServicePart,
-} from '../services/platform/index.js';
+import type { EventBus } from '../services/platform/bus/index.js';
+import type { Clock } from '../services/platform/clock.js';
+import type { Config } from '../services/platform/config.js';
+import { createDatabaseClock } from '../services/platform/database-clock.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { newInternalToken } from '../services/platform/internal-callers.js';
+import type { Logger } from '../services/platform/logger.js';
+import type { Metrics } from '../services/platform/metrics.js';
+import { migrate } from '../services/platform/migrate.js';
+import type { ServiceDeps, ServicePart } from '../services/platform/part.js';
+import { listen } from '../services/platform/standalone.js';
 
 export interface StackOptions {
   config: Config;

@@ -1,7 +1,10 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import {
-  newId, watchPool, type Clock, type Config, type Logger, type Metrics, type Pool,
-} from '../services/platform/index.js';
+import type { Clock } from '../services/platform/clock.js';
+import type { Config } from '../services/platform/config.js';
+import type { Pool } from '../services/platform/db.js';
+import { newId } from '../services/platform/ids.js';
+import type { Logger } from '../services/platform/logger.js';
+import { watchPool, type Metrics } from '../services/platform/metrics.js';
 import { apiScope } from './api/scope.js';
 import type { GatewayClients } from './clients.js';
 import { dashboardAssets } from './dashboard/assets.js';

@@ -1,4 +1,5 @@
-import type { Clock, Pool } from '../services/platform/index.js';
+import type { Clock } from '../services/platform/clock.js';
+import type { Pool } from '../services/platform/db.js';
 import { createStore } from './store/index.js';
 
 /**

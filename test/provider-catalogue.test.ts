@@ -7,7 +7,8 @@ import { after, before, test } from 'node:test';
 import { providersByCode, type ProviderDefinition } from '../services/connectors/provider-definition.js';
 import { PROVIDERS } from '../services/connectors/providers.js';
 import { upsertProviders } from '../services/routing-risk/provider-catalogue.js';
-import { createPool, migrate, type Pool } from '../services/platform/index.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { migrate } from '../services/platform/migrate.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { acmePayProvider } from './providers/acme-pay/index.js';
 

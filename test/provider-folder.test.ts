@@ -12,7 +12,10 @@ import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_ac
 import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import * as payments from '../services/payments/index.js';
 import { PROVIDERS } from '../services/connectors/providers.js';
-import { createLogger, createPeerTransport, createPool, loadConfig } from '../services/platform/index.js';
+import { loadConfig } from '../services/platform/config.js';
+import { createPool } from '../services/platform/db.js';
+import { createLogger } from '../services/platform/logger.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 import { DashboardBrowser, registerByMail } from './helpers/dashboard-browser.js';
 import { eventually } from './helpers/eventually.js';
 import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';

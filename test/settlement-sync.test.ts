@@ -14,9 +14,11 @@ import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_ac
 import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import { PROVIDERS } from '../services/connectors/providers.js';
 import * as payments from '../services/payments/index.js';
-import {
-  createLogger, createPeerTransport, createPool, loadConfig, type Pool, type ServicePart,
-} from '../services/platform/index.js';
+import { loadConfig } from '../services/platform/config.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { createLogger } from '../services/platform/logger.js';
+import type { ServicePart } from '../services/platform/part.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 import { eventually } from './helpers/eventually.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';

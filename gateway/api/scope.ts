@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Clock, Config } from '../../services/platform/index.js';
+import type { Clock } from '../../services/platform/clock.js';
+import type { Config } from '../../services/platform/config.js';
 import type { GatewayClients } from '../clients.js';
 import { registerOperations, type Handlers } from './register.js';
 import { installAdmission } from '../edge/admission.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { type Clock } from '../../services/platform/index.js';
+import type { Clock } from '../../services/platform/clock.js';
 import { DomainError } from '../../services/contract/index.js';
 import type { GatewayClients } from '../clients.js';
 import type { GatewayStore, Mode } from '../store/index.js';

@@ -3,7 +3,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Client } from '@connectrpc/connect';
 import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { paymentJson } from '../../services/contract/index.js';
-import { refuseScenarioInLive } from '../../services/platform/index.js';
+import { refuseScenarioInLive } from '../../services/platform/request-guards.js';
 import { invalidField } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import { CURRENCIES } from '../../services/contract/currencies.js';

@@ -5,7 +5,7 @@ import { refundJson } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from '../api/register.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
-import { refuseScenarioInLive } from '../../services/platform/index.js';
+import { refuseScenarioInLive } from '../../services/platform/request-guards.js';
 
 interface RefundBody {
   amount?: number;

@@ -1,5 +1,5 @@
 // Postgres access of the gateway (schema `gateway`), one file per topic.
-import type { Pool } from '../../services/platform/index.js';
+import type { Pool } from '../../services/platform/db.js';
 import { createAddressThrottleStore } from './address-throttle.js';
 import { createAllowlistStore } from './allowlists.js';
 import { createIdempotencyStore } from './idempotency.js';

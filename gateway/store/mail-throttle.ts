@@ -1,4 +1,4 @@
-import { withTransaction, type Pool } from '../../services/platform/index.js';
+import { withTransaction, type Pool } from '../../services/platform/db.js';
 import { MAIL_LIMIT_PER_ADDRESS, MAIL_WINDOW_MS } from '../dashboard/mail-throttle.js';
 import { decideWindow, type ThrottleDecision } from '../dashboard/throttle.js';
 

@@ -1,4 +1,4 @@
-import { ASYNC_COMMIT_CTE, type Pool } from '../../services/platform/index.js';
+import { ASYNC_COMMIT_CTE, type Pool } from '../../services/platform/db.js';
 import type { RequestLogView } from './dashboard-views.js';
 import type { Mode } from './keys.js';
 

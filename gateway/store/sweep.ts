@@ -1,4 +1,4 @@
-import type { Pool } from '../../services/platform/index.js';
+import type { Pool } from '../../services/platform/db.js';
 import { MAIL_WINDOW_MS } from '../dashboard/mail-throttle.js';
 import { SIGN_IN_WINDOW_MS } from '../dashboard/throttle.js';
 

@@ -1,4 +1,5 @@
-import { newId, type Pool, type Queryable } from '../../services/platform/index.js';
+import type { Pool, Queryable } from '../../services/platform/db.js';
+import { newId } from '../../services/platform/ids.js';
 import { audit, insertMerchant } from './keys.js';
 
 /** The dashboard's users and their memberships of merchants (gateway/dashboard/ uses them). */

@@ -1,5 +1,6 @@
 import { ATTEMPT_OUTCOMES } from '../contract/enums.js';
-import { SpanKind, inSpan, secondsSince, tracingOn, type Metrics } from '../platform/index.js';
+import { secondsSince, type Metrics } from '../platform/metrics.js';
+import { SpanKind, inSpan, tracingOn } from '../platform/tracing.js';
 import type { ConnectorRegistry } from './index.js';
 import type { Connector } from './types.js';
 

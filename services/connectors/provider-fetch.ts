@@ -10,7 +10,7 @@
 // connections are one same message, so no internal body is readable and open and closed ports
 // cannot be told apart. Only an origin the operator listed is sent to as it is.
 import { Agent, fetch as undiciFetch } from 'undici';
-import type { Logger } from '../platform/index.js';
+import type { Logger } from '../platform/logger.js';
 import { AddressNotAllowedError, addressProblem, guardedLookup, type Resolver } from '../platform/net/index.js';
 import { PROVIDER_URL_POLICY, requestVerdict } from './provider-base-url.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from '../platform/index.js';
-import { type Pool } from '../platform/index.js';
+import type { Logger } from '../platform/logger.js';
+import type { Pool } from '../platform/db.js';
 import { DomainError } from '../contract/index.js';
 import type { SettlementRecord } from './settlement-store.js';
 import type { ReportItemType, SettlementIngestion, SettlementReport } from './settlements.js';

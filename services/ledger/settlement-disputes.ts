@@ -1,5 +1,5 @@
 import { invalidField } from '../contract/index.js';
-import type { Queryable } from '../platform/index.js';
+import type { Queryable } from '../platform/db.js';
 import type { TransactionRecord } from './movements.js';
 import type { ReportItem, SettlementReport } from './settlements.js';
 import { scopeValues, toTransaction } from './store.js';

@@ -1,6 +1,8 @@
 import { settlementJson } from '../contract/index.js';
 import { isOneOf, SETTLEMENT_STATUSES } from '../contract/enums.js';
-import { enqueueEvent, newId, withTransaction, type Pool, type Queryable } from '../platform/index.js';
+import { withTransaction, type Pool, type Queryable } from '../platform/db.js';
+import { newId } from '../platform/ids.js';
+import { enqueueEvent } from '../platform/outbox.js';
 import { DomainError, invalidField } from '../contract/index.js';
 import { settlementId } from './ids.js';
 import { settlementLines } from './journal.js';

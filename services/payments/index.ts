@@ -19,9 +19,9 @@ import { RefundsService } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import type { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import {
-  assemblePart, bindingSweep, createRelay, type PartInfo, type ServiceDeps, type ServicePart,
-} from '../platform/index.js';
+import { bindingSweep } from '../platform/idempotency-bindings.js';
+import { assemblePart, createRelay, type ServiceDeps, type ServicePart } from '../platform/part.js';
+import type { PartInfo } from '../platform/standalone.js';
 import { createConnectorRegistry, type Connector, type ProviderNetwork } from '../connectors/index.js';
 import { instrumentConnectors } from '../connectors/instrumented.js';
 import { issuerOfTokens, providersByCode, type LoadedProvider } from '../connectors/provider-definition.js';

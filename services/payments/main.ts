@@ -2,7 +2,7 @@ import { createClient } from '@connectrpc/connect';
 import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { peerTransport, runServicePart } from '../platform/index.js';
+import { peerTransport, runServicePart } from '../platform/standalone.js';
 import { PROVIDERS } from '../connectors/providers.js';
 import { PART, build, loadProviders } from './index.js';
 

@@ -3,9 +3,12 @@ import { startStack, type Stack } from '../../all-in-one/stack.js';
 import type { Connector, ProviderDefinition } from '../../services/payments/index.js';
 import type { PayoutConnector } from '../../services/payouts/index.js';
 import type { Mode } from '../../services/contract/enums.js';
-import {
-  Metrics, createLogger, loadConfig, newSecret, startTracing, type Clock, type Logger,
-} from '../../services/platform/index.js';
+import type { Clock } from '../../services/platform/clock.js';
+import { loadConfig } from '../../services/platform/config.js';
+import { newSecret } from '../../services/platform/ids.js';
+import { createLogger, type Logger } from '../../services/platform/logger.js';
+import { Metrics } from '../../services/platform/metrics.js';
+import { startTracing } from '../../services/platform/tracing.js';
 import { createTestBus, type TestBus } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { STAND_IN_ORIGINS } from './stand-in-server.js';

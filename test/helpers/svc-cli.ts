@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { projectPath } from '../../services/platform/index.js';
+import { projectPath } from '../../services/platform/paths.js';
 
 export interface SvcRun {
   code: number | null;

@@ -12,7 +12,7 @@ import { fromPayout, payoutParams, stripePayoutAmount } from './payouts.js';
 const TABLES: Array<[string, Readonly<Record<string, PayoutRule>>]> = [
   ['failure_code', FAILURE_CODES], ['code', ERROR_CODES], ['type', ERROR_TYPES], ['condition', CONDITIONS],
 ];
-const docs = readFileSync(new URL('../../../../../docs/connectors.md', import.meta.url), 'utf8');
+const docs = readFileSync(new URL('../../../../docs/connectors.md', import.meta.url), 'utf8');
 const payout = (extra: Partial<Stripe.Payout>) => ({ id: 'po_1', status: 'pending', failure_code: null, failure_message: null, ...extra }) as Stripe.Payout;
 
 for (const [field, table] of TABLES) {

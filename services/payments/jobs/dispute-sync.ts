@@ -1,4 +1,7 @@
-import { every, withDeadline, type Logger, type Pool } from '../../platform/index.js';
+import type { Pool } from '../../platform/db.js';
+import { withDeadline } from '../../platform/deadline.js';
+import { every } from '../../platform/every.js';
+import type { Logger } from '../../platform/logger.js';
 import type { ConnectorRegistry, ProviderNotification } from '../../connectors/index.js';
 
 /**

@@ -1,5 +1,8 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { abandonedAfterMs, every, type Clock, type Logger } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import { abandonedAfterMs } from '../../platform/deadline.js';
+import { every } from '../../platform/every.js';
+import type { Logger } from '../../platform/logger.js';
 import {
   attemptCredential, type AttemptRecord, commitChange, type CredentialSources, keptNetworkTransactionId, type PaymentsStore,
   providerCall, queryStatus, settleLate,

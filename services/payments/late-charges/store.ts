@@ -1,6 +1,6 @@
 // The late_charges table (migration 0026): one row per attempt whose provider reported a success
 // after the attempt was recorded failed, and where returning that charge stands.
-import type { Pool, Queryable, Statement } from '../../platform/index.js';
+import type { Pool, Queryable, Statement } from '../../platform/db.js';
 import { lateChargedStatements } from './moved.js';
 
 export type LateChargeStatus = 'returning' | 'returned' | 'return_refused';

@@ -1,4 +1,4 @@
-import { newSecret, sha256Hex } from '../../platform/index.js';
+import { newSecret, sha256Hex } from '../../platform/ids.js';
 import type { ProviderAnswer } from './attempt-outcomes.js';
 import type { AttemptRecord, CustomerActionRecord, PaymentRecord, TimelineEntry } from './model.js';
 import type { CustomerActionRequired } from '../../connectors/index.js';

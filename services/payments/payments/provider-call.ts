@@ -4,7 +4,7 @@ import type {
   AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RoutedAccount,
 } from '../../connectors/index.js';
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
-import { DeadlineExceeded, withDeadline } from '../../platform/index.js';
+import { DeadlineExceeded, withDeadline } from '../../platform/deadline.js';
 import { settled, type ProviderAnswer } from './attempt-outcomes.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 

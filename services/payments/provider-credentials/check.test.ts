@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLogger } from '../../platform/index.js';
+import { createLogger } from '../../platform/logger.js';
 import { createConnectorRegistry, type Connector } from '../../connectors/index.js';
 import { providersByCode } from '../../connectors/provider-definition.js';
 import { PROVIDERS } from '../../connectors/providers.js';

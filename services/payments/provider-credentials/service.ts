@@ -1,7 +1,10 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ProviderCredentialsService } from '../../../proto/gen/svc/payments/v1/provider_credentials_pb.js';
-import { requireScope, SecretKeyMissingError, type Clock, type Logger } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Logger } from '../../platform/logger.js';
+import { requireScope } from '../../platform/request-guards.js';
+import { SecretKeyMissingError } from '../../platform/secret-box.js';
 import { invalidField, serviceError } from '../../contract/index.js';
 import type { ConnectorRegistry, CredentialCheck } from '../../connectors/index.js';
 import { baseUrlTrust } from '../../connectors/provider-base-url.js';

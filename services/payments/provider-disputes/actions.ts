@@ -1,5 +1,5 @@
 import { serviceError } from '../../contract/index.js';
-import { withDeadline, DeadlineExceeded } from '../../platform/index.js';
+import { withDeadline, DeadlineExceeded } from '../../platform/deadline.js';
 import {
   DisputeActionFailed, type Connector, type ConnectorRegistry, type DisputeActionAnswer, type DisputeActionRequest,
 } from '../../connectors/index.js';

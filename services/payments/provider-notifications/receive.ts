@@ -1,4 +1,6 @@
-import type { Clock, Logger, Pool, Queryable } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Pool, Queryable } from '../../platform/db.js';
+import type { Logger } from '../../platform/logger.js';
 import { fromConnectError, serviceError } from '../../contract/index.js';
 import type { Connector, ConnectorRegistry, NotificationSubject, PayoutResult, ProviderNotification } from '../../connectors/index.js';
 import { commitChange, type PaymentRecord, type PaymentsStore } from '../payments/index.js';
