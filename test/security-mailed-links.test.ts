@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { MAIL_LIMIT_PER_ADDRESS } from '../gateway/dashboard/mail-throttle.js';
+import { MAIL_LIMIT_PER_ADDRESS } from '../gateway/store/mail-throttle.js';
 import { createLogger } from '../services/platform/logger.js';
 import { DashboardBrowser, MAIL, mailedLink, registerByMail, tokenOf } from './helpers/dashboard-browser.js';
 import { eventually } from './helpers/eventually.js';

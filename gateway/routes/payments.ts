@@ -7,7 +7,7 @@ import { refuseScenarioInLive } from '../../services/platform/request-guards.js'
 import { invalidField } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import { CURRENCIES } from '../../services/contract/currencies.js';
-import type { Handlers } from '../api/register.js';
+import type { Handlers } from './handlers.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { isOneOf, PAYMENT_STATUSES } from '../../services/contract/enums.js';
 import { decodeCursor, page } from '../http/cursor.js';

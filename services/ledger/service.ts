@@ -7,7 +7,8 @@ import { pageLimit, requireScope } from '../platform/request-guards.js';
 import { invalidField, serviceError } from '../contract/index.js';
 import type { DemoSettlement } from './demo-settlement.js';
 import type { SettlementStore } from './settlement-store.js';
-import type { ReportItem, SettlementIngestion, SettlementReport } from './settlements.js';
+import type { ReportItem, SettlementReport } from './settlement-report.js';
+import type { SettlementIngestion } from './settlements.js';
 import type { LedgerStore } from './store.js';
 import { balanceToProto, settlementToProto, transactionToProto } from './to-proto.js';
 

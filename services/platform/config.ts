@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import { DEFAULT_DATABASE_TIMEOUTS as DB_DEFAULTS } from './db.js';
 import { MIN_INTERNAL_TOKEN_LENGTH, type InternalCaller } from './internal-callers.js';
 import { parseOriginEntry } from './net/origin-allowlist.js';
 
@@ -23,6 +22,11 @@ export interface DatabaseTimeouts {
   /** TCP keepalive probes start after the connection is idle this long (DATABASE_KEEPALIVE_DELAY_MS). */
   keepAliveDelayMs: number;
 }
+
+/** The documented defaults of DatabaseTimeouts (docs/operations.md). */
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  connectMs: 2_000, statementMs: 5_000, queryMs: 6_000, idleInTransactionMs: 60_000, keepAliveDelayMs: 5_000,
+};
 
 export interface Config {
   databaseUrl?: string;
@@ -412,11 +416,11 @@ export function loadConfig(env: Env = process.env): Config {
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     database: {
-      connectMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', DB_DEFAULTS.connectMs, 100, 60_000),
-      statementMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DB_DEFAULTS.statementMs, 100, 600_000),
-      queryMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS', DB_DEFAULTS.queryMs, 100, 600_000),
-      idleInTransactionMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', DB_DEFAULTS.idleInTransactionMs, 1_000, 3_600_000),
-      keepAliveDelayMs: int(env, 'DATABASE_KEEPALIVE_DELAY_MS', DB_DEFAULTS.keepAliveDelayMs, 1_000, 600_000),
+      connectMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs, 100, 60_000),
+      statementMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs, 100, 600_000),
+      queryMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.queryMs, 100, 600_000),
+      idleInTransactionMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs, 1_000, 3_600_000),
+      keepAliveDelayMs: int(env, 'DATABASE_KEEPALIVE_DELAY_MS', DEFAULT_DATABASE_TIMEOUTS.keepAliveDelayMs, 1_000, 600_000),
     },
     clockSkewMaxMs: int(env, 'CLOCK_SKEW_MAX_MS', 2_000, 10, 3_600_000),
     clockSkewCheckMs: int(env, 'CLOCK_SKEW_CHECK_MS', 30_000, 100, 3_600_000),

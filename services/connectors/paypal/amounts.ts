@@ -3,12 +3,7 @@
 // (https://developer.paypal.com/reference/currency-codes/): two, except HUF, JPY and TWD, which
 // PayPal takes without decimals. minor-units.ts moves amounts between ours and PayPal's.
 import { fromProviderMinor, toProviderMinor } from '../minor-units.js';
-
-/** The currencies PayPal's REST APIs accept for payments. */
-export const PAYPAL_CURRENCIES = [
-  'AUD', 'BRL', 'CAD', 'CNY', 'CZK', 'DKK', 'EUR', 'HKD', 'HUF', 'ILS', 'JPY', 'MYR', 'MXN', 'TWD', 'NZD', 'NOK',
-  'PHP', 'PLN', 'GBP', 'SGD', 'SEK', 'CHF', 'THB', 'USD',
-] as const;
+import { PAYPAL_CURRENCIES } from './facts.js';
 
 /** Currencies PayPal takes as whole units ("this currency does not support decimals"). */
 const WHOLE_UNITS = new Set(['HUF', 'JPY', 'TWD']);

@@ -1,7 +1,12 @@
 // PayPal (Orders v2: wallet payments by the customer's approval on PayPal's page), as the rest of
 // the system learns it (provider-definition.ts).
 import type { ProviderChecks } from '../provider-definition.js';
-import { PAYPAL_CURRENCIES } from './amounts.js';
+
+/** The currencies PayPal's REST APIs accept for payments. */
+export const PAYPAL_CURRENCIES = [
+  'AUD', 'BRL', 'CAD', 'CNY', 'CZK', 'DKK', 'EUR', 'HKD', 'HUF', 'ILS', 'JPY', 'MYR', 'MXN', 'TWD', 'NZD', 'NOK',
+  'PHP', 'PLN', 'GBP', 'SGD', 'SEK', 'CHF', 'THB', 'USD',
+] as const;
 
 /** PayPal's documented REST hosts, live and sandbox: an api_base_url naming one is no detour. */
 export const PAYPAL_OFFICIAL_HOST = /^api(-m)?\.(sandbox\.)?paypal\.com$/;

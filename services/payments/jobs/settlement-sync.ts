@@ -10,7 +10,8 @@ import { every } from '../../platform/every.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Connector, ConnectorRegistry } from '../../connectors/index.js';
 import type { ProviderChecks } from '../../connectors/provider-definition.js';
-import { settlementMessages, settlementReportOf, type SettlementLookups } from '../provider-settlements/index.js';
+import { settlementReportOf } from '../../contract/ledger-settlement-report.js';
+import { settlementMessages, type SettlementLookups } from '../provider-settlements/index.js';
 
 /**
  * Providers' settlements into the ledger without an operator (STRIPE_SETTLEMENT_SYNC_INTERVAL_MS):

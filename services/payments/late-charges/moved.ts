@@ -4,7 +4,7 @@ import type { Statement } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
 import { INTERNAL_EVENT_TYPES, internalEnvelope, type LateChargeMoved } from '../../platform/internal-events.js';
 import { enqueueEventStatement } from '../../platform/outbox.js';
-import type { LateCharge } from './store.js';
+import type { LateCharge } from './late-charge.js';
 
 /** A hold (capture_method manual) moved no money, so it has nothing to book: undefined. */
 export function lateChargeMoved(c: LateCharge, kind: LateChargeMoved['kind'], at: Date): LateChargeMoved | undefined {

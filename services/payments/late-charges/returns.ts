@@ -15,7 +15,8 @@ import type { Logger } from '../../platform/logger.js';
 import type { ConnectorRegistry, HoldResult } from '../../connectors/index.js';
 import { commitChange, type PaymentsStore } from '../payments/index.js';
 import { lateChargeMoved } from './moved.js';
-import { createLateChargeStore, type LateCharge } from './store.js';
+import type { LateCharge } from './late-charge.js';
+import { createLateChargeStore } from './store.js';
 
 export interface LateChargeDeps {
   store: PaymentsStore;

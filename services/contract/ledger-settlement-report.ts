@@ -1,7 +1,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { SettlementReportSchema } from '../../../proto/gen/svc/ledger/v1/ledger_pb.js';
-import type { ProviderSettlement } from '../../../proto/gen/svc/payments/v1/provider_settlements_pb.js';
-import type { ProviderAccount } from '../../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
+import type { SettlementReportSchema } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import type { ProviderSettlement } from '../../proto/gen/svc/payments/v1/provider_settlements_pb.js';
+import type { ProviderAccount } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 
 // One home for turning a provider's batch (as ProviderSettlementsService answers it) into the
 // ledger's settlement report: the operator's import and sync (gateway/management) and payments'

@@ -1,6 +1,6 @@
-// What the stores answer the dashboard's pages with, in the JSON shape the pages read. This module
-// imports nothing, so the dashboard (a browser bundle, dashboard/src) imports these types from
-// here as well and both sides keep one shape.
+// What the gateway's stores answer the dashboard's pages with, in the JSON shape the pages read.
+// This module imports nothing, so the dashboard (a browser bundle, dashboard/src) imports these
+// types from here as well and both sides keep one shape.
 
 /** A recent /v1 call of the request log (never a body or query string). */
 export interface RequestLogView {

@@ -6,7 +6,7 @@
 // at most MAX_DELAY_MS). An attempt inside the interval is refused (429, Retry-After) unchecked and
 // not counted; one after it is checked, and signs in if the password is right: an attacker who
 // guessed wrong from the owner's address delays the owner by at most a minute, never for good.
-// The records live in Postgres (gateway/store/sign-in-throttle.ts), so every replica sees one budget;
+// The records live in Postgres (sign-in-throttle.ts), so every replica sees one budget;
 // this file holds the rule. Operator tokens use the same rule, but a right token skips it altogether.
 
 export const FREE_FAILURES = 5;

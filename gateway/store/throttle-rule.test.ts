@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decideAttempt, decideWindow, delayAfter, SIGN_IN_WINDOW_MS, FREE_FAILURES, MAX_DELAY_MS } from './throttle.js';
+import { decideAttempt, decideWindow, delayAfter, SIGN_IN_WINDOW_MS, FREE_FAILURES, MAX_DELAY_MS } from './throttle-rule.js';
 
 const at = new Date('2026-03-01T12:00:00Z');
 const ago = (ms: number) => new Date(at.getTime() - ms);
