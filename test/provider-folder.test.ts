@@ -132,7 +132,7 @@ describe('a provider added as one folder and one line', () => {
     assert.equal(connected.status, 201, JSON.stringify(connected.body));
     // One more payments on the stack's database with the sync on (the stack's own has it off), the same list.
     const config = loadConfig({
-      PROVIDER_SECRET_KEY, STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: '200', PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
+      PROVIDER_SECRET_KEY, SETTLEMENT_SYNC_INTERVAL_MS: '200', PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
       INTERNAL_TOKEN: stack.internalToken, NATS_STREAM: stack.testBus.nats?.stream, NATS_SUBJECT_PREFIX: stack.testBus.nats?.subjectPrefix,
     });
     const peer = (name: string) => createPeerTransport(stack.serviceUrls[name], stack.internalToken);

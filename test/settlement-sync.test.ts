@@ -1,4 +1,4 @@
-// The scheduled Stripe settlement sync (STRIPE_SETTLEMENT_SYNC_INTERVAL_MS, services/payments/jobs/
+// The scheduled Stripe settlement sync (SETTLEMENT_SYNC_INTERVAL_MS, services/payments/jobs/
 // settlement-sync.ts) on the real stack: two more builds of payments on the stack's database (two
 // replicas, the stack's own payments with the sync off) share a controlled clock. Each interval, a
 // connected active Stripe account is synced once between them (the official SDK against the
@@ -57,7 +57,7 @@ describe('scheduled Stripe settlement sync', () => {
   async function replica(): Promise<ServicePart> {
     const config = loadConfig({
       PROVIDER_SECRET_KEY,
-      STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: String(INTERVAL_MS),
+      SETTLEMENT_SYNC_INTERVAL_MS: String(INTERVAL_MS),
       PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
       INTERNAL_TOKEN: stack.internalToken,
       OUTBOX_POLL_MS: '50',

@@ -5,6 +5,7 @@
 // (vault-forwarding.ts); each vault's folder says only what is its own.
 import { rule } from './error-rules.js';
 import { failed } from './outcome-mapping.js';
+import type { ProviderCapabilities } from '../contract/provider-facts.js';
 import type { ProviderChecks } from './provider-definition.js';
 import type { Connector } from './types.js';
 import { destinationsProblem } from './vault-forwarding.js';
@@ -27,7 +28,9 @@ export interface VaultFacts {
   code: string;
   name: string;
   /** The vault a forwarded attempt names (`capabilities.vault`). */
-  vault: string;
+  vault: ProviderCapabilities['vault'] & string;
+  /** The provider whose own tokens the vault's references also are (`capabilities.vaultTokenIssuer`). */
+  tokenIssuer?: string;
   /** The credential field of the key that forwards and that the `test` call checks. */
   key: { name: string; env: string };
   officialHost: RegExp;
@@ -51,6 +54,7 @@ export function vaultChecks(v: VaultFacts): ProviderChecks {
       notifications: false,
       vaultForwarding: false,
       vault: v.vault,
+      ...(v.tokenIssuer && { vaultTokenIssuer: v.tokenIssuer }),
     },
     credentialFields: [
       { name: v.key.name, required: true, secret: true, env: v.key.env },

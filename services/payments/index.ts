@@ -19,6 +19,7 @@ import { RefundsService } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import type { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
+import { warnRenamedVariables } from '../platform/config.js';
 import { bindingSweep } from '../platform/idempotency-bindings.js';
 import { assemblePart, createRelay, type ServiceDeps, type ServicePart } from '../platform/part.js';
 import type { PartInfo } from '../platform/standalone.js';
@@ -70,8 +71,8 @@ export const PART: PartInfo = { name: 'payments', schema: 'payments', dir: 'serv
 export interface PaymentsDeps extends ServiceDeps {
   routing: Client<typeof RoutingService>;
   /**
-   * routing-risk's provider accounts and the ledger: with both, Stripe's settlements are synced into
-   * the ledger every STRIPE_SETTLEMENT_SYNC_INTERVAL_MS (jobs/settlement-sync.ts); without, only
+   * routing-risk's provider accounts and the ledger: with both, providers' settlements are synced into
+   * the ledger every SETTLEMENT_SYNC_INTERVAL_MS (jobs/settlement-sync.ts); without, only
    * by an operator's svc settlement sync.
    */
   providerAccounts?: Client<typeof ProviderAccountsService>;
@@ -111,6 +112,10 @@ export function build(deps: PaymentsDeps): ServicePart {
   const credentialSources: CredentialSources = {
     paymentMethods,
     issuerOf: issuerOfTokens([...providers.values()]),
+    vaultIssuers: new Map([...providers.values()].flatMap((p) => {
+      const { vault, vaultTokenIssuer } = p.capabilities;
+      return vault && vaultTokenIssuer ? [[vault, vaultTokenIssuer] as const] : [];
+    })),
     vaults: async (scope) => (await credentials.vaultDestinations(scope, vaultOf)).map((v) => ({
       vault: v.vault, accountId: v.accountId, destinations: v.destinations.filter((d) => forwardable.has(d)), feeFixed: 0n, feeBps: 0,
     })),
@@ -175,9 +180,10 @@ export function build(deps: PaymentsDeps): ServicePart {
     intervalMs: deps.config.reconciliationSweepMs, providerTimeoutMs: deps.config.providerTimeoutMs,
   });
   const lookups = createSettlementLookups(deps.pool);
+  warnRenamedVariables(deps.config, deps.logger);
   const settlementSync = deps.providerAccounts && deps.ledger && createSettlementSync({
     pool: deps.pool, connectors, providers: [...providers.values()], accounts: deps.providerAccounts, ledger: deps.ledger, lookups, clock: deps.clock,
-    logger: deps.logger, intervalMs: deps.config.stripeSettlementSyncIntervalMs, listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
+    logger: deps.logger, intervalMs: deps.config.settlementSyncIntervalMs, listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
   });
   const reminders = createDisputeReminders({
     pool: deps.pool, store, disputes: disputes.store, clock: deps.clock, relay, logger: deps.logger, intervalMs: DISPUTE_REMINDER_SWEEP_MS,

@@ -84,7 +84,7 @@ export async function startTestStack(
     OPERATOR_TOKEN: operatorToken,
     OUTBOX_POLL_MS: '50',
     // Off unless a test turns it on: a daily sync would otherwise call the stand-ins of long-lived stacks.
-    STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: '0',
+    SETTLEMENT_SYNC_INTERVAL_MS: '0',
     // Tests register and sign in many users from one loopback address; test/security-auth-throttles.test.ts
     // runs with the deployment's per-address limits.
     AUTH_THROTTLE_PER_MINUTE: '10000',

@@ -18,6 +18,8 @@ export const stripeVaultFacts = vaultChecks({
   code: 'stripe_vault',
   name: 'Stripe Vault and Forward',
   vault: 'stripe',
+  // A reference in Stripe's vault is a PaymentMethod, usable at Stripe directly.
+  tokenIssuer: 'stripe',
   key: { name: 'secret_key', env: 'STRIPE_VAULT_SECRET_KEY' },
   officialHost: STRIPE_OFFICIAL_HOST,
   keyMismatch: keyMode,

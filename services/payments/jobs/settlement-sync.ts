@@ -14,7 +14,7 @@ import { settlementReportOf } from '../../contract/ledger-settlement-report.js';
 import { settlementMessages, type SettlementLookups } from '../provider-settlements/index.js';
 
 /**
- * Providers' settlements into the ledger without an operator (STRIPE_SETTLEMENT_SYNC_INTERVAL_MS):
+ * Providers' settlements into the ledger without an operator (SETTLEMENT_SYNC_INTERVAL_MS):
  * what `svc settlement sync` does for one account, done once per interval for every connected
  * (credentials stored here), active account of every provider whose definition has the
  * settlementSync capability. Every replica runs the loop; a sync is claimed
