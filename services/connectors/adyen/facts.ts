@@ -1,4 +1,5 @@
-// Adyen (its Checkout API), as the rest of the system learns it (provider-definition.ts).
+// Adyen (its Checkout API): its facts and checks, plain code with no SDK (index.ts adds the
+// connector loader).
 import type { ProviderChecks } from '../provider-definition.js';
 
 /** Adyen's Checkout hosts, test and per-merchant live: an api_base_url naming one is no detour. */

@@ -1,4 +1,5 @@
-// Checkout.com (its unified payments API), as the rest of the system learns it (provider-definition.ts).
+// Checkout.com (its unified payments API): its facts and checks, plain code with no SDK
+// (index.ts adds the connector loader).
 import type { ProviderChecks } from '../provider-definition.js';
 
 export const CHECKOUT_OFFICIAL_HOST = /^((pl-)?[a-z0-9]+\.)?api\.(sandbox\.)?checkout\.com$/;

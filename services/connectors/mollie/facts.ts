@@ -1,5 +1,5 @@
-// Mollie (its Payments API: European local methods, bank redirects and SEPA bank transfer), as the
-// rest of the system learns it (provider-definition.ts).
+// Mollie (its Payments API: European local methods, bank redirects and SEPA bank transfer), its facts
+// and checks: plain code, no SDK (index.ts adds the connector loader).
 import type { ProviderChecks } from '../provider-definition.js';
 
 /** Mollie's documented API host: an api_base_url naming it is no detour. */

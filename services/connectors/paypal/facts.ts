@@ -1,5 +1,5 @@
-// PayPal (Orders v2: wallet payments by the customer's approval on PayPal's page), as the rest of
-// the system learns it (provider-definition.ts).
+// PayPal (Orders v2: wallet payments by the customer's approval on PayPal's page), its facts and
+// checks: plain code, no SDK (index.ts adds the connector loader).
 import type { ProviderChecks } from '../provider-definition.js';
 
 /** The currencies PayPal's REST APIs accept for payments. */

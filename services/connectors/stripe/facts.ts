@@ -1,4 +1,4 @@
-// Stripe, as the rest of the system learns it (provider-definition.ts).
+// Stripe, its facts and checks: plain code, no SDK (index.ts adds the connector loader).
 import type { ProviderChecks } from '../provider-definition.js';
 
 /** Stripe's documented API host: an api_base_url naming it is no detour (provider-base-url.ts). */
