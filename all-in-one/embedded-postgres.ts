@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { StartUpError } from '../services/platform/index.js';
+import { StartUpError } from '../services/platform/retry.js';
 
 export interface EmbeddedDatabase {
   url: string;

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { StartUpError, type Config } from '../services/platform/index.js';
+import type { Config } from '../services/platform/config.js';
+import { StartUpError } from '../services/platform/retry.js';
 
 // The keys `npm start` makes when they are not set, with or without DATABASE_URL, so a laptop
 // install encrypts what it stores like a deployment does: provider credentials (connecting a

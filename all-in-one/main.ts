@@ -1,10 +1,16 @@
 // `npm start`: the whole service in one process. With DATABASE_URL / NATS_URL it uses those;
 // without them an embedded Postgres (data under DATA_DIR) and an in-process event bus.
 import { DASHBOARD_PATH, DOCS_PATH, OPENAPI_PATH, bootstrapLocal, consoleMailer, localProject } from '../gateway/index.js';
+import { JetStreamBus, MemoryBus, checkBroker, type EventBus } from '../services/platform/bus/index.js';
+import { systemClock } from '../services/platform/clock.js';
+import { loadConfig } from '../services/platform/config.js';
+import { createPool } from '../services/platform/db.js';
+import { createLogger } from '../services/platform/logger.js';
+import { Metrics } from '../services/platform/metrics.js';
 import {
-  JetStreamBus, MemoryBus, Metrics, beginStartUp, checkBroker, serveMetricsIfConfigured, createLogger,
-  createPool, exitOnStartupError, loadConfig, onShutdown, startTracing, systemClock, type EventBus,
-} from '../services/platform/index.js';
+  beginStartUp, serveMetricsIfConfigured, exitOnStartupError, onShutdown,
+} from '../services/platform/standalone.js';
+import { startTracing } from '../services/platform/tracing.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { writeBaseUrl } from '../services/platform/base-url-file.js';
 import { loadOrCreateOperatorToken, operatorTokenPath } from '../services/platform/operator-token.js';

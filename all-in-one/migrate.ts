@@ -5,9 +5,11 @@ import { PART as payments } from '../services/payments/index.js';
 import { PART as payouts } from '../services/payouts/index.js';
 import { PART as routingRisk } from '../services/routing-risk/index.js';
 import { PART as webhooks } from '../services/webhooks/index.js';
-import {
-  ConfigError, beginStartUp, createLogger, createPool, exitOnStartupError, loadConfig, migrate,
-} from '../services/platform/index.js';
+import { ConfigError, loadConfig } from '../services/platform/config.js';
+import { createPool } from '../services/platform/db.js';
+import { createLogger } from '../services/platform/logger.js';
+import { migrate } from '../services/platform/migrate.js';
+import { beginStartUp, exitOnStartupError } from '../services/platform/standalone.js';
 
 const PARTS = [gatewayPart, payments, routingRisk, ledger, payouts, webhooks];
 

@@ -7,15 +7,23 @@ import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import * as gateway from '../gateway/index.js';
 import * as ledger from '../services/ledger/index.js';
 import * as payments from '../services/payments/index.js';
-import { PROVIDERS, type Connector, type ProviderDefinition } from '../services/payments/index.js';
+import { PROVIDERS } from '../services/connectors/providers.js';
+import type { Connector, ProviderDefinition } from '../services/payments/index.js';
 import type { PayoutConnector } from '../services/payouts/index.js';
 import * as payouts from '../services/payouts/index.js';
 import * as routingRisk from '../services/routing-risk/index.js';
 import * as webhooks from '../services/webhooks/index.js';
-import {
-  createDatabaseClock, createPool, listen, migrate, newInternalToken, type Clock, type Metrics, type Config,
-  type EventBus, type Logger, type Pool, type ServiceDeps, type ServicePart,
-} from '../services/platform/index.js';
+import type { EventBus } from '../services/platform/bus/index.js';
+import type { Clock } from '../services/platform/clock.js';
+import type { Config } from '../services/platform/config.js';
+import { createDatabaseClock } from '../services/platform/database-clock.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { newInternalToken } from '../services/platform/internal-callers.js';
+import type { Logger } from '../services/platform/logger.js';
+import type { Metrics } from '../services/platform/metrics.js';
+import { migrate } from '../services/platform/migrate.js';
+import type { ServiceDeps, ServicePart } from '../services/platform/part.js';
+import { listen } from '../services/platform/standalone.js';
 
 export interface StackOptions {
   config: Config;
@@ -107,7 +115,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         routing: createClient(RoutingService, routingCalls),
         providerAccounts: createClient(ProviderAccountsService, routingCalls),
         ledger: createClient(LedgerService, ledgerCalls),
-        providers,
+        providers: await payments.loadProviders(providers),
         connectors: opts.connectors,
       }),
     );

@@ -1,5 +1,5 @@
-import { newId, newSecret } from '../services/platform/index.js';
-import { deliveryHeaders, signatureHeader } from '../services/webhooks/index.js';
+import { newId, newSecret } from '../services/platform/ids.js';
+import { deliveryHeaders, signatureHeader } from '../services/contract/webhook-delivery.js';
 import { ApiError, CliError, createGatewayClient, type ErrorBody } from './client.js';
 import { createSseParser, type SseMessage } from './sse.js';
 

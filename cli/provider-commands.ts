@@ -1,4 +1,4 @@
-import { PROVIDERS } from '../services/payments/connectors/providers.js';
+import { PROVIDERS } from '../services/connectors/providers.js';
 import { ApiError } from './client.js';
 import { csv, id, MODES, required, wholeOf, type Command, type Values } from './command.js';
 

@@ -1,11 +1,14 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import {
-  newId, watchPool, type Clock, type Config, type Logger, type Metrics, type Pool,
-} from '../services/platform/index.js';
+import type { Clock } from '../services/platform/clock.js';
+import type { Config } from '../services/platform/config.js';
+import type { Pool } from '../services/platform/db.js';
+import { newId } from '../services/platform/ids.js';
+import type { Logger } from '../services/platform/logger.js';
+import { watchPool, type Metrics } from '../services/platform/metrics.js';
 import { apiScope } from './api/scope.js';
 import type { GatewayClients } from './clients.js';
 import { dashboardAssets } from './dashboard/assets.js';
-import { afterAnswer, configuredMailer, dashboardApiScope, startDashboardSweep, startDisputeReminders, startEndpointNotices, type Mailer } from './dashboard/index.js';
+import { afterAnswer, configuredMailer, issueOwnerLink, dashboardApiScope, startDashboardSweep, startDisputeReminders, startEndpointNotices, type Mailer } from './dashboard/index.js';
 import { withCardNumbersWithheld } from './edge/card-data.js';
 import { trustedProxyRanges } from './edge/ip-allowlist.js';
 import { apiDocs } from './http/docs.js';
@@ -111,7 +114,8 @@ export function build(deps: GatewayDeps): FastifyInstance {
   });
   if (deps.operatorToken) {
     app.register(manageScope({
-      store, clock: deps.clock, clients: deps.clients, config: deps.config, operatorToken: deps.operatorToken, trustedProxies,
+      store, clock: deps.clock, clients: deps.clients, operatorToken: deps.operatorToken, trustedProxies,
+      issueOwnerLink: (merchantId, actor) => issueOwnerLink({ store, clock: deps.clock, config: deps.config }, merchantId, actor),
     }), {
       prefix: '/manage/v1',
     });

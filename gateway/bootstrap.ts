@@ -1,4 +1,6 @@
-import type { Clock, Config, Pool } from '../services/platform/index.js';
+import type { Clock } from '../services/platform/clock.js';
+import type { Config } from '../services/platform/config.js';
+import type { Pool } from '../services/platform/db.js';
 import { issueOwnerLink } from './dashboard/index.js';
 import { createStore } from './store/index.js';
 

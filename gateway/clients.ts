@@ -15,7 +15,9 @@ import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import { WebhooksService } from '../proto/gen/svc/webhooks/v1/webhooks_pb.js';
-import { createPeerTransport, type Metrics, type ServiceName } from '../services/platform/index.js';
+import type { ServiceName } from '../services/platform/config.js';
+import type { Metrics } from '../services/platform/metrics.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 
 /** The parts whose outbox the management API's dead letters reach (OutboxService). */
 export const OUTBOX_PARTS = ['payments', 'payouts', 'ledger'] as const;

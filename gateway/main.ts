@@ -1,7 +1,13 @@
+import { loadConfig, requireForPart } from '../services/platform/config.js';
+import { createDatabaseClock } from '../services/platform/database-clock.js';
+import { createPool } from '../services/platform/db.js';
+import { createLogger } from '../services/platform/logger.js';
+import { Metrics } from '../services/platform/metrics.js';
+import { migrate } from '../services/platform/migrate.js';
 import {
-  Metrics, beginStartUp, createLogger, serveMetricsIfConfigured, createPool, exitOnStartupError, loadConfig,
-  migrate, onShutdown, requireForPart, startTracing, createDatabaseClock,
-} from '../services/platform/index.js';
+  beginStartUp, serveMetricsIfConfigured, exitOnStartupError, onShutdown,
+} from '../services/platform/standalone.js';
+import { startTracing } from '../services/platform/tracing.js';
 import { DOCS_PATH, PART, build, createGatewayClients, deploymentUrl, mailWarnings } from './index.js';
 import { closeGateway } from './http/shutdown.js';
 

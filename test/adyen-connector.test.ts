@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createAdyenConnector } from '../services/payments/connectors/adyen/connector.js';
-import type { AuthorizeRequest, Connector, CredentialSource, NotificationRequest } from '../services/payments/connectors/index.js';
+import { createAdyenConnector } from '../services/connectors/adyen/connector.js';
+import type { AuthorizeRequest, Connector, CredentialSource, NotificationRequest } from '../services/connectors/index.js';
 import { signedNotification, startAdyenStandIn, type AdyenStandIn } from './helpers/adyen-stand-in.js';
 import { attemptAt, authorizeLosingAnswer, callSignal, holdOf, refundOf, sentUnder } from './helpers/connector-requests.js';
 import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';

@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { consumeAttemptOutcomes } from '../services/routing-risk/outcome-consumer.js';
-import {
-  createLogger, createPool, internalEnvelope, loadConfig, migrate, newId, systemClock, type Pool,
-  type ServiceDeps, type Subscription,
-} from '../services/platform/index.js';
+import type { Subscription } from '../services/platform/bus/index.js';
+import { systemClock } from '../services/platform/clock.js';
+import { loadConfig } from '../services/platform/config.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { newId } from '../services/platform/ids.js';
+import { internalEnvelope } from '../services/platform/internal-events.js';
+import { createLogger } from '../services/platform/logger.js';
+import { migrate } from '../services/platform/migrate.js';
+import type { ServiceDeps } from '../services/platform/part.js';
 import { eventSubject, type EventEnvelope } from '../services/contract/index.js';
 import { createTestBus, type TestBus } from './helpers/bus.js';
 import { jetStreamForFile } from './helpers/nats-server.js';

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '@connectrpc/connect';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
-import { createLogger, createPeerTransport } from '../services/platform/index.js';
+import { createLogger } from '../services/platform/logger.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 import {
   MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_PROVIDER_NOTIFICATION_BYTES, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS,
   METADATA_VALUE_MAX_LENGTH,
 } from '../services/contract/index.js';
-import { PROVIDERS } from '../services/payments/connectors/providers.js';
+import { PROVIDERS } from '../services/connectors/providers.js';
 import { eventually } from './helpers/eventually.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { head, rawRequest, type RawResponse } from './helpers/raw-http.js';

@@ -7,7 +7,7 @@
 // proxy refuses never reaches Adyen. Last, everything the stack wrote is searched for the card.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createLogger } from '../services/platform/index.js';
+import { createLogger } from '../services/platform/logger.js';
 import { startBasisTheoryStandIn, type BasisTheoryStandIn } from './helpers/basis-theory-stand-in.js';
 import { cardDataIn, databaseText, streamText, type CardUnderTest } from './helpers/card-data-grep.js';
 import { sentUnder } from './helpers/connector-requests.js';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { connect, nanos, StorageType, type NatsConnection } from 'nats';
-import { JetStreamBus, UnpublishableMessage, createLogger, type BusMessage } from '../services/platform/index.js';
+import { JetStreamBus, UnpublishableMessage, type BusMessage } from '../services/platform/bus/index.js';
+import { createLogger } from '../services/platform/logger.js';
 import { requireInCi } from './helpers/database.js';
 import { deleteStream } from './helpers/bus.js';
 

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createCheckoutConnector } from '../services/payments/connectors/checkout/connector.js';
-import { checkoutSignature } from '../services/payments/connectors/checkout/notifications.js';
-import type { AuthorizeRequest, Connector, CredentialSource, NotificationRequest } from '../services/payments/connectors/index.js';
+import { createCheckoutConnector } from '../services/connectors/checkout/connector.js';
+import { checkoutSignature } from '../services/connectors/checkout/notifications.js';
+import type { AuthorizeRequest, Connector, CredentialSource, NotificationRequest } from '../services/connectors/index.js';
 import { sandboxKey, signedEvent, startCheckoutStandIn, type CheckoutStandIn } from './helpers/checkout-stand-in.js';
 import { attemptAt, authorizeLosingAnswer, callSignal, holdOf, refundOf } from './helpers/connector-requests.js';
 import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createLogger } from '../services/platform/index.js';
+import { createLogger } from '../services/platform/logger.js';
 import { DashboardBrowser, MAIL, mailedLink, registerByMail, tokenOf } from './helpers/dashboard-browser.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { createLogger } from '../services/platform/index.js';
+import { createLogger } from '../services/platform/logger.js';
 import { launchChromium, registerOwner, shots, skipWithoutChromium, watch, WIDE } from './helpers/browser-page.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';

@@ -5,7 +5,7 @@ import { createClient } from '@connectrpc/connect';
 import type { Browser, Page } from 'playwright-core';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
-import { createPeerTransport } from '../services/platform/index.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 import { launchChromium, parseCsv, PASSWORD, registerOwner, shots, skipWithoutChromium, watch, WIDE } from './helpers/browser-page.js';
 import { eventually } from './helpers/eventually.js';
 import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { enqueueEventStatement, newId } from '../services/platform/index.js';
+import { newId } from '../services/platform/ids.js';
+import { enqueueEventStatement } from '../services/platform/outbox.js';
 import { runSvc } from './helpers/svc-cli.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 

@@ -8,10 +8,13 @@ import { ConnectError } from '@connectrpc/connect';
 import {
   createApply, createDisputeParts, createDisputeStore, DisputeViewRefused, type ProviderDisputeView,
 } from '../services/payments/disputes/index.js';
-import { createLogger } from '../services/platform/index.js';
+import { createLogger } from '../services/platform/logger.js';
 import { commitChange, createStore, open } from '../services/payments/payments/index.js';
 import { newPayment } from '../services/payments/payments/new-payment.js';
-import { createPool, migrate, newId, systemClock, type Pool } from '../services/platform/index.js';
+import { systemClock } from '../services/platform/clock.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { newId } from '../services/platform/ids.js';
+import { migrate } from '../services/platform/migrate.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 // applyProviderView against real Postgres: each money movement is written once, with its one

@@ -3,7 +3,7 @@
 // very text its webhook delivered; payout.cancelled among them.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { newId } from '../services/platform/index.js';
+import { newId } from '../services/platform/ids.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 import { eventually, startReceiver, type Receiver } from './webhooks-support.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { connect, type NatsConnection } from 'nats';
-import { isInternalType } from '../services/platform/index.js';
+import { isInternalType } from '../services/platform/internal-events.js';
 import { ISO_TIMESTAMP, expectNoPaymentCreated } from './helpers/api-assertions.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 

@@ -3,9 +3,11 @@ import { after, before, test } from 'node:test';
 import { createClient } from '@connectrpc/connect';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { build, type GatewayClients } from '../gateway/index.js';
-import {
-  createLogger, createPeerTransport, createPool, loadConfig, systemClock, type Pool,
-} from '../services/platform/index.js';
+import { systemClock } from '../services/platform/clock.js';
+import { loadConfig } from '../services/platform/config.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { createLogger } from '../services/platform/logger.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 import { gatewayClients } from './helpers/gateway-clients.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { freePort } from './helpers/processes.js';

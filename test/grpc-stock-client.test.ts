@@ -5,7 +5,8 @@ import * as protoLoader from '@grpc/proto-loader';
 import { ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
-import { projectPath, withCredential } from '../services/platform/index.js';
+import { withCredential } from '../services/platform/internal-callers.js';
+import { projectPath } from '../services/platform/paths.js';
 import { startTestStack, type TestStack } from './helpers/stack.js';
 
 // An internal service written against the .proto files with nothing but @grpc/grpc-js and

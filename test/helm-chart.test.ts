@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import { isMap, parse, parseDocument, stringify, type YAMLMap } from 'yaml';
-import { projectPath } from '../services/platform/index.js';
+import { projectPath } from '../services/platform/paths.js';
 import {
   assertInstall, byKind, CALLS, callersOf, component, describe, GATEWAY, matches, parseManifests, PARTS, policyAllows,
   SERVICE_PARTS, validateAgainstKubernetes, type Obj,

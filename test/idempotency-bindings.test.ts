@@ -7,9 +7,10 @@ import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { RefundsService } from '../proto/gen/svc/payments/v1/refunds_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { build } from '../gateway/index.js';
-import {
-  createLogger, createPeerTransport, createPool, loadConfig, type Pool,
-} from '../services/platform/index.js';
+import { loadConfig } from '../services/platform/config.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { createLogger } from '../services/platform/logger.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 import { fromConnectError } from '../services/contract/index.js';
 import { gatewayClients } from './helpers/gateway-clients.js';
 import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';

@@ -6,7 +6,9 @@ import * as protoLoader from '@grpc/proto-loader';
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { PaymentsService } from '../proto/gen/svc/payments/v1/payments_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
-import { createPeerTransport, newInternalToken, projectPath, sha256 } from '../services/platform/index.js';
+import { newInternalToken, sha256 } from '../services/platform/internal-callers.js';
+import { projectPath } from '../services/platform/paths.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 import { fromConnectError, MAX_EVENT_BYTES } from '../services/contract/index.js';
 import { startTestStack, type TestStack } from './helpers/stack.js';
 

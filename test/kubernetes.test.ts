@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
-import { projectPath } from '../services/platform/index.js';
+import { projectPath } from '../services/platform/paths.js';
 import {
   assertInstall, byKind, describe, parseManifests, PARTS, policyAllows, validateAgainstKubernetes, type Obj,
 } from './helpers/kubernetes.js';

@@ -10,9 +10,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createStripeConnector } from '../services/payments/connectors/stripe/connector.js';
+import { createStripeConnector } from '../services/connectors/stripe/connector.js';
 import type { Connector, CredentialSource } from '../services/payments/index.js';
-import { INTERNAL_EVENT_TYPES, internalEnvelope, newId } from '../services/platform/index.js';
+import { newId } from '../services/platform/ids.js';
+import { INTERNAL_EVENT_TYPES, internalEnvelope } from '../services/platform/internal-events.js';
 import { publishAll } from './helpers/dispute-movements.js';
 import { eventually } from './helpers/eventually.js';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createPool, newId } from '../services/platform/index.js';
+import { createPool } from '../services/platform/db.js';
+import { newId } from '../services/platform/ids.js';
 import { envelopesOf, ledgerConsumer, startLedgerDatabase, type LedgerDatabase } from './helpers/ledger-database.js';
 
 // The ledger consumer records the events handed to it together in one statement per batch

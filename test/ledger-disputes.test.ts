@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { newId, type Subscription } from '../services/platform/index.js';
+import type { Subscription } from '../services/platform/bus/index.js';
+import { newId } from '../services/platform/ids.js';
 import { createTestBus, type TestBus } from './helpers/bus.js';
 import { fundsMoved, paymentDecided, publishAll, type MovedFunds, type Scope } from './helpers/dispute-movements.js';
 import { eventually } from './helpers/eventually.js';

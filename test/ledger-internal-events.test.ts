@@ -3,9 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { createClient } from '@connectrpc/connect';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { createLedgerConsumer } from '../services/ledger/index.js';
-import {
-  createLogger, createPeerTransport, createPool, internalSubjects, isInternalType, migrate, type Pool, type Subscription,
-} from '../services/platform/index.js';
+import type { Subscription } from '../services/platform/bus/index.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { internalSubjects, isInternalType } from '../services/platform/internal-events.js';
+import { createLogger } from '../services/platform/logger.js';
+import { migrate } from '../services/platform/migrate.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 import { type EventEnvelope } from '../services/contract/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';

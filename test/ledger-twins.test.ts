@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { TWIN_WAIT_MS } from '../services/ledger/index.js';
-import { newId, type Pool } from '../services/platform/index.js';
+import type { Pool } from '../services/platform/db.js';
+import { newId } from '../services/platform/ids.js';
 import { envelopesOf, ledgerConsumer, startLedgerDatabase, type LedgerDatabase } from './helpers/ledger-database.js';
 
 // While the legacy reader stays, a producer writes each money change twice: its internal event and

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { Metrics, serveMetrics, type MetricsServer } from '../services/platform/index.js';
+import { Metrics, serveMetrics, type MetricsServer } from '../services/platform/metrics.js';
 import { eventually } from './helpers/eventually.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 import { onPath, testWith } from './helpers/tools.js';

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { readdir } from 'node:fs/promises';
-import { createPool, migrate, projectPath } from '../services/platform/index.js';
+import { createPool } from '../services/platform/db.js';
+import { migrate } from '../services/platform/migrate.js';
+import { projectPath } from '../services/platform/paths.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 let db: TestDatabase;

@@ -5,8 +5,8 @@
 // with the account's key, the settlements, and the address policy on the SDK's requests.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createMollieConnector } from '../services/payments/connectors/mollie/connector.js';
-import type { AuthorizeRequest, Connector, CredentialSource, NotificationRequest } from '../services/payments/connectors/index.js';
+import { createMollieConnector } from '../services/connectors/mollie/connector.js';
+import type { AuthorizeRequest, Connector, CredentialSource, NotificationRequest } from '../services/connectors/index.js';
 import { newId } from '../services/platform/ids.js';
 import { attemptAt, refundOf, sentUnder } from './helpers/connector-requests.js';
 import { startMollieStandIn, type MollieStandIn } from './helpers/mollie-stand-in.js';

@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { createClient } from '@connectrpc/connect';
-import { createPeerTransport } from '../services/platform/index.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { ERRORS } from '../services/contract/errors.js';
 import { BAD_REQUESTS_OUTSIDE_V1 } from '../services/contract/openapi-errors.js';

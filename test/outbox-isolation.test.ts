@@ -3,11 +3,16 @@ import { after, before, test } from 'node:test';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError, createClient, type Client } from '@connectrpc/connect';
 import { OutboxService } from '../proto/gen/svc/outbox/v1/outbox_pb.js';
-import {
-  HealthState, JetStreamBus, OutboxRelay, admittedCallers, closeRpcServer, createLogger, createPeerTransport,
-  createPool, createRpcServer, enqueueEvent, listen, migrate, newId, newInternalToken, outboxRoutes,
-  type EventBus, type Pool,
-} from '../services/platform/index.js';
+import { JetStreamBus, type EventBus } from '../services/platform/bus/index.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { newId } from '../services/platform/ids.js';
+import { admittedCallers, newInternalToken } from '../services/platform/internal-callers.js';
+import { createLogger } from '../services/platform/logger.js';
+import { migrate } from '../services/platform/migrate.js';
+import { outboxRoutes } from '../services/platform/outbox-service.js';
+import { OutboxRelay, enqueueEvent } from '../services/platform/outbox.js';
+import { HealthState, closeRpcServer, createPeerTransport, createRpcServer } from '../services/platform/rpc.js';
+import { listen } from '../services/platform/standalone.js';
 import { type EventEnvelope } from '../services/contract/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';

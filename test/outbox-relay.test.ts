@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import {
-  OutboxRelay, createLogger, createPool, enqueueEvent, migrate, newId, withTransaction, type BusMessage,
-  type EventBus, type Pool,
-} from '../services/platform/index.js';
+import type { BusMessage, EventBus } from '../services/platform/bus/index.js';
+import { createPool, withTransaction, type Pool } from '../services/platform/db.js';
+import { newId } from '../services/platform/ids.js';
+import { createLogger } from '../services/platform/logger.js';
+import { migrate } from '../services/platform/migrate.js';
+import { OutboxRelay, enqueueEvent } from '../services/platform/outbox.js';
 import { createTestBus, type TestBus } from './helpers/bus.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, test } from 'node:test';
-import {
-  OutboxPruner, OutboxRelay, createLogger, createPool, enqueueEvent, migrate, newId, pruneOutbox, type Pool,
-} from '../services/platform/index.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { newId } from '../services/platform/ids.js';
+import { createLogger } from '../services/platform/logger.js';
+import { migrate } from '../services/platform/migrate.js';
+import { OutboxPruner, pruneOutbox } from '../services/platform/outbox-retention.js';
+import { OutboxRelay, enqueueEvent } from '../services/platform/outbox.js';
 import { type EventEnvelope } from '../services/contract/index.js';
 import { createTestBus, type TestBus } from './helpers/bus.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, test } from 'node:test';
-import { newInternalToken } from '../services/platform/index.js';
+import { newInternalToken } from '../services/platform/internal-callers.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';

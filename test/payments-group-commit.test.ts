@@ -10,9 +10,11 @@ import { AttemptSettledElsewhere, commitChange } from '../services/payments/paym
 import { newPayment } from '../services/payments/payments/new-payment.js';
 import { createStore } from '../services/payments/payments/store.js';
 import { approve, open } from '../services/payments/payments/transitions.js';
-import {
-  bindingOf, createGroupCommit, createPool, isBindingConflict, migrate, newId, type Pool,
-} from '../services/platform/index.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { createGroupCommit } from '../services/platform/group-commit.js';
+import { bindingOf, isBindingConflict } from '../services/platform/idempotency-bindings.js';
+import { newId } from '../services/platform/ids.js';
+import { migrate } from '../services/platform/migrate.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 // Issue 28: the `created` commits of payments whose requests arrive together share one statement

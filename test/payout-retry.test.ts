@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from '@connectrpc/connect';
-import { createPeerTransport } from '../services/platform/index.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PayoutsService } from '../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { DemoPayoutConnector, type PayoutConnector, type SendPayoutRequest } from '../services/payouts/index.js';

@@ -4,9 +4,9 @@
 // (the tables of paypal/errors.ts), the deadline, the address policy, and how its webhooks are verified.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createPayPalConnector } from '../services/payments/connectors/paypal/connector.js';
-import { ISSUES } from '../services/payments/connectors/paypal/errors.js';
-import type { AuthorizeRequest, Connector, CredentialSource, NotificationRequest } from '../services/payments/connectors/index.js';
+import { createPayPalConnector } from '../services/connectors/paypal/connector.js';
+import { ISSUES } from '../services/connectors/paypal/errors.js';
+import type { AuthorizeRequest, Connector, CredentialSource, NotificationRequest } from '../services/connectors/index.js';
 import { attemptAt, callSignal, holdOf, refundOf } from './helpers/connector-requests.js';
 import { signedEvent, startPayPalStandIn, type PayPalStandIn } from './helpers/paypal-stand-in.js';
 import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';

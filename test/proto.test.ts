@@ -4,7 +4,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
-import { projectPath } from '../services/platform/index.js';
+import { projectPath } from '../services/platform/paths.js';
 
 const protoDir = projectPath('proto');
 const bin = projectPath('node_modules', '.bin');

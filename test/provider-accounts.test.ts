@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { AuthorizeRequest, Connector } from '../services/payments/index.js';
 import { createCredentialStore } from '../services/payments/provider-credentials/index.js';
-import { createPool } from '../services/platform/index.js';
+import { createPool } from '../services/platform/db.js';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
 import { startTestStack, type TestStack } from './helpers/stack.js';
 import { runSvc } from './helpers/svc-cli.js';

@@ -4,10 +4,12 @@
 // cannot use.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { providersByCode, type ProviderDefinition } from '../services/payments/connectors/provider-definition.js';
-import { PROVIDERS } from '../services/payments/index.js';
+import { providersByCode, type ProviderDefinition } from '../services/connectors/provider-definition.js';
+import { VAULTS } from '../services/contract/enums.js';
+import { PROVIDERS } from '../services/connectors/providers.js';
 import { upsertProviders } from '../services/routing-risk/provider-catalogue.js';
-import { createPool, migrate, type Pool } from '../services/platform/index.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { migrate } from '../services/platform/migrate.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { acmePayProvider } from './providers/acme-pay/index.js';
 
@@ -68,4 +70,11 @@ test('the list refuses a code listed twice, a demo_ code and a malformed one', (
   assert.throws(() => providersByCode([{ ...acmePayProvider, code: 'demo_acme' }]), /not usable/);
   assert.throws(() => providersByCode([{ ...acmePayProvider, code: 'Acme Pay' }]), /not usable/);
   assert.deepEqual([...providersByCode(PROVIDERS).keys()], ['stripe', 'adyen', 'checkout', 'mollie', 'paypal', 'stripe_vault', 'basis_theory']);
+});
+
+test('each vault a credential may name (the contract\'s VAULTS) is served by one shipped definition, which says whose tokens its references are', () => {
+  const vaults = PROVIDERS.flatMap((p) => (p.capabilities.vault ? [p.capabilities.vault] : []));
+  assert.deepEqual([...vaults].sort(), [...VAULTS].sort());
+  const issuers = Object.fromEntries(PROVIDERS.filter((p) => p.capabilities.vault).map((p) => [p.capabilities.vault, p.capabilities.vaultTokenIssuer ?? null]));
+  assert.deepEqual(issuers, { stripe: 'stripe', basis_theory: null });
 });

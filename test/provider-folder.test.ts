@@ -11,8 +11,11 @@ import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
 import * as payments from '../services/payments/index.js';
-import { PROVIDERS } from '../services/payments/index.js';
-import { createLogger, createPeerTransport, createPool, loadConfig } from '../services/platform/index.js';
+import { PROVIDERS } from '../services/connectors/providers.js';
+import { loadConfig } from '../services/platform/config.js';
+import { createPool } from '../services/platform/db.js';
+import { createLogger } from '../services/platform/logger.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 import { DashboardBrowser, registerByMail } from './helpers/dashboard-browser.js';
 import { eventually } from './helpers/eventually.js';
 import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
@@ -129,7 +132,7 @@ describe('a provider added as one folder and one line', () => {
     assert.equal(connected.status, 201, JSON.stringify(connected.body));
     // One more payments on the stack's database with the sync on (the stack's own has it off), the same list.
     const config = loadConfig({
-      PROVIDER_SECRET_KEY, STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: '200', PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
+      PROVIDER_SECRET_KEY, SETTLEMENT_SYNC_INTERVAL_MS: '200', PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
       INTERNAL_TOKEN: stack.internalToken, NATS_STREAM: stack.testBus.nats?.stream, NATS_SUBJECT_PREFIX: stack.testBus.nats?.subjectPrefix,
     });
     const peer = (name: string) => createPeerTransport(stack.serviceUrls[name], stack.internalToken);
@@ -139,7 +142,7 @@ describe('a provider added as one folder and one line', () => {
       routing: createClient(RoutingService, peer('routing-risk')),
       providerAccounts: createClient(ProviderAccountsService, peer('routing-risk')),
       ledger: createClient(LedgerService, peer('ledger')),
-      providers: [...PROVIDERS, acmePayProvider],
+      providers: await payments.loadProviders([...PROVIDERS, acmePayProvider]),
     });
     try {
       await part.start();

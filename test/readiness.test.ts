@@ -5,7 +5,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { Health, HealthCheckResponse_ServingStatus as Status } from '../proto/gen/grpc/health/v1/health_pb.js';
 import { buildOpenApi } from '../services/contract/openapi.js';
-import { SERVICE_NAMES, type ServiceName } from '../services/platform/index.js';
+import { SERVICE_NAMES, type ServiceName } from '../services/platform/config.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { eventually } from './helpers/eventually.js';
 import { natsServerMissing, startNatsServer, type NatsServer } from './helpers/nats-server.js';

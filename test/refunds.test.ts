@@ -5,7 +5,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { connect } from 'nats';
 import { Health, HealthCheckResponse_ServingStatus } from '../proto/gen/grpc/health/v1/health_pb.js';
 import { RefundsService } from '../proto/gen/svc/payments/v1/refunds_pb.js';
-import { createPeerTransport } from '../services/platform/index.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 import { ISO_TIMESTAMP, expectError } from './helpers/api-assertions.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 

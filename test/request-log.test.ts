@@ -6,7 +6,9 @@ import Fastify from 'fastify';
 import { rememberIdentity } from '../gateway/auth/identity.js';
 import { installRequestLog } from '../gateway/edge/request-log.js';
 import { createStore, type GatewayStore, type Identity } from '../gateway/store/index.js';
-import { createPool, migrate, systemClock, type Pool } from '../services/platform/index.js';
+import { systemClock } from '../services/platform/clock.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { migrate } from '../services/platform/migrate.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 describe('request log', () => {

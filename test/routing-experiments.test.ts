@@ -17,7 +17,7 @@ const { url: natsUrl } = await jetStreamForFile();
 
 const VARIANT = { share: 0.5, strategy: { type: 'volume_split', weights: { demo_beta: 100 } } };
 // The scenario plays on the first attempt: success approves there, failover approves on the second,
-// hard_decline fails the payment (services/payments/connectors/scenarios.ts).
+// hard_decline fails the payment (services/connectors/scenarios.ts).
 const SCENARIOS = ['success', 'success', 'failover', 'hard_decline'];
 
 interface Tally {

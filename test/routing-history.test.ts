@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { RiskInput } from '../proto/gen/svc/risk/v1/risk_pb.js';
 import type { Scope } from '../proto/gen/svc/common/v1/common_pb.js';
-import {
-  INTERNAL_EVENT_TYPES, createPool, migrate, type AttemptSettledEvent, type Pool,
-} from '../services/platform/index.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { INTERNAL_EVENT_TYPES, type AttemptSettledEvent } from '../services/platform/internal-events.js';
+import { migrate } from '../services/platform/migrate.js';
 import { pruneOutcomeMinutes } from '../services/routing-risk/outcome-minute-retention.js';
 import { createOutcomeStore } from '../services/routing-risk/outcome-store.js';
 import { createStore } from '../services/routing-risk/store.js';

@@ -15,7 +15,7 @@ const { url: natsUrl } = await jetStreamForFile();
 // (Rules take a strategy when created; there is no update call yet, so the tests switch it on the stored rule.)
 
 const PROVIDERS = ['demo_gamma', 'demo_beta', 'demo_alpha'];
-// Gamma first on the route: each scenario plays on the first attempt (services/payments/connectors/scenarios.ts).
+// Gamma first on the route: each scenario plays on the first attempt (services/connectors/scenarios.ts).
 const SCENARIOS = ['unavailable', 'unavailable', 'unavailable', 'unavailable', 'unavailable', 'failover', 'hard_decline'];
 
 describe('routing-risk learns from attempt outcomes', () => {

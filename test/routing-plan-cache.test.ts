@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createClient } from '@connectrpc/connect';
 import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
-import {
-  HealthState, admittedCallers, createInProcessTransport, createLogger, createPool, migrate, newInternalToken, systemClock, withCredential,
-  type Pool,
-} from '../services/platform/index.js';
+import { systemClock } from '../services/platform/clock.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { admittedCallers, newInternalToken, withCredential } from '../services/platform/internal-callers.js';
+import { createLogger } from '../services/platform/logger.js';
+import { migrate } from '../services/platform/migrate.js';
+import { HealthState, createInProcessTransport } from '../services/platform/rpc.js';
 import { createPlanningCache, type PlanningCache } from '../services/routing-risk/planning-cache.js';
 import { planningListener } from '../services/routing-risk/planning-listener.js';
 import { routes } from '../services/routing-risk/service.js';

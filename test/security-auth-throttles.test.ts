@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../services/platform/index.js';
+import { loadConfig } from '../services/platform/config.js';
 import { hashingStats, MAX_HASHES_IN_FLIGHT } from '../gateway/dashboard/hash-gate.js';
-import { FREE_FAILURES } from '../gateway/dashboard/throttle.js';
+import { FREE_FAILURES } from '../gateway/store/throttle-rule.js';
 import { newToken } from '../gateway/dashboard/tokens.js';
 import { DashboardBrowser, MAIL, mailedLink, registerByMail, tokenOf, type DashboardAnswer } from './helpers/dashboard-browser.js';
 import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';

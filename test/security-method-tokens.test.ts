@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { AuthorizeRequest, Connector } from '../services/payments/index.js';
-import { createSecretBox } from '../services/platform/index.js';
+import { createSecretBox } from '../services/platform/secret-box.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 

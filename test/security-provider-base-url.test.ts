@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createMollieConnector } from '../services/payments/connectors/mollie/connector.js';
-import { createStripeConnector } from '../services/payments/connectors/stripe/connector.js';
+import { createMollieConnector } from '../services/connectors/mollie/connector.js';
+import { createStripeConnector } from '../services/connectors/stripe/connector.js';
 import { createCredentialStore } from '../services/payments/provider-credentials/index.js';
 import { createPool } from '../services/platform/db.js';
 import type { Resolver } from '../services/platform/net/index.js';

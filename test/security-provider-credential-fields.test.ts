@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { createServer, isIP, Socket, type AddressInfo, type Server } from 'node:net';
 import { after, before, test } from 'node:test';
-import { PROVIDERS } from '../services/payments/connectors/providers.js';
-import type { ProviderDefinition } from '../services/payments/connectors/provider-definition.js';
+import { PROVIDERS } from '../services/connectors/providers.js';
+import { loadProviders, type LoadedProvider } from '../services/connectors/provider-definition.js';
 import { classifyAddress, type Resolver } from '../services/platform/net/index.js';
 import { freePort } from './helpers/processes.js';
 
@@ -85,14 +85,14 @@ function tripwire(): { hits: string[]; remove: () => void } {
 }
 
 /** The `test` call's answer, or 'no answer' when it did not come within a few seconds. */
-async function checked(def: ProviderDefinition, mode: 'test' | 'live', values: Record<string, string>): Promise<string> {
+async function checked(def: LoadedProvider, mode: 'test' | 'live', values: Record<string, string>): Promise<string> {
   const connector = def.create({ credentials: { get: async () => ({ mode, values }) }, network: { allowlist: [], resolve: inward } });
   const answer = connector.checkCredentials!({ providerCode: def.code, id: 'pac_attack' }).then(JSON.stringify, (err: Error) => `threw ${err.name}: ${err.message}`);
   return Promise.race([answer, new Promise<string>((resolve) => setTimeout(resolve, 4000, 'no answer'))]);
 }
 
 /** A vault's forwarding call through the vault connection's credentials. */
-async function forwarded(def: ProviderDefinition, mode: 'test' | 'live', values: Record<string, string>): Promise<string> {
+async function forwarded(def: LoadedProvider, mode: 'test' | 'live', values: Record<string, string>): Promise<string> {
   const forwarder = def.forwarder!({ credentials: { get: async () => ({ mode, values }) }, network: { allowlist: [], resolve: inward } });
   const route = { vault: def.capabilities.vault!, vaultAccountId: 'pac_vault', token: 'tok_abc', attemptId: 'att_abc' };
   const request = { url: 'https://checkout-test.adyen.com/v71/payments', headers: { 'content-type': 'application/json' }, body: '{}' };
@@ -116,7 +116,7 @@ test('no credential field of any connector or vault reaches a loopback, private 
   const wire = tripwire();
   const differ: string[] = [];
   try {
-    for (const def of PROVIDERS) {
+    for (const def of await loadProviders(PROVIDERS)) {
       for (const mode of ['test', 'live'] as const) {
         const base = BASE[def.code](mode);
         for (const field of def.credentialFields.map((f) => f.name)) {

@@ -6,9 +6,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import {
-  createLogger, createPool, createSecretBox, migrate, newInternalToken,
-} from '../services/platform/index.js';
+import { createPool } from '../services/platform/db.js';
+import { newInternalToken } from '../services/platform/internal-callers.js';
+import { createLogger } from '../services/platform/logger.js';
+import { migrate } from '../services/platform/migrate.js';
+import { createSecretBox } from '../services/platform/secret-box.js';
 import { deleteStream } from './helpers/bus.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { jetStreamForFile } from './helpers/nats-server.js';

@@ -1,4 +1,4 @@
-// The scheduled Stripe settlement sync (STRIPE_SETTLEMENT_SYNC_INTERVAL_MS, services/payments/jobs/
+// The scheduled Stripe settlement sync (SETTLEMENT_SYNC_INTERVAL_MS, services/payments/jobs/
 // settlement-sync.ts) on the real stack: two more builds of payments on the stack's database (two
 // replicas, the stack's own payments with the sync off) share a controlled clock. Each interval, a
 // connected active Stripe account is synced once between them (the official SDK against the
@@ -12,10 +12,13 @@ import { createClient } from '@connectrpc/connect';
 import { LedgerService } from '../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { ProviderAccountsService } from '../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
+import { PROVIDERS } from '../services/connectors/providers.js';
 import * as payments from '../services/payments/index.js';
-import {
-  createLogger, createPeerTransport, createPool, loadConfig, type Pool, type ServicePart,
-} from '../services/platform/index.js';
+import { loadConfig } from '../services/platform/config.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { createLogger } from '../services/platform/logger.js';
+import type { ServicePart } from '../services/platform/part.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
 import { eventually } from './helpers/eventually.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
@@ -54,7 +57,7 @@ describe('scheduled Stripe settlement sync', () => {
   async function replica(): Promise<ServicePart> {
     const config = loadConfig({
       PROVIDER_SECRET_KEY,
-      STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: String(INTERVAL_MS),
+      SETTLEMENT_SYNC_INTERVAL_MS: String(INTERVAL_MS),
       PROVIDER_BASE_URL_ALLOWLIST: STAND_IN_ORIGINS,
       INTERNAL_TOKEN: stack.internalToken,
       OUTBOX_POLL_MS: '50',
@@ -68,6 +71,7 @@ describe('scheduled Stripe settlement sync', () => {
       routing: createClient(RoutingService, peer('routing-risk')),
       providerAccounts: createClient(ProviderAccountsService, peer('routing-risk')),
       ledger: createClient(LedgerService, peer('ledger')),
+      providers: await payments.loadProviders(PROVIDERS),
     });
     replicas.push({ part, pool });
     await part.start();

@@ -3,8 +3,8 @@
 // the connector interface's outcomes and failures (the table of stripe-errors.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createStripeConnector } from '../services/payments/connectors/stripe/connector.js';
-import type { AuthorizeRequest, Connector, CredentialSource } from '../services/payments/connectors/index.js';
+import { createStripeConnector } from '../services/connectors/stripe/connector.js';
+import type { AuthorizeRequest, Connector, CredentialSource } from '../services/connectors/index.js';
 import { newId } from '../services/platform/ids.js';
 import { attemptAt, authorizeLosingAnswer, callSignal, holdOf, refundOf, sentUnder } from './helpers/connector-requests.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import Stripe from 'stripe';
-import { hostOptions } from '../services/payments/connectors/stripe/client.js';
-import { listStripeSettlements } from '../services/payments/connectors/stripe/settlements.js';
+import { hostOptions } from '../services/connectors/stripe/client.js';
+import { listStripeSettlements } from '../services/connectors/stripe/settlements.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
 
 const KEY = `sk_test_standin_${randomBytes(6).toString('hex')}`;

@@ -3,7 +3,7 @@
 // merchant's return_url, and held funds captured in part, released, and refunded at Stripe.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createStripeConnector } from '../services/payments/connectors/stripe/connector.js';
+import { createStripeConnector } from '../services/connectors/stripe/connector.js';
 import type { CredentialSource } from '../services/payments/index.js';
 import { sentUnder } from './helpers/connector-requests.js';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';

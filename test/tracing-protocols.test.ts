@@ -11,7 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'node:test';
-import { loadConfig, projectPath } from '../services/platform/index.js';
+import { loadConfig } from '../services/platform/config.js';
+import { projectPath } from '../services/platform/paths.js';
 
 interface Received { path: string; contentType: string; body: Buffer }
 
@@ -64,9 +65,10 @@ async function grpcReceiver() {
 async function traceOneSpan(env: Record<string, string>): Promise<string> {
   const dist = (path: string) => JSON.stringify(pathToFileURL(projectPath('dist', path)).href);
   const script = `
-    const shared = await import(${dist('services/platform/index.js')});
-    const tracing = await shared.startTracing('svc-protocol-check', shared.loadConfig(process.env));
-    const traceId = await shared.inSpan('protocol check', shared.SpanKind.INTERNAL, {}, async (span) => span.spanContext().traceId);
+    const { inSpan, SpanKind, startTracing } = await import(${dist('services/platform/tracing.js')});
+    const { loadConfig } = await import(${dist('services/platform/config.js')});
+    const tracing = await startTracing('svc-protocol-check', loadConfig(process.env));
+    const traceId = await inSpan('protocol check', SpanKind.INTERNAL, {}, async (span) => span.spanContext().traceId);
     await tracing.shutdown();
     console.log(traceId);`;
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {

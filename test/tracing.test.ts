@@ -9,10 +9,12 @@ import { after, before, describe, test } from 'node:test';
 import { context } from '@opentelemetry/api';
 import { createClient } from '@connectrpc/connect';
 import { RoutingService } from '../proto/gen/svc/routing/v1/routing_pb.js';
-import {
-  HealthState, SpanKind, admittedCallers, closeRpcServer, createLogger, createPeerTransport, createRpcServer,
-  inSpan, listen, newInternalToken, projectPath, withRequestId,
-} from '../services/platform/index.js';
+import { admittedCallers, newInternalToken } from '../services/platform/internal-callers.js';
+import { createLogger } from '../services/platform/logger.js';
+import { projectPath } from '../services/platform/paths.js';
+import { HealthState, closeRpcServer, createPeerTransport, createRpcServer } from '../services/platform/rpc.js';
+import { listen } from '../services/platform/standalone.js';
+import { SpanKind, inSpan, withRequestId } from '../services/platform/tracing.js';
 import { jetStreamForFile } from './helpers/nats-server.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
@@ -243,7 +245,7 @@ async function openTelemetryImports(otlpEndpoint: string): Promise<string[]> {
   const dist = (path: string) => pathToFileURL(projectPath('dist', path)).href;
   const register = `import { register } from 'node:module'; register(${JSON.stringify(dist('test/helpers/opentelemetry-imports.js'))});`;
   const script = `
-    const shared = await import(${JSON.stringify(dist('services/platform/index.js'))});
+    const shared = await import(${JSON.stringify(dist('services/platform/tracing.js'))});
     await import(${JSON.stringify(dist('all-in-one/stack.js'))});
     await import(${JSON.stringify(dist('gateway/app.js'))});
     const tracing = await shared.startTracing('svc', { otlpEndpoint: process.argv[1] || undefined, otlpProtocol: 'http/json' });

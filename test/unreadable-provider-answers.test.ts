@@ -21,7 +21,7 @@ import { deliverNotification } from './helpers/provider-notifications.js';
 import { request } from './helpers/stack.js';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.js';
 import { STAND_IN_ORIGINS } from './helpers/stand-in-server.js';
-import { createStripeConnector } from '../services/payments/connectors/stripe/connector.js';
+import { createStripeConnector } from '../services/connectors/stripe/connector.js';
 import { newId } from '../services/platform/ids.js';
 
 const STRIPE_KEY = `sk_live_standin_${randomBytes(8).toString('hex')}`;

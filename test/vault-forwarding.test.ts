@@ -7,7 +7,7 @@
 // Last, everything the stack wrote is searched for the card's data, and nothing is found.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createLogger } from '../services/platform/index.js';
+import { createLogger } from '../services/platform/logger.js';
 import type { AdyenStandIn } from './helpers/adyen-stand-in.js';
 import { cardDataIn, databaseText, streamText } from './helpers/card-data-grep.js';
 import { sentUnder } from './helpers/connector-requests.js';

@@ -2,7 +2,9 @@
 // twice at once (FOR UPDATE SKIP LOCKED claims with a lease), retries included.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createLogger, createPool, migrate, type Pool } from '../services/platform/index.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { createLogger } from '../services/platform/logger.js';
+import { migrate } from '../services/platform/migrate.js';
 import { createDeliveryStore } from '../services/webhooks/deliveries.js';
 import { createDispatcher, type Dispatcher } from '../services/webhooks/dispatcher.js';
 import { createEndpointStore } from '../services/webhooks/endpoints.js';

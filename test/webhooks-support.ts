@@ -7,10 +7,17 @@ import pg from 'pg';
 import { WebhooksService } from '../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import type { Mode } from '../services/contract/enums.js';
 import * as webhooks from '../services/webhooks/index.js';
-import {
-  createLogger, createPeerTransport, createPool, listen, loadConfig, migrate, newId, newInternalToken,
-  type Clock, type EventBus, type Pool, type ServicePart,
-} from '../services/platform/index.js';
+import type { EventBus } from '../services/platform/bus/index.js';
+import type { Clock } from '../services/platform/clock.js';
+import { loadConfig } from '../services/platform/config.js';
+import { createPool, type Pool } from '../services/platform/db.js';
+import { newId } from '../services/platform/ids.js';
+import { newInternalToken } from '../services/platform/internal-callers.js';
+import { createLogger } from '../services/platform/logger.js';
+import { migrate } from '../services/platform/migrate.js';
+import type { ServicePart } from '../services/platform/part.js';
+import { createPeerTransport } from '../services/platform/rpc.js';
+import { listen } from '../services/platform/standalone.js';
 import { eventSubject, type EventEnvelope } from '../services/contract/index.js';
 import { createTestBus, type TestBus } from './helpers/bus.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';

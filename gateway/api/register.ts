@@ -1,13 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { identityOf } from '../auth/identity.js';
-import type { Identity } from '../store/index.js';
 import { ErrorEnvelope } from '../../services/contract/resources.js';
 import { OPERATIONS, type OperationId } from '../../services/contract/operations.js';
-
-/** A /v1 operation's handler: it runs in the /v1 scope, so the caller's identity is always known. */
-export type Handler = (request: FastifyRequest<any>, reply: FastifyReply, identity: Identity) => Promise<unknown>;
-/** Each route file offers the handlers of its operations; together they must cover the table. */
-export type Handlers = Partial<Record<OperationId, Handler>>;
+import type { Handlers } from '../routes/handlers.js';
 
 /**
  * Declares every operation of the table with its handler on the /v1 scope (whose prefix the table's

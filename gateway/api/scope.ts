@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import type { Clock, Config } from '../../services/platform/index.js';
+import type { Clock } from '../../services/platform/clock.js';
+import type { Config } from '../../services/platform/config.js';
 import type { GatewayClients } from '../clients.js';
-import { registerOperations, type Handlers } from './register.js';
+import type { Handlers } from '../routes/handlers.js';
+import { registerOperations } from './register.js';
 import { installAdmission } from '../edge/admission.js';
 import { installCardDataCheck } from '../edge/card-data.js';
 import { installIdempotency } from '../edge/idempotency.js';

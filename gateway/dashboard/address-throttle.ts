@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../services/platform/index.js';
+import type { Config } from '../../services/platform/config.js';
 import { addressWindowOf } from '../store/address-throttle.js';
 import type { DashboardDeps } from './context.js';
 import { RetryLater } from './retry-later.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../services/platform/index.js';
+import type { Logger } from '../../services/platform/logger.js';
 
 // Work a public form does after it has answered: whether the email has an account decides what is
 // done (a link, a notice, nothing), and doing it before the answer would let the answer's timing

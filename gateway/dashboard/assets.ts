@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { projectPath } from '../../services/platform/index.js';
+import { projectPath } from '../../services/platform/paths.js';
 
 // The merchant dashboard's pages: the files vite builds from dashboard/ into dist/dashboard
 // (`npm run build:dashboard`, run by install, build and start), served under /dashboard by

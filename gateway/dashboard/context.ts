@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Clock, Config } from '../../services/platform/index.js';
+import type { Clock } from '../../services/platform/clock.js';
+import type { Config } from '../../services/platform/config.js';
 import type { GatewayClients } from '../clients.js';
 import type { AddressRange } from '../edge/ip-allowlist.js';
 import type { ManageDeps } from '../management/context.js';

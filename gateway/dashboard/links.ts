@@ -1,5 +1,5 @@
 import { DomainError } from '../../services/contract/index.js';
-import type { Config } from '../../services/platform/index.js';
+import type { Config } from '../../services/platform/config.js';
 
 // The links the dashboard mails, to pages of the dashboard's front end (dashboard/), which read the
 // token from the query and post it back: /dashboard/reset?token=…, /dashboard/invitation?token=…

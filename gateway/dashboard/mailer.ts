@@ -1,4 +1,5 @@
-import type { Config, Logger } from '../../services/platform/index.js';
+import type { Config } from '../../services/platform/config.js';
+import type { Logger } from '../../services/platform/logger.js';
 import type { Mailer } from './mail-message.js';
 import { smtpMailer } from './smtp-mailer.js';
 

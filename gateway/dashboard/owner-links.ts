@@ -1,4 +1,5 @@
-import type { Clock, Config } from '../../services/platform/index.js';
+import type { Clock } from '../../services/platform/clock.js';
+import type { Config } from '../../services/platform/config.js';
 import type { GatewayStore } from '../store/index.js';
 import { linkBase, linkTo, OWNER_LINK_LIFETIME_MS } from './links.js';
 import { newToken, tokenHash } from './tokens.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../services/platform/index.js';
+import type { Logger } from '../../services/platform/logger.js';
 import type { GatewayStore } from '../store/index.js';
 import type { Mailer } from './mail-message.js';
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DomainError } from '../../services/contract/index.js';
-import { can, isRole, requirePermission } from './roles.js';
+import { isRole } from '../store/users.js';
+import { can, requirePermission } from './roles.js';
 
 test('owners do everything; developers all but the team and verification; read-only members only look', () => {
   assert.deepEqual(['view', 'operate', 'develop', 'administer'].map((p) => can('owner', p as never)), [true, true, true, true]);

@@ -1,11 +1,9 @@
 import { DomainError } from '../../services/contract/index.js';
+import type { Role } from '../store/users.js';
 
 // What each member of a merchant may do in the dashboard. Seeing a secret only ever happens in the
 // answer of the call that creates it (a key, an endpoint's signing secret), so whoever may not make
 // such calls never sees one: a read-only member sees lists and details, nothing else.
-
-export const ROLES = ['owner', 'developer', 'read_only'] as const;
-export type Role = (typeof ROLES)[number];
 
 export type Permission =
   | 'view' // payments, keys (without secrets), endpoints, deliveries, settings, team
@@ -18,10 +16,6 @@ const GRANTS: Record<Role, readonly Permission[]> = {
   developer: ['view', 'operate', 'develop'],
   read_only: ['view'],
 };
-
-export function isRole(value: unknown): value is Role {
-  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
-}
 
 export function can(role: Role, permission: Permission): boolean {
   return GRANTS[role].includes(permission);

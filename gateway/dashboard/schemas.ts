@@ -2,7 +2,7 @@ import { displayName } from '../../services/contract/control-characters.js';
 import { MODES } from '../../services/contract/enums.js';
 import { DeliveryListQuery, EndpointBody, EndpointUpdateBody, ProviderAccountBody, RecoverBody } from '../management/schemas.js';
 import { MAX_PASSWORD_LENGTH } from './passwords.js';
-import { ROLES } from './roles.js';
+import { ROLES } from '../store/users.js';
 
 // Request schemas of the dashboard's API. Password length is checked by its handler (passwords.ts)
 // so the rule is named in one message; the bound here only keeps huge bodies from reaching scrypt.

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import nodemailer from 'nodemailer';
-import type { SmtpSettings } from '../../services/platform/index.js';
+import type { SmtpSettings } from '../../services/platform/config.js';
 import type { Mailer } from './mail-message.js';
 
 // Dashboard mail through the deployment's SMTP server (nodemailer). Credentials go over TLS only:

@@ -1,4 +1,5 @@
-import type { Clock, Logger } from '../../services/platform/index.js';
+import type { Clock } from '../../services/platform/clock.js';
+import type { Logger } from '../../services/platform/logger.js';
 import type { GatewayStore } from '../store/index.js';
 
 // The dashboard's periodic clean-up, one job in every gateway replica (the deletes are idempotent,

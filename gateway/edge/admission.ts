@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Clock, Config } from '../../services/platform/index.js';
+import type { Clock } from '../../services/platform/clock.js';
+import type { Config } from '../../services/platform/config.js';
 import { authenticate } from '../auth/authenticate.js';
 import { rememberIdentity } from '../auth/identity.js';
 import type { GatewayStore } from '../store/index.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DomainError } from '../../services/contract/index.js';
-import { canonicalJson } from '../../services/platform/index.js';
+import { canonicalJson } from '../../services/platform/idempotency-bindings.js';
 import { idempotencyKeyOf, requestHash } from './idempotency.js';
 
 test('canonical JSON sorts keys at every depth and keeps array order', () => {

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { canonicalJson, type Clock, type Config } from '../../services/platform/index.js';
+import type { Clock } from '../../services/platform/clock.js';
+import type { Config } from '../../services/platform/config.js';
+import { canonicalJson } from '../../services/platform/idempotency-bindings.js';
 import { DomainError } from '../../services/contract/index.js';
 import { identityOf } from '../auth/identity.js';
 import type { GatewayStore, IdempotencyScope } from '../store/index.js';

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { createBatcher, type Clock } from '../../services/platform/index.js';
+import { createBatcher } from '../../services/platform/batcher.js';
+import type { Clock } from '../../services/platform/clock.js';
 import { admittedIdentity } from '../auth/identity.js';
 import type { GatewayStore, RequestLogEntry } from '../store/index.js';
 

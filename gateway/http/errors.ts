@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DomainError, fromConnectError } from '../../services/contract/index.js';
 import { CONTROL_CHARACTERS_PROBLEM, NO_CONTROL_CHARACTERS } from '../../services/contract/control-characters.js';
 import { ConnectError } from '@connectrpc/connect';
-import { DATABASE_UNAVAILABLE, databaseUnavailable } from '../../services/platform/index.js';
+import { DATABASE_UNAVAILABLE, databaseUnavailable } from '../../services/platform/db-errors.js';
 import { keyedFailure } from '../edge/idempotency.js';
 
 /** The contract code each error reply was sent with, for the gateway's metrics (http/metrics.ts). */

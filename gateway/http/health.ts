@@ -2,7 +2,10 @@ import type { Client } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import type { Health } from '../../proto/gen/grpc/health/v1/health_pb.js';
 import { HealthCheckResponse_ServingStatus as Status } from '../../proto/gen/grpc/health/v1/health_pb.js';
-import { isDatabaseClock, pingDatabase, type Clock, type Pool, type ServiceName } from '../../services/platform/index.js';
+import type { Clock } from '../../services/platform/clock.js';
+import type { ServiceName } from '../../services/platform/config.js';
+import { isDatabaseClock } from '../../services/platform/database-clock.js';
+import { pingDatabase, type Pool } from '../../services/platform/db.js';
 
 // Probes for Kubernetes and load balancers, outside /v1 (no API key, not in the OpenAPI document).
 // /healthz: the process answers HTTP (liveness: restarting it would help only if it did not).

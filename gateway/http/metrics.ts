@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { type Metrics } from '../../services/platform/index.js';
+import type { Metrics } from '../../services/platform/metrics.js';
 import { ERRORS } from '../../services/contract/index.js';
 import { errorCodeOf } from './errors.js';
 

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { FastifyHttpOptions } from 'fastify';
-import { type Config } from '../../services/platform/index.js';
+import type { Config } from '../../services/platform/config.js';
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES } from '../../services/contract/index.js';
 import { clientErrorHandler, frameworkErrors } from './transport-errors.js';
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { drainTimeMs, type Logger } from '../../services/platform/index.js';
+import { drainTimeMs } from '../../services/platform/drain.js';
+import type { Logger } from '../../services/platform/logger.js';
 import { DomainError } from '../../services/contract/index.js';
 
 // Shutdown of the gateway. On SIGTERM the server stops accepting connections and closes idle

@@ -1,9 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { context, trace, type Context, type Span } from '@opentelemetry/api';
-import {
-  SpanKind, contextOf, spanBoundLogger, tracingOn, withRequestId, type Logger,
-} from '../../services/platform/index.js';
+import { spanBoundLogger, type Logger } from '../../services/platform/logger.js';
+import { SpanKind, contextOf, tracingOn, withRequestId } from '../../services/platform/tracing.js';
 
 // The gateway's request span: the root of a payment's trace, or the child of the caller's own
 // `traceparent` header when it sends one (W3C trace context). It starts when Fastify makes the

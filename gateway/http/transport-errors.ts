@@ -1,7 +1,7 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { newId } from '../../services/platform/index.js';
+import { newId } from '../../services/platform/ids.js';
 import { DomainError, MAX_HEADER_BYTES } from '../../services/contract/index.js';
 import { sendError, toDomainError } from './errors.js';
 import { endSpanWithResponse } from './tracing.js';

@@ -1,7 +1,6 @@
 import { DomainError } from '../../services/contract/index.js';
 import { limitReached, MAX_ACTIVE_API_KEYS } from '../../services/contract/project-caps.js';
 // The file itself, not the dashboard's index, whose routes import these handlers: no import cycle.
-import { issueOwnerLink } from '../dashboard/owner-links.js';
 import type { Mode } from '../store/index.js';
 import { actorOf, projectNotFound, type ManageDeps, type ManageHandlers } from './context.js';
 
@@ -62,7 +61,8 @@ export function accountHandlers(deps: ManageDeps): ManageHandlers {
     // The link is in this answer only: its token is stored hashed and never shown again.
     async createOwnerLink(request) {
       const { id } = request.params as { id: string };
-      const issued = await issueOwnerLink({ store, clock, config: deps.config ?? {} }, id, actor);
+      if (!deps.issueOwnerLink) throw new Error('owner sign-in links are issued through the operator API only');
+      const issued = await deps.issueOwnerLink(id, actor);
       if (!issued) throw new DomainError('resource_not_found', `No merchant ${id}`, { param: 'id' });
       return issued;
     },

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Clock, Config } from '../../services/platform/index.js';
+import type { Clock } from '../../services/platform/clock.js';
 import { DomainError } from '../../services/contract/index.js';
 import type { GatewayClients } from '../clients.js';
 import type { GatewayStore, Mode } from '../store/index.js';
@@ -12,8 +12,8 @@ export interface ManageDeps {
   clients: GatewayClients;
   /** Who the audit log names: the operator unless the dashboard calls as one of its users. */
   actor?: string;
-  /** Where links point (owner sign-in links); the dashboard's calls make none. */
-  config?: Pick<Config, 'publicBaseUrl'>;
+  /** Issues an owner sign-in link (the dashboard owns links and their tokens); the dashboard's calls make none. */
+  issueOwnerLink?: (merchantId: string, actor: string) => Promise<{ url: string; merchant_id: string; expires_at: string } | undefined>;
 }
 
 /** What a handler reads of a request, so the dashboard can call the same handlers for its session's project. */

@@ -1,7 +1,7 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { CredentialsInfo } from '../../proto/gen/svc/payments/v1/provider_credentials_pb.js';
 import type { ProviderAccount } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
-import { newId } from '../../services/platform/index.js';
+import { newId } from '../../services/platform/ids.js';
 import { fromConnectError } from '../../services/contract/index.js';
 import type { Mode } from '../store/index.js';
 import { audit, projectNotFound, projectScope, type ManageDeps, type ManageHandlers } from './context.js';

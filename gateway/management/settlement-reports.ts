@@ -2,7 +2,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ProviderSettlement } from '../../proto/gen/svc/payments/v1/provider_settlements_pb.js';
 import type { ProviderAccount } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { invalidField } from '../../services/contract/index.js';
-import { settlementReportOf } from '../../services/payments/provider-settlements/ledger-report.js';
+import { settlementReportOf } from '../../services/contract/ledger-settlement-report.js';
 import { settlementJson } from '../../services/contract/index.js';
 import { audit, type ManageDeps, type ManageHandlers } from './context.js';
 

@@ -5,7 +5,7 @@ import {
   disputeDocumentJson, disputeJson, DISPUTE_STATUSES, invalidField, isOneOf, type DisputeEvidenceText,
 } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
-import type { Handlers } from '../api/register.js';
+import type { Handlers } from './handlers.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { decodeCursor, page } from '../http/cursor.js';
 

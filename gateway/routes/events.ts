@@ -2,7 +2,7 @@ import type { Client } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { StoredEvent, WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import { scopeOf } from '../auth/authenticate.js';
-import type { Handlers } from '../api/register.js';
+import type { Handlers } from './handlers.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 
 // GET /v1/events and GET /v1/events/{id}, kept by the webhooks part. Each event is answered as the

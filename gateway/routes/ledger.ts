@@ -6,7 +6,7 @@ import {
 } from '../../services/contract/index.js';
 import { DomainError } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
-import type { Handlers } from '../api/register.js';
+import type { Handlers } from './handlers.js';
 import { isOneOf, SETTLEMENT_STATUSES } from '../../services/contract/enums.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import { currencyOf } from './payments.js';

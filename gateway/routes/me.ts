@@ -1,4 +1,4 @@
-import type { Handlers } from '../api/register.js';
+import type { Handlers } from './handlers.js';
 
 export function meHandlers(): Handlers {
   return {

@@ -2,7 +2,7 @@ import type { Client } from '@connectrpc/connect';
 import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { paymentJson } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
-import type { Handlers } from '../api/register.js';
+import type { Handlers } from './handlers.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
 
 // Capture and cancel of an existing payment. Bodies arrive schema-validated (an absent body is {});

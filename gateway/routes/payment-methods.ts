@@ -2,7 +2,7 @@ import type { Client } from '@connectrpc/connect';
 import type { PaymentMethodsService } from '../../proto/gen/svc/payments/v1/payment_methods_pb.js';
 import { paymentMethodCredentialJson, paymentMethodJson } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
-import type { Handlers } from '../api/register.js';
+import type { Handlers } from './handlers.js';
 
 interface AddCredentialBody {
   type: string;

@@ -6,11 +6,11 @@ import {
   payoutFreeTextAccountField, payoutJson, rawAccountNumberField,
 } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
-import type { Handlers } from '../api/register.js';
+import type { Handlers } from './handlers.js';
 import { isOneOf, PAYOUT_STATUSES } from '../../services/contract/enums.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { decodeCursor, page } from '../http/cursor.js';
-import { refuseScenarioInLive } from '../../services/platform/index.js';
+import { refuseScenarioInLive } from '../../services/platform/request-guards.js';
 import { invalidField } from '../../services/contract/index.js';
 import { currencyOf } from './payments.js';
 

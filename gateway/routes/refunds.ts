@@ -3,9 +3,9 @@ import type { Client } from '@connectrpc/connect';
 import type { RefundsService } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import { refundJson } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
-import type { Handlers } from '../api/register.js';
+import type { Handlers } from './handlers.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
-import { refuseScenarioInLive } from '../../services/platform/index.js';
+import { refuseScenarioInLive } from '../../services/platform/request-guards.js';
 
 interface RefundBody {
   amount?: number;

@@ -1,7 +1,7 @@
 import type { Client } from '@connectrpc/connect';
 import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import { DomainError } from '../../services/contract/index.js';
-import type { Handlers } from '../api/register.js';
+import type { Handlers } from './handlers.js';
 
 export function sandboxHandlers(payments: Client<typeof PaymentsService>): Handlers {
   return {

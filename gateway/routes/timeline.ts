@@ -3,7 +3,7 @@ import type { Client } from '@connectrpc/connect';
 import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import type { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import { scopeOf } from '../auth/authenticate.js';
-import type { Handlers } from '../api/register.js';
+import type { Handlers } from './handlers.js';
 
 // A payment's timeline is told by the parts that own its facts: the payments part narrates risk,
 // routing, provider attempts, failover, captures and refunds; the webhooks part narrates the

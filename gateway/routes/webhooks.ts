@@ -1,7 +1,7 @@
 import type { Client } from '@connectrpc/connect';
 import type { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
 import { scopeOf } from '../auth/authenticate.js';
-import type { Handlers } from '../api/register.js';
+import type { Handlers } from './handlers.js';
 
 export function webhookHandlers(webhooks: Client<typeof WebhooksService>): Handlers {
   return {

@@ -1,4 +1,4 @@
-import { ASYNC_COMMIT_CTE, prepared, type Pool } from '../../services/platform/index.js';
+import { ASYNC_COMMIT_CTE, prepared, type Pool } from '../../services/platform/db.js';
 
 /**
  * Counts for the dashboard's per-client-address throttles (the rule and the routes:

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createBatcher, prepared, refusedByPostgres, type Pool } from '../../services/platform/index.js';
+import { createBatcher } from '../../services/platform/batcher.js';
+import { prepared, type Pool } from '../../services/platform/db.js';
+import { refusedByPostgres } from '../../services/platform/group-commit.js';
 
 /**
  * Idempotency records: a request claims (API key, Idempotency-Key), runs, then completes the row

@@ -1,5 +1,5 @@
 // Postgres access of the gateway (schema `gateway`), one file per topic.
-import type { Pool } from '../../services/platform/index.js';
+import type { Pool } from '../../services/platform/db.js';
 import { createAddressThrottleStore } from './address-throttle.js';
 import { createAllowlistStore } from './allowlists.js';
 import { createIdempotencyStore } from './idempotency.js';
@@ -31,7 +31,7 @@ export { RATE_WINDOW_MS } from './rate-limits.js';
 export type { RequestLogEntry } from './request-log.js';
 export { REQUEST_LOG_KEEP } from './request-log.js';
 export type { InvitationView } from './mailed-links.js';
-export type { AuditEntryView, OperatorMerchantView, RequestLogView, VerificationSubmissionView } from './dashboard-views.js';
+export type { AuditEntryView, OperatorMerchantView, RequestLogView, VerificationSubmissionView } from '../../services/contract/dashboard-views.js';
 export { runWithAuditAddress } from './audit-address.js';
 export type { SessionContext } from './sessions.js';
 export type { MemberView, Role, UserRow } from './users.js';

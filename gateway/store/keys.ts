@@ -1,6 +1,5 @@
-import {
-  newId, newSecret, sha256Hex, withTransaction, type Pool, type Queryable,
-} from '../../services/platform/index.js';
+import { withTransaction, type Pool, type Queryable } from '../../services/platform/db.js';
+import { newId, newSecret, sha256Hex } from '../../services/platform/ids.js';
 import { MAX_ACTIVE_API_KEYS } from '../../services/contract/project-caps.js';
 import { auditAddress } from './audit-address.js';
 

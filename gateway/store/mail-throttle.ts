@@ -1,9 +1,15 @@
-import { withTransaction, type Pool } from '../../services/platform/index.js';
-import { MAIL_LIMIT_PER_ADDRESS, MAIL_WINDOW_MS } from '../dashboard/mail-throttle.js';
-import { decideWindow, type ThrottleDecision } from '../dashboard/throttle.js';
+import { withTransaction, type Pool } from '../../services/platform/db.js';
+import { decideWindow, type ThrottleDecision } from './throttle-rule.js';
+
+// How many mails the dashboard sends to one address: at most MAIL_LIMIT_PER_ADDRESS in a sliding
+// window of MAIL_WINDOW_MS, counting every kind (password resets, registration links, notices,
+// invitations). Enough for a person who asks again because a mail is slow; too few to flood a
+// mailbox or the deployment's sending reputation. Counted in Postgres, so every replica spends one budget.
+export const MAIL_LIMIT_PER_ADDRESS = 5;
+export const MAIL_WINDOW_MS = 3_600_000;
 
 /**
- * The mail budget per recipient (the rule: gateway/dashboard/mail-throttle.ts). A send is taken
+ * The mail budget per recipient (throttle-rule.ts's decideWindow). A send is taken
  * before the mail goes out, under a transaction-scoped advisory lock on the address, so parallel
  * requests cannot all slip under the limit.
  */

@@ -1,5 +1,5 @@
-import type { Pool } from '../../services/platform/index.js';
-import type { AuditEntryView, OperatorMerchantView, VerificationSubmissionView } from './dashboard-views.js';
+import type { Pool } from '../../services/platform/db.js';
+import type { AuditEntryView, OperatorMerchantView, VerificationSubmissionView } from '../../services/contract/dashboard-views.js';
 
 /**
  * What the dashboard's operator console reads: merchants with where their verification stands, the

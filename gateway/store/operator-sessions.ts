@@ -1,4 +1,4 @@
-import type { Pool } from '../../services/platform/index.js';
+import type { Pool } from '../../services/platform/db.js';
 
 /**
  * Sessions of the deployment's operators in the dashboard, begun with OPERATOR_TOKEN

@@ -1,4 +1,4 @@
-import type { Pool } from '../../services/platform/index.js';
+import type { Pool } from '../../services/platform/db.js';
 import type { Mode } from './keys.js';
 
 /**

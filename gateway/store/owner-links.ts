@@ -1,4 +1,4 @@
-import { withTransaction, type Pool } from '../../services/platform/index.js';
+import { withTransaction, type Pool } from '../../services/platform/db.js';
 import { audit } from './keys.js';
 import { insertUser, isEmailTaken, userActor } from './users.js';
 

@@ -1,6 +1,7 @@
-import {
-  ASYNC_COMMIT_CTE, createBatcher, prepared, refusedByPostgres, sha256Hex, withTransaction, type Pool,
-} from '../../services/platform/index.js';
+import { createBatcher } from '../../services/platform/batcher.js';
+import { ASYNC_COMMIT_CTE, prepared, withTransaction, type Pool } from '../../services/platform/db.js';
+import { refusedByPostgres } from '../../services/platform/group-commit.js';
+import { sha256Hex } from '../../services/platform/ids.js';
 import { audit, IDENTITY_SQL, keyView, toIdentity, type ApiKeyView, type Identity } from './keys.js';
 
 /**

@@ -1,4 +1,4 @@
-import { withTransaction, type Pool } from '../../services/platform/index.js';
+import { withTransaction, type Pool } from '../../services/platform/db.js';
 import { insertOwner, isEmailTaken } from './users.js';
 
 /**

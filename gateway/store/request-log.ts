@@ -1,5 +1,5 @@
-import { ASYNC_COMMIT_CTE, type Pool } from '../../services/platform/index.js';
-import type { RequestLogView } from './dashboard-views.js';
+import { ASYNC_COMMIT_CTE, type Pool } from '../../services/platform/db.js';
+import type { RequestLogView } from '../../services/contract/dashboard-views.js';
 import type { Mode } from './keys.js';
 
 /** The request log: recent /v1 calls per project and mode, for the dashboard (never bodies or queries). */

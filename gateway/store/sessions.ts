@@ -1,4 +1,5 @@
-import { newId, type Pool } from '../../services/platform/index.js';
+import type { Pool } from '../../services/platform/db.js';
+import { newId } from '../../services/platform/ids.js';
 import type { Mode } from './keys.js';
 import type { Role } from './users.js';
 

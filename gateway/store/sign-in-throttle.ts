@@ -1,8 +1,8 @@
-import { withTransaction, type Pool } from '../../services/platform/index.js';
-import { decideAttempt, SIGN_IN_WINDOW_MS, type ThrottleDecision } from '../dashboard/throttle.js';
+import { withTransaction, type Pool } from '../../services/platform/db.js';
+import { decideAttempt, SIGN_IN_WINDOW_MS, type ThrottleDecision } from './throttle-rule.js';
 
 /**
- * The sign-in throttle's records (the rule is gateway/dashboard/throttle.ts): one row per attempt
+ * The sign-in throttle's records (the rule is throttle-rule.ts): one row per attempt
  * still counted as a failure. An attempt is taken before the password is checked, under a
  * transaction-scoped advisory lock on the pair, so parallel guesses cannot all slip through; a right
  * password clears the pair, and an attempt that was never checked (hashing busy) is given back.

@@ -1,4 +1,4 @@
-import type { Pool } from '../../services/platform/index.js';
+import type { Pool } from '../../services/platform/db.js';
 
 /**
  * What an open event stream's key still grants, read for every stream a gateway holds in one

@@ -1,6 +1,6 @@
-import type { Pool } from '../../services/platform/index.js';
-import { MAIL_WINDOW_MS } from '../dashboard/mail-throttle.js';
-import { SIGN_IN_WINDOW_MS } from '../dashboard/throttle.js';
+import type { Pool } from '../../services/platform/db.js';
+import { MAIL_WINDOW_MS } from './mail-throttle.js';
+import { SIGN_IN_WINDOW_MS } from './throttle-rule.js';
 
 /**
  * What the dashboard's sweep (gateway/dashboard/sweep.ts) deletes: mailed links past their expiry

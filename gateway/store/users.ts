@@ -1,11 +1,16 @@
-import { newId, type Pool, type Queryable } from '../../services/platform/index.js';
+import type { Pool, Queryable } from '../../services/platform/db.js';
+import { newId } from '../../services/platform/ids.js';
 import { audit, insertMerchant } from './keys.js';
 
 /** The dashboard's users and their memberships of merchants (gateway/dashboard/ uses them). */
 
-import type { Role } from '../dashboard/roles.js';
+/** A member's role in a merchant; what each may do is gateway/dashboard/roles.ts's. */
+export const ROLES = ['owner', 'developer', 'read_only'] as const;
+export type Role = (typeof ROLES)[number];
 
-export type { Role };
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
 
 export interface UserRow {
   id: string;

@@ -1,4 +1,5 @@
-import { newId, withTransaction, type Pool } from '../../services/platform/index.js';
+import { withTransaction, type Pool } from '../../services/platform/db.js';
+import { newId } from '../../services/platform/ids.js';
 import { audit } from './keys.js';
 import { userActor } from './users.js';
 

@@ -1,7 +1,10 @@
 // What routing-risk and the tools need to know of a provider: plain data, no behaviour. Each
-// provider's definition (services/payments/connectors/<code>/index.ts) is a ProviderFacts with its
+// provider's definition (services/connectors/<code>/index.ts) is a ProviderFacts with its
 // connector and checks added; the entry points hand the one list of definitions to the parts that
 // need it, so routing-risk learns providers without importing payments (docs/connectors.md).
+import type { ValueOf, VAULTS } from './enums.js';
+
+type Vault = ValueOf<typeof VAULTS>;
 
 /** A credential a connect takes, by the name the provider's API reference gives it. */
 export interface CredentialField {
@@ -33,11 +36,17 @@ export interface ProviderCapabilities {
    */
   vaultForwarding: boolean;
   /**
-   * This "provider" is a card vault (issue 25): its accounts are vault connections, which forward a
-   * vault reference of this `vault` (a credential's `vault`) to the providers listed in their
-   * `destinations` credential, at the account's fee per forwarded attempt. They never take a payment.
+   * This "provider" is a card vault: its accounts are vault connections, which forward a vault
+   * reference of this `vault` (a credential's `vault`, one of the contract's VAULTS) to the
+   * providers listed in their `destinations` credential, at the account's fee per forwarded
+   * attempt. They never take a payment.
    */
-  vault?: string;
+  vault?: Vault;
+  /**
+   * A vault whose references are also the own tokens of this provider (Stripe's vault: a reference
+   * is a Stripe PaymentMethod): a payment with such a reference may go to that provider directly.
+   */
+  vaultTokenIssuer?: string;
 }
 
 export interface ProviderFacts {

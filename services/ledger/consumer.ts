@@ -1,6 +1,8 @@
-import type { Logger, Pool } from '../platform/index.js';
+import type { Pool } from '../platform/db.js';
+import type { Logger } from '../platform/logger.js';
 import type { EventEnvelope } from '../contract/index.js';
-import { createBatcher, type Clock } from '../platform/index.js';
+import { createBatcher } from '../platform/batcher.js';
+import type { Clock } from '../platform/clock.js';
 import { UnreadableMoneyEvent } from './internal-movements.js';
 import { movementFromEvent } from './money-events.js';
 import type { Movement } from './movements.js';

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from '../platform/index.js';
-import { type Pool } from '../platform/index.js';
+import type { Logger } from '../platform/logger.js';
+import type { Pool } from '../platform/db.js';
 import { DomainError } from '../contract/index.js';
 import type { SettlementRecord } from './settlement-store.js';
-import type { ReportItemType, SettlementIngestion, SettlementReport } from './settlements.js';
+import type { ReportItemType, SettlementReport } from './settlement-report.js';
+import type { SettlementIngestion } from './settlements.js';
 import { toTransaction } from './store.js';
 import type { TransactionRecord } from './movements.js';
 

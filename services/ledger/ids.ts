@@ -1,4 +1,4 @@
-import { newId } from '../platform/index.js';
+import { newId } from '../platform/ids.js';
 
 // The contract names no prefix for transactions or settlements; these follow its style and the
 // shared format (time first), so keyset pagination by id is pagination by time.

@@ -3,10 +3,10 @@
 // version also the public payment, refund and payout outcomes) and emits settlement.created.
 // docs/ledger.md describes it.
 import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
-import {
-  assemblePart, createRelay, every, measuredBus, type PartInfo, type ServiceDeps, type ServicePart,
-  type Subscription,
-} from '../platform/index.js';
+import { measuredBus, type Subscription } from '../platform/bus/index.js';
+import { every } from '../platform/every.js';
+import { assemblePart, createRelay, type ServiceDeps, type ServicePart } from '../platform/part.js';
+import type { PartInfo } from '../platform/standalone.js';
 import { IN_FLIGHT, createLedgerConsumer } from './consumer.js';
 import { createDemoSettlement } from './demo-settlement.js';
 import { routes } from './service.js';

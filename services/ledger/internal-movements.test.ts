@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventEnvelope } from '../contract/index.js';
-import type { DisputeFundsMoved, PaymentDecided, PayoutSettled, RefundSettled } from '../platform/index.js';
+import type { DisputeFundsMoved, PaymentDecided, PayoutSettled, RefundSettled } from '../platform/internal-events.js';
 import { UnreadableMoneyEvent, movementFromInternalEvent } from './internal-movements.js';
 import { movementFromLegacyPublicEvent } from './legacy-public-movements.js';
 import { movementFromEvent } from './money-events.js';

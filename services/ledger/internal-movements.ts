@@ -2,7 +2,7 @@ import type { EventEnvelope } from '../contract/index.js';
 import {
   INTERNAL_EVENT_TYPES, disputeFundsMovedOf, lateChargeMovedOf, payoutSettledOf, paymentDecidedOf, refundSettledOf,
   type InternalEvent,
-} from '../platform/index.js';
+} from '../platform/internal-events.js';
 import { reversal, type Movement } from './movements.js';
 
 /**

@@ -1,4 +1,4 @@
-import { runServicePart } from '../platform/index.js';
+import { runServicePart } from '../platform/standalone.js';
 import { PART, build } from './index.js';
 
 await runServicePart(PART, [], build);

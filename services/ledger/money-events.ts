@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '../contract/index.js';
-import { isInternalType } from '../platform/index.js';
+import { isInternalType } from '../platform/internal-events.js';
 import { movementFromInternalEvent } from './internal-movements.js';
 import { movementFromLegacyPublicEvent } from './legacy-public-movements.js';
 import type { Movement } from './movements.js';

@@ -2,11 +2,13 @@ import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { LedgerService, type SettlementReport as ReportMessage } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { isOneOf, SETTLEMENT_STATUSES, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../contract/enums.js';
-import { pageLimit, requireScope, type Clock } from '../platform/index.js';
+import type { Clock } from '../platform/clock.js';
+import { pageLimit, requireScope } from '../platform/request-guards.js';
 import { invalidField, serviceError } from '../contract/index.js';
 import type { DemoSettlement } from './demo-settlement.js';
 import type { SettlementStore } from './settlement-store.js';
-import type { ReportItem, SettlementIngestion, SettlementReport } from './settlements.js';
+import type { ReportItem, SettlementReport } from './settlement-report.js';
+import type { SettlementIngestion } from './settlements.js';
 import type { LedgerStore } from './store.js';
 import { balanceToProto, settlementToProto, transactionToProto } from './to-proto.js';
 

@@ -1,5 +1,5 @@
 import type { SettlementStatus } from '../contract/enums.js';
-import type { Pool, Queryable } from '../platform/index.js';
+import type { Pool, Queryable } from '../platform/db.js';
 import type { Scope } from './movements.js';
 import { scopeValues, toTransaction } from './store.js';
 import type { TransactionRecord } from './movements.js';

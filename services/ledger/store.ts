@@ -1,4 +1,4 @@
-import type { Pool, Queryable } from '../platform/index.js';
+import type { Pool, Queryable } from '../platform/db.js';
 import { balanceOf, type AccountTotals, type BalanceFigures } from './balances.js';
 import { journalEntryId, transactionId } from './ids.js';
 import { isBalanced, movementLines, type Account, type JournalLine } from './journal.js';

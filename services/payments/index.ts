@@ -19,14 +19,14 @@ import { RefundsService } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import type { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import {
-  assemblePart, bindingSweep, createRelay, type PartInfo, type ServiceDeps, type ServicePart,
-} from '../platform/index.js';
-import { createConnectorRegistry, type Connector, type ProviderNetwork } from './connectors/index.js';
-import { instrumentConnectors } from './connectors/instrumented.js';
-import { issuerOfTokens, providersByCode, type ProviderDefinition } from './connectors/provider-definition.js';
-import { PROVIDERS } from './connectors/providers.js';
-import { createVaultForwarders } from './connectors/vault-forwarding.js';
+import { warnRenamedVariables } from '../platform/config.js';
+import { bindingSweep } from '../platform/idempotency-bindings.js';
+import { assemblePart, createRelay, type ServiceDeps, type ServicePart } from '../platform/part.js';
+import type { PartInfo } from '../platform/standalone.js';
+import { createConnectorRegistry, type Connector, type ProviderNetwork } from '../connectors/index.js';
+import { instrumentConnectors } from '../connectors/instrumented.js';
+import { issuerOfTokens, providersByCode, type LoadedProvider } from '../connectors/provider-definition.js';
+import { createVaultForwarders } from '../connectors/vault-forwarding.js';
 import {
   createAuthorizationExpiry, createCustomerActionExpiry, createDisputeReminders, createDisputeSync, createReconciliation, createSettlementSync,
   disputeReminderRoutes,
@@ -49,11 +49,11 @@ import { createRefunds, refundRoutes } from './refunds/index.js';
 export type {
   AccountCredentials, AuthorizeRequest, AuthorizeResult, Connector, CredentialSource, PaymentStatusResult,
   ProviderNetwork, RefundRequest, RefundResult,
-} from './connectors/index.js';
+} from '../connectors/index.js';
 
-export type { ConnectorFactory, ProviderDefinition } from './connectors/provider-definition.js';
-export type { CardPlaceholders, ForwarderFactory, VaultForwarder, VaultForwarders } from './connectors/index.js';
-export { PROVIDERS } from './connectors/providers.js';
+export type { ConnectorFactory, LoadedProvider, ProviderDefinition } from '../connectors/provider-definition.js';
+export type { CardPlaceholders, ForwarderFactory, VaultForwarder, VaultForwarders } from '../connectors/index.js';
+export { loadProviders } from '../connectors/provider-definition.js';
 
 /** How often the sandbox's demo providers open due chargebacks and decide due evidence (docs/disputes.md). */
 const SANDBOX_DISPUTE_SWEEP_MS = 1_000;
@@ -71,18 +71,19 @@ export const PART: PartInfo = { name: 'payments', schema: 'payments', dir: 'serv
 export interface PaymentsDeps extends ServiceDeps {
   routing: Client<typeof RoutingService>;
   /**
-   * routing-risk's provider accounts and the ledger: with both, Stripe's settlements are synced into
-   * the ledger every STRIPE_SETTLEMENT_SYNC_INTERVAL_MS (jobs/settlement-sync.ts); without, only
+   * routing-risk's provider accounts and the ledger: with both, providers' settlements are synced into
+   * the ledger every SETTLEMENT_SYNC_INTERVAL_MS (jobs/settlement-sync.ts); without, only
    * by an operator's svc settlement sync.
    */
   providerAccounts?: Client<typeof ProviderAccountsService>;
   ledger?: Client<typeof LedgerService>;
   /**
-   * The licensed providers' definitions (connectors/providers.ts by default): each one's connector
-   * is made with the part's credential source; its facts drive connects, notifications and the
-   * settlement sync. A test adds its own stand-in provider to the list.
+   * The licensed providers with their connectors loaded (`loadProviders(PROVIDERS)`, the list of
+   * services/connectors/providers.ts): each one's connector is made with the part's credential
+   * source; its facts drive connects, notifications and the settlement sync. A test adds its own
+   * stand-in provider to the list.
    */
-  providers?: readonly ProviderDefinition[];
+  providers: readonly LoadedProvider[];
   /** Ready connectors by provider code (tests' fakes); one named like a factory's replaces it. Demo providers are built in. */
   connectors?: Record<string, Connector>;
 }
@@ -95,7 +96,7 @@ export function build(deps: PaymentsDeps): ServicePart {
   const customerActions = createCustomerActions({ store, clock: deps.clock, relay });
   const credentials = createCredentialStore(deps.pool, key, otherKey);
   const network: ProviderNetwork = { allowlist: deps.config.providerBaseUrlAllowlist, logger: deps.logger };
-  const providers = providersByCode(deps.providers ?? PROVIDERS);
+  const providers = providersByCode(deps.providers);
   const vaults = createVaultForwarders(providers.values(), { credentials: credentials.source(), network });
   const made = Object.fromEntries([...providers.values()]
     .map((p) => [p.code, p.create({ credentials: credentials.source(), network, vaults })]));
@@ -111,6 +112,10 @@ export function build(deps: PaymentsDeps): ServicePart {
   const credentialSources: CredentialSources = {
     paymentMethods,
     issuerOf: issuerOfTokens([...providers.values()]),
+    vaultIssuers: new Map([...providers.values()].flatMap((p) => {
+      const { vault, vaultTokenIssuer } = p.capabilities;
+      return vault && vaultTokenIssuer ? [[vault, vaultTokenIssuer] as const] : [];
+    })),
     vaults: async (scope) => (await credentials.vaultDestinations(scope, vaultOf)).map((v) => ({
       vault: v.vault, accountId: v.accountId, destinations: v.destinations.filter((d) => forwardable.has(d)), feeFixed: 0n, feeBps: 0,
     })),
@@ -175,9 +180,10 @@ export function build(deps: PaymentsDeps): ServicePart {
     intervalMs: deps.config.reconciliationSweepMs, providerTimeoutMs: deps.config.providerTimeoutMs,
   });
   const lookups = createSettlementLookups(deps.pool);
+  warnRenamedVariables(deps.config, deps.logger);
   const settlementSync = deps.providerAccounts && deps.ledger && createSettlementSync({
     pool: deps.pool, connectors, providers: [...providers.values()], accounts: deps.providerAccounts, ledger: deps.ledger, lookups, clock: deps.clock,
-    logger: deps.logger, intervalMs: deps.config.stripeSettlementSyncIntervalMs, listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
+    logger: deps.logger, intervalMs: deps.config.settlementSyncIntervalMs, listTimeoutMs: SETTLEMENT_LIST_TIMEOUT_MS,
   });
   const reminders = createDisputeReminders({
     pool: deps.pool, store, disputes: disputes.store, clock: deps.clock, relay, logger: deps.logger, intervalMs: DISPUTE_REMINDER_SWEEP_MS,

@@ -1,7 +1,8 @@
-import type { Logger } from '../platform/index.js';
-import {
-  abandonedAfterMs, withDeadline, type Clock, type Metrics, type PoolClient,
-} from '../platform/index.js';
+import type { Logger } from '../platform/logger.js';
+import type { Clock } from '../platform/clock.js';
+import type { PoolClient } from '../platform/db.js';
+import { abandonedAfterMs, withDeadline } from '../platform/deadline.js';
+import type { Metrics } from '../platform/metrics.js';
 import { PAYOUT_STATUSES } from '../contract/enums.js';
 import { cost, type PayoutRecord } from './model.js';
 import { emitPayout } from './payouts.js';

@@ -7,9 +7,10 @@ import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import type { ProviderPayoutsService } from '../../proto/gen/svc/payments/v1/provider_payouts_pb.js';
 import { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import {
-  assemblePart, bindingSweep, createRelay, every, type PartInfo, type ServiceDeps, type ServicePart,
-} from '../platform/index.js';
+import { every } from '../platform/every.js';
+import { bindingSweep } from '../platform/idempotency-bindings.js';
+import { assemblePart, createRelay, type ServiceDeps, type ServicePart } from '../platform/part.js';
+import type { PartInfo } from '../platform/standalone.js';
 import { createDispatcher } from './dispatcher.js';
 import { createLicensedPayoutConnector } from './licensed-payouts.js';
 import { createPayouts } from './payouts.js';

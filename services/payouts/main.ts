@@ -2,7 +2,7 @@ import { createClient } from '@connectrpc/connect';
 import { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { ProviderPayoutsService } from '../../proto/gen/svc/payments/v1/provider_payouts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { peerTransport, runServicePart } from '../platform/index.js';
+import { peerTransport, runServicePart } from '../platform/standalone.js';
 import { PART, build } from './index.js';
 
 await runServicePart(PART, ['routing-risk', 'ledger', 'payments'], (deps) =>

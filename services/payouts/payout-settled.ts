@@ -1,4 +1,4 @@
-import type { PayoutSettled } from '../platform/index.js';
+import type { PayoutSettled } from '../platform/internal-events.js';
 import type { PayoutRecord } from './model.js';
 
 /**

@@ -3,9 +3,12 @@ import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { LedgerService } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { formatMoney, payoutJson } from '../contract/index.js';
-import {
-  enqueueEvent, INTERNAL_EVENT_TYPES, internalEnvelope, isBindingConflict, newId, type Binding, type Clock, type Queryable,
-} from '../platform/index.js';
+import type { Clock } from '../platform/clock.js';
+import type { Queryable } from '../platform/db.js';
+import { isBindingConflict, type Binding } from '../platform/idempotency-bindings.js';
+import { newId } from '../platform/ids.js';
+import { INTERNAL_EVENT_TYPES, internalEnvelope } from '../platform/internal-events.js';
+import { enqueueEvent } from '../platform/outbox.js';
 import { serviceError } from '../contract/index.js';
 import { cost, payoutToProto, type PayoutRecord } from './model.js';
 import { payoutSettled } from './payout-settled.js';

@@ -1,8 +1,7 @@
 import type { Scope as ScopeMessage } from '../../proto/gen/svc/common/v1/common_pb.js';
-import {
-  asJson, bindStatement, boundResource, columnsOf, valuesOf, withTransaction, type Binding, type FieldMap,
-  type Pool, type PoolClient, type Queryable,
-} from '../platform/index.js';
+import { withTransaction, type Pool, type PoolClient, type Queryable } from '../platform/db.js';
+import { asJson, columnsOf, valuesOf, type FieldMap } from '../platform/field-map.js';
+import { bindStatement, boundResource, type Binding } from '../platform/idempotency-bindings.js';
 import type { PayoutRecord } from './model.js';
 
 /** Postgres access of payouts. Every read filters on merchant, project and mode. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, loadConfig, MissingVariablesError, requireForPart } from './config.js';
+import { ConfigError, loadConfig, MissingVariablesError, requireForPart, warnRenamedVariables } from './config.js';
 
 test('defaults apply when nothing is set', () => {
   const c = loadConfig({});
@@ -192,4 +192,23 @@ test('NATS_URL takes a comma-separated seed list; replicas and placement of the 
   assert.equal(one.natsStreamReplicas, 1);
   assert.equal(one.natsStreamPlacement, undefined);
   assert.throws(() => loadConfig({ NATS_URL: 'nats://a:4222,http://b' }), /NATS_URL entry 2 of 2 must use nats: or tls:/);
+});
+
+test('SETTLEMENT_SYNC_INTERVAL_MS sets every provider\'s settlement sync; its old name is still read, with one warning', () => {
+  assert.equal(loadConfig({}).settlementSyncIntervalMs, 86_400_000);
+  assert.equal(loadConfig({ SETTLEMENT_SYNC_INTERVAL_MS: '600000' }).settlementSyncIntervalMs, 600_000);
+  const old = loadConfig({ STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: '300000' });
+  assert.equal(old.settlementSyncIntervalMs, 300_000);
+  // The new name wins where both are set.
+  assert.equal(loadConfig({ SETTLEMENT_SYNC_INTERVAL_MS: '600000', STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: '300000' }).settlementSyncIntervalMs, 600_000);
+  assert.throws(() => loadConfig({ STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: 'soon' }), /STRIPE_SETTLEMENT_SYNC_INTERVAL_MS/);
+
+  const warnings: string[] = [];
+  const logger = { warn: (msg: string) => warnings.push(msg) };
+  warnRenamedVariables(loadConfig({}), logger);
+  assert.deepEqual(warnings, []);
+  warnRenamedVariables(old, logger);
+  warnRenamedVariables(old, logger);
+  assert.equal(warnings.length, 1, 'once per process');
+  assert.match(warnings[0], /STRIPE_SETTLEMENT_SYNC_INTERVAL_MS is the old name of SETTLEMENT_SYNC_INTERVAL_MS/);
 });

@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import { DEFAULT_DATABASE_TIMEOUTS as DB_DEFAULTS } from './db.js';
 import { MIN_INTERNAL_TOKEN_LENGTH, type InternalCaller } from './internal-callers.js';
 import { parseOriginEntry } from './net/origin-allowlist.js';
 
@@ -23,6 +22,11 @@ export interface DatabaseTimeouts {
   /** TCP keepalive probes start after the connection is idle this long (DATABASE_KEEPALIVE_DELAY_MS). */
   keepAliveDelayMs: number;
 }
+
+/** The documented defaults of DatabaseTimeouts (docs/operations.md). */
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  connectMs: 2_000, statementMs: 5_000, queryMs: 6_000, idleInTransactionMs: 60_000, keepAliveDelayMs: 5_000,
+};
 
 export interface Config {
   databaseUrl?: string;
@@ -95,8 +99,13 @@ export interface Config {
   customerActionTtlMinutes: number;
   /** How often payments asks providers about attempts whose outcome is still open. */
   reconciliationSweepMs: number;
-  /** How often payments syncs each connected, active Stripe account's settlements into the ledger; 0 = never. */
-  stripeSettlementSyncIntervalMs: number;
+  /**
+   * How often payments syncs the settlements of each connected, active account of every provider
+   * that lists them (its definition's settlementSync) into the ledger; 0 = never.
+   */
+  settlementSyncIntervalMs: number;
+  /** Old names of variables this configuration read in place of their new ones (warnRenamedVariables). */
+  renamedVariables?: string[];
   /** How often each connected account's disputes are asked for (jobs/dispute-sync.ts); 0 off. */
   disputeSyncIntervalMs: number;
   /** Where merchants' customers reach the gateway, for hosted-page links (no trailing slash). */
@@ -226,6 +235,29 @@ function inProcessCalls(env: Env): InProcessCalls {
 function str(env: Env, name: string): string | undefined {
   const v = env[name];
   return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+/** Variables renamed, by their old name: the old one is still read while the new one is unset. */
+const RENAMED: Record<string, string> = {
+  // It drives every provider's settlement sync, not Stripe's alone.
+  STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: 'SETTLEMENT_SYNC_INTERVAL_MS',
+};
+
+/** The name a renamed variable is read by: its new one, or its old one when only that is set. */
+function nameIn(env: Env, name: string): string {
+  const old = Object.keys(RENAMED).find((o) => RENAMED[o] === name);
+  return env[name] === undefined && old !== undefined && env[old] !== undefined ? old : name;
+}
+
+const warned = new Set<string>();
+
+/** Logs, once per process and old name, that a configuration used a renamed variable's old name. */
+export function warnRenamedVariables(config: Pick<Config, 'renamedVariables'>, logger: { warn(msg: string): void }): void {
+  for (const old of config.renamedVariables ?? []) {
+    if (warned.has(old)) continue;
+    warned.add(old);
+    logger.warn(`${old} is the old name of ${RENAMED[old]}: it is read while ${RENAMED[old]} is unset; rename it`);
+  }
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -412,11 +444,11 @@ export function loadConfig(env: Env = process.env): Config {
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     database: {
-      connectMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', DB_DEFAULTS.connectMs, 100, 60_000),
-      statementMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DB_DEFAULTS.statementMs, 100, 600_000),
-      queryMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS', DB_DEFAULTS.queryMs, 100, 600_000),
-      idleInTransactionMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', DB_DEFAULTS.idleInTransactionMs, 1_000, 3_600_000),
-      keepAliveDelayMs: int(env, 'DATABASE_KEEPALIVE_DELAY_MS', DB_DEFAULTS.keepAliveDelayMs, 1_000, 600_000),
+      connectMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs, 100, 60_000),
+      statementMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs, 100, 600_000),
+      queryMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.queryMs, 100, 600_000),
+      idleInTransactionMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs, 1_000, 3_600_000),
+      keepAliveDelayMs: int(env, 'DATABASE_KEEPALIVE_DELAY_MS', DEFAULT_DATABASE_TIMEOUTS.keepAliveDelayMs, 1_000, 600_000),
     },
     clockSkewMaxMs: int(env, 'CLOCK_SKEW_MAX_MS', 2_000, 10, 3_600_000),
     clockSkewCheckMs: int(env, 'CLOCK_SKEW_CHECK_MS', 30_000, 100, 3_600_000),
@@ -435,7 +467,8 @@ export function loadConfig(env: Env = process.env): Config {
     authorizationTtlHours: int(env, 'AUTHORIZATION_TTL_HOURS', 168, 1, 24 * 31),
     expirySweepMs: int(env, 'EXPIRY_SWEEP_MS', 60_000, 10, 3_600_000),
     reconciliationSweepMs: int(env, 'RECONCILIATION_SWEEP_MS', 60_000, 10, 3_600_000),
-    stripeSettlementSyncIntervalMs: int(env, 'STRIPE_SETTLEMENT_SYNC_INTERVAL_MS', 86_400_000, 0, 30 * 86_400_000),
+    settlementSyncIntervalMs: int(env, nameIn(env, 'SETTLEMENT_SYNC_INTERVAL_MS'), 86_400_000, 0, 30 * 86_400_000),
+    renamedVariables: Object.keys(RENAMED).filter((old) => env[old] !== undefined),
     disputeSyncIntervalMs: int(env, 'DISPUTE_SYNC_INTERVAL_MS', 3_600_000, 0, 3_600_000),
     customerActionTtlMinutes: int(env, 'CUSTOMER_ACTION_TTL_MINUTES', 15, 1, 7 * 24 * 60),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),

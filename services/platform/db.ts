@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { DatabaseTimeouts } from './config.js';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './config.js';
 import { lostConnection } from './db-errors.js';
 import { SpanKind, inSpan, inTrace, tracingOn } from './tracing.js';
 
@@ -16,11 +16,6 @@ const types = {
     if (oid === INT8_OID) return (value: string) => BigInt(value);
     return pg.types.getTypeParser(oid, format);
   },
-};
-
-/** The documented defaults of DatabaseTimeouts (config.ts, docs/operations.md). */
-export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
-  connectMs: 2_000, statementMs: 5_000, queryMs: 6_000, idleInTransactionMs: 60_000, keepAliveDelayMs: 5_000,
 };
 
 /**

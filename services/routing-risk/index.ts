@@ -7,9 +7,9 @@
 // the same planner and strategies over a synthetic day, offline, for the bench and the CLI.
 import { ProviderAccountsService } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import {
-  assemblePart, type PartInfo, type ServiceDeps, type ServicePart, type Subscription,
-} from '../platform/index.js';
+import type { Subscription } from '../platform/bus/index.js';
+import { assemblePart, type ServiceDeps, type ServicePart } from '../platform/part.js';
+import type { PartInfo } from '../platform/standalone.js';
 import type { ProviderFacts } from '../contract/provider-facts.js';
 import { consumeAttemptOutcomes } from './outcome-consumer.js';
 import { outcomeMinutePruning } from './outcome-minute-retention.js';

@@ -1,5 +1,5 @@
-import { PROVIDERS } from '../payments/connectors/providers.js';
-import { runServicePart } from '../platform/index.js';
+import { PROVIDERS } from '../connectors/providers.js';
+import { runServicePart } from '../platform/standalone.js';
 import { PART, build } from './index.js';
 
 // The providers' rows are written at start from the one list of definitions (provider-catalogue.ts).

@@ -1,7 +1,9 @@
+import { createBatcher } from '../platform/batcher.js';
+import { measuredBus, type Subscription } from '../platform/bus/index.js';
 import {
-  INTERNAL_EVENT_TYPES, attemptSettledOf, createBatcher, internalSubjects, measuredBus, type AttemptSettledEvent,
-  type ServiceDeps, type Subscription,
-} from '../platform/index.js';
+  INTERNAL_EVENT_TYPES, attemptSettledOf, internalSubjects, type AttemptSettledEvent,
+} from '../platform/internal-events.js';
+import type { ServiceDeps } from '../platform/part.js';
 import { createOutcomeStore, type OutcomeStore } from './outcome-store.js';
 
 /** The durable consumer's name: every routing-risk replica shares it, so each event is recorded by one. */

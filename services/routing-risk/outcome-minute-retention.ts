@@ -1,4 +1,7 @@
-import { every, type Clock, type Logger, type Pool } from '../platform/index.js';
+import type { Clock } from '../platform/clock.js';
+import type { Pool } from '../platform/db.js';
+import { every } from '../platform/every.js';
+import type { Logger } from '../platform/logger.js';
 import { READ_WINDOW_MINUTES } from './strategies/index.js';
 
 // outcome_minutes (migration 0008) gains a row per project, account, segment level and five-minute

@@ -1,4 +1,5 @@
-import type { AttemptSettledEvent, Pool } from '../platform/index.js';
+import type { Pool } from '../platform/db.js';
+import type { AttemptSettledEvent } from '../platform/internal-events.js';
 import { scopeLearnsSql } from './learning-scopes.js';
 import { READ_WINDOW_MINUTES } from './strategies/index.js';
 

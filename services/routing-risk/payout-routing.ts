@@ -1,7 +1,7 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
-import { requireScope } from '../platform/index.js';
+import { requireScope } from '../platform/request-guards.js';
 import { feeFor, serviceError } from '../contract/index.js';
 import type { ProviderAccount } from './provider-account.js';
 

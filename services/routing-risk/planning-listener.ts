@@ -1,5 +1,6 @@
 import pg from 'pg';
-import type { Logger, Pool } from '../platform/index.js';
+import type { Pool } from '../platform/db.js';
+import type { Logger } from '../platform/logger.js';
 import { PLANNING_CHANNEL, type PlanningCache } from './planning-cache.js';
 
 /** Wait before listening again after the connection was lost or could not be made. */

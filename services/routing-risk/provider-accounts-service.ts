@@ -4,7 +4,8 @@ import {
   ProviderAccountsService, type ProviderAccount as AccountMessage,
 } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { isOneOf, MODES, PAYMENT_METHOD_TYPES } from '../contract/enums.js';
-import { requireScope, type Clock } from '../platform/index.js';
+import type { Clock } from '../platform/clock.js';
+import { requireScope } from '../platform/request-guards.js';
 import { invalidField, serviceError, toConnectError } from '../contract/index.js';
 import { limitReached, MAX_ACTIVE_PROVIDER_ACCOUNTS } from '../contract/project-caps.js';
 import { CONTROL_CHARACTERS_PROBLEM, hasControlCharacter } from '../contract/control-characters.js';

@@ -5,7 +5,10 @@ import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import {
   RoutingService, type RoutingRule as RuleMessage, type UpdateRoutingRuleRequest,
 } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { newId, requireScope, secondsSince, type Clock, type Metrics } from '../platform/index.js';
+import type { Clock } from '../platform/clock.js';
+import { newId } from '../platform/ids.js';
+import { secondsSince, type Metrics } from '../platform/metrics.js';
+import { requireScope } from '../platform/request-guards.js';
 import { invalidField, serviceError, toConnectError } from '../contract/index.js';
 import { limitReached, MAX_ROUTING_RULES } from '../contract/project-caps.js';
 import { planPayoutHandler } from './payout-routing.js';

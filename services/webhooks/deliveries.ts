@@ -1,5 +1,5 @@
 import type { Mode } from '../contract/enums.js';
-import type { Pool } from '../platform/index.js';
+import type { Pool } from '../platform/db.js';
 import type { Scope } from './endpoints.js';
 import { attemptId } from './ids.js';
 

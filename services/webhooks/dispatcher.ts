@@ -1,6 +1,7 @@
-import {
-  SpanKind, continueTrace, createBatcher, tracingOn, type Clock, type Logger,
-} from '../platform/index.js';
+import { createBatcher } from '../platform/batcher.js';
+import type { Clock } from '../platform/clock.js';
+import type { Logger } from '../platform/logger.js';
+import { SpanKind, continueTrace, tracingOn } from '../platform/tracing.js';
 import type { Claim, DeliveryStore, Outcome } from './deliveries.js';
 import { afterAttempt, retryAfterTime } from './schedule.js';
 import type { Throttle } from './throttle.js';
@@ -8,9 +9,9 @@ import type { SecretBox } from '../platform/secret-box.js';
 import type { AttemptResult, Sender } from './sender.js';
 import type { DeliveryMetrics } from './metrics.js';
 import { createHostPacer, hostOf } from './host-pacer.js';
-import { signatureHeader, truncateSignature } from './signature.js';
+import { deliveryHeaders, signatureHeader } from '../contract/webhook-delivery.js';
+import { truncateSignature } from './signature.js';
 
-export const USER_AGENT = 'svc-webhooks/1.0';
 const COALESCE_MS = 5;
 const CLAIM_AHEAD = 2;
 /** A claim waits in memory at most this long for its host's slot; one due later goes back to the table until then. */
@@ -41,22 +42,6 @@ export interface DispatcherOptions {
  * this many times its attempt limit in all: a receiver answering 429 for ever still ends exhausted.
  */
 const FREE_THROTTLED_FACTOR = 3;
-
-/** The contract's headers, in its order (`svc listen` sends the same for the deliveries it makes). */
-export function deliveryHeaders(
-  claim: Pick<Claim, 'id' | 'eventId' | 'eventType' | 'attempt' | 'body'>, signature: string,
-): Array<[string, string]> {
-  return [
-    ['content-type', 'application/json'],
-    ['user-agent', USER_AGENT],
-    ['svc-signature', signature],
-    ['svc-event-id', claim.eventId],
-    ['svc-event-type', claim.eventType],
-    ['svc-delivery-id', claim.id],
-    ['svc-delivery-attempt', String(claim.attempt)],
-    ['content-length', String(Buffer.byteLength(claim.body))],
-  ];
-}
 
 /**
  * Claims due deliveries and makes their attempts, at most `concurrency` claims held at once (until

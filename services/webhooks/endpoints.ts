@@ -1,4 +1,6 @@
-import { lockProjectList, newSecret, withTransaction, type Pool, type Queryable } from '../platform/index.js';
+import { withTransaction, type Pool, type Queryable } from '../platform/db.js';
+import { newSecret } from '../platform/ids.js';
+import { lockProjectList } from '../platform/list-lock.js';
 import { EVENT_TYPES, invalidField, serviceError, toConnectError } from '../contract/index.js';
 import { limitReached, MAX_ENABLED_WEBHOOK_ENDPOINTS } from '../contract/project-caps.js';
 import { endpointId } from './ids.js';

@@ -1,4 +1,4 @@
-import { type Pool } from '../platform/index.js';
+import type { Pool } from '../platform/db.js';
 import { invalidField } from '../contract/index.js';
 import type { Scope } from './endpoints.js';
 

@@ -1,4 +1,4 @@
-import type { Pool } from '../platform/index.js';
+import type { Pool } from '../platform/db.js';
 import type { Scope } from './endpoints.js';
 
 // The scope's stored events for GET /v1/events and GET /v1/events/{id}. Each is returned as its

@@ -1,9 +1,12 @@
 import { isOneOf, MODES } from '../contract/enums.js';
 import { MAX_ENABLED_WEBHOOK_ENDPOINTS } from '../contract/project-caps.js';
-import {
-  createBatcher, currentTraceparent, isInternalType, type Clock, type EventBus, type Logger, type Pool,
-  type Subscription,
-} from '../platform/index.js';
+import { createBatcher } from '../platform/batcher.js';
+import type { EventBus, Subscription } from '../platform/bus/index.js';
+import type { Clock } from '../platform/clock.js';
+import type { Pool } from '../platform/db.js';
+import { isInternalType } from '../platform/internal-events.js';
+import type { Logger } from '../platform/logger.js';
+import { currentTraceparent } from '../platform/tracing.js';
 import { type EventEnvelope } from '../contract/index.js';
 
 /** The contract's body: exactly these five fields; the bus's merchant_id and project_id stay home. */

@@ -1,4 +1,4 @@
-import { newId } from '../platform/index.js';
+import { newId } from '../platform/ids.js';
 
 // The contract names no prefix for endpoints or attempts; these follow its style (`whd_`, `whsec_`)
 // and the shared format, so they sort by creation time too.

@@ -9,10 +9,10 @@
 // (timeline.ts). Its sweep (sweep.ts) disables endpoints failing for days, leaving the gateway a
 // notice to mail, and deletes events and attempts past retention.
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
-import {
-  assemblePart, createSecretBox, measuredBus, rememberingOpened, type PartInfo, type ServiceDeps, type ServicePart,
-  type Subscription,
-} from '../platform/index.js';
+import { measuredBus, type Subscription } from '../platform/bus/index.js';
+import { assemblePart, type ServiceDeps, type ServicePart } from '../platform/part.js';
+import { createSecretBox, rememberingOpened } from '../platform/secret-box.js';
+import type { PartInfo } from '../platform/standalone.js';
 import { createDeliveryStore } from './deliveries.js';
 import { createDispatcher } from './dispatcher.js';
 import { deliveryMetrics } from './metrics.js';
@@ -29,9 +29,6 @@ import { webhooksRoutes } from './service.js';
 export const PART: PartInfo = { name: 'webhooks', schema: 'webhooks', dir: 'services/webhooks' };
 
 export { verifyWebhookSignature } from './verify.js';
-// `svc listen` signs and sends what it forwards exactly as a delivery is.
-export { deliveryHeaders } from './dispatcher.js';
-export { signatureHeader } from './signature.js';
 
 // Events held at once by the consumer; what it holds while a batch is written is stored by the next
 // statement, so under a burst up to this many events (each fanned out to its endpoints) share one.

@@ -1,4 +1,5 @@
-import { exitOnStartupError, loadConfig, requireForPart, runServicePart } from '../platform/index.js';
+import { loadConfig, requireForPart } from '../platform/config.js';
+import { exitOnStartupError, runServicePart } from '../platform/standalone.js';
 import { PART, build } from './index.js';
 
 // On its own the part keeps merchants' signing secrets in a database of its own: never unencrypted

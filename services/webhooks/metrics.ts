@@ -1,4 +1,4 @@
-import type { Metrics } from '../platform/index.js';
+import type { Metrics } from '../platform/metrics.js';
 import { ENDPOINT_STATES, type DeliveryStore } from './deliveries.js';
 
 // Webhook delivery as on-call sees it: each attempt's outcome and latency (exhausted ones are the

@@ -1,4 +1,4 @@
-import type { Pool } from '../platform/index.js';
+import type { Pool } from '../platform/db.js';
 
 // The recoveries table (migration 0008): at most one recovery runs per endpoint across replicas.
 // Its row is a lease taken, renewed and judged with the database's clock, held by one run (run_id);

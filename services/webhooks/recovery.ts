@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock, Logger } from '../platform/index.js';
+import type { Clock } from '../platform/clock.js';
+import type { Logger } from '../platform/logger.js';
 import type { DeliveryStore } from './deliveries.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { Scope } from './endpoints.js';

@@ -1,4 +1,6 @@
-import type { Clock, Logger, Pool } from '../platform/index.js';
+import type { Clock } from '../platform/clock.js';
+import type { Pool } from '../platform/db.js';
+import type { Logger } from '../platform/logger.js';
 
 // The webhooks part's periodic sweep, in every replica (each statement is safe to run twice at once):
 //  - endpoint health: an enabled endpoint whose every attempt has failed for WEBHOOK_DISABLE_AFTER_HOURS

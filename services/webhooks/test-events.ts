@@ -5,7 +5,7 @@ import { RefundSchema } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import { SettlementSchema } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { PayoutSchema } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { DisputeSchema } from '../../proto/gen/svc/payments/v1/disputes_pb.js';
-import { newId } from '../platform/index.js';
+import { newId } from '../platform/ids.js';
 import { type EventEnvelope } from '../contract/index.js';
 import {
   disputeJson, paymentJson, payoutJson, refundJson, settlementJson, type DisputeJson, type PaymentJson, type PayoutJson,

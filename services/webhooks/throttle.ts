@@ -1,4 +1,5 @@
-import type { Clock, Pool } from '../platform/index.js';
+import type { Clock } from '../platform/clock.js';
+import type { Pool } from '../platform/db.js';
 
 // An endpoint's maximum delivery rate (max_per_second), honoured by all dispatcher replicas
 // together: the endpoint's row holds the current second and the slots taken in it, and a slot is

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
-import { signatureHeader, truncateSignature } from './signature.js';
+import { signatureHeader } from '../contract/webhook-delivery.js';
+import { truncateSignature } from './signature.js';
 import { verifyWebhookSignature } from './verify.js';
 
 const secret = 'whsec_0123456789abcdefABCDEF0123456789';

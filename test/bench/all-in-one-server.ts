@@ -3,9 +3,10 @@
 // BENCH_METRICS=1. main.ts always builds a registry, so the "without" side needs its own entry.
 // BENCH_PROFILE=<path> lets the bench profile a window of the run (cpu-profile.ts).
 import { startStack } from '../../all-in-one/stack.js';
-import {
-  JetStreamBus, Metrics, createLogger, loadConfig, serveMetrics,
-} from '../../services/platform/index.js';
+import { JetStreamBus } from '../../services/platform/bus/index.js';
+import { loadConfig } from '../../services/platform/config.js';
+import { createLogger } from '../../services/platform/logger.js';
+import { Metrics, serveMetrics } from '../../services/platform/metrics.js';
 import { profileOnSignal } from './cpu-profile.js';
 
 if (process.env.BENCH_PROFILE) profileOnSignal(process.env.BENCH_PROFILE);

@@ -1,7 +1,7 @@
 // The benchmark's baseline: a bare Fastify route doing one durable Postgres insert per request.
 import Fastify from 'fastify';
 import pg from 'pg';
-import { newId } from '../../services/platform/index.js';
+import { newId } from '../../services/platform/ids.js';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 await pool.query('CREATE TABLE IF NOT EXISTS bench_baseline (id text PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');

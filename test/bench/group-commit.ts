@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { closedLoop, format, type Call } from './load.js';
 import { countPgStatements, perPaymentPg, snapshotPg } from './counts.js';
 import { startInProcessStack } from './in-process-stack.js';
-import { projectPath } from '../../services/platform/index.js';
+import { projectPath } from '../../services/platform/paths.js';
 
 // Issue 28's group commit under load: `node dist/test/bench/group-commit.js` runs the six parts in
 // this process (as `npm start` does, on DATABASE_URL and NATS_URL) and a closed loop of

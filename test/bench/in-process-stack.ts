@@ -18,7 +18,10 @@ export interface InProcessStack {
 export async function startInProcessStack(root: string, natsUrl: string): Promise<InProcessStack> {
   const load = (p: string) => import(pathToFileURL(join(root, 'dist', p)).href);
   const { startStack } = await load('all-in-one/stack.js');
-  const shared = await load('services/platform/index.js');
+  const shared = {
+    ...(await load('services/platform/ids.js')), ...(await load('services/platform/bus/index.js')),
+    ...(await load('services/platform/logger.js')), ...(await load('services/platform/config.js')),
+  };
   const db = await createTestDatabase();
   const testBus = await createTestBus();
   const operatorToken = shared.newSecret('svc_op_', 40);

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'undici';
 import { countPgStatements, cpuGroups, cpuOf, perPaymentPg, snapshotPg, writeCallsOf, type PgCounts } from './counts.js';
 import type { Call } from './load.js';
 import { startInProcessStack } from './in-process-stack.js';
-import { projectPath } from '../../services/platform/index.js';
+import { projectPath } from '../../services/platform/paths.js';
 
 const PAYMENTS = Number(process.env.BENCH_COUNT_PAYMENTS ?? 200);
 // Long enough for the relay, the ledger and webhooks to finish with the last payment's events.

@@ -15,9 +15,12 @@ import { create } from '@bufbuild/protobuf';
 import { createClient } from '@connectrpc/connect';
 import { ScopeSchema } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import {
-  HealthState, admittedCallers, createInProcessTransport, createLogger, createPool, migrate, newInternalToken, systemClock, withCredential,
-} from '../../services/platform/index.js';
+import { systemClock } from '../../services/platform/clock.js';
+import { createPool } from '../../services/platform/db.js';
+import { admittedCallers, newInternalToken, withCredential } from '../../services/platform/internal-callers.js';
+import { createLogger } from '../../services/platform/logger.js';
+import { migrate } from '../../services/platform/migrate.js';
+import { HealthState, createInProcessTransport } from '../../services/platform/rpc.js';
 import { createPlanningCache } from '../../services/routing-risk/planning-cache.js';
 import { planningListener } from '../../services/routing-risk/planning-listener.js';
 import { routes } from '../../services/routing-risk/service.js';

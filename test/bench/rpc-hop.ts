@@ -8,9 +8,11 @@ import * as grpc from '@grpc/grpc-js';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { createClient, type Transport } from '@connectrpc/connect';
 import { connectNodeAdapter, createGrpcTransport } from '@connectrpc/connect-node';
+import { createLogger } from '../../services/platform/logger.js';
 import {
-  HealthState, createInProcessTransport, createLogger, createPeerTransport, createRpcServer, listen,
-} from '../../services/platform/index.js';
+  HealthState, createInProcessTransport, createPeerTransport, createRpcServer,
+} from '../../services/platform/rpc.js';
+import { listen } from '../../services/platform/standalone.js';
 import {
   Health, HealthCheckRequestSchema, HealthCheckResponseSchema, HealthCheckResponse_ServingStatus as Status,
 } from '../../proto/gen/grpc/health/v1/health_pb.js';

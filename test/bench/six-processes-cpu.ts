@@ -12,7 +12,7 @@ import { cpuMs } from './counts.js';
 import { chargedTo } from './cpu-profile.js';
 import { startAllInOne } from '../helpers/all-in-one-process.js';
 import { newSplitMerchantKey, startSplitStack } from '../helpers/split-stack.js';
-import { projectPath } from '../../services/platform/index.js';
+import { projectPath } from '../../services/platform/paths.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);

@@ -8,10 +8,14 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { createClient } from '@connectrpc/connect';
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
-import {
-  JetStreamBus, OutboxRelay, createLogger, createPeerTransport, createPool, enqueueEvent, migrate, newId,
-  newInternalToken, withTransaction,
-} from '../../services/platform/index.js';
+import { JetStreamBus } from '../../services/platform/bus/index.js';
+import { createPool, withTransaction } from '../../services/platform/db.js';
+import { newId } from '../../services/platform/ids.js';
+import { newInternalToken } from '../../services/platform/internal-callers.js';
+import { createLogger } from '../../services/platform/logger.js';
+import { migrate } from '../../services/platform/migrate.js';
+import { OutboxRelay, enqueueEvent } from '../../services/platform/outbox.js';
+import { createPeerTransport } from '../../services/platform/rpc.js';
 import { type EventEnvelope } from '../../services/contract/index.js';
 import { deleteStream } from '../helpers/bus.js';
 import { createTestDatabase } from '../helpers/database.js';

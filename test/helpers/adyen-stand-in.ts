@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import adyen from '@adyen/api-library';
-import { REFUSAL_REASONS } from '../../services/payments/connectors/adyen/errors.js';
+import { REFUSAL_REASONS } from '../../services/connectors/adyen/errors.js';
 import { serveStandIn } from './stand-in-server.js';
 import { createAdyenDisputeEndpoints, type StandInAdyenDispute } from './adyen-stand-in-disputes.js';
 

@@ -6,7 +6,7 @@ import { deleteStream } from './bus.js';
 import { createTestDatabase } from './database.js';
 import { freePort, spawnPart, waitForHttp, type PartProcess } from './processes.js';
 import { newMerchantKeyAt } from './split-stack.js';
-import { newSecret } from '../../services/platform/index.js';
+import { newSecret } from '../../services/platform/ids.js';
 
 // `npm start`'s process (or another entry built like it) on the real Postgres and NATS, each on a
 // fresh database and JetStream stream: the benchmarks load it, the shutdown test signals it.

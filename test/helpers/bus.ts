@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'nats';
-import { JetStreamBus, MemoryBus, createLogger, type EventBus } from '../../services/platform/index.js';
+import { JetStreamBus, MemoryBus, type EventBus } from '../../services/platform/bus/index.js';
+import { createLogger } from '../../services/platform/logger.js';
 import { requireInCi } from './database.js';
 
 export interface TestBus {

@@ -14,7 +14,7 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RESPONSE_CODES } from '../../services/payments/connectors/checkout/errors.js';
+import { RESPONSE_CODES } from '../../services/connectors/checkout/errors.js';
 import { serveStandIn } from './stand-in-server.js';
 import { createCheckoutDisputeEndpoints, type StandInCheckoutDispute, type UploadedCheckoutFile } from './checkout-stand-in-disputes.js';
 

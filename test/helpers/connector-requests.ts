@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AuthorizeRequest, Connector, HoldRequest, RefundRequest } from '../../services/payments/connectors/index.js';
+import type { AuthorizeRequest, Connector, HoldRequest, RefundRequest } from '../../services/connectors/index.js';
 import { newId } from '../../services/platform/ids.js';
 
 /** A fresh deadline for one call: long enough for a stand-in, short enough to fail a stuck test. */

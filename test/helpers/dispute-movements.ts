@@ -3,9 +3,11 @@
 // they name: for the ledger's tests, which publish them without a payments part making disputes.
 import { randomBytes } from 'node:crypto';
 import { eventSubject, type EventEnvelope } from '../../services/contract/envelope.js';
+import type { EventBus } from '../../services/platform/bus/index.js';
+import { newId } from '../../services/platform/ids.js';
 import {
-  INTERNAL_EVENT_TYPES, internalEnvelope, newId, type DisputeFundsMoved, type EventBus, type PaymentDecided,
-} from '../../services/platform/index.js';
+  INTERNAL_EVENT_TYPES, internalEnvelope, type DisputeFundsMoved, type PaymentDecided,
+} from '../../services/platform/internal-events.js';
 
 export interface Scope { mode: string; merchantId: string; projectId: string }
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { FAILURE_CATEGORIES } from '../../services/contract/enums.js';
-import type { ErrorRule } from '../../services/payments/connectors/error-rules.js';
+import type { ErrorRule } from '../../services/connectors/error-rules.js';
 import { nextStep } from '../../services/payments/payments/attempt-outcomes.js';
 
 export type ErrorTables<R extends ErrorRule> = Array<[field: string, table: Readonly<Record<string, R>>]>;

@@ -6,7 +6,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import Stripe from 'stripe';
-import { projectPath } from '../../services/platform/index.js';
+import { projectPath } from '../../services/platform/paths.js';
 import { startDeadline } from './start-deadline.js';
 import { serveLoopback } from './stand-in-server.js';
 

@@ -1,6 +1,6 @@
 import { createRouterTransport } from '@connectrpc/connect';
 import { clientsOver, type GatewayClients, type GatewayTransports } from '../../gateway/index.js';
-import { createPeerTransport } from '../../services/platform/index.js';
+import { createPeerTransport } from '../../services/platform/rpc.js';
 
 /**
  * Clients for a gateway a test builds itself: the parts named by URL are reached for real, every

@@ -1,4 +1,4 @@
-import { peerVariable, type ServiceName } from '../../services/platform/index.js';
+import { peerVariable, type ServiceName } from '../../services/platform/config.js';
 import { freePort, spawnPart, waitForHttp, type PartProcess } from './processes.js';
 import type { TestStack } from './stack.js';
 

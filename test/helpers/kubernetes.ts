@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
-import { projectPath } from '../../services/platform/index.js';
+import { projectPath } from '../../services/platform/paths.js';
 
 // ---------------------------------------------------------------------------------------------
 // What the code says

@@ -3,7 +3,11 @@
 // included), and the events it is handed, in one merchant's test-mode project.
 import { createLedgerConsumer } from '../../services/ledger/index.js';
 import { type EventEnvelope } from '../../services/contract/index.js';
-import { createLogger, createPool, migrate, newId, systemClock, type Pool } from '../../services/platform/index.js';
+import { systemClock } from '../../services/platform/clock.js';
+import { createPool, type Pool } from '../../services/platform/db.js';
+import { newId } from '../../services/platform/ids.js';
+import { createLogger } from '../../services/platform/logger.js';
+import { migrate } from '../../services/platform/migrate.js';
 import { createTestDatabase } from './database.js';
 
 export interface LedgerDatabase {

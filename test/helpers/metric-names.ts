@@ -3,7 +3,7 @@
 // exports (a typo, a renamed metric) fails a test instead of never firing.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectPath } from '../../services/platform/index.js';
+import { projectPath } from '../../services/platform/paths.js';
 
 /** A series the code defines through services/platform/metrics.ts: its name (a pattern where the name is built) and kind. */
 export interface DefinedSeries { pattern: RegExp; source: string; kind: 'counter' | 'histogram' | 'gauge' }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { Health, HealthCheckResponse_ServingStatus } from '../../proto/gen/grpc/health/v1/health_pb.js';
-import { projectPath } from '../../services/platform/index.js';
+import { projectPath } from '../../services/platform/paths.js';
 import { startDeadline } from './start-deadline.js';
 
 export interface PartProcess {

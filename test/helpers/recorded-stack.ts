@@ -1,4 +1,6 @@
-import { createPool, isInternalType, type Clock, type Pool } from '../../services/platform/index.js';
+import type { Clock } from '../../services/platform/clock.js';
+import { createPool, type Pool } from '../../services/platform/db.js';
+import { isInternalType } from '../../services/platform/internal-events.js';
 import { type EventEnvelope } from '../../services/contract/index.js';
 import { startTestStack, type TestStack } from './stack.js';
 

@@ -11,7 +11,7 @@ import { ProviderPayoutsService } from '../../proto/gen/svc/payments/v1/provider
 import { RoutingService } from '../../proto/gen/svc/routing/v1/routing_pb.js';
 import { DemoPayoutConnector, PART, build, type PayoutConnector } from '../../services/payouts/index.js';
 import { DEMO_PROVIDER_CODES } from '../../services/payouts/providers.js';
-import { peerTransport, runServicePart } from '../../services/platform/index.js';
+import { peerTransport, runServicePart } from '../../services/platform/standalone.js';
 
 const latencyMs = Number(process.env.DEMO_PAYOUT_LATENCY_MS ?? 0);
 const sendLog = process.env.DEMO_PAYOUT_SEND_LOG;

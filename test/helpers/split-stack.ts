@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import {
-  newInternalToken, newSecret, peerVariable, SERVICE_NAMES, type ServiceName,
-} from '../../services/platform/index.js';
+import { peerVariable, SERVICE_NAMES, type ServiceName } from '../../services/platform/config.js';
+import { newSecret } from '../../services/platform/ids.js';
+import { newInternalToken } from '../../services/platform/internal-callers.js';
 import { deleteStream } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { request } from './stack.js';

@@ -3,9 +3,12 @@ import { startStack, type Stack } from '../../all-in-one/stack.js';
 import type { Connector, ProviderDefinition } from '../../services/payments/index.js';
 import type { PayoutConnector } from '../../services/payouts/index.js';
 import type { Mode } from '../../services/contract/enums.js';
-import {
-  Metrics, createLogger, loadConfig, newSecret, startTracing, type Clock, type Logger,
-} from '../../services/platform/index.js';
+import type { Clock } from '../../services/platform/clock.js';
+import { loadConfig } from '../../services/platform/config.js';
+import { newSecret } from '../../services/platform/ids.js';
+import { createLogger, type Logger } from '../../services/platform/logger.js';
+import { Metrics } from '../../services/platform/metrics.js';
+import { startTracing } from '../../services/platform/tracing.js';
 import { createTestBus, type TestBus } from './bus.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { STAND_IN_ORIGINS } from './stand-in-server.js';
@@ -81,7 +84,7 @@ export async function startTestStack(
     OPERATOR_TOKEN: operatorToken,
     OUTBOX_POLL_MS: '50',
     // Off unless a test turns it on: a daily sync would otherwise call the stand-ins of long-lived stacks.
-    STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: '0',
+    SETTLEMENT_SYNC_INTERVAL_MS: '0',
     // Tests register and sign in many users from one loopback address; test/security-auth-throttles.test.ts
     // runs with the deployment's per-address limits.
     AUTH_THROTTLE_PER_MINUTE: '10000',

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { projectPath } from '../../services/platform/index.js';
+import { projectPath } from '../../services/platform/paths.js';
 
 /** Whether the command can be started at all (its exit code does not matter here). */
 export function onPath(command: string, ...args: string[]): boolean {

@@ -6,7 +6,7 @@
 // take Adyen's place as the vault's destination.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../../services/platform/index.js';
+import type { Logger } from '../../services/platform/logger.js';
 import { startAdyenStandIn, type AdyenStandIn } from './adyen-stand-in.js';
 import { liveKey, startCheckoutStandIn, type CheckoutStandIn } from './checkout-stand-in.js';
 import type { CardUnderTest } from './card-data-grep.js';

@@ -330,7 +330,7 @@ export interface Settlement {
   items?: Record<string, unknown>[];
 }
 
-export type { RequestLogView } from '../../../gateway/store/dashboard-views';
+export type { RequestLogView } from '../../../services/contract/dashboard-views';
 
 export interface ProviderAccount {
   id: string;

@@ -5,7 +5,8 @@ import {
   DemoBehaviourService, type DemoBehaviourSchema, type DemoSegment as DemoSegmentMessage,
 } from '../../../proto/gen/svc/payments/v1/demo_behaviour_pb.js';
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { requireScope, type Clock } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import { requireScope } from '../../platform/request-guards.js';
 import { DEMO_PROVIDERS, invalidField, PAYMENT_METHOD_TYPES, toConnectError } from '../../contract/index.js';
 import { limitReached, MAX_DEMO_SEGMENTS } from '../../contract/project-caps.js';
 import { CURRENCIES } from '../../contract/currencies.js';

@@ -2,7 +2,7 @@ import { withTransaction, type Pool } from '../../platform/db.js';
 import { lockProjectList } from '../../platform/list-lock.js';
 import type { Clock } from '../../platform/clock.js';
 import type { CheckedScope as Scope } from '../../platform/request-guards.js';
-import type { DemoBehaviour, DemoBehaviourSource, DemoSegmentKey } from '../connectors/index.js';
+import type { DemoBehaviour, DemoBehaviourSource, DemoSegmentKey } from '../../connectors/index.js';
 
 // payments.demo_behaviours (migration 0019): one row per project, provider and segment. The demo
 // connector reads a project's rows per attempt through a cache of CACHE_MS, dropped at once by a

@@ -1,9 +1,10 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { disputeJson } from '../../contract/index.js';
-import {
-  INTERNAL_EVENT_TYPES, newId, type Clock, type DisputeFundsMoved, type Queryable,
-} from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Queryable } from '../../platform/db.js';
+import { newId } from '../../platform/ids.js';
+import { INTERNAL_EVENT_TYPES, type DisputeFundsMoved } from '../../platform/internal-events.js';
 import { commitChange, disputeEntryTitle, type PaymentRecord, type PaymentsStore, type TimelineEntry } from '../payments/index.js';
 import type { ChangeSource, DisputeRecord, FundMovement, ProviderDisputeView } from './model.js';
 import { CLOSED_STATUSES, decideView, movementOf, type Verdict } from './state-machine.js';

@@ -1,6 +1,7 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { MAX_DISPUTE_DOCUMENT_BYTES, serviceError } from '../../contract/index.js';
-import { newId, type Clock } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import { newId } from '../../platform/ids.js';
 import type { PaymentsStore } from '../payments/index.js';
 import type { ApplyProviderView, createApply } from './apply.js';
 import type { DisputeEvidence, DisputeRecord } from './model.js';

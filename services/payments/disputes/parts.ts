@@ -1,4 +1,6 @@
-import type { Clock, Logger, Pool } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Pool } from '../../platform/db.js';
+import type { Logger } from '../../platform/logger.js';
 import type { PaymentsStore } from '../payments/index.js';
 import { createApply } from './apply.js';
 import { createDisputes } from './disputes.js';

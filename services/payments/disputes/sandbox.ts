@@ -1,7 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { DEMO_PROVIDERS } from '../../contract/index.js';
-import type { Clock, Logger } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Logger } from '../../platform/logger.js';
 import { createSweep } from '../jobs/sweep.js';
 import type { PaymentsStore } from '../payments/index.js';
 import type { ApplyProviderView } from './apply.js';

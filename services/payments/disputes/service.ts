@@ -4,7 +4,7 @@ import {
   DisputesService, type DisputeEvidence as EvidenceProto,
 } from '../../../proto/gen/svc/payments/v1/disputes_pb.js';
 import { containsCardNumber, DISPUTE_STATUSES, invalidField, isOneOf, serviceError } from '../../contract/index.js';
-import { requireScope } from '../../platform/index.js';
+import { requireScope } from '../../platform/request-guards.js';
 import { MAX_DOCUMENTS, MAX_EVIDENCE_TEXT, type Disputes } from './disputes.js';
 import type { DisputeEvidence } from './model.js';
 import { disputeToProto, documentToProto } from './to-proto.js';

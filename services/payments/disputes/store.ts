@@ -1,5 +1,5 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import type { Pool, Queryable } from '../../platform/index.js';
+import type { Pool, Queryable } from '../../platform/db.js';
 import type { ChangeSource, DisputeRecord, FundMovement } from './model.js';
 
 /** Postgres access to disputes, their history, money movements and documents. Every read filters on the scope. */

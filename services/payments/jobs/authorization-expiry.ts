@@ -1,4 +1,5 @@
-import type { Clock, Logger } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Logger } from '../../platform/logger.js';
 import { commitChange, expireAuthorization, type PaymentsStore } from '../payments/index.js';
 import { createSweep } from './sweep.js';
 

@@ -1,7 +1,11 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { disputeJson, evidenceDaysLeft, REMINDER_DAYS } from '../../contract/index.js';
-import { enqueueEvent, newId, type Clock, type Logger, type Pool, type Queryable } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Pool, Queryable } from '../../platform/db.js';
+import { newId } from '../../platform/ids.js';
+import type { Logger } from '../../platform/logger.js';
+import { enqueueEvent } from '../../platform/outbox.js';
 import { disputeToProto, type DisputeStore } from '../disputes/index.js';
 import type { PaymentsStore } from '../payments/index.js';
 import { createSweep } from './sweep.js';

@@ -1,5 +1,8 @@
-import { every, withDeadline, type Logger, type Pool } from '../../platform/index.js';
-import type { ConnectorRegistry, ProviderNotification } from '../connectors/index.js';
+import type { Pool } from '../../platform/db.js';
+import { withDeadline } from '../../platform/deadline.js';
+import { every } from '../../platform/every.js';
+import type { Logger } from '../../platform/logger.js';
+import type { ConnectorRegistry, ProviderNotification } from '../../connectors/index.js';
 
 /**
  * Providers' disputes found without their notification (DISPUTE_SYNC_INTERVAL_MS, hourly at most):

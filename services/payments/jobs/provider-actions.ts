@@ -1,7 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { withDeadline, type Clock } from '../../platform/index.js';
-import type { ConnectorRegistry, HoldResult } from '../connectors/index.js';
+import type { Clock } from '../../platform/clock.js';
+import { withDeadline } from '../../platform/deadline.js';
+import type { ConnectorRegistry, HoldResult } from '../../connectors/index.js';
 import {
   type AttemptRecord, awaitingCustomer, type Change, commitChange, completeCustomerAction, type CustomerActionRecord,
   type PaymentRecord, type PaymentsStore, providerCall, providerCompletesCustomerAction, queryStatus,

@@ -1,10 +1,13 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { abandonedAfterMs, every, type Clock, type Logger } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import { abandonedAfterMs } from '../../platform/deadline.js';
+import { every } from '../../platform/every.js';
+import type { Logger } from '../../platform/logger.js';
 import {
   attemptCredential, type AttemptRecord, commitChange, type CredentialSources, keptNetworkTransactionId, type PaymentsStore,
   providerCall, queryStatus, settleLate,
 } from '../payments/index.js';
-import type { ConnectorRegistry } from '../connectors/index.js';
+import type { ConnectorRegistry } from '../../connectors/index.js';
 import type { Refunds } from '../refunds/index.js';
 import type { LateCharges } from '../late-charges/index.js';
 import { settleDueProviderAction } from './provider-actions.js';

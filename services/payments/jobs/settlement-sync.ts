@@ -3,13 +3,18 @@ import type { Client } from '@connectrpc/connect';
 import type { LedgerService } from '../../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { ProviderSettlementSchema } from '../../../proto/gen/svc/payments/v1/provider_settlements_pb.js';
 import type { ProviderAccount, ProviderAccountsService } from '../../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
-import { every, withDeadline, type Clock, type Logger, type Pool } from '../../platform/index.js';
-import type { Connector, ConnectorRegistry } from '../connectors/index.js';
-import type { ProviderDefinition } from '../connectors/provider-definition.js';
-import { settlementMessages, settlementReportOf, type SettlementLookups } from '../provider-settlements/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Pool } from '../../platform/db.js';
+import { withDeadline } from '../../platform/deadline.js';
+import { every } from '../../platform/every.js';
+import type { Logger } from '../../platform/logger.js';
+import type { Connector, ConnectorRegistry } from '../../connectors/index.js';
+import type { ProviderChecks } from '../../connectors/provider-definition.js';
+import { settlementReportOf } from '../../contract/ledger-settlement-report.js';
+import { settlementMessages, type SettlementLookups } from '../provider-settlements/index.js';
 
 /**
- * Providers' settlements into the ledger without an operator (STRIPE_SETTLEMENT_SYNC_INTERVAL_MS):
+ * Providers' settlements into the ledger without an operator (SETTLEMENT_SYNC_INTERVAL_MS):
  * what `svc settlement sync` does for one account, done once per interval for every connected
  * (credentials stored here), active account of every provider whose definition has the
  * settlementSync capability. Every replica runs the loop; a sync is claimed
@@ -24,7 +29,7 @@ export interface SettlementSyncDeps {
   pool: Pool;
   connectors: ConnectorRegistry;
   /** The providers' definitions: those with capabilities.settlementSync are synced. */
-  providers: ReadonlyArray<Pick<ProviderDefinition, 'code' | 'capabilities'>>;
+  providers: ReadonlyArray<Pick<ProviderChecks, 'code' | 'capabilities'>>;
   accounts: Pick<Client<typeof ProviderAccountsService>, 'getProviderAccount'>;
   ledger: Pick<Client<typeof LedgerService>, 'ingestSettlementReports'>;
   lookups: SettlementLookups;

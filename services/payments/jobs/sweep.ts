@@ -1,4 +1,6 @@
-import { every, type Logger, type PoolClient } from '../../platform/index.js';
+import type { PoolClient } from '../../platform/db.js';
+import { every } from '../../platform/every.js';
+import type { Logger } from '../../platform/logger.js';
 import type { PaymentsStore } from '../payments/index.js';
 
 /**

@@ -1,7 +1,7 @@
 // What a late success records, the same whoever reports it (a provider's notification, or the
 // sandbox's late_success scenario): the charge to return, and the timeline entry that says so.
-import type { AttemptRecord, PaymentRecord, TimelineEntry } from '../payments/index.js';
-import type { LateCharge } from './store.js';
+import type { AttemptRecord, PaymentRecord, TimelineEntry } from '../payments/model.js';
+import type { LateCharge } from './late-charge.js';
 
 export interface LateSuccess {
   charge: LateCharge;

@@ -1,9 +1,10 @@
 // What the ledger is told of a late charge's money (internal.late_charge.moved): the charge when it
 // is recorded, its return when the provider confirms it, each in the same transaction as that record.
-import {
-  INTERNAL_EVENT_TYPES, enqueueEventStatement, internalEnvelope, newId, type LateChargeMoved, type Statement,
-} from '../../platform/index.js';
-import type { LateCharge } from './store.js';
+import type { Statement } from '../../platform/db.js';
+import { newId } from '../../platform/ids.js';
+import { INTERNAL_EVENT_TYPES, internalEnvelope, type LateChargeMoved } from '../../platform/internal-events.js';
+import { enqueueEventStatement } from '../../platform/outbox.js';
+import type { LateCharge } from './late-charge.js';
 
 /** A hold (capture_method manual) moved no money, so it has nothing to book: undefined. */
 export function lateChargeMoved(c: LateCharge, kind: LateChargeMoved['kind'], at: Date): LateChargeMoved | undefined {

@@ -1,25 +1,8 @@
 // The late_charges table (migration 0026): one row per attempt whose provider reported a success
 // after the attempt was recorded failed, and where returning that charge stands.
-import type { Pool, Queryable, Statement } from '../../platform/index.js';
+import type { Pool, Queryable, Statement } from '../../platform/db.js';
+import type { LateCharge, LateChargeStatus } from './late-charge.js';
 import { lateChargedStatements } from './moved.js';
-
-export type LateChargeStatus = 'returning' | 'returned' | 'return_refused';
-
-export interface LateCharge {
-  attemptId: string;
-  paymentId: string;
-  merchantId: string;
-  projectId: string;
-  mode: string;
-  providerCode: string;
-  providerAccountId: string;
-  providerPaymentId: string;
-  amount: bigint;
-  currency: string;
-  /** Only authorized at the provider (capture_method manual): released, not refunded. */
-  held: boolean;
-  status: LateChargeStatus;
-}
 
 const COLUMNS = `attempt_id, payment_id, merchant_id, project_id, mode, provider_code, provider_account_id,
   provider_payment_id, amount, currency, held, status`;

@@ -8,7 +8,9 @@ import {
 import { CREDENTIAL_TYPES, isOneOf, VAULTS } from '../../contract/enums.js';
 import { invalidField, serviceError, toConnectError } from '../../contract/index.js';
 import { limitReached, MAX_PAYMENT_METHOD_CREDENTIALS } from '../../contract/project-caps.js';
-import { newId, requireScope, type Clock } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import { newId } from '../../platform/ids.js';
+import { requireScope } from '../../platform/request-guards.js';
 import { isSecondVault, type CredentialRecord, type PaymentMethodStore } from './store.js';
 
 /** A provider token's size is the provider's business; a Drop-in's encrypted card JSON is a few KiB. */

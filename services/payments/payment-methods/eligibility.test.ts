@@ -4,6 +4,8 @@ import { oneOffCredential, storedCredentials } from './eligibility.js';
 import type { CredentialRecord } from './store.js';
 
 const issuerOf = (token: string) => (token.startsWith('pm_') ? 'stripe' : undefined);
+// Stripe's vault references are Stripe PaymentMethods (stripe-vault/facts.ts).
+const VAULT_ISSUERS = new Map([['stripe', 'stripe']]);
 const credential = (over: Partial<CredentialRecord>): CredentialRecord => ({
   id: 'pmc_1', paymentMethodId: 'pm_1', kind: 'provider_token', providerCode: null, providerAccountId: null, vaultCode: null,
   token: 'x', createdAt: new Date(0), ...over,
@@ -14,7 +16,7 @@ test('a stored method\'s provider tokens reach their issuers, each sent its own 
   const c = storedCredentials([
     credential({ token: 'pm_1', providerCode: 'stripe' }),
     credential({ token: 'adyen_bound', providerCode: 'adyen', providerAccountId: 'pac_a2' }),
-  ], 'live', issuerOf, []);
+  ], 'live', issuerOf, [], VAULT_ISSUERS);
   assert.deepEqual(c.reach, [{ providerCode: 'stripe', providerAccountId: undefined }, { providerCode: 'adyen', providerAccountId: 'pac_a2' }]);
   assert.equal(c.tokenFor(at('stripe')), 'pm_1');
   assert.equal(c.tokenFor(at('adyen', 'pac_a2')), 'adyen_bound');
@@ -24,21 +26,21 @@ test('a stored method\'s provider tokens reach their issuers, each sent its own 
 
 test('a vault reference: Stripe\'s is a Stripe PaymentMethod; through a connected vault it reaches the destinations', () => {
   const vaults = [{ vault: 'stripe', destinations: ['adyen'], feeFixed: 0n, feeBps: 0 }];
-  const c = storedCredentials([credential({ kind: 'vault_token', token: 'pm_vaulted', vaultCode: 'stripe' })], 'live', issuerOf, vaults);
+  const c = storedCredentials([credential({ kind: 'vault_token', token: 'pm_vaulted', vaultCode: 'stripe' })], 'live', issuerOf, vaults, VAULT_ISSUERS);
   assert.deepEqual(c.reach, [
     { providerCode: 'stripe' },
     { providerCode: 'adyen', vault: 'stripe', vaultFeeFixed: 0n, vaultFeeBps: 0 },
   ]);
   assert.equal(c.tokenFor(at('stripe')), 'pm_vaulted');
   assert.equal(c.tokenFor(at('adyen', 'pac_adyen', 'stripe')), 'pm_vaulted');
-  const bt = storedCredentials([credential({ kind: 'vault_token', token: 'bt_1', vaultCode: 'basis_theory' })], 'live', issuerOf, vaults);
+  const bt = storedCredentials([credential({ kind: 'vault_token', token: 'bt_1', vaultCode: 'basis_theory' })], 'live', issuerOf, vaults, VAULT_ISSUERS);
   assert.deepEqual(bt.reach, [], 'a Basis Theory token without a connected Basis Theory vault reaches nothing');
 });
 
 test('a method stored without provider_code: its token\'s shape, else any account in test mode only', () => {
-  assert.deepEqual(storedCredentials([credential({ token: 'pm_x' })], 'live', issuerOf, []).reach, [{ providerCode: 'stripe', providerAccountId: undefined }]);
-  assert.deepEqual(storedCredentials([credential({ token: 'opaque' })], 'live', issuerOf, []).reach, []);
-  const test = storedCredentials([credential({ token: 'opaque' })], 'test', issuerOf, []);
+  assert.deepEqual(storedCredentials([credential({ token: 'pm_x' })], 'live', issuerOf, [], VAULT_ISSUERS).reach, [{ providerCode: 'stripe', providerAccountId: undefined }]);
+  assert.deepEqual(storedCredentials([credential({ token: 'opaque' })], 'live', issuerOf, [], VAULT_ISSUERS).reach, []);
+  const test = storedCredentials([credential({ token: 'opaque' })], 'test', issuerOf, [], VAULT_ISSUERS);
   assert.equal(test.reach, undefined);
   assert.equal(test.tokenFor(at('anything')), 'opaque');
 });

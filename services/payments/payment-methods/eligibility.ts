@@ -1,8 +1,9 @@
 // Which accounts a payment's credential reaches, told to the route planner, and which token each
 // chosen account is then sent (issue 25). A provider token reaches its issuing provider (one
 // account of it when account-bound); a vault reference reaches, through a connected vault, the
-// providers the vault may forward to; a Stripe vault reference is also a Stripe PaymentMethod,
-// usable at Stripe directly. Demo accounts simulate a provider and take any credential.
+// providers the vault may forward to, and the provider whose own tokens the vault's references
+// also are (Stripe's vault: a PaymentMethod), directly. Demo accounts simulate a provider and take
+// any credential.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { CredentialReachSchema, RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import { invalidField } from '../../contract/index.js';
@@ -39,11 +40,15 @@ export interface PaymentCredentials {
 /** The provider whose token shape the token has (connectors' `issuedToken`), if exactly one claims it. */
 export type IssuerOf = (token: string) => string | undefined;
 
-function directReach(c: PaymentCredential): ReachInit[] {
+/** By vault, the provider whose own tokens its references also are (a definition's `vaultTokenIssuer`). */
+export type VaultIssuers = ReadonlyMap<string, string>;
+
+function directReach(c: PaymentCredential, vaultIssuers: VaultIssuers): ReachInit[] {
   if (c.kind === 'provider_token') {
     return c.providerCode ? [{ providerCode: c.providerCode, providerAccountId: c.providerAccountId ?? undefined }] : [];
   }
-  return c.vault === 'stripe' ? [{ providerCode: 'stripe' }] : [];
+  const issuer = c.vault === null ? undefined : vaultIssuers.get(c.vault);
+  return issuer ? [{ providerCode: issuer }] : [];
 }
 
 function forwardedReach(c: PaymentCredential, vaults: VaultRoute[]): ReachInit[] {
@@ -58,17 +63,17 @@ function withIssuer(c: PaymentCredential, issuerOf: IssuerOf): PaymentCredential
   return c.kind === 'provider_token' && !c.providerCode ? { ...c, providerCode: issuerOf(c.token) ?? null } : c;
 }
 
-export function credentialsOf(list: PaymentCredential[], vaults: VaultRoute[]): PaymentCredentials {
+export function credentialsOf(list: PaymentCredential[], vaults: VaultRoute[], vaultIssuers: VaultIssuers): PaymentCredentials {
   return {
-    reach: list.flatMap((c) => [...directReach(c), ...forwardedReach(c, vaults)]),
+    reach: list.flatMap((c) => [...directReach(c, vaultIssuers), ...forwardedReach(c, vaults)]),
     tokenFor(candidate) {
       if (candidate.vault) return list.find((c) => c.kind === 'vault_token' && c.vault === candidate.vault)?.token;
       const bound = list.find((c) => c.providerCode === candidate.providerCode && c.providerAccountId === candidate.providerAccountId);
       const issued = list.find((c) => c.providerCode === candidate.providerCode && !c.providerAccountId);
-      const stripeVault = candidate.providerCode === 'stripe' ? list.find((c) => c.vault === 'stripe') : undefined;
+      const vaulted = list.find((c) => c.kind === 'vault_token' && c.vault !== null && vaultIssuers.get(c.vault) === candidate.providerCode);
       // A demo account simulates any provider: it is sent the method's first token.
       const demo = candidate.providerCode.startsWith('demo_') ? list[0] : undefined;
-      return (bound ?? issued ?? stripeVault ?? demo)?.token;
+      return (bound ?? issued ?? vaulted ?? demo)?.token;
     },
   };
 }
@@ -77,13 +82,13 @@ const anyAccount = (token: string | undefined): PaymentCredentials => ({ reach: 
 
 /** A stored method's credentials; one without a known issuer reaches every account in test mode only. */
 export function storedCredentials(
-  records: CredentialRecord[], mode: string, issuerOf: IssuerOf, vaults: VaultRoute[],
+  records: CredentialRecord[], mode: string, issuerOf: IssuerOf, vaults: VaultRoute[], vaultIssuers: VaultIssuers,
 ): PaymentCredentials {
   const list = records.map((r): PaymentCredential => withIssuer({
     kind: r.kind, token: r.token, providerCode: r.providerCode, providerAccountId: r.providerAccountId, vault: r.vaultCode,
   }, issuerOf));
   if (mode === 'test' && list.some((c) => c.kind === 'provider_token' && !c.providerCode)) return anyAccount(list[0]?.token);
-  return credentialsOf(list, vaults);
+  return credentialsOf(list, vaults, vaultIssuers);
 }
 
 /**
@@ -98,7 +103,7 @@ export function oneOffCredential(
 ): PaymentCredentials {
   if (token === undefined) return providerCode ? { reach: [{ providerCode }], tokenFor: () => undefined } : anyAccount(undefined);
   const issuer = providerCode ?? issuerOf(token);
-  if (issuer) return credentialsOf([{ kind: 'provider_token', token, providerCode: issuer, providerAccountId: null, vault: null }], []);
+  if (issuer) return credentialsOf([{ kind: 'provider_token', token, providerCode: issuer, providerAccountId: null, vault: null }], [], new Map());
   if (mode === 'test') return anyAccount(token);
   throw invalidField('payment_method.provider_code',
     'payment_method.provider_code is required: the provider that issued payment_method.token cannot be told from its shape');

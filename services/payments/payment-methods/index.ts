@@ -7,5 +7,5 @@ export { storedCardFacts } from './stored-card.js';
 export { createTokenBox, type TokenBox } from './token-box.js';
 export { createPaymentMethodStore, type CredentialRecord, type PaymentMethodRecord, type PaymentMethodStore } from './store.js';
 export {
-  oneOffCredential, storedCredentials, type IssuerOf, type PaymentCredentials, type VaultRoute,
+  oneOffCredential, storedCredentials, type IssuerOf, type PaymentCredentials, type VaultIssuers, type VaultRoute,
 } from './eligibility.js';

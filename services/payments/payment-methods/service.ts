@@ -8,7 +8,9 @@ import {
 import { credentialRoutes, newCredential } from './credentials.js';
 import type { PaymentMethodInput } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
 import { isOneOf, PAYMENT_METHOD_TYPES } from '../../contract/enums.js';
-import { newId, requireScope, type Clock } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import { newId } from '../../platform/ids.js';
+import { requireScope } from '../../platform/request-guards.js';
 import { invalidField, serviceError } from '../../contract/index.js';
 import type { PaymentMethodRecord, PaymentMethodStore } from './store.js';
 

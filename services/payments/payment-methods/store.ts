@@ -1,5 +1,5 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { withTransaction, type Pool, type Queryable, type Statement } from '../../platform/index.js';
+import { withTransaction, type Pool, type Queryable, type Statement } from '../../platform/db.js';
 import type { TokenBox } from './token-box.js';
 
 /** A stored payment method. Its tokens are its credentials (below), never part of the method's record. */

@@ -1,4 +1,4 @@
-import { cardFactsOf, type CardFacts } from '../connectors/index.js';
+import { cardFactsOf, type CardFacts } from '../../connectors/index.js';
 import type { PaymentMethodRecord } from './store.js';
 
 /**

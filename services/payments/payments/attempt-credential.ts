@@ -1,6 +1,6 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import {
-  storedCredentials, type IssuerOf, type PaymentCredentials, type PaymentMethodStore, type VaultRoute,
+  storedCredentials, type IssuerOf, type PaymentCredentials, type PaymentMethodStore, type VaultIssuers, type VaultRoute,
 } from '../payment-methods/index.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 import { forwardingOf, type ProviderCall } from './provider-call.js';
@@ -15,6 +15,8 @@ export interface CredentialSources {
   paymentMethods: Pick<PaymentMethodStore, 'credentials' | 'networkTransactionIdStatement'>;
   /** The provider a token's shape names (the providers' `issuedToken`). */
   issuerOf: IssuerOf;
+  /** By vault, the provider whose own tokens its references also are (the vault definitions' `vaultTokenIssuer`). */
+  vaultIssuers: VaultIssuers;
   /** The vaults the scope connected, with the providers each forwards to; none when absent. */
   vaults?: (scope: Scope) => Promise<VaultRoute[]>;
 }
@@ -26,7 +28,7 @@ export async function methodCredentials(
   const [records, vaults] = await Promise.all([
     src.paymentMethods.credentials(scope, methodId), src.vaults?.(scope) ?? Promise.resolve([]),
   ]);
-  return { credentials: storedCredentials(records, scope.mode, src.issuerOf, vaults), vaults };
+  return { credentials: storedCredentials(records, scope.mode, src.issuerOf, vaults, src.vaultIssuers), vaults };
 }
 
 /** The token an attempt was sent and, for a forwarded one, the vault connection it went through. */

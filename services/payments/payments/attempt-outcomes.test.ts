@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
-import type { AuthorizeResult } from '../connectors/index.js';
+import type { AuthorizeResult } from '../../connectors/index.js';
 import { nextStep, paymentFailure, recordAnswer, settled, withCard } from './attempt-outcomes.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 import { settleAttempt } from './transitions.js';

@@ -2,7 +2,7 @@
 // failure (recordAnswer), what the payment does next (nextStep), and the failure a failed payment
 // reports. transitions.ts turns these into payment changes; provider-call.ts makes the calls.
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
-import type { AuthorizeResult, CardFacts } from '../connectors/index.js';
+import type { AuthorizeResult, CardFacts } from '../../connectors/index.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
 
 export const FAILURE_BY_OUTCOME: Record<string, FailureJson> = {

@@ -1,5 +1,7 @@
 import { paymentJson } from '../../contract/index.js';
-import { enqueueEventStatement, newId, type Queryable, type Statement } from '../../platform/index.js';
+import type { Queryable, Statement } from '../../platform/db.js';
+import { newId } from '../../platform/ids.js';
+import { enqueueEventStatement } from '../../platform/outbox.js';
 import type { AttemptRecord, TimelineEntry } from './model.js';
 import { ATTEMPT_SETTLED, type PaymentsStore } from './store.js';
 import { internalEvents } from './internal-events.js';

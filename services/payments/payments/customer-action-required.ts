@@ -1,7 +1,7 @@
-import { newSecret, sha256Hex } from '../../platform/index.js';
+import { newSecret, sha256Hex } from '../../platform/ids.js';
 import type { ProviderAnswer } from './attempt-outcomes.js';
 import type { AttemptRecord, CustomerActionRecord, PaymentRecord, TimelineEntry } from './model.js';
-import type { CustomerActionRequired } from '../connectors/index.js';
+import type { CustomerActionRequired } from '../../connectors/index.js';
 
 /**
  * A provider's requires_action, as the payment shows it: whether the customer can act on it, and

@@ -1,4 +1,4 @@
-import type { Pool, Queryable } from '../../platform/index.js';
+import type { Pool, Queryable } from '../../platform/db.js';
 import type { CustomerActionRecord } from './model.js';
 
 // The customer_actions table (asynchronous rails): part of the payments store (payments/store.ts

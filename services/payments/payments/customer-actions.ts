@@ -1,8 +1,9 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { sha256Hex, type Clock } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import { sha256Hex } from '../../platform/ids.js';
 import { serviceError } from '../../contract/index.js';
-import type { AuthorizeResult } from '../connectors/index.js';
+import type { AuthorizeResult } from '../../connectors/index.js';
 import type { ProviderAnswer } from './attempt-outcomes.js';
 import { commitChange } from './commit.js';
 import { TOKEN } from './customer-action-required.js';

@@ -1,9 +1,9 @@
 // Capturing or releasing an authorization at the provider that holds the funds, before the
 // payment's state changes here: a payment is never marked captured (or cancelled) unless the
 // provider said so. Connectors without holds (the demo providers) are not called.
-import { withDeadline } from '../../platform/index.js';
+import { withDeadline } from '../../platform/deadline.js';
 import { serviceError } from '../../contract/index.js';
-import type { ConnectorRegistry, HoldRequest, HoldResult } from '../connectors/index.js';
+import type { ConnectorRegistry, HoldRequest, HoldResult } from '../../connectors/index.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 
 export type HoldOperation = 'capture' | 'cancel';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
-import { attemptSettledOf, paymentDecidedOf } from '../../platform/index.js';
+import { attemptSettledOf, paymentDecidedOf } from '../../platform/internal-events.js';
 import { type EventEnvelope } from '../../contract/index.js';
 import type { ProviderAnswer } from './attempt-outcomes.js';
 import { internalEvents } from './internal-events.js';

@@ -1,6 +1,7 @@
+import { newId } from '../../platform/ids.js';
 import {
-  INTERNAL_EVENT_TYPES, internalEnvelope, newId, type AttemptSettled, type PaymentDecided,
-} from '../../platform/index.js';
+  INTERNAL_EVENT_TYPES, internalEnvelope, type AttemptSettled, type PaymentDecided,
+} from '../../platform/internal-events.js';
 import { type EventEnvelope } from '../../contract/index.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 import type { Change } from './transitions.js';

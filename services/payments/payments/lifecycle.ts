@@ -1,6 +1,7 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { formatMoney } from '../../contract/index.js';
-import { type Binding, type Clock } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Binding } from '../../platform/idempotency-bindings.js';
 import { feeFor, serviceError } from '../../contract/index.js';
 import { commitChange } from './commit.js';
 import { atProvider, type HeldFundsDeps, type HoldOperation } from './held-funds.js';

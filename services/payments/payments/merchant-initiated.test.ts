@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DomainError } from '../../contract/index.js';
-import type { AuthorizeResult } from '../connectors/index.js';
+import type { AuthorizeResult } from '../../connectors/index.js';
 import type { PaymentMethodRecord } from '../payment-methods/index.js';
 import { keptNetworkTransactionId, merchantInitiatedOf } from './merchant-initiated.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';

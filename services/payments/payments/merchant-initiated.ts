@@ -6,8 +6,8 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import type { CreatePaymentRequest } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
 import { invalidField } from '../../contract/index.js';
-import type { Statement } from '../../platform/index.js';
-import type { AuthorizeRequest, AuthorizeResult } from '../connectors/index.js';
+import type { Statement } from '../../platform/db.js';
+import type { AuthorizeRequest, AuthorizeResult } from '../../connectors/index.js';
 import type { PaymentMethodRecord, PaymentMethodStore } from '../payment-methods/index.js';
 import type { PaymentRecord } from './model.js';
 

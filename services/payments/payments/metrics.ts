@@ -1,5 +1,5 @@
 import { PAYMENT_METHOD_TYPES, PAYMENT_STATUSES } from '../../contract/enums.js';
-import type { Metrics } from '../../platform/index.js';
+import type { Metrics } from '../../platform/metrics.js';
 import type { PaymentRecord } from './model.js';
 
 // What the orchestrator decided for each payment request: its status when the request ends (a

@@ -4,7 +4,7 @@ import type { CreatePaymentRequest } from '../../../proto/gen/svc/payments/v1/pa
 import type { PlanPaymentRequestSchema, PlanPaymentResponse } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import type { PaymentRecord } from './model.js';
 import type { PaymentCredentials } from '../payment-methods/index.js';
-import type { CardFacts } from '../connectors/index.js';
+import type { CardFacts } from '../../connectors/index.js';
 
 /** What a create request becomes before anything is decided: the routing plan's input and the new payment. */
 

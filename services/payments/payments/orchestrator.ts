@@ -2,15 +2,16 @@ import type { Client } from '@connectrpc/connect';
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { CreatePaymentRequestSchema, type CreatePaymentRequest } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
 import type { RoutingService } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
-import {
-  bindingOf, isBindingConflict, newId, stillInProgress, type Binding, type Clock, type OutboxRelay,
-} from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import { bindingOf, isBindingConflict, stillInProgress, type Binding } from '../../platform/idempotency-bindings.js';
+import { newId } from '../../platform/ids.js';
+import type { OutboxRelay } from '../../platform/outbox.js';
 import { callProvider, forwardingOf, providerCall, type ProviderCall } from './provider-call.js';
 import { keptNetworkTransactionId, merchantInitiatedOf } from './merchant-initiated.js';
 import { withCard } from './attempt-outcomes.js';
 import { AttemptSettledElsewhere, commitChange } from './commit.js';
 import type { PaymentOutcomes } from './metrics.js';
-import type { CardFacts, ConnectorRegistry } from '../connectors/index.js';
+import type { CardFacts, ConnectorRegistry } from '../../connectors/index.js';
 import { actionable, type CustomerActionSettings } from './customer-action-required.js';
 import type { PaymentRecord } from './model.js';
 import { newPayment, planRequest } from './new-payment.js';

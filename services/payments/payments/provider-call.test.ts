@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { nextStep } from './attempt-outcomes.js';
 import { callProvider, type ProviderCall } from './provider-call.js';
-import type { AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from '../connectors/index.js';
+import type { AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult } from '../../connectors/index.js';
 
 const account = { providerCode: 'lic_x', id: 'pac_x', feeFixed: 10n, feeBps: 100, latencyMs: 0 };
 const req: ProviderCall = {

@@ -2,9 +2,9 @@
 // What the answer means is attempt-outcomes.ts (pure); this file only asks and settles the fee.
 import type {
   AttemptOutcome, AuthorizeRequest, AuthorizeResult, Connector, PaymentStatusResult, RoutedAccount,
-} from '../connectors/index.js';
+} from '../../connectors/index.js';
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
-import { DeadlineExceeded, withDeadline } from '../../platform/index.js';
+import { DeadlineExceeded, withDeadline } from '../../platform/deadline.js';
 import { settled, type ProviderAnswer } from './attempt-outcomes.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 

@@ -1,4 +1,4 @@
-import type { Statement } from '../../platform/index.js';
+import type { Statement } from '../../platform/db.js';
 import type { Change } from './transitions.js';
 
 /** How long after its success a `dispute` scenario payment is disputed (jobs/sandbox-disputes.ts opens it). */

@@ -1,7 +1,8 @@
 import { DEMO_PROVIDERS } from '../../contract/index.js';
-import { demoPaymentId } from '../connectors/index.js';
-import { lateChargeStatements, lateSuccess } from '../late-charges/index.js';
-import type { Statement } from '../../platform/index.js';
+import { demoPaymentId } from '../../connectors/index.js';
+import { lateSuccess } from '../late-charges/late-success.js';
+import { lateChargeStatements } from '../late-charges/store.js';
+import type { Statement } from '../../platform/db.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 import type { PaymentsStore } from './store.js';
 import type { Change } from './transitions.js';

@@ -7,9 +7,10 @@ import {
 } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
 import { refuseUnsafeRequest } from '../../contract/index.js';
 import { CAPTURE_METHODS, isOneOf, PAYMENT_METHOD_TYPES } from '../../contract/enums.js';
-import { bindingOf, pageLimit, refuseScenarioInLive, requireScope } from '../../platform/index.js';
+import { bindingOf } from '../../platform/idempotency-bindings.js';
+import { pageLimit, refuseScenarioInLive, requireScope } from '../../platform/request-guards.js';
 import { invalidField, serviceError } from '../../contract/index.js';
-import { DemoConnector, PAYMENT_SCENARIOS } from '../connectors/index.js';
+import { DemoConnector, PAYMENT_SCENARIOS } from '../../connectors/index.js';
 import { CUSTOMER_OUTCOMES, type CustomerActions, type CustomerOutcome } from './customer-actions.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Orchestrator } from './orchestrator.js';

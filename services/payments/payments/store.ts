@@ -1,9 +1,11 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import {
-  asJson, bindStatement, boundResource, columnsOf, createGroupCommit, runAsOne, valuesOf, withTransaction, type Binding,
-  type Pool, type PoolClient, type Queryable, type FieldMap, type Statement,
-} from '../../platform/index.js';
+  runAsOne, withTransaction, type Pool, type PoolClient, type Queryable, type Statement,
+} from '../../platform/db.js';
+import { asJson, columnsOf, valuesOf, type FieldMap } from '../../platform/field-map.js';
+import { createGroupCommit } from '../../platform/group-commit.js';
+import { bindStatement, boundResource, type Binding } from '../../platform/idempotency-bindings.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
 import { customerActionQueries } from './customer-action-store.js';
 import { monotonicIds, type TimelineRow } from './timeline.js';

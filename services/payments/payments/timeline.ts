@@ -2,7 +2,7 @@
 import { create, type JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { TimelineEventSchema, type TimelineEvent } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
-import { newId } from '../../platform/index.js';
+import { newId } from '../../platform/ids.js';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 

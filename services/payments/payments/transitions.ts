@@ -1,6 +1,6 @@
 import type { PlanPaymentResponse, RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import { formatMoney } from '../../contract/index.js';
-import { newId } from '../../platform/index.js';
+import { newId } from '../../platform/ids.js';
 import { newAttempt, nextStep, paymentFailure, recordAnswer, type ProviderAnswer } from './attempt-outcomes.js';
 import { openCustomerAction, type CustomerActionSettings } from './customer-action-required.js';
 import type { AttemptRecord, CustomerActionRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLogger } from '../../platform/index.js';
-import { createConnectorRegistry, type Connector } from '../connectors/index.js';
-import { providersByCode } from '../connectors/provider-definition.js';
-import { PROVIDERS } from '../connectors/providers.js';
+import { createLogger } from '../../platform/logger.js';
+import { createConnectorRegistry, type Connector } from '../../connectors/index.js';
+import { providersByCode } from '../../connectors/provider-definition.js';
+import { PROVIDERS } from '../../connectors/providers.js';
 import { credentialCheck } from './service.js';
 
 // What `svc provider test` answers when the connector cannot be asked, or does not answer.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { providersByCode } from '../connectors/provider-definition.js';
-import { PROVIDERS } from '../connectors/providers.js';
+import { providersByCode } from '../../connectors/provider-definition.js';
+import { PROVIDERS } from '../../connectors/providers.js';
 import { checkedValues } from './fields.js';
 
 // What a connect must carry per provider and mode, before anything is stored.

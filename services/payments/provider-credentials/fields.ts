@@ -1,6 +1,6 @@
 import { invalidField } from '../../contract/index.js';
-import type { ProviderDefinition } from '../connectors/provider-definition.js';
-import { baseUrlProblem } from '../connectors/provider-base-url.js';
+import type { ProviderChecks } from '../../connectors/provider-definition.js';
+import { baseUrlProblem } from '../../connectors/provider-base-url.js';
 
 // A connect is checked against the provider's definition (its credentialFields and modeMismatch,
 // connectors/<code>/index.ts) before anything is stored, so an account never exists with
@@ -15,7 +15,7 @@ const MAX_VALUE = 4096;
  * api_base_url passes the provider address policy (provider-base-url.ts) unless its origin is in `allowlist`.
  */
 export function checkedValues(
-  providers: ReadonlyMap<string, ProviderDefinition>, providerCode: string, mode: string, raw: Record<string, string>,
+  providers: ReadonlyMap<string, ProviderChecks>, providerCode: string, mode: string, raw: Record<string, string>,
   allowlist: readonly string[],
 ): Record<string, string> {
   const spec = providers.get(providerCode);
@@ -48,7 +48,7 @@ export function checkedValues(
 }
 
 /** A provider's credential field names, required and optional, in its definition's order. */
-export function fieldNames(spec: ProviderDefinition): { required: string[]; optional: string[] } {
+export function fieldNames(spec: ProviderChecks): { required: string[]; optional: string[] } {
   return {
     required: spec.credentialFields.filter((f) => f.required).map((f) => f.name),
     optional: spec.credentialFields.filter((f) => !f.required).map((f) => f.name),

@@ -1,12 +1,15 @@
 import type { ConnectRouter } from '@connectrpc/connect';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ProviderCredentialsService } from '../../../proto/gen/svc/payments/v1/provider_credentials_pb.js';
-import { requireScope, SecretKeyMissingError, type Clock, type Logger } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Logger } from '../../platform/logger.js';
+import { requireScope } from '../../platform/request-guards.js';
+import { SecretKeyMissingError } from '../../platform/secret-box.js';
 import { invalidField, serviceError } from '../../contract/index.js';
-import type { ConnectorRegistry, CredentialCheck } from '../connectors/index.js';
-import { baseUrlTrust } from '../connectors/provider-base-url.js';
-import type { ProviderDefinition } from '../connectors/provider-definition.js';
-import { UNREACHABLE_MESSAGE } from '../connectors/provider-fetch.js';
+import type { ConnectorRegistry, CredentialCheck } from '../../connectors/index.js';
+import { baseUrlTrust } from '../../connectors/provider-base-url.js';
+import type { ProviderChecks } from '../../connectors/provider-definition.js';
+import { UNREACHABLE_MESSAGE } from '../../connectors/provider-fetch.js';
 import { checkedValues, fieldNames } from './fields.js';
 import type { CredentialsRecord, CredentialStore } from './store.js';
 
@@ -16,7 +19,7 @@ export interface CredentialServiceDeps {
   store: CredentialStore;
   connectors: ConnectorRegistry;
   /** The providers' definitions by code: their credential fields and official hosts. */
-  providers: ReadonlyMap<string, ProviderDefinition>;
+  providers: ReadonlyMap<string, ProviderChecks>;
   clock: Clock;
   logger: Logger;
   /** How long `check` waits for the provider, as any provider call (PROVIDER_TIMEOUT_MS). */

@@ -1,6 +1,6 @@
 import type { Pool } from '../../platform/db.js';
 import { createSecretBox, type SecretBox } from '../../platform/secret-box.js';
-import type { AccountCredentials, CredentialSource } from '../connectors/types.js';
+import type { AccountCredentials, CredentialSource } from '../../connectors/types.js';
 
 // The provider_credentials table. Values are sealed as one JSON object; they leave this module
 // only through `source()`, the CredentialSource handed to connectors.

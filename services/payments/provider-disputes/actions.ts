@@ -1,8 +1,8 @@
 import { serviceError } from '../../contract/index.js';
-import { withDeadline, DeadlineExceeded } from '../../platform/index.js';
+import { withDeadline, DeadlineExceeded } from '../../platform/deadline.js';
 import {
   DisputeActionFailed, type Connector, type ConnectorRegistry, type DisputeActionAnswer, type DisputeActionRequest,
-} from '../connectors/index.js';
+} from '../../connectors/index.js';
 import type { DisputeProviderActions, DisputeRecord, ProviderAnswer } from '../disputes/index.js';
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AuthorizeResult } from '../connectors/index.js';
+import type { AuthorizeResult } from '../../connectors/index.js';
 import type { AttemptRecord, CustomerActionRecord, PaymentRecord } from '../payments/index.js';
 import { describeEntry } from '../payments/timeline-descriptions.js';
 import { decideHold, decidePayment } from './decide.js';

@@ -1,4 +1,4 @@
-import type { AuthorizeResult, HoldResult, NotificationSubject } from '../connectors/index.js';
+import type { AuthorizeResult, HoldResult, NotificationSubject } from '../../connectors/index.js';
 import {
   approve, awaitingCustomer, cancel, type Change, type CustomerActionRecord, fail, type PaymentRecord,
   providerCompletesCustomerAction, type TimelineEntry,

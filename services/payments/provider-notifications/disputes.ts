@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import type { Queryable } from '../../platform/index.js';
-import type { ProviderDispute } from '../connectors/index.js';
+import type { Queryable } from '../../platform/db.js';
+import type { ProviderDispute } from '../../connectors/index.js';
 import { DisputeViewRefused, type ApplyProviderView, type DisputeStore, type ProviderDisputeView } from '../disputes/index.js';
 import type { PaymentsStore } from '../payments/index.js';
 import type { Applied } from './store.js';

@@ -1,4 +1,4 @@
-import type { Pool } from '../../platform/index.js';
+import type { Pool } from '../../platform/db.js';
 
 // Deliveries that are only a hint, read by fetching the payment from the provider (Mollie's unsigned
 // `id=tr_…`): anyone who knows an account's webhook address may post them, and each fetch spends the

@@ -1,4 +1,5 @@
-import { every, type Logger } from '../../platform/index.js';
+import { every } from '../../platform/every.js';
+import type { Logger } from '../../platform/logger.js';
 import type { Receiver } from './receive.js';
 
 // Every replica reads, every FOLLOW_UP_MS, the hinted payment ids whose posts waited out their

@@ -1,8 +1,10 @@
-import type { Clock, Logger, Pool, Queryable } from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Pool, Queryable } from '../../platform/db.js';
+import type { Logger } from '../../platform/logger.js';
 import { fromConnectError, serviceError } from '../../contract/index.js';
-import type { Connector, ConnectorRegistry, NotificationSubject, PayoutResult, ProviderNotification } from '../connectors/index.js';
+import type { Connector, ConnectorRegistry, NotificationSubject, PayoutResult, ProviderNotification } from '../../connectors/index.js';
 import { commitChange, type PaymentRecord, type PaymentsStore } from '../payments/index.js';
-import type { ProviderDefinition } from '../connectors/provider-definition.js';
+import type { ProviderChecks } from '../../connectors/provider-definition.js';
 import type { CredentialStore } from '../provider-credentials/index.js';
 import type { Refunds } from '../refunds/index.js';
 import type { DisputeNotified } from './disputes.js';
@@ -24,7 +26,7 @@ export interface ReceiveDeps {
   credentials: Pick<CredentialStore, 'describe'>;
   connectors: ConnectorRegistry;
   /** The providers' definitions by code: the name a timeline entry gives the provider. */
-  providers: ReadonlyMap<string, Pick<ProviderDefinition, 'name'>>;
+  providers: ReadonlyMap<string, Pick<ProviderChecks, 'name'>>;
   refunds: Pick<Refunds, 'notified'>;
   /** Applies a dispute notification to the dispute of the payment it names (disputes.ts). */
   disputes: DisputeNotified;

@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import type { Queryable } from '../../platform/index.js';
+import type { Queryable } from '../../platform/db.js';
 
 // The provider_notifications table (one row per provider event and account: the de-duplication
 // key), and how a notification finds the payment or refund it is about: only among those of the

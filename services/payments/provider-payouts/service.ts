@@ -4,9 +4,11 @@ import {
   ProviderPayoutsService, type PayoutAnswerSchema,
 } from '../../../proto/gen/svc/payments/v1/provider_payouts_pb.js';
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { requireScope, withDeadline, type Logger } from '../../platform/index.js';
+import { withDeadline } from '../../platform/deadline.js';
+import type { Logger } from '../../platform/logger.js';
+import { requireScope } from '../../platform/request-guards.js';
 import { invalidField, serviceError } from '../../contract/index.js';
-import type { Connector, ConnectorRegistry, PayoutResult } from '../connectors/index.js';
+import type { Connector, ConnectorRegistry, PayoutResult } from '../../connectors/index.js';
 import type { CredentialStore } from '../provider-credentials/index.js';
 
 // ProviderPayoutsService: the payouts part's way to a licensed provider. Payments holds the

@@ -1,5 +1,4 @@
 // Provider settlements: the batches a licensed provider settled for an account, read by its
 // connector from an uploaded report (Adyen) or the provider's API (Stripe), for the ledger's ingestion.
-export { settlementReportOf, type SettlementReport } from './ledger-report.js';
 export { providerSettlementRoutes, settlementMessages } from './service.js';
 export { createSettlementLookups, type SettlementLookups } from './store.js';

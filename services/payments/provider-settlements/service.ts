@@ -5,9 +5,11 @@ import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import {
   ProviderSettlementsService, type ProviderSettlementSchema,
 } from '../../../proto/gen/svc/payments/v1/provider_settlements_pb.js';
-import { requireScope, withDeadline, type Logger } from '../../platform/index.js';
+import { withDeadline } from '../../platform/deadline.js';
+import type { Logger } from '../../platform/logger.js';
+import { requireScope } from '../../platform/request-guards.js';
 import { invalidField, serviceError } from '../../contract/index.js';
-import type { Connector, ConnectorRegistry, ProviderSettlement } from '../connectors/index.js';
+import type { Connector, ConnectorRegistry, ProviderSettlement } from '../../connectors/index.js';
 import type { CredentialStore } from '../provider-credentials/index.js';
 import type { SettlementLookups } from './store.js';
 

@@ -1,4 +1,4 @@
-import type { Pool } from '../../platform/index.js';
+import type { Pool } from '../../platform/db.js';
 
 /** Postgres reads of provider settlements: which of our payments an attempt id a provider echoed belongs to. */
 export function createSettlementLookups(pool: Pool) {

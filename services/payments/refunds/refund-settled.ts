@@ -1,4 +1,4 @@
-import { INTERNAL_EVENT_TYPES, type RefundSettled } from '../../platform/index.js';
+import { INTERNAL_EVENT_TYPES, type RefundSettled } from '../../platform/internal-events.js';
 import type { RefundRecord } from './store.js';
 
 /**

@@ -6,12 +6,13 @@ import { RefundSchema, type Refund } from '../../../proto/gen/svc/payments/v1/re
 import { formatMoney, REFUND_FAILED_AFTER_ACCEPTANCE, refundJson } from '../../contract/index.js';
 import { REFUND_SCENARIOS as CONTRACT_REFUND_SCENARIOS } from '../../contract/enums.js';
 import type { Metrics } from '../../platform/metrics.js';
-import {
-  abandonedAfterMs, isBindingConflict, newId, runAsOne, stillInProgress, withDeadline, type Binding,
-  type Clock, type Pool, type Queryable,
-} from '../../platform/index.js';
+import type { Clock } from '../../platform/clock.js';
+import { runAsOne, type Pool, type Queryable } from '../../platform/db.js';
+import { abandonedAfterMs, withDeadline } from '../../platform/deadline.js';
+import { isBindingConflict, stillInProgress, type Binding } from '../../platform/idempotency-bindings.js';
+import { newId } from '../../platform/ids.js';
 import { serviceError } from '../../contract/index.js';
-import type { ConnectorRegistry, RefundOutcome, RefundResult } from '../connectors/index.js';
+import type { ConnectorRegistry, RefundOutcome, RefundResult } from '../../connectors/index.js';
 import {
   assertAllowed, type Change, commitChange, type FailureJson, type PaymentRecord, type PaymentsStore, refundReversed,
   refundSettled, type TimelineEntry,

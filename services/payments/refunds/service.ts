@@ -4,7 +4,8 @@ import {
   CreateRefundRequestSchema, RefundsService, type CreateRefundRequest,
 } from '../../../proto/gen/svc/payments/v1/refunds_pb.js';
 import { refuseUnsafeRequest } from '../../contract/index.js';
-import { bindingOf, refuseScenarioInLive, requireScope } from '../../platform/index.js';
+import { bindingOf } from '../../platform/idempotency-bindings.js';
+import { refuseScenarioInLive, requireScope } from '../../platform/request-guards.js';
 import { invalidField, serviceError } from '../../contract/index.js';
 import { REFUND_SCENARIOS, refundToProto, type Refunds } from './refunds.js';
 

@@ -1,5 +1,5 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import type { Pool, Queryable } from '../../platform/index.js';
+import type { Pool, Queryable } from '../../platform/db.js';
 import type { FailureJson } from '../payments/index.js';
 
 /** Postgres access to refunds. Every statement filters on merchant, project and mode. */

@@ -6,10 +6,8 @@ export { rank } from './rank.js';
 export { cheapestFirst } from './static-order.js';
 export { DEFAULT_SETTINGS, READ_WINDOW_MINUTES, STRATEGY_TYPES, settingsOf, strategyProblem } from './strategy-config.js';
 export { BUCKET_MINUTES, bucketOf, estimate, outcomeKind, windowed, type OutcomeKind } from './window-stats.js';
-export {
-  HEALTH_READ_ATTEMPTS, HEALTH_READ_MINUTES, recentHealth, type HealthHistory, type RecentAttempt,
-} from './account-health.js';
+export { HEALTH_READ_ATTEMPTS, HEALTH_READ_MINUTES, recentHealth } from './account-health.js';
 export type {
-  LearningSettings, MinuteCounts, OutcomeCounts, RankInput, Ranking, ScoredCandidate, Segment, SegmentHistory,
-  SegmentLevel, StrategyConfig, StrategyType,
+  HealthHistory, LearningSettings, MinuteCounts, OutcomeCounts, RankInput, Ranking, ScoredCandidate, Segment, SegmentHistory,
+  RecentAttempt, SegmentLevel, StrategyConfig, StrategyType,
 } from './types.js';

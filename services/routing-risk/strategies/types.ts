@@ -1,5 +1,17 @@
 import type { ProviderAccount } from '../provider-account.js';
-import type { HealthHistory } from './account-health.js';
+
+/**
+ * One of an account's newest attempts in the payment's method and currency, newest first, as the
+ * planning read returns them (history-read.ts's healthColumn): its age by the database's clock, and
+ * whether it was a technical failure or time-out (hard declines are the card's and are not read).
+ */
+export interface RecentAttempt {
+  ageSeconds: number;
+  technical: boolean;
+}
+
+/** Per account, its newest attempts (up to HEALTH_READ_ATTEMPTS within HEALTH_READ_MINUTES), newest first. */
+export type HealthHistory = Map<string, RecentAttempt[]>;
 
 /** How one routing rule orders its eligible accounts (routing_rules.strategy; null there: priority). */
 export type StrategyConfig =

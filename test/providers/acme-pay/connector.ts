@@ -3,11 +3,11 @@
 import type {
   AuthorizeRequest, AuthorizeResult, Connector, CredentialSource, ProviderNetwork,
 } from '../../../services/payments/index.js';
-import { providerFetch } from '../../../services/payments/connectors/provider-fetch.js';
+import { providerFetch } from '../../../services/connectors/provider-fetch.js';
+import { ACME_PAY_OFFICIAL_HOST } from './facts.js';
 
 type Charge = { id: string; status: 'approved' | 'declined'; decline_code?: string };
 
-export const ACME_PAY_OFFICIAL_HOST = /^api\.acme-pay\.example$/;
 const OFFICIAL_BASE = 'https://api.acme-pay.example';
 
 export function createAcmePayConnector(deps: { credentials: CredentialSource; network: ProviderNetwork }): Connector {
