@@ -246,7 +246,7 @@ export const VARIABLES: readonly VariableDoc[] = [
       "OTLP collector base URL; traces go to `<url>/v1/traces` as JSON, W3C trace context throughout ([operations.md](operations.md)). Unset, nothing of the OpenTelemetry SDK is loaded.",
   },
   {
-    names: ["OTEL_EXPORTER_OTLP_PROTOCOL"],
+    names: ["OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"],
     default: "`http/json`",
     usedBy: "all",
     meaning:
