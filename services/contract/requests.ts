@@ -1,6 +1,6 @@
 // Request schemas: the contract's field rules. Bodies are strict (unknown fields refused);
 // queries arrive as strings and are coerced where a number is expected.
-import { component, dateTime, enumOf, object, str, type Schema } from './components.js';
+import { anyOf, component, dateTime, enumOf, object, str, type Schema } from './components.js';
 import { MAX_DISPUTE_DOCUMENT_BYTES, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH, PAGE_LIMIT_SCHEMA } from './limits.js';
 import {
   CAPTURE_METHODS, CREDENTIAL_TYPES, DESTINATION_TYPES, DISPUTE_STATUSES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_SCENARIOS, PAYOUT_SCENARIOS,
@@ -39,7 +39,7 @@ export const PaymentMethodInput = component('PaymentMethodInput', optional({
 export const CreatePaymentBody = component('CreatePaymentRequest', optional({
   amount,
   currency,
-  payment_method: { anyOf: [enumOf(PAYMENT_METHOD_TYPES), PaymentMethodInput] },
+  payment_method: anyOf(enumOf(PAYMENT_METHOD_TYPES), PaymentMethodInput),
   capture_method: enumOf(CAPTURE_METHODS),
   country,
   customer: CustomerInput,
