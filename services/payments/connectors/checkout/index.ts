@@ -21,7 +21,7 @@ export const checkoutProvider: ProviderDefinition = {
   countries: [],
   capabilities: {
     // Card payouts and reconciliation reports exist at Checkout.com but are not built here yet
-    // (docs/connectors.md, "Checkout.com").
+    // (README.md).
     settlementSync: false,
     settlementReports: false,
     notifications: true,
