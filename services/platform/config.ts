@@ -299,7 +299,7 @@ function addressList(env: Env, name: string): string[] {
   return entries;
 }
 
-/** Comma-separated origins (shared/net/origin-allowlist.ts), normalised; empty when unset. */
+/** Comma-separated origins (net/origin-allowlist.ts), normalised; empty when unset. */
 function originList(env: Env, name: string): string[] {
   const entries = (str(env, name) ?? '').split(',').map((e) => e.trim()).filter(Boolean);
   return entries.map((entry) => {

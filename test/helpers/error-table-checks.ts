@@ -1,5 +1,5 @@
 // The checks every row of a connector's payment error table must pass, for the tables' tests
-// (stripe-errors.test.ts, adyen-errors.test.ts): what a row says must agree with what the
+// (connectors/<provider>/errors.test.ts): what a row says must agree with what the
 // orchestrator will do with its outcome, the lookup must find it where the provider sends it, and
 // the connector's README (connectors/<provider>/README.md) must print it as it is. Each provider
 // brings its tables and its lookup.

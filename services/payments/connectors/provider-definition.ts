@@ -1,4 +1,4 @@
-// One provider as the rest of the system learns it: its facts (shared/provider-facts.ts), the
+// One provider as the rest of the system learns it: its facts (contract/provider-facts.ts), the
 // checks on its credentials, its official API hosts and the factory of its connector. Each
 // provider's folder exports one (connectors/<code>/index.ts); providers.ts lists them.
 import type { ProviderFacts } from '../../contract/provider-facts.js';
