@@ -32,7 +32,7 @@ export const PaymentMethodInput = component('PaymentMethodInput', optional({
   type: enumOf(PAYMENT_METHOD_TYPES),
   token: str,
   id: { type: 'string', pattern: '^pm_' },
-  // The provider that issued `token`: the payment goes to that provider's accounts only (issue 25).
+  // The provider that issued `token`: the payment goes to that provider's accounts only.
   provider_code: { type: 'string', pattern: '^[a-z][a-z0-9_]{1,30}$' },
 }, ['type']));
 
@@ -49,7 +49,7 @@ export const CreatePaymentBody = component('CreatePaymentRequest', optional({
   metadata,
   test_scenario: enumOf(PAYMENT_SCENARIOS),
   device: optional({ ip: str, user_agent: str, fingerprint: str }),
-  // The customer is absent (issue 25): needs a stored card method with a network transaction id.
+  // The customer is absent: needs a stored card method with a network transaction id.
   merchant_initiated: {
     type: 'boolean',
     description: 'true when the customer is absent (a subscription renewal or agreed instalment): the payment must name a stored card '
