@@ -10,7 +10,7 @@ import { StartUpError } from '../services/platform/retry.js';
 // provider needs the key) and webhook endpoints' signing secrets (else stored plain). Each is 32
 // random bytes in hex, made on first start in DATA_DIR in a file only its owner can read, and read
 // again on every later start: a copy of the data folder carries the keys, a database dump alone
-// does not. A deployment sets the variables instead (README "Operate it").
+// does not. A deployment sets the variables instead (docs/operations.md, "Internal callers").
 
 /** Each key `npm start` may make: its variable, its file in DATA_DIR, and where it goes in the config. */
 export const LOCAL_KEYS = [

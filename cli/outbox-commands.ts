@@ -1,7 +1,7 @@
 import { id, limitProblem, pageLines, required, type Command, type Values } from './command.js';
 
 // `svc dead-letter …` and `svc outbox republish`: events a producing part's outbox relay parked,
-// and publishing again what a broker may have lost (docs/decisions.md, "Event durability").
+// and publishing again what a broker may have lost (docs/decisions/2026-11-23-event-durability.md, "Event durability").
 
 const PARTS = ['payments', 'payouts', 'ledger'];
 

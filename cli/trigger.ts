@@ -76,7 +76,7 @@ export const FLOWS: Record<EventType, Flow> = {
   },
   'payment.refunded': { run: async (api, t) => { const p = await pay(api, t); return [p, await refund(api, p, 'success')]; } },
   // A late success needs a provider that reports one after failover; the sandbox's demo providers
-  // do not yet (docs/decisions.md, "A late success"), so the webhooks test API emits a sample event.
+  // do not yet (docs/decisions/2026-12-07-a-late-success.md, "A late success"), so the webhooks test API emits a sample event.
   'payment.late_charge_returned': {
     run: async (api, t) => [{ object: 'event', ...(await api.request('POST', '/webhooks/test', { event_type: t })) }],
     later: 'a sample event (its payment exists nowhere): real ones follow a provider\'s success reported after failover',

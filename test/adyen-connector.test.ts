@@ -1,6 +1,6 @@
 // The Adyen connector on the official @adyen/api-library, pointed at the local Adyen stand-in with
 // api_base_url: what each call sends (JSON fields, amounts, Idempotency-Keys), how Adyen's answers
-// become the connector interface's outcomes and failures (the tables of adyen-errors.ts), and how
+// become the connector interface's outcomes and failures (the tables of adyen/errors.ts), and how
 // its HMAC-signed notifications are read.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -1,6 +1,6 @@
 // The Stripe connector on the official SDK, pointed at the local Stripe stand-in with api_base_url:
 // what each call sends (form fields, encodings, Idempotency-Keys) and how Stripe's answers become
-// the connector interface's outcomes and failures (the table of stripe-errors.ts).
+// the connector interface's outcomes and failures (the table of stripe/errors.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createStripeConnector } from '../services/connectors/stripe/connector.js';

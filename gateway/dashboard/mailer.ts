@@ -6,7 +6,7 @@ import { smtpMailer } from './smtp-mailer.js';
 // The one way the dashboard sends mail (password resets, invitations, registration links). A
 // deployment sets SMTP_HOST and the mail goes through its server (smtp-mailer.ts). Without one, the
 // gateway logs that a mail was due, to whom and about what, never its text: the text carries a
-// link whose token signs in (docs/decisions.md, "Red team fixes: mailed links and team"). `npm start`
+// link whose token signs in (docs/decisions/2026-11-27-mailed-links-and-team.md, "Mailed links and team"). `npm start`
 // prints the whole message to the terminal instead, for the person at that terminal.
 
 export type { MailMessage, Mailer } from './mail-message.js';

@@ -5,7 +5,7 @@ import type { OutboxPart } from '../clients.js';
 import { decodeCursor, page } from '../http/cursor.js';
 import { audit, type ManageDeps, type ManageHandlers } from './context.js';
 
-// Events a producing part's outbox relay parked (docs/decisions.md, "No event blocks another"),
+// Events a producing part's outbox relay parked (docs/decisions/2026-11-23-no-event-blocks-another-event-durability.md, "No event blocks another"),
 // kept by that part and managed here over gRPC (OutboxService):
 //   GET  /manage/v1/dead-letters?part=P[&limit&cursor]          oldest first
 //   POST /manage/v1/dead-letters/:event_id/republish?part=P      back to the relay; answers the outcome

@@ -1,7 +1,7 @@
 // How a connector's error table says what a provider's answer means: the contract's failure
 // category, our failure code and message, the attempt outcome the orchestrator acts on, and whether
 // failover may try the next provider (derived from the outcome, so the two never disagree). Each
-// connector keeps its own table of provider codes (stripe-errors.ts, adyen-errors.ts) built from these.
+// connector keeps its own table of provider codes (stripe/errors.ts, adyen/errors.ts) built from these.
 import type { AttemptOutcome, ConnectorFailure } from './types.js';
 
 export interface ErrorRule extends ConnectorFailure {

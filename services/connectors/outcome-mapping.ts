@@ -1,7 +1,7 @@
 // How a row of a connector's error table becomes the connector interface's answer, the same for
 // every provider: the row decides the outcome and our failure, the provider's own code and message
-// stay on the attempt for the merchant's support. Each provider's outcomes file (stripe-outcomes.ts,
-// adyen-outcomes.ts) reads its answers into rows; this is what happens to a row after that. And a
+// stay on the attempt for the merchant's support. Each provider's outcomes file (stripe/outcomes.ts,
+// adyen/outcomes.ts) reads its answers into rows; this is what happens to a row after that. And a
 // status query answered by repeating the attempt, which the providers' idempotency keys allow, or
 // by looking the attempt up by our reference.
 import type { ErrorRule } from './error-rules.js';

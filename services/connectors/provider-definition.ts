@@ -50,7 +50,7 @@ export interface ConnectorModule {
 }
 
 export interface ProviderDefinition extends ProviderChecks {
-  /** Loads the connector (and with it the provider's SDK): e.g. `async () => ({ create: (await import('./connector.js')).createXConnector })`. */
+  /** Loads the connector (and with it the provider's SDK) by a dynamic import of the folder's connector module. */
   connector(): Promise<ConnectorModule>;
 }
 

@@ -1,7 +1,7 @@
 // The sandbox's payment scenarios: what each demo provider on the route does, by its position.
 // One table feeds the demo providers, the create-time check and GET /v1/test/scenarios, so the
 // published descriptions cannot drift from what the providers actually play. The names are the
-// contract's (shared/contract/enums.ts).
+// contract's (services/contract/enums.ts).
 import type { PAYMENT_SCENARIOS as CONTRACT_SCENARIOS, ValueOf } from '../contract/enums.js';
 
 /** What one demo provider does with one attempt. */

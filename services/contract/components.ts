@@ -57,9 +57,24 @@ export function nullable<S extends TSchema>(s: S): TUnsafe<Static<S> | null> {
   return typed({ ...s, type: Array.isArray(type) ? [...type, 'null'] : [type, 'null'] });
 }
 
+/** The JSON types a schema admits, as its `type` says them (none for a schema without one). */
+function typesOf(s: TSchema): string[] {
+  const type: unknown = s.type;
+  return Array.isArray(type) ? type : typeof type === 'string' ? [type] : [];
+}
+
+/**
+ * A union as `anyOf`, with the types of its members said beside it as well: API reference
+ * renderers (Scalar) refuse a schema without a `type`.
+ */
+function union(members: TSchema[]): TSchema {
+  const types = [...new Set(members.flatMap(typesOf))];
+  return typed({ ...(members.every((m) => typesOf(m).length > 0) && { type: types }), anyOf: members });
+}
+
 /** The schema or null, written as `anyOf` (for objects and enumerations). */
 export function orNull<S extends TSchema>(s: S): TUnsafe<Static<S> | null> {
-  return typed({ anyOf: [s, { type: 'null' }] });
+  return union([s, typed({ type: 'null' })]) as TUnsafe<Static<S> | null>;
 }
 
 export function object<P extends Record<string, Schema>, K extends keyof P & string = keyof P & string>(
@@ -88,5 +103,5 @@ export function enumOf<const T extends readonly string[]>(values: T): TUnsafe<T[
 
 /** The contract's union of two shapes (`payment_method`: a type name or an object). */
 export function anyOf<A extends TSchema, B extends TSchema>(a: A, b: B): TUnsafe<Static<A> | Static<B>> {
-  return typed({ anyOf: [a, b] });
+  return union([a, b]) as TUnsafe<Static<A> | Static<B>>;
 }

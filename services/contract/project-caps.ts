@@ -1,8 +1,8 @@
 import { DomainError } from './errors.js';
 
-// The documented per-project caps, and the one per stored payment method (README "Limits of a
-// project", docs/decisions.md "Red team fixes: event streams, caps and webhook secrets" and "Red
-// team fixes: lists a stranger can grow"). One home: the gateway's key store, the webhooks part's
+// The documented per-project caps, and the one per stored payment method (docs/webhooks.md "Limits of a
+// project", docs/decisions/2026-11-27-event-streams-caps-and-webhook-secrets.md and
+// docs/decisions/2026-12-07-the-operators-terminal-lists-a-stranger-can-grow.md). One home: the gateway's key store, the webhooks part's
 // endpoint store, the event stream, payments' method and sandbox stores and their tests read them from here. Each bounds what one
 // project can make the service do on its behalf (fan-out per event, lookups per request, polls);
 // none is a business limit a merchant should meet in normal use. Rows made before a cap existed

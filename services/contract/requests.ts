@@ -1,6 +1,6 @@
 // Request schemas: the contract's field rules. Bodies are strict (unknown fields refused);
 // queries arrive as strings and are coerced where a number is expected.
-import { component, dateTime, enumOf, object, str, type Schema } from './components.js';
+import { anyOf, component, dateTime, enumOf, object, str, type Schema } from './components.js';
 import { MAX_DISPUTE_DOCUMENT_BYTES, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH, PAGE_LIMIT_SCHEMA } from './limits.js';
 import {
   CAPTURE_METHODS, CREDENTIAL_TYPES, DESTINATION_TYPES, DISPUTE_STATUSES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_SCENARIOS, PAYOUT_SCENARIOS,
@@ -32,14 +32,14 @@ export const PaymentMethodInput = component('PaymentMethodInput', optional({
   type: enumOf(PAYMENT_METHOD_TYPES),
   token: str,
   id: { type: 'string', pattern: '^pm_' },
-  // The provider that issued `token`: the payment goes to that provider's accounts only (issue 25).
+  // The provider that issued `token`: the payment goes to that provider's accounts only.
   provider_code: { type: 'string', pattern: '^[a-z][a-z0-9_]{1,30}$' },
 }, ['type']));
 
 export const CreatePaymentBody = component('CreatePaymentRequest', optional({
   amount,
   currency,
-  payment_method: { anyOf: [enumOf(PAYMENT_METHOD_TYPES), PaymentMethodInput] },
+  payment_method: anyOf(enumOf(PAYMENT_METHOD_TYPES), PaymentMethodInput),
   capture_method: enumOf(CAPTURE_METHODS),
   country,
   customer: CustomerInput,
@@ -49,7 +49,7 @@ export const CreatePaymentBody = component('CreatePaymentRequest', optional({
   metadata,
   test_scenario: enumOf(PAYMENT_SCENARIOS),
   device: optional({ ip: str, user_agent: str, fingerprint: str }),
-  // The customer is absent (issue 25): needs a stored card method with a network transaction id.
+  // The customer is absent: needs a stored card method with a network transaction id.
   merchant_initiated: {
     type: 'boolean',
     description: 'true when the customer is absent (a subscription renewal or agreed instalment): the payment must name a stored card '

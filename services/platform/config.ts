@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { WHOLE_NUMBERS, type WholeNumberName } from './config-variables.js';
 import { MIN_INTERNAL_TOKEN_LENGTH, type InternalCaller } from './internal-callers.js';
 import { parseOriginEntry } from './net/origin-allowlist.js';
 
@@ -23,9 +24,13 @@ export interface DatabaseTimeouts {
   keepAliveDelayMs: number;
 }
 
-/** The documented defaults of DatabaseTimeouts (docs/operations.md). */
+/** The documented defaults of DatabaseTimeouts (config-variables.ts). */
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
-  connectMs: 2_000, statementMs: 5_000, queryMs: 6_000, idleInTransactionMs: 60_000, keepAliveDelayMs: 5_000,
+  connectMs: WHOLE_NUMBERS.DATABASE_CONNECT_TIMEOUT_MS.default,
+  statementMs: WHOLE_NUMBERS.DATABASE_STATEMENT_TIMEOUT_MS.default,
+  queryMs: WHOLE_NUMBERS.DATABASE_QUERY_TIMEOUT_MS.default,
+  idleInTransactionMs: WHOLE_NUMBERS.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS.default,
+  keepAliveDelayMs: WHOLE_NUMBERS.DATABASE_KEEPALIVE_DELAY_MS.default,
 };
 
 export interface Config {
@@ -152,13 +157,13 @@ export interface Config {
   /** Requests per address per minute to member sign-in (an office behind one address signs in together). */
   signInThrottlePerMinute: number;
 
-  // Mailed links and team (red team fixes): the dashboard's mail transport and its sweep.
+  // Mailed links and team: the dashboard's mail transport and its sweep.
   /** The SMTP server the dashboard mails through (SMTP_HOST …); unset: no mail transport. */
   smtp?: SmtpSettings;
   /** How often the gateway deletes expired mailed links and throttle rows past their window. */
   dashboardSweepMs: number;
 
-  // Red team fixes: event streams, caps and webhook secrets (docs/decisions.md).
+  // Event streams, caps and webhook secrets (docs/decisions/2026-11-27-event-streams-caps-and-webhook-secrets.md).
   /** An open event stream (svc listen) ends after this long; its client reconnects and resumes. */
   eventStreamMaxLifetimeSeconds: number;
   /** Event streams one gateway replica holds open at once, every project together. */
@@ -238,7 +243,7 @@ function str(env: Env, name: string): string | undefined {
 }
 
 /** Variables renamed, by their old name: the old one is still read while the new one is unset. */
-const RENAMED: Record<string, string> = {
+export const RENAMED: Record<string, string> = {
   // It drives every provider's settlement sync, not Stripe's alone.
   STRIPE_SETTLEMENT_SYNC_INTERVAL_MS: 'SETTLEMENT_SYNC_INTERVAL_MS',
 };
@@ -260,12 +265,15 @@ export function warnRenamedVariables(config: Pick<Config, 'renamedVariables'>, l
   }
 }
 
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = str(env, name);
+/** A whole number within its bounds (config-variables.ts); unset, its default or the `fallback` given. */
+function int(env: Env, name: WholeNumberName, fallback: number = WHOLE_NUMBERS[name].default): number {
+  const { min, max } = WHOLE_NUMBERS[name];
+  const read = nameIn(env, name);
+  const raw = str(env, read);
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  if (!/^\d+$/.test(raw)) throw new ConfigError(read, `must be a whole number, got "${raw}"`);
   const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  if (n < min || n > max) throw new ConfigError(read, `must be between ${min} and ${max}, got ${n}`);
   return n;
 }
 
@@ -329,7 +337,7 @@ function addressList(env: Env, name: string): string[] {
   return entries;
 }
 
-/** Comma-separated origins (shared/net/origin-allowlist.ts), normalised; empty when unset. */
+/** Comma-separated origins (net/origin-allowlist.ts), normalised; empty when unset. */
 function originList(env: Env, name: string): string[] {
   const entries = (str(env, name) ?? '').split(',').map((e) => e.trim()).filter(Boolean);
   return entries.map((entry) => {
@@ -383,10 +391,10 @@ function internalCallers(env: Env, name: string): InternalCaller[] {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new ConfigError(name, 'must be a JSON object of callers (README "Operate it")');
+    throw new ConfigError(name, 'must be a JSON object of callers (docs/operations.md, "Internal callers")');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ConfigError(name, 'must be a JSON object of callers (README "Operate it")');
+    throw new ConfigError(name, 'must be a JSON object of callers (docs/operations.md, "Internal callers")');
   }
   return Object.entries(parsed).map(([caller, entry]) => {
     const { token_sha256: hash, projects } = (entry ?? {}) as { token_sha256?: unknown; projects?: unknown };
@@ -426,93 +434,91 @@ export function loadConfig(env: Env = process.env): Config {
     natsUrl: urlList(env, 'NATS_URL', ['nats:', 'tls:']),
     natsStream: subjectToken(env, 'NATS_STREAM', 'SVC_EVENTS', /^[A-Za-z0-9_-]+$/),
     natsSubjectPrefix: subjectToken(env, 'NATS_SUBJECT_PREFIX', 'svc.events', /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/),
-    natsStreamReplicas: int(env, 'NATS_STREAM_REPLICAS', 1, 1, 5),
+    natsStreamReplicas: int(env, 'NATS_STREAM_REPLICAS'),
     natsStreamPlacement: streamPlacement(env),
     host: str(env, 'HOST') ?? '0.0.0.0',
-    port: int(env, 'PORT', 8080, 0, 65535),
-    grpcPort: int(env, 'GRPC_PORT', 50051, 0, 65535),
-    metricsPort: str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT', 0, 0, 65535),
+    port: int(env, 'PORT'),
+    grpcPort: int(env, 'GRPC_PORT'),
+    metricsPort: str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT'),
     otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
     otlpProtocol: otlpProtocol(env),
     peers,
     operatorToken,
     internalToken,
     internalCallers: internalCallers(env, 'INTERNAL_CALLERS'),
-    healthCheckIntervalMs: int(env, 'HEALTH_CHECK_INTERVAL_MS', 5_000, 100, 60_000),
+    healthCheckIntervalMs: int(env, 'HEALTH_CHECK_INTERVAL_MS'),
     logLevel,
     dataDir: str(env, 'DATA_DIR') ?? '.data',
-    embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
-    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT'),
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE'),
     database: {
-      connectMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs, 100, 60_000),
-      statementMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs, 100, 600_000),
-      queryMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.queryMs, 100, 600_000),
-      idleInTransactionMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs, 1_000, 3_600_000),
-      keepAliveDelayMs: int(env, 'DATABASE_KEEPALIVE_DELAY_MS', DEFAULT_DATABASE_TIMEOUTS.keepAliveDelayMs, 1_000, 600_000),
+      connectMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS'),
+      statementMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS'),
+      queryMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS'),
+      idleInTransactionMs: int(env, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS'),
+      keepAliveDelayMs: int(env, 'DATABASE_KEEPALIVE_DELAY_MS'),
     },
-    clockSkewMaxMs: int(env, 'CLOCK_SKEW_MAX_MS', 2_000, 10, 3_600_000),
-    clockSkewCheckMs: int(env, 'CLOCK_SKEW_CHECK_MS', 30_000, 100, 3_600_000),
-    requestBudgetMs: int(env, 'REQUEST_BUDGET_MS', 60_000, 1_000, 600_000),
-    outboxPollMs: int(env, 'OUTBOX_POLL_MS', 250, 10, 60_000),
-    routingOutcomeWaitMs: int(env, 'ROUTING_OUTCOME_WAIT_MS', 200, 0, 5_000),
-    outboxRetentionHours: int(env, 'OUTBOX_RETENTION_HOURS', 168, 0, 24 * 366),
-    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
-    httpRequestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    clockSkewMaxMs: int(env, 'CLOCK_SKEW_MAX_MS'),
+    clockSkewCheckMs: int(env, 'CLOCK_SKEW_CHECK_MS'),
+    requestBudgetMs: int(env, 'REQUEST_BUDGET_MS'),
+    outboxPollMs: int(env, 'OUTBOX_POLL_MS'),
+    routingOutcomeWaitMs: int(env, 'ROUTING_OUTCOME_WAIT_MS'),
+    outboxRetentionHours: int(env, 'OUTBOX_RETENTION_HOURS'),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS'),
+    httpRequestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS'),
     trustedProxies: addressList(env, 'TRUSTED_PROXIES'),
-    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1, 10_000_000),
-    idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 30),
-    idempotencyLockSeconds: int(env, 'IDEMPOTENCY_LOCK_SECONDS', 120, 1, 3600),
-    providerTimeoutMs: int(env, 'PROVIDER_TIMEOUT_MS', 10_000, 100, 120_000),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE'),
+    idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS'),
+    idempotencyLockSeconds: int(env, 'IDEMPOTENCY_LOCK_SECONDS'),
+    providerTimeoutMs: int(env, 'PROVIDER_TIMEOUT_MS'),
     // Card schemes hold funds for at most about 30 days; a longer hold is never honoured upstream.
-    authorizationTtlHours: int(env, 'AUTHORIZATION_TTL_HOURS', 168, 1, 24 * 31),
-    expirySweepMs: int(env, 'EXPIRY_SWEEP_MS', 60_000, 10, 3_600_000),
-    reconciliationSweepMs: int(env, 'RECONCILIATION_SWEEP_MS', 60_000, 10, 3_600_000),
-    settlementSyncIntervalMs: int(env, nameIn(env, 'SETTLEMENT_SYNC_INTERVAL_MS'), 86_400_000, 0, 30 * 86_400_000),
+    authorizationTtlHours: int(env, 'AUTHORIZATION_TTL_HOURS'),
+    expirySweepMs: int(env, 'EXPIRY_SWEEP_MS'),
+    reconciliationSweepMs: int(env, 'RECONCILIATION_SWEEP_MS'),
+    settlementSyncIntervalMs: int(env, 'SETTLEMENT_SYNC_INTERVAL_MS'),
     renamedVariables: Object.keys(RENAMED).filter((old) => env[old] !== undefined),
-    disputeSyncIntervalMs: int(env, 'DISPUTE_SYNC_INTERVAL_MS', 3_600_000, 0, 3_600_000),
-    customerActionTtlMinutes: int(env, 'CUSTOMER_ACTION_TTL_MINUTES', 15, 1, 7 * 24 * 60),
+    disputeSyncIntervalMs: int(env, 'DISPUTE_SYNC_INTERVAL_MS'),
+    customerActionTtlMinutes: int(env, 'CUSTOMER_ACTION_TTL_MINUTES'),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, ''),
-    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
-    webhookMaxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 6, 1, 50),
-    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 200, 1, 10_000),
-    webhookEndpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1, 1000),
-    webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 500, 10, 60_000),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS'),
+    webhookMaxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS'),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY'),
+    webhookEndpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY'),
+    webhookPollMs: int(env, 'WEBHOOK_POLL_MS'),
     webhooksAllowLoopbackInTest: bool(env, 'WEBHOOKS_ALLOW_LOOPBACK_IN_TEST', true),
     webhookSecretKey: key32(env, 'WEBHOOK_SECRET_KEY'),
     providerSecretKey: key32(env, 'PROVIDER_SECRET_KEY'),
     providerSecretKeyOther: key32(env, 'PROVIDER_SECRET_KEY_OTHER'),
     providerBaseUrlAllowlist: originList(env, 'PROVIDER_BASE_URL_ALLOWLIST'),
-    settlementCutoffMs: int(env, 'SETTLEMENT_CUTOFF_MS', 86_400_000, 0, 30 * 86_400_000),
-    settlementSweepMs: int(env, 'SETTLEMENT_SWEEP_MS', 60_000, 10, 86_400_000),
-    payoutHoldMs: int(env, 'PAYOUT_HOLD_MS', 60_000, 0, 7 * 86_400_000),
-    payoutSweepMs: int(env, 'PAYOUT_SWEEP_MS', 1_000, 10, 3_600_000),
+    settlementCutoffMs: int(env, 'SETTLEMENT_CUTOFF_MS'),
+    settlementSweepMs: int(env, 'SETTLEMENT_SWEEP_MS'),
+    payoutHoldMs: int(env, 'PAYOUT_HOLD_MS'),
+    payoutSweepMs: int(env, 'PAYOUT_SWEEP_MS'),
     // The dashboard's per-client-address throttles: what a person never reaches and a script does.
-    authThrottlePerMinute: int(env, 'AUTH_THROTTLE_PER_MINUTE', 10, 1, 100_000),
-    signInThrottlePerMinute: int(env, 'SIGN_IN_THROTTLE_PER_MINUTE', 30, 1, 100_000),
+    authThrottlePerMinute: int(env, 'AUTH_THROTTLE_PER_MINUTE'),
+    signInThrottlePerMinute: int(env, 'SIGN_IN_THROTTLE_PER_MINUTE'),
 
     smtp: smtpSettings(env),
-    dashboardSweepMs: int(env, 'DASHBOARD_SWEEP_MS', 600_000, 10, 86_400_000),
+    dashboardSweepMs: int(env, 'DASHBOARD_SWEEP_MS'),
 
-    // Red team fixes: event streams, caps and webhook secrets (docs/decisions.md).
-    eventStreamMaxLifetimeSeconds: int(env, 'EVENT_STREAM_MAX_LIFETIME_SECONDS', 1800, 1, 86_400),
-    eventStreamsPerGateway: int(env, 'EVENT_STREAMS_PER_GATEWAY', 1000, 1, 100_000),
-    eventStreamRecheckMs: int(env, 'EVENT_STREAM_RECHECK_MS', 2_000, 100, 5_000),
-    webhookHostRatePerSecond: int(env, 'WEBHOOK_HOST_RATE_PER_SECOND', 200, 1, 10_000),
-    // Issue 29: events API retention, endpoint health.
-    webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
-    webhookDisableAfterHours: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 120, 0, 24 * 366),
-    webhookSweepMs: int(env, 'WEBHOOK_SWEEP_MS', 60_000, 50, 86_400_000),
+    eventStreamMaxLifetimeSeconds: int(env, 'EVENT_STREAM_MAX_LIFETIME_SECONDS'),
+    eventStreamsPerGateway: int(env, 'EVENT_STREAMS_PER_GATEWAY'),
+    eventStreamRecheckMs: int(env, 'EVENT_STREAM_RECHECK_MS'),
+    webhookHostRatePerSecond: int(env, 'WEBHOOK_HOST_RATE_PER_SECOND'),
+    // The Events API's retention and endpoint health.
+    webhookRetentionDays: int(env, 'WEBHOOK_RETENTION_DAYS'),
+    webhookDisableAfterHours: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS'),
+    webhookSweepMs: int(env, 'WEBHOOK_SWEEP_MS'),
     // The chart's startup probe budget (2 s x 60); the chart sets it from the probe.
-    startTimeoutMs: int(env, 'START_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+    startTimeoutMs: int(env, 'START_TIMEOUT_MS'),
     inProcessCalls: inProcessCalls(env),
 
-    // A first hour without stumbles (issue 29, docs/decisions.md): a test payout waits seconds, not
-    // a minute; an explicit PAYOUT_HOLD_MS still applies to both modes unless this one is set.
-    payoutTestHoldMs: int(env, 'PAYOUT_TEST_HOLD_MS', str(env, 'PAYOUT_HOLD_MS') === undefined ? 5_000 : int(env, 'PAYOUT_HOLD_MS', 0, 0, 7 * 86_400_000), 0, 7 * 86_400_000),
+    // A test payout waits seconds, not a minute; an explicit PAYOUT_HOLD_MS still applies to both modes unless this one is set.
+    payoutTestHoldMs: int(env, 'PAYOUT_TEST_HOLD_MS', str(env, 'PAYOUT_HOLD_MS') === undefined ? undefined : int(env, 'PAYOUT_HOLD_MS')),
   };
 }
 
-// Mailed links and team (red team fixes): SMTP_HOST turns the mail transport on; the rest needs it.
+// Mailed links and team: SMTP_HOST turns the mail transport on; the rest needs it.
 function smtpSettings(env: Env): SmtpSettings | undefined {
   const host = str(env, 'SMTP_HOST');
   const others = ['SMTP_PORT', 'SMTP_SECURE', 'SMTP_USER', 'SMTP_PASSWORD', 'MAIL_FROM'].filter((n) => str(env, n) !== undefined);
@@ -526,7 +532,7 @@ function smtpSettings(env: Env): SmtpSettings | undefined {
   if (!/^[^\s@<>]+@[^\s@<>]+$|^[^<>]*<[^\s@<>]+@[^\s@<>]+>$/.test(from)) {
     throw new ConfigError('MAIL_FROM', 'must be an address (no-reply@example.com) or "Name <no-reply@example.com>"');
   }
-  const port = int(env, 'SMTP_PORT', 587, 1, 65535);
+  const port = int(env, 'SMTP_PORT');
   const user = str(env, 'SMTP_USER');
   const password = env.SMTP_PASSWORD === undefined || env.SMTP_PASSWORD === '' ? undefined : env.SMTP_PASSWORD;
   if ((user === undefined) !== (password === undefined)) {

@@ -20,7 +20,7 @@ import { ANSWERED, methodSpecs } from './grpc-server.js';
 // which no in-process caller makes) go through the router transport.
 //
 // Messages are plain objects in protobuf-es v2, so caller and implementation share them. Neither
-// side mutates what it got (docs/decisions.md, "Issue 28: the all-in-one process calls its parts directly"); the test
+// side mutates what it got (docs/decisions/2026-11-28-the-outcome-paths-remaining-cost-and-the-card.md); the test
 // stacks freeze both messages (freezeMessages) so that a change breaking that fails the suites.
 
 export interface DirectTransportOptions {

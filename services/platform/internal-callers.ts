@@ -85,7 +85,7 @@ export function authenticateCallers(callers: readonly InternalCaller[]): Interce
     const token = bearer(req.header.get('authorization'));
     const caller = token === undefined ? undefined : findCaller(callers, token);
     if (!caller) {
-      throw serviceError('unauthorized', 'an internal credential is required: authorization: Bearer <token> (README "Operate it")');
+      throw serviceError('unauthorized', 'an internal credential is required: authorization: Bearer <token> (docs/operations.md, "Internal callers")');
     }
     if (!req.stream) {
       requireEntitled(caller, req.message);

@@ -4,7 +4,7 @@ import { ASYNC_COMMIT_CTE, prepared, type Queryable } from './db.js';
 // Each is one statement on the pool, so no transaction stays open while the bus is awaited.
 // Both commit without waiting for the WAL flush: a lease or a mark lost in a database crash only
 // makes a relay publish those events again, which the bus's msgId dedupe and idempotent consumers absorb.
-// docs/decisions.md, "No event blocks another" and "The relay claims with a lease", explains the rules.
+// docs/decisions/2026-11-23-no-event-blocks-another-event-durability.md, "No event blocks another" and "The relay claims with a lease", explains the rules.
 
 export interface ClaimedRow {
   event_id: string;

@@ -11,7 +11,7 @@ import type { OutboxRelay } from './outbox.js';
 // up to which sequence the current stream's consumers had acknowledged everything, and publishes
 // again every row sent to an older stream beyond what that stream's mark proves consumed. The
 // consumers deduplicate by event id in Postgres, so what is sent twice changes nothing.
-// docs/decisions.md, "A broker that comes back empty".
+// docs/decisions/2026-12-07-a-broker-that-comes-back-empty-heals-without.md, "A broker that comes back empty".
 
 /** Records the current stream's consumed sequence (never lowering it: every reading is a proof). */
 async function recordMark(pool: Pool, check: StreamCheck): Promise<void> {

@@ -3,7 +3,7 @@ import {
 } from '@opentelemetry/api';
 import type { Config, OtlpProtocol } from './config.js';
 
-// OpenTelemetry traces (docs/decisions.md, "Traces"). Only @opentelemetry/api is loaded by default:
+// OpenTelemetry traces (docs/decisions/2026-11-24-traces-one-opentelemetry-trace-per-payment-inert.md, "Traces"). Only @opentelemetry/api is loaded by default:
 // until startTracing registers a provider, every call below is the API's no-op (no span is
 // recorded, nothing is exported). The SDK and the OTLP exporter are imported only when
 // OTEL_EXPORTER_OTLP_ENDPOINT (config.otlpEndpoint) is set.

@@ -1,19 +1,22 @@
 // The checks every row of a connector's payment error table must pass, for the tables' tests
-// (stripe-errors.test.ts, adyen-errors.test.ts): what a row says must agree with what the
+// (connectors/<provider>/errors.test.ts): what a row says must agree with what the
 // orchestrator will do with its outcome, the lookup must find it where the provider sends it, and
-// docs/connectors.md must print it as it is. Each provider brings its tables and its lookup.
+// the connector's README (connectors/<provider>/README.md) must print it as it is. Each provider
+// brings its tables and its lookup.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { FAILURE_CATEGORIES } from '../../services/contract/enums.js';
+import { projectPath } from '../../services/platform/paths.js';
 import type { ErrorRule } from '../../services/connectors/error-rules.js';
 import { nextStep } from '../../services/payments/payments/attempt-outcomes.js';
 
 export type ErrorTables<R extends ErrorRule> = Array<[field: string, table: Readonly<Record<string, R>>]>;
 
-const docs = readFileSync(new URL('../../../docs/connectors.md', import.meta.url), 'utf8');
+/** The connector's own page, where its error tables are printed. */
+const readme = (provider: string) => readFileSync(projectPath('services', 'payments', 'connectors', provider, 'README.md'), 'utf8');
 
-/** A row as docs/connectors.md prints it: `key` | outcome | category | code | failover. */
+/** A row as the README prints it: `key` | outcome | category | code | failover. */
 function docsRow(keyCell: string, rule: ErrorRule): string {
   return `| ${keyCell} | ${rule.outcome} | ${rule.category} | ${rule.code} | ${rule.failover ? 'yes' : 'no'} |`;
 }
@@ -25,6 +28,7 @@ export function testErrorTables<R extends ErrorRule>(provider: string, tables: E
   /** The row's first cell as the docs print it, where it says more than `key`. */
   keyCell?(field: string, key: string, rule: R): string | undefined;
 }): void {
+  const docs = readme(provider);
   for (const [field, table] of tables) {
     for (const [key, rule] of Object.entries(table)) {
       test(`${provider} ${field} ${key} → ${rule.outcome} (${rule.category} ${rule.code}, failover ${rule.failover})`, () => {
@@ -38,7 +42,7 @@ export function testErrorTables<R extends ErrorRule>(provider: string, tables: E
         if (rule.category === 'soft' || rule.category === 'policy') assert.equal(rule.failover, true);
         by.lookup(field, key, rule);
         const row = docsRow(by.keyCell?.(field, key, rule) ?? `\`${key}\``, rule);
-        assert.ok(docs.includes(row), `docs/connectors.md lacks the row ${row}`);
+        assert.ok(docs.includes(row), `connectors/${provider}/README.md lacks the row ${row}`);
       });
     }
   }

@@ -40,7 +40,7 @@ export interface Headline {
   /** Disputes of the period's payments, whatever their status, and the amount they dispute. */
   disputes: number;
   disputed: number;
-  /** disputes / succeeded payments of the period (docs/decisions.md, "Home's dispute figures"). */
+  /** disputes / succeeded payments of the period (docs/decisions/2026-12-07-disputes-in-the-dashboard-and-the-evidence-deadline.md, "Home's dispute figures"). */
   disputeRate: number | null;
 }
 

@@ -1,7 +1,7 @@
 // The Adyen connector, on the official @adyen/api-library and Adyen's Checkout API (/payments,
 // modifications by pspReference, /paymentMethods) and standard notifications. It implements the
 // connector interface and nothing else: credentials come from the CredentialSource by account id;
-// outcomes and failures come from the tables in adyen-errors.ts. A card forwarded by a vault is
+// outcomes and failures come from the tables in errors.ts. A card forwarded by a vault is
 // paid with Adyen's raw-card request sent through the vault (forwarded.ts), read as a direct answer.
 import type { Types } from '@adyen/api-library';
 import { toAdyenAmount } from './amounts.js';

@@ -1,6 +1,6 @@
 // The Adyen error tables, row by row: every Adyen code is found by ruleFor where Adyen sends it, its
 // failover flag is what the orchestrator does with its outcome, its category agrees with it, and
-// docs/connectors.md prints the row as it is. Plus Adyen's currency digits.
+// its README prints the row as it is. Plus Adyen's currency digits.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fromAdyenAmount, toAdyenAmount } from './amounts.js';

@@ -1,7 +1,7 @@
 // Adyen's answers normalised AS DATA: each refusalReasonCode, resultCode, API errorCode, HTTP
 // status and transport condition maps to the contract's failure category, our failure code and
 // message, whether failover may try the next provider, and the attempt outcome the orchestrator
-// acts on. docs/connectors.md ("Adyen") prints these tables; adyen-errors.test.ts checks them row by row.
+// acts on. README.md prints these tables; errors.test.ts checks them row by row.
 import { hard, open, policy, rule, soft, technical, type ErrorRule } from '../error-rules.js';
 
 export type AdyenRule = ErrorRule & {

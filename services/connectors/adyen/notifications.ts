@@ -2,7 +2,7 @@
 // (https://docs.adyen.com/development-resources/webhooks): a JSON batch {live, notificationItems:
 // [{NotificationRequestItem}]}, each item signed with the account's HMAC key and checked with the
 // library's hmacValidator, plus HTTP basic auth when the account stores a user and password for it.
-// The events payments acts on become notification subjects; refusals go through adyen-errors.ts.
+// The events payments acts on become notification subjects; refusals go through errors.ts.
 import { timingSafeEqual } from 'node:crypto';
 import adyen, { type Types } from '@adyen/api-library';
 import { disputeOf, isDisputeEvent } from './disputes.js';

@@ -1,5 +1,5 @@
 // What an Adyen /payments answer, a modification's answer or an Adyen error means in the connector
-// interface's outcomes. Every failure goes through the tables in adyen-errors.ts.
+// interface's outcomes. Every failure goes through the tables in errors.ts.
 import adyen, { type Types } from '@adyen/api-library';
 import { feeFor } from '../../contract/fees.js';
 import { AdyenConnectionError } from './client.js';

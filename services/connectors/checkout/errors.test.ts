@@ -1,6 +1,6 @@
 // The Checkout.com error tables, row by row: every code is found by ruleFor where Checkout.com sends
 // it, its failover flag is what the orchestrator does with its outcome, its category agrees with it,
-// and docs/connectors.md prints the row as it is. Plus Checkout.com's currency digits and key modes.
+// and its README prints the row as it is. Plus Checkout.com's currency digits and key modes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fromCheckoutAmount, toCheckoutAmount } from './amounts.js';

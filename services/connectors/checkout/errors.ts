@@ -1,7 +1,7 @@
 // Checkout.com's answers normalised AS DATA: each response_code of a payment, error code of a 422,
 // HTTP status and transport condition maps to the contract's failure category, our failure code and
 // message, whether failover may try the next provider, and the attempt outcome the orchestrator acts
-// on. docs/connectors.md ("Checkout.com") prints these tables; errors.test.ts checks them row by row.
+// on. README.md prints these tables; errors.test.ts checks them row by row.
 import { hard, open, policy, rule, soft, technical, type ErrorRule } from '../error-rules.js';
 
 export type CheckoutRule = ErrorRule;

@@ -22,7 +22,7 @@ export const checkoutFacts: ProviderChecks = {
   countries: [],
   capabilities: {
     // Card payouts and reconciliation reports exist at Checkout.com but are not built here yet
-    // (docs/connectors.md, "Checkout.com").
+    // (README.md).
     settlementSync: false,
     settlementReports: false,
     notifications: true,

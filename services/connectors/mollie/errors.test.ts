@@ -1,6 +1,6 @@
 // The Mollie error tables, row by row: every key is found by ruleFor where Mollie sends it, its
 // failover flag is what the orchestrator does with its outcome, its category agrees with it, and
-// docs/connectors.md prints the row as it is. Plus Mollie's amount strings and key modes.
+// its README prints the row as it is. Plus Mollie's amount strings and key modes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fromMollieAmount, toMollieAmount } from './amounts.js';

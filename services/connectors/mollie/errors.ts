@@ -1,7 +1,7 @@
 // Mollie's answers normalised AS DATA: each payment status that ends a payment, each failure reason
 // Mollie gives for a failed card-like payment, each field a 422 names and each HTTP status maps to
 // the contract's failure category, our failure code and message, whether failover may try the next
-// provider, and the attempt outcome the orchestrator acts on. docs/connectors.md ("Mollie") prints
+// provider, and the attempt outcome the orchestrator acts on. README.md prints
 // these tables; errors.test.ts checks them row by row.
 import { hard, open, policy, rule, soft, technical, type ErrorRule } from '../error-rules.js';
 

@@ -9,7 +9,7 @@ import { completionRequestId } from './request.js';
 
 /**
  * How long after its attempt the customer may approve: the customer action's expiry, which the
- * connector sets (decisions.md, "PayPal's connector"). Reconciliation asks PayPal once it has passed.
+ * connector sets (docs/decisions/2026-11-27-paypals-connector.md, "PayPal's connector"). Reconciliation asks PayPal once it has passed.
  */
 export const APPROVAL_WINDOW_MS = 30 * 60_000;
 

@@ -1,6 +1,6 @@
 // The PayPal error tables, row by row: every issue and name is found by ruleFor where PayPal sends
 // it, its failover flag is what the orchestrator does with its outcome, its category agrees with it,
-// and docs/connectors.md prints the row as it is. Plus PayPal's amounts and its environment check.
+// and its README prints the row as it is. Plus PayPal's amounts and its environment check.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fromPayPalValue, toPayPalValue } from './amounts.js';

@@ -1,7 +1,7 @@
 // PayPal's answers normalised AS DATA: each issue of an error's `details`, error name, HTTP status
 // and condition of our own maps to the contract's failure category, our failure code and message,
 // whether failover may try the next provider, and the attempt outcome the orchestrator acts on.
-// docs/connectors.md ("PayPal") prints these tables; errors.test.ts checks them row by row.
+// README.md prints these tables; errors.test.ts checks them row by row.
 import { hard, open, policy, rule, soft, technical, type ErrorRule } from '../error-rules.js';
 
 export type PayPalRule = ErrorRule;

@@ -32,7 +32,7 @@ export const paypalFacts: ProviderChecks = {
   currencies: [...PAYPAL_CURRENCIES],
   countries: [],
   capabilities: {
-    // PayPal's settlement reports (SFTP) and payouts exist but are not built here (docs/connectors.md, "PayPal").
+    // PayPal's settlement reports (SFTP) and payouts exist but are not built here (README.md).
     settlementSync: false,
     settlementReports: false,
     notifications: true,

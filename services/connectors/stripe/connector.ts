@@ -1,6 +1,6 @@
 // The Stripe connector, on the official SDK and Stripe's PaymentIntents, Refunds, Payouts and Balance APIs.
 // It implements the connector interface and nothing else: credentials come from the
-// CredentialSource by account id; outcomes and failures come from the table in stripe-errors.ts.
+// CredentialSource by account id; outcomes and failures come from the table in errors.ts.
 import type Stripe from 'stripe';
 import { idTime } from '../../platform/ids.js';
 import { failed, statusFromRepeat } from '../outcome-mapping.js';
@@ -157,17 +157,17 @@ export function createStripeConnector(
       return checkByBalance(stripe.client);
     },
 
-    // Webhook events, verified with the account's webhook secret (stripe-notifications.ts).
+    // Webhook events, verified with the account's webhook secret (notifications.ts).
     readNotification: (req) => readStripeNotification(credentials, req),
 
-    // Each payout with its balance transactions (stripe-settlements.ts); errors are thrown (no answer to normalise).
+    // Each payout with its balance transactions (settlements.ts); errors are thrown (no answer to normalise).
     async listSettlements(req) {
       const account = await clients.forAccount(req.account.id);
       if (!account) throw new Error(CONDITIONS.missing_credentials.message);
       return withSignal(req.signal, () => listStripeSettlements(account.client, req.since));
     },
 
-    // Payouts from the account's balance to its external accounts (stripe-payouts.ts).
+    // Payouts from the account's balance to its external accounts (payouts.ts).
     ...createStripePayouts(clients),
 
     // Disputes: accept, evidence with its files, the sync's read of dispute events (disputes.ts).

@@ -1,5 +1,5 @@
 // The Stripe error table, row by row: every Stripe code is found by ruleFor, its failover flag is
-// what the orchestrator does with its outcome, its category agrees with it, and docs/connectors.md
+// what the orchestrator does with its outcome, its category agrees with it, and its README
 // prints the row as it is. Plus the amount rule for Stripe's special currencies.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

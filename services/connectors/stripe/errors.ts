@@ -1,7 +1,7 @@
 // Stripe's answers normalised AS DATA: each Stripe decline_code, error code, error type and
 // transport condition maps to the contract's failure category, our failure code and message,
 // whether failover may try the next provider, and the attempt outcome the orchestrator acts on.
-// docs/connectors.md ("Stripe") prints this table; stripe-errors.test.ts checks it row by row.
+// README.md prints this table; errors.test.ts checks it row by row.
 import { hard, policy, rule, soft, technical, type ErrorRule } from '../error-rules.js';
 
 export type StripeRule = ErrorRule;

@@ -1,7 +1,7 @@
 // Stripe's webhook events read for the connector interface: the Stripe-Signature header verified
 // with the account's webhook signing secret by the SDK (Stripe.webhooks.constructEvent, 300 s
 // tolerance), then the events payments acts on normalised to notification subjects. Failures go
-// through the table in stripe-errors.ts, as an answer to confirm would.
+// through the table in errors.ts, as an answer to confirm would.
 import Stripe from 'stripe';
 import { failed } from '../outcome-mapping.js';
 import { ruleFor } from './errors.js';

@@ -1,5 +1,5 @@
 // What a PaymentIntent, a Refund or a Stripe error means in the connector interface's outcomes.
-// Every failure goes through the table in stripe-errors.ts.
+// Every failure goes through the table in errors.ts.
 import Stripe from 'stripe';
 import { feeFor } from '../../contract/fees.js';
 import { answerId, answerStatus, failed, refusalOutcome } from '../outcome-mapping.js';

@@ -1,7 +1,7 @@
 // Stripe's payout answers normalised AS DATA: each payout failure_code (a payout Stripe accepted
 // and the bank later returned), each error code and error type of the create call, and our own
 // conditions map to the payout outcome, the contract's failure category, our failure code and
-// message. docs/connectors.md ("Payouts") prints this table; stripe-payout-errors.test.ts checks it.
+// message. docs/connectors.md ("Payouts") prints this table; payout-errors.test.ts checks it.
 import type { FailureCategory } from '../../contract/enums.js';
 import type { ConnectorFailure, PayoutOutcome } from '../types.js';
 

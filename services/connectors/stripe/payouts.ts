@@ -1,7 +1,7 @@
 // Payouts through a Stripe account: Stripe's Payouts API (POST /v1/payouts) sends the account's
 // available balance to one of its external accounts (a bank account ba_… or a debit card card_…),
 // which is the beneficiary token of the contract's payout destination. The payout id is the
-// Idempotency-Key and metadata.payout_id; outcomes and failures come from stripe-payout-errors.ts.
+// Idempotency-Key and metadata.payout_id; outcomes and failures come from payout-errors.ts.
 import type Stripe from 'stripe';
 import { idTime } from '../../platform/ids.js';
 import { toStripeAmount } from './amounts.js';

@@ -10,7 +10,7 @@ export interface LateSuccess {
 
 /**
  * `provider` (its name) took money for `attempt`, recorded failed, after the payment moved on:
- * that charge is returned, never made the payment's (docs/decisions.md, "A late success").
+ * that charge is returned, never made the payment's (docs/decisions/2026-12-07-a-late-success.md, "A late success").
  */
 export function lateSuccess(
   payment: PaymentRecord, attempt: AttemptRecord, providerPaymentId: string, provider: string, eventId: string | null,

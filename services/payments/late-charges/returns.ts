@@ -3,7 +3,7 @@
 // payment's, so it goes back to the customer at that provider: refunded, or released when only
 // authorized, under one operation id per attempt (`<attempt id>_return`), so a repeat after a lost
 // answer, a second notification or another replica's round never returns it twice. The merchant
-// is told by payment.late_charge_returned and the payment's timeline (docs/decisions.md, "A late success").
+// is told by payment.late_charge_returned and the payment's timeline (docs/decisions/2026-12-07-a-late-success.md, "A late success").
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { formatMoney } from '../../contract/index.js';

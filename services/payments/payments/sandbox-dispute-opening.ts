@@ -1,7 +1,7 @@
 import type { Statement } from '../../platform/db.js';
 import type { Change } from './transitions.js';
 
-/** How long after its success a `dispute` scenario payment is disputed (jobs/sandbox-disputes.ts opens it). */
+/** How long after its success a `dispute` scenario payment is disputed (disputes/sandbox.ts opens it). */
 export const SANDBOX_DISPUTE_DELAY_SECONDS = 3;
 
 /**

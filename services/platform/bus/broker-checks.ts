@@ -5,7 +5,7 @@ import type { BrokerFacts } from './types.js';
 
 // What a producing part checks about the NATS it reached before it starts: that its largest
 // event fits (else it refuses to start), and whether an acknowledged event survives a broker
-// crash (else it warns). docs/decisions.md, "No event blocks another" and "Event durability".
+// crash (else it warns). docs/decisions/2026-11-23-no-event-blocks-another-event-durability.md, "No event blocks another" and "Event durability".
 
 /** Room for the message's headers (Nats-Msg-Id, and trace headers later) beside the event. */
 export const HEADER_ROOM_BYTES = 1024;

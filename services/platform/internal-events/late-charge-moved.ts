@@ -2,7 +2,7 @@ import type { EventEnvelope } from '../../contract/envelope.js';
 import { INTERNAL_EVENT_TYPES, isCount, isText, isTextOrNull, scoped, type InternalEvent } from './types.js';
 
 /**
- * A late charge's money moved (docs/decisions.md, "A late success"): `charged`, a provider took the
+ * A late charge's money moved (docs/decisions/2026-12-07-a-late-success.md, "A late success"): `charged`, a provider took the
  * payment for an attempt recorded failed, after the payment had moved on; `returned`, that charge
  * was refunded at the same provider. Written by payments (late-charges/) in the transaction that
  * records the late success, and in the one that records its return's outcome. Only a captured charge
