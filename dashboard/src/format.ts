@@ -37,8 +37,15 @@ export function majorText(amount: number, currency: string): string {
 
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
+  const parts = dateTimeParts(iso);
+  return parts ? parts.join(', ') : iso;
+}
+
+/** A time's day and time of day ("7 Dec 2026", "04:12:33"), or undefined if it is not a time. */
+export function dateTimeParts(iso: string): [string, string] | undefined {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+  if (Number.isNaN(d.getTime())) return undefined;
+  return [d.toLocaleDateString('en-GB', { dateStyle: 'medium' }), d.toLocaleTimeString('en-GB', { timeStyle: 'medium' })];
 }
 
 export function percent(ratio: number | null): string {
