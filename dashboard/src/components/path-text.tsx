@@ -4,8 +4,8 @@
 export function PathText(props: { path: string }) {
   const segments = props.path.split('/');
   return (
-    <span class="path">
+    <code class="path">
       {segments.map((s, i) => (i === 0 ? s : <><wbr />/{s}</>))}
-    </span>
+    </code>
   );
 }

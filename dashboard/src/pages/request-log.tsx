@@ -27,7 +27,7 @@ export function RequestLogPage() {
           <tr key={r.request_id}>
             <td><When iso={r.created_at} /></td>
             <td class="mono">{r.method}</td>
-            <td class="mono small"><PathText path={r.path} /></td>
+            <td class="small"><PathText path={r.path} /></td>
             <td><span class={`badge ${r.status < 400 ? 'good' : r.status < 500 ? 'info' : 'bad'}`}>{r.status}</span></td>
             <td class="mono small nowrap">{r.request_id}</td>
             <td class="mono small">{r.api_key_prefix}…</td>
