@@ -9,6 +9,7 @@ import {
 import { serviceError } from '../contract/index.js';
 import { cost, payoutToProto, type PayoutRecord } from './model.js';
 import { payoutSettled } from './payout-settled.js';
+import { INSUFFICIENT_FUNDS } from './providers.js';
 import type { PayoutStore } from './store.js';
 
 /**
@@ -16,8 +17,10 @@ import type { PayoutStore } from './store.js';
  * the merchant (the ledger's settled_by_providers), never money still awaiting settlement: the
  * service is not a custodian and cannot advance funds. The check and the insert are one step under
  * the scope's funds row lock, so of two concurrent payouts that each fit but not both, one is
- * refused. Test-mode money is simulated, so a sandbox payout is never refused for funds
- * (settledFundsOnly decides by mode); it still commits and releases its funds the same way.
+ * refused. Test-mode money is simulated and settles a day late, so a sandbox payout is not refused
+ * for settled funds (settledFundsOnly decides by mode); it draws on what test payments processed
+ * instead: without a test scenario, one larger than that (less what payouts committed) fails at once
+ * with insufficient_funds (sandboxFundsCheck). It still commits and releases its funds the same way.
  */
 
 export interface PayoutInput {
@@ -77,6 +80,15 @@ export function settledFundsOnly(mode: string): boolean {
   return mode !== 'test';
 }
 
+/**
+ * Whether a payout is checked against what the scope's test payments processed (processed_net): a
+ * test payout without a scenario. A scenario says what the demo provider does, so it plays as asked
+ * (`success` sends any amount).
+ */
+export function sandboxFundsCheck(mode: string, testScenario: string | null): boolean {
+  return mode === 'test' && !testScenario;
+}
+
 /** Refuses a payout whose amount and fee do not fit in what is available (409: it may fit later). */
 function refuseBeyond(payout: PayoutRecord, available: bigint): void {
   if (cost(payout) <= available) return;
@@ -114,7 +126,8 @@ export function createPayouts(deps: PayoutsDeps) {
     const id = newId('po', createdAt);
     // Both reads before any lock: settled funds only grow with new settlements, and the plan is
     // advice about providers. Neither is a reason to hold the funds row across a network call.
-    const [plan, funds] = await Promise.all([
+    const sandboxChecked = sandboxFundsCheck(scope.mode, input.testScenario);
+    const [plan, funds, balances] = await Promise.all([
       deps.routing.planPayout({
         scope,
         amount: input.amount,
@@ -123,7 +136,9 @@ export function createPayouts(deps: PayoutsDeps) {
         country: input.destination.country ?? undefined,
       }),
       settledFundsOnly(scope.mode) ? deps.ledger.getSettledFunds({ scope, currency: input.currency }) : undefined,
+      sandboxChecked ? deps.ledger.getBalances({ scope }) : undefined,
     ]);
+    const processed = balances?.balances.find((b) => b.currency === input.currency)?.processedNet ?? 0n;
     const chosen = plan.candidates[0];
     const payout: PayoutRecord = {
       id,
@@ -163,6 +178,21 @@ export function createPayouts(deps: PayoutsDeps) {
           code: 'no_eligible_provider', category: 'policy',
           message: 'No provider connected to this account can send this payout.',
         };
+        await store.insert(tx, payout);
+        await emitPayout(tx, payout, 'payout.failed', createdAt);
+        return;
+      }
+      if (balances && cost(payout) > availableFunds(processed, committed)) {
+        // Failed like a provider's refusal, never sent: it commits no funds and costs no fee.
+        const money = (v: bigint) => formatMoney(v, payout.currency);
+        const left = availableFunds(processed, committed);
+        payout.status = 'failed';
+        payout.failure = {
+          ...INSUFFICIENT_FUNDS,
+          message: `This test payout needs ${money(cost(payout))} (amount plus fee); the test payments processed leave `
+            + `${money(left > 0n ? left : 0n)}. Take more test payments, or send test_scenario success to pay out any amount.`,
+        };
+        payout.feeAmount = 0n;
         await store.insert(tx, payout);
         await emitPayout(tx, payout, 'payout.failed', createdAt);
         return;
