@@ -101,6 +101,23 @@ function refuseBeyond(payout: PayoutRecord, available: bigint): void {
   );
 }
 
+/**
+ * Fails a test payout whose amount and fee do not fit in what test payments processed, as a provider
+ * would refuse it but at once: never sent, so it commits no funds and costs no fee. False if it fits.
+ */
+function failBeyondTestFunds(payout: PayoutRecord, available: bigint): boolean {
+  if (cost(payout) <= available) return false;
+  const money = (v: bigint) => formatMoney(v, payout.currency);
+  payout.status = 'failed';
+  payout.failure = {
+    ...INSUFFICIENT_FUNDS,
+    message: `This test payout needs ${money(cost(payout))} (amount plus fee); the test payments processed leave `
+      + `${money(available > 0n ? available : 0n)}. Take more test payments, or send test_scenario success to pay out any amount.`,
+  };
+  payout.feeAmount = 0n;
+  return true;
+}
+
 export function createPayouts(deps: PayoutsDeps) {
   const { store, clock } = deps;
 
@@ -124,9 +141,9 @@ export function createPayouts(deps: PayoutsDeps) {
   async function createOnce(scope: Scope, input: PayoutInput, binding?: Binding): Promise<PayoutRecord> {
     const createdAt = clock.now();
     const id = newId('po', createdAt);
-    // Both reads before any lock: settled funds only grow with new settlements, and the plan is
-    // advice about providers. Neither is a reason to hold the funds row across a network call.
-    const sandboxChecked = sandboxFundsCheck(scope.mode, input.testScenario);
+    // Every read before any lock: settled funds only grow with new settlements, test balances are
+    // simulated, and the plan is advice about providers. None is a reason to hold the funds row
+    // across a network call.
     const [plan, funds, balances] = await Promise.all([
       deps.routing.planPayout({
         scope,
@@ -136,9 +153,8 @@ export function createPayouts(deps: PayoutsDeps) {
         country: input.destination.country ?? undefined,
       }),
       settledFundsOnly(scope.mode) ? deps.ledger.getSettledFunds({ scope, currency: input.currency }) : undefined,
-      sandboxChecked ? deps.ledger.getBalances({ scope }) : undefined,
+      sandboxFundsCheck(scope.mode, input.testScenario) ? deps.ledger.getBalances({ scope }) : undefined,
     ]);
-    const processed = balances?.balances.find((b) => b.currency === input.currency)?.processedNet ?? 0n;
     const chosen = plan.candidates[0];
     const payout: PayoutRecord = {
       id,
@@ -182,17 +198,8 @@ export function createPayouts(deps: PayoutsDeps) {
         await emitPayout(tx, payout, 'payout.failed', createdAt);
         return;
       }
-      if (balances && cost(payout) > availableFunds(processed, committed)) {
-        // Failed like a provider's refusal, never sent: it commits no funds and costs no fee.
-        const money = (v: bigint) => formatMoney(v, payout.currency);
-        const left = availableFunds(processed, committed);
-        payout.status = 'failed';
-        payout.failure = {
-          ...INSUFFICIENT_FUNDS,
-          message: `This test payout needs ${money(cost(payout))} (amount plus fee); the test payments processed leave `
-            + `${money(left > 0n ? left : 0n)}. Take more test payments, or send test_scenario success to pay out any amount.`,
-        };
-        payout.feeAmount = 0n;
+      const processed = balances?.balances.find((b) => b.currency === input.currency)?.processedNet ?? 0n;
+      if (balances && failBeyondTestFunds(payout, availableFunds(processed, committed))) {
         await store.insert(tx, payout);
         await emitPayout(tx, payout, 'payout.failed', createdAt);
         return;
