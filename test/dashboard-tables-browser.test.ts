@@ -12,7 +12,7 @@ import { startReceiver, type Receiver } from './webhooks-support.js';
 
 // Every table of the dashboard and its operator console, filled with real rows against the whole
 // stack, fits a 1280 px screen: no table is wider than its box there. At 390 px the wide ones scroll
-// in their box, and each that does shows the line saying so.
+// in their box, and each that does shows the line saying so. A payment's routing notes read as money.
 
 const DAY = 86_400_000;
 const clock = offsetClock();
@@ -152,6 +152,10 @@ describe('every dashboard table fits a 1280 px screen, and scrolls with a hint a
       });
     }
     await page.setViewportSize(WIDE);
+    // The routing notes beside the scores speak money too, in the payment's currency.
+    await page.goto(`${stack.baseUrl}/dashboard/payments/${ids.payment}`);
+    const candidates = await page.getByRole('region', { name: 'Candidates table' }).innerText();
+    assert.match(candidates, /fee \d+\.\d\d EUR on 1234567\.89 EUR/);
     assert.ok(narrowOverflow.includes('/transactions'), `the transactions table scrolls at 390 px (pages that did: ${narrowOverflow.join(', ')})`);
   });
 
