@@ -61,7 +61,7 @@ describe('every dashboard table fits a 1280 px screen, and scrolls with a hint a
   let key = '';
   const email = `tables-${Date.now().toString(36)}@example.com`;
   const ids = { payment: '', settlement: '' };
-  /** Per page, whether a table overflowed its box at 390 px (so the hint was checked, not vacuously). */
+  /** The pages where a table overflowed its box at 390 px (so the hint was checked, not vacuously). */
   const narrowOverflow: string[] = [];
 
   before(async () => {
