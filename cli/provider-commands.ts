@@ -78,7 +78,7 @@ function accountLine(a: any): string {
     a.countries.length > 0 && `countries ${a.countries.join('|')}`,
   ].filter(Boolean);
   return `${a.id}  ${a.mode.padEnd(4)}  ${a.status.padEnd(8)}  ${a.provider.code}  "${a.name}"  ` +
-    `fee ${a.fee_fixed} + ${a.fee_bps / 100}%${restrictions.length > 0 ? `  ${restrictions.join(', ')}` : ''}`;
+    `fee ${a.fee_bps / 100}% + ${a.fee_fixed} minor units${restrictions.length > 0 ? `  ${restrictions.join(', ')}` : ''}`;
 }
 
 function showLines(a: any): string[] {

@@ -189,6 +189,38 @@ describe('payouts, through the HTTP gateway', () => {
     assert.deepEqual([b.settled_by_providers, b.payouts_sent], [0, 1020 + 5_000_020]);
   });
 
+  test('sandbox: without a scenario a payout draws on what test payments processed; beyond it, insufficient_funds', async () => {
+    const key = (await stack.newMerchantKey('test')).secret;
+    // Nothing processed: $999,999.99 cannot be "successful" beside $0.00 of payments.
+    const huge = await payout(key, { amount: 99_999_999, currency: 'USD' });
+    assert.equal(huge.status, 201, JSON.stringify(huge.body));
+    assert.equal(huge.body.status, 'failed');
+    assert.deepEqual([huge.body.failure.code, huge.body.failure.category], ['insufficient_funds', 'policy']);
+    assert.match(huge.body.failure.message, /needs 1000000\.19 USD .* leave 0\.00 USD/);
+    assert.equal(huge.body.fee.amount, 0, 'a payout never sent costs no fee');
+
+    const paid = await post(key, '/v1/payments', { amount: 5000, currency: 'EUR', payment_method: 'card' });
+    assert.equal(paid.body.status, 'successful', JSON.stringify(paid.body));
+    const processed = await eventually('the payment in the balance', async () => (await balance(key))?.processed_net);
+    // Within what was processed (less the fee of 20): sent, though the demo providers settle only tomorrow.
+    const fits = await payout(key, { amount: processed - 20 });
+    assert.equal(fits.body.status, 'created', JSON.stringify(fits.body));
+    // The first payout committed all of it: a second one finds nothing left.
+    const second = await payout(key, { amount: 100 });
+    assert.equal(second.body.failure?.code, 'insufficient_funds', JSON.stringify(second.body));
+    // A scenario says what the demo provider does: success sends any amount; insufficient_funds is its refusal.
+    const forced = await payout(key, { amount: 99_999_999, test_scenario: 'success' });
+    assert.equal(forced.body.status, 'created', JSON.stringify(forced.body));
+    const refused = await payout(key, { amount: 100, test_scenario: 'insufficient_funds' });
+    assert.equal(refused.body.status, 'created', JSON.stringify(refused.body));
+    await dispatch(key);
+    const sent = (await get(key, `/v1/payouts/${refused.body.id}`)).body;
+    assert.equal(sent.status, 'failed');
+    assert.equal(sent.failure.code, 'insufficient_funds');
+    assert.equal((await get(key, `/v1/payouts/${fits.body.id}`)).body.status, 'successful');
+    assert.equal((await get(key, `/v1/payouts/${huge.body.id}`)).body.status, 'failed', 'never sent');
+  });
+
   test('scenarios force outcomes; payout.* events reach the ledger; failed payouts release their funds', async () => {
     const { key, settled } = await fundedMerchant([50_000, 50_000]);
     const created: Record<string, any> = {};

@@ -73,6 +73,11 @@ describe('the sandbox hosted page in a real browser', { skip }, () => {
     assert.equal(shown?.status(), 200);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Approve this payment');
     assert.match(await page.locator('main').textContent() ?? '', /€25\.00/);
+    // When the action expires, as people read it (the page has no script to learn their zone).
+    const expires = new Date(created.body.next_action.expiresAt);
+    const dd = page.locator('dt', { hasText: 'Expires' }).locator('xpath=following-sibling::dd[1]');
+    const hhmm = expires.toISOString().slice(11, 16);
+    assert.match(await dd.textContent() ?? '', new RegExp(`^\\d{1,2} [A-Z][a-z]{2} \\d{4}, ${hhmm} UTC$`));
 
     await Promise.all([
       page.waitForURL((url) => url.toString().startsWith(`${shopUrl}/return`)),

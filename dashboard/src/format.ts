@@ -1,13 +1,14 @@
+import { fractionDigits } from '../../services/contract/money';
+
 // How values are shown: money in major units with the currency, times in the browser's zone.
 // Text only; Preact escapes everything it renders.
 
-/** Digits after the decimal point per ISO 4217 (the contract's amounts are minor units). */
-const ZERO_DECIMAL = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']);
-const THREE_DECIMAL = new Set(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND']);
-
+/**
+ * Digits after the decimal point: the contract's one table of minor units (services/contract/
+ * currencies.ts), never the browser's Intl data, which may count another number of digits.
+ */
 export function exponent(currency: string): number {
-  const c = currency.toUpperCase();
-  return ZERO_DECIMAL.has(c) ? 0 : THREE_DECIMAL.has(c) ? 3 : 2;
+  return fractionDigits(currency.toUpperCase()) ?? 2;
 }
 
 export function money(amount: number, currency: string): string {
@@ -37,8 +38,15 @@ export function majorText(amount: number, currency: string): string {
 
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
+  const parts = dateTimeParts(iso);
+  return parts ? parts.join(', ') : iso;
+}
+
+/** A time's day and time of day ("7 Dec 2026", "04:12:33"), or undefined if it is not a time. */
+export function dateTimeParts(iso: string): [string, string] | undefined {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+  if (Number.isNaN(d.getTime())) return undefined;
+  return [d.toLocaleDateString('en-GB', { dateStyle: 'medium' }), d.toLocaleTimeString('en-GB', { timeStyle: 'medium' })];
 }
 
 export function percent(ratio: number | null): string {

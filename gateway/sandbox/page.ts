@@ -24,7 +24,20 @@ const esc = (value: unknown): string => String(value).replace(/[&<>"']/g, (c) =>
 export function formatAmount(amount: number, currency: string): string {
   const digits = fractionDigits(currency);
   if (digits === undefined) return formatMoney(amount, currency);
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).format(amount / 10 ** digits);
+  return new Intl.NumberFormat('en', {
+    style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits,
+  }).format(amount / 10 ** digits);
+}
+
+/**
+ * A moment as people read it, "7 Dec 2026, 04:27 UTC". The page has no script to learn the
+ * customer's time zone, so it names the zone it uses rather than leave an ISO timestamp.
+ */
+export function formatMoment(iso: string | null | undefined): string | null {
+  if (!iso) return null;
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  return `${at.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })} UTC`;
 }
 
 const STYLE = `
@@ -98,7 +111,7 @@ ${details([
     ['Description', p.description],
     ['Merchant reference', p.reference],
     ['Payment', p.id],
-    ['Expires', p.next_action?.expiresAt],
+    ['Expires', formatMoment(p.next_action?.expiresAt)],
   ])}
 ${transfer}
 <div class="actions">

@@ -1,7 +1,7 @@
-// Our minor units against a provider's. Ours follow `fractionDigits` (the contract's one rule:
-// Intl/CLDR digits, so HUF and ISK count whole units); a provider's follow its own currency table,
-// which its connector keeps (stripe/amounts.ts, adyen/amounts.ts). Moving an amount between the two
-// is the same for every provider.
+// Our minor units against a provider's. Ours follow `fractionDigits` (the contract's one table,
+// services/contract/currencies.ts, so HUF and ISK count whole units); a provider's follow its own
+// currency table, which its connector keeps (stripe/amounts.ts, adyen/amounts.ts). Moving an amount
+// between the two is the same for every provider.
 import { fractionDigits } from '../contract/money.js';
 
 /**

@@ -96,7 +96,7 @@ export const PAYMENT_SCENARIOS = [
   'dispute', 'late_success',
 ] as const;
 export const REFUND_SCENARIOS = ['success', 'technical_error', 'hard_decline'] as const;
-export const PAYOUT_SCENARIOS = ['success', 'technical_error', 'hard_decline', 'unavailable', 'timeout'] as const;
+export const PAYOUT_SCENARIOS = ['success', 'technical_error', 'hard_decline', 'unavailable', 'timeout', 'insufficient_funds'] as const;
 
 /**
  * The contract's event types. The gateway validates `event_type` against them and the webhooks

@@ -1,21 +1,11 @@
-import { CURRENCIES } from './currencies.js';
+import { MINOR_UNITS } from './currencies.js';
 
 // Amounts travel in minor units; people read them in major units with their currency.
 
-/** Digits after the decimal point of an ISO 4217 currency (EUR 2, JPY 0, KWD 3); undefined for another code. */
+/** Digits after the decimal point of a currency the contract accepts (currencies.ts); undefined for another code. */
 export function fractionDigits(currency: string): number | undefined {
-  // Intl takes any three letters, at two digits; only the contract's currencies are known.
-  if (!CURRENCIES.has(currency)) return undefined;
-  let digits = DIGITS.get(currency);
-  if (digits === undefined) {
-    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    DIGITS.set(currency, digits);
-  }
-  return digits;
+  return MINOR_UNITS.get(currency);
 }
-
-// Building an Intl.NumberFormat costs tens of microseconds and payments ask on every request.
-const DIGITS = new Map<string, number>();
 
 /** 520 EUR minor units reads "5.20 EUR", 500 JPY "500 JPY"; an unknown currency keeps its minor units. */
 export function formatMoney(minor: bigint | number, currency: string): string {

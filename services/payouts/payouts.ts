@@ -12,6 +12,7 @@ import { enqueueEvent } from '../platform/outbox.js';
 import { serviceError } from '../contract/index.js';
 import { cost, payoutToProto, type PayoutRecord } from './model.js';
 import { payoutSettled } from './payout-settled.js';
+import { INSUFFICIENT_FUNDS } from './providers.js';
 import type { PayoutStore } from './store.js';
 
 /**
@@ -19,8 +20,10 @@ import type { PayoutStore } from './store.js';
  * the merchant (the ledger's settled_by_providers), never money still awaiting settlement: the
  * service is not a custodian and cannot advance funds. The check and the insert are one step under
  * the scope's funds row lock, so of two concurrent payouts that each fit but not both, one is
- * refused. Test-mode money is simulated, so a sandbox payout is never refused for funds
- * (settledFundsOnly decides by mode); it still commits and releases its funds the same way.
+ * refused. Test-mode money is simulated and settles a day late, so a sandbox payout is not refused
+ * for settled funds (settledFundsOnly decides by mode); it draws on what test payments processed
+ * instead: without a test scenario, one larger than that (less what payouts committed) fails at once
+ * with insufficient_funds (sandboxFundsCheck). It still commits and releases its funds the same way.
  */
 
 export interface PayoutInput {
@@ -80,6 +83,15 @@ export function settledFundsOnly(mode: string): boolean {
   return mode !== 'test';
 }
 
+/**
+ * Whether a payout is checked against what the scope's test payments processed (processed_net): a
+ * test payout without a scenario. A scenario says what the demo provider does, so it plays as asked
+ * (`success` sends any amount).
+ */
+export function sandboxFundsCheck(mode: string, testScenario: string | null): boolean {
+  return mode === 'test' && !testScenario;
+}
+
 /** Refuses a payout whose amount and fee do not fit in what is available (409: it may fit later). */
 function refuseBeyond(payout: PayoutRecord, available: bigint): void {
   if (cost(payout) <= available) return;
@@ -90,6 +102,23 @@ function refuseBeyond(payout: PayoutRecord, available: bigint): void {
       `${money(available > 0n ? available : 0n)} of the funds providers settled is available.`,
     { param: 'amount' },
   );
+}
+
+/**
+ * Fails a test payout whose amount and fee do not fit in what test payments processed, as a provider
+ * would refuse it but at once: never sent, so it commits no funds and costs no fee. False if it fits.
+ */
+function failBeyondTestFunds(payout: PayoutRecord, available: bigint): boolean {
+  if (cost(payout) <= available) return false;
+  const money = (v: bigint) => formatMoney(v, payout.currency);
+  payout.status = 'failed';
+  payout.failure = {
+    ...INSUFFICIENT_FUNDS,
+    message: `This test payout needs ${money(cost(payout))} (amount plus fee); the test payments processed leave `
+      + `${money(available > 0n ? available : 0n)}. Take more test payments, or send test_scenario success to pay out any amount.`,
+  };
+  payout.feeAmount = 0n;
+  return true;
 }
 
 export function createPayouts(deps: PayoutsDeps) {
@@ -115,9 +144,10 @@ export function createPayouts(deps: PayoutsDeps) {
   async function createOnce(scope: Scope, input: PayoutInput, binding?: Binding): Promise<PayoutRecord> {
     const createdAt = clock.now();
     const id = newId('po', createdAt);
-    // Both reads before any lock: settled funds only grow with new settlements, and the plan is
-    // advice about providers. Neither is a reason to hold the funds row across a network call.
-    const [plan, funds] = await Promise.all([
+    // Every read before any lock: settled funds only grow with new settlements, test balances are
+    // simulated, and the plan is advice about providers. None is a reason to hold the funds row
+    // across a network call.
+    const [plan, funds, balances] = await Promise.all([
       deps.routing.planPayout({
         scope,
         amount: input.amount,
@@ -126,6 +156,7 @@ export function createPayouts(deps: PayoutsDeps) {
         country: input.destination.country ?? undefined,
       }),
       settledFundsOnly(scope.mode) ? deps.ledger.getSettledFunds({ scope, currency: input.currency }) : undefined,
+      sandboxFundsCheck(scope.mode, input.testScenario) ? deps.ledger.getBalances({ scope }) : undefined,
     ]);
     const chosen = plan.candidates[0];
     const payout: PayoutRecord = {
@@ -166,6 +197,12 @@ export function createPayouts(deps: PayoutsDeps) {
           code: 'no_eligible_provider', category: 'policy',
           message: 'No provider connected to this account can send this payout.',
         };
+        await store.insert(tx, payout);
+        await emitPayout(tx, payout, 'payout.failed', createdAt);
+        return;
+      }
+      const processed = balances?.balances.find((b) => b.currency === input.currency)?.processedNet ?? 0n;
+      if (balances && failBeyondTestFunds(payout, availableFunds(processed, committed))) {
         await store.insert(tx, payout);
         await emitPayout(tx, payout, 'payout.failed', createdAt);
         return;

@@ -25,7 +25,7 @@ export interface SendPayoutRequest {
   currency: string;
   destination: { type: string; token: string | null; holderName: string | null; country: string | null };
   description?: string;
-  /** Sandbox only: success, technical_error, hard_decline, unavailable or timeout. */
+  /** Sandbox only: one of PAYOUT_SCENARIOS below. */
   testScenario?: string;
   /** Aborted when the deadline passes; the payout is then sent again later with the same payoutId. */
   signal?: AbortSignal;
@@ -59,7 +59,17 @@ export const PAYOUT_SCENARIOS = [
   { name: 'hard_decline', description: 'The beneficiary account refuses the payout (closed account).' },
   { name: 'unavailable', description: 'The provider is unavailable; nothing is sent.' },
   { name: 'timeout', description: 'The provider never answers: the payout stays processing, its funds held.' },
+  {
+    name: 'insufficient_funds',
+    description: 'The provider refuses: the merchant\'s balance with it cannot cover the payout (failure code insufficient_funds). '
+      + 'Without a scenario, a test payout larger than the test payments processed fails with this code at once.',
+  },
 ] as const satisfies ReadonlyArray<{ name: ValueOf<typeof CONTRACT_PAYOUT_SCENARIOS>; description: string }>;
+
+/** A payout its funds cannot cover: the demo provider's refusal, and the sandbox's own check (payouts.ts). */
+export const INSUFFICIENT_FUNDS = {
+  code: 'insufficient_funds', category: 'policy', message: 'The balance cannot cover this payout and its fee; nothing was sent.',
+} as const;
 
 export const PAYOUT_SCENARIO_NAMES: ReadonlySet<string> = new Set(PAYOUT_SCENARIOS.map((s) => s.name));
 
@@ -75,6 +85,10 @@ const ANSWERS: Record<string, Omit<SendPayoutResult, 'providerPayoutId'>> = {
     outcome: 'provider_unavailable', providerCode: 'service_unavailable', providerMessage: 'The provider is temporarily unavailable',
   },
   timeout: { outcome: 'timeout', providerCode: null, providerMessage: null },
+  insufficient_funds: {
+    outcome: 'hard_decline', providerCode: 'insufficient_funds', providerMessage: 'Declined: insufficient funds for this payout',
+    failure: INSUFFICIENT_FUNDS,
+  },
 };
 
 export class DemoPayoutConnector implements PayoutConnector {

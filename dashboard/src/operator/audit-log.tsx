@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api/client';
 import { ListFilters, ListView, OlderNewest, TextFilter } from '../components/list-page';
 import { useLoad } from '../components/use-load';
-import { dateTime } from '../format';
+import { When } from '../components/when';
 import type { AuditEntryView, CursorPage } from './types';
 
 // The audit log, newest first: who (a member's email, or the operator) did what to which key,
@@ -32,15 +32,17 @@ export function AuditLogPage() {
       </ListFilters>
       <ListView
         list={log} what="the audit log" table="Audit log table"
-        columns={['When', 'Who', 'Action', 'Target', 'Merchant', 'Address']}
+        columns={['When', 'Who', 'Action', 'Target', 'Address']}
         row={(e) => (
           <tr key={e.id}>
-            <td>{dateTime(e.created_at)}</td>
+            <td><When iso={e.created_at} /></td>
             <td>{e.actor_email ?? e.actor}</td>
-            <td class="mono">{e.action}</td>
-            <td class="mono">{e.target_id ?? e.project_id ?? '—'}</td>
-            <td class="mono">{e.merchant_id ?? '—'}</td>
-            <td class="mono">{e.client_address ?? '—'}</td>
+            <td class="mono small">{e.action}</td>
+            <td>
+              <div class="mono small">{e.target_id ?? e.project_id ?? '—'}</div>
+              {e.merchant_id && e.merchant_id !== e.target_id && <div class="muted small">of <span class="mono">{e.merchant_id}</span></div>}
+            </td>
+            <td class="mono small">{e.client_address ?? '—'}</td>
           </tr>
         )}
       />

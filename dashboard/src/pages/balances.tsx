@@ -8,20 +8,21 @@ import { useSignedIn } from '../session';
 import { TableWrap } from '../components/table-wrap';
 
 // Balance figures per currency. We hold no money (custodian is always false): the figures are
-// derived from processed transactions and providers' settlements, as each row's note says.
+// derived from processed transactions and providers' settlements. The API repeats its note on every
+// currency; the page says it once, with what each figure means, under the table.
 
 interface Balances {
   custodian: false;
   data: Balance[];
 }
 
-const FIGURES: [keyof Balance, string][] = [
-  ['processed_gross', 'Processed (gross)'],
-  ['fees', 'Fees'],
-  ['processed_net', 'Processed (net)'],
-  ['settled_by_providers', 'Settled by providers'],
-  ['awaiting_provider_settlement', 'Awaiting settlement'],
-  ['payouts_sent', 'Payouts sent'],
+const FIGURES: [keyof Balance, string, string][] = [
+  ['processed_gross', 'Processed (gross)', 'captured payments less refunds and disputed amounts providers kept'],
+  ['fees', 'Fees', 'what providers charged for processing, disputes and settling'],
+  ['processed_net', 'Processed (net)', 'processed (gross) less fees'],
+  ['settled_by_providers', 'Settled by providers', 'what providers reported paying to your bank account'],
+  ['awaiting_provider_settlement', 'Awaiting settlement', 'processed (net) that no provider has settled yet'],
+  ['payouts_sent', 'Payouts sent', 'successful payouts with their fees'],
 ];
 
 export function BalancesPage() {
@@ -33,9 +34,6 @@ export function BalancesPage() {
         <h1>Balances</h1>
         <ExportLink path="/balances/export.csv" query={{}} what="balances" />
       </div>
-      <p class="muted">
-        We never hold your funds: these figures are derived from processed transactions and the providers' settlement reports.
-      </p>
       <ErrorMessage error={balances.error} />
       {balances.loading && !balances.data && <Loading what="balances" />}
       {balances.data && balances.data.data.length === 0 && <p class="muted">No money has moved in this mode yet.</p>}
@@ -56,9 +54,20 @@ export function BalancesPage() {
           </table>
         </TableWrap>
       )}
-      {balances.data?.data.map((b) => (
-        <p key={b.currency} class="small muted" role="note">{b.currency}: {b.note}</p>
-      ))}
+      {balances.data && balances.data.data.length > 0 && <FiguresExplained notes={balances.data.data.map((b) => b.note)} />}
     </>
+  );
+}
+
+/** The figures' note (the same for every currency; any that differs is shown too) and each figure's meaning, once. */
+function FiguresExplained(props: { notes: string[] }) {
+  return (
+    <div class="small muted">
+      {[...new Set(props.notes)].map((note) => <p key={note} role="note">{note}</p>)}
+      <details>
+        <summary>What each figure means</summary>
+        <dl>{FIGURES.map(([k, title, meaning]) => [<dt key={`${k}-t`}>{title}</dt>, <dd key={k}>{meaning}</dd>])}</dl>
+      </details>
+    </div>
   );
 }

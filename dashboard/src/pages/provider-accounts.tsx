@@ -14,7 +14,8 @@ import { TableWrap } from '../components/table-wrap';
 // developers test; nobody ever sees a credential back.
 
 const all = (values: string[]) => (values.length === 0 ? 'All' : values.join(', '));
-const fee = (a: ProviderAccount) => `${(a.fee_bps / 100).toFixed(2)}% + ${a.fee_fixed}`;
+// The fixed part is in minor units of each payment's currency, so it has no currency of its own to show.
+const fee = (a: ProviderAccount) => `${(a.fee_bps / 100).toFixed(2)}% + ${a.fee_fixed} minor units`;
 
 export function ProviderAccountsPage() {
   const session = useSignedIn();

@@ -2,7 +2,8 @@ import { api } from '../api/client';
 import type { RequestLogView } from '../api/types';
 import { ListView } from '../components/list-page';
 import { useLoad } from '../components/use-load';
-import { dateTime } from '../format';
+import { PathText } from '../components/path-text';
+import { When } from '../components/when';
 import { useSignedIn } from '../session';
 
 // Recent calls to /v1 with this project's keys in the current mode (the newest 100 of the last
@@ -24,9 +25,9 @@ export function RequestLogPage() {
         columns={['Time', 'Method', 'Path', 'Status', 'Request id', 'Key']}
         row={(r) => (
           <tr key={r.request_id}>
-            <td>{dateTime(r.created_at)}</td>
+            <td><When iso={r.created_at} /></td>
             <td class="mono">{r.method}</td>
-            <td class="mono small nowrap">{r.path}</td>
+            <td class="small"><PathText path={r.path} /></td>
             <td><span class={`badge ${r.status < 400 ? 'good' : r.status < 500 ? 'info' : 'bad'}`}>{r.status}</span></td>
             <td class="mono small nowrap">{r.request_id}</td>
             <td class="mono small">{r.api_key_prefix}…</td>

@@ -1,4 +1,4 @@
-import { feeFor } from '../../contract/index.js';
+import { feeFor, formatMoney } from '../../contract/index.js';
 import { finish, scoredByRate } from './success-rate.js';
 import { percent } from './window-stats.js';
 import type { LearningSettings, RankInput, Ranking, ScoredCandidate } from './types.js';
@@ -16,9 +16,11 @@ export function rankByExpectedValue(input: RankInput, s: LearningSettings, base:
   }
   const valued = ranked.map((c): ScoredCandidate => {
     const p = c.score ?? prior.get(c.account.providerAccountId)!;
-    const net = Number(input.amount - feeFor(c.account, input.amount));
-    const value = p * net;
-    return { ...c, score: value, note: `${value.toFixed(0)} expected (${percent(p)}${c.score === null ? ' pooled' : ''} of ${net} after fees)` };
+    const net = input.amount - feeFor(c.account, input.amount);
+    const value = p * Number(net);
+    const money = (v: bigint) => formatMoney(v, input.segment.currency);
+    const pooled = c.score === null ? ' pooled' : '';
+    return { ...c, score: value, note: `${money(BigInt(Math.round(value)))} expected (${percent(p)}${pooled} of ${money(net)} after fees)` };
   });
   valued.sort((a, b) => (b.score ?? 0) - (a.score ?? 0));
   return finish('expected_value', valued, input, s);

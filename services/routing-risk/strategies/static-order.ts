@@ -1,4 +1,4 @@
-import { feeFor } from '../../contract/index.js';
+import { feeFor, formatMoney } from '../../contract/index.js';
 import type { ProviderAccount } from '../provider-account.js';
 import type { RankInput, Ranking } from './types.js';
 
@@ -32,7 +32,8 @@ export function rankByCost(input: RankInput): Ranking {
     strategy: 'cheapest',
     ranked: sorted.map((account) => {
       const fee = feeFor(account, input.amount);
-      return { account, score: Number(fee), note: `fee ${fee} for ${input.amount}` };
+      const money = (v: bigint) => formatMoney(v, input.segment.currency);
+      return { account, score: Number(fee), note: `fee ${money(fee)} on ${money(input.amount)}` };
     }),
     reason: sorted.length > 0 ? `cheapest first for this amount: ${names(sorted)}` : 'no candidates',
     explored: false,

@@ -67,6 +67,8 @@ test('priority keeps the rule\'s order, cheapest orders by fee for the amount', 
   const cheap = rank({ type: 'cheapest' }, input(new Map(), 'p', [adyen, stripe]));
   assert.deepEqual(cheap.ranked.map((c) => c.account.providerCode), ['stripe', 'adyen']);
   assert.deepEqual(cheap.ranked.map((c) => c.score), [200, 300]);
+  // Money as money, in the payment's currency (the routing notes beside "€2.00" on a payment's page).
+  assert.deepEqual(cheap.ranked.map((c) => c.note), ['fee 2.00 EUR on 100.00 EUR', 'fee 3.00 EUR on 100.00 EUR']);
 });
 
 test('volume split: the same payment always starts at the same account, shares follow the weights', () => {
@@ -173,7 +175,7 @@ test('expected value: a cheaper account wins only while its rate pays for the di
   // 0.80 × 9,900 = 7,920: the dearer one.
   const r = rank({ type: 'expected_value' }, input(rates(80), id, [dear, cheap]));
   assert.equal(r.ranked[0]!.account.providerCode, 'adyen');
-  assert.match(r.reason, /^Adyen first: 8550 expected \(95\.0 % of 9000 after fees\)/);
+  assert.match(r.reason, /^Adyen first: 85\.50 EUR expected \(95\.0 % of 90\.00 EUR after fees\)/);
 });
 
 test('a rule\'s strategy is validated: types, weights summing to 100, shares and thresholds in range', () => {
