@@ -52,7 +52,8 @@ export function PaymentsPage() {
             <td>{label(p.payment_method.type)}</td>
             <td>{p.reference ?? '—'}</td>
             <td>{p.route.provider?.name ?? '—'}</td>
-            <td class="nowrap">{dateTime(p.created_at)}</td>
+            {/* The time may go under the date: with the customer and description the row is full at 1280 px. */}
+            <td>{dateTime(p.created_at)}</td>
           </tr>
         )}
       />

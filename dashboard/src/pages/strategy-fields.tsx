@@ -26,8 +26,9 @@ export function StrategyFields(props: { id: string; prefix: string; what: string
   return (
     <div class="inline-form">
       <Field id={`${id}-type`} label={`${props.what} strategy`} error={errorFor(error, `${prefix}.type`)}>
-        <select id={`${id}-type`} name={`${prefix}.type`} defaultValue={current?.type ?? 'priority'}>
-          {ROUTING_STRATEGY_TYPES.map((t) => <option key={t} value={t}>{label(t)}</option>)}
+        {/* Chosen by its option (Preact sets no select's defaultValue): the form stays uncontrolled. */}
+        <select id={`${id}-type`} name={`${prefix}.type`}>
+          {ROUTING_STRATEGY_TYPES.map((t) => <option key={t} value={t} selected={t === (current?.type ?? 'priority')}>{label(t)}</option>)}
         </select>
       </Field>
       <Field id={`${id}-weights`} label={`${props.what} weights (volume split)`} hint="provider=percent, …; summing to 100"
