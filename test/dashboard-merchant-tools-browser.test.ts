@@ -183,6 +183,10 @@ describe('the merchant tools in the dashboard', { skip: skipWithoutChromium }, (
     );
 
     const edit = page.getByRole('form', { name: 'Change eur-cards' });
+    assert.equal(await edit.getByLabel('Currencies of eur-cards').inputValue(), 'EUR');
+    assert.equal(await edit.getByLabel('Minimum amount of eur-cards').inputValue(), '500');
+    await edit.getByLabel('Countries of eur-cards').fill('de, fr');
+    await edit.getByLabel('Maximum amount of eur-cards').fill('100000');
     await edit.getByLabel('Providers of eur-cards').fill('demo_beta, demo_alpha');
     await edit.getByLabel('eur-cards: strategy').selectOption('success_rate');
     await edit.getByLabel('eur-cards: minimum sample (learning)').fill('50');
@@ -193,10 +197,13 @@ describe('the merchant tools in the dashboard', { skip: skipWithoutChromium }, (
     assert.match(await shareError.innerText(), /variant\.share must be a number from 0\.01 to 0\.5/);
     await edit.getByLabel('Variant share % of eur-cards').fill('');
     await edit.getByRole('button', { name: 'Save eur-cards' }).click();
-    await page.getByText('eur-cards saved: providers and strategy changed, a new experiment period begins.').waitFor();
+    await page.getByText('eur-cards saved: countries and max amount and providers and strategy changed, a new experiment period begins.').waitFor();
     const [changed] = await rules();
-    assert.deepEqual([changed.providers, changed.strategy, changed.variant, changed.currencies],
-      [['demo_beta', 'demo_alpha'], { type: 'success_rate', settings: { minSample: 50 } }, null, ['EUR']]);
+    assert.deepEqual(
+      [changed.providers, changed.strategy, changed.variant, changed.currencies, changed.countries, changed.payment_method_types,
+        changed.min_amount, changed.max_amount],
+      [['demo_beta', 'demo_alpha'], { type: 'success_rate', settings: { minSample: 50 } }, null, ['EUR'], ['DE', 'FR'], ['card'], 500, 100_000],
+    );
 
     await page.getByRole('button', { name: 'Delete eur-cards' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete eur-cards' }).click();

@@ -7,12 +7,10 @@ import { useSubmit } from '../components/use-submit';
 import { label } from '../format';
 import { strategyFrom, StrategyFields, strategyParams } from './strategy-fields';
 
-// A routing rule as a form, never raw JSON: a new rule's name and conditions (currencies,
-// countries, payment methods, amount range), and for new and existing rules alike the priority,
-// the providers in order, the strategy and an A/B variant. A rule's name and conditions are fixed
-// once it exists (its experiment compares payments that matched them; the API changes neither):
-// an existing rule shows them and a different match is a new rule. The server checks everything
-// and its error is shown beside the field it names.
+// A routing rule as a form, never raw JSON: a new rule's name, and for new and existing rules alike
+// the conditions (currencies, countries, payment methods, amount range), the priority, the
+// providers in order, the strategy and an A/B variant. The server checks everything and its error
+// is shown beside the field it names.
 
 export const rulePath = (rule: RoutingRule) => `/routing-rules/${encodeURIComponent(rule.id)}`;
 
@@ -45,24 +43,22 @@ export function RuleForm(props: { rule?: RoutingRule; onSaved: (said: string) =>
   const { busy, error, onSubmit } = useSubmit(async (v, form) => {
     const fields = {
       priority: whole(v.priority, 'priority') ?? undefined,
+      currencies: listOf(v.currencies).map((c) => c.toUpperCase()),
+      countries: listOf(v.countries).map((c) => c.toUpperCase()),
+      payment_method_types: new FormData(form).getAll('payment_method_types'),
+      min_amount: whole(v.min_amount, 'min_amount'),
+      max_amount: whole(v.max_amount, 'max_amount'),
       providers: listOf(v.providers),
       strategy: strategyFrom(v, 'strategy', rule?.strategy ?? null),
       variant: variantFrom(v, rule?.variant ?? null),
     };
     if (!rule) {
-      const created = await api.post<RoutingRule>('/routing-rules', {
-        name: v.name, ...fields,
-        currencies: listOf(v.currencies).map((c) => c.toUpperCase()),
-        countries: listOf(v.countries).map((c) => c.toUpperCase()),
-        payment_method_types: new FormData(form).getAll('payment_method_types'),
-        min_amount: whole(v.min_amount, 'min_amount'),
-        max_amount: whole(v.max_amount, 'max_amount'),
-      });
+      const created = await api.post<RoutingRule>('/routing-rules', { name: v.name, ...fields });
       form.reset();
       props.onSaved(`${created.name} created.`);
       return;
     }
-    // Only what changed is sent: a new strategy or variant starts a new experiment period.
+    // Only what changed is sent: a new strategy, variant or condition starts a new experiment period.
     const body = Object.fromEntries(Object.entries(fields).filter(([k, value]) =>
       JSON.stringify(value) !== JSON.stringify(rule[k as keyof typeof fields])));
     if (Object.keys(body).length === 0) {
@@ -70,8 +66,8 @@ export function RuleForm(props: { rule?: RoutingRule; onSaved: (said: string) =>
       return;
     }
     await api.patch(rulePath(rule), body);
-    const restarts = 'strategy' in body || 'variant' in body ? ', a new experiment period begins' : '';
-    props.onSaved(`${rule.name} saved: ${Object.keys(body).join(' and ')} changed${restarts}.`);
+    const restarts = Object.keys(body).some((k) => k !== 'priority' && k !== 'providers') ? ', a new experiment period begins' : '';
+    props.onSaved(`${rule.name} saved: ${Object.keys(body).map(label).join(' and ')} changed${restarts}.`);
   });
   const at = (param: string) => errorFor(error, param);
   const what = rule?.name ?? 'the new rule';
@@ -79,35 +75,35 @@ export function RuleForm(props: { rule?: RoutingRule; onSaved: (said: string) =>
   return (
     <form onSubmit={onSubmit} aria-label={rule ? `Change ${rule.name}` : 'New routing rule'}>
       {!rule && (
-        <>
-          <Field id={id('name')} label="Name" hint="letters, digits, _ . -" error={at('name')}>
-            <input id={id('name')} name="name" required maxLength={64} size={20} />
-          </Field>
-          <fieldset>
-            <legend>Conditions (blank: any)</legend>
-            <div class="inline-form">
-              <Field id={id('currencies')} label="Currencies" hint="e.g. EUR, GBP" error={at('currencies')}>
-                <input id={id('currencies')} name="currencies" size={12} />
-              </Field>
-              <Field id={id('countries')} label="Countries" hint="e.g. DE, FR" error={at('countries')}>
-                <input id={id('countries')} name="countries" size={12} />
-              </Field>
-              <Field id={id('min')} label="Minimum amount" hint="minor units: 1000 is €10.00" error={at('min_amount')}>
-                <input id={id('min')} name="min_amount" inputMode="numeric" size={9} />
-              </Field>
-              <Field id={id('max')} label="Maximum amount" hint="minor units" error={at('max_amount')}>
-                <input id={id('max')} name="max_amount" inputMode="numeric" size={9} />
-              </Field>
-            </div>
-            <div class="checks" role="group" aria-label="Payment methods">
-              {PAYMENT_METHOD_TYPES.map((m) => (
-                <label key={m} class="check"><input type="checkbox" name="payment_method_types" value={m} /> {label(m)}</label>
-              ))}
-            </div>
-            {at('payment_method_types') && <p class="error" role="alert">{at('payment_method_types')}</p>}
-          </fieldset>
-        </>
+        <Field id={id('name')} label="Name" hint="letters, digits, _ . -" error={at('name')}>
+          <input id={id('name')} name="name" required maxLength={64} size={20} />
+        </Field>
       )}
+      <fieldset>
+        <legend>Payments {what} matches (blank: any)</legend>
+        <div class="inline-form">
+          <Field id={id('currencies')} label={`Currencies of ${what}`} hint="e.g. EUR, GBP" error={at('currencies')}>
+            <input id={id('currencies')} name="currencies" size={12} defaultValue={rule?.currencies.join(', ') ?? ''} />
+          </Field>
+          <Field id={id('countries')} label={`Countries of ${what}`} hint="e.g. DE, FR" error={at('countries')}>
+            <input id={id('countries')} name="countries" size={12} defaultValue={rule?.countries.join(', ') ?? ''} />
+          </Field>
+          <Field id={id('min')} label={`Minimum amount of ${what}`} hint="minor units: 1000 is €10.00" error={at('min_amount')}>
+            <input id={id('min')} name="min_amount" inputMode="numeric" size={9} defaultValue={rule?.min_amount?.toString() ?? ''} />
+          </Field>
+          <Field id={id('max')} label={`Maximum amount of ${what}`} hint="minor units" error={at('max_amount')}>
+            <input id={id('max')} name="max_amount" inputMode="numeric" size={9} defaultValue={rule?.max_amount?.toString() ?? ''} />
+          </Field>
+        </div>
+        <div class="checks" role="group" aria-label={`Payment methods of ${what}`}>
+          {PAYMENT_METHOD_TYPES.map((m) => (
+            <label key={m} class="check">
+              <input type="checkbox" name="payment_method_types" value={m} defaultChecked={rule?.payment_method_types.includes(m)} /> {label(m)}
+            </label>
+          ))}
+        </div>
+        {at('payment_method_types') && <p class="error" role="alert">{at('payment_method_types')}</p>}
+      </fieldset>
       <div class="inline-form">
         <Field id={id('priority')} label={`Priority of ${what}`} hint="lowest is tried first" error={at('priority')}>
           <input id={id('priority')} name="priority" inputMode="numeric" size={5} required defaultValue={rule ? String(rule.priority) : ''} />

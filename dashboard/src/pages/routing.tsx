@@ -111,7 +111,7 @@ function RuleSection(props: { report: RoutingReport; editable: boolean; onSaved:
       {/* Keyed by what it edits: a saved change shows the server's values, typing is never overwritten. */}
       {props.editable && (
         <>
-          <RuleForm key={json([rule.priority, rule.providers, rule.strategy, rule.variant])} rule={rule} onSaved={props.onSaved} />
+          <RuleForm key={json(rule)} rule={rule} onSaved={props.onSaved} />
           <DeleteRule rule={rule} onDeleted={props.onSaved} />
         </>
       )}
