@@ -12,7 +12,7 @@ test('a path keeps no query and no card number', () => {
 test('an error answer keeps code, message and param, with secrets cut to their prefix', () => {
   const kept = loggedError(new DomainError('validation_error', 'providers: "svc_sk_test_AbC123xyz" is not a provider', { param: 'providers' }));
   assert.deepEqual(kept, { code: 'validation_error', message: 'providers: "svc_sk_test_[redacted]" is not a provider', param: 'providers' });
-  for (const secret of ['whsec_0123456789abcdef', 'sk_live_51Habcdef', 'Bearer abc.def-ghi', 'svc_op_AAAAAAAAAA']) {
+  for (const secret of ['whsec_0123456789abcdef', 'sk_live_51Habcdef', 'Bearer abc.def-ghi.jkl-mno', 'svc_op_AAAAAAAAAA']) {
     assert.doesNotMatch(loggedError(new DomainError('validation_error', `bad ${secret} here`)).message, new RegExp(secret.slice(-6)), secret);
   }
   assert.equal(loggedError(new DomainError('resource_not_found', 'No such payment')).param, null);
@@ -29,6 +29,6 @@ test('a message or param holding a card number is withheld whole; details are ne
 });
 
 test('ids and ordinary words are kept as they are', () => {
-  const message = 'No payment pay_01JABCDEF0123456789 in test mode; the latest test_scenario is success';
+  const message = 'No payment pay_01JABCDEF0123456789 in test mode; Basic auth and a test_scenario of success';
   assert.equal(loggedError(new DomainError('resource_not_found', message)).message, message);
 });

@@ -9,7 +9,7 @@ const MAX_PATH = 500;
 const MAX_MESSAGE = 500;
 
 /** Secrets by their issuers' prefixes: API keys, operator tokens, signing secrets, provider keys, bearer tokens. */
-const SECRETS = /\b(svc_sk_(?:test|live)_|svc_op_|whsec_|(?:sk|rk|pk)_(?:test|live|sbox)_|(?:test|live)_(?=[A-Za-z0-9]{20,}))[A-Za-z0-9]+|\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
+const SECRETS = /\b(svc_sk_(?:test|live)_|svc_op_|whsec_|(?:sk|rk|pk)_(?:test|live|sbox)_|(?:test|live)_(?=[A-Za-z0-9]{20,}))[A-Za-z0-9]+|\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{16,}/g;
 
 export const PATH_WITHHELD = '(withheld: the path held a card number)';
 export const MESSAGE_WITHHELD = '(withheld: the message held a card number)';

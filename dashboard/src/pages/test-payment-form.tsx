@@ -19,7 +19,7 @@ interface Scenario {
   description: string;
 }
 
-const FIELDS = ['amount', 'currency', 'test_scenario', 'customer', 'description'] as const;
+const FIELDS = ['amount', 'currency', 'test_scenario', 'customer.email', 'customer.name', 'description'] as const;
 
 export function TestPaymentForm(props: { onCreated: (payment: Payment) => void }) {
   const scenarios = useLoad(() => api.get<{ data: Scenario[] }>('/test/scenarios'), []);
