@@ -265,6 +265,17 @@ describe('A/B arms of a routing rule and their report', () => {
     const refused = await svc(['routing-rule', 'update', ruleId, ...scope, '--variant', '{"share":0.9,"strategy":{"type":"cheapest"}}']);
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /variant\.share must be a number from 0\.01 to 0\.5/);
+
+    // What the rule matches, changed and widened again.
+    const narrowed = await svc(['routing-rule', 'update', ruleId, ...scope, '--countries', 'de,fr', '--max-amount', '90000']);
+    assert.equal(narrowed.code, 0, narrowed.stderr);
+    assert.match(narrowed.stdout, /eur-ab: currency EUR, country DE\|FR, amount 0\.\.90000 -> /);
+    const widened = await svc(['routing-rule', 'update', ruleId, ...scope, '--countries', 'any', '--max-amount', 'none']);
+    assert.equal(widened.code, 0, widened.stderr);
+    assert.match(widened.stdout, /eur-ab: currency EUR -> /);
+    const badBound = await svc(['routing-rule', 'update', ruleId, ...scope, '--min-amount', 'lots']);
+    assert.equal(badBound.code, 2);
+    assert.match(badBound.stderr, /--min-amount must be a whole number or none/);
   });
 
   test('a variant with a learning strategy reads the outcome history, though the rule\'s own strategy does not learn', async () => {
