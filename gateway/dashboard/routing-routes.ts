@@ -5,11 +5,12 @@ import type { ManageOperationId } from '../management/operations.js';
 import { manageDepsFor, sessionOf, type DashboardDeps } from './context.js';
 import type { Permission } from './roles.js';
 
-// The routing rules of the session's project and mode: created, listed, changed (priority,
-// providers, strategy, variant) and deleted, with their A/B reports, through the management API's handlers (gateway/management/routing-rules.ts):
-// the same calls to routing-risk, the same validation, JSON and audit entry. Paths mirror
-// /manage/v1's without the project and mode, which are the session's. Changing how payments are
-// routed is a developer's or owner's call, like the project's other integration settings.
+// The routing rules of the session's project and mode: created, listed, changed (conditions,
+// priority, providers, strategy, variant) and deleted, with their A/B reports, through the
+// management API's handlers (gateway/management/routing-rules.ts): the same calls to
+// routing-risk, the same validation, JSON and audit entry. Paths mirror /manage/v1's without the
+// project and mode, which are the session's. Changing how payments are routed is a developer's or
+// owner's call, like the project's other integration settings.
 
 interface Route {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';

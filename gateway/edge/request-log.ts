@@ -10,21 +10,22 @@ const LOG_WAIT_MS = 5;
 /** Entries per statement at most: the batcher's default for writers of small rows. */
 const LOG_MAX_BATCH = 500;
 
-/**
- * Writes each /v1 call with a known key (method, path without its query, status, request id, key
- * prefix, and for a failed call the error it answered: code, message, param, redacted as
- * edge/request-log-redaction.ts says) to the dashboard's request log after the response has gone: onResponse never waits for
- * the write, and calls arriving while a batch is written, or within LOG_WAIT_MS of a lone one, go
- * together in the next one statement (asynchronously committed: gateway/store/request-log.ts).
- * A failed write is logged and dropped: the log is for people looking, not for accounting.
- * Requests refused before a key was known (no or a bad key) belong to no project and are not kept.
- */
 /** The error a failed call answered; a replayed answer (Idempotency-Key) repeats one logged with it. */
 function errorOf(reply: FastifyReply) {
   const sent = errorSentBy(reply);
   return sent ? loggedError(sent) : null;
 }
 
+/**
+ * Writes each /v1 call with a known key (method, path without its query, status, request id, key
+ * prefix, and for a failed call the error it answered: code, message, param, redacted as
+ * edge/request-log-redaction.ts says) to the dashboard's request log after the response has gone:
+ * onResponse never waits for the write, and calls arriving while a batch is written, or within
+ * LOG_WAIT_MS of a lone one, go together in the next one statement (asynchronously committed:
+ * gateway/store/request-log.ts).
+ * A failed write is logged and dropped: the log is for people looking, not for accounting.
+ * Requests refused before a key was known (no or a bad key) belong to no project and are not kept.
+ */
 export function installRequestLog(api: FastifyInstance, deps: { store: GatewayStore; clock: Clock }): void {
   const record = createBatcher(async (entries: RequestLogEntry[]) => {
     await deps.store.recordRequests(entries);
