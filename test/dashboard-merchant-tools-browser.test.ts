@@ -182,6 +182,9 @@ describe('the merchant tools in the dashboard', { skip: skipWithoutChromium }, (
         { type: 'volume_split', weights: { demo_alpha: 60, demo_beta: 40 } }, null],
     );
 
+    // The rule's summary says its amounts as money in its one currency.
+    await page.getByText(/currency EUR; method card; amount €5\.00 to any → demo_alpha, demo_beta/).waitFor();
+
     const edit = page.getByRole('form', { name: 'Change eur-cards' });
     assert.equal(await edit.getByLabel('Currencies of eur-cards').inputValue(), 'EUR');
     assert.equal(await edit.getByLabel('Minimum amount of eur-cards').inputValue(), '500');

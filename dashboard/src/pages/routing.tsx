@@ -5,7 +5,7 @@ import { ConfirmDialog } from '../components/confirm-dialog';
 import { ErrorMessage, Loading, Notice } from '../components/messages';
 import { TableWrap } from '../components/table-wrap';
 import { useLoad } from '../components/use-load';
-import { dateTime, label, percent } from '../format';
+import { dateTime, label, money, percent } from '../format';
 import { can, useSignedIn } from '../session';
 import { RuleForm, rulePath as path } from './routing-rule-form';
 
@@ -19,12 +19,18 @@ const json = (value: unknown) => JSON.stringify(value);
 const interval = (i: { low: number; high: number } | null) => (i ? `${percent(i.low)} to ${percent(i.high)}` : '—');
 const points = (d: number) => `${d >= 0 ? '+' : '−'}${Math.abs(d * 100).toFixed(1)} points`;
 
+/** An amount bound as money when the rule names one currency; else in minor units, said so. */
+function amountText(rule: RoutingRule, amount: number | null, none: string): string {
+  if (amount === null) return none;
+  return rule.currencies.length === 1 ? money(amount, rule.currencies[0]!) : `${amount} minor units`;
+}
+
 function conditions(rule: RoutingRule): string {
   const parts = [
     rule.currencies.length > 0 && `currency ${rule.currencies.join(', ')}`,
     rule.countries.length > 0 && `country ${rule.countries.join(', ')}`,
     rule.payment_method_types.length > 0 && `method ${rule.payment_method_types.map(label).join(', ')}`,
-    (rule.min_amount !== null || rule.max_amount !== null) && `amount ${rule.min_amount ?? 0} to ${rule.max_amount ?? 'any'}`,
+    (rule.min_amount !== null || rule.max_amount !== null) && `amount ${amountText(rule, rule.min_amount ?? 0, '')} to ${amountText(rule, rule.max_amount, 'any')}`,
   ].filter(Boolean);
   return parts.length > 0 ? parts.join('; ') : 'every payment';
 }
