@@ -40,16 +40,27 @@ function objectOf(text: string | undefined): Record<string, unknown> | null | un
   }
 }
 
+/** A condition list in an update: "any" empties it, so the rule matches any value. */
+const conditionList = (value: string | undefined) => (value?.trim() === 'any' ? [] : csv(value));
+/** An amount bound in an update: "none" removes it. */
+const boundOf = (value: string | undefined) => (value?.trim() === 'none' ? null : wholeOf(value));
+const UPDATABLE = ['strategy', 'variant', 'priority', 'providers', 'currencies', 'countries', 'methods', 'min-amount', 'max-amount'];
+
 function updateProblem(values: Values): string | undefined {
   const problem = modeProblem(values) ?? jsonProblem(values, true);
   if (problem) return problem;
   if (values.priority !== undefined && wholeOf(values.priority) === undefined) {
     return `--priority must be a whole number, got "${values.priority}"`;
   }
+  for (const name of ['min-amount', 'max-amount']) {
+    if (values[name] !== undefined && boundOf(values[name]) === undefined) {
+      return `--${name} must be a whole number or none, got "${values[name]}"`;
+    }
+  }
   if (values.providers !== undefined && csv(values.providers)!.length === 0) return '--providers must name at least one provider';
-  return ['strategy', 'variant', 'priority', 'providers'].some((n) => values[n] !== undefined)
+  return UPDATABLE.some((n) => values[n] !== undefined)
     ? undefined
-    : 'give at least one of --strategy, --variant, --priority, --providers';
+    : `give at least one of ${UPDATABLE.map((n) => `--${n}`).join(', ')}`;
 }
 
 export function ruleLine(rule: any): string {
@@ -94,9 +105,10 @@ export const ROUTING_RULE_COMMANDS: Command[] = [
   {
     words: ['routing-rule', 'update'],
     summary: 'change a rule\'s strategy, A/B variant (JSON {"share":0.01..0.5,"strategy":{...}}; null removes it), ' +
-      'priority or providers; a new strategy or variant starts a new experiment period for `svc routing report`',
-    synopsis: 'RULE_ID --project PRJ_ID --mode test|live [--strategy JSON|null] [--variant JSON|null] [--priority N] [--providers P,...]',
-    options: ['project', 'mode', 'strategy', 'variant', 'priority', 'providers'],
+      'priority, providers or MATCH (--currencies, --countries, --methods: a comma list, or any; --min-amount, ' +
+      '--max-amount: minor units, or none); a new strategy, variant or MATCH starts a new experiment period for `svc routing report`',
+    synopsis: 'RULE_ID --project PRJ_ID --mode test|live [--strategy JSON|null] [--variant JSON|null] [--priority N] [--providers P,...] [MATCH]',
+    options: ['project', 'mode', ...UPDATABLE],
     positionals: ['RULE_ID'],
     check: updateProblem,
     call: (api, values, [ruleId]) =>
@@ -105,6 +117,11 @@ export const ROUTING_RULE_COMMANDS: Command[] = [
         variant: objectOf(values.variant),
         priority: wholeOf(values.priority),
         providers: csv(values.providers),
+        currencies: conditionList(values.currencies),
+        countries: conditionList(values.countries),
+        payment_method_types: conditionList(values.methods),
+        min_amount: boundOf(values['min-amount']),
+        max_amount: boundOf(values['max-amount']),
       }),
     human: (body) => [`updated ${ruleLine(body)}`],
   },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createLogger } from '../services/platform/logger.js';
 import { DashboardBrowser, MAIL, mailedLink, registerByMail, tokenOf } from './helpers/dashboard-browser.js';
+import { eventually } from './helpers/eventually.js';
 import { captureLogs } from './helpers/log-sink.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
@@ -138,6 +139,18 @@ describe('a first test payment', () => {
     assert.equal(res.status, 404);
   });
 
+  test('a request-log entry is the session\'s project\'s only: another merchant\'s call is not found, in the envelope', async () => {
+    const other = await stack.newMerchantKey();
+    const refused = await request(stack.baseUrl, 'GET', '/v1/payments/pay_nope', { key: other.secret });
+    assert.equal(refused.status, 404);
+    // Written after the answer: wait until the other merchant's log holds it, so the 404 is the scope's.
+    await eventually('the call in the other merchant\'s request log', async () =>
+      ((await stack.query('SELECT 1 FROM gateway.request_log WHERE request_id = $1', [refused.body.request_id])).rowCount ? true : undefined));
+    const res = await owner.call('GET', `/request-log/${refused.body.request_id}`);
+    assert.deepEqual([res.status, res.body.error.code, res.body.error.param], [404, 'resource_not_found', 'request_id']);
+    assert.match(res.body.request_id, /^req_/);
+  });
+
   test('a key is revoked from the dashboard; another project\'s key cannot be', async () => {
     const key = await owner.call('POST', '/keys', { name: 'to revoke' });
     const revoked = await owner.call('POST', `/keys/${key.body.id}/revoke`);
@@ -199,6 +212,9 @@ describe('roles', () => {
       ['POST', '/disputes/dp_01m0000000000000000000000/accept', {}],
       ['POST', '/disputes/dp_01m0000000000000000000000/evidence', { shipping_tracking_number: 'JD1', submit: true }],
       ['POST', '/disputes/dp_01m0000000000000000000000/documents', { filename: 'a.pdf', type: 'application/pdf', content: 'JVBERi0xLjQK' }],
+      ['POST', '/payments', { amount: 100, currency: 'EUR', payment_method: 'card' }],
+      ['POST', '/routing-rules', { name: 'r', priority: 1, providers: ['demo_alpha'] }],
+      ['DELETE', '/routing-rules/rtr_01m0000000000000000000000', undefined],
     ] as const) {
       const res = await reader.call(method, path, body);
       assert.deepEqual([res.status, res.body.error.code], [403, 'forbidden'], `${method} ${path}`);

@@ -11,7 +11,7 @@ const { url: natsUrl } = await jetStreamForFile();
 
 // Settings > Routing in a real browser against the whole stack: a rule with an A/B variant made
 // through the management API, sandbox payments over /v1, and the page showing both arms with their
-// payments and intervals; the rule's form refuses a bad variant in words and saves a new strategy.
+// payments and intervals; the rule's form refuses a bad variant beside its share and saves a new strategy.
 // Screenshots at 1280 and 390 px in dist/test-screenshots/.
 
 const VARIANT = { share: 0.5, strategy: { type: 'volume_split', weights: { demo_beta: 100 } } };
@@ -74,17 +74,20 @@ describe('the routing page in a real browser', { skip: skipWithoutChromium }, ()
     await page.getByText(/^Variant minus control: [+−]\d+\.\d points \(95 % interval [+−]\d+\.\d points to [+−]\d+\.\d points\)\.$/).waitFor();
     await shots(page, 'dashboard-routing');
 
-    const variant = page.getByLabel('Variant of eur-ab');
-    const save = page.getByRole('button', { name: 'Save eur-ab' });
-    await variant.fill('{"share": 0.9, "strategy": {"type": "cheapest"}}');
+    const form = page.getByRole('form', { name: 'Change eur-ab' });
+    const share = form.getByLabel('Variant share % of eur-ab');
+    const save = form.getByRole('button', { name: 'Save eur-ab' });
+    // The variant as the form shows it: its share and its strategy's fields, no JSON.
+    assert.equal(await share.inputValue(), '50');
+    assert.equal(await form.getByLabel('eur-ab variant: strategy').inputValue(), 'volume_split');
+    assert.equal(await form.getByLabel('eur-ab variant: weights (volume split)').inputValue(), 'demo_beta=100');
+    await share.fill('90');
     await save.click();
-    await page.getByRole('alert').filter({ hasText: 'variant.share must be a number from 0.01 to 0.5' }).waitFor();
-    await variant.fill('{"share": 0.2,');
-    await save.click();
-    await page.getByRole('alert').filter({ hasText: /^Variant is not valid JSON/ }).waitFor();
+    await form.locator('.field', { has: page.getByLabel('Variant share % of eur-ab') }).getByRole('alert')
+      .filter({ hasText: 'variant.share must be a number from 0.01 to 0.5' }).waitFor();
 
-    await variant.fill(JSON.stringify(VARIANT));
-    await page.getByLabel('Strategy of eur-ab').fill('{"type": "cheapest"}');
+    await share.fill('50');
+    await form.getByLabel('eur-ab: strategy').selectOption('cheapest');
     await save.click();
     await page.getByText('eur-ab saved: strategy changed, a new experiment period begins.').waitFor();
     // The new period counts no payment yet.

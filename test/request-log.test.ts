@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { rememberIdentity } from '../gateway/auth/identity.js';
 import { installRequestLog } from '../gateway/edge/request-log.js';
+import { errorSentBy } from '../gateway/http/errors.js';
 import { createStore, type GatewayStore, type Identity } from '../gateway/store/index.js';
 import { systemClock } from '../services/platform/clock.js';
 import { createPool, type Pool } from '../services/platform/db.js';
@@ -35,7 +36,7 @@ describe('request log', () => {
   it('writes requests answered together in fewer statements than requests, one row each', async () => {
     const app = Fastify();
     app.addHook('onRequest', async (request) => rememberIdentity(request, identity));
-    installRequestLog(app, { store, clock: systemClock });
+    installRequestLog(app, { store, clock: systemClock, errorSentBy });
     app.get('/v1/things/:n', async () => ({ ok: true }));
     await app.ready();
 

@@ -155,6 +155,17 @@ describe('A/B arms of a routing rule and their report', () => {
     assert.deepEqual(audit.rows.map((r) => r.data.changed), [['strategy'], ['priority']]);
     assert.deepEqual(audit.rows[0].data.rule.strategy, { type: 'cheapest' });
 
+    // What the rule matches may change too: a new period, since its arms would compare other payments.
+    const narrowed = await stack.manage('PATCH', `${rulePath()}?mode=test`, { countries: ['de'], max_amount: 100_000 });
+    assert.equal(narrowed.status, 200, JSON.stringify(narrowed.body));
+    assert.deepEqual([narrowed.body.countries, narrowed.body.max_amount, narrowed.body.currencies], [['DE'], 100_000, before.currencies]);
+    assert.ok(narrowed.body.experiment_since > res.body.experiment_since, 'a new period');
+    const widened = await stack.manage('PATCH', `${rulePath()}?mode=test`, { countries: [], max_amount: null });
+    assert.deepEqual([widened.body.countries, widened.body.max_amount], [[], null]);
+    const changes = await stack.query(
+      `SELECT data FROM gateway.audit_log WHERE target_id = $1 AND action = 'routing_rule.updated' ORDER BY created_at`, [ruleId]);
+    assert.deepEqual(changes.rows.slice(2).map((r) => r.data.changed), [['countries', 'max_amount'], ['countries', 'max_amount']]);
+
     // Removing the variant: the report shows the control arm alone, with every payment.
     const removed = await stack.manage('PATCH', `${rulePath()}?mode=test`, { variant: null });
     assert.equal(removed.body.variant, null);
@@ -181,6 +192,10 @@ describe('A/B arms of a routing rule and their report', () => {
       [{ strategy: { type: 'success_rate', settings: { explorationShare: 0.5 } } }, 'strategy.settings.explorationShare'],
       [{ priority: '2' }, 'priority'],
       [{ providers: ['no_such_provider'] }, 'providers'],
+      [{ currencies: ['euro'] }, 'currencies'],
+      [{ payment_method_types: ['cheque'] }, 'payment_method_types'],
+      [{ min_amount: 1.5 }, 'min_amount'],
+      [{ min_amount: 5000, max_amount: 100 }, 'max_amount'],
       [{ colour: 'blue' }, 'colour'],
     ];
     for (const [body, param] of cases) {
@@ -250,6 +265,17 @@ describe('A/B arms of a routing rule and their report', () => {
     const refused = await svc(['routing-rule', 'update', ruleId, ...scope, '--variant', '{"share":0.9,"strategy":{"type":"cheapest"}}']);
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /variant\.share must be a number from 0\.01 to 0\.5/);
+
+    // What the rule matches, changed and widened again.
+    const narrowed = await svc(['routing-rule', 'update', ruleId, ...scope, '--countries', 'de,fr', '--max-amount', '90000']);
+    assert.equal(narrowed.code, 0, narrowed.stderr);
+    assert.match(narrowed.stdout, /eur-ab: currency EUR, country DE\|FR, amount 0\.\.90000 -> /);
+    const widened = await svc(['routing-rule', 'update', ruleId, ...scope, '--countries', 'any', '--max-amount', 'none']);
+    assert.equal(widened.code, 0, widened.stderr);
+    assert.match(widened.stdout, /eur-ab: currency EUR -> /);
+    const badBound = await svc(['routing-rule', 'update', ruleId, ...scope, '--min-amount', 'lots']);
+    assert.equal(badBound.code, 2);
+    assert.match(badBound.stderr, /--min-amount must be a whole number or none/);
   });
 
   test('a variant with a learning strategy reads the outcome history, though the rule\'s own strategy does not learn', async () => {

@@ -17,6 +17,7 @@ import { PayoutPage } from './pages/payout';
 import { PayoutsPage } from './pages/payouts';
 import { ConfirmRegistrationPage, RegisterPage } from './pages/register';
 import { RequestLogPage } from './pages/request-log';
+import { RequestLogEntryPage } from './pages/request-log-entry';
 import { RoutingPage } from './pages/routing';
 import { ResetConfirmPage, ResetRequestPage } from './pages/password-reset';
 import { SandboxPage } from './pages/sandbox';
@@ -59,6 +60,7 @@ const SIGNED_IN: [string, Render][] = [
   ['/developers/deliveries', () => <DeliveriesPage />],
   ['/developers/deliveries/:id', (p) => <DeliveryPage id={p.id} />],
   ['/developers/request-log', () => <RequestLogPage />],
+  ['/developers/request-log/:id', (p) => <RequestLogEntryPage id={p.id} />],
   ['/developers/sandbox', () => <SandboxPage />],
   ['/settings/allow-list', () => <AllowListPage />],
   ['/settings/provider-accounts', () => <ProviderAccountsPage />],

@@ -9,7 +9,7 @@ import { installCardDataCheck } from '../edge/card-data.js';
 import { installIdempotency } from '../edge/idempotency.js';
 import { trustedProxyRanges } from '../edge/ip-allowlist.js';
 import { installRequestLog } from '../edge/request-log.js';
-import { routeNotFound } from '../http/errors.js';
+import { errorSentBy, routeNotFound } from '../http/errors.js';
 import { installEventStream } from '../routes/event-stream.js';
 import { eventHandlers } from '../routes/events.js';
 import { ledgerHandlers } from '../routes/ledger.js';
@@ -63,7 +63,7 @@ export function apiHandlers(clients: GatewayClients): Handlers {
 export function apiScope(deps: ApiDeps) {
   return async function api(scope: FastifyInstance): Promise<void> {
     installAdmission(scope, deps);
-    installRequestLog(scope, deps);
+    installRequestLog(scope, { ...deps, errorSentBy });
     installIdempotency(scope, deps);
     installCardDataCheck(scope);
     installPayoutDestinationCheck(scope);

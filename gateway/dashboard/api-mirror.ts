@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { DomainError } from '../../services/contract/index.js';
 import { OPERATIONS, type OperationId } from '../../services/contract/operations.js';
 import { apiHandlers } from '../api/scope.js';
 import type { Identity } from '../store/index.js';
@@ -10,9 +11,12 @@ import type { SessionContext } from '../store/index.js';
 // /v1 handlers themselves (same schemas, same part calls, same JSON): /v1/payments/:id becomes
 // /dashboard/api/payments/:id. Capture, cancel and refund take an Idempotency-Key header, which the
 // part binds to the resource as for /v1 (a double click moves no money twice). Disputes: accepting,
-// evidence and documents are `operate`, like a refund.
+// evidence and documents are `operate`, like a refund. Creating a payment is the "test payment" form:
+// test mode only (live payments come from the merchant's integration), with an Idempotency-Key too.
 
 const MIRRORED: Partial<Record<OperationId, Permission>> = {
+  createPayment: 'operate',
+  listTestScenarios: 'view',
   listPayments: 'view',
   getPayment: 'view',
   getPaymentTimeline: 'view',
@@ -39,6 +43,9 @@ const MIRRORED: Partial<Record<OperationId, Permission>> = {
   submitDisputeEvidence: 'operate',
   uploadDisputeDocument: 'operate',
 };
+
+/** Operations the dashboard offers in test mode only. */
+const TEST_MODE_ONLY: ReadonlySet<OperationId> = new Set(['createPayment']);
 
 /**
  * The identity a /v1 handler is called with: the session's scope. The handlers mirrored read only
@@ -72,6 +79,9 @@ export function mirroredRoutes(scope: FastifyInstance, deps: DashboardDeps): voi
         ...(op.params && { params: op.params }),
       },
       preValidation: async (request) => {
+        if (TEST_MODE_ONLY.has(op.id) && sessionOf(request).mode !== 'test') {
+          throw new DomainError('forbidden', 'The dashboard makes test payments only; live payments come from your integration with a live API key.');
+        }
         if (op.body && op.bodyOptional && request.body === undefined) request.body = {};
       },
       handler: (request, reply) => handler(request, reply, sessionIdentity(sessionOf(request))),

@@ -5,16 +5,23 @@ import { ConnectError } from '@connectrpc/connect';
 import { DATABASE_UNAVAILABLE, databaseUnavailable } from '../../services/platform/db-errors.js';
 import { keyedFailure } from '../edge/idempotency.js';
 
-/** The contract code each error reply was sent with, for the gateway's metrics (http/metrics.ts). */
-const sentCodes = new WeakMap<FastifyReply, string>();
+/**
+ * The contract error each error reply was sent with: its code for the gateway's metrics
+ * (http/metrics.ts), the whole error for the request log (edge/request-log.ts).
+ */
+const sentErrors = new WeakMap<FastifyReply, DomainError>();
 
 export function errorCodeOf(reply: FastifyReply): string | undefined {
-  return sentCodes.get(reply);
+  return sentErrors.get(reply)?.code;
+}
+
+export function errorSentBy(reply: FastifyReply): DomainError | undefined {
+  return sentErrors.get(reply);
 }
 
 /** Writes the contract's error envelope; status and type come from the one registry. */
 export function sendError(reply: FastifyReply, err: DomainError): FastifyReply {
-  sentCodes.set(reply, err.code);
+  sentErrors.set(reply, err);
   const error: Record<string, unknown> = { type: err.type, code: err.code, message: err.message };
   if (err.options.param) error.param = err.options.param;
   if (err.options.details !== undefined) error.details = err.options.details;

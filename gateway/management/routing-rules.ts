@@ -8,7 +8,8 @@ import { audit, projectScope, type ManageDeps, type ManageHandlers } from './con
 //   POST   /manage/v1/projects/:id/routing-rules              {mode, name, priority, providers, ...}
 //   GET    /manage/v1/projects/:id/routing-rules?mode=M        lowest priority number first
 //   DELETE /manage/v1/projects/:id/routing-rules/:rule?mode=M
-//   PATCH  /manage/v1/projects/:id/routing-rules/:rule?mode=M  {strategy?, variant?, priority?, providers?}
+//   PATCH  /manage/v1/projects/:id/routing-rules/:rule?mode=M  {strategy?, variant?, priority?, providers?,
+//          currencies?, countries?, payment_method_types?, min_amount?, max_amount?}
 //   GET    /manage/v1/projects/:id/routing-rules/:rule/report?mode=M   acceptance per A/B arm
 // The rule's mode is explicit like an API key's: test and live traffic are routed separately.
 
@@ -28,7 +29,7 @@ interface RuleBody {
   variant?: unknown;
 }
 
-type RuleUpdate = Partial<Pick<RuleBody, 'priority' | 'providers' | 'strategy' | 'variant'>>;
+type RuleUpdate = Partial<Omit<RuleBody, 'mode' | 'name'>>;
 
 /**
  * A strategy or variant as routing-risk takes it: JSON text, or absent. In an update, absent keeps
@@ -44,6 +45,9 @@ export function wholeNumber(value: unknown, param: string): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalidField(param, `${param} must be a whole number`);
   return value;
 }
+
+/** Currency and country codes as routing-risk compares them. */
+const upper = (codes: string[] | undefined) => (codes ?? []).map((c) => c.toUpperCase());
 
 function bound(value: unknown, param: string): bigint | undefined {
   return value === undefined || value === null ? undefined : BigInt(wholeNumber(value, param));
@@ -85,8 +89,8 @@ export function routingRuleHandlers(deps: ManageDeps): ManageHandlers {
         rule: {
           name: b.name,
           priority: wholeNumber(b.priority, 'priority'),
-          currencies: (b.currencies ?? []).map((c) => c.toUpperCase()),
-          countries: (b.countries ?? []).map((c) => c.toUpperCase()),
+          currencies: upper(b.currencies),
+          countries: upper(b.countries),
           paymentMethodTypes: b.payment_method_types ?? [],
           minAmount: bound(b.min_amount, 'min_amount'),
           maxAmount: bound(b.max_amount, 'max_amount'),
@@ -118,6 +122,16 @@ export function routingRuleHandlers(deps: ManageDeps): ManageHandlers {
         providers: b.providers ?? [],
         strategy: jsonText(b.strategy, true),
         variant: jsonText(b.variant, true),
+        setCurrencies: b.currencies !== undefined,
+        currencies: upper(b.currencies),
+        setCountries: b.countries !== undefined,
+        countries: upper(b.countries),
+        setPaymentMethodTypes: b.payment_method_types !== undefined,
+        paymentMethodTypes: b.payment_method_types ?? [],
+        setMinAmount: b.min_amount !== undefined,
+        minAmount: bound(b.min_amount, 'min_amount'),
+        setMaxAmount: b.max_amount !== undefined,
+        maxAmount: bound(b.max_amount, 'max_amount'),
       });
       const json = ruleJson(rule!, scope.projectId, scope.mode);
       // Named field by field, so the log says what the change was, not only that there was one.

@@ -56,12 +56,18 @@ export const RoutingRuleBody = {
     variant: {},
   },
 };
-/** What a rule's update may change; absent fields are kept, a null strategy or variant removes it. */
+/**
+ * What a rule's update may change; absent fields are kept, a null strategy, variant or amount bound
+ * removes it, an empty condition list matches any value.
+ */
 export const RoutingRuleUpdateBody = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  properties: { priority: {}, providers: { ...list, minItems: 1 }, strategy: {}, variant: {} },
+  properties: {
+    priority: {}, providers: { ...list, minItems: 1 }, strategy: {}, variant: {},
+    currencies: list, countries: list, payment_method_types: list, min_amount: {}, max_amount: {},
+  },
 };
 
 // Credential values are strings the provider defines; which fields each provider needs is checked by

@@ -11,6 +11,8 @@ export interface RequestLogView {
   duration_ms: number;
   api_key_prefix: string;
   created_at: string;
+  /** What a failed call (4xx, 5xx) answered, redacted (gateway/edge/request-log-redaction.ts); null otherwise. */
+  error: { code: string; message: string; param: string | null } | null;
 }
 
 /** A merchant in the operator console's list. */

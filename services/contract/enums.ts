@@ -110,5 +110,12 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = ValueOf<typeof EVENT_TYPES>;
 
+/**
+ * A routing rule's strategy types (docs/routing.md, "Strategies"), and those that learn from
+ * outcomes and take `settings`; routing-risk checks a strategy against these.
+ */
+export const ROUTING_STRATEGY_TYPES = ['priority', 'cheapest', 'volume_split', 'success_rate', 'elimination', 'expected_value'] as const;
+export const LEARNING_STRATEGY_TYPES = ['success_rate', 'elimination', 'expected_value'] as const;
+
 /** The sandbox's demo providers (routing-risk's migration 0001 seeds them; the demo connector plays them). */
 export const DEMO_PROVIDERS = ['demo_alpha', 'demo_beta', 'demo_gamma'] as const;

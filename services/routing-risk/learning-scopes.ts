@@ -1,3 +1,4 @@
+import { LEARNING_STRATEGY_TYPES } from '../contract/enums.js';
 import type { RoutingRule } from './routing-rules.js';
 
 // Which scopes learn: those with a routing rule whose strategy reads outcome history. The planning
@@ -6,7 +7,7 @@ import type { RoutingRule } from './routing-rules.js';
 // when something can read them. ruleLearns says the same of a rule in memory (a cached scope's).
 
 /** Strategies that read outcome history (strategies/). */
-export const LEARNING_STRATEGIES = ['success_rate', 'elimination', 'expected_value'] as const;
+export const LEARNING_STRATEGIES = LEARNING_STRATEGY_TYPES;
 
 /**
  * SQL condition: the scope named by three SQL expressions (merchant, project, mode) has a rule that

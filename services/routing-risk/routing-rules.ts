@@ -23,7 +23,7 @@ export interface RoutingRule {
   strategy?: StrategyConfig | null;
   /** An A/B arm ranking a sticky share of the rule's payments by another strategy (ab-arms.ts); absent or null: none. */
   variant?: Variant | null;
-  /** When the strategy or variant last changed (creation at first): the report counts decisions since. */
+  /** When the strategy, variant or conditions last changed (creation at first): the report counts decisions since. */
   experimentSince?: Date;
   createdAt: Date;
 }

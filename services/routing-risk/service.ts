@@ -112,25 +112,38 @@ const sameJson = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.
 
 /**
  * The rule as an update asks (absent fields kept) and the REST names of the fields that change; a
- * new strategy or variant restarts the rule's experiment.
+ * new strategy, variant or set of conditions restarts the rule's experiment (its arms then compare
+ * payments the rule matches as it is now).
  */
 function updated(current: RoutingRule, req: UpdateRoutingRuleRequest) {
   const next: NewRule = {
     ...current,
     priority: req.priority ?? current.priority,
+    currencies: req.setCurrencies ? req.currencies : current.currencies,
+    countries: req.setCountries ? req.countries : current.countries,
+    methods: req.setPaymentMethodTypes ? req.paymentMethodTypes : current.methods,
+    minAmount: req.setMinAmount ? req.minAmount ?? null : current.minAmount,
+    maxAmount: req.setMaxAmount ? req.maxAmount ?? null : current.maxAmount,
     providers: req.setProviders ? req.providers : current.providers,
     strategy: req.strategy === undefined ? current.strategy : strategyOf(req.strategy),
     variant: req.variant === undefined ? current.variant : variantOf(req.variant),
   };
   const problem = ruleProblem(next);
   if (problem) throw invalidField(problem[0], problem[1]);
-  const changed = [
-    next.priority !== current.priority && 'priority',
-    !sameJson(next.providers, current.providers) && 'providers',
-    !sameJson(next.strategy, current.strategy) && 'strategy',
-    !sameJson(next.variant, current.variant) && 'variant',
-  ].filter((f): f is string => f !== false);
-  return { rule: next, changed, restart: changed.includes('strategy') || changed.includes('variant') };
+  const compared: [string, unknown, unknown][] = [
+    ['priority', next.priority, current.priority],
+    ['currencies', next.currencies, current.currencies],
+    ['countries', next.countries, current.countries],
+    ['payment_method_types', next.methods, current.methods],
+    ['min_amount', next.minAmount?.toString(), current.minAmount?.toString()],
+    ['max_amount', next.maxAmount?.toString(), current.maxAmount?.toString()],
+    ['providers', next.providers, current.providers],
+    ['strategy', next.strategy, current.strategy],
+    ['variant', next.variant, current.variant],
+  ];
+  const changed = compared.filter(([, a, b]) => !sameJson(a, b)).map(([name]) => name);
+  const restart = changed.some((f) => !['priority', 'providers'].includes(f));
+  return { rule: next, changed, restart };
 }
 
 function newRuleOf(m: RuleMessage | undefined): NewRule {

@@ -232,7 +232,8 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
 
     /**
      * Changes a rule under a row lock: `change` gets the rule as stored and returns it as it should
-     * be (or throws, changing nothing). A new strategy or variant starts a new experiment period.
+     * be (or throws, changing nothing). A new strategy, variant or set of conditions starts a new
+     * experiment period.
      * Undefined when the scope has no such rule.
      */
     async updateRule(
@@ -246,9 +247,11 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
         const { rule, restart } = await change(toRule(found.rows[0]));
         const { rows } = await client.query(
           `UPDATE routing_rules SET priority = $5, providers = $6, strategy = $7, variant = $8,
-             experiment_since = CASE WHEN $9 THEN $10 ELSE experiment_since END
+             experiment_since = CASE WHEN $9 THEN $10 ELSE experiment_since END,
+             currencies = $11, countries = $12, methods = $13, min_amount = $14, max_amount = $15
            WHERE ${SCOPE} AND id = $4 RETURNING ${RULE_COLUMNS}`,
-          [...scopeValues(scope), id, rule.priority, rule.providers, jsonOrNull(rule.strategy), jsonOrNull(rule.variant), restart, at],
+          [...scopeValues(scope), id, rule.priority, rule.providers, jsonOrNull(rule.strategy), jsonOrNull(rule.variant), restart, at,
+            rule.currencies, rule.countries, rule.methods, rule.minAmount?.toString() ?? null, rule.maxAmount?.toString() ?? null],
         );
         return toRule(rows[0]);
       }));

@@ -9,8 +9,9 @@ import { useLoad } from '../components/use-load';
 import { dateTime } from '../format';
 import { canWrite, useSignedIn } from '../session';
 
-// One delivery: the event sent, every attempt's request headers, status, response body and error,
-// and a resend (same event id and payload, also for exhausted deliveries and disabled endpoints).
+// One delivery: the event sent, when its next automatic attempt is due (while it has one), every
+// attempt's request headers, status, response body and error, and a resend (same event id and
+// payload, also for exhausted deliveries and disabled endpoints).
 
 export function DeliveryPage({ id }: { id: string }) {
   const session = useSignedIn();
@@ -42,6 +43,7 @@ export function DeliveryPage({ id }: { id: string }) {
       <p><Link to="/developers/deliveries">← Deliveries</Link></p>
       <h1>{d.event_type} <StatusBadge status={d.status} /></h1>
       <p class="mono muted">{d.id} · event {d.event_id}</p>
+      <p>{nextStep(d)}</p>
       {notice && <Notice>{notice}</Notice>}
       <ErrorMessage error={error} />
       {canWrite(session) && <button type="button" onClick={resend} disabled={busy}>Resend</button>}
@@ -75,4 +77,12 @@ export function DeliveryPage({ id }: { id: string }) {
       </details>
     </>
   );
+}
+
+/** What happens next without anyone acting: the server names a next attempt only while one is due. */
+function nextStep(d: DeliveryDetail): string {
+  if (d.next_attempt_at) return `Next automatic attempt: ${dateTime(d.next_attempt_at)}.`;
+  if (d.status === 'succeeded') return 'Delivered.';
+  if (d.status === 'delivering') return 'Being delivered now.';
+  return 'No further automatic attempt: resend it when the endpoint is fixed.';
 }

@@ -1,14 +1,17 @@
 import { api } from '../api/client';
 import type { RequestLogView } from '../api/types';
+import { Link } from '../components/link';
 import { ListView } from '../components/list-page';
 import { useLoad } from '../components/use-load';
 import { PathText } from '../components/path-text';
 import { When } from '../components/when';
 import { useSignedIn } from '../session';
+import { statusTone } from './request-log-entry';
 
 // Recent calls to /v1 with this project's keys in the current mode (the newest 100 of the last
 // thousand kept): what a developer checks first when an integration misbehaves. The request id is
-// the one each answer carries in x-request-id; no body or query string is ever kept.
+// the one each answer carries in x-request-id, and opens the call with the error a failed one
+// answered; no body or query string is ever kept.
 
 export function RequestLogPage() {
   const session = useSignedIn();
@@ -19,7 +22,7 @@ export function RequestLogPage() {
         <h1>Request log</h1>
         <button type="button" class="secondary" onClick={log.reload}>Refresh</button>
       </div>
-      <p class="muted">Recent API calls with your {session.mode} keys, newest first. Bodies and query strings are never kept.</p>
+      <p class="muted">Recent API calls with your {session.mode} keys, newest first. Open a request id to see the error a failed call answered. Bodies and query strings are never kept.</p>
       <ListView
         list={log} what="the request log" table="Request log table" empty="No API calls yet."
         columns={['Time', 'Method', 'Path', 'Status', 'Request id', 'Key']}
@@ -28,8 +31,10 @@ export function RequestLogPage() {
             <td><When iso={r.created_at} /></td>
             <td class="mono">{r.method}</td>
             <td class="small"><PathText path={r.path} /></td>
-            <td><span class={`badge ${r.status < 400 ? 'good' : r.status < 500 ? 'info' : 'bad'}`}>{r.status}</span></td>
-            <td class="mono small nowrap">{r.request_id}</td>
+            <td><span class={`badge ${statusTone(r.status)}`} title={r.error?.code}>{r.status}</span></td>
+            <td class="mono small nowrap">
+              <Link to={`/developers/request-log/${encodeURIComponent(r.request_id)}`}>{r.request_id}</Link>
+            </td>
             <td class="mono small">{r.api_key_prefix}…</td>
           </tr>
         )}

@@ -1,31 +1,36 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
 import type { ArmReport, RoutingReport, RoutingRule } from '../api/types';
-import { Field } from '../components/field';
+import { ConfirmDialog } from '../components/confirm-dialog';
 import { ErrorMessage, Loading, Notice } from '../components/messages';
 import { TableWrap } from '../components/table-wrap';
 import { useLoad } from '../components/use-load';
-import { useSubmit } from '../components/use-submit';
-import { dateTime, label, percent } from '../format';
+import { dateTime, label, money, percent } from '../format';
 import { can, useSignedIn } from '../session';
+import { RuleForm, rulePath as path } from './routing-rule-form';
 
 // The project's routing rules in the current mode, in the order they are tried: what each matches,
 // its providers, its strategy and A/B variant, and the experiment's report per arm (payments since
 // the strategy or variant last changed, acceptance with its 95 % interval). Developers and owners
-// change a rule's strategy and variant here; the server checks them and says what is wrong in words.
-// Rules are created with the management API or `svc routing-rule create` (docs/routing.md).
+// create, change and delete rules here with a form (routing-rule-form.tsx); the server checks them
+// and its error is shown beside the field it names.
 
-const path = (rule: RoutingRule) => `/routing-rules/${encodeURIComponent(rule.id)}`;
-const json = (value: unknown) => (value === null ? '' : JSON.stringify(value, null, 2));
+const json = (value: unknown) => JSON.stringify(value);
 const interval = (i: { low: number; high: number } | null) => (i ? `${percent(i.low)} to ${percent(i.high)}` : '—');
 const points = (d: number) => `${d >= 0 ? '+' : '−'}${Math.abs(d * 100).toFixed(1)} points`;
+
+/** An amount bound as money when the rule names one currency; else in minor units, said so. */
+function amountText(rule: RoutingRule, amount: number | null, none: string): string {
+  if (amount === null) return none;
+  return rule.currencies.length === 1 ? money(amount, rule.currencies[0]!) : `${amount} minor units`;
+}
 
 function conditions(rule: RoutingRule): string {
   const parts = [
     rule.currencies.length > 0 && `currency ${rule.currencies.join(', ')}`,
     rule.countries.length > 0 && `country ${rule.countries.join(', ')}`,
     rule.payment_method_types.length > 0 && `method ${rule.payment_method_types.map(label).join(', ')}`,
-    (rule.min_amount !== null || rule.max_amount !== null) && `amount ${rule.min_amount ?? 0} to ${rule.max_amount ?? 'any'}`,
+    (rule.min_amount !== null || rule.max_amount !== null) && `amount ${amountText(rule, rule.min_amount ?? 0, '')} to ${amountText(rule, rule.max_amount, 'any')}`,
   ].filter(Boolean);
   return parts.length > 0 ? parts.join('; ') : 'every payment';
 }
@@ -37,6 +42,13 @@ export function RoutingPage() {
     return Promise.all(data.map((rule) => api.get<RoutingReport>(`${path(rule)}/report`)));
   }, [session.mode]);
   const [notice, setNotice] = useState<string>();
+  const [creating, setCreating] = useState(false);
+  const editable = can(session, 'develop');
+  const saved = (said: string) => {
+    setNotice(said);
+    setCreating(false);
+    reports.reload();
+  };
 
   return (
     <>
@@ -47,14 +59,21 @@ export function RoutingPage() {
         payments every time) to another strategy, so the two can be compared.
       </p>
       {notice && <Notice>{notice}</Notice>}
+      {editable && !creating && <button type="button" onClick={() => setCreating(true)}>New rule</button>}
+      {creating && (
+        <section class="panel" aria-labelledby="new-rule">
+          <h2 id="new-rule">New {session.mode} routing rule</h2>
+          <RuleForm onSaved={saved} />
+          <button type="button" class="secondary" onClick={() => setCreating(false)}>Cancel</button>
+        </section>
+      )}
       <ErrorMessage error={reports.error} />
       {reports.loading && !reports.data && <Loading what="routing rules" />}
       {reports.data?.length === 0 && (
         <p class="muted">No {session.mode} routing rule yet: every payment goes to the cheapest provider that can take it.</p>
       )}
       {reports.data?.map((report) => (
-        <RuleSection key={report.rule.id} report={report} editable={can(session, 'develop')}
-          onSaved={(said) => { setNotice(said); reports.reload(); }} />
+        <RuleSection key={report.rule.id} report={report} editable={editable} onSaved={saved} />
       ))}
     </>
   );
@@ -96,7 +115,12 @@ function RuleSection(props: { report: RoutingReport; editable: boolean; onSaved:
         </p>
       )}
       {/* Keyed by what it edits: a saved change shows the server's values, typing is never overwritten. */}
-      {props.editable && <StrategyForm key={json([rule.strategy, rule.variant])} rule={rule} onSaved={props.onSaved} />}
+      {props.editable && (
+        <>
+          <RuleForm key={json(rule)} rule={rule} onSaved={props.onSaved} />
+          <DeleteRule rule={rule} onDeleted={props.onSaved} />
+        </>
+      )}
     </section>
   );
 }
@@ -121,45 +145,22 @@ function ArmRow({ arm }: { arm: ArmReport }) {
   );
 }
 
-/** The textarea's JSON: null when empty (none), or an error naming the field when it does not parse. */
-function parsed(text: string, what: string): unknown {
-  if (text === '') return null;
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${what} is not valid JSON: ${(e as Error).message}`);
-  }
-}
-
-function StrategyForm(props: { rule: RoutingRule; onSaved: (said: string) => void }) {
+function DeleteRule(props: { rule: RoutingRule; onDeleted: (said: string) => void }) {
+  const [open, setOpen] = useState(false);
   const { rule } = props;
-  const id = (field: string) => `${rule.id}-${field}`;
-  const { busy, error, onSubmit } = useSubmit(async (v) => {
-    const next = { strategy: parsed(v.strategy ?? '', 'Strategy'), variant: parsed(v.variant ?? '', 'Variant') };
-    // Only what changed is sent: a new strategy or variant starts a new experiment period.
-    const body = Object.fromEntries(Object.entries(next).filter(([k, value]) =>
-      JSON.stringify(value) !== JSON.stringify(rule[k as 'strategy' | 'variant'])));
-    if (Object.keys(body).length === 0) {
-      props.onSaved(`${rule.name}: nothing changed.`);
-      return;
-    }
-    await api.patch(path(rule), body);
-    props.onSaved(`${rule.name} saved: ${Object.keys(body).join(' and ')} changed, a new experiment period begins.`);
-  });
   return (
-    <form onSubmit={onSubmit} aria-label={`Change ${rule.name}`}>
-      <Field id={id('strategy')} label={`Strategy of ${rule.name}`}
-        hint='JSON, for example {"type": "success_rate", "settings": {"minSample": 50}}; empty: the providers in their listed order.'>
-        <textarea id={id('strategy')} name="strategy" rows={3} class="mono" aria-describedby={`${id('strategy')}-hint`}
-          defaultValue={json(rule.strategy)} />
-      </Field>
-      <Field id={id('variant')} label={`Variant of ${rule.name}`}
-        hint='JSON, for example {"share": 0.1, "strategy": {"type": "cheapest"}}; share from 0.01 to 0.5; empty: no experiment.'>
-        <textarea id={id('variant')} name="variant" rows={7} class="mono" aria-describedby={`${id('variant')}-hint`}
-          defaultValue={json(rule.variant)} />
-      </Field>
-      <button type="submit" disabled={busy}>Save {rule.name}</button>
-      <ErrorMessage error={error} />
-    </form>
+    <>
+      <button type="button" class="danger" onClick={() => setOpen(true)}>Delete {rule.name}</button>
+      {open && (
+        <ConfirmDialog title={`Delete ${rule.name}?`} confirmLabel={`Delete ${rule.name}`} danger onClose={() => setOpen(false)}
+          onConfirm={async () => {
+            await api.delete(path(rule));
+            setOpen(false);
+            props.onDeleted(`${rule.name} deleted.`);
+          }}>
+          <p>The payments it matches will go to the next rule that matches them, or to the cheapest provider.</p>
+        </ConfirmDialog>
+      )}
+    </>
   );
 }

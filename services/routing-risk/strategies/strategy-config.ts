@@ -1,8 +1,7 @@
+import { ROUTING_STRATEGY_TYPES } from '../../contract/enums.js';
 import type { LearningSettings, StrategyConfig, StrategyType } from './types.js';
 
-export const STRATEGY_TYPES: readonly StrategyType[] = [
-  'priority', 'cheapest', 'volume_split', 'success_rate', 'elimination', 'expected_value',
-];
+export const STRATEGY_TYPES: readonly StrategyType[] = ROUTING_STRATEGY_TYPES;
 
 /**
  * Defaults a serious payments product would start from: an hour or the last 200 outcomes for the
