@@ -4,3 +4,4 @@
 export {
   DEMO_PROVIDERS, DISPUTE_STATUSES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES, SETTLEMENT_STATUSES, TRANSACTION_STATUSES, TRANSACTION_TYPES, VAULTS,
 } from '../../../services/contract/enums';
+export { DECLINE_REASON_TEXT, isDeclineReason } from '../../../services/contract/decline-reasons';

@@ -14,6 +14,14 @@ export const FAILURE_BY_OUTCOME: Record<string, FailureJson> = {
   unknown: { code: 'provider_unknown_outcome', category: 'technical', message: 'The provider outcome is unknown.' },
 };
 
+const DECLINES = new Set<string>(['soft_decline', 'hard_decline']);
+
+/** A decline always says why: the connector's reason, else generic_decline (the provider gave none we know). */
+function withDeclineReason(outcome: string, failure: FailureJson): FailureJson {
+  if (failure.declineReason || !DECLINES.has(outcome)) return failure;
+  return { ...failure, declineReason: 'generic_decline' };
+}
+
 /** Outcomes after which the provider certainly charged nobody, so the next provider may be tried. */
 const FAILOVER_OUTCOMES = new Set<string>(['soft_decline', 'technical_error', 'timeout', 'provider_unavailable']);
 
@@ -131,7 +139,7 @@ export function recordAnswer(
   attempt.providerResponseCode = result.providerCode;
   attempt.providerMessage = result.providerMessage;
   attempt.failure = attempt.status === 'failed'
-    ? how.failure ?? result.failure ?? FAILURE_BY_OUTCOME[result.outcome] ?? FAILURE_BY_OUTCOME.unknown
+    ? withDeclineReason(result.outcome, how.failure ?? result.failure ?? FAILURE_BY_OUTCOME[result.outcome] ?? FAILURE_BY_OUTCOME.unknown)
     : null;
   attempt.feeAmount = result.fee;
   attempt.latencyMs = answer.latencyMs;
@@ -144,6 +152,7 @@ export function recordAnswer(
     data: {
       outcome: result.outcome,
       provider_code: result.providerCode,
+      ...(attempt.failure?.declineReason && { decline_reason: attempt.failure.declineReason }),
       fee_amount: Number(result.fee),
       latency_ms: answer.latencyMs,
     },
