@@ -30,7 +30,7 @@ export { RATE_WINDOW_MS } from './rate-limits.js';
 export type { RequestLogEntry } from './request-log.js';
 export { REQUEST_LOG_KEEP } from './request-log.js';
 export type { InvitationView } from './mailed-links.js';
-export { VERIFICATION_STATUSES, verificationStatus, type VerificationStatus } from './verification-status.js';
+export { verificationStatus, type VerificationStatus } from './verification-status.js';
 export type { AuditEntryView, OperatorMerchantView, RequestLogView, VerificationSubmissionView } from './dashboard-views.js';
 export { runWithAuditAddress } from './audit-address.js';
 export type { SessionContext } from './sessions.js';
