@@ -42,6 +42,11 @@ export const DECLINE_REASON_TEXT = {
 export type DeclineReason = keyof typeof DECLINE_REASON_TEXT;
 export const DECLINE_REASONS = Object.keys(DECLINE_REASON_TEXT) as DeclineReason[];
 
+/** The attempt outcomes that are declines: only these carry a decline reason. */
+export function isDeclineOutcome(outcome: string | null | undefined): boolean {
+  return outcome === 'soft_decline' || outcome === 'hard_decline';
+}
+
 export function isDeclineReason(value: unknown): value is DeclineReason {
   return typeof value === 'string' && Object.hasOwn(DECLINE_REASON_TEXT, value);
 }

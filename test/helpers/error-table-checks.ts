@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { isDeclineReason } from '../../services/contract/decline-reasons.js';
+import { isDeclineOutcome, isDeclineReason } from '../../services/contract/decline-reasons.js';
 import { FAILURE_CATEGORIES } from '../../services/contract/enums.js';
 import type { ErrorRule } from '../../services/payments/connectors/error-rules.js';
 import { nextStep } from '../../services/payments/payments/attempt-outcomes.js';
@@ -38,8 +38,7 @@ export function testErrorTables<R extends ErrorRule>(provider: string, tables: E
         assert.equal(rule.category === 'hard', rule.outcome === 'hard_decline');
         if (rule.category === 'soft' || rule.category === 'policy') assert.equal(rule.failover, true);
         // A decline says why in the contract's words; a failure that is no decline has no reason.
-        const decline = rule.outcome === 'soft_decline' || rule.outcome === 'hard_decline';
-        assert.equal(decline ? isDeclineReason(rule.declineReason) : rule.declineReason === undefined, true, `${key}: ${rule.declineReason}`);
+        assert.equal(isDeclineOutcome(rule.outcome) ? isDeclineReason(rule.declineReason) : rule.declineReason === undefined, true, `${key}: ${rule.declineReason}`);
         by.lookup(field, key, rule);
         const row = docsRow(by.keyCell?.(field, key, rule) ?? `\`${key}\``, rule);
         assert.ok(docs.includes(row), `docs/connectors.md lacks the row ${row}`);

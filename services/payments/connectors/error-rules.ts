@@ -3,7 +3,7 @@
 // failover may try the next provider (derived from the outcome, so the two never disagree), and for
 // a decline the contract's decline reason. Each connector keeps its own table of provider codes
 // (stripe-errors.ts, adyen-errors.ts) built from these.
-import type { DeclineReason } from '../../contract/decline-reasons.js';
+import { isDeclineOutcome, type DeclineReason } from '../../contract/decline-reasons.js';
 import type { AttemptOutcome, ConnectorFailure } from './types.js';
 
 export interface ErrorRule extends ConnectorFailure {
@@ -46,14 +46,12 @@ const REASON_BY_CODE: Readonly<Record<string, DeclineReason>> = {
   customer_action_expired: 'customer_action_expired',
 };
 
-const DECLINES: ReadonlySet<AttemptOutcome> = new Set(['soft_decline', 'hard_decline']);
-
 export function rule(
   category: ErrorRule['category'], code: string, message: string, outcome: AttemptOutcome, reason?: DeclineReason,
 ): ErrorRule {
   const failover = outcome === 'soft_decline' || outcome === 'technical_error' || outcome === 'timeout'
     || outcome === 'provider_unavailable';
-  const declineReason = DECLINES.has(outcome) ? reason ?? REASON_BY_CODE[code] ?? 'generic_decline' : undefined;
+  const declineReason = isDeclineOutcome(outcome) ? reason ?? REASON_BY_CODE[code] ?? 'generic_decline' : undefined;
   return { category, code, message, outcome, failover, ...(declineReason && { declineReason }) };
 }
 

@@ -1,6 +1,7 @@
 // What a provider's answer means, pure of I/O and storage: the attempt's outcome, status and
 // failure (recordAnswer), what the payment does next (nextStep), and the failure a failed payment
 // reports. transitions.ts turns these into payment changes; provider-call.ts makes the calls.
+import { isDeclineOutcome } from '../../contract/index.js';
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import type { AuthorizeResult, CardFacts } from '../connectors/index.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
@@ -14,11 +15,9 @@ export const FAILURE_BY_OUTCOME: Record<string, FailureJson> = {
   unknown: { code: 'provider_unknown_outcome', category: 'technical', message: 'The provider outcome is unknown.' },
 };
 
-const DECLINES = new Set<string>(['soft_decline', 'hard_decline']);
-
 /** A decline always says why: the connector's reason, else generic_decline (the provider gave none we know). */
 function withDeclineReason(outcome: string, failure: FailureJson): FailureJson {
-  if (failure.declineReason || !DECLINES.has(outcome)) return failure;
+  if (failure.declineReason || !isDeclineOutcome(outcome)) return failure;
   return { ...failure, declineReason: 'generic_decline' };
 }
 
