@@ -77,7 +77,7 @@ describe('decline reasons and provider health in a real browser', { skip: skipWi
 
     const timeline = await request(stack.baseUrl, 'GET', `/v1/payments/${declinedId}/timeline`, { key });
     const failedEntry = timeline.body.data.find((e: any) => e.type === 'payment.failed');
-    assert.match(failedEntry.description, /declined as stolen_card: the card is reported stolen/);
+    assert.match(failedEntry.description, /declined as stolen_card \(the card is reported stolen\); nobody was charged/);
     assert.equal(failedEntry.data.decline_reason, 'stolen_card');
 
     await page.goto(`${stack.baseUrl}/dashboard/payments/${declinedId}`);

@@ -15,9 +15,9 @@ type Describe = (data: Data, money: (minor: unknown) => string, title: string) =
 
 const ms = (latency: unknown) => (typeof latency === 'number' ? ` in ${latency} ms` : '');
 const code = (c: unknown) => (c ? ` (provider code ${c})` : '');
-/** "declined as stolen_card: the card is reported stolen; ", or nothing without a known reason. */
+/** "declined as stolen_card (the card is reported stolen); ", or nothing without a known reason. */
 const because = (reason: unknown) => (isDeclineReason(reason)
-  ? `declined as ${reason}: ${DECLINE_REASON_TEXT[reason].charAt(0).toLowerCase()}${DECLINE_REASON_TEXT[reason].slice(1, -1)}; ` : '');
+  ? `declined as ${reason} (${DECLINE_REASON_TEXT[reason].charAt(0).toLowerCase()}${DECLINE_REASON_TEXT[reason].slice(1, -1)}); ` : '');
 /** "refund rf_1", or "the refund" when the entry does not name it. */
 const named = (what: string, id: unknown) => (id ? `${what} ${id}` : `the ${what}`);
 
