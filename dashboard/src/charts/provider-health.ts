@@ -10,7 +10,7 @@ const ANSWERED = new Set(['success', 'soft_decline', 'hard_decline']);
 /** The provider, not the card, was the trouble: nobody was charged and the next provider may be tried. */
 const TECHNICAL = new Set(['technical_error', 'timeout', 'provider_unavailable']);
 /** At or above this share of its attempts failing technically, and this many failures, a provider is shown as failing. */
-export const FAILING_SHARE = 0.2;
+const FAILING_SHARE = 0.2;
 const FAILING_AT_LEAST = 3;
 
 export interface ProviderHealth {
