@@ -1,7 +1,7 @@
 import { MAX_ALLOWLIST_ENTRIES, normaliseEntry } from '../services/contract/allowlist-entry.js';
 import { id, MODES, required, SHOWN_ONCE, type Command } from './command.js';
 import { OUTBOX_COMMANDS } from './outbox-commands.js';
-import { OVERVIEW_COMMANDS } from './overview-commands.js';
+import { OVERVIEW_COMMANDS, verificationWords } from './overview-commands.js';
 import { PROVIDER_COMMANDS } from './provider-commands.js';
 import { ROUTING_REPORT_COMMANDS } from './routing-report-commands.js';
 import { ROUTING_RULE_COMMANDS } from './routing-rule-commands.js';
@@ -54,7 +54,7 @@ export const COMMANDS: Command[] = [
     check: (values) => required(values, 'name'),
     call: (api, values) => api.request('POST', '/merchants', { name: values.name }),
     human: (body) => [
-      `merchant ${body.merchant.id}  ${body.merchant.name} (verification: ${body.merchant.verification_status})`,
+      `merchant ${body.merchant.id}  ${body.merchant.name} (${verificationWords(body.merchant)})`,
       `project  ${body.project.id}  ${body.project.name}`,
       `next: svc key create --project ${body.project.id} --mode test --name NAME`,
     ],
@@ -67,7 +67,7 @@ export const COMMANDS: Command[] = [
     positionals: ['MER_ID'],
     check: () => undefined,
     call: (api, _values, [merchantId]) => api.request('POST', `/merchants/${id(merchantId)}/verify`),
-    human: (body) => [`merchant ${body.id}  ${body.name} (verification: ${body.verification_status})`],
+    human: (body) => [`merchant ${body.id}  ${body.name} (${verificationWords(body)})`],
   },
   {
     words: ['merchant', 'reject'],

@@ -10,7 +10,9 @@ const page = (values: Values) => {
   return params.size > 0 ? `?${params}` : '';
 };
 
-const merchantLine = (m: any) => `${m.id}  ${m.name}  (verification: ${m.verification_status})  created ${m.created_at}`;
+/** The API's verification status as the dashboard shows it: not_submitted reads "not submitted". */
+export const verificationWords = (m: { verification_status?: unknown }) => `verification: ${String(m.verification_status).replace(/_/g, ' ')}`;
+const merchantLine = (m: any) => `${m.id}  ${m.name}  (${verificationWords(m)})  created ${m.created_at}`;
 const projectLine = (p: any) => `${p.id}  ${p.name}  (merchant ${p.merchant_id})  created ${p.created_at}`;
 
 /** One mode of a project: its active keys, or what to run to get one. */
@@ -27,7 +29,7 @@ function statusLines(body: any): string[] {
   const lines = [`svc at ${body.base_url}`];
   if (body.merchants.length === 0) return [...lines, 'no merchants yet: svc merchant create --name NAME'];
   for (const m of body.merchants) {
-    lines.push(`merchant ${m.id}  ${m.name}  (verification: ${m.verification_status})`);
+    lines.push(`merchant ${m.id}  ${m.name}  (${verificationWords(m)})`);
     for (const p of m.projects) {
       lines.push(`  project ${p.id}  ${p.name}`);
       for (const [mode, view] of Object.entries(p.modes)) lines.push(modeLine(mode, view, p, m));

@@ -124,7 +124,8 @@ export function triggerProblem(type: string): string | undefined {
 export function objectLine(o: Created, baseUrl: string): string {
   const money = typeof o.amount === 'number' && typeof o.currency === 'string' ? `  ${formatMoney(o.amount, o.currency)}` : '';
   if (o.object === 'event') return `event    ${o.event_id}  sample sent to ${o.deliveries} endpoint(s) and to svc listen`;
-  const extra = o.next_action?.url ? `  next_action: ${new URL(o.next_action.url, `${baseUrl}/`).href}` : o.failure ? `  failure: ${o.failure.code}` : '';
+  const extra = o.next_action?.url ? `  next_action: ${new URL(o.next_action.url, `${baseUrl}/`).href}` : o.failure
+    ? `  failure: ${o.failure.code}${o.failure.decline_reason ? ` (declined as ${o.failure.decline_reason})` : ''}` : '';
   return `${String(o.object ?? 'object').padEnd(8)} ${o.id}  ${o.status}${money}${extra}`;
 }
 

@@ -93,10 +93,10 @@ describe('the Adyen connector against the Adyen stand-in', () => {
     assert.equal(soft.outcome, 'soft_decline');
     assert.equal(soft.providerCode, 'Refused:2');
     assert.deepEqual(soft.card, { network: 'mastercard', binRange: '555544' }, 'a refusal names the card too');
-    assert.deepEqual(soft.failure, { category: 'soft', code: 'card_declined', message: 'The card was declined by its issuer without a reason.' });
+    assert.deepEqual(soft.failure, { category: 'soft', code: 'card_declined', message: 'The card was declined by its issuer without a reason.', declineReason: 'generic_decline' });
     const hard = await connector.authorize(pay({ paymentMethodToken: 'standin_refused_12' }));
     assert.equal(hard.outcome, 'hard_decline');
-    assert.deepEqual(hard.failure, { category: 'hard', code: 'insufficient_funds', message: 'The card has insufficient funds.' });
+    assert.deepEqual(hard.failure, { category: 'hard', code: 'insufficient_funds', message: 'The card has insufficient funds.', declineReason: 'insufficient_funds' });
     // Adyen's test convention: the holder name names the refusal.
     const cvc = await connector.authorize(pay({ paymentMethodToken: JSON.stringify({ type: 'scheme', encryptedCardNumber: 'x', holderName: 'CVC Declined' }) }));
     assert.equal(cvc.providerCode, 'Refused:24');

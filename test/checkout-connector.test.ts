@@ -79,10 +79,10 @@ describe('the Checkout.com connector against the Checkout.com stand-in', () => {
     const soft = await connector.authorize(pay({ paymentMethodToken: 'tok_standin_declined_20005' }));
     assert.equal(soft.outcome, 'soft_decline');
     assert.equal(soft.providerCode, '20005');
-    assert.deepEqual(soft.failure, { category: 'soft', code: 'card_declined', message: 'The card was declined by its issuer (do not honour).' });
+    assert.deepEqual(soft.failure, { category: 'soft', code: 'card_declined', message: 'The card was declined by its issuer (do not honour).', declineReason: 'do_not_honor' });
     const funds = await connector.authorize(pay({ paymentMethodToken: 'tok_standin_declined_20051' }));
     assert.equal(funds.outcome, 'hard_decline');
-    assert.deepEqual(funds.failure, { category: 'hard', code: 'insufficient_funds', message: 'The card has insufficient funds.' });
+    assert.deepEqual(funds.failure, { category: 'hard', code: 'insufficient_funds', message: 'The card has insufficient funds.', declineReason: 'insufficient_funds' });
     const stolen = await connector.authorize(pay({ paymentMethodToken: 'tok_standin_declined_30043' }));
     assert.equal(stolen.failure?.code, 'card_lost_or_stolen');
     // An unlisted 30xxx is still a hard decline: the card must not be tried elsewhere.

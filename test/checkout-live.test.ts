@@ -110,7 +110,7 @@ describe('live payments at a Checkout.com account (stand-ins)', () => {
     assert.equal(res.body.status, 'failed', JSON.stringify(res.body));
     assert.equal(res.body.attempts.length, 1);
     assert.equal(res.body.attempts[0].provider_code, '20051');
-    assert.deepEqual(res.body.failure, { code: 'insufficient_funds', category: 'hard', message: 'The card has insufficient funds.' });
+    assert.deepEqual(res.body.failure, { code: 'insufficient_funds', category: 'hard', message: 'The card has insufficient funds.', decline_reason: 'insufficient_funds' });
   });
 
   test('3-D Secure at Checkout.com is completed by its signed payment_approved webhook; a replay, a forgery and a late decline change nothing', async () => {

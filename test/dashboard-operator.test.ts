@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DashboardBrowser, registerByMail } from './helpers/dashboard-browser.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
+import { runSvc } from './helpers/svc-cli.js';
 
 // The dashboard's operator console over HTTP against the whole stack (the API side of
 // test/dashboard-api.test.ts, kept apart because it needs a stack that trusts a proxy): operators
@@ -121,6 +122,32 @@ describe('verification decisions and the audit log', () => {
     assert.deepEqual([statusOf(approvedOne.merchantId), statusOf(rejectedOne.merchantId)], ['approved', 'rejected']);
     const pending = (await operator.call('GET', '/operator/verifications')).body.data as Record<string, any>[];
     assert.ok(!pending.some((v) => [approvedOne.merchantId, rejectedOne.merchantId].includes(v.merchant_id)));
+  });
+
+  test('one vocabulary: the management API, `svc merchant list`, the session and the operator console agree', async () => {
+    const operator = await operatorAt('192.0.2.9');
+    const never = await registerByMail(new DashboardBrowser(stack.baseUrl), stack.mailbox,
+      { email: `owner-${unique()}@example.com`, password: PASSWORD, merchant_name: 'Never submitted' });
+    const waiting = await submitted('Waiting', '192.0.2.10');
+    const refused = await submitted('Refused', '192.0.2.11');
+    await operator.call('POST', `/operator/merchants/${refused.merchantId}/reject`, { reason: 'Unreadable.' });
+    const accepted = await submitted('Accepted', '192.0.2.12');
+    await operator.call('POST', `/operator/merchants/${accepted.merchantId}/verify`);
+    const expected: Record<string, string> = {
+      [never.body.merchant.id]: 'not_submitted', [waiting.merchantId]: 'pending', [refused.merchantId]: 'rejected', [accepted.merchantId]: 'approved',
+    };
+
+    const managed = await stack.manage('GET', '/merchants?limit=200');
+    assert.equal(managed.status, 200, JSON.stringify(managed.body));
+    const operatorList = (await operator.call('GET', '/operator/merchants')).body.data as Record<string, any>[];
+    const cli = await runSvc(['merchant', 'list', '--limit', '200'], { ...process.env, SVC_URL: stack.baseUrl, SVC_OPERATOR_TOKEN: stack.operatorToken });
+    assert.equal(cli.code, 0, cli.stderr);
+    for (const [id, status] of Object.entries(expected)) {
+      assert.equal(managed.body.data.find((m: any) => m.id === id)?.verification_status, status, id);
+      assert.equal(operatorList.find((m) => m.id === id)?.verification_status, status, id);
+      assert.match(cli.stdout, new RegExp(`^${id}  .*\\(verification: ${status.replace('_', ' ')}\\)`, 'm'));
+    }
+    assert.equal((await waiting.browser.call('GET', '/session')).body.merchant.verification_status, 'pending');
   });
 
   test('the management API rejects too (POST /manage/v1/merchants/:id/reject), audited with the forwarded address', async () => {

@@ -102,7 +102,7 @@ describe('live failover from a Stripe account to an Adyen account (stand-ins)', 
     assert.equal(res.body.status, 'failed', JSON.stringify(res.body));
     assert.equal(res.body.attempts.length, 1);
     assert.equal(res.body.attempts[0].provider_account_id, m.stripeAccount);
-    assert.deepEqual(res.body.failure, { code: 'insufficient_funds', category: 'hard', message: 'The card has insufficient funds.' });
+    assert.deepEqual(res.body.failure, { code: 'insufficient_funds', category: 'hard', message: 'The card has insufficient funds.', decline_reason: 'insufficient_funds' });
     assert.equal(adyen.requests.length, before);
   });
 
@@ -114,7 +114,7 @@ describe('live failover from a Stripe account to an Adyen account (stand-ins)', 
     assert.equal(res.body.attempts.length, 2);
     assert.equal(res.body.attempts[1].outcome, 'soft_decline');
     assert.equal(res.body.attempts[1].provider_code, 'Refused:2');
-    assert.deepEqual(res.body.failure, { code: 'card_declined', category: 'soft', message: 'The card was declined by its issuer without a reason.' });
+    assert.deepEqual(res.body.failure, { code: 'card_declined', category: 'soft', message: 'The card was declined by its issuer without a reason.', decline_reason: 'generic_decline' });
   });
 
   test('a 3-D Secure redirect at Adyen is completed by Adyen\'s signed AUTHORISATION notification', async () => {

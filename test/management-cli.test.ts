@@ -59,7 +59,7 @@ describe('svc management CLI', () => {
     assert.match(body.merchant.id, /^mer_/);
     assert.match(body.project.id, /^prj_/);
     assert.equal(body.merchant.name, 'Acme Ltd');
-    assert.equal(body.merchant.verification_status, 'pending');
+    assert.equal(body.merchant.verification_status, 'not_submitted');
     merchantId = body.merchant.id;
     projectId = body.project.id;
   });
@@ -69,7 +69,7 @@ describe('svc management CLI', () => {
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.split('\n');
     assert.equal(lines[0], `svc at ${stack.baseUrl}`);
-    assert.ok(lines.includes(`merchant ${merchantId}  Acme Ltd  (verification: pending)`), r.stdout);
+    assert.ok(lines.includes(`merchant ${merchantId}  Acme Ltd  (verification: not submitted)`), r.stdout);
     assert.ok(lines.includes(`  project ${projectId}  Default project`), r.stdout);
     assert.ok(lines.includes(`    test  no keys: svc key create --project ${projectId} --mode test --name NAME`), r.stdout);
     assert.ok(lines.includes(`    live  no keys; live keys need verification: svc merchant verify ${merchantId}`), r.stdout);

@@ -157,7 +157,7 @@ describe('live payments at a Mollie account (stand-in)', () => {
     assert.equal((await post(url, trId)).status, 200);
     const failed = (await get(m.secret, `/v1/payments/${res.body.id}`)).body;
     assert.equal(failed.status, 'failed', JSON.stringify(failed));
-    assert.deepEqual(failed.failure, { code: 'customer_cancelled', category: 'hard', message: 'The customer cancelled the payment on Mollie\'s page.' });
+    assert.deepEqual(failed.failure, { code: 'customer_cancelled', category: 'hard', message: 'The customer cancelled the payment on Mollie\'s page.', decline_reason: 'customer_cancelled' });
     // Whatever Mollie says later (here a paid state, as a forged or confused account might show), the ended payment stays ended.
     mollie.setStatus(trId, 'paid');
     assert.equal((await post(url, trId)).status, 200);

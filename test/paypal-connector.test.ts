@@ -137,7 +137,7 @@ describe('the PayPal connector against the PayPal stand-in', () => {
     pp.declineFunding(r.providerPaymentId!);
     const s = await connector.getStatus(withSignal(req));
     assert.equal(s.found && s.outcome, 'soft_decline', show(s));
-    assert.deepEqual(s.found && s.failure, { category: 'soft', code: ISSUES.INSTRUMENT_DECLINED.code, message: ISSUES.INSTRUMENT_DECLINED.message });
+    assert.deepEqual(s.found && s.failure, { category: 'soft', code: ISSUES.INSTRUMENT_DECLINED.code, message: ISSUES.INSTRUMENT_DECLINED.message, declineReason: 'generic_decline' });
     assert.equal(s.found && s.providerCode, 'INSTRUMENT_DECLINED');
   });
 

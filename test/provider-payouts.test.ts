@@ -164,7 +164,7 @@ describe('live payouts through a Stripe account (stand-in)', () => {
     await until(m.secret, id, 'processing');
     await askAgain();
     const failed = await until(m.secret, id, 'failed');
-    assert.deepEqual(failed.failure, { code: 'account_closed', category: 'hard', message: 'The beneficiary\'s bank account is closed.' });
+    assert.deepEqual(failed.failure, { code: 'account_closed', category: 'hard', message: 'The beneficiary\'s bank account is closed.', decline_reason: null });
     assert.equal(failed.fee.amount, 0);
     assert.equal(creates(id).length, 1);
     assert.deepEqual(await eventsOf(id), ['payout.created', 'payout.failed']);
@@ -203,7 +203,7 @@ describe('live payouts through a Stripe account (stand-in)', () => {
     await dispatch(61_000);
     const failed = await until(m.secret, created.body.id, 'failed');
     assert.deepEqual(failed.failure, {
-      code: 'provider_balance_insufficient', category: 'policy', message: 'The Stripe account\'s balance could not cover the payout.',
+      code: 'provider_balance_insufficient', category: 'policy', message: 'The Stripe account\'s balance could not cover the payout.', decline_reason: null,
     });
   });
   const polls = (providerPayoutId: string) =>
@@ -272,7 +272,7 @@ describe('live payouts through a Stripe account (stand-in)', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const failed = await payoutNow(m.secret, id);
     assert.equal(failed.status, 'failed');
-    assert.deepEqual(failed.failure, { code: 'account_closed', category: 'hard', message: 'The beneficiary\'s bank account is closed.' });
+    assert.deepEqual(failed.failure, { code: 'account_closed', category: 'hard', message: 'The beneficiary\'s bank account is closed.', decline_reason: null });
     assert.equal(failed.fee.amount, 0);
     assert.deepEqual(await eventsOf(id), ['payout.created', 'payout.failed']);
 
@@ -286,7 +286,7 @@ describe('live payouts through a Stripe account (stand-in)', () => {
     const other = await pendingAtStripe(m);
     await webhook(m.accountId, 'payout.canceled', other.providerPayoutId, { status: 'canceled' });
     assert.deepEqual((await payoutNow(m.secret, other.id)).failure, {
-      code: 'payout_canceled', category: 'technical', message: 'The payout was canceled at Stripe; the funds returned.',
+      code: 'payout_canceled', category: 'technical', message: 'The payout was canceled at Stripe; the funds returned.', decline_reason: null,
     });
   });
 
@@ -310,7 +310,7 @@ describe('live payouts through a Stripe account (stand-in)', () => {
     assert.deepEqual([res.status, res.body.new_notifications], [200, 1], JSON.stringify(res.body));
     const failed = await payoutNow(m.secret, id);
     assert.equal(failed.status, 'failed');
-    assert.deepEqual(failed.failure, { code: 'account_closed', category: 'hard', message: 'The beneficiary\'s bank account is closed.' });
+    assert.deepEqual(failed.failure, { code: 'account_closed', category: 'hard', message: 'The beneficiary\'s bank account is closed.', decline_reason: null });
     assert.deepEqual(await eventsOf(id), ['payout.created', 'payout.successful', 'payout.failed']);
     assert.deepEqual(await internalOf(id), ['successful', 'failed'], 'one payout.settled beside each outcome');
     const b = await balance(0);

@@ -68,7 +68,7 @@ describe('the Stripe connector against the Stripe stand-in', () => {
     const kwd = pay({ amount: 5125n, currency: 'KWD' });
     const r = await connector.authorize(kwd);
     assert.equal(r.outcome, 'soft_decline');
-    assert.deepEqual(r.failure, { category: 'policy', code: 'amount_not_supported', message: 'Stripe cannot carry this amount exactly in this currency.' });
+    assert.deepEqual(r.failure, { category: 'policy', code: 'amount_not_supported', message: 'Stripe cannot carry this amount exactly in this currency.', declineReason: 'invalid_amount' });
     assert.equal(sentFor(kwd.attemptId).length, 0);
   });
 
@@ -131,11 +131,11 @@ describe('the Stripe connector against the Stripe stand-in', () => {
     assert.equal(soft.providerCode, 'generic_decline');
     assert.deepEqual(soft.card, { network: 'visa', binRange: null }, 'from the card error\'s payment_method');
     assert.match(soft.providerPaymentId!, /^pi_/);
-    assert.deepEqual(soft.failure, { category: 'soft', code: 'card_declined', message: 'The card was declined by its issuer without a reason.' });
+    assert.deepEqual(soft.failure, { category: 'soft', code: 'card_declined', message: 'The card was declined by its issuer without a reason.', declineReason: 'generic_decline' });
     const hard = await connector.authorize(pay({ paymentMethodToken: 'pm_card_chargeDeclinedInsufficientFunds' }));
     assert.equal(hard.outcome, 'hard_decline');
     assert.equal(hard.providerCode, 'insufficient_funds');
-    assert.deepEqual(hard.failure, { category: 'hard', code: 'insufficient_funds', message: 'The card has insufficient funds.' });
+    assert.deepEqual(hard.failure, { category: 'hard', code: 'insufficient_funds', message: 'The card has insufficient funds.', declineReason: 'insufficient_funds' });
     // A 500 is indeterminate at Stripe: the outcome stays open rather than failing over.
     const broken = await connector.authorize(pay({ paymentMethodToken: 'pm_standin_serverError' }));
     assert.equal(broken.outcome, 'unknown');

@@ -57,7 +57,7 @@ describe('live payments at a Stripe account (stand-in)', () => {
     const m = await merchantAtStripe();
     const res = await stack.pay(m.secret, { payment_method: { type: 'card', token: 'pm_card_chargeDeclinedInsufficientFunds' } });
     assert.equal(res.body.status, 'failed');
-    assert.deepEqual(res.body.failure, { code: 'insufficient_funds', category: 'hard', message: 'The card has insufficient funds.' });
+    assert.deepEqual(res.body.failure, { code: 'insufficient_funds', category: 'hard', message: 'The card has insufficient funds.', decline_reason: 'insufficient_funds' });
     assert.equal(res.body.attempts[0].outcome, 'hard_decline');
     assert.equal(res.body.attempts[0].provider_code, 'insufficient_funds');
   });

@@ -28,7 +28,7 @@ const EXPORTS: { path: string; operation: OperationId; paged: boolean; columns: 
       col('fee_amount', (r) => r.fee?.amount), col('payment_method', (r) => r.payment_method?.type),
       col('provider', (r) => r.route?.provider?.name), field('reference'), field('description'),
       col('customer_email', (r) => r.customer?.email), col('customer_name', (r) => r.customer?.name), field('country'),
-      col('failure_code', (r) => r.failure?.code), field('created_at'),
+      col('failure_code', (r) => r.failure?.code), col('decline_reason', (r) => r.failure?.decline_reason), field('created_at'),
     ],
   },
   {

@@ -1,4 +1,4 @@
-import type { GatewayStore, SessionContext } from '../store/index.js';
+import { verificationStatus, type GatewayStore, type SessionContext } from '../store/index.js';
 import { can, type Permission } from './roles.js';
 import { csrfTokenOf } from './tokens.js';
 
@@ -10,7 +10,7 @@ const PERMISSIONS: Permission[] = ['view', 'operate', 'develop', 'administer'];
  */
 export async function verificationStatusOf(store: GatewayStore, session: SessionContext): Promise<string> {
   if (session.merchant.verificationStatus === 'approved') return 'approved';
-  return (await store.latestVerification(session.merchant.id))?.status ?? 'not_submitted';
+  return verificationStatus(session.merchant.verificationStatus, (await store.latestVerification(session.merchant.id))?.status);
 }
 
 /** GET /dashboard/api/session, and the answer of every call that signs in. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../../services/contract/index.js';
 import { allowlistHandlers } from '../management/allowlist.js';
-import type { VerificationDetails } from '../store/index.js';
+import { verificationStatus, type VerificationDetails } from '../store/index.js';
 import { manageDepsFor, sessionOf, type DashboardDeps } from './context.js';
 import { AllowlistBody, VerificationBody } from './schemas.js';
 import { checkAllowlist, humanEntries } from './allowlist-check.js';
@@ -41,8 +41,7 @@ export function settingsRoutes(scope: FastifyInstance, deps: DashboardDeps): voi
     const session = sessionOf(request);
     const latest = await deps.store.latestVerification(session.merchant.id);
     if (latest) return latest;
-    const approved = session.merchant.verificationStatus === 'approved';
-    return { object: 'verification', status: approved ? 'approved' : 'not_submitted' };
+    return { object: 'verification', status: verificationStatus(session.merchant.verificationStatus, null) };
   });
 
   scope.post('/verification', {

@@ -4,6 +4,7 @@ import { CONTROL_CHARACTERS_PROBLEM, NO_CONTROL_CHARACTERS } from '../../service
 import { ConnectError } from '@connectrpc/connect';
 import { DATABASE_UNAVAILABLE, databaseUnavailable } from '../../services/platform/db-errors.js';
 import { keyedFailure } from '../edge/idempotency.js';
+import { allowedValuesMessage } from './allowed-values.js';
 
 /**
  * The contract error each error reply was sent with: its code for the gateway's metrics
@@ -44,6 +45,8 @@ function validationMessage(v: NonNullable<FastifyError['validation']>[number], p
   // propertyNames (metadata keys): the rule is about the keys, not the object.
   if ((v as { propertyName?: unknown }).propertyName !== undefined) return `${param} keys ${v.message ?? 'are invalid'}`;
   if (params.pattern === NO_CONTROL_CHARACTERS) return `${param} ${CONTROL_CHARACTERS_PROBLEM}`;
+  // Every enumeration: the values it takes and the closest to what was sent (the validator is verbose for `data`).
+  if (Array.isArray(params.allowedValues)) return allowedValuesMessage(param ?? 'body', params.allowedValues, (v as { data?: unknown }).data);
   return `${param ?? 'body'} ${v.message ?? 'is invalid'}`;
 }
 
@@ -59,7 +62,10 @@ export function toDomainError(err: unknown): DomainError {
     // reaching deepest into the request names the field the client got wrong.
     const ranked = fe.validation.map((v) => ({ v, param: paramOf(v) }));
     const best = ranked.reduce((a, b) => ((b.param?.length ?? 0) > (a.param?.length ?? 0) ? b : a));
-    return new DomainError('validation_error', validationMessage(best.v, best.param), { param: best.param });
+    const allowed = (best.v.params as { allowedValues?: unknown }).allowedValues;
+    return new DomainError('validation_error', validationMessage(best.v, best.param), {
+      param: best.param, ...(Array.isArray(allowed) && { details: { allowed_values: allowed } }),
+    });
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

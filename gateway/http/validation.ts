@@ -7,8 +7,9 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
   ajv: Ajv,
 ) => Ajv;
 
+// verbose: an error carries the value refused, which the message of an enumeration compares with its values.
 function ajv(options: Options): Ajv {
-  return addFormats(new Ajv({ strict: true, allowUnionTypes: true, allErrors: false, useDefaults: true, ...options }));
+  return addFormats(new Ajv({ strict: true, allowUnionTypes: true, allErrors: false, useDefaults: true, verbose: true, ...options }));
 }
 
 // A body keeps its JSON types ("100" is not an amount); query strings are text and are coerced.

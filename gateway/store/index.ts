@@ -31,6 +31,7 @@ export { RATE_WINDOW_MS } from './rate-limits.js';
 export type { RequestLogEntry } from './request-log.js';
 export { REQUEST_LOG_KEEP } from './request-log.js';
 export type { InvitationView } from './mailed-links.js';
+export { verificationStatus, type VerificationStatus } from '../../services/contract/verification-status.js';
 export type { AuditEntryView, OperatorMerchantView, RequestLogView, VerificationSubmissionView } from '../../services/contract/dashboard-views.js';
 export { runWithAuditAddress } from './audit-address.js';
 export type { SessionContext } from './sessions.js';

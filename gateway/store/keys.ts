@@ -2,6 +2,7 @@ import { withTransaction, type Pool, type Queryable } from '../../services/platf
 import { newId, newSecret, sha256Hex } from '../../services/platform/ids.js';
 import { MAX_ACTIVE_API_KEYS } from '../../services/contract/project-caps.js';
 import { auditAddress } from './audit-address.js';
+import { verificationStatus } from '../../services/contract/verification-status.js';
 
 /** Merchants, projects, API keys and the audit log. */
 
@@ -85,7 +86,7 @@ export function toIdentity(r: Record<string, any>): Identity {
  * creates one alone, dashboard registration together with its owner (store/users.ts).
  */
 export async function insertMerchant(tx: Queryable, name: string, actor: string, at: Date) {
-  const merchant = { id: newId('mer', at), name, verification_status: 'pending', created_at: at.toISOString() };
+  const merchant = { id: newId('mer', at), name, verification_status: verificationStatus(null, null), created_at: at.toISOString() };
   const project = { id: newId('prj', at), name: 'Default project', created_at: at.toISOString() };
   await tx.query('INSERT INTO merchants (id, name, created_at) VALUES ($1, $2, $3)', [merchant.id, name, at]);
   await tx.query('INSERT INTO projects (id, merchant_id, name, created_at) VALUES ($1, $2, $3, $4)', [
@@ -120,7 +121,7 @@ export function createKeyStore(pool: Pool) {
         return {
           id: r.id,
           name: r.name,
-          verification_status: r.verification_status,
+          verification_status: verificationStatus(r.verification_status, null),
           verified_at: new Date(r.verified_at).toISOString(),
           created_at: new Date(r.created_at).toISOString(),
         };

@@ -1,5 +1,6 @@
 import type { Pool } from '../../services/platform/db.js';
 import type { AuditEntryView, OperatorMerchantView, VerificationSubmissionView } from '../../services/contract/dashboard-views.js';
+import { verificationStatus } from '../../services/contract/verification-status.js';
 
 /**
  * What the dashboard's operator console reads: merchants with where their verification stands, the
@@ -14,9 +15,7 @@ export function createOperatorConsoleStore(pool: Pool) {
   return {
     async operatorMerchants(limit: number, before?: string): Promise<OperatorMerchantView[]> {
       const { rows } = await pool.query(
-        `SELECT m.id, m.name, m.created_at,
-           CASE WHEN m.verification_status = 'approved' THEN 'approved'
-                ELSE COALESCE(v.status, 'not_submitted') END AS verification_status,
+        `SELECT m.id, m.name, m.created_at, m.verification_status AS merchant_flag, v.status AS submission_status,
            (SELECT u.email FROM memberships mb JOIN users u ON u.id = mb.user_id
             WHERE mb.merchant_id = m.id AND mb.role = 'owner' ORDER BY mb.created_at LIMIT 1) AS owner_email
          FROM merchants m
@@ -25,7 +24,9 @@ export function createOperatorConsoleStore(pool: Pool) {
          WHERE $1::text IS NULL OR m.id < $1 COLLATE "C" ORDER BY m.id COLLATE "C" DESC LIMIT $2`,
         [before ?? null, limit],
       );
-      return rows.map((r) => ({ ...r, created_at: iso(r.created_at) }) as OperatorMerchantView);
+      return rows.map(({ merchant_flag, submission_status, ...r }) => ({
+        ...r, verification_status: verificationStatus(merchant_flag, submission_status), created_at: iso(r.created_at),
+      }) as OperatorMerchantView);
     },
 
     /** Submissions in a status (pending: the queue), oldest first so the longest waiting comes first. */

@@ -1,5 +1,6 @@
 import type { Pool } from '../../services/platform/db.js';
 import type { Mode } from './keys.js';
+import { verificationStatus, type VerificationStatus } from '../../services/contract/verification-status.js';
 
 /**
  * What exists, for the operator: merchants, their projects, and which API keys each project has per
@@ -11,7 +12,7 @@ export interface MerchantView {
   id: string;
   object: 'merchant';
   name: string;
-  verification_status: 'pending' | 'approved';
+  verification_status: VerificationStatus;
   verified_at: string | null;
   created_at: string;
 }
@@ -42,7 +43,7 @@ const iso = (t: Date | string | null) => (t === null ? null : new Date(t).toISOS
 
 function merchantView(r: Record<string, any>): MerchantView {
   return {
-    id: r.id, object: 'merchant', name: r.name, verification_status: r.verification_status,
+    id: r.id, object: 'merchant', name: r.name, verification_status: verificationStatus(r.verification_status, r.submission_status),
     verified_at: iso(r.verified_at), created_at: iso(r.created_at)!,
   };
 }
@@ -67,7 +68,10 @@ function projectStatus(p: Record<string, any>, merchant: MerchantView, keys: Rec
 export function createOverviewStore(pool: Pool) {
   async function merchantPage(limit: number, startingAfter?: string): Promise<Page<MerchantView>> {
     const { rows } = await pool.query(
-      `SELECT * FROM merchants WHERE $1::text IS NULL OR id > $1 ORDER BY id LIMIT $2`,
+      `SELECT m.*, v.status AS submission_status FROM merchants m
+       LEFT JOIN LATERAL (SELECT status FROM verification_submissions s WHERE s.merchant_id = m.id
+                          ORDER BY s.created_at DESC, s.id DESC LIMIT 1) v ON true
+       WHERE $1::text IS NULL OR m.id > $1 ORDER BY m.id LIMIT $2`,
       [startingAfter ?? null, limit + 1],
     );
     return pageOf(rows, limit, merchantView);

@@ -15,9 +15,14 @@ const ANSWERS: Record<Exclude<Play, 'timeout_not_received' | 'timeout_approved'>
   approve: { outcome: 'success', providerCode: 'approved', providerMessage: 'Approved' },
   soft_decline: {
     outcome: 'soft_decline', providerCode: 'do_not_honor', providerMessage: 'Declined by the issuer (do not honor)',
+    failure: {
+      category: 'soft', code: 'soft_decline', declineReason: 'do_not_honor',
+      message: 'The provider declined the payment (do not honor); it may succeed elsewhere.',
+    },
   },
   hard_decline: {
     outcome: 'hard_decline', providerCode: 'stolen_card', providerMessage: 'Declined: the card is reported stolen',
+    failure: { category: 'hard', code: 'hard_decline', declineReason: 'stolen_card', message: 'The provider declined the payment: the card is reported stolen.' },
   },
   technical_error: {
     outcome: 'technical_error', providerCode: 'processing_error', providerMessage: 'The provider could not process the payment',

@@ -22,7 +22,9 @@ export function failed(rule: ErrorRule, provider: ProviderAnswer = {}): Authoriz
     providerCode: provider.code ?? null,
     providerMessage: provider.message ?? rule.message,
     fee: 0n,
-    failure: { category: rule.category, code: rule.code, message: rule.message },
+    failure: {
+      category: rule.category, code: rule.code, message: rule.message, ...(rule.declineReason && { declineReason: rule.declineReason }),
+    },
   };
 }
 

@@ -78,7 +78,7 @@ export const PAYMENT_SCENARIOS: readonly Scenario[] = [
     name: 'hard_decline',
     description:
       'The first provider hard-declines (provider_code stolen_card). A hard decline is final: no other provider is '
-      + 'tried. One attempt, failed with outcome hard_decline; the payment fails with code hard_decline, category hard.',
+      + 'tried. One attempt, failed with outcome hard_decline; the payment fails with code hard_decline, category hard, decline_reason stolen_card.',
     first: 'hard_decline',
     others: 'approve',
   },
@@ -86,7 +86,7 @@ export const PAYMENT_SCENARIOS: readonly Scenario[] = [
     name: 'soft_decline',
     description:
       'Every eligible provider soft-declines (provider_code do_not_honor), one attempt each, all failed with outcome '
-      + 'soft_decline; the payment fails with code soft_decline, category soft.',
+      + 'soft_decline; the payment fails with code soft_decline, category soft, decline_reason do_not_honor.',
     first: 'soft_decline',
     others: 'soft_decline',
   },

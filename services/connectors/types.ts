@@ -6,6 +6,7 @@
 import type {
   AttemptOutcomeValue, DisputeEvidenceText, DisputeReason, DisputeStage, DisputeStatus, FailureCategory, NextActionType,
 } from '../contract/enums.js';
+import type { DeclineReason } from '../contract/decline-reasons.js';
 
 /** The merchant's account at a provider that a call acts for. */
 export interface ProviderAccountRef {
@@ -86,6 +87,8 @@ export interface ConnectorFailure {
   /** Our failure code (the contract's `failure.code`), e.g. insufficient_funds. */
   code: string;
   message: string;
+  /** Why the provider declined, in the contract's words (`failure.decline_reason`); only on a decline. */
+  declineReason?: DeclineReason;
 }
 
 export interface AuthorizeResult {

@@ -1,6 +1,7 @@
-// What the gateway's stores answer the dashboard's pages with, in the JSON shape the pages read.
-// This module imports nothing, so the dashboard (a browser bundle, dashboard/src) imports these
-// types from here as well and both sides keep one shape.
+// What the stores answer the dashboard's pages with, in the JSON shape the pages read. This module
+// imports only types of a file that imports nothing, so the dashboard (a browser bundle,
+// dashboard/src) imports these types from here as well and both sides keep one shape.
+import type { VerificationStatus } from './verification-status.js';
 
 /** A recent /v1 call of the request log (never a body or query string). */
 export interface RequestLogView {
@@ -20,7 +21,7 @@ export interface OperatorMerchantView {
   id: string;
   name: string;
   /** approved, else the latest submission's status (pending, rejected), else not_submitted. */
-  verification_status: string;
+  verification_status: VerificationStatus;
   created_at: string;
   owner_email: string | null;
 }

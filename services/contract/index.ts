@@ -29,6 +29,7 @@ export {
   containsCardNumber, findCardData, isCardFieldName, looksLikeCardNumber, normaliseText, passesLuhn,
 } from './card-data.js';
 export * from './enums.js';
+export { DECLINE_REASON_TEXT, DECLINE_REASONS, isDeclineOutcome, isDeclineReason, type DeclineReason } from './decline-reasons.js';
 export { contractEvent, type ContractEvent, type EventObject } from './events.js';
 export type {
   AttemptJson, BalanceJson, BalancesJson, DisputeDocumentJson, DisputeJson, DisputeSummaryJson, FailureJson, PaymentJson, PaymentMethodCredentialJson, PaymentMethodJson, PayoutJson, RefundJson,

@@ -1,6 +1,7 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { Failure } from '../../proto/gen/svc/common/v1/common_pb.js';
+import { isDeclineReason } from './decline-reasons.js';
 import { FAILURE_CATEGORIES } from './enums.js';
 import type { FailureJson } from './resources.js';
 
@@ -40,5 +41,8 @@ export function asOneOf<const T extends readonly string[]>(_values: T, value: st
 }
 
 export function failureJson(f: Failure | undefined): FailureJson | null {
-  return f ? { code: f.code, category: asOneOf(FAILURE_CATEGORIES, f.category), message: f.message } : null;
+  return f ? {
+    code: f.code, category: asOneOf(FAILURE_CATEGORIES, f.category), message: f.message,
+    decline_reason: isDeclineReason(f.declineReason) ? f.declineReason : null,
+  } : null;
 }

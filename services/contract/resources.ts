@@ -9,11 +9,18 @@ import {
   CREDENTIAL_TYPES, DISPUTE_REASONS, DISPUTE_STAGES, DISPUTE_STATUSES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES, PAYOUT_STATUSES,
   REFUND_STATUSES, SETTLEMENT_STATUSES,
 } from './enums.js';
+import { DECLINE_REASONS } from './decline-reasons.js';
 
 const nullStr = nullable(str);
 const nullInt = nullable(int);
 
-export const Failure = component('Failure', object({ code: str, category: enumOf(FAILURE_CATEGORIES), message: str }));
+export const Failure = component('Failure', object({
+  code: str, category: enumOf(FAILURE_CATEGORIES), message: str,
+  // Additive: absent from failures stored before it, so optional in the shape; the serialisers always write it.
+  decline_reason: Object.assign(orNull(enumOf(DECLINE_REASONS)), {
+    description: 'Why the provider declined, normalised across providers (as a decline code); null for a failure that is no decline (a technical fault, a time-out).',
+  }),
+}, ['code', 'category', 'message']));
 const nullFailure = orNull(Failure);
 
 /** A dispute as the payment lists it. */

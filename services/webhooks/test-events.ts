@@ -41,7 +41,7 @@ function samplePayment(type: string, mode: string, at: Date): PaymentJson {
       providerPaymentId: status === 'created' ? undefined : 'demo_alpha_sample', attempts: attempt.length, rule: 'default',
     },
     risk: { score: 0 },
-    failure: status === 'failed' ? { code: 'soft_decline', category: 'soft', message: 'The provider declined the payment.' } : undefined,
+    failure: status === 'failed' ? { code: 'soft_decline', category: 'soft', message: 'The provider declined the payment.', declineReason: 'do_not_honor' } : undefined,
     feeAmount: done ? 39n : 0n, feeCurrency: 'EUR', attempts: attempt,
     createdAt: ts, updatedAt: ts, processedAt: done || status === 'failed' ? ts : undefined,
   }));

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { isDeclineOutcome, isDeclineReason } from '../../services/contract/decline-reasons.js';
 import { FAILURE_CATEGORIES } from '../../services/contract/enums.js';
 import { projectPath } from '../../services/platform/paths.js';
 import type { ErrorRule } from '../../services/connectors/error-rules.js';
@@ -14,7 +15,7 @@ import { nextStep } from '../../services/payments/payments/attempt-outcomes.js';
 export type ErrorTables<R extends ErrorRule> = Array<[field: string, table: Readonly<Record<string, R>>]>;
 
 /** The connector's own page, where its error tables are printed. */
-const readme = (provider: string) => readFileSync(projectPath('services', 'payments', 'connectors', provider, 'README.md'), 'utf8');
+const readme = (provider: string) => readFileSync(projectPath('services', 'connectors', provider, 'README.md'), 'utf8');
 
 /** A row as the README prints it: `key` | outcome | category | code | failover. */
 function docsRow(keyCell: string, rule: ErrorRule): string {
@@ -40,6 +41,8 @@ export function testErrorTables<R extends ErrorRule>(provider: string, tables: E
         // A hard decline is final, a soft or policy refusal tries the next provider.
         assert.equal(rule.category === 'hard', rule.outcome === 'hard_decline');
         if (rule.category === 'soft' || rule.category === 'policy') assert.equal(rule.failover, true);
+        // A decline says why in the contract's words; a failure that is no decline has no reason.
+        assert.equal(isDeclineOutcome(rule.outcome) ? isDeclineReason(rule.declineReason) : rule.declineReason === undefined, true, `${key}: ${rule.declineReason}`);
         by.lookup(field, key, rule);
         const row = docsRow(by.keyCell?.(field, key, rule) ?? `\`${key}\``, rule);
         assert.ok(docs.includes(row), `connectors/${provider}/README.md lacks the row ${row}`);

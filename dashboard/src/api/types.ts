@@ -34,6 +34,8 @@ export interface Failure {
   code: string;
   category?: string;
   message?: string;
+  /** Why the provider declined (the contract's decline reasons); null or absent when it was no decline. */
+  decline_reason?: string | null;
 }
 
 export interface Attempt {

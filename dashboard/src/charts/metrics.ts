@@ -51,7 +51,8 @@ export interface Metrics {
   times: number[];
   volume: number[];
   successRate: (number | null)[];
-  failures: { code: string; count: number }[];
+  /** Failed payments by why: the provider's decline reason, else the failure code (a technical failure has no decline reason). */
+  failures: { reason: string; count: number }[];
   byProvider: Breakdown[];
   byMethod: Breakdown[];
 }
@@ -64,6 +65,7 @@ export function currenciesOf(payments: Payment[]): string[] {
 }
 
 const captured = (p: Payment) => p.captured_amount || p.amount;
+const failureReason = (p: Payment) => p.failure?.decline_reason ?? p.failure?.code ?? 'unknown';
 
 /** The figures of the payments in `currency` alone; payments in other currencies are left out of every one. */
 export function metrics(all: Payment[], currency: string, period: Period, now: number): Metrics {
@@ -94,7 +96,7 @@ export function metrics(all: Payment[], currency: string, period: Period, now: n
       headline.disputed += d.amount;
     }
     headline.fees += p.fee.amount;
-    if (failed) failures.set(p.failure?.code ?? 'unknown', (failures.get(p.failure?.code ?? 'unknown') ?? 0) + 1);
+    if (failed) failures.set(failureReason(p), (failures.get(failureReason(p)) ?? 0) + 1);
     const i = Math.floor((Date.parse(p.created_at) - start) / bucket);
     if (i < 0 || i >= n) continue;
     if (succeeded) volume[i] += captured(p);
@@ -112,7 +114,7 @@ export function metrics(all: Payment[], currency: string, period: Period, now: n
     times,
     volume,
     successRate: decided.map((d, i) => (d === 0 ? null : ok[i] / d)),
-    failures: [...failures.entries()].map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count),
+    failures: [...failures.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count),
     byProvider: breakdown(payments, (p) => p.route.provider?.name ?? 'no provider'),
     byMethod: breakdown(payments, (p) => p.payment_method.type),
   };

@@ -1,7 +1,9 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api } from '../api/client';
 import type { Page, Payment } from '../api/types';
+import { DECLINE_REASON_TEXT, isDeclineReason } from '../api/contract';
 import { currenciesOf, metrics, PERIODS, type Breakdown, type Headline, type Metrics, type Period } from '../charts/metrics';
+import { providerHealth, type ProviderHealth } from '../charts/provider-health';
 import { SeriesChart } from '../charts/series-chart';
 import { ErrorMessage, Loading } from '../components/messages';
 import { useLoad } from '../components/use-load';
@@ -9,9 +11,10 @@ import { dateTime, label, money, percent } from '../format';
 import { useSignedIn } from '../session';
 import { TableWrap } from '../components/table-wrap';
 
-// The period's headline figures, volume, success rate and failure reasons, and the same by provider
-// and method, for one currency at a time (a selector when the period has several: amounts in
-// different currencies are never added). Read from the payments list (at most MAX_PAGES pages).
+// The period's headline figures, volume, success rate and failure reasons (the providers' decline
+// reasons), and the same by provider and method, for one currency at a time (a selector when the
+// period has several: amounts in different currencies are never added); and each provider's health
+// from all its attempts. Read from the payments list (at most MAX_PAGES pages).
 
 const PAGE_SIZE = 200;
 const MAX_PAGES = 10;
@@ -40,6 +43,7 @@ export function HomePage() {
     () => loaded.data && currency ? metrics(loaded.data.payments, currency, period, now) : undefined,
     [loaded.data, currency, period],
   );
+  const health = useMemo(() => (loaded.data ? providerHealth(loaded.data.payments) : []), [loaded.data]);
 
   return (
     <>
@@ -67,6 +71,7 @@ export function HomePage() {
       {loaded.loading && <Loading what="figures" />}
       {loaded.data && !m && <p class="muted">No payments in this period yet. Create a test key and take your first payment.</p>}
       {m && loaded.data && <Figures m={m} period={period} complete={loaded.data.complete} others={currencies.length - 1} />}
+      {health.length > 0 && <HealthTable rows={health} />}
     </>
   );
 }
@@ -102,9 +107,9 @@ function Figures({ m, period, complete, others }: { m: Metrics; period: Period; 
         {m.failures.length === 0 ? <p class="muted">No failed payments.</p> : (
           <ul class="bars failures">
             {m.failures.map((f) => (
-              <li key={f.code}>
-                <span class="mono">{f.code}</span>
-                <meter min={0} max={m.failures[0].count} value={f.count} aria-label={`${f.code}: ${f.count}`} />
+              <li key={f.reason} title={isDeclineReason(f.reason) ? DECLINE_REASON_TEXT[f.reason] : undefined}>
+                <span class="mono">{f.reason}</span>
+                <meter min={0} max={m.failures[0].count} value={f.count} aria-label={`${f.reason}: ${f.count}`} />
                 <span>{f.count}</span>
               </li>
             ))}
@@ -172,6 +177,39 @@ function BreakdownTable({ title, rows, currency }: { title: string; rows: Breakd
                 <td>{r.count}</td>
                 <td>{percent(r.succeeded + r.failed === 0 ? null : r.succeeded / (r.succeeded + r.failed))}</td>
                 <td class="nowrap">{money(r.volume, currency)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+    </section>
+  );
+}
+
+/** Each provider's attempts over the period, every currency: an outage shows here while it happens. */
+function HealthTable({ rows }: { rows: ProviderHealth[] }) {
+  const title = 'Provider health';
+  return (
+    <section aria-labelledby="health-title">
+      <h2 id="health-title">{title}</h2>
+      <p class="muted small">Every attempt of the period's payments in all currencies, not only the provider that took each payment.</p>
+      <TableWrap label={title}>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Provider</th><th scope="col">Health</th><th scope="col">First tried</th>
+              <th scope="col">Approval when it answers</th><th scope="col">Technical failures</th><th scope="col">Failovers away</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.provider}>
+                <td>{r.provider}</td>
+                <td><span class={`badge ${r.failing ? 'bad' : 'good'}`}>{r.failing ? 'failing' : 'healthy'}</span></td>
+                <td>{percent(r.firstShare)} <span class="muted small">({r.firstAttempts})</span></td>
+                <td>{percent(r.approvalRate)} <span class="muted small">of {r.answered}</span></td>
+                <td>{r.technical} <span class="muted small">of {r.attempts}</span></td>
+                <td>{r.failoversAway}</td>
               </tr>
             ))}
           </tbody>

@@ -80,6 +80,7 @@ export function PaymentPage({ id }: { id: string }) {
             <dt>Risk score</dt><dd>{p.risk.score ?? '—'}</dd>
             <dt>Processing time</dt><dd>{p.processing_time_ms === null ? '—' : `${p.processing_time_ms} ms`}</dd>
             {p.failure && (<><dt>Failure</dt><dd>{p.failure.code}: {p.failure.message}</dd></>)}
+            {p.failure?.decline_reason && (<><dt>Decline reason</dt><dd><span class="mono">{p.failure.decline_reason}</span></dd></>)}
           </dl>
         </section>
       </div>

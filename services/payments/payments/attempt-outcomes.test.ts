@@ -136,5 +136,15 @@ test('recordAnswer: attempt fields and the timeline of a recovered time-out', as
   const failed = { id: 'att_2', attemptNumber: 2, providerName: 'X' } as AttemptRecord;
   recordAnswer(failed, { result: { ...approved, outcome: 'hard_decline', fee: 0n }, latencyMs: 1 }, new Date(), []);
   assert.equal(failed.status, 'failed');
-  assert.deepEqual(failed.failure, { code: 'hard_decline', category: 'hard', message: 'The provider declined the payment.' });
+  // A decline without a reason from the connector is a generic decline; a technical failure has no decline reason.
+  assert.deepEqual(failed.failure, {
+    code: 'hard_decline', category: 'hard', message: 'The provider declined the payment.', declineReason: 'generic_decline',
+  });
+  const stolen = { id: 'att_3', attemptNumber: 3, providerName: 'X' } as AttemptRecord;
+  const reason = { category: 'hard', code: 'card_lost_or_stolen', message: 'The card is reported stolen.', declineReason: 'stolen_card' } as const;
+  recordAnswer(stolen, { result: { ...approved, outcome: 'hard_decline', fee: 0n, failure: reason }, latencyMs: 1 }, new Date(), []);
+  assert.deepEqual(stolen.failure, reason);
+  const fault = { id: 'att_4', attemptNumber: 4, providerName: 'X' } as AttemptRecord;
+  recordAnswer(fault, { result: { ...approved, outcome: 'technical_error', fee: 0n }, latencyMs: 1 }, new Date(), []);
+  assert.equal(fault.failure?.declineReason, undefined);
 });

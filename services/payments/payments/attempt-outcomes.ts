@@ -1,6 +1,7 @@
 // What a provider's answer means, pure of I/O and storage: the attempt's outcome, status and
 // failure (recordAnswer), what the payment does next (nextStep), and the failure a failed payment
 // reports. transitions.ts turns these into payment changes; provider-call.ts makes the calls.
+import { isDeclineOutcome } from '../../contract/index.js';
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import type { AuthorizeResult, CardFacts } from '../../connectors/index.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
@@ -13,6 +14,12 @@ export const FAILURE_BY_OUTCOME: Record<string, FailureJson> = {
   provider_unavailable: { code: 'provider_unavailable', category: 'technical', message: 'The provider was unavailable.' },
   unknown: { code: 'provider_unknown_outcome', category: 'technical', message: 'The provider outcome is unknown.' },
 };
+
+/** A decline always says why: the connector's reason, else generic_decline (the provider gave none we know). */
+function withDeclineReason(outcome: string, failure: FailureJson): FailureJson {
+  if (failure.declineReason || !isDeclineOutcome(outcome)) return failure;
+  return { ...failure, declineReason: 'generic_decline' };
+}
 
 /** Outcomes after which the provider certainly charged nobody, so the next provider may be tried. */
 const FAILOVER_OUTCOMES = new Set<string>(['soft_decline', 'technical_error', 'timeout', 'provider_unavailable']);
@@ -131,7 +138,7 @@ export function recordAnswer(
   attempt.providerResponseCode = result.providerCode;
   attempt.providerMessage = result.providerMessage;
   attempt.failure = attempt.status === 'failed'
-    ? how.failure ?? result.failure ?? FAILURE_BY_OUTCOME[result.outcome] ?? FAILURE_BY_OUTCOME.unknown
+    ? withDeclineReason(result.outcome, how.failure ?? result.failure ?? FAILURE_BY_OUTCOME[result.outcome] ?? FAILURE_BY_OUTCOME.unknown)
     : null;
   attempt.feeAmount = result.fee;
   attempt.latencyMs = answer.latencyMs;
@@ -144,6 +151,7 @@ export function recordAnswer(
     data: {
       outcome: result.outcome,
       provider_code: result.providerCode,
+      ...(attempt.failure?.declineReason && { decline_reason: attempt.failure.declineReason }),
       fee_amount: Number(result.fee),
       latency_ms: answer.latencyMs,
     },

@@ -25,10 +25,11 @@ export type CustomerOutcome = (typeof CUSTOMER_OUTCOMES)[number];
 
 const FAILURE: Record<Exclude<CustomerOutcome, 'approve'>, FailureJson> = {
   // A person said no: final, like a provider's hard decline.
-  decline: { code: 'customer_declined', category: 'hard', message: 'The customer declined the payment.' },
+  decline: { code: 'customer_declined', category: 'hard', message: 'The customer declined the payment.', declineReason: 'customer_cancelled' },
   // Our time limit ended it, not a provider or a fault: policy.
   expire: {
     code: 'customer_action_expired', category: 'policy', message: 'The customer did not complete the payment in time.',
+    declineReason: 'customer_action_expired',
   },
 };
 

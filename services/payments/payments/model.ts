@@ -101,7 +101,8 @@ export interface SkippedJson {
   reason: string;
 }
 
-export type FailureJson = Pick<Failure, 'code' | 'category' | 'message'>;
+/** A failure as payments stores it; `declineReason` (a DeclineReason of the contract) only on a decline. */
+export type FailureJson = Pick<Failure, 'code' | 'category' | 'message'> & { declineReason?: string };
 
 /** The contract's next_action, as stored in payments.next_action; `expiresAt` is ISO 8601. */
 export interface NextActionJson {

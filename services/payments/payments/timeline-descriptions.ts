@@ -2,7 +2,7 @@
 // is told here, in a sentence or two, from the entry's own title and data (and the payment's
 // currency, for money). Written with each entry (store.ts), and for entries stored before
 // descriptions were, when they are read. Webhook entries are told by the webhooks part.
-import { formatMoney } from '../../contract/index.js';
+import { DECLINE_REASON_TEXT, formatMoney, isDeclineReason } from '../../contract/index.js';
 
 export interface DescribedEntry {
   type: string;
@@ -15,6 +15,9 @@ type Describe = (data: Data, money: (minor: unknown) => string, title: string) =
 
 const ms = (latency: unknown) => (typeof latency === 'number' ? ` in ${latency} ms` : '');
 const code = (c: unknown) => (c ? ` (provider code ${c})` : '');
+/** "declined as stolen_card (the card is reported stolen); ", or nothing without a known reason. */
+const because = (reason: unknown) => (isDeclineReason(reason)
+  ? `declined as ${reason} (${DECLINE_REASON_TEXT[reason].charAt(0).toLowerCase()}${DECLINE_REASON_TEXT[reason].slice(1, -1)}); ` : '');
 /** "refund rf_1", or "the refund" when the entry does not name it. */
 const named = (what: string, id: unknown) => (id ? `${what} ${id}` : `the ${what}`);
 
@@ -32,7 +35,7 @@ const ATTEMPT_ANSWERED: Record<string, Describe> = {
   'attempt.authorized': (d, money) => `The provider authorized the funds${code(d.provider_code)}${ms(d.latency_ms)}; `
     + `they are held until the payment is captured or cancelled (fee ${money(d.fee_amount ?? 0)}).`,
   'attempt.failed': (d) => `The provider answered ${d.outcome ?? 'with a failure'}${code(d.provider_code)}${ms(d.latency_ms)}: `
-    + 'nobody was charged by this attempt.',
+    + `${because(d.decline_reason)}nobody was charged by this attempt.`,
   'attempt.unknown': (d) => `The provider could not tell the outcome${code(d.provider_code)}${ms(d.latency_ms)}; `
     + 'no other provider is tried, and reconciliation asks it again later.',
   'attempt.processing': (d) => `The provider waits for the customer${code(d.provider_code)}${ms(d.latency_ms)}.`,
@@ -100,7 +103,7 @@ const DESCRIBE: Record<string, Describe> = {
   'payment.authorized': () => 'The funds are held on the customer\'s account until the payment is captured or cancelled.',
   'payment.successful': () => 'The payment completed: the customer was charged and the provider will settle the funds.',
   'payment.failed': (d, _m, title) => (d.code
-    ? `The payment failed with ${d.code}${d.category ? ` (${d.category} failure)` : ''}; nobody was charged.`
+    ? `The payment failed with ${d.code}${d.category ? ` (${d.category} failure)` : ''}; ${because(d.decline_reason)}nobody was charged.`
     : `The payment failed before any provider was tried: ${title.toLowerCase()}.`),
   'payment.captured': (d, money) => `${money(d.amount)} captured`
     + (d.released > 0 ? `; the other ${money(d.released)} of the authorization was released to the customer.` : '.'),

@@ -164,7 +164,10 @@ export function fail(
   const failure = failed && FAILS_OVER.has(failed.category) ? { ...failed, message: `${failed.message}${skippedNote(payment)}` } : failed;
   payment.nextAction = null;
   decided(payment, 'failed', failure, s);
-  timeline.push({ type: 'payment.failed', title: 'Payment failed', data: { code: failure?.code, category: failure?.category } });
+  timeline.push({
+    type: 'payment.failed', title: 'Payment failed',
+    data: { code: failure?.code, category: failure?.category, ...(failure?.declineReason && { decline_reason: failure.declineReason }) },
+  });
   return { payment, attempts: [attempt], timeline, events: ['payment.failed'], at: s.at };
 }
 

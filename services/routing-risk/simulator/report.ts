@@ -66,7 +66,7 @@ export function simulationReport(sim: Simulation): string[] {
   }
   const [, cheapest, sr, elim] = sim.results as [SimResult, SimResult, SimResult, SimResult, SimResult];
   const check = (ok: boolean) => (ok ? 'met' : 'NOT met');
-  lines.push('', 'targets (issue 26), printed, never asserted:',
+  lines.push('', 'routing targets, printed, never asserted:',
     `  success rate within 1 point of the oracle: ${((sr.firstAttempt - best.firstAttempt) * 100).toFixed(2)} points: ${check(best.firstAttempt - sr.firstAttempt <= 0.01)}`,
     `  success rate at least 2 points above cheapest: +${((sr.firstAttempt - cheapest.firstAttempt) * 100).toFixed(2)} points: ${check(sr.firstAttempt - cheapest.firstAttempt >= 0.02)}`);
   for (const r of [sr, elim]) {

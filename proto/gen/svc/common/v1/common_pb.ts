@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/common/v1/common.proto.
  */
 export const file_svc_common_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChpzdmMvY29tbW9uL3YxL2NvbW1vbi5wcm90bxINc3ZjLmNvbW1vbi52MSI+CgVTY29wZRITCgttZXJjaGFudF9pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEgwKBG1vZGUYAyABKAkiOgoHRmFpbHVyZRIMCgRjb2RlGAEgASgJEhAKCGNhdGVnb3J5GAIgASgJEg8KB21lc3NhZ2UYAyABKAliBnByb3RvMw");
+  fileDesc("ChpzdmMvY29tbW9uL3YxL2NvbW1vbi5wcm90bxINc3ZjLmNvbW1vbi52MSI+CgVTY29wZRITCgttZXJjaGFudF9pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEgwKBG1vZGUYAyABKAkiUgoHRmFpbHVyZRIMCgRjb2RlGAEgASgJEhAKCGNhdGVnb3J5GAIgASgJEg8KB21lc3NhZ2UYAyABKAkSFgoOZGVjbGluZV9yZWFzb24YBCABKAliBnByb3RvMw");
 
 /**
  * Scope is what an API key fixes: every call between parts carries it and every
@@ -66,6 +66,14 @@ export type Failure = Message<"svc.common.v1.Failure"> & {
    * @generated from field: string message = 3;
    */
   message: string;
+
+  /**
+   * Why the provider declined, from the contract's decline reasons (services/contract/decline-reasons.ts);
+   * empty for a failure that is no decline.
+   *
+   * @generated from field: string decline_reason = 4;
+   */
+  declineReason: string;
 };
 
 /**
