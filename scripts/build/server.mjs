@@ -14,11 +14,14 @@ const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const MANIFEST = 'dist/.server-build.json';
 const LOCKFILE = 'package-lock.json';
 
-/** The first file tsc should have written that is not there, or undefined. */
-function missingOutput(config) {
+/**
+ * The first file the last compile wrote that is not there, or undefined. A source newer than the
+ * build info (a new file, say) is not compiled yet: tsc sees it, and its outputs are not missing.
+ */
+function missingOutput(config, compiledAt) {
   const ignoreCase = !ts.sys.useCaseSensitiveFileNames;
   for (const source of config.fileNames) {
-    if (source.endsWith('.d.ts')) continue;
+    if (source.endsWith('.d.ts') || !(mtimeOf(source) <= compiledAt)) continue;
     const missing = ts.getOutputFileNames(config, source, ignoreCase).find((out) => !existsSync(out));
     if (missing) return missing;
   }
@@ -38,7 +41,8 @@ export function buildServer(root) {
   const config = readConfig(join(root, 'tsconfig.json'));
   const buildInfo = config.options.tsBuildInfoFile;
   if (!buildInfo) throw new Error('tsconfig.json sets no tsBuildInfoFile: every start would compile everything');
-  const missing = missingOutput(config);
+  const compiledAt = mtimeOf(buildInfo);
+  const missing = compiledAt === undefined ? undefined : missingOutput(config, compiledAt);
   // tsc trusts its build info over dist/: without it, tsc writes every output again.
   if (missing) rmSync(buildInfo, { force: true });
   const lockReason = staleReason(root, MANIFEST, [LOCKFILE]);
