@@ -11,12 +11,14 @@ import { freePort, waitForHttp } from '../helpers/processes.js';
 
 const RESTARTS = Number(process.env.BENCH_RESTARTS ?? 2);
 
-const work = mkdtempSync(join(tmpdir(), 'svc-bench-start-'));
-const tree = join(work, 'clone');
+const tree = mkdtempSync(join(tmpdir(), 'svc-bench-start-'));
+// Its own folder, as the embedded-start test does: run as root, the embedded Postgres hands its
+// data folder to another user, who must be able to reach it.
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-start-data-'));
 try {
   copyCheckout(tree);
   const port = await freePort();
-  const env = { PORT: String(port), DATA_DIR: join(work, 'data'), EMBEDDED_POSTGRES_PORT: String(await freePort()) };
+  const env = { PORT: String(port), DATA_DIR: dataDir, EMBEDDED_POSTGRES_PORT: String(await freePort()) };
   for (let run = 0; run <= RESTARTS; run++) {
     const started = performance.now();
     const svc = npmStart(tree, env);
@@ -30,5 +32,6 @@ try {
     }
   }
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  rmSync(tree, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
 }
