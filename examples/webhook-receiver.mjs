@@ -1,6 +1,6 @@
 // A webhook receiver written from the contract alone: node examples/webhook-receiver.mjs
 // with WEBHOOK_SECRET=whsec_... (the endpoint's signing secret) and optionally PORT (default 4242).
-// Register it with: npx svc endpoint create --project prj_... --mode test --url http://127.0.0.1:4242/hooks --events '*'
+// Register it with: node bin/svc.js endpoint create --project prj_... --mode test --url http://127.0.0.1:4242/hooks --events '*'
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 

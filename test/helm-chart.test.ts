@@ -158,7 +158,7 @@ test('the chart templates reference only defined helpers and existing values', (
   }
   assert.match(texts['migration-job.yaml'], /helm\.sh\/hook: pre-install,pre-upgrade/, 'the migration Job is a pre-install/pre-upgrade hook');
   const notes = texts['NOTES.txt'];
-  for (const needed of ['port-forward', 'SVC_URL', 'SVC_OPERATOR_TOKEN', 'npx svc merchant create', 'npx svc key create']) {
+  for (const needed of ['port-forward', 'SVC_URL', 'SVC_OPERATOR_TOKEN', 'node bin/svc.js merchant create', 'node bin/svc.js key create']) {
     assert.ok(notes.includes(needed), `NOTES.txt tells: ${needed}`);
   }
 });

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { projectPath } from '../../services/platform/paths.js';
 
 // The merchant dashboard's pages: the files vite builds from dashboard/ into dist/dashboard
-// (`npm run build:dashboard`, run by install, build and start), served under /dashboard by
+// (scripts/build/dashboard.mjs, run by `npm run build` and `npm start`), served under /dashboard by
 // @fastify/static. Every page path answers index.html and the browser-side router shows the page;
 // /dashboard/api/* is the dashboard's own API (its routes are registered elsewhere) and never falls
 // back to the page. Nothing comes from another origin, and the policy below lets nothing else run.

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
 // `npm start` may listen on any PORT: it writes where it listens beside the operator token, so
-// `npx svc` run from the same folder finds it without --api-url or SVC_URL. Only node imports:
+// the CLI (`node bin/svc.js`) run from the same folder finds it without --api-url or SVC_URL. Only node imports:
 // the CLI loads this file.
 
 export function baseUrlPath(dataDir: string): string {
