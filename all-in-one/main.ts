@@ -18,7 +18,7 @@ import { fillLocalKeys } from './local-keys.js';
 import { startStack } from './stack.js';
 
 // How the start-up text names the management CLI run from this folder.
-const CLI = 'npx svc';
+const CLI = 'node bin/svc.js';
 
 // A laptop run listens on loopback only and keeps its logs quiet unless told otherwise.
 const env: Record<string, string | undefined> = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...process.env };
@@ -63,7 +63,7 @@ try {
   const first = await bootstrapLocal(gatewayPool, systemClock, config);
   const project = first ? undefined : await localProject(gatewayPool);
   await gatewayPool.end();
-  // For `npx svc` run from this folder, whatever PORT this start listens on.
+  // For `node bin/svc.js` run from this folder, whatever PORT this start listens on.
   await writeBaseUrl(config.dataDir, stack.baseUrl);
 
   const lines = [

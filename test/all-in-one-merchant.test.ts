@@ -143,9 +143,9 @@ test('a restart prints no key and no link again, says how to get both, and its s
   const out = part.output();
   assert.doesNotMatch(out, /svc_sk_test_/, 'the key is shown once');
   assert.deepEqual(ownerLinkIn(out), [], 'no sign-in link is printed on a restart');
-  assert.match(out, new RegExp(`create more keys with: npx svc key create --project ${first.projectId} --mode test --name NAME`));
+  assert.match(out, new RegExp(`create more keys with: node bin/svc.js key create --project ${first.projectId} --mode test --name NAME`));
   const advice = new RegExp(
-    `sign in to the dashboard as its owner \\(${escaped(OWNER)}\\), or get a one-time sign-in link: npx svc (merchant sign-in-link ${first.merchantId})\n`);
+    `sign in to the dashboard as its owner \\(${escaped(OWNER)}\\), or get a one-time sign-in link: node bin/svc.js (merchant sign-in-link ${first.merchantId})\n`);
   const command = advice.exec(out)?.[1];
   assert.ok(command, `the restart says how to sign in:\n${out}`);
 

@@ -17,7 +17,7 @@ import { runSvc } from './helpers/svc-cli.js';
 // What `npm start` makes and refuses as a real process: the keys it makes in DATA_DIR (also with
 // DATABASE_URL set) and keeps across restarts, and a second start whose embedded Postgres port is
 // held by another process, which says which port and which variable instead of "undefined"; after
-// a restart the real merchant and project ids, and the base URL `npx svc` finds on its own.
+// a restart the real merchant and project ids, and the base URL `node bin/svc.js` finds on its own.
 
 const started: PartProcess[] = [];
 const dirs: string[] = [];
@@ -122,11 +122,11 @@ test('with DATABASE_URL set, npm start makes PROVIDER_SECRET_KEY and WEBHOOK_SEC
     // Issue 29: the restart names the real ids, not a placeholder...
     const made = first.output().match(/merchant (mer_\w+), project (prj_\w+)/);
     assert.ok(made, `the first start names the merchant and project it made:\n${first.output()}`);
-    assert.match(second.output(), new RegExp(`merchant ${made[1]}, project ${made[2]}\n.*npx svc key create --project ${made[2]} --mode test --name NAME`));
+    assert.match(second.output(), new RegExp(`merchant ${made[1]}, project ${made[2]}\n.*node bin/svc.js key create --project ${made[2]} --mode test --name NAME`));
     assert.doesNotMatch(second.output(), /PRJ_ID/);
     // ...and, the merchant having no owner yet, how to get the one-time sign-in link again.
-    assert.match(second.output(), new RegExp(`sign in to the dashboard with a one-time link for its owner: npx svc merchant sign-in-link ${made[1]}\n`));
-    // ...and writes where it listens, which `npx svc` in that folder uses without --api-url or SVC_URL.
+    assert.match(second.output(), new RegExp(`sign in to the dashboard with a one-time link for its owner: node bin/svc.js merchant sign-in-link ${made[1]}\n`));
+    // ...and writes where it listens, which `node bin/svc.js` in that folder uses without --api-url or SVC_URL.
     assert.equal(await readFile(join(dir, 'base-url'), 'utf8'), `${baseUrl}\n`);
     const cliEnv: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, SVC_OPERATOR_TOKEN: operatorToken };
     delete cliEnv.SVC_URL;

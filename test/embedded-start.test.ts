@@ -73,7 +73,7 @@ test('first start prints a test key that makes a successful payment; data and ke
   const second = await start(env);
   assert.doesNotMatch(second.part.output(), /svc_sk_test_/, 'a secret is shown once, never again');
   assert.doesNotMatch(second.part.output(), /dashboard\/owner\?token=/, 'the sign-in link too');
-  assert.match(second.part.output(), /sign in to the dashboard with a one-time link for its owner: npx svc merchant sign-in-link mer_\w+\n/);
+  assert.match(second.part.output(), /sign in to the dashboard with a one-time link for its owner: node bin\/svc\.js merchant sign-in-link mer_\w+\n/);
   const again = await request(second.baseUrl, 'GET', `/v1/payments/${created.body.id}`, { key });
   assert.equal(again.status, 200);
   assert.deepEqual(again.body, created.body);

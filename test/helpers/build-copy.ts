@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { cpSync, readdirSync, realpathSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { projectPath } from '../../services/platform/index.js';
+import { projectPath } from '../../services/platform/paths.js';
 import type { PartProcess } from './processes.js';
 
 // A copy of this checkout, as a new clone would have it, for tests that build and start it: its
