@@ -6,7 +6,7 @@ import Fastify from 'fastify';
 import { rememberIdentity } from '../gateway/auth/identity.js';
 import { installRequestLog } from '../gateway/edge/request-log.js';
 import { createStore, type GatewayStore, type Identity } from '../gateway/store/index.js';
-import { createPool, migrate, systemClock, type Pool } from '../services/platform/index.js';
+import { createPool, migrate, sha256Hex, systemClock, type Pool } from '../services/platform/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 describe('request log', () => {
@@ -23,7 +23,7 @@ describe('request log', () => {
     const { project } = await store.createMerchant('Log merchant', 'test', new Date());
     const created = await store.createKey(project.id, 'test', 'log key', 'test', new Date());
     if ('refused' in created) throw new Error(`key refused: ${created.refused}`);
-    identity = (await store.admitRequest(created.secret, 1000, new Date()))!.identity;
+    identity = (await store.identitiesByHash([sha256Hex(created.secret)])).get(sha256Hex(created.secret))!;
   });
   after(async () => {
     await pool?.end();

@@ -3,6 +3,7 @@ import type { Clock, Config } from '../../services/platform/index.js';
 import type { GatewayClients } from '../clients.js';
 import { registerOperations, type Handlers } from './register.js';
 import { installAdmission } from '../edge/admission.js';
+import type { Admitter } from '../edge/admitter.js';
 import { installCardDataCheck } from '../edge/card-data.js';
 import { installIdempotency } from '../edge/idempotency.js';
 import { trustedProxyRanges } from '../edge/ip-allowlist.js';
@@ -34,6 +35,7 @@ import type { GatewayStore } from '../store/index.js';
 
 export interface ApiDeps {
   store: GatewayStore;
+  admitter: Admitter;
   clients: GatewayClients;
   clock: Clock;
   config: Config;

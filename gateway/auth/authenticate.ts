@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../../services/contract/index.js';
-import type { Admission, GatewayStore, Identity } from '../store/index.js';
+import type { Admission, Admitter } from '../edge/admitter.js';
+import type { Identity } from '../store/index.js';
 
 // The scheme name is case-insensitive (RFC 7235); the key itself is not.
 const BEARER = /^Bearer +(\S+)$/i;
@@ -10,7 +11,7 @@ const BEARER = /^Bearer +(\S+)$/i;
  * unauthorized without a bearer header, invalid_api_key for a bad key (which counts nothing).
  */
 export async function authenticate(
-  store: GatewayStore, request: FastifyRequest, defaultLimit: number, at: Date,
+  admitter: Pick<Admitter, 'admit'>, request: FastifyRequest, defaultLimit: number, at: Date,
 ): Promise<Admission> {
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? BEARER.exec(header) : null;
@@ -18,7 +19,7 @@ export async function authenticate(
     throw new DomainError('unauthorized', 'Provide your API key as "Authorization: Bearer <API_KEY>".');
   }
   const admission = /^svc_sk_(test|live)_[0-9A-Za-z]+$/.test(match[1])
-    ? await store.admitRequest(match[1], defaultLimit, at)
+    ? await admitter.admit(match[1], defaultLimit, at)
     : undefined;
   if (!admission) throw new DomainError('invalid_api_key', 'The API key is unknown or has been revoked.');
   return admission;
