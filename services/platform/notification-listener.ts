@@ -53,7 +53,8 @@ export function notificationListener(opts: NotificationListenerOptions) {
     heartbeat = setInterval(() => {
       if (!answered) return lose(client, new Error(`no answer on the LISTEN connection within ${everyMs} ms`));
       answered = false;
-      client.query('SELECT 1').then(() => { answered = true; }, (err: Error) => lose(client, err));
+      // LISTEN again (a no-op) rather than SELECT 1: the connection still shows what it is for.
+      client.query(`LISTEN ${opts.channel}`).then(() => { answered = true; }, (err: Error) => lose(client, err));
     }, everyMs);
     heartbeat.unref();
   }
