@@ -51,6 +51,8 @@ export function createAdmitter(deps: AdmitterDeps) {
   });
   let timer: NodeJS.Timeout | undefined;
   let reconciling: Promise<void> | undefined;
+  // Logged when reconciliation starts failing, not on every try (every flush interval).
+  let failing = false;
 
   /** The identity behind a secret: from the cache while it is live, else from Postgres. */
   async function identify(secret: string): Promise<Identity | undefined> {
@@ -97,7 +99,10 @@ export function createAdmitter(deps: AdmitterDeps) {
     async start(): Promise<void> {
       await listener.start();
       timer = setInterval(() => {
-        reconcile().catch((err: Error) => deps.logger.warn({ err: err.message }, 'gateway: rate-limit counts not reconciled; retried'));
+        reconcile().then(() => { failing = false; }, (err: Error) => {
+          if (!failing) deps.logger.warn({ err: err.message }, 'gateway: rate-limit counts not reconciled; retried every flush interval');
+          failing = true;
+        });
       }, flushMs);
       timer.unref();
     },

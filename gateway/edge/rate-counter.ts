@@ -8,11 +8,12 @@ import { minuteCeiling, RATE_WINDOW_MS, windowOf, type WindowCounts } from './ra
 // (⌊limit × RATE_FLUSH_MS / 60 s⌋), and (c) the rule (rate-limit.ts) admits it on those counts.
 // Otherwise the key's minute is counted in Postgres at once, exactly as one statement against the
 // row's lock (store/rate-limits.ts countMinute), with the requests of the key that arrived meanwhile.
-// What a replica does not yet know of the others is at most their unwritten share each, so across
-// R replicas a key is admitted at most R × ⌊limit × RATE_FLUSH_MS / 60 s⌋ past its ceiling in a
-// rolling window (docs/performance.md); a key whose share is under one request (a ceiling below
-// 600 a minute) is counted in Postgres on every request, exactly as before. Refusals are always
-// decided in Postgres, so a stale count never refuses a request the ceiling allows.
+// Counts in Postgres only grow by admissions that some replica decided, and each replica's
+// admissions that Postgres has not seen are at most its share: so however stale a replica's counts,
+// across R replicas a key is admitted at most R × ⌊limit × RATE_FLUSH_MS / 60 s⌋ past its ceiling
+// in a rolling window (docs/performance.md). A key whose share is under one request (a ceiling
+// below 600 a minute) is counted in Postgres on every request, exactly as before. Refusals are
+// always decided in Postgres, so a stale count never refuses a request the ceiling allows.
 
 /** How often a replica writes its counts and reads the others'. */
 export const RATE_FLUSH_MS = 100;
@@ -26,6 +27,8 @@ interface Minute {
   /** Written by a statement under way. */
   writing: number;
   known: boolean;
+  /** Counted since the last reconciliation: read again by the next one. */
+  touched: boolean;
 }
 
 interface Waiting {
@@ -52,7 +55,7 @@ export function createRateCounter(store: CountStatements, flushMs = RATE_FLUSH_M
 
   function minute(keyId: string, start: number): Minute {
     let m = minutes.get(id(keyId, start));
-    if (!m) minutes.set(id(keyId, start), (m = { shared: 0, pending: 0, writing: 0, known: false }));
+    if (!m) minutes.set(id(keyId, start), (m = { shared: 0, pending: 0, writing: 0, known: false, touched: true }));
     return m;
   }
 
@@ -115,6 +118,7 @@ export function createRateCounter(store: CountStatements, flushMs = RATE_FLUSH_M
     count(keyId: string, limit: number, at: Date): WindowCounts | Promise<WindowCounts> {
       const { start, elapsedMs } = windowOf(at);
       const [cur, prev] = [minute(keyId, start), minute(keyId, start - W)];
+      cur.touched = prev.touched = true;
       const share = Math.floor((limit * flushMs) / W);
       if (cur.known && prev.known && cur.pending + cur.writing < share && !queues.has(keyId)) {
         const previous = counted(prev);
@@ -133,9 +137,10 @@ export function createRateCounter(store: CountStatements, flushMs = RATE_FLUSH_M
     },
 
     /**
-     * Writes this replica's counts and reads every replica's for the minutes it keeps (the current
-     * and previous one of each key it has counted); forgets older ones once written, and once a
-     * minute deletes them from Postgres.
+     * Writes this replica's counts and reads every replica's for the minutes of the keys counted
+     * since the last time: a key left idle costs nothing, and its next request counts on the counts
+     * last read, within its share, until this reads them again. Forgets older minutes once written,
+     * and once a minute deletes them from Postgres.
      */
     async reconcile(now: Date): Promise<void> {
       const { start } = windowOf(now);
@@ -143,7 +148,10 @@ export function createRateCounter(store: CountStatements, flushMs = RATE_FLUSH_M
       for (const [name, m] of minutes) {
         const [keyId, s] = name.split(' ');
         if (Number(s) < start - W && m.pending === 0 && m.writing === 0) minutes.delete(name);
-        else if (!queues.has(keyId)) rows.push({ keyId, start: new Date(Number(s)), delta: m.pending, minute: m });
+        else if ((m.touched || m.pending !== 0) && !queues.has(keyId)) {
+          m.touched = false;
+          rows.push({ keyId, start: new Date(Number(s)), delta: m.pending, minute: m });
+        }
       }
       rows.sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : a.start.getTime() - b.start.getTime()));
       for (const r of rows) {
@@ -154,7 +162,7 @@ export function createRateCounter(store: CountStatements, flushMs = RATE_FLUSH_M
       try {
         totals = rows.length > 0 ? await store.reconcileCounts(rows) : [];
       } catch (err) {
-        for (const r of rows) r.minute.pending += r.delta;
+        for (const r of rows) Object.assign(r.minute, { pending: r.minute.pending + r.delta, touched: true });
         throw err;
       } finally {
         for (const r of rows) r.minute.writing -= r.delta;

@@ -28,7 +28,7 @@ export interface ApiKeyView {
   prefix: string;
   created_at: string;
   revoked_at: string | null;
-  /** When a request last presented the key, to the minute (store/rate-limits.ts); null if never. */
+  /** When a request last presented the key, to the minute (edge/last-use.ts); null if never. */
   last_used_at: string | null;
 }
 
