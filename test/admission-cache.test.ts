@@ -46,11 +46,20 @@ describe('admission across gateway replicas', () => {
   });
 
   const me = (url: string, key: string) => request(url, 'GET', '/v1/me', { key });
+  /** A merchant's key, made on the stack's own gateway; its failure says what the API answered. */
+  const newKey = async () => {
+    const created = await stack.manage('POST', '/merchants', { name: 'Replicated merchant' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const projectId: string = created.body.project.id;
+    const key = await stack.manage('POST', `/projects/${projectId}/keys`, { mode: 'test', name: 'key' });
+    assert.equal(key.status, 201, JSON.stringify(key.body));
+    return { keyId: key.body.id as string, projectId, secret: key.body.secret as string };
+  };
 
   it('refuses a revoked key on every replica within the bound', async () => {
     const measured: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const { keyId, secret } = await stack.newMerchantKey();
+      const { keyId, secret } = await newKey();
       // Each replica has admitted the key, so its answer comes from memory.
       for (const r of replicas) for (let j = 0; j < 2; j++) assert.equal((await me(r.baseUrl, secret)).status, 200);
       const revoked = await stack.manage('POST', `/keys/${keyId}/revoke`);
@@ -65,7 +74,7 @@ describe('admission across gateway replicas', () => {
   });
 
   it('applies a new ceiling and a new IP allow-list on every replica within the bound', async () => {
-    const { keyId, projectId, secret } = await stack.newMerchantKey();
+    const { keyId, projectId, secret } = await newKey();
     for (const r of replicas) assert.equal((await me(r.baseUrl, secret)).headers.get('x-ratelimit-limit'), '1000');
     assert.equal((await stack.manage('PUT', `/keys/${keyId}/rate-limit`, { per_minute: 5000 })).status, 200);
     for (const r of replicas) {
@@ -84,7 +93,7 @@ describe('admission across gateway replicas', () => {
     const bound = replicas.length * share;
     // The whole run inside one clock minute, so the previous minute weighs nothing.
     if (Date.now() % 60_000 > 30_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000) + 100));
-    const { keyId, secret } = await stack.newMerchantKey();
+    const { keyId, secret } = await newKey();
     assert.equal((await stack.manage('PUT', `/keys/${keyId}/rate-limit`, { per_minute: ceiling })).status, 200);
     const statuses: number[] = [];
     const perReplica = 800;
