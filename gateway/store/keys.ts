@@ -73,7 +73,7 @@ const IDENTITIES_SQL = `SELECT k.secret_hash, k.id, k.name, k.prefix, k.mode, k.
   FROM api_keys k JOIN projects p ON p.id = k.project_id JOIN merchants m ON m.id = k.merchant_id
   WHERE k.secret_hash = ANY($1::text[]) AND k.revoked_at IS NULL`;
 
-export function toIdentity(r: Record<string, any>): Identity {
+function toIdentity(r: Record<string, any>): Identity {
   return {
     merchant: { id: r.merchant_id, name: r.merchant_name },
     project: { id: r.project_id, name: r.project_name, ipAllowlist: r.ip_allowlist },
