@@ -94,7 +94,9 @@ export function createRateCounter(store: CountStatements, flushMs = RATE_FLUSH_M
 
   async function drain(keyId: string, queue: Waiting[]): Promise<void> {
     while (queue.length > 0) {
-      // One statement per minute and ceiling: the leading requests that share them, in arrival order.
+      // One statement per minute and ceiling: the leading requests that share them, in arrival order,
+      // judged at the first one's time (the earliest: within a minute the ceiling only grows, so
+      // none is admitted that alone would be refused).
       let n = 1;
       while (n < queue.length && queue[n].start === queue[0].start && queue[n].limit === queue[0].limit) n++;
       const group = queue.splice(0, n);
