@@ -9,6 +9,7 @@ import { apiScope } from './api/scope.js';
 import type { GatewayClients } from './clients.js';
 import { dashboardAssets } from './dashboard/assets.js';
 import { afterAnswer, configuredMailer, issueOwnerLink, dashboardApiScope, startDashboardSweep, startDisputeReminders, startEndpointNotices, type Mailer } from './dashboard/index.js';
+import { createAdmitter } from './edge/admitter.js';
 import { withCardNumbersWithheld } from './edge/card-data.js';
 import { trustedProxyRanges } from './edge/ip-allowlist.js';
 import { apiDocs } from './http/docs.js';
@@ -25,7 +26,7 @@ import { installValidation } from './http/validation.js';
 import { manageScope } from './management/scope.js';
 import { providerWebhooks } from './routes/provider-webhooks.js';
 import { sandboxPages } from './sandbox/index.js';
-import { createStore } from './store/index.js';
+import { createKeyCache, createStore } from './store/index.js';
 
 export type { GatewayClients } from './clients.js';
 
@@ -56,7 +57,12 @@ export function build(deps: GatewayDeps): FastifyInstance {
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     childLoggerFactory: tracedRequestLogger(),
   });
-  const store = createStore(deps.pool);
+  // This process's own changes to keys and projects reach its key cache before they are answered.
+  const keyCache = createKeyCache();
+  const store = createStore(deps.pool, (change) => keyCache.drop(change));
+  const admitter = createAdmitter({ pool: deps.pool, store, keyCache, clock: deps.clock, logger: deps.logger });
+  // The cache stays off (admission reads Postgres) until the listener stands.
+  void admitter.start();
   const isClosing = trackClosing(app);
   // First of the hooks, so the request's span encloses everything the others do (tracing on only).
   installHttpTracing(app);
@@ -85,7 +91,7 @@ export function build(deps: GatewayDeps): FastifyInstance {
   app.register(dashboardAssets()); // the dashboard's pages under /dashboard (its API: /dashboard/api)
   app.register(sandboxPages(deps.clients.payments)); // the customer's browser: token, not API key (not /v1)
   app.register(providerWebhooks(deps.clients.providerNotifications, deps.clients.payouts)); // providers: their signature, not API key (not /v1)
-  app.register(apiScope({ store, clients: deps.clients, clock: deps.clock, config: deps.config }), { prefix: '/v1' });
+  app.register(apiScope({ store, admitter, clients: deps.clients, clock: deps.clock, config: deps.config }), { prefix: '/v1' });
   // The dashboard's own API: a session cookie, never an API key (and never valid on /v1).
   const trustedProxies = trustedProxyRanges(deps.config.trustedProxies);
   const mailer = deps.mailer ?? configuredMailer(deps.config, deps.logger);
@@ -110,6 +116,7 @@ export function build(deps: GatewayDeps): FastifyInstance {
     await notices.stop();
     await reminders.stop();
     await later.drain();
+    await admitter.stop();
     await mailer.close?.();
   });
   if (deps.operatorToken) {

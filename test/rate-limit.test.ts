@@ -3,8 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { resetSeconds } from '../gateway/edge/rate-limit.js';
-import { createStore, type GatewayStore } from '../gateway/store/index.js';
+import { createAdmitter, type Admitter } from '../gateway/edge/admitter.js';
+import { createKeyCache, createStore, type GatewayStore } from '../gateway/store/index.js';
 import { createPool, type Pool } from '../services/platform/db.js';
+import { createLogger } from '../services/platform/logger.js';
 import { migrate } from '../services/platform/migrate.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 import { startGatewayProcesses, type GatewayProcess } from './helpers/gateways.js';
@@ -197,13 +199,16 @@ describe('rate limit through HTTP', () => {
   });
 });
 
-describe('rate-limit store with an injected clock', () => {
+describe('rate-limit counts with an injected clock', () => {
   let testDb: TestDatabase;
   let pool: Pool;
   let store: GatewayStore;
   // A minute boundary, so offsets below read as "seconds into the minute".
   const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
   const at = (ms: number) => new Date(T0 + ms);
+  // The admitter's own clock, for its reconciliation (which sweeps minutes before the previous one).
+  let clockMs = T0;
+  let admitter: Admitter;
 
   const newKey = async () => {
     const { project } = await store.createMerchant('Clock merchant', 'test', at(0));
@@ -212,17 +217,28 @@ describe('rate-limit store with an injected clock', () => {
     return { id: created.key.id, secret: created.secret };
   };
   // Admission with the deployment's ceiling `limit` (these keys have none of their own).
-  const count = async (key: { secret: string }, limit: number, t: Date) => (await store.admitRequest(key.secret, limit, t))!.counts;
+  const count = async (key: { secret: string }, limit: number, t: Date) => (await admitter.admit(key.secret, limit, t))!.counts;
   const rows = async ({ id: keyId }: { id: string }) =>
     (await pool.query(
       'SELECT window_start, count FROM rate_limit_windows WHERE api_key_id = $1 ORDER BY window_start', [keyId],
     )).rows.map((r) => ({ minute: (new Date(r.window_start).getTime() - T0) / 60_000, count: r.count }));
+  const reconcileAt = (t: Date) => {
+    clockMs = t.getTime();
+    return admitter.reconcile();
+  };
 
   before(async () => {
     testDb = await createTestDatabase();
     pool = createPool(testDb.url, 'gateway', 12);
     await migrate(pool, 'gateway', 'gateway');
-    store = createStore(pool);
+    // Not started: no listener and no timer (the test reconciles when it says so). Nothing but this
+    // store changes keys here, so its cache is switched on by hand.
+    const keyCache = createKeyCache();
+    keyCache.setLive(true);
+    store = createStore(pool, (change) => keyCache.drop(change));
+    admitter = createAdmitter({
+      pool, store, keyCache, clock: { now: () => new Date(clockMs) }, logger: createLogger('test', 'silent'),
+    });
   });
   after(async () => {
     await pool?.end();
@@ -252,9 +268,10 @@ describe('rate-limit store with an injected clock', () => {
     assert.equal((await count(key, 5, at(60_000 + 48_000))).admitted, true);
     assert.deepEqual(await rows(key), [{ minute: 0, count: 5 }, { minute: 1, count: 3 }]);
 
-    // Long idle: everything has rolled out, and the key's old rows are swept by the same statement.
+    // Long idle: everything has rolled out, and the reconciliation sweeps the minutes before the previous one.
     const later = await count(key, 5, at(10 * 60_000 + 1));
     assert.deepEqual(later, { admitted: true, previous: 0, current: 1, elapsedMs: 1 });
+    await reconcileAt(at(10 * 60_000 + 1));
     assert.deepEqual(await rows(key), [{ minute: 10, count: 1 }]);
   });
 
@@ -267,17 +284,15 @@ describe('rate-limit store with an injected clock', () => {
 
   it('admits exactly the ceiling when many requests race for the last slots', async () => {
     const key = await newKey();
-    // Four requests in the previous minute, weighing half at 30 s in; and a stale row for every
-    // racer to sweep at once (counting at minute -3 after -1 leaves both rows in place).
+    // Four requests in the previous minute, weighing half at 30 s in.
     for (let i = 0; i < 4; i++) await count(key, 7, at(-30_000));
-    await count(key, 7, at(-150_000));
     const results = await Promise.all(Array.from({ length: 30 }, () => count(key, 7, at(30_000))));
     assert.equal(results.filter((r) => r.admitted).length, 5); // 7 − 4·½
     assert.deepEqual(await rows(key), [{ minute: -1, count: 4 }, { minute: 0, count: 5 }]);
   });
 
-  // Requests arriving together share one statement (store/rate-limits.ts, issue 28): counted by
-  // wrapping the pool's query while they run.
+  // Requests of one key that arrive while its count is being written share the next statement:
+  // counted by wrapping the pool's query while they run.
   const statementsDuring = async <T>(work: () => Promise<T>): Promise<{ result: T; statements: number }> => {
     const query = pool.query;
     let statements = 0;
@@ -294,7 +309,7 @@ describe('rate-limit store with an injected clock', () => {
 
   it('admits exactly L of N concurrent requests of one key in fewer statements than requests, each its own count', async () => {
     const key = await newKey();
-    await count(key, 7, at(20_000)); // an existing row: the batch counts on from it
+    await count(key, 7, at(20_000)); // an existing row: the statement counts on from it
     const { result, statements } = await statementsDuring(() =>
       Promise.all(Array.from({ length: 20 }, () => count(key, 7, at(20_000)))));
     assert.ok(statements < 20, `${statements} statements for 20 requests`);
@@ -304,67 +319,63 @@ describe('rate-limit store with an injected clock', () => {
     assert.deepEqual(await rows(key), [{ minute: 0, count: 7 }]);
   });
 
-  it('gives each request of a batch what it would have got alone, whatever its time in the minute', async () => {
-    // The same requests, in the same order, on two keys: one after the other, and all at once.
-    const [alone, together] = [await newKey(), await newKey()];
-    for (const key of [alone, together]) for (let i = 0; i < 6; i++) await count(key, 8, at(-10_000));
-    const times = [1_000, 50_000, 5_000, 59_000, 30_000, 58_000, 2_000, 59_500, 40_000, 59_900, 59_999, 45_000];
-    const expected = [];
-    for (const t of times) expected.push(await count(alone, 8, at(t)));
-    const { result, statements } = await statementsDuring(() => Promise.all(times.map((t) => count(together, 8, at(t)))));
-    assert.ok(statements < times.length, `${statements} statements for ${times.length} requests`);
-    assert.deepEqual(result, expected);
-    assert.ok(expected.some((c) => c.admitted) && expected.some((c) => !c.admitted), 'both outcomes occur');
-    assert.deepEqual(await rows(together), await rows(alone));
+  it('counts from memory, without a statement, a key whose flush interval\'s share is a request or more', async () => {
+    const key = await newKey();
+    // 60,000 a minute: a share of 100 requests per 100 ms flush interval.
+    assert.equal((await count(key, 60_000, at(1_000))).current, 1, 'the first request reads the key\'s minutes');
+    await reconcileAt(at(1_000));
+    const { result, statements } = await statementsDuring(async () => {
+      const counts = [];
+      for (let i = 0; i < 50; i++) counts.push(await count(key, 60_000, at(2_000)));
+      return counts;
+    });
+    assert.equal(statements, 0);
+    assert.deepEqual(result.map((c) => c.current), Array.from({ length: 50 }, (_, i) => i + 2));
+    assert.deepEqual(await rows(key), [{ minute: 0, count: 1 }], 'not yet written');
+    await reconcileAt(at(2_000));
+    assert.deepEqual(await rows(key), [{ minute: 0, count: 51 }]);
+    // Past its share without a reconciliation, a request is counted in Postgres.
+    const { statements: past } = await statementsDuring(async () => {
+      for (let i = 0; i < 101; i++) await count(key, 60_000, at(3_000));
+    });
+    assert.equal(past, 1, 'the 101st request, counted in Postgres');
+    assert.deepEqual(await rows(key), [{ minute: 0, count: 152 }]);
   });
 
-  it('counts a batch again, each request alone, when its key\'s row appears from another replica meanwhile', async () => {
-    const [x, a] = [await newKey(), await newKey()];
-    await count(x, 100, at(10_000));
-    const [other, replica] = [await pool.connect(), await pool.connect()];
+  it('counts on from a row another replica inserts while the count waits for it', async () => {
+    const a = await newKey();
+    const replica = await pool.connect();
     try {
-      // `other` holds x's row, so a lone request of x keeps the next batch waiting behind it; the
-      // `replica` inserts a's row of this minute and has not committed when the batch reads.
-      await other.query('BEGIN');
-      await other.query('SELECT 1 FROM rate_limit_windows WHERE api_key_id = $1 FOR UPDATE', [x.id]);
+      // The replica inserts a's row of this minute and has not committed when the count starts.
       await replica.query('BEGIN');
       await replica.query('INSERT INTO rate_limit_windows (api_key_id, window_start, count) VALUES ($1, $2, 3)', [a.id, at(0)]);
-      const { result, statements } = await statementsDuring(async () => {
-        const lone = count(x, 100, at(10_000));
-        const batch = Promise.all(Array.from({ length: 6 }, () => count(a, 5, at(10_000))));
-        await other.query('COMMIT');
-        await lone;
-        // The batch is waiting for the replica's row: commit it now.
-        for (let waited = 0; ; waited += 20) {
-          const { rows } = await other.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH RECURSIVE%'`);
-          if (rows[0].n > 0) break;
-          assert.ok(waited < 10_000, 'the batch never waited for the replica\'s row');
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        await replica.query('COMMIT');
-        return batch;
-      });
-      assert.equal(statements, 1 + 1 + 6, 'the lone request, the batch, then each of its six alone');
+      const counts = Promise.all(Array.from({ length: 6 }, () => count(a, 5, at(10_000))));
+      for (let waited = 0; ; waited += 20) {
+        const { rows: waiting } = await pool.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+        if (waiting[0].n > 0) break;
+        assert.ok(waited < 10_000, 'the count never waited for the replica\'s row');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await replica.query('COMMIT');
+      const result = await counts;
       assert.equal(result.filter((c) => c.admitted).length, 2, 'three counted by the replica, ceiling 5');
       assert.deepEqual(result.map((c) => c.current).sort(), [4, 5, 5, 5, 5, 5]);
       assert.deepEqual(await rows(a), [{ minute: 0, count: 5 }]);
     } finally {
-      other.release();
       replica.release();
     }
   });
 
-  it('refuses an unknown or revoked key per caller in a shared batch, and counts each key apart', async () => {
+  it('refuses an unknown or revoked key per caller, counts each key apart, and stamps the keys used', async () => {
     const [a, b, revoked] = [await newKey(), await newKey(), await newKey()];
     await store.revokeKey(revoked.id, 'test', at(0));
     const secrets = [a.secret, 'svc_sk_test_unknown', b.secret, revoked.secret, a.secret, b.secret, a.secret];
-    const { result, statements } = await statementsDuring(() =>
-      Promise.all(secrets.map((secret) => store.admitRequest(secret, 2, at(10_000)))));
-    assert.ok(statements < secrets.length, `${statements} statements for ${secrets.length} requests`);
+    const result = await Promise.all(secrets.map((secret) => admitter.admit(secret, 2, at(10_000))));
     assert.deepEqual(result.map((r) => r && [r.identity.apiKey.id, r.counts.admitted, r.counts.current]), [
       [a.id, true, 1], undefined, [b.id, true, 1], undefined, [a.id, true, 2], [b.id, true, 2], [a.id, false, 2],
     ]);
+    await reconcileAt(at(10_000));
     assert.deepEqual(await rows(a), [{ minute: 0, count: 2 }]);
     assert.deepEqual(await rows(revoked), []);
     const used = await pool.query('SELECT id, last_used_at FROM api_keys WHERE id = ANY($1) ORDER BY id', [[a.id, b.id, revoked.id]]);

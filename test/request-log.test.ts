@@ -9,6 +9,7 @@ import { errorSentBy } from '../gateway/http/errors.js';
 import { createStore, type GatewayStore, type Identity } from '../gateway/store/index.js';
 import { systemClock } from '../services/platform/clock.js';
 import { createPool, type Pool } from '../services/platform/db.js';
+import { sha256Hex } from '../services/platform/ids.js';
 import { migrate } from '../services/platform/migrate.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
@@ -26,7 +27,7 @@ describe('request log', () => {
     const { project } = await store.createMerchant('Log merchant', 'test', new Date());
     const created = await store.createKey(project.id, 'test', 'log key', 'test', new Date());
     if ('refused' in created) throw new Error(`key refused: ${created.refused}`);
-    identity = (await store.admitRequest(created.secret, 1000, new Date()))!.identity;
+    identity = (await store.identitiesByHash([sha256Hex(created.secret)])).get(sha256Hex(created.secret))!;
   });
   after(async () => {
     await pool?.end();

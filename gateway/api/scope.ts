@@ -5,6 +5,7 @@ import type { GatewayClients } from '../clients.js';
 import type { Handlers } from '../routes/handlers.js';
 import { registerOperations } from './register.js';
 import { installAdmission } from '../edge/admission.js';
+import type { Admitter } from '../edge/admitter.js';
 import { installCardDataCheck } from '../edge/card-data.js';
 import { installIdempotency } from '../edge/idempotency.js';
 import { trustedProxyRanges } from '../edge/ip-allowlist.js';
@@ -36,6 +37,7 @@ import type { GatewayStore } from '../store/index.js';
 
 export interface ApiDeps {
   store: GatewayStore;
+  admitter: Admitter;
   clients: GatewayClients;
   clock: Clock;
   config: Config;

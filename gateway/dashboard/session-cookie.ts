@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { clientAddress, inRanges, parseHost } from '../edge/ip-allowlist.js';
+import { inRanges } from '../../services/contract/ip-address.js';
+import { clientAddress, parseHost } from '../edge/ip-allowlist.js';
 import type { DashboardDeps } from './context.js';
 import { newToken, tokenHash } from './tokens.js';
 

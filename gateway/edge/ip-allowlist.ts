@@ -3,32 +3,18 @@ import type { Identity } from '../store/index.js';
 import { ConfigError } from '../../services/platform/config.js';
 import { DomainError } from '../../services/contract/errors.js';
 import {
-  BITS, MAPPED, formatAddress, parseAddress, parseRange, unmapped, type Address, type AddressRange,
-} from '../../services/contract/allowlist-entry.js';
+  formatAddress, inRanges, parseAddress, parseRange, unmapped, type Address, type AddressRange,
+} from '../../services/contract/ip-address.js';
 
 // Matching a request against a project's IP allow-list, and the client address it is checked
-// against. What an entry is and its normal form are the contract's (services/contract/allowlist-entry.ts).
+// against. Addresses and ranges are parsed and matched by services/contract/ip-address.ts.
 
 // The gateway's files name the address types through this file, where they are matched.
-export type { Address, AddressRange } from '../../services/contract/allowlist-entry.js';
+export type { Address, AddressRange } from '../../services/contract/ip-address.js';
 
 /** The ranges of a list; an entry that does not parse matches nothing (a list edited by hand fails closed). */
 export function compileRanges(entries: readonly string[]): AddressRange[] {
   return entries.flatMap((entry) => parseRange(entry) ?? []);
-}
-
-function sameNetwork(value: bigint, range: AddressRange, bits: number): boolean {
-  const shift = BigInt(bits - range.prefix);
-  return value >> shift === range.network >> shift;
-}
-
-export function inRanges(address: Address, ranges: readonly AddressRange[]): boolean {
-  const host = unmapped(address);
-  return ranges.some((range) => {
-    if (range.family === host.family) return sameNetwork(host.value, range, BITS[range.family]);
-    // An IPv4 host is also ::ffff:a.b.c.d, which an IPv6 range of /96 or wider may contain.
-    return host.family === 4 && sameNetwork(MAPPED | host.value, range, 128);
-  });
 }
 
 /**

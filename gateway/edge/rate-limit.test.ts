@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { WindowCounts } from '../store/index.js';
-import { msUntilAdmits, remainingCapacity, resetSeconds } from './rate-limit.js';
+import { msUntilAdmits, remainingCapacity, resetSeconds, type WindowCounts } from './rate-limit.js';
 
 const W = 60_000;
 
-// The admission rule of the counting statement, restated independently and allowed to roll into
+// The admission rule, restated independently and allowed to roll into
 // later minutes: the reference the closed-form arithmetic is checked against.
 function fitsAt(c: WindowCounts, limit: number, n: number, dtMs: number): boolean {
   const t = c.elapsedMs + dtMs;

@@ -1,22 +1,48 @@
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '../../services/contract/index.js';
-import { RATE_WINDOW_MS, type WindowCounts } from '../store/index.js';
 
-// Per-API-key rate limit over a rolling minute, shared by every gateway replica through Postgres
-// (see gateway/store/rate-limits.ts for the counting statement, which also applies a key's own
-// ceiling or the deployment's, and docs/decisions.md for the policy).
-// The arithmetic here mirrors the statement's admission rule exactly, in integer milliseconds:
-//   a request fits while previous × left_ms + current × 60000 ≤ limit × 60000,
-// where left_ms is what remains of the current clock minute.
+// Per-API-key rate limit over a rolling minute: the rule, written once. The estimate of requests in
+// the last 60 s is
+//   previous × (time left in the current clock minute / 60 s) + current,
+// the previous minute's requests taken as evenly spread, and a request fits while the estimate
+// including it stays within the ceiling. Compared in integer milliseconds:
+//   previous × left_ms + current × 60000 ≤ limit × 60000.
+// Counting (in memory, reconciled through Postgres across replicas) is rate-counter.ts's; the
+// policy is in the decision records.
 
+/** The rolling window, and also the width of each counting bucket (a clock minute). */
+export const RATE_WINDOW_MS = 60_000;
 const W = RATE_WINDOW_MS;
+
+/** What one request's counting saw: enough to derive remaining capacity and reset times. */
+export interface WindowCounts {
+  /** Whether this request fitted under the ceiling and was counted. */
+  admitted: boolean;
+  /** Requests admitted in the previous clock minute. */
+  previous: number;
+  /** Requests admitted in the current clock minute, this one included when admitted. */
+  current: number;
+  /** How far the request is into the current clock minute, 0 ≤ elapsedMs < RATE_WINDOW_MS. */
+  elapsedMs: number;
+}
+
+/** The clock minute `at` falls in (its first instant, ms), and how far into it. */
+export function windowOf(at: Date): { start: number; elapsedMs: number } {
+  const ms = at.getTime();
+  const elapsedMs = ((ms % W) + W) % W;
+  return { start: ms - elapsedMs, elapsedMs };
+}
+
+/** The most requests the current clock minute may hold (the rule solved for `current`). */
+export function minuteCeiling(previous: number, elapsedMs: number, limit: number): number {
+  return Math.floor((limit * W - previous * (W - elapsedMs)) / W);
+}
 
 /** Further requests the key may make right now; 0 once a request has been refused. */
 export function remainingCapacity(counts: WindowCounts, limit: number): number {
-  // A refusal read `current` from a snapshot that a concurrent replica may already have overtaken.
+  // A refusal's `current` may already be overtaken by another replica.
   if (!counts.admitted) return 0;
-  const free = limit * W - counts.previous * (W - counts.elapsedMs) - counts.current * W;
-  return free <= 0 ? 0 : Math.floor(free / W);
+  return Math.max(0, minuteCeiling(counts.previous, counts.elapsedMs, limit) - counts.current);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { withTransaction, type Pool } from '../../services/platform/db.js';
+import type { AdmissionChange } from './admission-change.js';
 import { audit } from './keys.js';
 
 /**
@@ -13,7 +14,7 @@ export interface AllowlistView {
   entries: string[];
 }
 
-export function createAllowlistStore(pool: Pool) {
+export function createAllowlistStore(pool: Pool, changed: (change: AdmissionChange) => void = () => undefined) {
   return {
     /** A project's allow-list, or undefined for an unknown project. */
     async getAllowlist(projectId: string): Promise<AllowlistView | undefined> {
@@ -25,7 +26,7 @@ export function createAllowlistStore(pool: Pool) {
     async setAllowlist(
       projectId: string, entries: string[], actor: string, at: Date,
     ): Promise<AllowlistView | undefined> {
-      return withTransaction(pool, async (tx) => {
+      const updated = await withTransaction(pool, async (tx) => {
         // The old list goes into the audit record, so read it under the row lock we update with.
         const before = await tx.query('SELECT merchant_id, ip_allowlist FROM projects WHERE id = $1 FOR UPDATE', [
           projectId,
@@ -40,6 +41,9 @@ export function createAllowlistStore(pool: Pool) {
         });
         return { project_id: projectId, entries: rows[0].ip_allowlist };
       });
+      // After the commit: a lookup under way can no longer keep what it read before it.
+      if (updated) changed({ kind: 'project', id: projectId });
+      return updated;
     },
   };
 }

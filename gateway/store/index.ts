@@ -3,6 +3,7 @@ import type { Pool } from '../../services/platform/db.js';
 import { createAddressThrottleStore } from './address-throttle.js';
 import { createAllowlistStore } from './allowlists.js';
 import { createIdempotencyStore } from './idempotency.js';
+import type { AdmissionChange } from './admission-change.js';
 import { createKeyStore } from './keys.js';
 import { createMailThrottleStore } from './mail-throttle.js';
 import { createMailedLinkStore } from './mailed-links.js';
@@ -26,8 +27,9 @@ export type { ClaimResult, IdempotencyScope } from './idempotency.js';
 export type { ApiKeyView, Identity, Mode } from './keys.js';
 export { KEY_PREFIX } from './keys.js';
 export type { MerchantStatus, MerchantView, ModeView, ProjectStatus, ProjectView } from './overview.js';
-export type { Admission, KeyWithRateLimit, WindowCounts } from './rate-limits.js';
-export { RATE_WINDOW_MS } from './rate-limits.js';
+export type { CountedMinute, KeyWithRateLimit, WindowRow } from './rate-limits.js';
+export { ADMISSION_CHANNEL, createKeyCache, parseChange, type KeyCache } from './key-cache.js';
+export type { AdmissionChange } from './admission-change.js';
 export type { RequestLogEntry } from './request-log.js';
 export { REQUEST_LOG_KEEP } from './request-log.js';
 export type { InvitationView } from './mailed-links.js';
@@ -39,12 +41,16 @@ export type { MemberView, Role, UserRow } from './users.js';
 export { userActor } from './users.js';
 export type { VerificationDetails, VerificationView } from './verification.js';
 
-export function createStore(pool: Pool) {
+/**
+ * `changed` hears this process's own changes to what admission reads, once committed, so its key
+ * cache drops them before the change is answered (the other replicas hear them by notification).
+ */
+export function createStore(pool: Pool, changed?: (change: AdmissionChange) => void) {
   return {
-    ...createKeyStore(pool),
+    ...createKeyStore(pool, changed),
     ...createIdempotencyStore(pool),
-    ...createRateLimitStore(pool),
-    ...createAllowlistStore(pool),
+    ...createRateLimitStore(pool, changed),
+    ...createAllowlistStore(pool, changed),
     ...createOverviewStore(pool),
     ...createRequestLogStore(pool),
     ...createStreamGrantStore(pool),

@@ -1,8 +1,9 @@
-import { withTransaction, type Pool, type Queryable } from '../../services/platform/db.js';
+import { prepared, withTransaction, type Pool, type Queryable } from '../../services/platform/db.js';
 import { newId, newSecret, sha256Hex } from '../../services/platform/ids.js';
 import { MAX_ACTIVE_API_KEYS } from '../../services/contract/project-caps.js';
 import { auditAddress } from './audit-address.js';
 import { verificationStatus } from '../../services/contract/verification-status.js';
+import type { AdmissionChange } from './admission-change.js';
 
 /** Merchants, projects, API keys and the audit log. */
 
@@ -27,7 +28,7 @@ export interface ApiKeyView {
   prefix: string;
   created_at: string;
   revoked_at: string | null;
-  /** When a request last presented the key, to the minute (store/rate-limits.ts); null if never. */
+  /** When a request last presented the key, to the minute (edge/last-use.ts); null if never. */
   last_used_at: string | null;
 }
 
@@ -64,15 +65,15 @@ export async function audit(db: Queryable, actor: string, action: string, at: Da
 }
 
 /**
- * The identity behind a presented secret ($1, its sha256), one row or none: an unknown or revoked
- * key has none. Read together with the request's count (rate-limits.ts).
+ * The identities behind presented secrets ($1, their sha256), a row for each one found: an unknown
+ * or revoked key has none. `secret_hash` says which presented secret a row answers.
  */
-export const IDENTITY_SQL = `SELECT k.id, k.name, k.prefix, k.mode, k.rate_limit_per_minute, p.id AS project_id,
+const IDENTITIES_SQL = `SELECT k.secret_hash, k.id, k.name, k.prefix, k.mode, k.rate_limit_per_minute, p.id AS project_id,
     p.name AS project_name, p.ip_allowlist, m.id AS merchant_id, m.name AS merchant_name
   FROM api_keys k JOIN projects p ON p.id = k.project_id JOIN merchants m ON m.id = k.merchant_id
-  WHERE k.secret_hash = $1 AND k.revoked_at IS NULL`;
+  WHERE k.secret_hash = ANY($1::text[]) AND k.revoked_at IS NULL`;
 
-export function toIdentity(r: Record<string, any>): Identity {
+function toIdentity(r: Record<string, any>): Identity {
   return {
     merchant: { id: r.merchant_id, name: r.merchant_name },
     project: { id: r.project_id, name: r.project_name, ipAllowlist: r.ip_allowlist },
@@ -96,7 +97,7 @@ export async function insertMerchant(tx: Queryable, name: string, actor: string,
   return { merchant, project };
 }
 
-export function createKeyStore(pool: Pool) {
+export function createKeyStore(pool: Pool, changed: (change: AdmissionChange) => void = () => undefined) {
   return {
     /** A merchant with its default project, audited. */
     async createMerchant(name: string, actor: string, at: Date) {
@@ -166,7 +167,7 @@ export function createKeyStore(pool: Pool) {
 
     /** Revokes a key for good; revoking twice keeps the first revocation time. */
     async revokeKey(keyId: string, actor: string, at: Date): Promise<ApiKeyView | undefined> {
-      return withTransaction(pool, async (tx) => {
+      const revoked = await withTransaction(pool, async (tx) => {
         const { rows } = await tx.query(
           `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *`,
           [keyId, at],
@@ -177,6 +178,9 @@ export function createKeyStore(pool: Pool) {
         });
         return keyView(rows[0]);
       });
+      // After the commit: a lookup under way can no longer keep what it read before it.
+      if (revoked) changed({ kind: 'key', id: keyId });
+      return revoked;
     },
 
     async listKeys(projectId: string): Promise<ApiKeyView[] | undefined> {
@@ -203,6 +207,12 @@ export function createKeyStore(pool: Pool) {
     async firstProject(): Promise<{ id: string; merchantId: string } | undefined> {
       const { rows } = await pool.query('SELECT id, merchant_id FROM projects ORDER BY created_at, id LIMIT 1');
       return rows[0] && { id: rows[0].id, merchantId: rows[0].merchant_id };
+    },
+
+    /** The identities behind these secret hashes, by hash; unknown and revoked keys are absent. */
+    async identitiesByHash(hashes: string[]): Promise<Map<string, Identity>> {
+      const { rows } = await pool.query(prepared(IDENTITIES_SQL, [hashes]));
+      return new Map(rows.map((r) => [r.secret_hash as string, toIdentity(r)]));
     },
 
     async hasMerchants(): Promise<boolean> {

@@ -6,8 +6,9 @@
 // document by file; the parts import what is below. Also here: the error registry (errors.ts), the
 // input limits (limits.ts), the event envelope (envelope.ts) and the fee formula (fees.ts). By path
 // only: project-caps.ts (the documented per-project caps), provider-facts.ts (what a provider
-// is, as routing-risk and the tools learn it) and allowlist-entry.ts (what an IP allow-list entry
-// is and its normal form, for the gateway and the CLI; it uses node:net, which the dashboard lacks).
+// is, as routing-risk and the tools learn it), allowlist-entry.ts (what an IP allow-list entry is,
+// for the gateway and the CLI) and ip-address.ts (addresses and CIDR ranges parsed and matched);
+// the last two use node:net, which the dashboard lacks.
 export * from './errors.js';
 export * from './limits.js';
 export * from './envelope.js';

@@ -256,27 +256,22 @@ export async function postTransaction(tx: Queryable, t: TransactionRecord, at: D
   await postEntry(tx, t.scope, t.currency, t.type, { transactionId: t.id }, lines, at);
 }
 
+// A page of a scope's transactions, newest first; each filter ($4 to $10) applies unless null (or,
+// for the statuses, empty). Not prepared: planned for the filters each request sets.
+const LIST_TRANSACTIONS_SQL = `SELECT * FROM transactions WHERE ${SCOPE}
+  AND ($4::text IS NULL OR type = $4) AND (cardinality($5::text[]) = 0 OR status = ANY($5))
+  AND ($6::text IS NULL OR currency = $6) AND ($7::text IS NULL OR provider_account_id = $7)
+  AND ($8::timestamptz IS NULL OR occurred_at >= $8) AND ($9::timestamptz IS NULL OR occurred_at < $9)
+  AND ($10::text IS NULL OR id < $10)
+  ORDER BY id DESC LIMIT $11`;
+
 export function createLedgerStore(pool: Pool) {
   return {
     async listTransactions(scope: Scope, f: TransactionFilter): Promise<{ transactions: TransactionRecord[]; hasMore: boolean }> {
-      const where = [SCOPE];
-      const values: unknown[] = scopeValues(scope);
-      const add = (sql: string, value: unknown) => {
-        values.push(value);
-        where.push(sql.replace('?', `$${values.length}`));
-      };
-      if (f.type) add('type = ?', f.type);
-      if (f.statuses.length > 0) add('status = ANY(?)', f.statuses);
-      if (f.currency) add('currency = ?', f.currency);
-      if (f.providerAccountId) add('provider_account_id = ?', f.providerAccountId);
-      if (f.occurredFrom) add('occurred_at >= ?', f.occurredFrom);
-      if (f.occurredTo) add('occurred_at < ?', f.occurredTo);
-      if (f.startingAfter) add('id < ?', f.startingAfter);
-      values.push(f.limit + 1);
-      const { rows } = await pool.query(
-        `SELECT * FROM transactions WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${values.length}`,
-        values,
-      );
+      const { rows } = await pool.query(LIST_TRANSACTIONS_SQL, [
+        ...scopeValues(scope), f.type ?? null, f.statuses, f.currency ?? null, f.providerAccountId ?? null,
+        f.occurredFrom ?? null, f.occurredTo ?? null, f.startingAfter ?? null, f.limit + 1,
+      ]);
       return { transactions: rows.slice(0, f.limit).map(toTransaction), hasMore: rows.length > f.limit };
     },
 

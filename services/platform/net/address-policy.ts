@@ -1,4 +1,5 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { inRanges, parseAddress, parseRange, type Address, type AddressRange } from '../../contract/ip-address.js';
 
 // Where the service may send requests on a merchant's behalf (webhook endpoints, provider base
 // URLs). A URL is checked when it is saved, and every address it resolves to is checked again when
@@ -26,63 +27,49 @@ const gradeOf = (mode: Mode, policy: UrlPolicy): Mode => (policy.liveGradeAlways
 
 export const MAX_URL_LENGTH = 2048;
 
-function blockList(v4: string[], v6: string[] = []): BlockList {
-  const list = new BlockList();
-  for (const cidr of v4) list.addSubnet(cidr.split('/')[0], Number(cidr.split('/')[1] ?? 32), 'ipv4');
-  for (const cidr of v6) list.addSubnet(cidr.split('/')[0], Number(cidr.split('/')[1] ?? 128), 'ipv6');
-  return list;
+function ranges(...cidrs: string[]): AddressRange[] {
+  return cidrs.map((cidr) => parseRange(cidr)!);
 }
 
 // Checked in this order: the first list that holds the address names its kind.
-const KINDS: Array<[Exclude<AddressKind, 'public'>, BlockList]> = [
+const KINDS: Array<[Exclude<AddressKind, 'public'>, AddressRange[]]> = [
   // Cloud instance metadata and platform endpoints (AWS, ECS, GCP, Azure, Alibaba, Oracle).
-  ['metadata', blockList(
-    ['169.254.169.254/32', '169.254.170.2/32', '169.254.169.123/32', '168.63.129.16/32', '100.100.100.200/32', '192.0.0.192/32'],
-    ['fd00:ec2::254/128'],
+  ['metadata', ranges(
+    '169.254.169.254/32', '169.254.170.2/32', '169.254.169.123/32', '168.63.129.16/32', '100.100.100.200/32', '192.0.0.192/32',
+    'fd00:ec2::254/128',
   )],
-  ['loopback', blockList(['127.0.0.0/8'], ['::1/128'])],
-  ['link-local', blockList(['169.254.0.0/16'], ['fe80::/10'])],
-  ['private', blockList(
-    ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '198.18.0.0/15'],
-    ['fc00::/7', 'fec0::/10'],
+  ['loopback', ranges('127.0.0.0/8', '::1/128')],
+  ['link-local', ranges('169.254.0.0/16', 'fe80::/10')],
+  ['private', ranges(
+    '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '198.18.0.0/15',
+    'fc00::/7', 'fec0::/10',
   )],
-  ['reserved', blockList(
-    ['0.0.0.0/8', '192.0.0.0/24', '192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4'],
-    ['::/96', '100::/64', '2001:db8::/32', 'ff00::/8'],
+  ['reserved', ranges(
+    '0.0.0.0/8', '192.0.0.0/24', '192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
+    '::/96', '100::/64', '2001:db8::/32', 'ff00::/8',
   )],
 ];
 
-/** The 8 groups of an IPv6 address (no zone); the URL parser normalises a dotted tail to hex. */
-function ipv6Groups(address: string): number[] {
-  const text = new URL(`http://[${address}]/`).hostname.slice(1, -1);
-  const [head, tail] = text.split('::');
-  const parse = (s: string | undefined) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
-  const left = parse(head);
-  const right = parse(tail);
-  return tail === undefined ? left : [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
-}
-
 /** The IPv4 address an IPv6 one carries (mapped ::ffff:0:0/96, NAT64 64:ff9b::/96, 6to4 2002::/16). */
-function embeddedIpv4(address: string): string | undefined {
-  const g = ipv6Groups(address);
-  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return v4(g[6], g[7]);
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4(g[6], g[7]);
-  if (g[0] === 0x2002) return v4(g[1], g[2]);
+function embeddedIpv4(address: Address): Address | undefined {
+  if (address.family === 4) return undefined;
+  const low32 = address.value & 0xffffffffn;
+  if (address.value >> 32n === 0xffffn) return { family: 4, value: low32 };
+  if (address.value >> 32n === 0x64ff9bn << 64n) return { family: 4, value: low32 };
+  if (address.value >> 112n === 0x2002n) return { family: 4, value: (address.value >> 80n) & 0xffffffffn };
   return undefined;
 }
 
-export function classifyAddress(raw: string): AddressKind {
-  const address = raw.replace(/^\[|\]$/g, '').split('%')[0];
-  const family = isIP(address);
-  if (family === 0) return 'reserved';
-  if (family === 6) {
-    const inner = embeddedIpv4(address);
-    if (inner !== undefined) return classifyAddress(inner);
-  }
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  for (const [kind, list] of KINDS) if (list.check(address, type)) return kind;
+function kindOf(address: Address): AddressKind {
+  const inner = embeddedIpv4(address);
+  if (inner) return kindOf(inner);
+  for (const [kind, list] of KINDS) if (inRanges(address, list)) return kind;
   return 'public';
+}
+
+export function classifyAddress(raw: string): AddressKind {
+  const address = parseAddress(raw.replace(/^\[|\]$/g, '').split('%')[0]);
+  return address ? kindOf(address) : 'reserved';
 }
 
 /** Why `address` may not receive this mode's requests, or undefined when it may. */
