@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../services/platform/config.js';
-import { normaliseEntry, parseRange } from '../../services/contract/allowlist-entry.js';
-import { clientAddress, isAllowed, trustedProxyRanges, type AddressRange } from './ip-allowlist.js';
+import { normaliseEntry, parseRange, type AddressRange } from '../../services/contract/allowlist-entry.js';
+import { clientAddress, isAllowed, trustedProxyRanges } from './ip-allowlist.js';
 
 const none: AddressRange[] = [];
 
