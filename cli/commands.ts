@@ -13,9 +13,6 @@ import { WEBHOOK_COMMANDS } from './webhook-commands.js';
 // person. Merchants, keys and allow-lists here; routing rules, provider accounts, settlements, webhooks
 // and the outbox in their own files.
 
-export type { Command } from './command.js';
-export { SHOWN_ONCE } from './command.js';
-
 /** `--per-minute`: a whole number ≥ 1, or `default` (null: the deployment's ceiling); undefined if neither. */
 function perMinuteOf(value: string): number | null | undefined {
   if (value.trim() === 'default') return null;

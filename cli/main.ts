@@ -3,9 +3,8 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ApiError, BadUrlError, CliError, createManagementClient, resolveBaseUrl, resolveToken } from './client.js';
-import {
-  COMMANDS, SHOWN_ONCE, findCommand, generalUsage, groupCommands, usageOf, type Command,
-} from './commands.js';
+import { SHOWN_ONCE, type Command } from './command.js';
+import { COMMANDS, findCommand, generalUsage, groupCommands, usageOf } from './commands.js';
 import { developerCommand } from './developer-commands.js';
 import type { CliIo } from './io.js';
 import { printable, printableJson } from './printable.js';

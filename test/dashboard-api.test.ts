@@ -135,8 +135,12 @@ describe('a first test payment', () => {
     const paid = await request(stack.baseUrl, 'POST', '/v1/payments', {
       key: other.secret, body: { amount: 100, currency: 'EUR', payment_method: 'card' },
     });
+    assert.match(paid.body.id, /^pay_/, JSON.stringify(paid.body));
+    // It exists, for its own merchant: the 404 below is about whose it is, not a mistyped id.
+    const theirs = await request(stack.baseUrl, 'GET', `/v1/payments/${paid.body.id}`, { key: other.secret });
+    assert.deepEqual([theirs.status, theirs.body.id], [200, paid.body.id]);
     const res = await owner.call('GET', `/payments/${paid.body.id}`);
-    assert.equal(res.status, 404);
+    assert.deepEqual([res.status, res.body.error?.code], [404, 'resource_not_found']);
   });
 
   test('a request-log entry is the session\'s project\'s only: another merchant\'s call is not found, in the envelope', async () => {

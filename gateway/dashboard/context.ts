@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../services/platform/clock.js';
 import type { Config } from '../../services/platform/config.js';
 import type { GatewayClients } from '../clients.js';
-import type { AddressRange } from '../edge/ip-allowlist.js';
+import type { AddressRange } from '../../services/contract/ip-address.js';
 import type { ManageDeps } from '../management/context.js';
 import { userActor, type GatewayStore, type SessionContext } from '../store/index.js';
 import type { AfterAnswer } from './after-answer.js';

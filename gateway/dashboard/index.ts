@@ -19,7 +19,8 @@
 // The endpoints are listed in docs/dashboard.md; the front end lives in dashboard/ at the repository root.
 export { dashboardApiScope } from './scope.js';
 export type { DashboardDeps } from './context.js';
-export { configuredMailer, consoleMailer, logMailer, mailWarnings, type MailMessage, type Mailer } from './mailer.js';
+export { configuredMailer, consoleMailer, logMailer, mailWarnings } from './mailer.js';
+export type { MailMessage, Mailer } from './mail-message.js';
 export { afterAnswer } from './after-answer.js';
 export { startDashboardSweep } from './sweep.js';
 export { issueOwnerLink, type IssuedOwnerLink } from './owner-links.js';

@@ -9,8 +9,6 @@ import { smtpMailer } from './smtp-mailer.js';
 // link whose token signs in (docs/decisions/2026-11-27-mailed-links-and-team.md, "Mailed links and team"). `npm start`
 // prints the whole message to the terminal instead, for the person at that terminal.
 
-export type { MailMessage, Mailer } from './mail-message.js';
-
 /** No transport: one info line per mail, recipient and subject only (the text holds a token). */
 export function logMailer(logger: Logger): Mailer {
   return {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../services/platform/config.js';
 import { normaliseEntry } from '../../services/contract/allowlist-entry.js';
-import { parseRange } from '../../services/contract/ip-address.js';
-import { clientAddress, isAllowed, trustedProxyRanges, type AddressRange } from './ip-allowlist.js';
+import { parseRange, type AddressRange } from '../../services/contract/ip-address.js';
+import { clientAddress, isAllowed, trustedProxyRanges } from './ip-allowlist.js';
 
 const none: AddressRange[] = [];
 

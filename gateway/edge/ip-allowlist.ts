@@ -9,9 +9,6 @@ import {
 // Matching a request against a project's IP allow-list, and the client address it is checked
 // against. Addresses and ranges are parsed and matched by services/contract/ip-address.ts.
 
-// The gateway's files name the address types through this file, where they are matched.
-export type { Address, AddressRange } from '../../services/contract/ip-address.js';
-
 /** The ranges of a list; an entry that does not parse matches nothing (a list edited by hand fails closed). */
 export function compileRanges(entries: readonly string[]): AddressRange[] {
   return entries.flatMap((entry) => parseRange(entry) ?? []);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { clientAddress, type AddressRange } from '../edge/ip-allowlist.js';
+import type { AddressRange } from '../../services/contract/ip-address.js';
+import { clientAddress } from '../edge/ip-allowlist.js';
 import { runWithAuditAddress } from '../store/index.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { installOperatorAuthentication } from '../auth/operator.js';
-import type { AddressRange } from '../edge/ip-allowlist.js';
+import type { AddressRange } from '../../services/contract/ip-address.js';
 import { installAuditAddress } from '../http/audit-address-hook.js';
 import { accountHandlers } from './accounts.js';
 import { allowlistHandlers } from './allowlist.js';

@@ -7,7 +7,8 @@ import { DomainError, invalidField } from '../../services/contract/index.js';
 import { MAX_EVENT_STREAMS_PER_PROJECT } from '../../services/contract/project-caps.js';
 import { scopeOf } from '../auth/authenticate.js';
 import { identityOf } from '../auth/identity.js';
-import { clientAddress, type AddressRange } from '../edge/ip-allowlist.js';
+import type { AddressRange } from '../../services/contract/ip-address.js';
+import { clientAddress } from '../edge/ip-allowlist.js';
 import { createStreamGuard, STREAM_END_MESSAGES, type StreamEndReason } from './stream-guard.js';
 
 // GET /v1/test/events/stream: the project's events as server-sent events, as they are stored, for

@@ -32,7 +32,3 @@ export function aggregateIdOf(event: Pick<EventEnvelope, 'id' | 'type' | 'data'>
 export function eventSubject(prefix: string, type: string): string {
   return `${prefix}.${type}`;
 }
-
-// The contract's event types are one of its enumerations (contract/enums.ts); the bus's users
-// have always found them here.
-export { EVENT_TYPES, type EventType } from './enums.js';

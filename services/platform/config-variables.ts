@@ -1,5 +1,5 @@
 
-// Every environment variable the deployment reads, written once. config.ts parses whole numbers
+// Every environment variable the deployment reads, written once. config/parse.ts reads whole numbers
 // with the defaults and bounds below; docs/configuration.md prints this list as its table
 // (`npm run docs` writes it, test/docs.test.ts fails when the page differs).
 
