@@ -72,6 +72,11 @@ export interface Config {
   outboxPollMs: number;
   /** How long routing-risk's outcome writer waits for more attempt outcomes before writing a lone one. */
   routingOutcomeWaitMs: number;
+  /**
+   * For tests only (ROUTING_DECISION_WRITE_TEST_DELAY_MS, 0 by default): how long routing-risk holds
+   * each batch of decisions before writing it, so a test can kill the part between answer and write.
+   */
+  routingDecisionWriteTestDelayMs: number;
   /** Hours a published outbox row is kept for `svc outbox republish`; 0 keeps them all. */
   outboxRetentionHours: number;
   shutdownTimeoutMs: number;
@@ -423,6 +428,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestBudgetMs: int(env, 'REQUEST_BUDGET_MS', 60_000, 1_000, 600_000),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS', 250, 10, 60_000),
     routingOutcomeWaitMs: int(env, 'ROUTING_OUTCOME_WAIT_MS', 200, 0, 5_000),
+    routingDecisionWriteTestDelayMs: int(env, 'ROUTING_DECISION_WRITE_TEST_DELAY_MS', 0, 0, 60_000),
     outboxRetentionHours: int(env, 'OUTBOX_RETENTION_HOURS', 168, 0, 24 * 366),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 300_000),
     httpRequestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),

@@ -5,9 +5,10 @@ import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import {
   RoutingService, type RoutingRule as RuleMessage, type UpdateRoutingRuleRequest,
 } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { newId, requireScope, secondsSince, type Clock, type Metrics } from '../platform/index.js';
+import { createLogger, newId, requireScope, secondsSince, type Clock, type Metrics } from '../platform/index.js';
 import { invalidField, serviceError, toConnectError } from '../contract/index.js';
 import { limitReached, MAX_ROUTING_RULES } from '../contract/project-caps.js';
+import { decisionWriter, type DecisionWriter } from './decision-writer.js';
 import { planPayoutHandler } from './payout-routing.js';
 import { assessRisk } from './risk-rules.js';
 import type { ProviderAccount } from './provider-account.js';
@@ -169,7 +170,14 @@ function planTimer(metrics: Metrics | undefined) {
 }
 
 /** `vaultOf`: the vault providers' codes and the vault each serves (their facts' capabilities.vault). */
-export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<string, string> = new Map(), metrics?: Metrics) {
+/**
+ * `decisions`: where each plan's decisions go once it is answered (decision-writer.ts); the part
+ * passes its own so a graceful stop writes what is queued.
+ */
+export function routes(
+  store: RoutingRiskStore, clock: Clock, vaultOf: Map<string, string> = new Map(), metrics?: Metrics,
+  decisions: DecisionWriter = decisionWriter(store, createLogger('routing-risk', 'warn')),
+) {
   const planned = planTimer(metrics);
   const probes = probesInFlight();
   return (router: ConnectRouter) => {
@@ -180,6 +188,7 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
         const cardNetwork = requireCard(req);
         const at = clock.now();
         const started = performance.now();
+        await decisions.written(scope, input);
         const inputs = await store.planningInputs(scope, input, at, { cardNetwork, nowMinute: minuteOf(at) });
         const { velocity, rules } = inputs;
         const { routable: accounts, reach } = withVaultConnections(inputs.accounts, req.credential?.reach.map((r) => ({
@@ -199,7 +208,8 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
               };
         if (plan?.ranking.probed) probes.record(scope, input.paymentMethodType, input.currency, plan.ranking.probed, at.getTime());
         if (plan) planned?.observe({ strategy: plan.ranking.strategy }, secondsSince(started));
-        await store.recordDecisions(scope, input, risk, plan, at);
+        // Written in the next batch, after this answer: the payment keeps the decision's summary.
+        decisions.record({ scope, input, risk, routing: plan, at });
         return {
           risk: { decisionId: risk.id, score: risk.score, outcome: risk.outcome, reasons: risk.reasons },
           routing: plan && {
