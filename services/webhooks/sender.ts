@@ -67,24 +67,12 @@ function printable(bytes: Buffer): string {
   return bytes.toString('utf8').replace(/\u0000/g, '');
 }
 
-/**
- * The first RESPONSE_BODY_LIMIT bytes of a body; the rest is not worth waiting for (the connection
- * is dropped instead). A body that breaks off or outlasts the time-out keeps what arrived.
- */
-async function firstBytes(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= RESPONSE_BODY_LIMIT) break;
-    }
-  } catch {
-    // The status already answered; what arrived of the body is kept.
+/** A header's value among undici's raw headers (name, value, name, value, ...); the first if repeated. */
+function rawHeader(raw: Buffer[], name: string): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].length === name.length && raw[i].toString('latin1').toLowerCase() === name) return raw[i + 1].toString('latin1');
   }
-  body.destroy();
-  return printable(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT));
+  return undefined;
 }
 
 /**
@@ -118,24 +106,53 @@ export function createSender(options: SenderOptions): Sender {
     return found;
   }
 
-  async function once(request: AttemptRequest, to: Target): Promise<Omit<AttemptResult, 'durationMs'>> {
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new TimedOut()), options.timeoutMs);
-    try {
-      const res = await agents[request.mode].request({
+  /**
+   * One exchange through undici's dispatcher API (no stream per response): the status, Retry-After
+   * and the body's first 2 KB, after which, or at the deadline, the connection is dropped.
+   */
+  function once(request: AttemptRequest, to: Target): Promise<Omit<AttemptResult, 'durationMs'>> {
+    return new Promise((resolve) => {
+      let abort: ((err?: Error) => void) | undefined;
+      let status: number | undefined;
+      let retryAfter: string | undefined;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let settled = false;
+      const finish = (result: Omit<AttemptResult, 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      // What arrived of the body is kept: the status is the answer.
+      const answered = () => finish({ status, responseBody: printable(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT)), retryAfter });
+      const failed = (err: NodeJS.ErrnoException) => (status === undefined ? finish({ error: describe(err, options.timeoutMs) }) : answered());
+      const timer = setTimeout(() => {
+        failed(new TimedOut());
+        abort?.(new TimedOut());
+      }, options.timeoutMs);
+      agents[request.mode].dispatch({
         origin: to.origin, path: to.path, method: 'POST', headers: request.headers.flat(), body: request.body,
-        signal: abort.signal,
+      }, {
+        // Reported timed out while still waiting for a connection: it is never written.
+        onConnect: (a) => (settled ? a(new TimedOut()) : (abort = a)),
+        onHeaders: (statusCode, raw) => {
+          status = statusCode;
+          retryAfter = rawHeader(raw as Buffer[], 'retry-after');
+          return true;
+        },
+        onData: (chunk) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size < RESPONSE_BODY_LIMIT) return true;
+          answered();
+          abort?.(new Error('the first 2 KB of the response are enough'));
+          return false;
+        },
+        onComplete: answered,
+        onError: failed,
       });
-      const header = res.headers['retry-after'];
-      const retryAfter = typeof header === 'string' ? header : undefined;
-      const responseBody = await firstBytes(res.body);
-      return { status: res.statusCode, responseBody, retryAfter };
-    } catch (err) {
-      const reason = abort.signal.aborted ? new TimedOut() : err as NodeJS.ErrnoException;
-      return { error: describe(reason, options.timeoutMs) };
-    } finally {
-      clearTimeout(timer);
-    }
+    });
   }
 
   return {
