@@ -78,10 +78,11 @@ function rawHeader(raw: Buffer[], name: string): string | undefined {
 /**
  * Makes one HTTP POST per attempt on undici's pooled client: kept-alive connections per origin,
  * each opened through the address policy's connect hook (createGuardedAgent), one pool per mode.
- * Redirects are not followed, so a 3xx is a failure like any non-2xx. No attempt is sent twice on a
- * kept-alive connection the receiver had just closed: undici retires an idle connection before the
- * keep-alive time-out the receiver announced. WEBHOOK_TIMEOUT_MS bounds the
- * whole attempt: lookup, connect, TLS, sending and the response up to its first 2 KB.
+ * Redirects are not followed, so a 3xx is a failure like any non-2xx. A kept-alive connection the
+ * receiver has just closed is rarely met: undici retires an idle connection before the keep-alive
+ * time-out the receiver announced (4 s when it announces none); one met anyway is a failed attempt,
+ * retried on the schedule. WEBHOOK_TIMEOUT_MS bounds the whole attempt: lookup, connect, TLS,
+ * sending and the response up to its first 2 KB.
  */
 export function createSender(options: SenderOptions): Sender {
   const pool = (mode: Mode) => createGuardedAgent((a) => addressProblem(a, mode, options.policy), options.resolve);

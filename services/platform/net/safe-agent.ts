@@ -41,8 +41,9 @@ export function guardedLookup(check: AddressCheck, resolve: Resolver = dnsLookup
  * the name resolves to, at connect time. The provider fetch and the webhooks dispatcher both send
  * through one of these (each with its own policy, so a connection opened under one set of rules is
  * never reused under another). A literal address in a URL is not looked up, so its caller checks it.
- * `options` are undici's own (pipelining, timeouts); the pools set no cap of their own.
+ * The pools set no cap of their own: the webhooks dispatcher caps requests per endpoint, and a cap
+ * per origin would queue the endpoints of one host behind each other, waits counted in time-outs.
  */
-export function createGuardedAgent(check: AddressCheck, resolve?: Resolver, options: Omit<Agent.Options, 'connect'> = {}): Agent {
-  return new Agent({ ...options, connect: { lookup: guardedLookup(check, resolve) } });
+export function createGuardedAgent(check: AddressCheck, resolve?: Resolver): Agent {
+  return new Agent({ connect: { lookup: guardedLookup(check, resolve) } });
 }
