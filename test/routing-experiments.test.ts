@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { armOf } from '../services/routing-risk/ab-arms.js';
 import { differenceInterval, wilsonInterval } from '../services/routing-risk/acceptance-interval.js';
-import { eventually } from './helpers/eventually.js';
+import { eventually, rowsWritten } from './helpers/eventually.js';
 import { jetStreamForFile } from './helpers/nats-server.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 import { runSvc } from './helpers/svc-cli.js';
@@ -93,8 +93,8 @@ describe('A/B arms of a routing rule and their report', () => {
     assert.ok(expected.control!.payments > 0 && expected.variant!.payments > 0, JSON.stringify(expected));
     assert.ok(expected.control!.approved < expected.control!.payments, 'some payments failed');
 
-    const { rows } = await stack.query(
-      'SELECT payment_id, arm, strategy FROM routing_risk.routing_decisions WHERE rule_id = $1', [ruleId]);
+    const rows = await rowsWritten('the 24 decisions', () => stack.query(
+      'SELECT payment_id, arm, strategy FROM routing_risk.routing_decisions WHERE rule_id = $1', [ruleId]), 24);
     assert.equal(rows.length, 24);
     for (const r of rows) {
       assert.equal(r.arm, armOf(VARIANT as any, r.payment_id));
@@ -299,8 +299,8 @@ describe('A/B arms of a routing rule and their report', () => {
       if (armOf(learning as any, p.id) === 'variant') paid = p;
     }
     assert.ok(paid, 'a payment in the variant arm');
-    const { rows } = await stack.query('SELECT arm, strategy, reason FROM routing_risk.routing_decisions WHERE id = $1',
-      [paid.route.routing_decision_id]);
+    const rows = await rowsWritten('the decision', () => stack.query('SELECT arm, strategy, reason FROM routing_risk.routing_decisions WHERE id = $1',
+      [paid.route.routing_decision_id]));
     assert.deepEqual([rows[0].arm, rows[0].strategy], ['variant', 'success_rate']);
     assert.match(rows[0].reason, /first: \d+\.\d % over \d+ recent EUR card payments/);
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { outcomeKind } from '../services/routing-risk/strategies/index.js';
-import { eventually } from './helpers/eventually.js';
+import { eventually, rowsWritten } from './helpers/eventually.js';
 import { jetStreamForFile } from './helpers/nats-server.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
@@ -62,8 +62,8 @@ describe('routing-risk learns from attempt outcomes', () => {
     return rows;
   }
 
-  const decision = async (id: string) => (await stack.query(
-    'SELECT strategy, candidates, scores, reason, explored FROM routing_risk.routing_decisions WHERE id = $1', [id])).rows[0];
+  const decision = async (id: string) => (await rowsWritten('the decision', () => stack.query(
+    'SELECT strategy, candidates, scores, reason, explored FROM routing_risk.routing_decisions WHERE id = $1', [id])))[0];
 
   test('each settled attempt counts once in its bucket, classified as the strategies classify it', async () => {
     // A learning rule (minutes are counted only where one learns) that keeps the rule's order while

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startLicensedProviderStack, type LicensedProviderStack } from './helpers/licensed-provider-fixture.js';
+import { rowsWritten } from './helpers/eventually.js';
 import { request } from './helpers/stack.js';
 import { runSvc } from './helpers/svc-cli.js';
 
@@ -51,10 +52,10 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
     assert.match(inRange.body.route.routing_decision_id, /^rtd_/);
 
     // The decision is stored with the rule's name, id and the ordered candidates.
-    const { rows } = await stack.query(
+    const rows = await rowsWritten('the decision', () => stack.query(
       'SELECT rule, rule_id, candidates, payment_id FROM routing_risk.routing_decisions WHERE id = $1',
       [inRange.body.route.routing_decision_id],
-    );
+    ));
     assert.deepEqual(rows, [{
       rule: 'eur-mid', rule_id: created.body.id, candidates: ['pac_demo_alpha', 'pac_demo_beta'], payment_id: inRange.body.id,
     }]);
@@ -192,10 +193,10 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
     const scores: number[] = [];
     for (let i = 0; i < 6; i++) scores.push((await stack.pay(m.secret, { amount: 500, currency: 'EUR', customer })).body.risk.score);
     assert.deepEqual(scores, [0, 0, 0, 0, 0, 30]);
-    const { rows } = await stack.query(
-      `SELECT reasons FROM routing_risk.risk_decisions WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+    const rows = await rowsWritten('the six risk decisions', () => stack.query(
+      `SELECT reasons FROM routing_risk.risk_decisions WHERE project_id = $1 ORDER BY created_at DESC, id DESC`,
       [m.projectId],
-    );
+    ), 6);
     assert.deepEqual(rows[0].reasons, ['customer_velocity']);
     // Another customer of the same project, and the same customer elsewhere, start from zero.
     assert.equal((await stack.pay(m.secret, { amount: 500, currency: 'EUR', customer: { email: 'calm@example.com' } })).body.risk.score, 0);
@@ -231,8 +232,8 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
     const splitPaid = await stack.pay(m.secret, { amount: 5000, currency: 'EUR' });
     assert.equal(splitPaid.body.route.rule, 'eur-split');
     assert.equal(splitPaid.body.route.provider.code, 'demo_alpha');
-    const decision = (await stack.query('SELECT strategy, reason FROM routing_risk.routing_decisions WHERE id = $1',
-      [splitPaid.body.route.routing_decision_id])).rows[0];
+    const [decision] = await rowsWritten('the decision', () => stack.query('SELECT strategy, reason FROM routing_risk.routing_decisions WHERE id = $1',
+      [splitPaid.body.route.routing_decision_id]));
     assert.deepEqual(decision, { strategy: 'volume_split', reason: 'Demo Alpha first: this payment\'s arm of the split (Demo Beta 0 %, Demo Alpha 100 %)' });
     assert.match((await svc(['routing-rule', 'list', '--project', m.projectId, '--mode', 'test'])).stdout, /eur-split: currency EUR -> demo_beta, demo_alpha by volume_split/);
     const badStrategy = await svc(['routing-rule', 'create', '--project', m.projectId, '--mode', 'test', '--name', 'y', '--priority', '5',

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { rowsWritten } from './helpers/eventually.js';
 import { jetStreamForFile } from './helpers/nats-server.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
@@ -67,7 +68,8 @@ describe('sandbox: routing learns from the demo providers a project sets up', ()
   /** Each payment with its stored routing decision, read in one statement. */
   async function withDecisions(payments: any[]): Promise<Paid[]> {
     const ids = payments.map((p) => p.route.routing_decision_id);
-    const { rows } = await stack.query('SELECT id, reason, explored FROM routing_risk.routing_decisions WHERE id = ANY($1)', [ids]);
+    const rows = await rowsWritten('the decisions', () => stack.query(
+      'SELECT id, reason, explored FROM routing_risk.routing_decisions WHERE id = ANY($1)', [ids]), ids.length);
     const byId = new Map(rows.map((r: any) => [r.id, r]));
     return payments.map((payment) => {
       const decision = byId.get(payment.route.routing_decision_id);

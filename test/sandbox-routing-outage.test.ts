@@ -11,6 +11,7 @@ import { createPlanningCache } from '../services/routing-risk/planning-cache.js'
 import { planningListener } from '../services/routing-risk/planning-listener.js';
 import { routes } from '../services/routing-risk/service.js';
 import { createStore } from '../services/routing-risk/store.js';
+import { rowsWritten } from './helpers/eventually.js';
 import { jetStreamForFile } from './helpers/nats-server.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
@@ -85,8 +86,8 @@ describe('sandbox, real time: an outage starting mid-bucket is left within 20 pa
       key: m.secret, body: { amount: 2500, currency, payment_method: 'card', country: countryOf(currency) },
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    const { rows: [d] } = await stack.query('SELECT reason, explored FROM routing_risk.routing_decisions WHERE id = $1',
-      [res.body.route.routing_decision_id]);
+    const [d] = await rowsWritten('the decision', () => stack.query('SELECT reason, explored FROM routing_risk.routing_decisions WHERE id = $1',
+      [res.body.route.routing_decision_id]));
     return { payment: res.body, first: res.body.attempts[0].provider_account_id, explored: d.explored, reason: d.reason };
   }
 

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startAdyenStandIn, type AdyenStandIn } from './helpers/adyen-stand-in.js';
 import { adyenEu, startLiveStandIns, type LiveStandIns } from './helpers/live-stand-ins.js';
+import { rowsWritten } from './helpers/eventually.js';
 import { request } from './helpers/stack.js';
 
 const STRIPE_KEY = `sk_live_vault_${Date.now()}`;
@@ -89,9 +90,10 @@ describe('vault connections, connected like provider accounts (stand-ins)', () =
       provider_code: 'adyen', provider_name: 'Adyen', provider_account_id: adyenAccount, reason: 'no credential for Adyen',
     }]);
     assert.equal(live.adyen.requests.length, adyenBefore);
-    const decision = await live.stack.query('SELECT candidates, skipped FROM routing_risk.routing_decisions WHERE id = $1', [res.body.route.routing_decision_id]);
-    assert.deepEqual(decision.rows[0].candidates, [stripeAccount]);
-    assert.deepEqual(decision.rows[0].skipped, [{ provider_account_id: adyenAccount, reason: 'no credential for Adyen' }]);
+    const [decision] = await rowsWritten('the decision', () => live.stack.query(
+      'SELECT candidates, skipped FROM routing_risk.routing_decisions WHERE id = $1', [res.body.route.routing_decision_id]));
+    assert.deepEqual(decision.candidates, [stripeAccount]);
+    assert.deepEqual(decision.skipped, [{ provider_account_id: adyenAccount, reason: 'no credential for Adyen' }]);
 
     // A one-off token: the vault connection is neither a candidate nor called skipped.
     const plain = await live.stack.pay(m.secret, { payment_method: { type: 'card', token: 'pm_card_visa' } });

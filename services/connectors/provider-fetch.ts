@@ -9,9 +9,9 @@
 // becomes one generic message naming the status. Refused, reset, timed-out and policy-refused
 // connections are one same message, so no internal body is readable and open and closed ports
 // cannot be told apart. Only an origin the operator listed is sent to as it is.
-import { Agent, fetch as undiciFetch } from 'undici';
+import { type Agent, fetch as undiciFetch } from 'undici';
 import type { Logger } from '../platform/logger.js';
-import { AddressNotAllowedError, addressProblem, guardedLookup, type Resolver } from '../platform/net/index.js';
+import { AddressNotAllowedError, addressProblem, createGuardedAgent, type Resolver } from '../platform/net/index.js';
 import { PROVIDER_URL_POLICY, requestVerdict } from './provider-base-url.js';
 
 export interface ProviderFetchOptions {
@@ -45,9 +45,7 @@ export class ProviderUnreachableError extends Error {
 let sharedAgent: Agent | undefined;
 
 function guardedAgent(resolve?: Resolver): Agent {
-  const make = () => new Agent({
-    connect: { lookup: guardedLookup((address) => addressProblem(address, 'live', PROVIDER_URL_POLICY), resolve) },
-  });
+  const make = () => createGuardedAgent((address) => addressProblem(address, 'live', PROVIDER_URL_POLICY), resolve);
   if (resolve) return make();
   return (sharedAgent ??= make());
 }

@@ -29,6 +29,7 @@ export const WHOLE_NUMBERS = {
   REQUEST_BUDGET_MS: { default: 60_000, min: 1_000, max: 600_000 },
   OUTBOX_POLL_MS: { default: 250, min: 10, max: 60_000 },
   ROUTING_OUTCOME_WAIT_MS: { default: 200, min: 0, max: 5_000 },
+  ROUTING_DECISION_WRITE_TEST_DELAY_MS: { default: 0, min: 0, max: 60_000 },
   OUTBOX_RETENTION_HOURS: { default: 168, min: 0, max: 24 * 366 },
   SHUTDOWN_TIMEOUT_MS: { default: 10_000, min: 0, max: 300_000 },
   HTTP_REQUEST_TIMEOUT_MS: { default: 30_000, min: 100, max: 600_000 },
@@ -392,6 +393,12 @@ export const VARIABLES: readonly VariableDoc[] = [
     usedBy: "routing-risk",
     meaning:
       "How long the attempt-outcome writer waits for more outcomes before writing a lone one, so a burst shares one statement; routing learns at most this much later. `0`: at once.",
+  },
+  {
+    names: ["ROUTING_DECISION_WRITE_TEST_DELAY_MS"],
+    usedBy: "routing-risk",
+    meaning:
+      "For tests only: how long routing-risk holds each batch of decisions before writing it, so a test can stop the part between its answer and the write. Leave it unset (`0`).",
   },
   {
     names: ["SETTLEMENT_CUTOFF_MS"],

@@ -219,8 +219,9 @@ export async function runAsOne(db: Queryable, statements: Statement[]): Promise<
 
 /**
  * A CTE that lets its statement's transaction commit without waiting for the WAL flush. For
- * records whose loss in a database crash is harmless (a rate-limit count) or covered: a later
- * synchronous commit on the same server flushes all earlier WAL, so once the payment that
- * follows a routing decision is durable, the decision is too. The statement must reference it.
+ * records whose loss in a database crash is harmless (a rate-limit count, routing-risk's
+ * decisions, written after their answer: the payment keeps their summary, docs/routing.md) or
+ * covered (a later synchronous commit on the same server flushes all earlier WAL). The statement
+ * must reference it.
  */
 export const ASYNC_COMMIT_CTE = "async_commit AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)";

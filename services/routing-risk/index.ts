@@ -11,6 +11,7 @@ import type { Subscription } from '../platform/bus/index.js';
 import { assemblePart, type ServiceDeps, type ServicePart } from '../platform/part.js';
 import type { PartInfo } from '../platform/standalone.js';
 import type { ProviderFacts } from '../contract/provider-facts.js';
+import { decisionWriter } from './decision-writer.js';
 import { consumeAttemptOutcomes } from './outcome-consumer.js';
 import { outcomeMinutePruning } from './outcome-minute-retention.js';
 import { createPlanningCache } from './planning-cache.js';
@@ -41,12 +42,14 @@ export function build(deps: RoutingRiskDeps): ServicePart {
   // Off until the listener listens (start), so a part built and not started reads every plan's inputs.
   const cache = createPlanningCache();
   const listener = planningListener(deps.pool, cache, deps.logger);
+  const store = createStore(deps.pool, cache);
+  const decisions = decisionWriter(store, deps.logger, deps.config.routingDecisionWriteTestDelayMs);
   return assemblePart(deps, {
     name: PART.name,
     services: [RoutingService.typeName, ProviderAccountsService.typeName],
     routes: (router) => {
       const vaultOf = new Map((deps.providers ?? []).flatMap((p) => (p.capabilities.vault ? [[p.code, p.capabilities.vault] as const] : [])));
-      routes(createStore(deps.pool, cache), deps.clock, vaultOf, deps.metrics)(router);
+      routes(store, deps.clock, vaultOf, deps.metrics, decisions)(router);
       providerAccountRoutes(createProviderAccountStore(deps.pool, cache), deps.clock)(router);
     },
     async start() {
@@ -59,6 +62,7 @@ export function build(deps: RoutingRiskDeps): ServicePart {
       await pruning.stop();
       await outcomes?.stop();
       await listener.stop();
+      await decisions.flush();
     },
   });
 }

@@ -9,8 +9,10 @@ import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/ids.js';
 import { secondsSince, type Metrics } from '../platform/metrics.js';
 import { requireScope } from '../platform/request-guards.js';
+import { createLogger } from '../platform/logger.js';
 import { invalidField, serviceError, toConnectError } from '../contract/index.js';
 import { limitReached, MAX_ROUTING_RULES } from '../contract/project-caps.js';
+import { decisionWriter, type DecisionWriter } from './decision-writer.js';
 import { planPayoutHandler } from './payout-routing.js';
 import { assessRisk } from './risk-rules.js';
 import type { ProviderAccount } from './provider-account.js';
@@ -185,7 +187,14 @@ function planTimer(metrics: Metrics | undefined) {
 }
 
 /** `vaultOf`: the vault providers' codes and the vault each serves (their facts' capabilities.vault). */
-export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<string, string> = new Map(), metrics?: Metrics) {
+/**
+ * `decisions`: where each plan's decisions go once it is answered (decision-writer.ts); the part
+ * passes its own so a graceful stop writes what is queued.
+ */
+export function routes(
+  store: RoutingRiskStore, clock: Clock, vaultOf: Map<string, string> = new Map(), metrics?: Metrics,
+  decisions: DecisionWriter = decisionWriter(store, createLogger('routing-risk', 'warn')),
+) {
   const planned = planTimer(metrics);
   const probes = probesInFlight();
   return (router: ConnectRouter) => {
@@ -196,6 +205,7 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
         const cardNetwork = requireCard(req);
         const at = clock.now();
         const started = performance.now();
+        await decisions.written(scope, input);
         const inputs = await store.planningInputs(scope, input, at, { cardNetwork, nowMinute: minuteOf(at) });
         const { velocity, rules } = inputs;
         const { routable: accounts, reach } = withVaultConnections(inputs.accounts, req.credential?.reach.map((r) => ({
@@ -215,7 +225,8 @@ export function routes(store: RoutingRiskStore, clock: Clock, vaultOf: Map<strin
               };
         if (plan?.ranking.probed) probes.record(scope, input.paymentMethodType, input.currency, plan.ranking.probed, at.getTime());
         if (plan) planned?.observe({ strategy: plan.ranking.strategy }, secondsSince(started));
-        await store.recordDecisions(scope, input, risk, plan, at);
+        // Written in the next batch, after this answer: the payment keeps the decision's summary.
+        decisions.record({ scope, input, risk, routing: plan, at });
         return {
           risk: { decisionId: risk.id, score: risk.score, outcome: risk.outcome, reasons: risk.reasons },
           routing: plan && {

@@ -17,7 +17,7 @@ import type { RankedPlan } from './ranked-route.js';
 import type { HealthHistory, SegmentHistory } from './strategies/index.js';
 
 /** The velocity keys of a payment as stored: digests, scoped to the project so they do not join across merchants. */
-function velocityKeys(scope: Scope, input: RiskInput) {
+export function velocityKeys(scope: Scope, input: RiskInput) {
   const digest = (kind: string, v: string | undefined) => (v ? sha256Hex(`${scope.projectId}:${kind}:${v}`) : null);
   return {
     customer: digest('customer', input.customerKey?.trim().toLowerCase()),
@@ -279,38 +279,58 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
       return changed(scope, rows[0] && toRule(rows[0]));
     },
 
-    /** Both decisions in one statement: one round trip and one commit on the payment hot path. */
-    async recordDecisions(
-      scope: Scope,
-      input: RiskInput,
-      risk: { id: string } & RiskAssessment,
-      routing: ({ id: string } & RankedPlan) | undefined,
-      at: Date,
-    ): Promise<void> {
-      const keys = velocityKeys(scope, input);
+    /**
+     * The risk and routing decisions of many plans in one statement, after they were answered
+     * (decision-writer.ts): a routing decision's row is the record of an answer already given.
+     */
+    async recordDecisions(decisions: readonly Decision[]): Promise<void> {
+      const col = <T>(f: (d: Decision) => T) => decisions.map(f);
+      const keys = decisions.map((d) => velocityKeys(d.scope, d.input));
       await pool.query(prepared(
-        `WITH ${ASYNC_COMMIT_CTE}, r AS (
+        `WITH ${ASYNC_COMMIT_CTE}, d AS (
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[],
+             $8::jsonb[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
+             $16::jsonb[], $17::jsonb[], $18::text[], $19::jsonb[], $20::text[], $21::bool[], $22::text[])
+             AS t(risk_id, merchant_id, project_id, mode, payment_id, score, outcome, reasons, created_at,
+               customer_key_hash, device_fingerprint_hash, device_ip_hash, routing_id, rule, rule_id, candidates,
+               skipped, strategy, scores, reason, explored, arm)
+         ), r AS (
            INSERT INTO risk_decisions (id, merchant_id, project_id, mode, payment_id, score, outcome, reasons, created_at,
              customer_key_hash, device_fingerprint_hash, device_ip_hash)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $14, $15, $16))
+           SELECT risk_id, merchant_id, project_id, mode, payment_id, score, outcome, reasons, created_at,
+             customer_key_hash, device_fingerprint_hash, device_ip_hash FROM d)
          INSERT INTO routing_decisions (id, merchant_id, project_id, mode, payment_id, rule, rule_id, candidates, created_at,
            skipped, strategy, scores, reason, explored, arm)
-         SELECT $10, $2, $3, $4, $5, $11, $13, $12, $9, $17, $18, $19, $20, $21, $22 FROM async_commit WHERE $10::text IS NOT NULL`,
+         SELECT routing_id, merchant_id, project_id, mode, payment_id, rule, rule_id, candidates, created_at,
+           skipped, strategy, scores, reason, explored, arm
+         FROM d, async_commit WHERE routing_id IS NOT NULL`,
         [
-          risk.id, scope.merchantId, scope.projectId, scope.mode, input.paymentId, risk.score, risk.outcome,
-          JSON.stringify(risk.reasons), at, routing?.id ?? null, routing?.rule ?? null,
-          JSON.stringify(routing?.candidates.map((c) => c.providerAccountId) ?? []), routing?.ruleId ?? null,
-          keys.customer, keys.fingerprint, keys.ip,
-          JSON.stringify(routing?.skipped.map((k) => ({ provider_account_id: k.providerAccountId, reason: k.reason })) ?? []),
-          routing?.ranking.strategy ?? null,
-          JSON.stringify(routing?.ranking.ranked.map((c) => ({
+          col((d) => d.risk.id), col((d) => d.scope.merchantId), col((d) => d.scope.projectId), col((d) => d.scope.mode),
+          col((d) => d.input.paymentId), col((d) => d.risk.score), col((d) => d.risk.outcome),
+          col((d) => JSON.stringify(d.risk.reasons)), col((d) => d.at),
+          keys.map((k) => k.customer), keys.map((k) => k.fingerprint), keys.map((k) => k.ip),
+          col((d) => d.routing?.id ?? null), col((d) => d.routing?.rule ?? null), col((d) => d.routing?.ruleId ?? null),
+          col((d) => JSON.stringify(d.routing?.candidates.map((c) => c.providerAccountId) ?? [])),
+          col((d) => JSON.stringify(d.routing?.skipped.map((k) => ({ provider_account_id: k.providerAccountId, reason: k.reason })) ?? [])),
+          col((d) => d.routing?.ranking.strategy ?? null),
+          col((d) => JSON.stringify(d.routing?.ranking.ranked.map((c) => ({
             provider_account_id: c.account.providerAccountId, score: c.score, sample: c.sample ?? null, note: c.note,
-          })) ?? []),
-          routing?.ranking.reason ?? null, routing?.ranking.explored ?? false, routing?.arm ?? null,
+          })) ?? [])),
+          col((d) => d.routing?.ranking.reason ?? null), col((d) => d.routing?.ranking.explored ?? false),
+          col((d) => d.routing?.arm ?? null),
         ],
       ));
     },
   };
+}
+
+/** One plan's decisions as they are recorded: risk always, routing unless risk blocked the payment. */
+export interface Decision {
+  scope: Scope;
+  input: RiskInput;
+  risk: { id: string } & RiskAssessment;
+  routing: ({ id: string } & RankedPlan) | undefined;
+  at: Date;
 }
 
 export type RoutingRiskStore = ReturnType<typeof createStore>;

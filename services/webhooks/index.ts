@@ -101,7 +101,7 @@ export function build(deps: ServiceDeps): ServicePart {
       await sweep?.stop();
       await recovery.stop();
       await dispatcher.stop();
-      sender.close();
+      await sender.close();
     },
   });
 }

@@ -3,12 +3,12 @@
 // scope whose rule learns (success rate: the planning read returns two hours of five-minute buckets
 // of three accounts at three segment levels) and for one whose rule does not, among 200 other
 // projects' buckets. Decision time is what svc_routing_plan_duration_seconds measures, from the
-// planning read to the ranked plan: here from the store's planningInputs call to its
-// recordDecisions call (the store is wrapped, the service is routing-risk's own). Printed, never
+// planning read to the ranked plan: here from the store's planningInputs call to the plan's
+// decisions being handed to be written (the store and writer are wrapped, the service is routing-risk's own). Printed, never
 // asserted. Each row runs twice, interleaved: without the planning cache (every plan reads the
 // scope's accounts and rules, as before issue 28) and with it (planning-cache.ts, live through its
 // listener), with the statements per plan and this process's CPU per plan (the whole call, its
-// decisions' insert included) counted. Run: `npm run bench:planning` (BENCH_SECONDS,
+// decisions' batched insert included) counted. Run: `npm run bench:planning` (BENCH_SECONDS,
 // BENCH_RATE, BENCH_CLIENTS).
 import { performance } from 'node:perf_hooks';
 import { create } from '@bufbuild/protobuf';
@@ -21,6 +21,7 @@ import { admittedCallers, newInternalToken, withCredential } from '../../service
 import { createLogger } from '../../services/platform/logger.js';
 import { migrate } from '../../services/platform/migrate.js';
 import { HealthState, createInProcessTransport } from '../../services/platform/rpc.js';
+import { decisionWriter, type DecisionWriter } from '../../services/routing-risk/decision-writer.js';
 import { createPlanningCache } from '../../services/routing-risk/planning-cache.js';
 import { planningListener } from '../../services/routing-risk/planning-listener.js';
 import { routes } from '../../services/routing-risk/service.js';
@@ -57,16 +58,24 @@ const timed = (inner: RoutingRiskStore): RoutingRiskStore => ({
     started.set(input, performance.now());
     return inner.planningInputs(scope, input, at, key);
   },
-  recordDecisions(scope, input, risk, plan, at) {
-    const t = started.get(input);
-    if (t !== undefined) times.push(performance.now() - t);
-    return inner.recordDecisions(scope, input, risk, plan, at);
-  },
 });
+/** Decision time ends where the plan's decisions are handed to be written (after the answer, in batches). */
+const timedWriter = (inner: RoutingRiskStore): DecisionWriter => {
+  const writer = decisionWriter(inner, createLogger('bench', 'silent'));
+  return {
+    record(decision) {
+      const t = started.get(decision.input);
+      if (t !== undefined) times.push(performance.now() - t);
+      writer.record(decision);
+    },
+    written: writer.written,
+    flush: writer.flush,
+  };
+};
 
 const token = newInternalToken();
 const clientOf = (s: RoutingRiskStore) => createClient(RoutingService, withCredential(createInProcessTransport(
-  routes(timed(s), systemClock), new HealthState([RoutingService.typeName]), createLogger('bench', 'silent'),
+  routes(timed(s), systemClock, undefined, undefined, timedWriter(s)), new HealthState([RoutingService.typeName]), createLogger('bench', 'silent'),
   admittedCallers(token, []), undefined, { calls: 'direct' }), token));
 const clients = { uncached: clientOf(store), cached: clientOf(createStore(pool, cache)) };
 type Build = keyof typeof clients;

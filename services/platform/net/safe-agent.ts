@@ -1,7 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { Agent } from 'undici';
 
 /** Why a resolved address may not be connected to, or undefined when it may. */
 export type AddressCheck = (address: string) => string | undefined;
@@ -36,25 +35,15 @@ export function guardedLookup(check: AddressCheck, resolve: Resolver = dnsLookup
   }) as LookupFunction;
 }
 
-// Enough for the open requests of several endpoints on one host to go back to the pool between
-// requests, rather than be closed and opened again.
-const IDLE_SOCKETS_PER_ORIGIN = 256;
-
-export interface SafeAgents {
-  http: http.Agent;
-  https: https.Agent;
-  destroy(): void;
-}
-
 /**
- * Keep-alive agents whose every new connection goes through the guarded lookup. One pair per
- * mode, so a connection opened under test mode's rules (loopback allowed) is never reused for live.
- * The agents set no cap of their own: the dispatcher caps requests per endpoint, and a cap per
- * origin would make the endpoints of one host queue behind each other (head-of-line blocking,
- * waits counted in their time-outs). Idle sockets are kept for the endpoints' next requests.
+ * undici's pooled client (a keep-alive pool per origin) whose every new connection goes through
+ * the guarded lookup: its `connect` hook is where the address policy is applied, to every address
+ * the name resolves to, at connect time. The provider fetch and the webhooks dispatcher both send
+ * through one of these (each with its own policy, so a connection opened under one set of rules is
+ * never reused under another). A literal address in a URL is not looked up, so its caller checks it.
+ * The pools set no cap of their own: the webhooks dispatcher caps requests per endpoint, and a cap
+ * per origin would queue the endpoints of one host behind each other, waits counted in time-outs.
  */
-export function createSafeAgents(check: AddressCheck): SafeAgents {
-  const options = { keepAlive: true, maxFreeSockets: IDLE_SOCKETS_PER_ORIGIN, lookup: guardedLookup(check) };
-  const agents = { http: new http.Agent(options), https: new https.Agent(options) };
-  return { ...agents, destroy: () => { agents.http.destroy(); agents.https.destroy(); } };
+export function createGuardedAgent(check: AddressCheck, resolve?: Resolver): Agent {
+  return new Agent({ connect: { lookup: guardedLookup(check, resolve) } });
 }
