@@ -104,7 +104,7 @@ export function statementOf(units: readonly Unit[]): { text: string; values: unk
 /** Writes the rows (and check) as one statement, so one implicit transaction: all or none apply. */
 export function writeRows(db: Queryable, rows: readonly RowWrite[], check?: CheckRow): Promise<QueryResult> {
   const { text, values } = statementOf([{ rows, check }]);
-  // Its result is never read for columns, so a prepared plan cannot fail on a changed result shape.
+  // It returns no columns (or the checks' counts), so a prepared plan cannot fail on a changed result shape.
   return db.query(prepared(text, values));
 }
 

@@ -43,15 +43,15 @@ const ATTEMPT_FIELDS: FieldMap<AttemptRow> = {
   fee_fixed: 'feeFixed', fee_bps: 'feeBps', vault: 'vault', created_at: 'createdAt', updated_at: 'updatedAt',
 };
 
-const PAYMENT_TYPES: Record<string, string> = {
+const COLUMN_TYPES: Record<string, string> = {
   amount: 'bigint', captured_amount: 'bigint', refunded_amount: 'bigint', fee_amount: 'bigint', fee_fixed: 'bigint',
   attempt_count: 'integer', risk_score: 'integer', processing_time_ms: 'integer', attempt_number: 'integer',
   latency_ms: 'integer', fee_bps: 'integer', customer: 'jsonb', metadata: 'jsonb', route_skipped: 'jsonb',
   failure: 'jsonb', next_action: 'jsonb', data: 'jsonb', created_at: 'timestamptz', updated_at: 'timestamptz',
   processed_at: 'timestamptz',
 };
-/** The columns with their types: text unless PAYMENT_TYPES says otherwise. */
-const typed = (names: readonly string[]): Column[] => names.map((name) => ({ name, type: PAYMENT_TYPES[name] ?? 'text' }));
+/** The columns with their types: text unless COLUMN_TYPES says otherwise. */
+const typed = (names: readonly string[]): Column[] => names.map((name) => ({ name, type: COLUMN_TYPES[name] ?? 'text' }));
 
 /** Upserted by id: every column changes but the immutable scope and creation time. */
 function upserted(table: string, columns: readonly string[]): TableShape {
