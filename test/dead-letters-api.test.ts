@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { newId } from '../services/platform/ids.js';
-import { enqueueEventStatement } from '../services/platform/outbox.js';
+import { enqueueEvent } from '../services/platform/outbox.js';
 import { runSvc } from './helpers/svc-cli.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
@@ -28,10 +28,10 @@ async function parkedEvent(paymentId: string, type = 'payment.successful') {
     id: newId('evt'), type, mode: 'test', merchant_id: 'mer_dl', project_id: 'prj_dl', created_at: new Date().toISOString(),
     data: { object: { id: paymentId, object: 'payment', description: 'secret-looking text the list must not show' } },
   };
-  const { text, values } = enqueueEventStatement(event);
   // One transaction: the running relay must never see it unparked.
   await db.query('BEGIN');
-  await db.query(text.replace('INSERT INTO outbox', 'INSERT INTO payments.outbox'), values);
+  await db.query('SET LOCAL search_path TO payments');
+  await enqueueEvent(db, event);
   await db.query(
     `UPDATE payments.outbox SET parked_at = now(), attempts = 5, last_error = 'simulated: the bus refused it'
      WHERE event_id = $1`,

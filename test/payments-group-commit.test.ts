@@ -12,18 +12,21 @@ import { createStore } from '../services/payments/payments/store.js';
 import { approve, open } from '../services/payments/payments/transitions.js';
 import { createPool, type Pool } from '../services/platform/db.js';
 import { createGroupCommit } from '../services/platform/group-commit.js';
+import { row, type TableShape } from '../services/platform/row-writes.js';
 import { bindingOf, isBindingConflict } from '../services/platform/idempotency-bindings.js';
 import { newId } from '../services/platform/ids.js';
 import { migrate } from '../services/platform/migrate.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
-// Issue 28: the `created` commits of payments whose requests arrive together share one statement
-// and one commit (services/platform/group-commit.ts), and each request still gets its own result.
+// The `created` commits of payments whose requests arrive together share one statement and one
+// commit (services/platform/group-commit.ts), and each request still gets its own result.
 
 let db: TestDatabase;
 let pool: Pool;
 /** The texts of the writes the payments store sent, in order (reads and catalog lookups left out). */
 let writes: string[] = [];
+/** The statement of a batch of keyed creates, to compare with a lone one's. */
+let batchedCreate = '';
 
 before(async () => {
   db = await createTestDatabase();
@@ -32,7 +35,7 @@ before(async () => {
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   (pool as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
     const text = typeof config === 'string' ? config : (config as { text: string }).text;
-    if (/^\s*(WITH|INSERT)\b/i.test(text)) writes.push(text);
+    if (/^\s*(WITH|INSERT|UPDATE)\b/i.test(text)) writes.push(text);
     return query(config, ...rest);
   };
 });
@@ -58,7 +61,7 @@ function openPayment(store: ReturnType<typeof createStore>, amount: number, key?
   const at = new Date();
   const id = newId('pay', at);
   const binding = bindingOf(CreatePaymentRequestSchema, req);
-  const binds = binding && store.bindStatement(scope, { ...binding, resourceId: id }, at, 3_600_000);
+  const binds = binding && store.bindingRow(scope, { ...binding, resourceId: id }, at, 3_600_000);
   const payment = newPayment(scope, req, id, plan, at);
   return { id, payment, done: commitChange(store, open(payment, plan, { at, processingTimeMs: 1 }), { binds }) };
 }
@@ -82,6 +85,7 @@ test('concurrent creates share statements, and each payment is written whole, on
   // The first goes alone; the 19 that came while it was written share the next statement.
   assert.equal(writes.length, 2, writes.join('\n'));
   assert.match(writes[1], /unnest\(/);
+  batchedCreate = writes[1];
   for (const [i, o] of opened.entries()) {
     const row = await stored(o.id);
     assert.deepEqual(
@@ -130,8 +134,9 @@ test('a key bound twice in one batch, or bound before it, fails only its own req
   // Nothing of the refused batch stayed, nothing was written twice, and the refused requests left no payment.
   const events = await Promise.all([first, ...batch].map(async (o) => (await stored(o.id))?.events ?? 0));
   assert.deepEqual(events, statuses.map((s) => (s === 'fulfilled' ? 1 : 0)));
-  // The lone one, the refused batch, then each of the batch's five alone.
-  assert.equal(writes.length, 7, writes.join('\n'));
+  // The lone one; the batch cut before the key's second use: its first part refused, each of its
+  // two alone, then its second part refused (the key is bound now), each of its three alone.
+  assert.equal(writes.length, 8, writes.join('\n'));
 });
 
 test('concurrent outcomes share statements; one whose attempt was settled elsewhere fails alone', async () => {
@@ -172,14 +177,39 @@ test('concurrent outcomes share statements; one whose attempt was settled elsewh
   for (const o of more) assert.equal((await stored(o.id)).status, 'successful');
 });
 
-test('a lone commit waits for nobody and is the statement it was', async () => {
+test('a lone commit waits for nobody and is the statement a batch of such commits is', async () => {
   const store = createStore(pool);
   writes = [];
-  const o = openPayment(store, 42);
+  const o = openPayment(store, 42, 'gc-lone-42');
   await o.done;
   assert.equal(writes.length, 1);
-  assert.doesNotMatch(writes[0], /unnest\(/);
+  assert.equal(writes[0], batchedCreate);
   assert.equal((await stored(o.id)).amount, 42n);
+});
+
+/** A table of the tests' own: a note per id, and the log of every write of a note, in order. */
+const NOTES: TableShape = {
+  table: 'gc_notes', columns: [{ name: 'id', type: 'text' }, { name: 'body', type: 'text' }], key: ['id'], write: 'update', set: ['body'],
+};
+const note = (id: string, body: string) => ({ rows: [row(NOTES, [id, body])] });
+
+test('two updates of one row in one batch both apply, in order; other rows still share a statement', async () => {
+  await pool.query(`CREATE TABLE gc_notes (id text PRIMARY KEY, body text NOT NULL);
+    CREATE TABLE gc_notes_log (n bigserial PRIMARY KEY, id text NOT NULL, body text NOT NULL);
+    CREATE FUNCTION gc_log() RETURNS trigger LANGUAGE plpgsql AS
+      $$BEGIN INSERT INTO gc_notes_log (id, body) VALUES (NEW.id, NEW.body); RETURN NEW; END$$;
+    CREATE TRIGGER gc_log AFTER UPDATE ON gc_notes FOR EACH ROW EXECUTE FUNCTION gc_log();
+    INSERT INTO gc_notes VALUES ('a', ''), ('b', ''), ('c', '')`);
+  const commit = createGroupCommit(pool);
+  writes = [];
+  // The first goes alone; the next four gather while it is written: b twice among them.
+  await Promise.all([note('a', 'first'), note('b', 'one'), note('c', 'other'), note('b', 'two'), note('a', 'last')].map(commit));
+  const { rows: log } = await pool.query('SELECT id, body FROM gc_notes_log ORDER BY n');
+  assert.deepEqual(log.map((r) => `${r.id}=${r.body}`), ['a=first', 'b=one', 'c=other', 'b=two', 'a=last']);
+  const { rows } = await pool.query('SELECT id, body FROM gc_notes ORDER BY id');
+  assert.deepEqual(rows.map((r) => `${r.id}=${r.body}`), ['a=last', 'b=two', 'c=other']);
+  // a alone, then the batch cut where b comes again: (b, c) together, then (b, a) together.
+  assert.equal(writes.length, 3, writes.join('\n'));
 });
 
 test('a batch that loses its connection fails its callers and is not retried', async () => {
@@ -187,30 +217,28 @@ test('a batch that loses its connection fails its callers and is not retried', a
   const failing = createGroupCommit({
     query: async () => { queries++; throw new Error('Connection terminated unexpectedly'); },
   } as unknown as Pool);
-  const unit = [{ text: 'INSERT INTO nowhere (a) VALUES ($1)', values: [1] }];
-  const outcomes = await Promise.allSettled([failing(unit), failing(unit), failing(unit)]);
+  const outcomes = await Promise.allSettled([failing(note('x', '1')), failing(note('y', '2')), failing(note('z', '3'))]);
   assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected', 'rejected']);
   // The lone one, then the batch of two: its fate unknown, neither is run again alone.
   assert.equal(queries, 2);
-  await assert.rejects(failing([{ text: 'SELECT 1', values: [] }, ...unit]), /writes and a last check only/);
+  // One statement cannot change one row twice: a unit that would is refused before it is sent.
+  await assert.rejects(failing({ rows: [...note('x', '1').rows, ...note('x', '2').rows] }), /one row twice/);
+  assert.equal(queries, 2);
 });
 
 test('each commit runs in its own caller\'s context (its trace), a batch in its first caller\'s', async () => {
   const caller = new AsyncLocalStorage<string>();
   const seen: string[] = [];
   const commit = createGroupCommit({
-    query: async (config: string | { text: string }) => {
-      const text = typeof config === 'string' ? config : config.text;
-      // The catalog read of the table's column types: none, so the batch's inserts stay as they are.
-      if (/pg_attribute/.test(text)) return { rows: [] };
-      seen.push(`${/^WITH/.test(text) ? 'batch' : 'alone'} in ${caller.getStore()}`);
+    query: async (config: { values: unknown[][] }) => {
+      const batch = config.values[0].length > 1;
+      seen.push(`${batch ? 'batch' : 'alone'} in ${caller.getStore()}`);
       await new Promise((r) => setTimeout(r, 20));
       // The batch is refused, as a conflict would be: each of its commits runs again alone.
-      if (/^WITH/.test(text)) throw Object.assign(new pg.DatabaseError('conflict', 0, 'error'), { severity: 'ERROR' });
+      if (batch) throw Object.assign(new pg.DatabaseError('conflict', 0, 'error'), { severity: 'ERROR' });
       return { rows: [] };
     },
   } as unknown as Pool);
-  const unit = (n: number) => [{ text: 'INSERT INTO t (a) VALUES ($1)', values: [n] }];
-  await Promise.all(['a', 'b', 'c'].map((name, i) => caller.run(name, () => commit(unit(i)))));
+  await Promise.all(['a', 'b', 'c'].map((name) => caller.run(name, () => commit(note(name, name)))));
   assert.deepEqual(seen, ['alone in a', 'batch in b', 'alone in b', 'alone in c']);
 });

@@ -1,7 +1,8 @@
 import type { Scope as ScopeMessage } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { withTransaction, type Pool, type PoolClient, type Queryable } from '../platform/db.js';
 import { asJson, columnsOf, valuesOf, type FieldMap } from '../platform/field-map.js';
-import { bindStatement, boundResource, type Binding } from '../platform/idempotency-bindings.js';
+import { bindingRow, boundResource, type Binding } from '../platform/idempotency-bindings.js';
+import { writeRows } from '../platform/row-writes.js';
 import type { PayoutRecord } from './model.js';
 
 /** Postgres access of payouts. Every read filters on merchant, project and mode. */
@@ -66,8 +67,7 @@ export function createPayoutStore(pool: Pool) {
     boundResource: (scope: Scope, binding: Binding, now: Date) => boundResource(pool, scope, binding, now),
 
     async bind(tx: Queryable, scope: Scope, binding: Binding, at: Date, ttlMs: number): Promise<void> {
-      const { text, values } = bindStatement(scope, binding, at, new Date(at.getTime() + ttlMs));
-      await tx.query(text, values);
+      await writeRows(tx, [bindingRow(scope, binding, at, new Date(at.getTime() + ttlMs))]);
     },
     transaction: <T>(fn: (tx: PoolClient) => Promise<T>) => withTransaction(pool, fn),
 

@@ -171,52 +171,6 @@ export function prepared(text: string, values: unknown[]): pg.QueryConfig {
   return name === undefined ? { text, values } : { name, text, values };
 }
 
-/** One SQL statement with its parameters ($1, $2, ...). */
-export interface Statement {
-  text: string;
-  values: unknown[];
-}
-
-// The same few statement texts come at the same few offsets on every commit: renumber each once.
-// Texts built per call (a multi-row insert's) vary more; the bound keeps them from piling up.
-const renumberings = new Map<string, Map<number, string>>();
-const MAX_RENUMBERED_TEXTS = 1000;
-
-function shifted(text: string, offset: number): string {
-  let byOffset = renumberings.get(text);
-  if (!byOffset) {
-    if (renumberings.size >= MAX_RENUMBERED_TEXTS) renumberings.clear();
-    renumberings.set(text, (byOffset = new Map()));
-  }
-  let result = byOffset.get(offset);
-  if (result === undefined) {
-    result = text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-    byOffset.set(offset, result);
-  }
-  return result;
-}
-
-/**
- * Runs several writes as one statement: each but the last becomes a data-modifying CTE, which
- * Postgres runs exactly once whether or not it is referenced. One round trip and one implicit
- * transaction instead of BEGIN, a round trip each and COMMIT; all or none of them apply. The
- * writes share one snapshot, so none may depend on another's effect, nor touch the same row;
- * foreign keys are checked at the end of the whole statement, so a child may come with its parent.
- */
-export async function runAsOne(db: Queryable, statements: Statement[]): Promise<void> {
-  if (statements.length === 0) return;
-  const values: unknown[] = [];
-  const renumbered = statements.map((s) => {
-    const offset = values.length;
-    values.push(...s.values);
-    return offset === 0 ? s.text : shifted(s.text, offset);
-  });
-  const last = renumbered.pop()!;
-  const text = renumbered.length === 0 ? last : `WITH ${renumbered.map((t, i) => `w${i} AS (${t})`).join(', ')} ${last}`;
-  // Its result is never read, so a prepared plan cannot fail on a changed result shape.
-  await db.query(prepared(text, values));
-}
-
 /**
  * A CTE that lets its statement's transaction commit without waiting for the WAL flush. For
  * records whose loss in a database crash is harmless (a rate-limit count, routing-risk's

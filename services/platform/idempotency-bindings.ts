@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { toJson, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import type { Clock } from './clock.js';
-import { prepared, type Queryable, type Statement } from './db.js';
+import { prepared, type Queryable } from './db.js';
+import { row, type RowWrite, type TableShape } from './row-writes.js';
 import { serviceError } from '../contract/errors.js';
 import { every } from './every.js';
 import type { Logger } from './logger.js';
@@ -56,14 +57,18 @@ export function bindingOf<D extends DescMessage>(
   return { key: request.idempotencyKey, operation: schema.typeName, fingerprint, resourceId };
 }
 
-/** The insert that binds a key; it fails the statement (unique violation) when the key is bound. */
-export function bindStatement(scope: BindingScope, b: Binding, at: Date, expiresAt: Date): Statement {
-  return {
-    text: `INSERT INTO idempotency_bindings
-             (merchant_id, project_id, mode, idempotency_key, operation, fingerprint, resource_id, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    values: [scope.merchantId, scope.projectId, scope.mode, b.key, b.operation, b.fingerprint, b.resourceId, at, expiresAt],
-  };
+const BINDINGS: TableShape = {
+  table: 'idempotency_bindings',
+  columns: ['merchant_id', 'project_id', 'mode', 'idempotency_key', 'operation', 'fingerprint', 'resource_id']
+    .map((name) => ({ name, type: 'text' }))
+    .concat([{ name: 'created_at', type: 'timestamptz' }, { name: 'expires_at', type: 'timestamptz' }]),
+  key: ['merchant_id', 'project_id', 'mode', 'idempotency_key'],
+  write: 'insert',
+};
+
+/** The row that binds a key; it fails its statement (unique violation) when the key is bound. */
+export function bindingRow(scope: BindingScope, b: Binding, at: Date, expiresAt: Date): RowWrite {
+  return row(BINDINGS, [scope.merchantId, scope.projectId, scope.mode, b.key, b.operation, b.fingerprint, b.resourceId, at, expiresAt]);
 }
 
 /** Whether a write failed because its key was bound meanwhile (the racing request won). */

@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import { UnpublishableMessage, type EventBus, type InOrderOutcome } from './bus/index.js';
 import type { PartName } from './config.js';
-import type { Pool, Queryable, Statement } from './db.js';
+import type { Pool, Queryable } from './db.js';
 import { aggregateIdOf, eventSubject, type EventEnvelope } from '../contract/envelope.js';
 import { claimBatch, recordOutcomes, type ClaimedRow, type Published, type PublishFailure } from './outbox-claims.js';
 import type { RelayFailures } from './outbox-metrics.js';
 import { currentTraceparent } from './tracing.js';
+import { row, writeRows, type RowWrite, type TableShape } from './row-writes.js';
 
 /**
  * Transactional outbox. A state change and its event are written in one transaction
@@ -16,20 +17,27 @@ import { currentTraceparent } from './tracing.js';
  * the trace context of the request that wrote it (NULL while tracing is off): the relay sends it
  * as the message's `traceparent` header, beside the payload, never inside it.
  */
-export function enqueueEventStatement(event: EventEnvelope): Statement {
-  return {
-    text: `INSERT INTO outbox (event_id, type, merchant_id, project_id, mode, payload, created_at, aggregate_id, traceparent)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    values: [
-      event.id, event.type, event.merchant_id, event.project_id, event.mode, JSON.stringify(event), event.created_at,
-      aggregateIdOf(event), currentTraceparent() ?? null,
-    ],
-  };
+const OUTBOX: TableShape = {
+  table: 'outbox',
+  columns: [
+    { name: 'event_id', type: 'text' }, { name: 'type', type: 'text' }, { name: 'merchant_id', type: 'text' },
+    { name: 'project_id', type: 'text' }, { name: 'mode', type: 'text' }, { name: 'payload', type: 'jsonb' },
+    { name: 'created_at', type: 'timestamptz' }, { name: 'aggregate_id', type: 'text' }, { name: 'traceparent', type: 'text' },
+  ],
+  key: ['event_id'],
+  write: 'insert',
+};
+
+/** The event's outbox row, for a statement that writes it with the change it tells of. */
+export function outboxRow(event: EventEnvelope): RowWrite {
+  return row(OUTBOX, [
+    event.id, event.type, event.merchant_id, event.project_id, event.mode, JSON.stringify(event), event.created_at,
+    aggregateIdOf(event), currentTraceparent() ?? null,
+  ]);
 }
 
 export async function enqueueEvent(db: Queryable, event: EventEnvelope): Promise<void> {
-  const { text, values } = enqueueEventStatement(event);
-  await db.query(text, values);
+  await writeRows(db, [outboxRow(event)]);
 }
 
 export interface OutboxRelayOptions {

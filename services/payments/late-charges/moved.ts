@@ -1,9 +1,9 @@
 // What the ledger is told of a late charge's money (internal.late_charge.moved): the charge when it
 // is recorded, its return when the provider confirms it, each in the same transaction as that record.
-import type { Statement } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
 import { INTERNAL_EVENT_TYPES, internalEnvelope, type LateChargeMoved } from '../../platform/internal-events.js';
-import { enqueueEventStatement } from '../../platform/outbox.js';
+import { outboxRow } from '../../platform/outbox.js';
+import type { RowWrite } from '../../platform/row-writes.js';
 import type { LateCharge } from './late-charge.js';
 
 /** A hold (capture_method manual) moved no money, so it has nothing to book: undefined. */
@@ -18,10 +18,10 @@ export function lateChargeMoved(c: LateCharge, kind: LateChargeMoved['kind'], at
   };
 }
 
-/** The outbox statement of a charge's `charged` event, for a transaction that writes no payment change. */
-export function lateChargedStatements(c: LateCharge, at: Date): Statement[] {
+/** The outbox row of a charge's `charged` event. */
+export function lateChargedRows(c: LateCharge, at: Date): RowWrite[] {
   const object = lateChargeMoved(c, 'charged', at);
   if (!object) return [];
   const scope = { mode: c.mode, merchantId: c.merchantId, projectId: c.projectId };
-  return [enqueueEventStatement(internalEnvelope(newId('evt', at), INTERNAL_EVENT_TYPES.lateChargeMoved, scope, at, object))];
+  return [outboxRow(internalEnvelope(newId('evt', at), INTERNAL_EVENT_TYPES.lateChargeMoved, scope, at, object))];
 }

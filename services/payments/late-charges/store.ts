@@ -1,8 +1,9 @@
 // The late_charges table (migration 0026): one row per attempt whose provider reported a success
 // after the attempt was recorded failed, and where returning that charge stands.
-import type { Pool, Queryable, Statement } from '../../platform/db.js';
+import type { Pool, Queryable } from '../../platform/db.js';
+import { row, writeRows, type RowWrite, type TableShape } from '../../platform/row-writes.js';
 import type { LateCharge, LateChargeStatus } from './late-charge.js';
-import { lateChargedStatements } from './moved.js';
+import { lateChargedRows } from './moved.js';
 
 const COLUMNS = `attempt_id, payment_id, merchant_id, project_id, mode, provider_code, provider_account_id,
   provider_payment_id, amount, currency, held, status`;
@@ -13,34 +14,42 @@ const fromRow = (r: Record<string, any>): LateCharge => ({
   amount: BigInt(r.amount), currency: r.currency, held: r.held, status: r.status,
 });
 
-/** The row of a charge to return, once per attempt (a second insert of the attempt changes nothing). */
-function insertLateCharge(c: LateCharge, at: Date): Statement {
-  return {
-    text: `INSERT INTO late_charges (${COLUMNS}, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
-           ON CONFLICT (attempt_id) DO NOTHING`,
-    values: [c.attemptId, c.paymentId, c.merchantId, c.projectId, c.mode, c.providerCode, c.providerAccountId,
-      c.providerPaymentId, c.amount, c.currency, c.held, c.status, at],
-  };
+const LATE_CHARGES: TableShape = {
+  table: 'late_charges',
+  columns: [
+    ...['attempt_id', 'payment_id', 'merchant_id', 'project_id', 'mode', 'provider_code', 'provider_account_id', 'provider_payment_id']
+      .map((name) => ({ name, type: 'text' })),
+    { name: 'amount', type: 'bigint' }, { name: 'currency', type: 'text' }, { name: 'held', type: 'boolean' },
+    { name: 'status', type: 'text' }, { name: 'created_at', type: 'timestamptz' }, { name: 'updated_at', type: 'timestamptz' },
+  ],
+  key: ['attempt_id'],
+  // Once per attempt: a second record of the attempt's charge changes nothing.
+  write: 'insertOrKeep',
+};
+
+/** The row of a charge to return. */
+function lateChargeRow(c: LateCharge, at: Date): RowWrite {
+  return row(LATE_CHARGES, [c.attemptId, c.paymentId, c.merchantId, c.projectId, c.mode, c.providerCode, c.providerAccountId,
+    c.providerPaymentId, c.amount, c.currency, c.held, c.status, at, at]);
 }
 
 /**
- * A charge recorded in a change's own statements (the sandbox's late_success, written once in the
+ * A charge recorded in a change's own rows (the sandbox's late_success, written once in the
  * deciding commit): its row and its `charged` event for the ledger.
  */
-export function lateChargeStatements(c: LateCharge, at: Date): Statement[] {
-  return [insertLateCharge(c, at), ...lateChargedStatements(c, at)];
+export function lateChargeRows(c: LateCharge, at: Date): RowWrite[] {
+  return [lateChargeRow(c, at), ...lateChargedRows(c, at)];
 }
 
 export function createLateChargeStore(pool: Pool) {
   return {
     /** Records the charge to return and its `charged` event; false when this attempt's was recorded before (a replayed or second notification). */
     async insert(tx: Queryable, c: LateCharge, at: Date): Promise<boolean> {
-      const { text, values } = insertLateCharge(c, at);
-      const { rowCount } = await tx.query(text, values);
+      const { rowCount } = await writeRows(tx, [lateChargeRow(c, at)]);
       if (rowCount !== 1) return false;
       // Told to the ledger in the same transaction, once: only the first record of the charge gets here.
-      for (const e of lateChargedStatements(c, at)) await tx.query(e.text, e.values);
+      const told = lateChargedRows(c, at);
+      if (told.length > 0) await writeRows(tx, told);
       return true;
     },
 

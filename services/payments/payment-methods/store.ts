@@ -1,5 +1,6 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { withTransaction, type Pool, type Queryable, type Statement } from '../../platform/db.js';
+import { withTransaction, type Pool, type Queryable } from '../../platform/db.js';
+import { row, type RowWrite, type TableShape } from '../../platform/row-writes.js';
 import type { TokenBox } from './token-box.js';
 
 /** A stored payment method. Its tokens are its credentials (below), never part of the method's record. */
@@ -69,6 +70,15 @@ function toCredential(r: Record<string, any>, tokens: TokenBox): CredentialRecor
 const SCOPED = 'merchant_id = $2 AND project_id = $3 AND mode = $4';
 const scoped = (scope: Scope) => [scope.merchantId, scope.projectId, scope.mode];
 
+/** A method's network transaction id, set on the method of that id in that scope. */
+const NETWORK_TRANSACTION_IDS: TableShape = {
+  table: 'payment_methods',
+  columns: ['id', 'merchant_id', 'project_id', 'mode', 'network_transaction_id'].map((name) => ({ name, type: 'text' })),
+  key: ['id', 'merchant_id', 'project_id', 'mode'],
+  write: 'update',
+  set: ['network_transaction_id'],
+};
+
 /** A unique index refused a second vault reference on one method. */
 export const isSecondVault = (err: unknown): boolean =>
   (err as { constraint?: string })?.constraint === 'payment_method_credentials_one_vault';
@@ -137,12 +147,9 @@ export function createPaymentMethodStore(pool: Pool, tokens: TokenBox) {
       });
     },
 
-    /** Keeps the scheme's id of a customer-present payment on the method, in the caller's statement batch. */
-    networkTransactionIdStatement(scope: Scope, id: string, networkTransactionId: string): Statement {
-      return {
-        text: `UPDATE payment_methods SET network_transaction_id = $5 WHERE id = $1 AND ${SCOPED}`,
-        values: [id, ...scoped(scope), networkTransactionId],
-      };
+    /** Keeps the scheme's id of a customer-present payment on the method, in the caller's commit. */
+    networkTransactionIdRow(scope: Scope, id: string, networkTransactionId: string): RowWrite {
+      return row(NETWORK_TRANSACTION_IDS, [id, ...scoped(scope), networkTransactionId]);
     },
 
     /** Oldest first: the order they were added in. */

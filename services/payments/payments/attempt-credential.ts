@@ -12,7 +12,7 @@ import { forwardingOf, type ProviderCall } from './provider-call.js';
 // notification. A one-off token is not stored: an attempt made with one is asked about without it.
 
 export interface CredentialSources {
-  paymentMethods: Pick<PaymentMethodStore, 'credentials' | 'networkTransactionIdStatement'>;
+  paymentMethods: Pick<PaymentMethodStore, 'credentials' | 'networkTransactionIdRow'>;
   /** The provider a token's shape names (the providers' `issuedToken`). */
   issuerOf: IssuerOf;
   /** By vault, the provider whose own tokens its references also are (the vault definitions' `vaultTokenIssuer`). */

@@ -1,7 +1,8 @@
 import { paymentJson } from '../../contract/index.js';
-import type { Queryable, Statement } from '../../platform/db.js';
+import type { Queryable } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
-import { enqueueEventStatement } from '../../platform/outbox.js';
+import { outboxRow } from '../../platform/outbox.js';
+import type { RowWrite } from '../../platform/row-writes.js';
 import type { AttemptRecord, TimelineEntry } from './model.js';
 import { ATTEMPT_SETTLED, type PaymentsStore } from './store.js';
 import { internalEvents } from './internal-events.js';
@@ -36,9 +37,9 @@ export interface CommitOptions {
    */
   ifAttemptInFlight?: AttemptRecord;
   /** A keyed request binds its Idempotency-Key in the same statement (idempotency-bindings.ts). */
-  binds?: Statement;
+  binds?: RowWrite;
   /** Writes of the part's other tables that belong to this outcome (a method's network transaction id). */
-  also?: Statement[];
+  also?: RowWrite[];
 }
 
 /**
@@ -49,28 +50,28 @@ export interface CommitOptions {
 export async function commitChange(
   store: PaymentsStore, change: Change, { tx, ifAttemptInFlight, binds, also = [] }: CommitOptions = {},
 ): Promise<void> {
-  const statements = [...(binds ? [binds] : []), ...changeStatements(store, change), ...also];
+  const rows = [...(binds ? [binds] : []), ...changeRows(store, change), ...also];
   const { payment, at } = change;
   const write = async (db: Queryable) => {
     if (ifAttemptInFlight && !(await store.attemptStillInFlight(db, payment.id, ifAttemptInFlight.id))) {
       throw new AttemptSettledElsewhere(payment.id, ifAttemptInFlight.id);
     }
     if (change.closesCustomerAction) await store.closeCustomerAction(db, payment.id, change.closesCustomerAction, at);
-    await store.run(db, statements);
+    await store.run(db, rows);
     if (change.opensCustomerAction) await store.insertCustomerAction(db, change.opensCustomerAction);
   };
   if (tx) return write(tx);
   if (change.opensCustomerAction || change.closesCustomerAction) return store.transaction(write);
-  if (!ifAttemptInFlight) return store.commit(statements);
+  if (!ifAttemptInFlight) return store.commit({ rows });
   try {
-    await store.commit([...statements, store.attemptInFlightGuard(payment.id, ifAttemptInFlight.id)]);
+    await store.commit({ rows, check: store.attemptInFlightGuard(payment.id, ifAttemptInFlight.id) });
   } catch (err) {
     if ((err as { code?: string }).code === ATTEMPT_SETTLED) throw new AttemptSettledElsewhere(payment.id, ifAttemptInFlight.id);
     throw err;
   }
 }
 
-function changeStatements(store: PaymentsStore, change: Change): Statement[] {
+function changeRows(store: PaymentsStore, change: Change): RowWrite[] {
   const { payment, attempts, timeline, events, at } = change;
   // Serialised once: every payment event of one change carries the payment as it stands after it.
   let paymentObject: Record<string, unknown> | undefined;
@@ -86,15 +87,15 @@ function changeStatements(store: PaymentsStore, change: Change): Statement[] {
     })),
   ];
   return [
-    ...store.saveStatements(payment, attempts),
-    ...store.timelineStatements(payment, entries, at),
-    ...emitted.map((e) => enqueueEventStatement({
+    ...store.savedRows(payment, attempts),
+    ...store.timelineRows(payment, entries, at),
+    ...emitted.map((e) => outboxRow({
       id: e.id, type: e.type, mode: payment.mode, merchant_id: payment.merchantId, project_id: payment.projectId,
       created_at: at.toISOString(), data: { object: e.object() },
     })),
     // Internal domain events (attempt.settled, payment.decided, refund.settled) in the same
     // statements, after the public ones; no timeline entry, since merchants never see them.
-    ...internalEvents(change).map(enqueueEventStatement),
+    ...internalEvents(change).map(outboxRow),
     ...sandboxDisputeOpening(change),
     ...sandboxLateSuccess(store, change),
   ];

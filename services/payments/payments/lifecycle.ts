@@ -160,7 +160,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       if (!p) throw serviceError('resource_not_found', `No payment ${id}`, { param: 'id' });
       const at = clock.now();
       if (binding && (await store.boundResource(scope, binding, at, tx))) return p;
-      const binds = binding && store.bindStatement(scope, { ...binding, resourceId: p.id }, at, deps.idempotencyTtlMs);
+      const binds = binding && store.bindingRow(scope, { ...binding, resourceId: p.id }, at, deps.idempotencyTtlMs);
       await commitChange(store, decide(p, at), { tx, binds });
       return p;
     });

@@ -6,6 +6,7 @@ import type { PaymentMethodRecord } from '../payment-methods/index.js';
 import { keptNetworkTransactionId, merchantInitiatedOf } from './merchant-initiated.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 import { providerCall } from './provider-call.js';
+import type { RowWrite } from '../../platform/row-writes.js';
 
 const method = (networkTransactionId: string | null) => ({ id: 'pm_1', networkTransactionId }) as PaymentMethodRecord;
 
@@ -25,10 +26,10 @@ test('a merchant-initiated payment takes the stored method\'s network transactio
 
 test('only a successful customer-present payment of a stored method keeps its network transaction id', () => {
   const scope = { merchantId: 'mer_1', projectId: 'prj_1', mode: 'live' } as any;
-  const methods = { networkTransactionIdStatement: (_s: unknown, id: string, ntid: string) => ({ text: 'UPDATE', values: [id, ntid] }) };
+  const methods = { networkTransactionIdRow: (_s: unknown, id: string, ntid: string) => ({ values: [id, ntid] }) as unknown as RowWrite };
   const payment = { paymentMethodId: 'pm_1', mitNetworkTransactionId: null };
   const ok = { outcome: 'success', networkTransactionId: '4832' } as AuthorizeResult;
-  assert.deepEqual(keptNetworkTransactionId(methods, scope, payment, ok), [{ text: 'UPDATE', values: ['pm_1', '4832'] }]);
+  assert.deepEqual(keptNetworkTransactionId(methods, scope, payment, ok), [{ values: ['pm_1', '4832'] }]);
   assert.deepEqual(keptNetworkTransactionId(methods, scope, { ...payment, mitNetworkTransactionId: '1' }, ok), []);
   assert.deepEqual(keptNetworkTransactionId(methods, scope, { ...payment, paymentMethodId: null }, ok), []);
   assert.deepEqual(keptNetworkTransactionId(methods, scope, payment, { ...ok, outcome: 'soft_decline' }), []);

@@ -6,7 +6,7 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import type { CreatePaymentRequest } from '../../../proto/gen/svc/payments/v1/payments_pb.js';
 import { invalidField } from '../../contract/index.js';
-import type { Statement } from '../../platform/db.js';
+import type { RowWrite } from '../../platform/row-writes.js';
 import type { AuthorizeRequest, AuthorizeResult } from '../../connectors/index.js';
 import type { PaymentMethodRecord, PaymentMethodStore } from '../payment-methods/index.js';
 import type { PaymentRecord } from './model.js';
@@ -36,9 +36,9 @@ export function merchantInitiatedOf(
  * kept: later charges stay tied to the payment the customer made in person.
  */
 export function keptNetworkTransactionId(
-  methods: Pick<PaymentMethodStore, 'networkTransactionIdStatement'>, scope: Scope,
+  methods: Pick<PaymentMethodStore, 'networkTransactionIdRow'>, scope: Scope,
   payment: Pick<PaymentRecord, 'paymentMethodId' | 'mitNetworkTransactionId'>, result: AuthorizeResult,
-): Statement[] {
+): RowWrite[] {
   if (payment.mitNetworkTransactionId || !payment.paymentMethodId || result.outcome !== 'success' || !result.networkTransactionId) return [];
-  return [methods.networkTransactionIdStatement(scope, payment.paymentMethodId, result.networkTransactionId)];
+  return [methods.networkTransactionIdRow(scope, payment.paymentMethodId, result.networkTransactionId)];
 }

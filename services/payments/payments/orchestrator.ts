@@ -101,7 +101,7 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const elapsed = () => Math.round(performance.now() - startedMs);
     const createdAt = clock.now();
     const paymentId = newId('pay', createdAt);
-    const binds = binding && store.bindStatement(scope, { ...binding, resourceId: paymentId }, createdAt, deps.idempotencyTtlMs);
+    const binds = binding && store.bindingRow(scope, { ...binding, resourceId: paymentId }, createdAt, deps.idempotencyTtlMs);
     const plan = await deps.routing.planPayment(planRequest(scope, req, paymentId, credentials, card));
     const candidates = plan.routing?.candidates ?? [];
     const payment = newPayment(scope, req, paymentId, plan, createdAt, merchantInitiated);

@@ -1,8 +1,8 @@
 import { DEMO_PROVIDERS } from '../../contract/index.js';
 import { demoPaymentId } from '../../connectors/index.js';
 import { lateSuccess } from '../late-charges/late-success.js';
-import { lateChargeStatements } from '../late-charges/store.js';
-import type { Statement } from '../../platform/db.js';
+import { lateChargeRows } from '../late-charges/store.js';
+import type { RowWrite } from '../../platform/row-writes.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
 import type { PaymentsStore } from './store.js';
 import type { Change } from './transitions.js';
@@ -17,12 +17,12 @@ const DECIDING = new Set(['payment.successful', 'payment.authorized', 'payment.f
  * provider's notification would record it (late-charges/), so a crash cannot lose it;
  * reconciliation returns the charge at the demo provider.
  */
-export function sandboxLateSuccess(store: PaymentsStore, { payment, events, at }: Change): Statement[] {
+export function sandboxLateSuccess(store: PaymentsStore, { payment, events, at }: Change): RowWrite[] {
   if (payment.mode !== 'test') return [];
   if (!events.some((e) => typeof e === 'string' && DECIDING.has(e))) return [];
   return lateAttempts(payment).flatMap((a) => {
     const late = lateSuccess(payment, a, demoPaymentId(a.providerCode, a.id), a.providerName ?? a.providerCode, null);
-    return [...lateChargeStatements(late.charge, at), ...store.timelineStatements(payment, [late.entry], at)];
+    return [...lateChargeRows(late.charge, at), ...store.timelineRows(payment, [late.entry], at)];
   });
 }
 

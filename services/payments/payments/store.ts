@@ -1,11 +1,10 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import {
-  runAsOne, withTransaction, type Pool, type PoolClient, type Queryable, type Statement,
-} from '../../platform/db.js';
+import { withTransaction, type Pool, type PoolClient, type Queryable } from '../../platform/db.js';
 import { asJson, columnsOf, valuesOf, type FieldMap } from '../../platform/field-map.js';
 import { createGroupCommit } from '../../platform/group-commit.js';
-import { bindStatement, boundResource, type Binding } from '../../platform/idempotency-bindings.js';
+import { bindingRow, boundResource, type Binding } from '../../platform/idempotency-bindings.js';
+import { row, writeRows, type CheckRow, type CheckShape, type Column, type RowWrite, type TableShape, type Unit } from '../../platform/row-writes.js';
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
 import { customerActionQueries } from './customer-action-store.js';
 import { monotonicIds, type TimelineRow } from './timeline.js';
@@ -44,16 +43,45 @@ const ATTEMPT_FIELDS: FieldMap<AttemptRow> = {
   fee_fixed: 'feeFixed', fee_bps: 'feeBps', vault: 'vault', created_at: 'createdAt', updated_at: 'updatedAt',
 };
 
-/** `INSERT ... ON CONFLICT (id) DO UPDATE` of every column but the immutable scope and creation time. */
-function upsertSql(table: string, columns: readonly string[]): string {
-  const placeholders = columns.map((_, i) => `$${i + 1}`).join(', ');
+const COLUMN_TYPES: Record<string, string> = {
+  amount: 'bigint', captured_amount: 'bigint', refunded_amount: 'bigint', fee_amount: 'bigint', fee_fixed: 'bigint',
+  attempt_count: 'integer', risk_score: 'integer', processing_time_ms: 'integer', attempt_number: 'integer',
+  latency_ms: 'integer', fee_bps: 'integer', customer: 'jsonb', metadata: 'jsonb', route_skipped: 'jsonb',
+  failure: 'jsonb', next_action: 'jsonb', data: 'jsonb', created_at: 'timestamptz', updated_at: 'timestamptz',
+  processed_at: 'timestamptz',
+};
+/** The columns with their types: text unless COLUMN_TYPES says otherwise. */
+const typed = (names: readonly string[]): Column[] => names.map((name) => ({ name, type: COLUMN_TYPES[name] ?? 'text' }));
+
+/** Upserted by id: every column changes but the immutable scope and creation time. */
+function upserted(table: string, columns: readonly string[]): TableShape {
   const fixed = new Set(['id', 'payment_id', 'merchant_id', 'project_id', 'mode', 'created_at']);
-  const updates = columns.filter((c) => !fixed.has(c)).map((c) => `${c} = EXCLUDED.${c}`).join(', ');
-  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders}) ON CONFLICT (id) DO UPDATE SET ${updates}`;
+  return { table, columns: typed(columns), key: ['id'], write: 'upsert', set: columns.filter((c) => !fixed.has(c)) };
 }
 
-const UPSERT_PAYMENT = upsertSql('payments', columnsOf(PAYMENT_FIELDS));
-const UPSERT_ATTEMPT = upsertSql('payment_attempts', columnsOf(ATTEMPT_FIELDS));
+const PAYMENTS = upserted('payments', columnsOf(PAYMENT_FIELDS));
+const ATTEMPTS = upserted('payment_attempts', columnsOf(ATTEMPT_FIELDS));
+const TIMELINE: TableShape = {
+  table: 'timeline_events',
+  columns: typed(['id', 'payment_id', 'merchant_id', 'project_id', 'mode', 'type', 'title', 'description', 'attempt_id', 'data', 'created_at']),
+  key: ['id'],
+  write: 'insert',
+};
+
+/**
+ * Makes a change's writes apply only while the attempt is still in flight. It runs before them
+ * (the statement's main query): the payment's row lock first, as every change takes it, then the
+ * attempt's; locking the attempt re-reads its latest version, so a settlement committed meanwhile
+ * is seen. Not in flight, it aborts the whole statement with SQLSTATE ATTEMPT_SETTLED (migration 0010).
+ */
+const ATTEMPT_IN_FLIGHT: CheckShape = {
+  columns: typed(['payment_id', 'attempt_id']),
+  sql: `SELECT require_attempt_in_flight(EXISTS (
+          SELECT 1 FROM payment_attempts a
+          WHERE a.id = v.attempt_id AND a.payment_id = (SELECT id FROM payments WHERE id = v.payment_id FOR UPDATE)
+            AND a.status = 'processing' AND a.outcome IS NULL
+          FOR UPDATE OF a))`,
+};
 
 function toAttempt(r: Record<string, any>): AttemptRecord {
   return {
@@ -175,22 +203,22 @@ export function createStore(pool: Pool) {
       return boundResource(db, scope, binding, now);
     },
 
-    bindStatement(scope: Scope, binding: Binding, at: Date, ttlMs: number): Statement {
-      return bindStatement(scope, binding, at, new Date(at.getTime() + ttlMs));
+    bindingRow(scope: Scope, binding: Binding, at: Date, ttlMs: number): RowWrite {
+      return bindingRow(scope, binding, at, new Date(at.getTime() + ttlMs));
     },
 
-    /** Runs the statements as one (on `db`, or the pool); commit.ts is what writes a payment's changes. */
-    run(db: Queryable | undefined, statements: Statement[]): Promise<void> {
-      return runAsOne(db ?? pool, statements);
+    /** Writes the rows as one statement (on `db`, or the pool); commit.ts is what writes a payment's changes. */
+    async run(db: Queryable | undefined, rows: RowWrite[]): Promise<void> {
+      await writeRows(db ?? pool, rows);
     },
 
     /**
-     * Commits a change's writes, after the check that may end them (attemptInFlightGuard), as
+     * Commits a change's rows, after the check that may refuse them (attemptInFlightGuard), as
      * run does; concurrent requests' changes share one statement and one commit
      * (platform/group-commit.ts).
      */
-    commit(statements: Statement[]): Promise<void> {
-      return groupCommit(statements);
+    commit(unit: Unit): Promise<void> {
+      return groupCommit(unit);
     },
 
     /** Locks the payment (as every change to it does) and tells whether its attempt is still in flight. */
@@ -203,53 +231,28 @@ export function createStore(pool: Pool) {
       return rows.length === 1 && rows[0].status === 'processing' && rows[0].outcome === null;
     },
 
-    /**
-     * The statement that makes a change's writes apply only while the attempt is still in flight,
-     * as the main query of one statement whose writes are its CTEs. It runs before them (Postgres
-     * runs unreferenced data-modifying CTEs after the main query): the payment's row lock first, as
-     * every change takes it, then the attempt's; locking the attempt re-reads its latest version,
-     * so a settlement committed meanwhile is seen. Not in flight, it aborts the whole statement
-     * with SQLSTATE ATTEMPT_SETTLED (migration 0010).
-     */
-    attemptInFlightGuard(paymentId: string, attemptId: string): Statement {
-      return {
-        text: `SELECT require_attempt_in_flight(EXISTS (
-                 SELECT 1 FROM payment_attempts a
-                 WHERE a.id = $2 AND a.payment_id = (SELECT id FROM payments WHERE id = $1 FOR UPDATE)
-                   AND a.status = 'processing' AND a.outcome IS NULL
-                 FOR UPDATE OF a))`,
-        values: [paymentId, attemptId],
-      };
+    /** The check that makes a commit's rows apply only while the attempt is still in flight. */
+    attemptInFlightGuard(paymentId: string, attemptId: string): CheckRow {
+      return { shape: ATTEMPT_IN_FLIGHT, values: [paymentId, attemptId] };
     },
 
-    /** Writes the payment and the given attempts as they stand now. */
-    saveStatements(payment: PaymentRecord, attempts: AttemptRecord[]): Statement[] {
+    /** The payment and the given attempts as they stand now. */
+    savedRows(payment: PaymentRecord, attempts: AttemptRecord[]): RowWrite[] {
       return [
-        { text: UPSERT_PAYMENT, values: valuesOf(PAYMENT_FIELDS, payment) },
-        ...attempts.map((a) => ({ text: UPSERT_ATTEMPT, values: valuesOf(ATTEMPT_FIELDS, attemptRow(payment, a)) })),
+        row(PAYMENTS, valuesOf(PAYMENT_FIELDS, payment)),
+        ...attempts.map((a) => row(ATTEMPTS, valuesOf(ATTEMPT_FIELDS, attemptRow(payment, a)))),
       ];
     },
 
     async addTimeline(db: Queryable, payment: PaymentRecord, entries: TimelineEntry[], at: Date): Promise<void> {
-      await runAsOne(db, this.timelineStatements(payment, entries, at));
+      if (entries.length > 0) await writeRows(db, this.timelineRows(payment, entries, at));
     },
 
-    timelineStatements(payment: PaymentRecord, entries: TimelineEntry[], at: Date): Statement[] {
-      if (entries.length === 0) return [];
-      const values: unknown[] = [];
-      const rows = entries.map((e, i) => {
-        values.push(
-          timelineId(at), payment.id, payment.merchantId, payment.projectId, payment.mode, e.type, e.title,
-          describeEntry(e, payment.currency), e.attemptId ?? null, JSON.stringify(e.data ?? {}), at,
-        );
-        const base = i * 11;
-        return `(${Array.from({ length: 11 }, (_, k) => `$${base + k + 1}`).join(', ')})`;
-      });
-      return [{
-        text: `INSERT INTO timeline_events (id, payment_id, merchant_id, project_id, mode, type, title, description,
-           attempt_id, data, created_at) VALUES ${rows.join(', ')}`,
-        values,
-      }];
+    timelineRows(payment: PaymentRecord, entries: TimelineEntry[], at: Date): RowWrite[] {
+      return entries.map((e) => row(TIMELINE, [
+        timelineId(at), payment.id, payment.merchantId, payment.projectId, payment.mode, e.type, e.title,
+        describeEntry(e, payment.currency), e.attemptId ?? null, JSON.stringify(e.data ?? {}), at,
+      ]));
     },
 
     /** The payment's timeline in write order; undefined when the scope has no such payment. */

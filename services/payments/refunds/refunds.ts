@@ -7,7 +7,7 @@ import { formatMoney, REFUND_FAILED_AFTER_ACCEPTANCE, refundJson } from '../../c
 import { REFUND_SCENARIOS as CONTRACT_REFUND_SCENARIOS } from '../../contract/enums.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { Clock } from '../../platform/clock.js';
-import { runAsOne, type Pool, type Queryable } from '../../platform/db.js';
+import type { Pool, Queryable } from '../../platform/db.js';
 import { abandonedAfterMs, withDeadline } from '../../platform/deadline.js';
 import { isBindingConflict, stillInProgress, type Binding } from '../../platform/idempotency-bindings.js';
 import { newId } from '../../platform/ids.js';
@@ -137,7 +137,7 @@ export function createRefunds(deps: RefundsDeps) {
       };
       await refunds.insert(tx, refund);
       if (binding) {
-        await runAsOne(tx, [store.bindStatement(scope, { ...binding, resourceId: refund.id }, at, deps.idempotencyTtlMs)]);
+        await store.run(tx, [store.bindingRow(scope, { ...binding, resourceId: refund.id }, at, deps.idempotencyTtlMs)]);
       }
       await store.addTimeline(tx, payment, [{
         type: 'refund.processing', title: `Refund of ${formatMoney(refund.amount, refund.currency)} sent to ${payment.providerName ?? 'the provider'}`,

@@ -28,7 +28,7 @@ export const scoped = (event: EventEnvelope): boolean =>
 
 /**
  * Builds an internal event of the given type for the producer: the same envelope as a public one,
- * so it goes through the same outbox statement (enqueueEventStatement) in the change's transaction.
+ * so it goes through the same outbox statement (outboxRow) in the change's transaction.
  */
 export function internalEnvelope<T extends object>(
   id: string, type: string, scope: { mode: string; merchantId: string; projectId: string }, at: Date, object: T,

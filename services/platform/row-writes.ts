@@ -1,0 +1,125 @@
+import type { QueryResult } from 'pg';
+import { prepared, type Queryable } from './db.js';
+
+/**
+ * Writes as typed rows of declared tables, never as SQL text: a store declares each table it
+ * writes (its columns with their Postgres types, the key that names a row, what a write does to a
+ * row that exists) and hands rows; the statement is built here from those declarations, with every
+ * value a parameter. Rows of one table go as one `INSERT ... SELECT ... FROM unnest($1::type[], ...)`
+ * (or `UPDATE ... FROM unnest(...)`) whatever their number, so one text serves one row or a batch
+ * of them and Postgres parses and plans it once per connection.
+ */
+
+export interface Column {
+  name: string;
+  /** The column's Postgres type, as the parameter array is cast to (`text`, `bigint`, `jsonb`...). */
+  type: string;
+  /** The value given is a delay in seconds; the row stores the database's now() plus it (no process clock). */
+  secondsAfterNow?: true;
+}
+
+export interface TableShape {
+  table: string;
+  columns: readonly Column[];
+  /** The columns whose values name one row: two writes with equal values here touch the same row. */
+  key: readonly string[];
+  /**
+   * insert: a row that exists fails the statement (its unique key); insertOrKeep: it stays as it
+   * is; upsert: its `set` columns take the new values; update: only existing rows, their `set` columns.
+   */
+  write: 'insert' | 'insertOrKeep' | 'upsert' | 'update';
+  set?: readonly string[];
+}
+
+/** One row to write: its table's shape and its values in the shape's column order. */
+export interface RowWrite {
+  shape: TableShape;
+  values: readonly unknown[];
+}
+
+/**
+ * A query run once per row before any write of the statement, over the row's values as `v.<column>`,
+ * which may lock rows and raise to refuse the whole statement (payments' attempt-in-flight guard).
+ */
+export interface CheckShape {
+  columns: readonly Column[];
+  sql: string;
+}
+
+export interface CheckRow {
+  shape: CheckShape;
+  values: readonly unknown[];
+}
+
+/** What must commit together, all or nothing: rows and at most one check that runs first. */
+export interface Unit {
+  rows: readonly RowWrite[];
+  check?: CheckRow;
+}
+
+export function row(shape: TableShape, values: readonly unknown[]): RowWrite {
+  if (values.length !== shape.columns.length) throw new Error(`${shape.table}: ${values.length} values for ${shape.columns.length} columns`);
+  return { shape, values };
+}
+
+/** The name of the row a write touches, equal for two writes of one row. */
+export function rowKey({ shape, values }: RowWrite): string {
+  const parts = shape.key.map((k) => String(values[shape.columns.findIndex((c) => c.name === k)]));
+  return [shape.table, ...parts].join('\u0000');
+}
+
+/**
+ * The units' rows and checks as one statement: each table's rows one write, the checks the main
+ * query (Postgres runs it before the unreferenced data-modifying CTEs), or without checks the last
+ * write. Two rows of one table and key would be two changes of one row in one statement, of which
+ * Postgres applies one at most: refused here, the group commit splits its batches so none come.
+ */
+export function statementOf(units: readonly Unit[]): { text: string; values: unknown[] } {
+  const seen = new Set<string>();
+  const byShape = new Map<TableShape, RowWrite[]>();
+  for (const r of units.flatMap((u) => u.rows)) {
+    const key = rowKey(r);
+    if (seen.has(key)) throw new Error(`two writes of one row of ${r.shape.table} in one statement`);
+    seen.add(key);
+    byShape.set(r.shape, [...(byShape.get(r.shape) ?? []), r]);
+  }
+  const checks = new Map<CheckShape, CheckRow[]>();
+  for (const c of units.flatMap((u) => (u.check ? [u.check] : []))) checks.set(c.shape, [...(checks.get(c.shape) ?? []), c]);
+
+  const values: unknown[] = [];
+  /** `$n::type[]` of each column, its values (one per row) bound as the nth parameter. */
+  const arrays = (columns: readonly Column[], rows: ReadonlyArray<{ values: readonly unknown[] }>) => columns.map((c, i) => {
+    values.push(rows.map((r) => r.values[i] ?? null));
+    return `$${values.length}::${c.type}[]`;
+  }).join(', ');
+  const writes = [...byShape].map(([shape, rows]) => writeSql(shape, arrays(shape.columns, rows)));
+  const checkSql = [...checks].map(([shape, rows]) =>
+    `(SELECT count(c.*) FROM unnest(${arrays(shape.columns, rows)}) AS v(${names(shape.columns)}) CROSS JOIN LATERAL (${shape.sql}) AS c)`);
+  const main = checkSql.length > 0 ? `SELECT ${checkSql.join(', ')}` : writes.pop();
+  if (main === undefined) throw new Error('nothing to write');
+  const text = writes.length === 0 ? main : `WITH ${writes.map((w, i) => `w${i} AS (${w})`).join(', ')} ${main}`;
+  return { text, values };
+}
+
+/** Writes the rows (and check) as one statement, so one implicit transaction: all or none apply. */
+export function writeRows(db: Queryable, rows: readonly RowWrite[], check?: CheckRow): Promise<QueryResult> {
+  const { text, values } = statementOf([{ rows, check }]);
+  // It returns no columns (or the checks' counts), so a prepared plan cannot fail on a changed result shape.
+  return db.query(prepared(text, values));
+}
+
+const names = (columns: readonly Column[]) => columns.map((c) => c.name).join(', ');
+
+function writeSql(shape: TableShape, arrays: string): string {
+  const source = `unnest(${arrays}) AS v(${names(shape.columns)})`;
+  const set = (from: string) => (shape.set ?? []).map((c) => `${c} = ${from}.${c}`).join(', ');
+  if (shape.write === 'update') {
+    const match = shape.key.map((k) => `t.${k} = v.${k}`).join(' AND ');
+    return `UPDATE ${shape.table} AS t SET ${set('v')} FROM ${source} WHERE ${match}`;
+  }
+  const selected = shape.columns.map((c) => (c.secondsAfterNow ? `now() + make_interval(secs => v.${c.name})` : `v.${c.name}`));
+  const insert = `INSERT INTO ${shape.table} (${names(shape.columns)}) SELECT ${selected.join(', ')} FROM ${source}`;
+  if (shape.write === 'insert') return insert;
+  const target = `ON CONFLICT (${shape.key.join(', ')})`;
+  return shape.write === 'insertOrKeep' ? `${insert} ${target} DO NOTHING` : `${insert} ${target} DO UPDATE SET ${set('EXCLUDED')}`;
+}
