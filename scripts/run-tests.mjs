@@ -34,7 +34,7 @@ function run(list, env = process.env) {
 // The all-in-one parts call each other directly (IN_PROCESS_CALLS=direct, services/platform/
 // direct-transport.ts). These files run a second time with Connect's router transport, which
 // encodes every call as gRPC does, so that both ways are shown to keep money moving at most once,
-// refusals, error mapping and traces alike (issue 28). A run already given a mode runs once.
+// refusals, error mapping and traces alike. A run already given a mode runs once.
 const BOTH_WAYS = [
   'test/idempotency.test.js', 'test/idempotency-bindings.test.js', 'test/bad-input.test.js',
   'test/contract-errors.test.js', 'test/gateway-failures.test.js', 'test/tracing.test.js',

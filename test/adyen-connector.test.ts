@@ -49,7 +49,7 @@ describe('the Adyen connector against the Adyen stand-in', () => {
     assert.equal(r.outcome, 'success', show(r));
     assert.match(r.providerPaymentId!, /^STANDIN/);
     assert.equal(r.fee, 10n + 30n); // the account's pricing: 10 + 2500 × 1.2 %
-    // paymentMethod.brand mc is Mastercard; additionalData.cardBin gives the BIN range (issue 24).
+    // paymentMethod.brand mc is Mastercard; additionalData.cardBin gives the BIN range.
     assert.deepEqual(r.card, { network: 'mastercard', binRange: '555544' });
     const [sent] = sentFor(req.attemptId);
     assert.equal(sent.path, '/payments');

@@ -238,7 +238,7 @@ before(async () => {
     ((await request(stack.baseUrl, 'GET', '/v1/transactions', { key })).body.data.length > 0 ? true : undefined));
   await createClient(LedgerService, createPeerTransport(stack.serviceUrls.ledger, stack.internalToken)).runSettlementCycle({});
   // The settlement's event reaches the webhooks part's store on its own time; counted before it
-  // arrives, it would look like something a refused request stored. Internal events (issue 24)
+  // arrives, it would look like something a refused request stored. Internal events
   // never reach webhooks, so they are not counted as emitted.
   await eventually('every event of the setup to be stored', async () => {
     const { rows } = await stack.query(

@@ -1,4 +1,4 @@
-// Basis Theory as the second vault (issue 25) through the REST gateway with live keys: a project
+// Basis Theory as the second vault through the REST gateway with live keys: a project
 // connects Stripe, Adyen and a Basis Theory vault forwarding to Adyen, each pointed at its stand-in
 // (the official @basis-theory/node-sdk answers the connection's `test` call against the Basis
 // Theory stand-in). A card stored with Stripe's token and a Basis Theory token, soft-declined at
@@ -197,7 +197,7 @@ describe('vault forwarding: Basis Theory\'s proxy to Adyen (stand-ins)', () => {
     assert.ok(bt.forwarded.length >= 1, 'the tests above forwarded the card');
     await new Promise((r) => setTimeout(r, 500)); // the relay's last publications
     const written = { database: await databaseText(world.stack), stream: await streamText(world.stack), logs: logs.lines.join('') };
-    // The stored vault reference is in the dump sealed only (red team finding 8), with the provider credentials.
+    // The stored vault reference is in the dump sealed only, with the provider credentials.
     assert.ok(written.database.includes('aes256gcm:') && written.logs.length > 0, 'the dump and the logs hold what the run wrote');
     assert.ok(!written.database.includes(BT_TOKEN), 'the vault reference is not readable in the dump');
     for (const [where, text] of Object.entries(written)) assert.deepEqual(cardDataIn(text, CARD), [], `card data in the ${where}`);

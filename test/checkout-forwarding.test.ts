@@ -1,4 +1,4 @@
-// Checkout.com as a destination of vault forwarding (issue 25, issue 27) through the REST gateway
+// Checkout.com as a destination of vault forwarding through the REST gateway
 // with live keys: a project connects a Stripe account, a Checkout.com account and a Stripe vault
 // forwarding to Checkout.com, each pointed at its stand-in. A Stripe-vaulted card soft-declined at
 // Stripe is paid at Checkout.com through Stripe's Forwarding API (the stand-in alone holds the card
@@ -104,7 +104,7 @@ describe('vault forwarding: Stripe Vault and Forward to Checkout.com (stand-ins)
     assert.ok(world.stripe.forwarded.length >= 2, 'the tests above forwarded the card');
     await new Promise((r) => setTimeout(r, 500)); // the relay's last publications
     const written = { database: await databaseText(world.stack), stream: await streamText(world.stack), logs: logs.lines.join('') };
-    // The stored vault reference is in the dump sealed only (red team finding 8), with the provider credentials.
+    // The stored vault reference is in the dump sealed only, with the provider credentials.
     assert.ok(written.database.includes('aes256gcm:') && written.logs.length > 0, 'the dump and the logs hold what the run wrote');
     assert.ok(!written.database.includes(VAULTED), 'the vault reference is not readable in the dump');
     for (const [where, text] of Object.entries(written)) assert.deepEqual(cardDataIn(text, CARD), [], `card data in the ${where}`);

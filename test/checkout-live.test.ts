@@ -40,7 +40,7 @@ describe('live payments at a Checkout.com account (stand-ins)', () => {
     });
     return { ...m, stripeAccount, checkoutAccount };
   }
-  /** A one-off Checkout.com token: its shape names no issuer, so live mode needs provider_code (issue 25). */
+  /** A one-off Checkout.com token: its shape names no issuer, so live mode needs provider_code. */
   const payAtCheckout = (key: string, token: string, body: Record<string, unknown> = {}) =>
     stack.pay(key, { payment_method: { type: 'card', token, provider_code: 'checkout' }, ...body });
   /** A stored card holding Stripe's token and Checkout.com's token for it, paid with the live key. */

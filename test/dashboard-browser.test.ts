@@ -125,7 +125,7 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
   });
 
   test('a payment made with the key over /v1 appears in the list, and its page shows the timeline', async () => {
-    // Routed by a success_rate rule (issue 26) that trusts one outcome: a first payment teaches it
+    // Routed by a success_rate rule that trusts one outcome: a first payment teaches it
     // Demo Alpha's rate, so the page can show the learned reason for the second.
     const session: any = await page.evaluate("fetch('/dashboard/api/session').then((r) => r.json())");
     const projectId: string = session.project.id;
@@ -187,7 +187,7 @@ describe('the dashboard in a real browser', { skip: skipWithoutChromium }, () =>
     const candidates = await page.getByRole('region', { name: 'Candidates table' }).innerText();
     assert.match(candidates, /1\s+Demo Alpha\s+pac_demo_alpha\s+100\.0\s%\s+1\s+100\.0 % over 1 recent EUR/);
     assert.match(candidates, /Demo Beta[\s\S]*Demo Gamma/);
-    // Each attempt's path (issue 25): a demo provider is sent the payment directly.
+    // Each attempt's path: a demo provider is sent the payment directly.
     const attempts = await page.getByRole('region', { name: 'Attempts table' }).innerText();
     assert.match(attempts, /Path/);
     assert.match(attempts, /\bdirect\b/);

@@ -6,7 +6,7 @@ import { launchChromium, registerOwner, shots, skipWithoutChromium, watch, WIDE 
 import { captureLogs } from './helpers/log-sink.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
-// What a merchant reads at a glance (issue 29), in a real browser against the whole stack, with
+// What a merchant reads at a glance, in a real browser against the whole stack, with
 // payments in two currencies made over /v1: home shows one currency at a time and never adds euros
 // to pounds, transactions show their net and filter by status from a list, and the IP allow-list
 // warns, naming the member's own address, before saving a list that shuts it out, and confirms

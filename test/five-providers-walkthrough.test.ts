@@ -35,7 +35,7 @@ const RETURN_URL = 'https://shop.example/orders/done';
 
 type Provider = 'stripe' | 'adyen' | 'checkout' | 'paypal' | 'mollie';
 
-describe('five providers in one live project, as docs/connectors.md walks it (issue 27)', () => {
+describe('five providers in one live project, as docs/connectors.md walks it', () => {
   let stack: LicensedProviderStack;
   let stripe: StripeStandIn;
   let adyen: AdyenStandIn;

@@ -1,7 +1,7 @@
 // Live payments failing over between two licensed providers through the REST gateway: a project
 // connects a Stripe account (Stripe stand-in) and an Adyen account (Adyen stand-in) with the
 // management API, each pointed at its stand-in with api_base_url, and the shipped connectors
-// (the PROVIDERS list) read the sealed credentials. A token is usable at its issuer only (issue 25),
+// (the PROVIDERS list) read the sealed credentials. A token is usable at its issuer only,
 // so the card is a stored method holding a token of each: a soft decline at Stripe is tried again
 // at Adyen with Adyen's token and succeeds; a hard decline stops at Stripe; the payment taken at
 // Adyen is refunded there. A one-off Stripe token is never sent to Adyen.

@@ -1,4 +1,4 @@
-// Prometheus metrics (issue 17): a scenario on the whole stack, then GET /metrics scraped and
+// Prometheus metrics: a scenario on the whole stack, then GET /metrics scraped and
 // parsed, and the series that moved checked by exact deltas; no label value may look like an id,
 // and promtool check metrics faults none of the project's series.
 import assert from 'node:assert/strict';

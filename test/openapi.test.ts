@@ -113,7 +113,7 @@ const OPERATIONS: Array<[string, string]> = [
   ['get', '/v1/payouts/{id}'], ['post', '/v1/payouts/{id}/cancel'], ['get', '/v1/transactions'], ['get', '/v1/balances'],
   ['get', '/v1/settlements'], ['get', '/v1/settlements/{id}'], ['post', '/v1/payment-methods'],
   ['get', '/v1/payment-methods/{id}'], ['post', '/v1/webhooks/test'], ['get', '/v1/test/scenarios'], ['get', '/v1/me'],
-  // Added since (the contract allows new endpoints): a stored method's credentials (issue 25) and the events API.
+  // Added since (the contract allows new endpoints): a stored method's credentials and the events API.
   ['post', '/v1/payment-methods/{id}/credentials'], ['get', '/v1/payment-methods/{id}/credentials'],
   ['delete', '/v1/payment-methods/{id}/credentials/{credential}'],
   ['get', '/v1/events'], ['get', '/v1/events/{id}'],

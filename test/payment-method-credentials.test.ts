@@ -1,4 +1,4 @@
-// A stored payment method's credentials through the HTTP gateway (issue 25): the token it was
+// A stored payment method's credentials through the HTTP gateway: the token it was
 // created with is its first credential; another provider's token or a vault reference can be
 // added, they are listed without their tokens, and removed, the last one never.
 import assert from 'node:assert/strict';

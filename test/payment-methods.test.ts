@@ -53,7 +53,7 @@ describe('stored payment methods, through the HTTP gateway', () => {
     assert.ok(!JSON.stringify(fetched.body).includes(TOKEN));
 
     // It is stored, in this scope, for the connector that will charge it.
-    // Its token is its first credential (issue 25), bound to the provider that issued it.
+    // Its token is its first credential, bound to the provider that issued it.
     const { rows } = await stack.query(
       'SELECT kind, token, provider_code, mode FROM payments.payment_method_credentials WHERE payment_method_id = $1', [pm.id],
     );

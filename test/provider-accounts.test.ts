@@ -1,4 +1,4 @@
-// Provider accounts (issue 15): connected with svc and the management API, credentials sealed in
+// Provider accounts: connected with svc and the management API, credentials sealed in
 // payments and never shown, routed like demo accounts per mode, disabled and enabled, and tested
 // through the connector's checkCredentials. A fake connector stands in for Stripe.
 import assert from 'node:assert/strict';
@@ -48,7 +48,7 @@ describe('provider accounts', () => {
     const { checkCredentials: _none, ...adyen } = stripe.connector;
     stack = await startLicensedProviderStack({
       connectors: { stripe: stripe.connector, adyen }, env: { PROVIDER_SECRET_KEY: key.toString('hex') },
-      // A live one-off token whose shape names no provider says who issued it (issue 25).
+      // A live one-off token whose shape names no provider says who issued it.
       paymentDefaults: { payment_method: { type: 'card', token: 'tok_visa', provider_code: 'stripe' } },
     });
   });

@@ -1,4 +1,4 @@
-// When Stripe's notification never comes (issue 15): a live 3-D Secure payment waits on Stripe's own
+// When Stripe's notification never comes: a live 3-D Secure payment waits on Stripe's own
 // page, and at the action's expiry reconciliation asks Stripe instead of assuming. One customer
 // paid there unseen: the payment completes. The other never did: the PaymentIntent is cancelled
 // at Stripe first, so nobody can pay it any more, and then the payment expires.

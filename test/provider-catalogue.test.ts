@@ -43,7 +43,7 @@ test('two replicas write the same rows at once; a restart changes nothing; a cha
     ['prv_mollie', 'Mollie', ['local', 'open_banking', 'bank_transfer'], null],
     ['prv_paypal', 'PayPal', ['wallet'], null],
     ['prv_stripe', 'Stripe', ['card', 'wallet'], ['bank_account', 'card_token']],
-    // A vault connection's "provider" (issue 25): no method, never a route.
+    // A vault connection's "provider": no method, never a route.
     ['prv_stripe_vault', 'Stripe Vault and Forward', [], null],
   ]);
   await upsertProviders(pools[1], list);

@@ -1,4 +1,4 @@
-// A provider is one folder plus one line (issue 24): Acme Pay exists only in test/providers/acme-pay
+// A provider is one folder plus one line: Acme Pay exists only in test/providers/acme-pay
 // and joins the shipped list by the `providers` line below. From its definition alone the stack
 // writes its providers row, checks its connect's credential fields, offers its fields to the
 // dashboard's connect form, and routes a live payment to its connector, which completes it at the
@@ -58,7 +58,7 @@ describe('a provider added as one folder and one line', () => {
       ['prv_mollie', 'mollie', 'Mollie', 'licensed', ['local', 'open_banking', 'bank_transfer'], ['EUR', 'CHF', 'DKK', 'GBP', 'NOK', 'PLN', 'SEK', 'CZK', 'HUF', 'RON']],
       ['prv_paypal', 'paypal', 'PayPal', 'licensed', ['wallet'], ['AUD', 'BRL', 'CAD', 'CNY', 'CZK', 'DKK', 'EUR', 'HKD', 'HUF', 'ILS', 'JPY', 'MYR', 'MXN', 'TWD', 'NZD', 'NOK', 'PHP', 'PLN', 'GBP', 'SGD', 'SEK', 'CHF', 'THB', 'USD']],
       ['prv_stripe', 'stripe', 'Stripe', 'licensed', ['card', 'wallet'], []],
-      // A vault connection's "provider" (issue 25): no method, never a route.
+      // A vault connection's "provider": no method, never a route.
       ['prv_stripe_vault', 'stripe_vault', 'Stripe Vault and Forward', 'licensed', [], []],
     ]);
     // No payouts capability in its definition: no payout capability row.

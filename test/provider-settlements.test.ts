@@ -1,4 +1,4 @@
-// Settlements of licensed providers (issue 15), on the real stack: live payments and a refund go
+// Settlements of licensed providers, on the real stack: live payments and a refund go
 // through the REST gateway to an Adyen account and to a Stripe account (the official SDKs pointed at
 // the loopback stand-ins); Adyen's Settlement details report (written in Adyen's documented format)
 // is imported with `svc settlement import`, Stripe's payout with `svc settlement sync`. Each becomes

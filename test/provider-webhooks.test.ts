@@ -1,4 +1,4 @@
-// Webhooks from providers (issue 15) through the REST gateway: a live project's Stripe account
+// Webhooks from providers through the REST gateway: a live project's Stripe account
 // (the official SDK pointed at the local stand-in), connected with the management API, sends
 // signed events to POST /providers/stripe/webhooks/{account}. A 3-D Secure payment is completed by
 // the event; a replay and an out-of-order event change nothing; a forged or stale signature is

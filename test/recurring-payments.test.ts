@@ -1,4 +1,4 @@
-// Recurring payments across providers (issue 25 step 5) through the REST gateway with live keys:
+// Recurring payments across providers through the REST gateway with live keys:
 // a payment the customer makes in person keeps the scheme's network transaction id the provider
 // answered (Stripe's charge, Adyen's networkTxReference) on the stored card; a later
 // merchant-initiated payment (`merchant_initiated: true`) sends it to whichever provider takes it,

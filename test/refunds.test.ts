@@ -220,7 +220,7 @@ describe('refunds, through the HTTP gateway', () => {
     const failed = (await refund(p.id, { amount: 250, test_scenario: 'hard_decline' })).body;
     const ok = (await refund(p.id, { amount: 250 })).body;
     const payment = await getPayment(p.id);
-    // The public events of the payment: the stream also carries internal ones (issue 24), which name it too.
+    // The public events of the payment: the stream also carries internal ones, which name it too.
     const wanted = (e: any) => !e.type.startsWith('internal.') && (e.data.object.id === p.id || e.data.object.payment_id === p.id);
     const seen: any[] = [];
     const done = () => seen.filter((e) => e.type !== 'payment.created' && e.type !== 'payment.successful').length >= 3;

@@ -223,7 +223,7 @@ describe('routing rules, live routing and risk velocity, through the HTTP gatewa
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, new RegExp(`${rule.id}\\s+test\\s+#3\\s+gbp: currency GBP, amount 0..5000 -> demo_beta, demo_alpha`));
 
-    // A rule's strategy (issue 26): kept, listed, and it orders the route (a 100/0 split starts at Alpha).
+    // A rule's strategy: kept, listed, and it orders the route (a 100/0 split starts at Alpha).
     const split = await svc(['routing-rule', 'create', '--project', m.projectId, '--mode', 'test', '--name', 'eur-split',
       '--priority', '4', '--providers', 'demo_beta,demo_alpha', '--currencies', 'eur',
       '--strategy', '{"type":"volume_split","weights":{"demo_beta":0,"demo_alpha":100}}', '--json']);

@@ -5,7 +5,7 @@ import { eventually } from './helpers/eventually.js';
 import { runSvc } from './helpers/svc-cli.js';
 import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';
 
-// The sandbox's demo behaviour (issue 26) through the management API and `svc sandbox behaviour`:
+// The sandbox's demo behaviour through the management API and `svc sandbox behaviour`:
 // what is stored per project and segment, what the demo providers then play, and every refusal:
 // a 4xx in the contract's envelope naming the field, with nothing stored.
 

@@ -94,7 +94,7 @@ async function accountCount(): Promise<number> {
   return list.body.data.length;
 }
 
-describe('provider base URLs (red team finding 1)', () => {
+describe('provider base URLs', () => {
   test('test mode: an internal address with a path of the merchant\'s choosing is a 422 on api_base_url; nothing stored or sent', async () => {
     const attack = `${internal.baseUrl}/any/path?`;
     assertRefused(await connect(stripeCredentials(attack)), 'stripe');

@@ -1,4 +1,4 @@
-// OpenTelemetry traces (issue 17): a stack exporting to an OTLP/HTTP receiver this test runs on
+// OpenTelemetry traces: a stack exporting to an OTLP/HTTP receiver this test runs on
 // loopback; one payment with a webhook endpoint is one trace from the gateway request through the
 // parts' gRPC calls, the ledger consumer and the webhook delivery attempt.
 import assert from 'node:assert/strict';

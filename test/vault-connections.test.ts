@@ -1,4 +1,4 @@
-// Vault connections (issue 25 step 3), through the management API and the REST gateway with live
+// Vault connections, through the management API and the REST gateway with live
 // keys: a project connects Stripe Vault and Forward like a provider account (per mode, its secret
 // key sealed, a `test` call answered by the Stripe stand-in, the providers it may forward to, a fee
 // per forwarded attempt). A vault connection is never a route of its own; a Stripe vault reference

@@ -1,4 +1,4 @@
-// Money safety of forwarded attempts under kill -9 (issue 25): the six parts as processes, a
+// Money safety of forwarded attempts under kill -9: the six parts as processes, a
 // verified merchant's live Stripe account, Adyen account and Stripe vault forwarding to Adyen,
 // each pointed at its stand-in, and a burst of keyed payments with one stored card that Stripe
 // declines softly, so each is paid at Adyen through Stripe's Forwarding API (some of whose answers

@@ -1,4 +1,4 @@
-// Vault forwarding (issue 25 step 4) through the REST gateway with live keys: a project connects a
+// Vault forwarding through the REST gateway with live keys: a project connects a
 // Stripe account, an Adyen account and a Stripe vault (Stripe Vault and Forward) forwarding to
 // Adyen, each pointed at its stand-in. A Stripe-vaulted card soft-declined at Stripe is paid at
 // Adyen through Stripe's Forwarding API (the official SDK against the Stripe stand-in, which alone
@@ -149,7 +149,7 @@ describe('vault forwarding: Stripe Vault and Forward to Adyen (stand-ins)', () =
     assert.ok(stripe.forwarded.length >= 3, 'the tests above forwarded the card');
     await new Promise((r) => setTimeout(r, 500)); // the relay's last publications
     const written = { database: await databaseText(stack), stream: await streamText(stack), logs: logs.lines.join('') };
-    // The stored vault reference is in the dump sealed only (red team finding 8), with the provider credentials.
+    // The stored vault reference is in the dump sealed only, with the provider credentials.
     assert.ok(written.database.includes('aes256gcm:') && written.logs.length > 0, 'the dump and the logs hold what the run wrote');
     assert.ok(!written.database.includes(VAULTED), 'the vault reference is not readable in the dump');
     for (const [where, text] of Object.entries(written)) assert.deepEqual(cardDataIn(text, CARD), [], `card data in the ${where}`);

@@ -61,7 +61,7 @@ export function createStore(pool: Pool, changed?: (change: AdmissionChange) => v
     ...createSignInThrottleStore(pool),
     ...createAddressThrottleStore(pool),
 
-    // Mailed links and team (red team fixes): registration by link, the mail budget, the sweep, removals.
+    // Mailed links and team: registration by link, the mail budget, the sweep, removals.
     ...createRegistrationStore(pool),
     ...createMailThrottleStore(pool),
     ...createSweepStore(pool),

@@ -1,4 +1,4 @@
-// How a project's demo providers behave in the sandbox (issue 26): the settings the demo connector
+// How a project's demo providers behave in the sandbox: the settings the demo connector
 // plays per segment when a payment names no test_scenario, and the per-attempt draw. Kept by
 // payments (demo-behaviour/), read per attempt through a short cache.
 import { stickyShare } from '../platform/sticky-share.js';

@@ -18,7 +18,7 @@ export { DisputeActionFailed } from './types.js';
 export { DemoConnector };
 export { demoPaymentId } from './demo.js';
 export type { ProviderNetwork } from './provider-fetch.js';
-// How a destination connector sends a card through a connected vault, and a vault plugs in (issue 25).
+// How a destination connector sends a card through a connected vault, and a vault plugs in.
 export {
   forwardingFetch, type CardPlaceholders, type ForwardedAnswer, type ForwarderFactory, type ForwardRoute,
   type PreparedRequest, type VaultForwarder, type VaultForwarders,

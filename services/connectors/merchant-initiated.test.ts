@@ -1,4 +1,4 @@
-// How each card connector marks a merchant-initiated payment in its own request (issue 25 step 5).
+// How each card connector marks a merchant-initiated payment in its own request.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { paymentParams } from './adyen/connector.js';

@@ -20,7 +20,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
   checkoutProvider,
   mollieProvider,
   paypalProvider,
-  // A vault connection, connected like an account and never routed to (issue 25).
+  // A vault connection, connected like an account and never routed to.
   stripeVaultProvider,
   basisTheoryProvider,
 ];

@@ -52,7 +52,7 @@ export interface AuthorizeRequest {
    */
   paymentMethodToken?: string;
   /**
-   * Set when routing chose to reach this provider through a vault (issue 25): `paymentMethodToken`
+   * Set when routing chose to reach this provider through a vault: `paymentMethodToken`
    * is then the vault's reference, and the connector (one whose definition declares
    * `vaultForwarding`) builds its raw-card request with the vault's placeholders and sends it
    * through the vault. Its status query goes to the provider directly, without the card.

@@ -1,4 +1,4 @@
-// The one seam between a destination connector and a card vault (issue 25): the connector builds
+// The one seam between a destination connector and a card vault: the connector builds
 // its own raw-card request with the vault's placeholders where the card's fields go, and hands the
 // prepared request to the vault, which inserts the card on its side, calls the destination and
 // gives back the destination's answer with the card redacted. Our processes never hold the card.
@@ -118,7 +118,7 @@ export interface ForwardingConditions {
 }
 
 /**
- * An attempt's authorization at a destination of vault forwarding: a forwarded attempt (issue 25)
+ * An attempt's authorization at a destination of vault forwarding: a forwarded attempt
  * is paid by the destination's client made with a fetch that goes through the vault, with the
  * vault's placeholders for the card; any other directly. Refused before anything is sent when the
  * vault, the token or the destination's credentials are missing. `pay` builds and sends the

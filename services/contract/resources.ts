@@ -45,7 +45,7 @@ export const Attempt = component('Attempt', object({
   fee_amount: int,
   latency_ms: nullInt,
   created_at: dateTime,
-  // How the card reached the provider (issue 25): its token sent directly, or forwarded by `vault`.
+  // How the card reached the provider: its token sent directly, or forwarded by `vault`.
   path: enumOf(ATTEMPT_PATHS),
   vault: nullStr,
 }));

@@ -114,7 +114,7 @@ test('the dashboard\'s per-address throttles default to 10 and 30 a minute; a ba
   assert.throws(() => loadConfig({ SIGN_IN_THROTTLE_PER_MINUTE: 'many' }), /SIGN_IN_THROTTLE_PER_MINUTE/);
 });
 
-// Mailed links and team (red team fixes): the dashboard's SMTP settings.
+// Mailed links and team: the dashboard's SMTP settings.
 test('SMTP_HOST turns dashboard mail on; its partners need it, MAIL_FROM is required, and no error quotes the password', () => {
   assert.equal(loadConfig({}).smtp, undefined);
   assert.equal(loadConfig({}).dashboardSweepMs, 600_000);

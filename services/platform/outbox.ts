@@ -64,7 +64,7 @@ const MAX_PAUSE_MS = 5_000;
 const MAX_ERROR_LENGTH = 1000;
 // An idle relay polls less often, up to this many poll intervals apart. The commit that enqueues
 // rows kicks the relay, so a poll only finds retries come due, rows of a relay that died and rows
-// written past a kick; at 250 ms the polls were most of an idle part's statements (issue 28).
+// written past a kick; at 250 ms the polls were most of an idle part's statements.
 // A round that claims anything polls at pollMs again.
 const IDLE_POLL_FACTOR = 4;
 

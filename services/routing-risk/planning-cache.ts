@@ -3,7 +3,7 @@ import type { ProviderAccount } from './provider-account.js';
 import type { RoutingRule } from './routing-rules.js';
 
 // What planning a payment reads that rarely changes, kept in process so that a plan reads less
-// (issue 28): a scope's accounts and routing rules, and the closed buckets of its outcome history
+//: a scope's accounts and routing rules, and the closed buckets of its outcome history
 // (those before the bucket under way; the open one is read on every plan). Correct across replicas:
 // every write to those tables notifies (migration 0011's triggers) and planning-listener.ts drops
 // what it names; this process's own API changes drop theirs before they answer; nothing is kept or

@@ -27,7 +27,7 @@ export interface RouteRequest {
   methodType: string;
   /** Only this provider's accounts are eligible (a stored payment method's issuer). */
   providerCode?: string;
-  /** Which accounts the payment's credential reaches (issue 25); undefined: every account, as before. */
+  /** Which accounts the payment's credential reaches; undefined: every account, as before. */
   reach?: Reach[];
 }
 

@@ -1,4 +1,4 @@
-// The cost of the Prometheus metrics (issue 17): the all-in-one stack without a registry (A) and
+// The cost of the Prometheus metrics: the all-in-one stack without a registry (A) and
 // with one (B, its /metrics scraped every SCRAPE_SECONDS as Prometheus would), in interleaved
 // pairs (paired-runs.ts), then one profiled run: the share of the server's CPU the metrics code takes.
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -4,7 +4,7 @@
 // printed, never judged. Besides throughput and latency, each run reports the server process's CPU
 // time per payment: on a busy two-core machine the rates swing with whatever else runs, while the
 // CPU a payment costs the process barely does, so that ratio is the steadier measure.
-// Used by metrics-overhead.ts (issue 17) and in-process-calls.ts (issue 28).
+// Used by metrics-overhead.ts and in-process-calls.ts.
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { closedLoop, format, type Call, type Result } from './load.js';

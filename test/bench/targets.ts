@@ -66,7 +66,7 @@ export function printTargets(f: TargetFigures): void {
     ? `| webhooks, burst to 4 endpoints | not measured | | ≥ ${WEBHOOKS_PER_SECOND}/s | — |`
     : `| webhooks, burst to 4 endpoints | ${f.webhooks.toFixed(0)} deliveries/s | ${(f.webhooks / base).toFixed(3)} | ≥ ${WEBHOOKS_PER_SECOND}/s | ${met(f.webhooks >= WEBHOOKS_PER_SECOND)} |`);
   console.log(`
-Targets (issue 28), against this run's baseline: ${base.toFixed(0)}/s at ${f.clients.six} clients, ${baseAio.toFixed(0)}/s at ${f.clients.allInOne} clients, one client p50 ${p50.toFixed(2)} ms / p99 ${p99.toFixed(2)} ms (mean of ${f.baselines.length})
+Targets, against this run's baseline: ${base.toFixed(0)}/s at ${f.clients.six} clients, ${baseAio.toFixed(0)}/s at ${f.clients.allInOne} clients, one client p50 ${p50.toFixed(2)} ms / p99 ${p99.toFixed(2)} ms (mean of ${f.baselines.length})
 | target | measured | ÷ baseline | target | met? |
 |---|---|---|---|---|
 ${rows.join('\n')}`);

@@ -114,7 +114,7 @@ export interface OutboxGaps {
   notInWebhooks: number;
   /** Money events the ledger has not consumed. */
   notInLedger: number;
-  /** Internal attempt.settled events routing-risk has not recorded (issue 24); internal events never go to webhooks. */
+  /** Internal attempt.settled events routing-risk has not recorded; internal events never go to webhooks. */
   notInRoutingRisk: number;
 }
 

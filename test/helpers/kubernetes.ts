@@ -20,7 +20,7 @@ export const SERVICE_PARTS = readdirSync(projectPath('services'))
   .sort();
 export const PARTS = [GATEWAY, ...SERVICE_PARTS];
 
-/** The call graph the deployment is designed for (issue 7). */
+/** The call graph the deployment is designed for. */
 export const DESIGNED_CALLS: Record<string, string[]> = {
   gateway: ['payments', 'routing-risk', 'ledger', 'payouts', 'webhooks'],
   payments: ['routing-risk', 'ledger'],

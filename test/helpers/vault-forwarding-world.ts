@@ -1,4 +1,4 @@
-// The world of the vault-forwarding tests (issue 25) through the REST gateway with live keys: a
+// The world of the vault-forwarding tests through the REST gateway with live keys: a
 // Stripe stand-in (which is also Stripe's vault and Forwarding API) holding one card, an Adyen
 // stand-in, and the stack; a live merchant connects Stripe (cheapest, tried first), Adyen and a
 // Stripe vault forwarding to Adyen, and stores the vaulted card as a method holding Stripe's token

@@ -146,7 +146,7 @@ export interface Dispute extends DisputeSummary {
   updated_at: string;
 }
 
-/** A credential of a stored payment method (issue 25): never its token, only where it may be used. */
+/** A credential of a stored payment method: never its token, only where it may be used. */
 export interface PaymentMethodCredential {
   id: string;
   payment_method_id: string;

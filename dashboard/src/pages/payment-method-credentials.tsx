@@ -10,7 +10,7 @@ import { canOperate, useSignedIn } from '../session';
 import { CredentialForm } from './credential-form';
 
 // The stored payment method a payment was made with, and where its card may be used: each
-// provider's token and its vault reference (issue 25). Tokens are never shown: the API never
+// provider's token and its vault reference. Tokens are never shown: the API never
 // returns them. Adding one sends its token once; removing one is refused for the method's last
 // credential (the API's 409, shown).
 

@@ -2,7 +2,7 @@ import type { TimelineEvent } from '../api/types';
 import { TableWrap } from '../components/table-wrap';
 import { label, money } from '../format';
 
-// Why the payment went where it did (issue 26): the strategy of the rule that routed it, the order
+// Why the payment went where it did: the strategy of the rule that routed it, the order
 // in words, whether it took the exploration share, and each candidate's score. All of it is in the
 // timeline's routing.decided entry, which the page already loads: no request of its own.
 

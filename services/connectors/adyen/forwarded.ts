@@ -1,4 +1,4 @@
-// Adyen as a destination of vault forwarding (issue 25): the raw-card /payments request with the
+// Adyen as a destination of vault forwarding: the raw-card /payments request with the
 // vault's placeholders where Adyen's card fields go (paymentMethod type scheme, number,
 // expiryMonth, expiryYear, cvc, holderName), and how its status query, sent directly to Adyen
 // without the card, tells an attempt Adyen never received.

@@ -1,4 +1,4 @@
-// Basis Theory as a vault connection (issue 25), built like the Stripe vault (vault-connection.ts):
+// Basis Theory as a vault connection, built like the Stripe vault (vault-connection.ts):
 // its private API key sealed, the providers it may forward a token's card to (`destinations`) and
 // the account's fee per forwarded attempt. It takes no payment itself, so routing never plans its
 // accounts (docs/connectors.md, "Vault connections"); destinations send a forwarded attempt through

@@ -61,7 +61,7 @@ export interface CheckoutAccount {
 
 export interface CheckoutClients {
   /** undefined when the account has no stored secret key. */
-  /** `via` sends instead of the account's fetch, for a URL its rule allows: a vault's forwarding fetch for a forwarded card (issue 25). */
+  /** `via` sends instead of the account's fetch, for a URL its rule allows: a vault's forwarding fetch for a forwarded card. */
   forAccount(accountId: string, via?: typeof fetch): Promise<CheckoutAccount | undefined>;
 }
 

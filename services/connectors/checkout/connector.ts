@@ -2,7 +2,7 @@
 // API (/payments, its captures, voids and refunds, the payment list by reference) and its webhooks.
 // It implements the connector interface and nothing else: credentials come from the
 // CredentialSource by account id; outcomes and failures come from the tables in errors.ts. A card
-// forwarded by a vault (issue 25) is paid with the raw-card request sent through the vault, read as a direct answer.
+// forwarded by a vault is paid with the raw-card request sent through the vault, read as a direct answer.
 import { idTime } from '../../platform/ids.js';
 import { answerId, credentialCheck, failed, statusFromLookup, statusFromRepeat } from '../outcome-mapping.js';
 import type { ProviderNetwork } from '../provider-fetch.js';
@@ -96,7 +96,7 @@ export function createCheckoutConnector(
      * same Cko-Idempotency-Key: Checkout.com answers the first one's response, 409 while it still
      * runs (unknown), or, if the first never arrived, processes this one, so the customer is charged
      * at most once. Without the token (reconciliation) an attempt missing from the list is open
-     * until it is old enough to be sure it never arrived; so is a forwarded attempt's (issue 25): a
+     * until it is old enough to be sure it never arrived; so is a forwarded attempt's: a
      * repeat could only go through the vault with the card again, and the list, asked directly and
      * without the card, tells what Checkout.com received. A failed lookup is thrown: the attempt
      * stays unknown and is asked again later.

@@ -13,7 +13,7 @@ export type CheckoutSource =
   | { type: 'card'; number: string; expiry_month: number | string; expiry_year: number | string; cvv?: string; name?: string };
 
 /**
- * A card of a forwarded attempt (issue 25): each field holds the vault's placeholder, which the
+ * A card of a forwarded attempt: each field holds the vault's placeholder, which the
  * vault's proxy replaces with the card's data; this service never holds it. Checkout.com's expiry
  * fields are integers, but a placeholder is a string ("" for Stripe, which fills the field as its
  * destination configuration types it; an expression for Basis Theory): see docs/decisions.md.

@@ -1,4 +1,4 @@
--- A stored payment method's credentials (issue 25): one or more provider tokens, each usable at its
+-- A stored payment method's credentials: one or more provider tokens, each usable at its
 -- issuing provider only (and at one account there when the token is account-bound), and at most
 -- one vault reference, which a connected vault forwards to other providers. Card data never
 -- arrives here: a token is a provider's or a vault's reference to the card. The token, like

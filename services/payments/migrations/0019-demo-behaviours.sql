@@ -1,4 +1,4 @@
--- How the sandbox's demo providers behave for a project (issue 26), per provider and segment: read
+-- How the sandbox's demo providers behave for a project, per provider and segment: read
 -- by the demo connector per attempt, set through the management API, the CLI and the dashboard.
 -- Test mode only: live payments never reach a demo provider.
 CREATE TABLE demo_behaviours (

@@ -1,4 +1,4 @@
--- Stored methods' tokens are sealed under PROVIDER_SECRET_KEY from now on (red team finding 8). The
+-- Stored methods' tokens are sealed under PROVIDER_SECRET_KEY from now on. The
 -- sealing of rows stored before needs the key, which SQL has not: the payments part does it when it
 -- starts with the key (payment-methods/store.ts, sealStoredTokens), finding them through this
 -- index, which stays empty once they are all sealed.

@@ -1,5 +1,5 @@
 // Which accounts a payment's credential reaches, told to the route planner, and which token each
-// chosen account is then sent (issue 25). A provider token reaches its issuing provider (one
+// chosen account is then sent. A provider token reaches its issuing provider (one
 // account of it when account-bound); a vault reference reaches, through a connected vault, the
 // providers the vault may forward to, and the provider whose own tokens the vault's references
 // also are (Stripe's vault: a PaymentMethod), directly. Demo accounts simulate a provider and take

@@ -1,7 +1,7 @@
 import { createSecretBox, isBoxed } from '../../platform/secret-box.js';
 import { PROVIDER_SECRET_KEY } from '../provider-credentials/index.js';
 
-// Stored methods' tokens at rest (red team finding 8). A token charges the card it stands for, so it
+// Stored methods' tokens at rest. A token charges the card it stands for, so it
 // is sealed like the provider credentials that make it usable: AES-256-GCM under
 // PROVIDER_SECRET_KEY (`npm start` makes one; a deployment sets it to connect any provider). Without
 // the key (a test stack, a deployment that connects no provider) a token is kept marked `plain:`, as

@@ -1,4 +1,4 @@
-// Merchant-initiated payments (issue 25, step 5): the customer is absent, so the charge must be
+// Merchant-initiated payments: the customer is absent, so the charge must be
 // tied to an earlier payment they made in person through the scheme's network transaction id,
 // which the provider that took that payment returned and the stored method keeps. The id is read
 // here when a payment asks for it (and kept on the payment, so every attempt and every later status

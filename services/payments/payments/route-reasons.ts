@@ -1,7 +1,7 @@
 import type { RoutingDecision } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 
 /**
- * Why routing ordered the candidates as it did (issue 26), as the `routing.decided` timeline entry
+ * Why routing ordered the candidates as it did, as the `routing.decided` timeline entry
  * keeps it: the strategy, the reason in words, whether this payment explored, and each candidate's
  * score. It arrives in the plan answer payments already has, so telling it costs no read; a
  * routing-risk that sends no strategy (older than this) leaves the entry as it was.

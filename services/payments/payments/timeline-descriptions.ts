@@ -54,7 +54,7 @@ const STRATEGY_WORDS: Record<string, string> = {
 };
 
 /**
- * Why the first provider is first (issue 26), from the strategy routing-risk applied: the rule's own
+ * Why the first provider is first, from the strategy routing-risk applied: the rule's own
  * order, the lowest fee, or the learning strategy's reason (rates, samples, exploration share).
  */
 function orderText(d: Data, money: (minor: unknown) => string): string {

@@ -168,7 +168,7 @@ export class JetStreamBus implements EventBus {
   static async connect(opts: JetStreamBusOptions): Promise<JetStreamBus> {
     // noAsyncTraces: otherwise every request, so every JetStream publish, captures two stack traces
     // (a time-out NatsError made in advance and the caller's context), about 40 % of a publish's
-    // CPU (issue 28); our logs carry an error's message, never its stack.
+    // CPU; our logs carry an error's message, never its stack.
     const nc = await connect({
       ...natsConnectionOptions(opts.url), name: opts.name, maxReconnectAttempts: -1, noAsyncTraces: true,
     });

@@ -1,4 +1,4 @@
--- The licensed providers that have connectors in this codebase (issue 15). What they serve is the
+-- The licensed providers that have connectors in this codebase. What they serve is the
 -- widest an account may claim; an account narrows it with its own lists (docs/connectors.md).
 INSERT INTO providers (id, code, name, kind, currencies, countries, methods) VALUES
   ('prv_stripe', 'stripe', 'Stripe', 'licensed', '{}', '{}', '{card,wallet}'),

@@ -1,4 +1,4 @@
--- What each provider can pay out to, and its price for a payout (issue 15). A provider sends
+-- What each provider can pay out to, and its price for a payout. A provider sends
 -- payouts once it has a row here: routing sends a live payout only to the project's connected live
 -- accounts whose provider has one, a test payout to the demo providers and test accounts as before.
 CREATE TABLE payout_capabilities (

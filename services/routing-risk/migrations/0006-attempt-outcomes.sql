@@ -1,4 +1,4 @@
--- What routing learns from (issue 24): each attempt's settled outcome as payments announced it
+-- What routing learns from: each attempt's settled outcome as payments announced it
 -- (internal event attempt.settled), and running counts per account and segment that success-rate
 -- routing reads. A row per event id makes a redelivered event change nothing; the counts move in
 -- the same statement as the row, and only when the row is new.

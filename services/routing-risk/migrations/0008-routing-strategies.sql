@@ -1,4 +1,4 @@
--- Routing that learns (issue 26).
+-- Routing that learns.
 
 -- A rule's strategy and its settings (strategies/types.ts, StrategyConfig); NULL: priority, the
 -- rule's own order, as before.

@@ -1,4 +1,4 @@
--- A/B arms of routing rules (issue 26).
+-- A/B arms of routing rules.
 
 -- A rule's variant arm ({"share": 0.01..0.5, "strategy": {...}}; NULL: no experiment), and when its
 -- strategy or variant last changed: the report counts payments decided since then.

@@ -1,4 +1,4 @@
-// Routing strategies (issue 26): pure functions that order a rule's eligible accounts (priority,
+// Routing strategies: pure functions that order a rule's eligible accounts (priority,
 // cheapest, volume split, success rate, elimination, expected value) from the windowed outcome
 // history and each account's newest attempts (its health) that the planning read returns, each
 // with scores and a reason in words; and the validation of a rule's strategy. No I/O here: the planner, the Postgres read and the simulator share them.

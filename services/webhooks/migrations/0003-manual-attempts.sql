@@ -1,4 +1,4 @@
--- A manual resend is an extra attempt outside the retry schedule (issue 14): it never moves the
+-- A manual resend is an extra attempt outside the retry schedule: it never moves the
 -- schedule of a delivery still pending, and never fails a delivery that succeeded.
 -- attempt_count keeps counting every attempt made (it numbers them, as svc-delivery-attempt);
 -- scheduled_attempts counts the automatic ones, which the schedule and the attempt limit follow.

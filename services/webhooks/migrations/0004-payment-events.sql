@@ -1,5 +1,5 @@
 -- The payment an event is about (the payment itself, or a refund's payment), so a payment's
--- timeline finds the attempts of its events' deliveries without reading bodies (issue 14).
+-- timeline finds the attempts of its events' deliveries without reading bodies.
 ALTER TABLE events ADD COLUMN payment_id text;
 UPDATE events SET payment_id = CASE
     WHEN body::jsonb #>> '{data,object,object}' = 'payment' THEN body::jsonb #>> '{data,object,id}'

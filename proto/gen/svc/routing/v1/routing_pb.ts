@@ -41,14 +41,14 @@ export type PlanPaymentRequest = Message<"svc.routing.v1.PlanPaymentRequest"> & 
   providerCode?: string | undefined;
 
   /**
-   * Which accounts the payment's credential reaches (issue 25); absent: every eligible account.
+   * Which accounts the payment's credential reaches; absent: every eligible account.
    *
    * @generated from field: optional svc.routing.v1.CredentialReach credential = 4;
    */
   credential?: CredentialReach | undefined;
 
   /**
-   * What the payment's credential says about the card (issue 26), for routing's segments: its
+   * What the payment's credential says about the card, for routing's segments: its
    * network in card-facts.ts's vocabulary (visa, mastercard, ...) and its BIN range, the first six
    * digits, never more. Absent when the credential does not say.
    *
@@ -268,7 +268,7 @@ export type RoutingDecision = Message<"svc.routing.v1.RoutingDecision"> & {
   skipped: SkippedAccount[];
 
   /**
-   * How the deciding rule ordered the candidates (issue 26): priority, cheapest, volume_split,
+   * How the deciding rule ordered the candidates: priority, cheapest, volume_split,
    * success_rate, elimination or expected_value; absent from a routing-risk that predates it.
    *
    * @generated from field: optional string strategy = 6;
