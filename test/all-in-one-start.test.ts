@@ -119,7 +119,7 @@ test('with DATABASE_URL set, npm start makes PROVIDER_SECRET_KEY and WEBHOOK_SEC
     const shown = await manage('GET', `/provider-accounts/${account.body.id}`);
     assert.equal(shown.status, 200, JSON.stringify(shown.body));
 
-    // Issue 29: the restart names the real ids, not a placeholder...
+    // The restart names the real ids, not a placeholder...
     const made = first.output().match(/merchant (mer_\w+), project (prj_\w+)/);
     assert.ok(made, `the first start names the merchant and project it made:\n${first.output()}`);
     assert.match(second.output(), new RegExp(`merchant ${made[1]}, project ${made[2]}\n.*node bin/svc.js key create --project ${made[2]} --mode test --name NAME`));

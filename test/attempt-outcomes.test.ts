@@ -4,7 +4,7 @@ import { eventually } from './helpers/eventually.js';
 import { jetStreamForFile } from './helpers/nats-server.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
-// Issue 24: routing-risk learns from attempt outcomes. Payments writes an internal attempt.settled
+// Routing-risk learns from attempt outcomes. Payments writes an internal attempt.settled
 // event per settled attempt through its outbox, in the change's own statements; routing-risk's
 // durable consumer records each attempt once, also when the events are delivered again. Webhooks never stores an internal event.
 

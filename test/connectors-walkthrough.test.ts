@@ -1,5 +1,5 @@
 // The walk-through that opens docs/connectors.md, step by step as a merchant with a Stripe and an
-// Adyen account would type it (issue 15, "Done when"): the `svc` CLI as its own process with the
+// Adyen account would type it: the `svc` CLI as its own process with the
 // secrets in its environment, the REST API with the live key, the providers' signed notifications,
 // and Adyen's Settlement details report. The stand-ins play Stripe and Adyen (the official SDKs
 // pointed at them with --api-base-url); everything else is the real stack. Each step asserts what the

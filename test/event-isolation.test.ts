@@ -7,7 +7,7 @@ import { startSplitStack, type SplitStack } from './helpers/split-stack.js';
 import { request } from './helpers/stack.js';
 import { serveLoopback, type LoopbackServer } from './helpers/stand-in-server.js';
 
-// Issue 11, "No event blocks another", on the six parts as processes over real NATS JetStream:
+// No event blocks another, on the six parts as processes over real NATS JetStream:
 // one merchant's largest allowed payment and a refused oversized request hold back nobody; another
 // merchant's payments all reach the ledger and webhooks within seconds.
 

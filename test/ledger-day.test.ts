@@ -13,7 +13,7 @@ import { ISO_TIMESTAMP } from './helpers/api-assertions.js';
 import { eventually } from './helpers/eventually.js';
 import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';
 
-// The Done-when of the ledger: a day of mixed activity through the HTTP gateway, after which
+// The ledger over a day of mixed activity through the HTTP gateway, after which
 // transactions, balances and settlements agree to the unit with what the payments, refunds and
 // payouts APIs said, the journal balances per currency, and replaying every event changes nothing.
 

@@ -15,7 +15,7 @@ import { eventually } from './helpers/eventually.js';
 import { jetStreamForFile } from './helpers/nats-server.js';
 import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';
 
-// Issue 24: the ledger records from internal events. A second ledger (its own database) consumes
+// The ledger records from internal events. A second ledger (its own database) consumes
 // the real stack's stream through real NATS on the internal subjects only, so it never sees a
 // public event; what it records for a payment, a refund and a payout must be what the stack's
 // own ledger recorded, field for field.

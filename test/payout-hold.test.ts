@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { eventually } from './helpers/eventually.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
-// Issue 29: a test payout used to wait a silent minute in `created`. With the defaults a test-mode
+// A test payout used to wait a silent minute in `created`. With the defaults a test-mode
 // payout is held 5 s (still cancellable), says when it will be sent (route.scheduled_for), and is
 // then sent without anyone moving a clock.
 

@@ -13,7 +13,7 @@ import { routes } from '../services/routing-risk/service.js';
 import { createStore } from '../services/routing-risk/store.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
-// Issue 26: the planning request's card network and BIN range come from payments' credentials; a
+// The planning request's card network and BIN range come from payments' credentials; a
 // malformed one (a caller's bug: they name a segment in SQL and in a decision's reason) is refused
 // naming the field, and nothing is decided or stored.
 

@@ -10,7 +10,7 @@ import { runSvc } from './helpers/svc-cli.js';
 // Real JetStream: CI's, or one of the file's own without NATS_URL.
 const { url: natsUrl } = await jetStreamForFile();
 
-// Issue 26's A/B arms through the whole stack: a rule whose variant ranks a sticky half of its
+// Routing's A/B arms through the whole stack: a rule whose variant ranks a sticky half of its
 // payments by another strategy, the arm stored with each decision, the report's figures against
 // the payments sent (outcomes arrive through attempt.settled), a change of strategy starting a new
 // experiment period (audited), and bad updates refused by name. Real Postgres, NATS and HTTP.

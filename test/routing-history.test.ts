@@ -12,7 +12,7 @@ import { DEFAULT_SETTINGS, outcomeKind, recentHealth, type SegmentHistory } from
 import { OutcomeMemory } from '../services/routing-risk/simulator/index.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
-// Issue 26: the planning read's outcome history, as the outcome writer counts it (outcome-store.ts)
+// The planning read's outcome history, as the outcome writer counts it (outcome-store.ts)
 // and store.ts reads it, equals what the routing simulator's in-memory statistics (routing-risk's simulator/) compute from
 // the same outcomes with outcomeKind: so the simulator measures the code the service runs.
 

@@ -8,7 +8,7 @@ import { request, startTestStack, type TestStack } from './helpers/stack.js';
 // Real JetStream: CI's, or one of the file's own without NATS_URL.
 const { url: natsUrl } = await jetStreamForFile();
 
-// Issue 26: routing learns from the attempt.settled events. Payments announce each settled attempt,
+// Routing learns from the attempt.settled events. Payments announce each settled attempt,
 // routing-risk's consumer claims it once and counts it into its minute in the same statement,
 // and the next payment's single planning read ranks the rule's accounts by those windows: the
 // strategy, scores and reason stored with the decision. Real Postgres, NATS JetStream and HTTP.

@@ -14,7 +14,7 @@ import { routes } from '../services/routing-risk/service.js';
 import { createStore } from '../services/routing-risk/store.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
-// Issue 28: routing-risk keeps a scope's accounts and rules in process. Two replicas (two pools,
+// Routing-risk keeps a scope's accounts and rules in process. Two replicas (two pools,
 // two caches, two listeners, each routing-risk's own service) on one real Postgres: a cached plan
 // runs without the planning read, a change made through one replica's API or by anyone's SQL reaches
 // the other within the notification's latency, and a lost LISTEN connection drops the cache.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runSvc } from './helpers/svc-cli.js';
 
-// Issue 26: `svc routing simulate` runs the routing simulator (routing-risk's simulator/, the real
+// `svc routing simulate` runs the routing simulator (routing-risk's simulator/, the real
 // planner and strategies) in the CLI's own process, against no deployment, and prints one row per
 // strategy next to the oracle. Run as an operator would: bin/svc.js as a process of its own.
 

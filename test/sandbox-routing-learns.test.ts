@@ -7,7 +7,7 @@ import { request, startTestStack, type TestStack } from './helpers/stack.js';
 // Real JetStream: CI's, or one of the file's own without NATS_URL.
 const { url: natsUrl } = await jetStreamForFile();
 
-// Issue 26's Done-when, in the sandbox: Demo Alpha approves 80 % and Demo Beta 95 % of this
+// Routing that learns, in the sandbox: Demo Alpha approves 80 % and Demo Beta 95 % of this
 // project's EUR card payments (demo behaviour), a success-rate rule lists the worse one first, and
 // 1,000 payments through the REST API end above 93 % approved with a reason stored for each
 // routing decision and told on the payment's timeline. Because failover to the other account makes end approval easy (1 − 0.2 × 0.05

@@ -15,7 +15,7 @@ import { rowsWritten } from './helpers/eventually.js';
 import { jetStreamForFile } from './helpers/nats-server.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 
-// The routing specification's Done-when, as a merchant lives it: real time (no clock moved), the
+// Routing through a provider's outage, as a merchant lives it: real time (no clock moved), the
 // REST gateway, real Postgres and JetStream. Three demo providers, each best in a different
 // segment (Alpha for USD, Beta for EUR, Gamma second in both), a success-rate rule with default
 // settings listing them in the worst order. After the warm-up, Alpha goes down for USD at whatever

@@ -7,7 +7,7 @@ import { newToken } from '../gateway/dashboard/tokens.js';
 import { DashboardBrowser, MAIL, mailedLink, registerByMail, tokenOf, type DashboardAnswer } from './helpers/dashboard-browser.js';
 import { offsetClock, request, startTestStack, type TestStack } from './helpers/stack.js';
 
-// Issue 23, findings 5 and 7 (red team), reproduced against the whole stack over HTTP:
+// Password reset and sign-in under attack, reproduced against the whole stack over HTTP:
 //  - unauthenticated scrypt work: a bogus reset confirm hashed before its token was checked, nothing
 //    was throttled per address, and a burst of hashing queued the process (/v1 p50 65 → 239 ms);
 //  - lockouts: five wrong sign-ins locked the owner out from that address for 15 minutes, and six
@@ -68,7 +68,7 @@ before(async () => {
 });
 after(async () => stack?.close());
 
-describe('finding 5: no scrypt work for a bogus reset link', () => {
+describe('reset links: no scrypt work for a bogus reset link', () => {
   test('sixteen concurrent confirms with bogus tokens are 422 invalid_token and hash nothing; a real link still hashes once', async () => {
     const before = hashingStats().computed;
     const answers = await Promise.all(Array.from({ length: 16 }, (_, i) =>
@@ -93,7 +93,7 @@ describe('finding 5: no scrypt work for a bogus reset link', () => {
   });
 });
 
-describe('finding 5: per-address throttles (429 rate_limited, Retry-After, nothing done)', () => {
+describe('reset links: per-address throttles (429 rate_limited, Retry-After, nothing done)', () => {
   const limit = defaults.authThrottlePerMinute;
 
   test(`register: ${limit} a minute per address, then 429 and no account; another address still registers`, async () => {
@@ -155,7 +155,7 @@ describe('finding 5: per-address throttles (429 rate_limited, Retry-After, nothi
   });
 });
 
-describe('finding 5: a bound on password hashing in flight', () => {
+describe('reset links: a bound on password hashing in flight', () => {
   test('a burst of registrations and sign-ins is answered 429 beyond the bound at once, never queued; /v1 stays near its baseline', async (t) => {
     const { secret } = await stack.newMerchantKey();
     const list = async () => {
@@ -202,7 +202,7 @@ describe('finding 5: a bound on password hashing in flight', () => {
     // A refused sign-in was never checked, so it is no failure of the pair.
     const attempts = await stack.query('SELECT count(*) FROM gateway.sign_in_attempts WHERE email = $1', [email]);
     assert.equal(Number(attempts.rows[0].count), 0);
-    // Not queued behind the hashing: loose, relative to the same run's baseline (the red team saw ×3.7).
+    // Not queued behind the hashing: loose, relative to the same run's baseline (unthrottled, it was ×3.7).
     const base = median(baseline);
     const busy = median(during);
     t.diagnostic(`/v1 median ${base.toFixed(1)} ms before, ${busy.toFixed(1)} ms during; ${refused.length} of ${answers.length} refused`);
@@ -210,7 +210,7 @@ describe('finding 5: a bound on password hashing in flight', () => {
   });
 });
 
-describe('finding 7: slow guesses down, never lock the right password out', () => {
+describe('sign-in: slow guesses down, never lock the right password out', () => {
   test(`after ${FREE_FAILURES} wrong sign-ins from an address the owner's right password still signs in from there`, async () => {
     const email = await registered('198.18.10.100');
     for (let i = 0; i < FREE_FAILURES; i++) {

@@ -1,4 +1,4 @@
-// Red team finding 6 (caps and fan-out): 150 webhook endpoints and 150 API keys per project were
+// Caps and fan-out: 150 webhook endpoints and 150 API keys per project were
 // accepted, one POST /v1/webhooks/test then sent 151 requests, and event streams had no cap per
 // gateway. Now each documented cap (services/contract/project-caps.ts, EVENT_STREAMS_PER_GATEWAY) is
 // refused with its error envelope on every creation path, concurrent creations never pass it, a

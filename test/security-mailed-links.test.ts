@@ -11,7 +11,7 @@ import { captureLogs } from './helpers/log-sink.js';
 import { linkInRaw, startSmtpStandIn, type SmtpStandIn } from './helpers/smtp-stand-in.js';
 import { offsetClock, startTestStack, type TestStack } from './helpers/stack.js';
 
-// Issue 23, findings 2, 3 and parts of 6 and 7, attacked as the red team did: a reset asked with
+// Mailed links and registration, attacked from outside: a reset asked with
 // `Host: attacker.example`, tokens read from the log, a mailbox flooded with resets, registration
 // telling who has an account, and mailed links that are never swept.
 

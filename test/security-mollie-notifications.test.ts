@@ -1,4 +1,4 @@
-// Red-team finding: Mollie's webhook is unauthenticated and each post made one authenticated Mollie
+// Mollie's webhook is unauthenticated and each post made one authenticated Mollie
 // API call, so anyone who knew an account's pac_ id spent that merchant's Mollie rate limit. Through
 // the REST gateway, against the Mollie stand-in counting every request: posts for one payment are
 // coalesced (one fetch per window, and one more after it if posts came meanwhile), ids that are none

@@ -1,4 +1,4 @@
-// Beyond the red-team list, the same class as Mollie's: every delivery to a PayPal account's webhook
+// The same class as Mollie's notifications: every delivery to a PayPal account's webhook
 // address is verified by asking PayPal (verify-webhook-signature with the account's credentials), so
 // a stranger posting forged deliveries made one authenticated PayPal call each. Through the REST
 // gateway against the PayPal stand-in: at most the account's notification budget per second reaches

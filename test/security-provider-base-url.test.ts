@@ -1,4 +1,4 @@
-// Red team finding 1: a self-registered, unverified merchant connected a Stripe or Adyen account
+// A self-registered, unverified merchant connected a Stripe or Adyen account
 // whose api_base_url was an internal address (http://127.0.0.1:PORT/any/path?), and `test` made the
 // payments part send an authenticated request there and handed back the internal body and whether
 // the port was open. Through the real gateway and dashboard: such a base URL is refused before
@@ -65,7 +65,7 @@ before(async () => {
   stack = await startTestStack({ env: { PROVIDER_SECRET_KEY: PROVIDER_KEY, PROVIDER_BASE_URL_ALLOWLIST: listed.baseUrl } });
   merchant = new DashboardBrowser(stack.baseUrl);
   const email = `attacker-${randomBytes(4).toString('hex')}@example.com`;
-  const registered = await registerByMail(merchant, stack.mailbox, { email, password: PASSWORD, merchant_name: 'Red team' });
+  const registered = await registerByMail(merchant, stack.mailbox, { email, password: PASSWORD, merchant_name: 'Prober' });
   assert.equal(registered.status, 201, JSON.stringify(registered.body));
   session = (await merchant.call('GET', '/session')).body;
 });

@@ -1,4 +1,4 @@
-// Red team finding (SSRF through a credential field), every connector and vault at once: whatever
+// SSRF through a credential field, every connector and vault at once: whatever
 // a credential field holds (stored before any check, so no save-time validation helps), no
 // provider request reaches a loopback, private or link-local address. Each field of each
 // provider's definition is given each attack in turn, in test and live mode, and the connector's

@@ -1,4 +1,4 @@
-// Red team finding (SSRF through a credential field): the address policy guarded api_base_url, but
+// SSRF through a credential field: the address policy guarded api_base_url, but
 // Adyen's live_url_prefix was stored as written and the Adyen library builds
 // https://{prefix}-checkout-live.adyenpayments.com/… from it, which then went out through a plain
 // fetch. A stranger who signed up, switched to live and connected Adyen with a prefix such as
@@ -73,7 +73,7 @@ after(async () => {
 const connect = (credentials: Record<string, string>) =>
   stranger.call('POST', '/provider-accounts', { provider: 'adyen', name: `Adyen ${randomBytes(3).toString('hex')}`, credentials });
 
-describe('credential fields that become part of a host (red team: Adyen live_url_prefix)', () => {
+describe('credential fields that become part of a host (Adyen live_url_prefix)', () => {
   test('a live_url_prefix that is not Adyen\'s shape is a 422 naming the field; nothing stored, nothing sent', async () => {
     for (const prefix of attacks(inside.port)) {
       const res = await connect(adyenCredentials(prefix));

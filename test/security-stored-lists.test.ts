@@ -1,4 +1,4 @@
-// Red team findings 5 and 6 (lists a stranger can grow): 150 credentials of up to 16 KiB each were
+// Lists a stranger can grow: 150 credentials of up to 16 KiB each were
 // accepted on one stored method, and a developer PUT 1,200 sandbox behaviour segments; every payment
 // and listing read them all. Looking again at every list a project can grow that each payment reads,
 // routing rules and active provider accounts had no cap either. Now each list has its documented

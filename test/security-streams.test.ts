@@ -1,4 +1,4 @@
-// Red team finding 4: an event stream opened before its key was revoked kept delivering payment
+// An event stream opened before its key was revoked kept delivering payment
 // events (customer names and emails) for as long as it stayed open. Now a stream ends within
 // seconds of its key's revocation or of its project's allow-list excluding it, on whichever
 // gateway replica holds it, and at a maximum lifetime, each time with a last `stream_ended` event

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { DashboardBrowser, MAIL, mailedLink, registerByMail, tokenOf } from './helpers/dashboard-browser.js';
 import { startTestStack, type TestStack } from './helpers/stack.js';
 
-// Issue 23, finding 7 (team): a member could not be removed, an invitation could not be revoked,
+// Managing a team: a member could not be removed, an invitation could not be revoked,
 // and inviting an email again with another role silently kept the old one. Each is attacked from
 // outside, as owners and members meet it over the dashboard's API.
 

@@ -1,4 +1,4 @@
-// Red team finding 4 (escape sequences on the operator's terminal): a merchant name from any sign-up,
+// Escape sequences on the operator's terminal: a merchant name from any sign-up,
 // and a provider account's name, holding ESC, BEL or C1 control characters was printed raw by `svc
 // merchant list`, `svc status` and `svc provider list`, so a stranger could rewrite the operator's
 // terminal title or screen. Now every text `svc` prints shows control characters (and bidi

@@ -1,4 +1,4 @@
-// Red-team findings on webhook recovery ("resend everything that failed since T"), on real Postgres,
+// Webhook recovery ("resend everything that failed since T"), on real Postgres,
 // NATS and a loopback receiver counting every request: recovery is one at a time per endpoint across
 // replicas (a call while one runs answers that one's progress), never resends a delivery twice within
 // its cool-down, goes through the per-host pacer like any attempt, and sends nothing for a disabled

@@ -1,4 +1,4 @@
-// Red team finding 7 (webhook part): endpoint signing secrets were stored `plain:` whenever
+// Webhook signing secrets at rest: endpoint signing secrets were stored `plain:` whenever
 // WEBHOOK_SECRET_KEY was unset, silently. Now the webhooks part run on its own (Kubernetes, the
 // chart) refuses to start without the key (exit 78 naming it), seals the secrets stored plain
 // before the key was set when it starts with one, and in one process (npm start, tests) says at

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { createTestDatabase } from './helpers/database.js';
 import { freePort } from './helpers/processes.js';
 
-// Issue 29: a test file's before-hook that could not get its database only cancelled its tests,
+// A test file's before-hook that could not get its database only cancelled its tests,
 // with the cause nowhere. The helper's error now says where and why (never the password).
 
 test('a database server that cannot be reached fails createTestDatabase with the address and the cause, no password', async () => {

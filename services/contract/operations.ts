@@ -1,5 +1,5 @@
 // The 22 operations of the contract's Summary table, and those added since (the 3 on a stored method's
-// credentials, issue 25; the events API). Routes, validation, serialisation and the OpenAPI document
+// credentials; the events API). Routes, validation, serialisation and the OpenAPI document
 // are all made from this table.
 import { idParams, credentialParams, AddCredentialBody, CancelBody, CaptureBody, CreatePaymentBody, CreatePaymentMethodBody, CreatePayoutBody,
   DisputeDocumentBody, DisputeEvidenceBody, DisputeListQuery, DISPUTE_DOCUMENT_BODY_LIMIT, EventListQuery, PaymentListQuery, PayoutListQuery, RefundBody, SettlementListQuery, TransactionListQuery, WebhookTestBody,

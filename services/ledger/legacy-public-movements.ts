@@ -3,7 +3,7 @@ import type { EventEnvelope } from '../contract/index.js';
 import { reversal, type Movement } from './movements.js';
 
 /**
- * LEGACY (one version, issue 24): the movement a public money event records, read from the
+ * LEGACY (kept one version): the movement a public money event records, read from the
  * contract's JSON (payment, refund, payout as the API shows them: PaymentJson, RefundJson,
  * PayoutJson). Producers now write internal events the ledger records from
  * (internal-movements.ts); this reader keeps the public events already in the stream during a

@@ -82,7 +82,7 @@ type AnyCall = grpc.ServerUnaryCall<Message, Message> | grpc.ServerWritableStrea
 
 /**
  * The reason ctx.signal carries once a call is answered. Connect's own handlers abort with none,
- * which makes a DOMException with a stack trace on every call (issue 28's profile: ~3 % of a hop's
+ * which makes a DOMException with a stack trace on every call (profiled: ~3 % of a hop's
  * CPU); after the answer the signal only tells leftover work to stop, and one reason made once says it.
  */
 export const ANSWERED = new ConnectError('the call has been answered', Code.Canceled);

@@ -12,7 +12,7 @@ import { fromStatus, toHeaders, toMetadata } from './grpc-metadata.js';
 // A unary call is the hot path (every hop of a payment): it leaves the deadline to grpc-js, which
 // keeps a timer per call anyway, and listens to the caller's signal only if there is one. Connect's
 // runUnaryCall would add a deadline controller, a linked controller and, once answered, an abort
-// with a DOMException and its stack trace, per call (issue 28's profile: ~8 % of a hop's CPU). The
+// with a DOMException and its stack trace, per call (profiled: ~8 % of a hop's CPU). The
 // stream path (only Health.Watch) keeps Connect's runStreamingCall.
 
 const OPTIONS: grpc.ChannelOptions = {

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { cpuOf } from './counts.js';
 
-// Issue 28's CPU budget: what a payment may cost, in CPU milliseconds, if the parts are to answer
+// The CPU budget: what a payment may cost, in CPU milliseconds, if the parts are to answer
 // 0.15 × the baseline's rate when every core is busy, split into a budget per part, printed next to
 // what each part spends (per sequential payment, and under the six-process closed loop).
 

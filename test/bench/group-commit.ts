@@ -5,7 +5,7 @@ import { countPgStatements, perPaymentPg, snapshotPg } from './counts.js';
 import { startInProcessStack } from './in-process-stack.js';
 import { projectPath } from '../../services/platform/paths.js';
 
-// Issue 28's group commit under load: `node dist/test/bench/group-commit.js` runs the six parts in
+// The group commit under load: `node dist/test/bench/group-commit.js` runs the six parts in
 // this process (as `npm start` does, on DATABASE_URL and NATS_URL) and a closed loop of
 // BENCH_CLIENTS (50) unkeyed and then keyed POST /v1/payments for BENCH_SECONDS (10) each, and
 // counts per payment the statements and transactions of each part and the commits that write a

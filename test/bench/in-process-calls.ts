@@ -1,4 +1,4 @@
-// Issue 28: the all-in-one process (`npm start`'s entrypoint) with its parts calling each other
+// The all-in-one process (`npm start`'s entrypoint) with its parts calling each other
 // directly (IN_PROCESS_CALLS=direct, A) and through Connect's router transport (router, B), which
 // encodes every call as gRPC does, in interleaved pairs (paired-runs.ts).
 import { pairedRuns, type PaymentCall, type RunOptions, type Side } from './paired-runs.js';

@@ -4,7 +4,7 @@
 // loop, and one client at a time; the webhooks burst to 4 endpoints (webhooks.ts); the baseline (a
 // bare Fastify route doing one durable Postgres insert) before and after them all; messages per
 // payment (statements and transactions per part, write system calls and CPU per part process); the
-// metrics-overhead pairs; then issue 28's per-part CPU budget against what each part spends
+// metrics-overhead pairs; then the per-part CPU budget against what each part spends
 // (cpu-budget.ts) and, last, its targets table, every figure against the same run's baseline
 // (targets.ts). Prints figures; never passes or fails on them.
 //

@@ -1,4 +1,4 @@
-// Issue 26's planning budget: p99 under 2 ms in routing-risk at the bench's load. Routing-risk's
+// The planning budget: p99 under 2 ms in routing-risk at the bench's load. Routing-risk's
 // PlanPayment is called in-process (the all-in-one's direct transport) on a real Postgres, for a
 // scope whose rule learns (success rate: the planning read returns two hours of five-minute buckets
 // of three accounts at three segment levels) and for one whose rule does not, among 200 other
@@ -6,7 +6,7 @@
 // planning read to the ranked plan: here from the store's planningInputs call to the plan's
 // decisions being handed to be written (the store and writer are wrapped, the service is routing-risk's own). Printed, never
 // asserted. Each row runs twice, interleaved: without the planning cache (every plan reads the
-// scope's accounts and rules, as before issue 28) and with it (planning-cache.ts, live through its
+// scope's accounts and rules) and with it (planning-cache.ts, live through its
 // listener), with the statements per plan and this process's CPU per plan (the whole call, its
 // decisions' batched insert included) counted. Run: `npm run bench:planning` (BENCH_SECONDS,
 // BENCH_RATE, BENCH_CLIENTS).

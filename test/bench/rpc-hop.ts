@@ -96,7 +96,7 @@ async function measure(label: string, call: Call): Promise<void> {
   console.log(`${label.padEnd(62)} ${figures.join('  ')}`);
 }
 
-/** grpc-js options tried on both ends of a bare grpc-js hop (docs/performance.md, issue 28). */
+/** grpc-js options tried on both ends of a bare grpc-js hop (docs/performance.md). */
 const OPTION_SETS: Array<[string, grpc.ChannelOptions]> = [
   ['defaults', {}],
   ['channelz off', { 'grpc.enable_channelz': 0 }],

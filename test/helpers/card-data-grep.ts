@@ -1,4 +1,4 @@
-// The card-data grep of issue 25: everything a test stack wrote (every table of every schema of
+// The card-data grep: everything a test stack wrote (every table of every schema of
 // its database as text, every message of its JetStream stream, the log lines captured) searched
 // for a card's number, expiry and CVC. The same search run on a stand-in's own record proves it
 // can find what is there.

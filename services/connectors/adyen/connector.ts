@@ -66,7 +66,7 @@ export function paymentParams(
     reference: req.attemptId,
     ...method,
     // The customer is absent: a recurring charge on agreed terms, tied by the scheme's id to the
-    // payment they made in person (docs/decisions.md, issue 25 step 5).
+    // payment they made in person (docs/decisions.md, merchant-initiated payments).
     ...(mit && {
       shopperInteraction: 'ContAuth' as PaymentRequest['shopperInteraction'],
       recurringProcessingModel: 'Subscription' as PaymentRequest['recurringProcessingModel'],

@@ -1,4 +1,4 @@
-// Stripe Vault and Forward as a vault connection (issue 25, vault-connection.ts): its secret key
+// Stripe Vault and Forward as a vault connection (vault-connection.ts): its secret key
 // sealed, the providers it may forward a saved card to (`destinations`; Stripe must have enabled
 // forwarding to each destination's endpoint for the account) and the account's fee charged per
 // forwarded attempt. It takes no payment itself, so routing never plans its accounts

@@ -58,7 +58,7 @@ function forwardedReach(c: PaymentCredential, vaults: VaultRoute[]): ReachInit[]
   })));
 }
 
-/** Credentials without a known issuer (stored before issue 25 without provider_code) get one from their shape. */
+/** Credentials without a known issuer (stored before credentials named their provider_code) get one from their shape. */
 function withIssuer(c: PaymentCredential, issuerOf: IssuerOf): PaymentCredential {
   return c.kind === 'provider_token' && !c.providerCode ? { ...c, providerCode: issuerOf(c.token) ?? null } : c;
 }

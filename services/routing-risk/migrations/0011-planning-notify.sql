@@ -1,4 +1,4 @@
--- Issue 28: each replica keeps its scopes' accounts and rules, and the closed buckets of their outcome
+-- Each replica keeps its scopes' accounts and rules, and the closed buckets of their outcome
 -- history, in memory (planning-cache.ts). Every change to what the planning read takes from these
 -- tables notifies channel routing_risk_planning: a scope as a JSON array [merchant, project, mode],
 -- or '*' for what every scope may read (the providers, the shared demo accounts, a truncate), and

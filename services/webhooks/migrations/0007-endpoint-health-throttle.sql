@@ -1,4 +1,4 @@
--- Endpoint health, throttles and notices (issue 29; sweep.ts, throttle.ts, deliveries.ts complete()).
+-- Endpoint health, throttles and notices (sweep.ts, throttle.ts, deliveries.ts complete()).
 
 -- Health: since when every attempt to the endpoint has failed (NULL after a success) and its latest
 -- failure; the sweep disables an endpoint failing for WEBHOOK_DISABLE_AFTER_HOURS.
