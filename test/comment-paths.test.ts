@@ -2,29 +2,21 @@
 // from the project's root, from the commenting file's folder or one above it, as the tail of a
 // path, or (a bare file name) somewhere in the project.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { projectPath } from '../services/platform/paths.js';
+import { projectFiles } from './helpers/project-files.js';
 
-const SKIPPED = new Set(['node_modules', 'dist', '.git', '.data', 'gen']);
 const SOURCES = /\.(ts|tsx|mjs|js|ya?ml|sh)$/;
 /** Files of other projects a comment names on purpose: a library's own file or name. */
 const ELSEWHERE = new Set(['nats.js', 'core/fetcher/Fetcher.d.ts', '../files/prometheus-rules.yaml']);
-
-function files(dir = ''): string[] {
-  return readdirSync(projectPath(dir), { withFileTypes: true }).flatMap((e) => {
-    if (SKIPPED.has(e.name)) return [];
-    const path = dir ? `${dir}/${e.name}` : e.name;
-    return e.isDirectory() ? files(path) : [path];
-  });
-}
 
 const COMMENT = /(?:\/\/|\/\*|^\s*\*|^\s*#)(.*)$/;
 const PATH = /(?<![\w./@-])((?:[\w.-]+\/)*[\w-]+(?:\.[\w-]+)*\.(?:ts|tsx|mjs|js|md|ya?ml|proto|sql|json|sh))(?![\w/])/g;
 
 test('every file a comment names exists', () => {
-  const all = files();
+  const all = projectFiles();
   const names = new Set(all.map((f) => basename(f)));
   const exists = (p: string) => existsSync(projectPath(p)) || existsSync(projectPath(p.replace(/\.js$/, '.ts')));
   const found = (from: string, p: string): boolean => {

@@ -1,20 +1,9 @@
 // Reading the project's Markdown as a reader's browser would: headings and links outside code.
-import { readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { projectPath } from '../../services/platform/paths.js';
-
-const SKIPPED = new Set(['node_modules', 'dist', '.git', '.data', 'gen']);
+import { projectFiles } from '../helpers/project-files.js';
 
 /** Every Markdown file of the project, as paths relative to its root. */
-export function markdownFiles(dir = projectPath()): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (SKIPPED.has(entry.name)) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...markdownFiles(path));
-    else if (entry.name.endsWith('.md')) out.push(relative(projectPath(), path));
-  }
-  return out.sort();
+export function markdownFiles(): string[] {
+  return projectFiles().filter((f) => f.endsWith('.md'));
 }
 
 /** The lines outside fenced code blocks, each with its 1-based number. */
