@@ -1,4 +1,4 @@
-// Five live providers in one project, tried as a merchant with live accounts at all five providers would, in
+// Five live providers in one project, tried as a merchant with live accounts at all five would, in
 // ONE project, following docs/connectors.md: each account connected through the management API and
 // pointed at its stand-in (the official SDKs behind the shipped connectors), then a stored card
 // soft-declined at Stripe failing over to Checkout.com, a wallet payment sent to PayPal by a routing

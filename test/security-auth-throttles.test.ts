@@ -202,7 +202,7 @@ describe('reset links: a bound on password hashing in flight', () => {
     // A refused sign-in was never checked, so it is no failure of the pair.
     const attempts = await stack.query('SELECT count(*) FROM gateway.sign_in_attempts WHERE email = $1', [email]);
     assert.equal(Number(attempts.rows[0].count), 0);
-    // Not queued behind the hashing: loose, relative to the same run's baseline (unthrottled, it was ×3.7).
+    // Not queued behind the hashing: loose, relative to the same run's baseline (unbounded, ×3.7).
     const base = median(baseline);
     const busy = median(during);
     t.diagnostic(`/v1 median ${base.toFixed(1)} ms before, ${busy.toFixed(1)} ms during; ${refused.length} of ${answers.length} refused`);

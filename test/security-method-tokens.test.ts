@@ -1,4 +1,4 @@
-// Stored method tokens at rest: payments.payment_method_credentials held stored methods' provider and vault
+// Tokens at rest: payments.payment_method_credentials held stored methods' provider and vault
 // tokens unencrypted, so a database dump or backup alone could charge every stored card. Now each
 // token is sealed with the provider credentials' secret box (AES-256-GCM under PROVIDER_SECRET_KEY);
 // rows stored before are sealed when the payments part starts with the key, the copy migration 0016

@@ -5,7 +5,8 @@ import type { Logger } from './logger.js';
 // of exiting: in Kubernetes the parts, the database and the broker start in any order, a broker
 // restarted under load answers connections before its JetStream API keeps up, and a crash loop
 // hides the reason. Every step retries until START_TIMEOUT_MS (the chart's startup probe budget)
-// is spent, then the process exits 1 with one line naming the step. docs/decisions/2026-11-27-start-up-and-the-http-edge.md.
+// is spent, then the process exits 1 with one line naming the step
+// (docs/decisions/2026-11-27-start-up-and-the-http-edge.md).
 
 // What no wait can fix is reported at once: a wrong password, a database or schema that does not
 // exist, SQL a migration cannot run (Postgres SQLSTATE classes), credentials NATS refuses.

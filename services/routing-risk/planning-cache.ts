@@ -2,8 +2,8 @@ import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { ProviderAccount } from './provider-account.js';
 import type { RoutingRule } from './routing-rules.js';
 
-// What planning a payment reads that rarely changes, kept in process so that a plan reads less
-//: a scope's accounts and routing rules, and the closed buckets of its outcome history
+// What planning a payment reads that rarely changes, kept in process so that a plan reads less:
+// a scope's accounts and routing rules, and the closed buckets of its outcome history
 // (those before the bucket under way; the open one is read on every plan). Correct across replicas:
 // every write to those tables notifies (migration 0011's triggers) and planning-listener.ts drops
 // what it names; this process's own API changes drop theirs before they answer; nothing is kept or

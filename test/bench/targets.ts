@@ -1,7 +1,7 @@
 import type { Result } from './load.js';
 import { TARGET_RATIO } from './cpu-budget.js';
 
-// The throughput and latency targets, each against the same run's baseline (the mean of the two baselines around
+// The targets, each against the same run's baseline (the mean of the two baselines around
 // the loads): rates as a ratio to the baseline's rate at the same client count, latencies in ms
 // and as a multiple of the baseline's own one-client p50 or p99. Printed, never judged by exit code.
 

@@ -1,4 +1,4 @@
--- The cost left in learning from outcomes: outcome_minutes are counted by the batched statement that claims the
+-- Learning's last cost: outcome_minutes are counted by the batched statement that claims the
 -- outcome rows (outcome-store.ts), one grouped upsert per batch instead of three per row, and only
 -- for scopes with a learning rule; so the per-row trigger of 0008 goes.
 DROP TRIGGER attempt_outcomes_minute ON attempt_outcomes;
