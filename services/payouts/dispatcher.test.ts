@@ -21,6 +21,7 @@ test('each demo scenario forces its outcome: status, failure, the fee charged an
     hard_decline: ['failed', 'hard_decline', 0n, 5020n, 'payout.failed'],
     unavailable: ['failed', 'provider_unavailable', 0n, 5020n, 'payout.failed'],
     timeout: ['processing', null, 20n, 0n, undefined],
+    insufficient_funds: ['failed', 'insufficient_funds', 0n, 5020n, 'payout.failed'],
   };
   assert.deepEqual(PAYOUT_SCENARIOS.map((s) => s.name), Object.keys(expected));
   for (const [scenario, [status, code, fee, release, event]] of Object.entries(expected)) {
