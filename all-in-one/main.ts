@@ -36,6 +36,13 @@ async function supervise(config: Config, logger: Logger, count: number): Promise
   const workers = superviseWorkers(count, logger);
   let stopping: Promise<boolean> | undefined;
   const stop = () => (stopping ??= workers.stop());
+  const onSignal = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    // Past SHUTDOWN_TIMEOUT_MS each worker exits 1 by itself; this one waits for them.
+    void stop().then((clean) => process.exit(clean ? 0 : 1));
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
   let baseUrl: string;
   try {
     baseUrl = await workers.ready;
@@ -45,13 +52,6 @@ async function supervise(config: Config, logger: Logger, count: number): Promise
   }
   // Once, here: the workers never make the first merchant nor print.
   await announce({ config, databaseUrl: config.databaseUrl!, baseUrl, embedded: false, localKeys, workers: count });
-  const onSignal = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    // Past SHUTDOWN_TIMEOUT_MS each worker exits 1 by itself; this one waits for them.
-    void stop().then((clean) => process.exit(clean ? 0 : 1));
-  };
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
-  process.on('SIGINT', () => onSignal('SIGINT'));
 }
 
 /** The whole service in this process: alone, or as one of several workers. */

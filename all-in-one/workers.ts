@@ -1,5 +1,5 @@
 // `npm start` on an external Postgres and NATS: WORKERS processes (node:cluster) each run the
-// whole service and share PORT, so the request path uses every core. Each worker is a replica like
+// whole service and share PORT, so the request path can use every core. Each worker is a replica like
 // a deployment's: leases, the clock and idempotency live in Postgres, events in JetStream. The
 // embedded Postgres and the in-process bus belong to one process, so without both URLs it is one.
 import cluster, { type Worker } from 'node:cluster';
@@ -7,14 +7,16 @@ import { availableParallelism } from 'node:os';
 import { ConfigError, type Config } from '../services/platform/config.js';
 import type { Logger } from '../services/platform/logger.js';
 
-// Each worker opens its own pools (parts × DATABASE_POOL_SIZE): a default that stays within a
-// stock Postgres's max_connections on a large machine; WORKERS asks for more.
+// WORKERS=0's most: each worker opens its own pools (parts × DATABASE_POOL_SIZE), and a stock
+// Postgres's max_connections should hold them on a large machine; a number asks for more.
 const MOST_BY_DEFAULT = 4;
+
+const RESTART_DELAY_MS = 1_000;
 
 /** What a worker tells the supervisor once it serves. */
 interface Ready { svcWorkerReady: { baseUrl: string } }
 
-/** How many processes serve: WORKERS, or one per core; always one on the embedded database or bus. */
+/** How many processes serve: WORKERS (0: one per core); always one on the embedded database or bus. */
 export function workerCount(config: Config): number {
   const shareable = config.databaseUrl !== undefined && config.natsUrl !== undefined;
   if (config.workers > 1 && !shareable) {
@@ -74,7 +76,8 @@ export function superviseWorkers(count: number, logger: Logger): Supervisor {
         return;
       }
       logger.error({ pid: worker.process.pid, code, signal }, 'worker exited; starting another');
-      fork();
+      // A pause, so a worker that cannot start (Postgres gone) is retried, not forked in a hot loop.
+      setTimeout(() => { if (!stopping) fork(); }, RESTART_DELAY_MS);
     });
     return worker;
   };

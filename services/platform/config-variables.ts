@@ -18,7 +18,7 @@ export const WHOLE_NUMBERS = {
   METRICS_PORT: { default: 0, min: 0, max: 65535 },
   HEALTH_CHECK_INTERVAL_MS: { default: 5_000, min: 100, max: 60_000 },
   EMBEDDED_POSTGRES_PORT: { default: 54329, min: 1, max: 65535 },
-  WORKERS: { default: 0, min: 0, max: 64 },
+  WORKERS: { default: 1, min: 0, max: 64 },
   DATABASE_POOL_SIZE: { default: 10, min: 1, max: 200 },
   DATABASE_CONNECT_TIMEOUT_MS: { default: 2_000, min: 100, max: 60_000 },
   DATABASE_STATEMENT_TIMEOUT_MS: { default: 5_000, min: 100, max: 600_000 },
@@ -288,10 +288,9 @@ export const VARIABLES: readonly VariableDoc[] = [
   },
   {
     names: ["WORKERS"],
-    defaultNote: "(always 1 without both `DATABASE_URL` and `NATS_URL`)",
     usedBy: "all-in-one",
     meaning:
-      "Processes `npm start` serves from when `DATABASE_URL` and `NATS_URL` are both set (`0`: one per core, at most 4): each runs the whole service and they share `PORT`, one supervising process restarting a worker that dies and stopping them all on SIGTERM. `1` serves from one process. More than 1 needs both variables (the embedded Postgres and the in-process bus belong to one process) and no `METRICS_PORT` (each worker counts only its own requests); each worker opens its own pools, so parts × workers × `DATABASE_POOL_SIZE` must stay below Postgres's `max_connections` (docs/performance.md, \"Every core\").",
+      "Processes `npm start` serves from when `DATABASE_URL` and `NATS_URL` are both set (`0`: one per core, at most 4): each runs the whole service and they share `PORT`, one supervising process making the first merchant, printing the start-up text, restarting a worker that dies and stopping them all on SIGTERM. More than 1 needs both variables (the embedded Postgres and the in-process bus belong to one process) and no `METRICS_PORT` (each worker counts only its own requests); each worker opens its own pools, so parts × workers × `DATABASE_POOL_SIZE` must stay below Postgres's `max_connections`, and `EVENT_STREAMS_PER_GATEWAY` applies per worker. It pays only with cores that Postgres and NATS leave free (docs/performance.md, \"Every core\").",
   },
   {
     names: ["OUTBOX_POLL_MS"],
