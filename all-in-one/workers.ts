@@ -1,6 +1,6 @@
 // `npm start` on an external Postgres and NATS: WORKERS processes (node:cluster) each run the
-// whole service and share PORT, so the request path can use every core. Each worker is a replica like
-// a deployment's: leases, the clock and idempotency live in Postgres, events in JetStream. The
+// whole service and share PORT, so the request path can use every core. Each worker is a replica
+// like a deployment's: leases, the clock and idempotency live in Postgres, events in JetStream. The
 // embedded Postgres and the in-process bus belong to one process, so without both URLs it is one.
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
@@ -55,7 +55,7 @@ export function superviseWorkers(count: number, logger: Logger): Supervisor {
   const serving = new Set<number>();
   const exitCodes: (number | null)[] = [];
 
-  const fork = (): Worker => {
+  const fork = (): void => {
     const worker = cluster.fork();
     worker.on('message', (message: Partial<Ready>) => {
       if (!message?.svcWorkerReady) return;
@@ -79,7 +79,6 @@ export function superviseWorkers(count: number, logger: Logger): Supervisor {
       // A pause, so a worker that cannot start (Postgres gone) is retried, not forked in a hot loop.
       setTimeout(() => { if (!stopping) fork(); }, RESTART_DELAY_MS);
     });
-    return worker;
   };
   for (let i = 0; i < count; i++) fork();
 
