@@ -18,6 +18,7 @@ export const WHOLE_NUMBERS = {
   METRICS_PORT: { default: 0, min: 0, max: 65535 },
   HEALTH_CHECK_INTERVAL_MS: { default: 5_000, min: 100, max: 60_000 },
   EMBEDDED_POSTGRES_PORT: { default: 54329, min: 1, max: 65535 },
+  WORKERS: { default: 1, min: 0, max: 64 },
   DATABASE_POOL_SIZE: { default: 10, min: 1, max: 200 },
   DATABASE_CONNECT_TIMEOUT_MS: { default: 2_000, min: 100, max: 60_000 },
   DATABASE_STATEMENT_TIMEOUT_MS: { default: 5_000, min: 100, max: 600_000 },
@@ -284,6 +285,12 @@ export const VARIABLES: readonly VariableDoc[] = [
     usedBy: "all-in-one",
     meaning:
       "Port of the embedded Postgres. When another process holds it (a second `npm start`), start-up stops with one line naming the port and this variable (exit 1); it never moves to another port by itself.",
+  },
+  {
+    names: ["WORKERS"],
+    usedBy: "all-in-one",
+    meaning:
+      "Processes `npm start` serves from when `DATABASE_URL` and `NATS_URL` are both set (`0`: one per core, at most 4): each runs the whole service and they share `PORT`, one supervising process making the first merchant, printing the start-up text, restarting a worker that dies and stopping them all on SIGTERM. More than 1 needs both variables (the embedded Postgres and the in-process bus belong to one process) and no `METRICS_PORT` (each worker counts only its own requests); each worker opens its own pools, so parts × workers × `DATABASE_POOL_SIZE` must stay below Postgres's `max_connections`, and `EVENT_STREAMS_PER_GATEWAY` applies per worker. It pays only with cores that Postgres and NATS leave free (docs/performance.md, \"Every core\").",
   },
   {
     names: ["OUTBOX_POLL_MS"],

@@ -87,6 +87,13 @@ export async function cpuMs(pid: number): Promise<number> {
   return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * TICK_MS;
 }
 
+/** CPU of `pid` and its children (`npm start`'s workers): what the whole deployment spends. */
+export async function treeCpuMs(pid: number): Promise<number> {
+  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  const pids = [pid, ...children.trim().split(/\s+/).filter(Boolean).map(Number)];
+  return (await Promise.all(pids.map(cpuMs))).reduce((a, b) => a + b, 0);
+}
+
 /** Pids of every process whose command name is `comm` (all Postgres backends, the NATS server). */
 export async function pidsNamed(comm: string): Promise<number[]> {
   const { readdir } = await import('node:fs/promises');

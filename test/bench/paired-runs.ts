@@ -4,11 +4,11 @@
 // printed, never judged. Besides throughput and latency, each run reports the server process's CPU
 // time per payment: on a busy two-core machine the rates swing with whatever else runs, while the
 // CPU a payment costs the process barely does, so that ratio is the steadier measure.
-// Used by metrics-overhead.ts and in-process-calls.ts.
+// Used by metrics-overhead.ts, in-process-calls.ts and workers.ts.
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { closedLoop, format, type Call, type Result } from './load.js';
-import { cpuMs } from './counts.js';
+import { treeCpuMs } from './counts.js';
 import { startAllInOne, type AllInOneVariant } from '../helpers/all-in-one-process.js';
 
 export type PaymentCall = (secret: string, keyed: boolean) => () => Call;
@@ -34,9 +34,9 @@ export async function oneRun(natsUrl: string, call: PaymentCall, side: Side, opt
     const beside = side.beside?.();
     const pid = target.process.child.pid!;
     if (side.profile) process.kill(pid, 'SIGUSR2');
-    const cpuBefore = await cpuMs(pid);
+    const cpuBefore = await treeCpuMs(pid);
     const result = await closedLoop(target.baseUrl, plain, 201, clients, seconds);
-    const cpuMsPerPayment = ((await cpuMs(pid)) - cpuBefore) / Math.max(1, result.requests);
+    const cpuMsPerPayment = ((await treeCpuMs(pid)) - cpuBefore) / Math.max(1, result.requests);
     if (side.profile) {
       process.kill(pid, 'SIGUSR2');
       for (let i = 0; i < 100 && !existsSync(side.profile); i++) await sleep(100);

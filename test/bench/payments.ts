@@ -13,7 +13,8 @@
 // BENCH_OVERHEAD_PAIRS=0) before its tables;
 // `--only counts` just the messages per payment (statements, write calls, CPU), without the load runs.
 // `--only in-process-calls` the all-in-one process with direct and router in-process calls
-// (in-process-calls.ts), BENCH_OVERHEAD_PAIRS pairs. `--only targets` the loads, the webhooks burst,
+// (in-process-calls.ts), BENCH_OVERHEAD_PAIRS pairs; `--only workers` `npm start` as one process and as
+// one worker per core (workers.ts), BENCH_OVERHEAD_PAIRS pairs. `--only targets` the loads, the webhooks burst,
 // the budget (under load only) and the targets table, without the counts and the overhead pairs.
 //
 // BENCH_ROOT=<another checkout> runs that checkout's build instead (its parts and its `pg`), so a
@@ -26,6 +27,7 @@ import { printBudget, spendDuring, type Spend } from './cpu-budget.js';
 import { baselineRate, printTargets, type Baseline, type ModeFigures } from './targets.js';
 import { webhooksBench } from './webhooks.js';
 import { inProcessCalls } from './in-process-calls.js';
+import { workers } from './workers.js';
 import { metricsOverhead } from './metrics-overhead.js';
 import { startAllInOne, type DeploymentTarget } from '../helpers/all-in-one-process.js';
 import { freePort, spawnPart, waitForHttp } from '../helpers/processes.js';
@@ -187,12 +189,14 @@ if (ONLY === 'metrics-overhead') {
   await overhead();
 } else if (ONLY === 'in-process-calls') {
   await inProcessCalls(natsUrl, paymentCall, paired);
+} else if (ONLY === 'workers') {
+  await workers(natsUrl, paymentCall, paired);
 } else if (ONLY === 'counts') {
   await counts();
 } else if (ONLY === 'targets') {
   printTables(await loads(false));
 } else if (ONLY !== undefined) {
-  console.error(`bench: --only knows metrics-overhead, in-process-calls, counts and targets, not ${ONLY}`);
+  console.error(`bench: --only knows metrics-overhead, in-process-calls, workers, counts and targets, not ${ONLY}`);
   process.exit(2);
 } else {
   const run = await loads(true);

@@ -77,6 +77,8 @@ export interface CommonSettings {
   dataDir: string;
   /** Port of the embedded Postgres that `npm start` runs when DATABASE_URL is not set. */
   embeddedPostgresPort: number;
+  /** Processes `npm start` serves from (WORKERS); 0 picks one per core (all-in-one/workers.ts). */
+  workers: number;
   outboxPollMs: number;
   /** Hours a published outbox row is kept for `svc outbox republish`; 0 keeps them all. */
   outboxRetentionHours: number;
@@ -212,6 +214,7 @@ export function commonSettings(env: Env): CommonSettings {
     logLevel,
     dataDir: str(env, 'DATA_DIR') ?? '.data',
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT'),
+    workers: int(env, 'WORKERS'),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS'),
     outboxRetentionHours: int(env, 'OUTBOX_RETENTION_HOURS'),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS'),
