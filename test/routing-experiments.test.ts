@@ -105,8 +105,14 @@ describe('A/B arms of a routing rule and their report', () => {
     const body = await eventually('the report to count every outcome', async () => {
       const res = await report();
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      const counted = res.body.arms.map((a: any) => ({ payments: a.payments, approved: a.approved, first_attempt_approved: a.first_attempt_approved }));
-      const want = [expected.control!, expected.variant!].map((t) => ({ payments: t.payments, approved: t.approved, first_attempt_approved: t.first_attempt_approved }));
+      // Failover attempts' outcomes may arrive after their payments' decisions: wait for those too.
+      const counted = res.body.arms.map((a: any) => ({
+        payments: a.payments, approved: a.approved, first_attempt_approved: a.first_attempt_approved,
+        extra: a.failover.extra_attempts_per_payment,
+      }));
+      const want = [expected.control!, expected.variant!].map((t) => ({
+        payments: t.payments, approved: t.approved, first_attempt_approved: t.first_attempt_approved, extra: t.extra / t.payments,
+      }));
       return JSON.stringify(counted) === JSON.stringify(want) ? res.body : undefined;
     });
     assert.equal(body.object, 'routing_rule_report');
