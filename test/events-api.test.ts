@@ -42,6 +42,12 @@ describe('the events API', () => {
       key, body: { amount: 1250, currency: 'EUR', payment_method: 'card', test_scenario: 'success' },
     });
     assert.equal(pay.status, 201);
+    // A test payout draws on what test payments processed: wait until the ledger has the payment.
+    await eventually(async () => {
+      const balances = await request(stack.baseUrl, 'GET', '/v1/balances', { key });
+      const eur = (balances.body.data as Array<{ currency: string; processed_net: number }>).find((b) => b.currency === 'EUR');
+      return eur && eur.processed_net > 0 ? true : undefined;
+    });
     const payout = await request(stack.baseUrl, 'POST', '/v1/payouts', {
       key, body: { amount: 500, currency: 'EUR', destination: { type: 'bank_account', token: 'ben_demo_1', display: '•••• 4321' } },
     });
