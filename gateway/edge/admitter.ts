@@ -14,9 +14,6 @@ import type { WindowCounts } from './rate-limit.js';
 // the request (counts in memory, reconciled through Postgres, rate-counter.ts). Each concern is its
 // own function: the lookup, the count, the last-use stamp, and the background reconciliation.
 
-/** A round trip on the LISTEN connection this often: a connection dead without an error is found within twice this. */
-export const LISTEN_HEARTBEAT_MS = 500;
-
 /** A presented key's identity, the ceiling that applies to it and the count of this request. */
 export interface Admission {
   identity: Identity;
@@ -45,7 +42,7 @@ export function createAdmitter(deps: AdmitterDeps) {
   }, 256);
   const listener = notificationListener({
     pool: deps.pool, logger: deps.logger, channel: ADMISSION_CHANNEL, subject: 'gateway: admission cache',
-    heartbeatMs: LISTEN_HEARTBEAT_MS, retryMs: deps.retryMs,
+    retryMs: deps.retryMs,
     onNotification: (payload) => deps.keyCache.drop(parseChange(payload)),
     onLive: (live) => deps.keyCache.setLive(live),
   });

@@ -13,6 +13,12 @@ import type { Logger } from './logger.js';
 /** Wait before listening again after the connection was lost or could not be made. */
 export const LISTEN_RETRY_MS = 1_000;
 
+/**
+ * A round trip on the connection this often: a connection dead without an error is found within
+ * twice this. On by default: a cache that never hears it missed a notification serves stale rows.
+ */
+export const LISTEN_HEARTBEAT_MS = 500;
+
 export interface NotificationListenerOptions {
   pool: Pool;
   channel: string;
@@ -29,6 +35,7 @@ export interface NotificationListenerOptions {
 
 export function notificationListener(opts: NotificationListenerOptions) {
   const retryMs = opts.retryMs ?? LISTEN_RETRY_MS;
+  const heartbeatMs = opts.heartbeatMs ?? LISTEN_HEARTBEAT_MS;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
@@ -71,7 +78,7 @@ export function notificationListener(opts: NotificationListenerOptions) {
       await client.query(`LISTEN ${opts.channel}`);
       if (held !== client) return;
       opts.onLive(true);
-      if (opts.heartbeatMs) beat(client, opts.heartbeatMs);
+      if (heartbeatMs > 0) beat(client, heartbeatMs);
     } catch (err) {
       lose(client, err as Error);
     }

@@ -8,8 +8,9 @@ import type { RoutingRule } from './routing-rules.js';
 // every write to those tables notifies (migration 0011's triggers) and planning-listener.ts drops
 // what it names; this process's own API changes drop theirs before they answer; nothing is kept or
 // served while the listener is not listening, since notifications would be missed then, and going
-// live (a reconnection) starts empty. The TTL bounds what a silently dead listening connection could
-// leave stale. A read that a drop overtook is not kept. Never here: velocity (every payment counts).
+// live (a reconnection) starts empty. A listening connection that died silently (a partition) is
+// found by the listener's heartbeat within a second; the TTL is a last bound on anything stale.
+// A read that a drop overtook is not kept. Never here: velocity (every payment counts).
 
 /** The channel migration 0011's triggers notify. */
 export const PLANNING_CHANNEL = 'routing_risk_planning';
