@@ -2,11 +2,11 @@ import { availableParallelism } from 'node:os';
 import { cpuOf } from './counts.js';
 
 // The CPU budget: what a payment may cost, in CPU milliseconds, if the parts are to answer
-// 0.15 × the baseline's rate when every core is busy, split into a budget per part, printed next to
+// 0.08 × the baseline's rate when every core is busy, split into a budget per part, printed next to
 // what each part spends (per sequential payment, and under the six-process closed loop).
 
 /** The rate the six-process and all-in-one modes are to reach, as a multiple of the baseline's. */
-export const TARGET_RATIO = 0.15;
+export const TARGET_RATIO = 0.08;
 
 // Each part's share of the budget, from where a payment's work must be rather than where it is
 // today. Postgres gets the largest: the baseline's own request is one durable commit and little

@@ -84,6 +84,11 @@ export const countMessages = {
   },
 };
 
+/** Write calls per payment of all the part processes together; undefined when not counted. */
+export function totalWrites(counts: MessageCounts | undefined): number | undefined {
+  return counts?.writes && Object.values(counts.writes).reduce((s, n) => s + n, 0);
+}
+
 export function printCounts(counts: MessageCounts): void {
   const parts = ['gateway', 'payments', 'routing_risk', 'ledger', 'payouts', 'webhooks'];
   const cell = (m: Map<string, PgCounts> | undefined, p: string, k: keyof PgCounts) => (m?.get(p)?.[k] ?? 0).toFixed(1);
@@ -95,7 +100,7 @@ export function printCounts(counts: MessageCounts): void {
     const proc = p.replace('_', '-');
     console.log(`| ${proc} | ${cell(counts.pg, p, 'statements')} | ${cell(counts.pg, p, 'transactions')} | ${cell(counts.keyedPg, p, 'statements')} | ${counts.writes?.[proc]?.toFixed(1) ?? '—'} |`);
   }
-  const writes = Object.values(counts.writes ?? {}).reduce((s, n) => s + n, 0);
+  const writes = totalWrites(counts) ?? 0;
   const cpu = Object.entries(counts.cpu ?? {}).map(([p, ms]) => `${p} ${ms.toFixed(2)}`).join(', ');
   const cpuTotal = Object.values(counts.cpu ?? {}).reduce((s, n) => s + n, 0);
   console.log(`| all | ${sum(counts.pg, 'statements').toFixed(1)} | ${sum(counts.pg, 'transactions').toFixed(1)} | ${sum(counts.keyedPg, 'statements').toFixed(1)} | ${writes.toFixed(1)} |`);

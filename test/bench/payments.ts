@@ -21,7 +21,7 @@
 // before/after pair is two invocations a minute apart on the same machine state; only the spawned
 // entries (parts, baseline server, webhooks part) come from it, this checkout's harness drives them.
 import { closedLoop, format, oneClient, openLoop, type Call, type Result } from './load.js';
-import { countMessages, printCounts, type MessageCounts } from './message-counts.js';
+import { countMessages, printCounts, totalWrites, type MessageCounts } from './message-counts.js';
 import { cpuGroups } from './counts.js';
 import { printBudget, spendDuring, type Spend } from './cpu-budget.js';
 import { baselineRate, printTargets, type Baseline, type ModeFigures } from './targets.js';
@@ -182,6 +182,7 @@ function printTables(run: Awaited<ReturnType<typeof loads>>): void {
   printTargets({
     baselines: run.baselines, clients: { six: CLIENTS, allInOne: ALL_IN_ONE_CLIENTS },
     six: run.six, allInOne: run.allInOne, webhooks: run.webhooksPerSecond,
+    writes: totalWrites(run.sequential),
   });
 }
 
