@@ -1,15 +1,19 @@
 // `node dist/test/bench/six-processes-cpu.js`: the six parts as separate processes under a closed
-// loop of POST /v1/payments (BENCH_CLIENTS, 16; BENCH_SECONDS, 8), and each part's CPU time per
+// loop of POST /v1/payments (BENCH_CLIENTS, 16; BENCH_SECONDS, 8), and each process's CPU time per
 // payment over the measured window (/proc/<pid>/stat, no idle subtracted: under load the idle
-// background is noise). With BENCH_PROFILE_DIR, the gateway and payments processes are profiled
-// over that window (profile-preload.ts) and each profile's busy samples are printed by owner.
-// BENCH_ROOT runs another checkout's parts. BENCH_ALL_IN_ONE=1 runs `npm start`'s process instead
-// (profiled whole), so BENCH_CLIENTS=1 shows where a lone payment's CPU goes in either mode.
-// Prints figures; never passes or fails on them.
+// background is noise), the database's Postgres processes and the NATS server included. With
+// BENCH_PROFILE_DIR, every part process is profiled over that window (profile-preload.ts): each
+// profile's busy samples are printed by package and folder, and its CPU split by who could change
+// it (cpu-breakdown.ts), so the last line says what a payment would still cost if the project's own
+// code cost nothing. BENCH_ROOT runs another checkout's parts. BENCH_ALL_IN_ONE=1 runs `npm start`'s
+// process instead (profiled whole), so BENCH_CLIENTS=1 shows where a lone payment's CPU goes in
+// either mode. Prints figures; never passes or fails on them.
+import { availableParallelism } from 'node:os';
 import { mkdir } from 'node:fs/promises';
 import { closedLoop, type Call } from './load.js';
-import { cpuMs } from './counts.js';
+import { cpuGroups, cpuOf } from './counts.js';
 import { chargedTo } from './cpu-profile.js';
+import { breakdownOfFile, OWNERS, type Owner } from './cpu-breakdown.js';
 import { startAllInOne } from '../helpers/all-in-one-process.js';
 import { newSplitMerchantKey, startSplitStack } from '../helpers/split-stack.js';
 import { projectPath } from '../../services/platform/paths.js';
@@ -18,7 +22,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const ALL_IN_ONE = process.env.BENCH_ALL_IN_ONE === '1';
-const PROFILED = ['gateway', 'payments', 'all-in-one'];
 
 if (!process.env.NATS_URL || !process.env.DATABASE_URL) {
   console.error('six-processes-cpu: set DATABASE_URL and NATS_URL');
@@ -29,7 +32,13 @@ function groupOf(owner: string): string {
   return owner.includes('/') && !owner.startsWith('@') ? owner.split('/').slice(0, 2).join('/') : owner;
 }
 
-interface Target { baseUrl: string; secret: string; pids: Array<{ name: string; pid: number }>; close(): Promise<void> }
+interface Target {
+  baseUrl: string;
+  secret: string;
+  databaseUrl: string;
+  pids: Array<{ name: string; pid: number }>;
+  close(): Promise<void>;
+}
 
 async function start(): Promise<Target> {
   const preload = projectPath('dist', 'test', 'bench', 'profile-preload.js');
@@ -42,7 +51,38 @@ async function start(): Promise<Target> {
     RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10', ...profiling,
   });
   const pids = split.parts.map((p) => ({ name: p.name, pid: p.child.pid! }));
-  return { baseUrl: split.baseUrl, secret: await newSplitMerchantKey(split), pids, close: () => split.close() };
+  return {
+    baseUrl: split.baseUrl, secret: await newSplitMerchantKey(split), databaseUrl: split.db.url, pids, close: () => split.close(),
+  };
+}
+
+/** Each profiled process's busy samples by owner, then a payment's CPU by who could change it. */
+function printProfiles(profiled: Array<{ name: string; pid: number }>, perPayment: Record<string, number>): void {
+  const ms: Record<Owner | 'postgres' | 'nats', number> = {
+    ours: 0, packages: 0, runtime: 0, 'socket writes': 0, postgres: perPayment.postgres ?? 0, nats: perPayment.nats ?? 0,
+  };
+  const rows: string[] = [];
+  for (const p of profiled) {
+    const file = `${PROFILE_DIR}/main-${p.pid}.cpuprofile`;
+    const { busy, byOwner } = chargedTo(file, () => true);
+    const byGroup = new Map<string, number>();
+    for (const [owner, n] of byOwner) byGroup.set(groupOf(owner), (byGroup.get(groupOf(owner)) ?? 0) + n);
+    const top = [...byGroup].sort((a, b) => b[1] - a[1]).slice(0, 14)
+      .map(([owner, n]) => `${owner} ${((100 * n) / busy).toFixed(1)} %`);
+    console.log(`  ${p.name} (${file}), busy samples by owner: ${top.join(', ')}`);
+    const { share } = breakdownOfFile(file);
+    for (const o of OWNERS) ms[o] += share[o] * perPayment[p.name];
+    rows.push(`| ${p.name} | ${perPayment[p.name].toFixed(2)} | ${OWNERS.map((o) => `${(100 * share[o]).toFixed(1)} %`).join(' | ')} |`);
+  }
+  const total = Object.values(ms).reduce((a, b) => a + b, 0);
+  const outside = total - ms.ours;
+  console.log(`
+CPU ms per payment by who could change it (busy samples of each process; socket writes: the write system calls)
+| process | CPU ms per payment | ${OWNERS.join(' | ')} |
+|---|---|${OWNERS.map(() => '---').join('|')}|
+${rows.join('\n')}
+all processes: ours ${ms.ours.toFixed(2)}, packages ${ms.packages.toFixed(2)}, runtime ${ms.runtime.toFixed(2)}, socket writes ${ms['socket writes'].toFixed(2)}, Postgres ${ms.postgres.toFixed(2)}, NATS ${ms.nats.toFixed(2)}; all ${total.toFixed(2)} ms
+without the project's own code: ${outside.toFixed(2)} ms per payment, at most ${((availableParallelism() * 1000) / outside).toFixed(0)} payments/s on ${availableParallelism()} cores`);
 }
 
 if (PROFILE_DIR) await mkdir(PROFILE_DIR, { recursive: true });
@@ -55,26 +95,20 @@ try {
     body: JSON.stringify({ amount: 1000, currency: 'EUR', payment_method: 'card', test_scenario: 'success' }),
   });
   await closedLoop(target.baseUrl, call, 201, CLIENTS, 3);
-  const before = await Promise.all(pids.map((p) => cpuMs(p.pid)));
-  const profiled = pids.filter((p) => PROFILE_DIR && PROFILED.includes(p.name));
+  const groups = await cpuGroups(Object.fromEntries(pids.map((p) => [p.name, p.pid])), target.databaseUrl);
+  const before = await cpuOf(groups);
+  const profiled = PROFILE_DIR ? pids : [];
   for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
   const result = await closedLoop(target.baseUrl, call, 201, CLIENTS, SECONDS);
   for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
+  const after = await cpuOf(groups);
   const payments = Math.round(result.perSecond * SECONDS);
-  const spent = await Promise.all(pids.map((p, i) => cpuMs(p.pid).then((ms) => ms - before[i])));
-  const perPart = pids.map((p, i) => `${p.name} ${(spent[i] / payments).toFixed(2)}`);
+  const perPayment = Object.fromEntries(Object.keys(groups).map((g) => [g, (after[g] - before[g]) / payments]));
+  const perPart = Object.entries(perPayment).map(([name, ms]) => `${name} ${ms.toFixed(2)}`);
   console.log(`${process.env.BENCH_ROOT ?? 'this checkout'}: ${CLIENTS} clients, ${result.perSecond.toFixed(0)}/s, `
     + `p50 ${result.p50.toFixed(1)} ms, ${result.errors} errors; CPU ms per payment: ${perPart.join(', ')}`);
   await new Promise((resolve) => setTimeout(resolve, 1000)); // the profiles are written
-  for (const p of profiled) {
-    const file = `${PROFILE_DIR}/main-${p.pid}.cpuprofile`;
-    const { busy, byOwner } = chargedTo(file, () => true);
-    const byGroup = new Map<string, number>();
-    for (const [owner, n] of byOwner) byGroup.set(groupOf(owner), (byGroup.get(groupOf(owner)) ?? 0) + n);
-    const top = [...byGroup].sort((a, b) => b[1] - a[1]).slice(0, 14)
-      .map(([owner, n]) => `${owner} ${((100 * n) / busy).toFixed(1)} %`);
-    console.log(`  ${p.name} (${file}), busy samples by owner: ${top.join(', ')}`);
-  }
+  if (profiled.length > 0) printProfiles(profiled, perPayment);
 } finally {
   await target.close();
 }

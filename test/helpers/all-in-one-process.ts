@@ -21,6 +21,8 @@ export interface DeploymentTarget {
 export interface AllInOneProcess extends DeploymentTarget {
   process: PartProcess;
   operatorToken: string;
+  /** Its own database, on DATABASE_URL's server. */
+  databaseUrl: string;
   close(): Promise<void>;
 }
 
@@ -57,7 +59,10 @@ export async function startAllInOne(
   };
   try {
     await waitForHttp(part, `${baseUrl}/v1/me`);
-    return { name: variant.name, baseUrl, secret: await newMerchantKeyAt(baseUrl, operatorToken), process: part, operatorToken, close };
+    return {
+      name: variant.name, baseUrl, secret: await newMerchantKeyAt(baseUrl, operatorToken), process: part, operatorToken,
+      databaseUrl: db.url, close,
+    };
   } catch (err) {
     await close();
     throw err;
