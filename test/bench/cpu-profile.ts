@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string }; children?: number[] }
 interface Profile { nodes: ProfileNode[]; samples: number[] }
 
-/** In the server: SIGUSR2 starts the sampling profiler, the next SIGUSR2 writes the profile to `path`. */
+/** In the server: SIGUSR2 starts the sampling profiler, the next SIGUSR2 writes the profile to `path`, and so on. */
 export function profileOnSignal(path: string): void {
   const session = new Session();
   session.connect();
@@ -20,6 +20,7 @@ export function profileOnSignal(path: string): void {
       session.post('Profiler.enable', () => session.post('Profiler.start'));
       return;
     }
+    running = false;
     session.post('Profiler.stop', (err, result) => {
       if (!err) writeFileSync(path, JSON.stringify(result.profile));
     });

@@ -2,9 +2,13 @@
 // attempt's arrival, through the whole path: a producer's outbox commit, the relay to JetStream,
 // the webhooks part as its own process (consumer, fan-out, dispatcher), a local receiver answering
 // 200. Prints figures; never passes or fails on them. `npm run bench` imports webhooksBench for its
-// burst to 4 endpoints.
+// burst to 4 endpoints. Each burst also prints the CPU per delivery of the part, of the bench's own
+// process (the producer and the receiver), of Postgres and of NATS; with BENCH_PROFILE_DIR the part
+// is profiled over each burst and its CPU split by who could change it (cpu-breakdown.ts).
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { createClient } from '@connectrpc/connect';
 import { WebhooksService } from '../../proto/gen/svc/webhooks/v1/webhooks_pb.js';
@@ -21,6 +25,11 @@ import { deleteStream } from '../helpers/bus.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { freePort, spawnPart, waitForHealth } from '../helpers/processes.js';
 import { serveLoopback } from '../helpers/stand-in-server.js';
+import { projectPath } from '../../services/platform/paths.js';
+import { cpuGroups, cpuOf } from './counts.js';
+import { breakdownOfFile, OWNERS } from './cpu-breakdown.js';
+
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 
 /** Burst sizes and endpoint counts to run, and optionally the open loop after them. */
 export interface WebhooksRun {
@@ -85,9 +94,8 @@ async function startRig(natsUrl: string) {
     // guard against amplifying traffic at one host, host-pacer.ts): at its maximum the pace is
     // 0.1 ms apart, so the burst measures the delivery path, not the guard.
     WEBHOOK_HOST_RATE_PER_SECOND: '10000',
-    // To profile the part: BENCH_PART_NODE_OPTIONS='--require <a script starting node:inspector's
-    // Profiler>' (Node refuses --cpu-prof in NODE_OPTIONS).
-    ...(process.env.BENCH_PART_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_PART_NODE_OPTIONS } : {}),
+    // Node refuses --cpu-prof in NODE_OPTIONS: the preload starts and writes V8's profile on SIGUSR2.
+    ...(PROFILE_DIR ? { NODE_OPTIONS: `--import ${projectPath('dist', 'test', 'bench', 'profile-preload.js')}`, BENCH_PROFILE_DIR: PROFILE_DIR } : {}),
   });
   const webhooksUrl = `http://127.0.0.1:${grpcPort}`;
   const close = async () => {
@@ -106,7 +114,8 @@ async function startRig(natsUrl: string) {
     throw err;
   }
   const client = createClient(WebhooksService, createPeerTransport(webhooksUrl, internalToken));
-  return { receiver, tally, pool, relay, client, close };
+  const groups = await cpuGroups({ webhooks: part.child.pid!, bench: process.pid }, db.url);
+  return { receiver, tally, pool, relay, client, close, pid: part.child.pid!, groups };
 }
 
 type Rig = Awaited<ReturnType<typeof startRig>>;
@@ -179,17 +188,38 @@ async function attemptFigures(rig: Rig, projectId: string): Promise<string> {
 async function burstTo(rig: Rig, endpoints: number, count: number): Promise<BurstFigure> {
   reset(rig);
   const scope = await scopeWith(rig, endpoints);
+  const cpuBefore = await cpuOf(rig.groups);
+  if (PROFILE_DIR) process.kill(rig.pid, 'SIGUSR2');
   const started = performance.now();
   await burst(rig, scope, count, 100, 4);
   const committed = performance.now();
   await waitArrivals(rig, count * endpoints, 180_000);
+  if (PROFILE_DIR) process.kill(rig.pid, 'SIGUSR2');
+  const cpuAfter = await cpuOf(rig.groups);
   const { arrivals } = rig.tally;
   const seconds = (rig.tally.lastArrival - started) / 1000;
   console.log(`burst of ${count} events x ${endpoints} endpoint(s): committed in ${((committed - started) / 1000).toFixed(1)} s; ` +
     `${arrivals} deliveries in ${seconds.toFixed(1)} s = ${(arrivals / seconds).toFixed(0)} deliveries/s`);
   console.log(summary(rig, `  commit -> first arrival (burst, ${endpoints} endpoint(s))`));
   console.log(await attemptFigures(rig, scope.projectId));
+  const perDelivery = Object.fromEntries(Object.keys(rig.groups).map((g) => [g, (cpuAfter[g] - cpuBefore[g]) / arrivals]));
+  console.log(`  CPU ms per delivery: ${Object.entries(perDelivery).map(([g, ms]) => `${g} ${ms.toFixed(3)}`).join(', ')}`);
+  if (PROFILE_DIR) await printPartBreakdown(rig.pid, perDelivery);
   return { endpoints, deliveries: arrivals, seconds, perSecond: arrivals / seconds };
+}
+
+/**
+ * The part's CPU by who could change it, and what a delivery would still cost the part, Postgres
+ * and NATS if the project's own code cost nothing (the bench's producer and receiver left out).
+ */
+async function printPartBreakdown(pid: number, perDelivery: Record<string, number>): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // the profile is written
+  const { share } = breakdownOfFile(`${PROFILE_DIR}/main-${pid}.cpuprofile`);
+  console.log(`  webhooks part's CPU: ${OWNERS.map((o) => `${o} ${(100 * share[o]).toFixed(1)} %`).join(', ')}`);
+  const outside = perDelivery.webhooks * (1 - share.ours) + perDelivery.postgres + perDelivery.nats;
+  const cores = availableParallelism();
+  console.log(`  without the project's own code: ${outside.toFixed(3)} ms per delivery (part, Postgres, NATS), `
+    + `at most ${((cores * 1000) / outside).toFixed(0)} deliveries/s on ${cores} cores`);
 }
 
 /** One event every 1/rate seconds to one endpoint, committed one to a transaction. */
@@ -215,6 +245,7 @@ async function openLoop(rig: Rig, rate: number, seconds: number): Promise<void> 
  * benches spawn), warms up, runs the bursts then the open loop, prints each, returns the bursts' figures.
  */
 export async function webhooksBench(natsUrl: string, run: WebhooksRun): Promise<BurstFigure[]> {
+  if (PROFILE_DIR) await mkdir(PROFILE_DIR, { recursive: true });
   const rig = await startRig(natsUrl);
   try {
     console.log(`bench: webhooks part as its own process, node ${process.version}; Postgres and NATS from the environment`);
