@@ -4,7 +4,7 @@ import { disputeJson } from '../../contract/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Queryable } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
-import { INTERNAL_EVENT_TYPES, type DisputeFundsMoved } from '../../platform/internal-events.js';
+import { disputeFundsMovedObject, type DisputeFundsMoved } from '../../platform/internal-events.js';
 import { commitChange, disputeEntryTitle, type PaymentRecord, type PaymentsStore, type TimelineEntry } from '../payments/index.js';
 import type { ChangeSource, DisputeRecord, FundMovement, ProviderDisputeView } from './model.js';
 import { CLOSED_STATUSES, decideView, movementOf, type Verdict } from './state-machine.js';
@@ -119,8 +119,8 @@ function fundsMoved(d: DisputeRecord, m: FundMovement): DisputeFundsMoved {
     dispute_id: d.id,
     payment_id: d.paymentId,
     kind: m.kind,
-    amount: Number(m.amount),
-    fee_amount: Number(m.feeAmount),
+    amount: m.amount,
+    fee_amount: m.feeAmount,
     currency: m.currency,
     reason: d.reason,
     stage: d.stage,
@@ -178,7 +178,7 @@ export function createApply(deps: ApplyDeps) {
       attempts: [],
       timeline: [timelineEntry(before, next, movement)],
       events: [{ type: disputeEventType(before, next), object: disputeJson(disputeToProto(next, documents)) }],
-      internal: movement ? [{ type: INTERNAL_EVENT_TYPES.disputeFundsMoved, object: fundsMoved(next, movement) }] : [],
+      internal: movement ? [disputeFundsMovedObject(fundsMoved(next, movement))] : [],
       at,
     }, { tx });
     return movement ? [movement] : [];

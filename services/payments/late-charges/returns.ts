@@ -10,7 +10,6 @@ import { formatMoney } from '../../contract/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Pool } from '../../platform/db.js';
 import { withDeadline } from '../../platform/deadline.js';
-import { INTERNAL_EVENT_TYPES } from '../../platform/internal-events.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ConnectorRegistry, HoldResult } from '../../connectors/index.js';
 import { commitChange, type PaymentsStore } from '../payments/index.js';
@@ -78,7 +77,7 @@ export function createLateCharges(deps: LateChargeDeps) {
           : { type: 'attempt.late_charge_refused', attemptId: c.attemptId, title: `${c.providerCode} refused to return ${what}`, data: { ...data, provider_message: answer.providerMessage } }],
         events: returned ? ['payment.late_charge_returned'] : [],
         // The ledger books the refund beside the charge; a released hold moved nothing.
-        internal: moved ? [{ type: INTERNAL_EVENT_TYPES.lateChargeMoved, object: moved }] : [],
+        internal: moved ? [moved] : [],
       }, { tx });
       return true;
     });

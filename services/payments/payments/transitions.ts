@@ -1,6 +1,7 @@
 import type { PlanPaymentResponse, RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import { formatMoney } from '../../contract/index.js';
 import { newId } from '../../platform/ids.js';
+import type { InternalObject } from '../../platform/internal-events.js';
 import { newAttempt, nextStep, paymentFailure, recordAnswer, type ProviderAnswer } from './attempt-outcomes.js';
 import { openCustomerAction, type CustomerActionSettings } from './customer-action-required.js';
 import type { AttemptRecord, CustomerActionRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
@@ -27,7 +28,7 @@ export interface Change {
    * Internal events about another object of the payment (a refund's refund.settled), written after
    * the public ones; the payment's own and its attempts' are derived from the change (internal-events.ts).
    */
-  internal?: Array<{ type: string; object: object }>;
+  internal?: InternalObject[];
   at: Date;
   /** Opens the customer's action (asynchronous rails) in the same commit. */
   opensCustomerAction?: CustomerActionRecord;
