@@ -1,6 +1,6 @@
 import type { Client } from '@connectrpc/connect';
 import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import { paymentJson } from '../../services/contract/index.js';
+import { minorFromJson, paymentJson } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from './handlers.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
@@ -24,7 +24,7 @@ export function lifecycleHandlers(payments: Client<typeof PaymentsService>): Han
       const { payment } = await payments.capturePayment({
         scope: scopeOf(identity),
         id,
-        amount: body.amount === undefined ? undefined : BigInt(body.amount),
+        amount: body.amount === undefined ? undefined : minorFromJson(body.amount),
         idempotencyKey: idempotencyKeyFor(request),
       });
       return paymentJson(payment!);

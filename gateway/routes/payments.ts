@@ -2,7 +2,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Client } from '@connectrpc/connect';
 import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import { paymentJson } from '../../services/contract/index.js';
+import { minorFromJson, paymentJson } from '../../services/contract/index.js';
 import { refuseScenarioInLive } from '../../services/platform/request-guards.js';
 import { invalidField } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
@@ -64,7 +64,7 @@ export function paymentHandlers(payments: Client<typeof PaymentsService>): Handl
       const method = typeof body.payment_method === 'string' ? { type: body.payment_method } : body.payment_method;
       const { payment } = await payments.createPayment({
         scope: scopeOf(identity),
-        amount: BigInt(body.amount),
+        amount: minorFromJson(body.amount),
         currency: currencyOf(body.currency),
         paymentMethod: { type: method.type, token: method.token, id: method.id, providerCode: method.provider_code },
         captureMethod: body.capture_method ?? 'automatic',

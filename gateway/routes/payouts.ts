@@ -2,9 +2,7 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import type { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
-import {
-  payoutFreeTextAccountField, payoutJson, rawAccountNumberField,
-} from '../../services/contract/index.js';
+import { minorFromJson, payoutFreeTextAccountField, payoutJson, rawAccountNumberField } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from './handlers.js';
 import { isOneOf, PAYOUT_STATUSES } from '../../services/contract/enums.js';
@@ -69,7 +67,7 @@ export function payoutHandlers(payouts: Client<typeof PayoutsService>): Handlers
       const d = body.destination;
       const { payout } = await payouts.createPayout({
         scope: scopeOf(identity),
-        amount: BigInt(body.amount),
+        amount: minorFromJson(body.amount),
         currency: currencyOf(body.currency),
         destination: {
           type: d.type, token: d.token, display: d.display, holderName: d.holder_name, country: d.country?.toUpperCase(),

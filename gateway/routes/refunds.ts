@@ -1,7 +1,7 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
 import type { RefundsService } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
-import { refundJson } from '../../services/contract/index.js';
+import { minorFromJson, refundJson } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from './handlers.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
@@ -24,7 +24,7 @@ export function refundHandlers(refunds: Client<typeof RefundsService>): Handlers
       const { refund } = await refunds.createRefund({
         scope: scopeOf(identity),
         paymentId: id,
-        amount: body.amount === undefined ? undefined : BigInt(body.amount),
+        amount: body.amount === undefined ? undefined : minorFromJson(body.amount),
         reason: body.reason,
         metadata: body.metadata ?? {},
         testScenario: body.test_scenario,

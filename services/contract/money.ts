@@ -29,7 +29,10 @@ export function minorToJson(value: Minor): number {
   return Number(value);
 }
 
-/** An amount from a Postgres bigint or numeric column, which node-postgres hands over as text. */
+/**
+ * An amount as a Postgres row hands it over: a bigint column as bigint (the pools' int8 parser,
+ * services/platform/db.ts), a numeric one (a SUM) as text, one inside json_agg as a JSON number.
+ */
 export function minorFromColumn(value: string | number | bigint): Minor {
   return typeof value === 'number' ? minorFromJson(value) : BigInt(value);
 }

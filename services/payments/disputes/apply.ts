@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { disputeJson } from '../../contract/index.js';
+import { disputeJson, minorToJson } from '../../contract/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Queryable } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
@@ -105,9 +105,9 @@ const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null);
 function timelineEntry(before: DisputeRecord | undefined, d: DisputeRecord, movement: FundMovement | undefined): TimelineEntry {
   const type = !before ? 'dispute.opened' : disputeEventType(before, d) === 'dispute.closed' ? 'dispute.closed' : 'dispute.updated';
   const data = {
-    dispute_id: d.id, reason: d.reason, stage: d.stage, status: d.status, amount: Number(d.amount),
+    dispute_id: d.id, reason: d.reason, stage: d.stage, status: d.status, amount: minorToJson(d.amount),
     funds_withdrawn: d.fundsWithdrawn, evidence_due_by: day(d.evidenceDueBy),
-    ...(movement && { movement: movement.kind, moved_amount: Number(movement.amount), fee_amount: Number(movement.feeAmount) }),
+    ...(movement && { movement: movement.kind, moved_amount: minorToJson(movement.amount), fee_amount: minorToJson(movement.feeAmount) }),
   };
   return { type, title: disputeEntryTitle(type, data, d.currency), data };
 }
