@@ -25,6 +25,9 @@ export {
   containsAccountNumber, payoutFreeTextAccountField, payoutJson, rawAccountNumberField, type DestinationInput,
 } from './payout.js';
 export { refuseUnsafeRequest } from './internal-requests.js';
+export type {
+  CancelRequestJson, CaptureRequestJson, CreatePaymentRequestJson, CreatePayoutRequestJson, RefundRequestJson,
+} from './requests.js';
 export {
   formatMoney, fractionDigits, minorFromColumn, minorFromJson, minorToJson, type Minor,
 } from './money.js';
