@@ -2,6 +2,7 @@ import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import type { Pool, Queryable } from '../../platform/db.js';
 import type { FailureJson } from '../payments/index.js';
 import { minorFromColumn } from '../../contract/money.js';
+import type { Minor } from '../../contract/money.js';
 
 /** Postgres access to refunds. Every statement filters on merchant, project and mode. */
 
@@ -11,7 +12,7 @@ export interface RefundRecord {
   merchantId: string;
   projectId: string;
   mode: string;
-  amount: bigint;
+  amount: Minor;
   currency: string;
   /** created, processing, successful or failed. */
   status: string;
