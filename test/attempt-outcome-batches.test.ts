@@ -49,13 +49,15 @@ function settled(
 ): EventEnvelope {
   const at = new Date();
   const paymentId = newId('pay');
-  return internalEnvelope(newId('evt', at), 'internal.attempt.settled', scope, at, {
+  // As it travels (wire JSON), so `extra` may make it one the consumer cannot read.
+  const object = {
     version: 1, id: newId('att'), payment_id: paymentId, attempt_number: 1, provider_id: 'prv_a', provider_code: 'demo',
     provider_account_id: account, payment_method: 'card', currency: 'EUR', country: 'DE', card_network: null,
     bin_range: null, status, outcome: status === 'failed' ? 'technical_error' : 'success',
     failure_category: status === 'failed' ? 'technical' : null, failure_code: null, latency_ms: 10, amount: 1000,
     settled_at: at.toISOString(), ...extra,
-  } as never);
+  };
+  return internalEnvelope(newId('evt', at), scope, at, { type: 'internal.attempt.settled', object });
 }
 
 async function withConsumer<T>(testBus: TestBus, events: EventEnvelope[], run: (counted: { statements: number }) => Promise<T>) {

@@ -185,7 +185,7 @@ describe('a late success after failover is returned at the first provider: the c
     const scope = { mode: 'test', merchantId, projectId };
     const lone = { id: newId('att'), payment_id: res.body.id, amount: 700, fee_amount: 0, currency: 'EUR', provider_code: 'demo_alpha',
       provider_account_id: first.provider_account_id, provider_payment_id: null, moved_at: new Date().toISOString(), version: 1 };
-    const loneEvent = (kind: string) => internalEnvelope(newId('evt'), INTERNAL_EVENT_TYPES.lateChargeMoved, scope, new Date(), { ...lone, kind });
+    const loneEvent = (kind: string) => internalEnvelope(newId('evt'), scope, new Date(), { type: INTERNAL_EVENT_TYPES.lateChargeMoved, object: { ...lone, kind } });
     await publishAll(stack.testBus.bus, stack.testBus.nats!.subjectPrefix, [...replays, loneEvent('returned')]);
     await eventually('the lone return booked', async () =>
       ((await ledgerRows(res.body.id)).some((t) => t.movement_id === `${lone.id}:late_return`) ? true : undefined));

@@ -66,7 +66,7 @@ function event(o: Outcome): AttemptSettledEvent {
         provider_code: o.account, provider_account_id: `pac_${o.account}`, payment_method: 'card', currency: o.currency ?? 'EUR',
         country: o.country, card_network: o.network, bin_range: null, status: o.status,
         outcome: o.status === 'failed' ? 'declined' : 'success', failure_category: o.category, failure_code: null,
-        latency_ms: 100, amount: 1000, settled_at: settled,
+        latency_ms: 100, amount: 1000n, settled_at: settled,
       },
     },
   } as AttemptSettledEvent;

@@ -2,7 +2,7 @@ import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { CredentialsInfo } from '../../proto/gen/svc/payments/v1/provider_credentials_pb.js';
 import type { ProviderAccount } from '../../proto/gen/svc/routing/v1/provider_accounts_pb.js';
 import { newId } from '../../services/platform/ids.js';
-import { fromConnectError } from '../../services/contract/index.js';
+import { fromConnectError, minorFromJson, minorToJson } from '../../services/contract/index.js';
 import type { Mode } from '../store/index.js';
 import { audit, projectNotFound, projectScope, type ManageDeps, type ManageHandlers } from './context.js';
 import { wholeNumber } from './routing-rules.js';
@@ -34,7 +34,7 @@ export function accountJson(a: ProviderAccount, credentials?: CredentialsInfo) {
     id: a.id, object: 'provider_account', merchant_id: a.merchantId, project_id: a.projectId, mode: a.mode,
     provider: { code: a.providerCode, name: a.providerName }, name: a.name, status: a.status,
     payment_method_types: a.paymentMethodTypes, currencies: a.currencies, countries: a.countries,
-    fee_fixed: Number(a.feeFixed), fee_bps: a.feeBps,
+    fee_fixed: minorToJson(a.feeFixed), fee_bps: a.feeBps,
     ...(credentials !== undefined && { credentials: { fields: credentials.fields, updated_at: iso(credentials.updatedAt) } }),
     created_at: iso(a.createdAt), updated_at: iso(a.updatedAt),
   };
@@ -74,7 +74,7 @@ export function providerAccountHandlers(deps: ManageDeps): ManageHandlers {
       const account = {
         id, providerCode: b.provider, name: b.name, paymentMethodTypes: b.payment_method_types ?? [],
         currencies: upper(b.currencies), countries: upper(b.countries),
-        feeFixed: BigInt(b.fee_fixed === undefined ? 0 : wholeNumber(b.fee_fixed, 'fee_fixed')),
+        feeFixed: minorFromJson(b.fee_fixed === undefined ? 0 : wholeNumber(b.fee_fixed, 'fee_fixed')),
         feeBps: b.fee_bps === undefined ? 0 : wholeNumber(b.fee_bps, 'fee_bps'),
       };
       const { credentials } = await providerCredentials.putCredentials({

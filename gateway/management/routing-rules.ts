@@ -1,6 +1,6 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { GetRoutingRuleReportResponse, RoutingRule } from '../../proto/gen/svc/routing/v1/routing_pb.js';
-import { invalidField } from '../../services/contract/index.js';
+import { invalidField, minorFromJson, minorToJson } from '../../services/contract/index.js';
 import type { Mode } from '../store/index.js';
 import { audit, projectScope, type ManageDeps, type ManageHandlers } from './context.js';
 
@@ -50,7 +50,7 @@ export function wholeNumber(value: unknown, param: string): number {
 const upper = (codes: string[] | undefined) => (codes ?? []).map((c) => c.toUpperCase());
 
 function bound(value: unknown, param: string): bigint | undefined {
-  return value === undefined || value === null ? undefined : BigInt(wholeNumber(value, param));
+  return value === undefined || value === null ? undefined : minorFromJson(wholeNumber(value, param));
 }
 
 export function ruleJson(rule: RoutingRule, projectId: string, mode: string) {
@@ -64,8 +64,8 @@ export function ruleJson(rule: RoutingRule, projectId: string, mode: string) {
     currencies: rule.currencies,
     countries: rule.countries,
     payment_method_types: rule.paymentMethodTypes,
-    min_amount: rule.minAmount === undefined ? null : Number(rule.minAmount),
-    max_amount: rule.maxAmount === undefined ? null : Number(rule.maxAmount),
+    min_amount: rule.minAmount === undefined ? null : minorToJson(rule.minAmount),
+    max_amount: rule.maxAmount === undefined ? null : minorToJson(rule.maxAmount),
     providers: rule.providers,
     strategy: rule.strategy === undefined ? null : JSON.parse(rule.strategy),
     variant: rule.variant === undefined ? null : JSON.parse(rule.variant),

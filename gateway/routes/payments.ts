@@ -1,8 +1,7 @@
-import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Client } from '@connectrpc/connect';
 import type { PaymentsService } from '../../proto/gen/svc/payments/v1/payments_pb.js';
-import { paymentJson } from '../../services/contract/index.js';
+import { minorFromJson, paymentJson, type CreatePaymentRequestJson } from '../../services/contract/index.js';
 import { refuseScenarioInLive } from '../../services/platform/request-guards.js';
 import { invalidField } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
@@ -11,22 +10,6 @@ import type { Handlers } from './handlers.js';
 import { idempotencyKeyFor } from '../edge/idempotency.js';
 import { isOneOf, PAYMENT_STATUSES } from '../../services/contract/enums.js';
 import { decodeCursor, page } from '../http/cursor.js';
-
-interface CreatePaymentBody {
-  amount: number;
-  currency: string;
-  payment_method: string | { type: string; token?: string; id?: string; provider_code?: string };
-  capture_method?: string;
-  country?: string;
-  customer?: { id?: string; external_id?: string; email?: string; name?: string; country?: string };
-  description?: string;
-  reference?: string;
-  return_url?: string;
-  metadata?: JsonObject;
-  test_scenario?: string;
-  device?: { ip?: string; user_agent?: string; fingerprint?: string };
-  merchant_initiated?: boolean;
-}
 
 interface ListQuery {
   status?: string;
@@ -59,12 +42,12 @@ function statusesOf(value: string | undefined): string[] {
 export function paymentHandlers(payments: Client<typeof PaymentsService>): Handlers {
   return {
     async createPayment(request, reply, identity) {
-      const body = request.body as CreatePaymentBody;
+      const body = request.body as CreatePaymentRequestJson;
       refuseScenarioInLive(identity.mode, body.test_scenario);
       const method = typeof body.payment_method === 'string' ? { type: body.payment_method } : body.payment_method;
       const { payment } = await payments.createPayment({
         scope: scopeOf(identity),
-        amount: BigInt(body.amount),
+        amount: minorFromJson(body.amount),
         currency: currencyOf(body.currency),
         paymentMethod: { type: method.type, token: method.token, id: method.id, providerCode: method.provider_code },
         captureMethod: body.capture_method ?? 'automatic',

@@ -1,9 +1,8 @@
-import type { JsonObject } from '@bufbuild/protobuf';
 import type { Client } from '@connectrpc/connect';
 import type { FastifyInstance } from 'fastify';
 import type { PayoutsService } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import {
-  payoutFreeTextAccountField, payoutJson, rawAccountNumberField,
+  minorFromJson, payoutFreeTextAccountField, payoutJson, rawAccountNumberField, type CreatePayoutRequestJson,
 } from '../../services/contract/index.js';
 import { scopeOf } from '../auth/authenticate.js';
 import type { Handlers } from './handlers.js';
@@ -13,16 +12,6 @@ import { decodeCursor, page } from '../http/cursor.js';
 import { refuseScenarioInLive } from '../../services/platform/request-guards.js';
 import { invalidField } from '../../services/contract/index.js';
 import { currencyOf } from './payments.js';
-
-interface CreatePayoutBody {
-  amount: number;
-  currency: string;
-  destination: { type: string; token?: string; display: string; holder_name?: string; country?: string };
-  description?: string;
-  reference?: string;
-  metadata?: JsonObject;
-  test_scenario?: string;
-}
 
 /**
  * Raw account numbers in a payout are refused like card data: before schema validation and
@@ -64,12 +53,12 @@ function statusesOf(value: string | undefined): string[] {
 export function payoutHandlers(payouts: Client<typeof PayoutsService>): Handlers {
   return {
     async createPayout(request, reply, identity) {
-      const body = request.body as CreatePayoutBody;
+      const body = request.body as CreatePayoutRequestJson;
       refuseScenarioInLive(identity.mode, body.test_scenario);
       const d = body.destination;
       const { payout } = await payouts.createPayout({
         scope: scopeOf(identity),
-        amount: BigInt(body.amount),
+        amount: minorFromJson(body.amount),
         currency: currencyOf(body.currency),
         destination: {
           type: d.type, token: d.token, display: d.display, holderName: d.holder_name, country: d.country?.toUpperCase(),

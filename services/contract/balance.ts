@@ -1,4 +1,5 @@
 import type { Balance } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
+import { minorToJson } from './money.js';
 import type { BalanceJson, BalancesJson } from './resources.js';
 
 // The contract's JSON shape of one currency's balance figures (definitions: docs/ledger.md).
@@ -6,12 +7,12 @@ import type { BalanceJson, BalancesJson } from './resources.js';
 export function balanceJson(b: Balance): BalanceJson {
   return {
     currency: b.currency,
-    processed_gross: Number(b.processedGross),
-    fees: Number(b.fees),
-    processed_net: Number(b.processedNet),
-    settled_by_providers: Number(b.settledByProviders),
-    awaiting_provider_settlement: Number(b.awaitingProviderSettlement),
-    payouts_sent: Number(b.payoutsSent),
+    processed_gross: minorToJson(b.processedGross),
+    fees: minorToJson(b.fees),
+    processed_net: minorToJson(b.processedNet),
+    settled_by_providers: minorToJson(b.settledByProviders),
+    awaiting_provider_settlement: minorToJson(b.awaitingProviderSettlement),
+    payouts_sent: minorToJson(b.payoutsSent),
     note: b.note,
   };
 }

@@ -32,7 +32,7 @@ export function allComponents(): Array<[string, Schema]> {
 }
 
 /** A schema written by hand whose JSON has the static type T. */
-const typed = <T>(schema: Schema): TUnsafe<T> => Type.Unsafe<T>(schema);
+export const typed = <T>(schema: Schema): TUnsafe<T> => Type.Unsafe<T>(schema);
 
 /** The static type of a property's schema; a plain (untyped) request schema gives `unknown`. */
 type StaticOf<S> = S extends TSchema ? Static<S> : unknown;

@@ -25,7 +25,12 @@ export {
   containsAccountNumber, payoutFreeTextAccountField, payoutJson, rawAccountNumberField, type DestinationInput,
 } from './payout.js';
 export { refuseUnsafeRequest } from './internal-requests.js';
-export { formatMoney, fractionDigits } from './money.js';
+export type {
+  CancelRequestJson, CaptureRequestJson, CreatePaymentRequestJson, CreatePayoutRequestJson, RefundRequestJson,
+} from './requests.js';
+export {
+  formatMoney, fractionDigits, minorFromColumn, minorFromJson, minorToJson, type Minor,
+} from './money.js';
 export {
   containsCardNumber, findCardData, isCardFieldName, looksLikeCardNumber, normaliseText, passesLuhn,
 } from './card-data.js';

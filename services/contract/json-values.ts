@@ -28,9 +28,6 @@ export function metadataJson(m: JsonObject | undefined): Record<string, string> 
   return Object.fromEntries(Object.entries(m ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
 
-/** Amounts are bigint in proto; the REST layer never admits any above 2^53-1. */
-export const int = (v: bigint): number => Number(v);
-
 /**
  * One of the contract's enumerations, as proto carries it: a string. The parts write these fields
  * from the same lists (enums.ts), so this names the enumeration for the compiler without a check

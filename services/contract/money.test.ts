@@ -27,3 +27,21 @@ test('decimal amounts in major units become exact minor units per currency', asy
   assert.equal(parseMajorAmount('1e3', 'EUR'), undefined);
   assert.equal(parseMajorAmount('10', 'ZZZ'), undefined);
 });
+
+test('an amount crosses to and from JSON only as a whole number a double holds exactly', async () => {
+  const { minorFromColumn, minorFromJson, minorToJson } = await import('./money.js');
+  assert.equal(minorFromJson(2500), 2500n);
+  assert.equal(minorFromJson(-1313), -1313n);
+  assert.equal(minorFromJson(Number.MAX_SAFE_INTEGER), 9007199254740991n);
+  for (const bad of [1.5, Number.MAX_SAFE_INTEGER + 1, Number.NaN, Infinity]) assert.throws(() => minorFromJson(bad), RangeError, String(bad));
+  assert.equal(minorToJson(2500n), 2500);
+  assert.equal(minorToJson(-9007199254740991n), -Number.MAX_SAFE_INTEGER);
+  // 2^53 + 1 would be written as 2^53: another amount.
+  assert.throws(() => minorToJson(9007199254740993n), RangeError);
+  assert.throws(() => minorToJson(-9007199254740992n), RangeError);
+  // node-postgres hands a bigint column over as text, beyond a double's range too.
+  assert.equal(minorFromColumn('9223372036854775807'), 9223372036854775807n);
+  assert.equal(minorFromColumn('-700'), -700n);
+  assert.equal(minorFromColumn(42), 42n);
+  assert.throws(() => minorFromColumn('12.5'), SyntaxError);
+});

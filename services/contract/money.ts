@@ -2,13 +2,48 @@ import { MINOR_UNITS } from './currencies.js';
 
 // Amounts travel in minor units; people read them in major units with their currency.
 
+/**
+ * An amount: a whole number of its currency's minor units (520 EUR is 5.20 EUR), signed where the
+ * ledger counts money out. One type from the gateway's request to the ledger's row: proto's int64
+ * and Postgres' bigint are both wider than a double's exact integers, and a sum of amounts must
+ * stay exact. JSON (the contract's bodies, the internal events' payloads) carries it as a number,
+ * and these functions are the only crossings between the two.
+ */
+export type Minor = bigint;
+
+/** An amount from a JSON number: refuses a fraction or one beyond a double's exact integers. */
+export function minorFromJson(value: number): Minor {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${value} is not a whole number of minor units a JSON number holds exactly`);
+  return BigInt(value);
+}
+
+const MAX_JSON = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * An amount as a JSON number. A double holds integers exactly only up to 2^53-1, so a larger one
+ * would be written rounded: another amount, silently. The gateway admits none above it (requests.ts)
+ * and every stored amount came through it; one beyond is a fault to fail on, never to round.
+ */
+export function minorToJson(value: Minor): number {
+  if (value > MAX_JSON || value < -MAX_JSON) throw new RangeError(`${value} minor units is beyond what a JSON number holds exactly`);
+  return Number(value);
+}
+
+/**
+ * An amount as a Postgres row hands it over: a bigint column as bigint (the pools' int8 parser,
+ * services/platform/db.ts), a numeric one (a SUM) as text, one inside json_agg as a JSON number.
+ */
+export function minorFromColumn(value: string | number | bigint): Minor {
+  return typeof value === 'number' ? minorFromJson(value) : BigInt(value);
+}
+
 /** Digits after the decimal point of a currency the contract accepts (currencies.ts); undefined for another code. */
 export function fractionDigits(currency: string): number | undefined {
   return MINOR_UNITS.get(currency);
 }
 
 /** 520 EUR minor units reads "5.20 EUR", 500 JPY "500 JPY"; an unknown currency keeps its minor units. */
-export function formatMoney(minor: bigint | number, currency: string): string {
+export function formatMoney(minor: Minor | number, currency: string): string {
   const digits = fractionDigits(currency);
   if (digits === undefined) return `${minor} ${currency} (minor units)`;
   const n = BigInt(minor);
@@ -25,7 +60,7 @@ export function formatMoney(minor: bigint | number, currency: string): string {
  * that is not a plain decimal, or a non-zero digit the currency has no minor unit for ("1.005" EUR);
  * extra zeros ("1000.00" ISK) are fine.
  */
-export function parseMajorAmount(text: string, currency: string): bigint | undefined {
+export function parseMajorAmount(text: string, currency: string): Minor | undefined {
   const digits = fractionDigits(currency);
   const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text.trim());
   if (digits === undefined || !m) return undefined;

@@ -3,7 +3,8 @@ import type { Payment } from '../../proto/gen/svc/payments/v1/payments_pb.js';
 import {
   ATTEMPT_OUTCOMES, ATTEMPT_STATUSES, CAPTURE_METHODS, MODES, NEXT_ACTION_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_STATUSES,
 } from './enums.js';
-import { asOneOf, failureJson, int, iso, isoOrNull, metadataJson, orNull } from './json-values.js';
+import { asOneOf, failureJson, iso, isoOrNull, metadataJson, orNull } from './json-values.js';
+import { minorToJson } from './money.js';
 import type { AttemptJson, PaymentJson } from './resources.js';
 
 // The contract's JSON shape of a payment, field by field and in the contract's order. The REST
@@ -23,7 +24,7 @@ function attemptJson(a: Payment['attempts'][number]): AttemptJson {
     provider_code: orNull(a.providerCode),
     provider_message: orNull(a.providerMessage),
     failure: failureJson(a.failure),
-    fee_amount: int(a.feeAmount),
+    fee_amount: minorToJson(a.feeAmount),
     latency_ms: orNull(a.latencyMs),
     created_at: iso(a.createdAt),
     path: a.vault ? 'forwarded' : 'direct',
@@ -37,10 +38,10 @@ export function paymentJson(p: Payment): PaymentJson {
     object: 'payment',
     mode: asOneOf(MODES, p.mode),
     status: asOneOf(PAYMENT_STATUSES, p.status),
-    amount: int(p.amount),
+    amount: minorToJson(p.amount),
     currency: p.currency,
-    captured_amount: int(p.capturedAmount),
-    refunded_amount: int(p.refundedAmount),
+    captured_amount: minorToJson(p.capturedAmount),
+    refunded_amount: minorToJson(p.refundedAmount),
     capture_method: asOneOf(CAPTURE_METHODS, p.captureMethod),
     payment_method: { type: asOneOf(PAYMENT_METHOD_TYPES, p.paymentMethodType), id: orNull(p.paymentMethodId) },
     country: orNull(p.country),
@@ -71,7 +72,7 @@ export function paymentJson(p: Payment): PaymentJson {
           expiresAt: iso(p.nextAction.expiresAt),
         }
       : null,
-    fee: { amount: int(p.feeAmount), currency: p.feeCurrency },
+    fee: { amount: minorToJson(p.feeAmount), currency: p.feeCurrency },
     processing_time_ms: orNull(p.processingTimeMs),
     attempts: p.attempts.map(attemptJson),
     disputes: p.disputes.map(disputeSummaryJson),

@@ -2,7 +2,8 @@ import { isValidIBAN } from 'ibantools';
 import type { Payout } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
 import { normaliseText } from './card-data.js';
 import { DESTINATION_TYPES, MODES, PAYOUT_STATUSES } from './enums.js';
-import { asOneOf, failureJson, int, iso, isoOrNull } from './json-values.js';
+import { asOneOf, failureJson, iso, isoOrNull } from './json-values.js';
+import { minorToJson } from './money.js';
 import type { PayoutJson } from './resources.js';
 
 const ACCOUNT_DIGITS = 8;
@@ -26,7 +27,7 @@ export function payoutJson(p: Payout): PayoutJson {
     object: 'payout',
     mode: asOneOf(MODES, p.mode),
     status: asOneOf(PAYOUT_STATUSES, p.status),
-    amount: int(p.amount),
+    amount: minorToJson(p.amount),
     currency: p.currency,
     destination: {
       type: asOneOf(DESTINATION_TYPES, d.type),
@@ -41,7 +42,7 @@ export function payoutJson(p: Payout): PayoutJson {
       rule: r?.rule ?? null,
       scheduled_for: isoOrNull(r?.scheduledFor),
     },
-    fee: { amount: int(p.feeAmount), currency: p.feeCurrency },
+    fee: { amount: minorToJson(p.feeAmount), currency: p.feeCurrency },
     failure: failureJson(p.failure),
     created_at: iso(p.createdAt),
   };

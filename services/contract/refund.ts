@@ -1,6 +1,7 @@
 import type { Refund } from '../../proto/gen/svc/payments/v1/refunds_pb.js';
 import { REFUND_STATUSES } from './enums.js';
-import { asOneOf, failureJson, int, iso } from './json-values.js';
+import { asOneOf, failureJson, iso } from './json-values.js';
+import { minorToJson } from './money.js';
 import type { RefundJson } from './resources.js';
 
 // The contract's JSON shape of a refund, field by field and in the contract's order. The REST API
@@ -12,7 +13,7 @@ export function refundJson(r: Refund): RefundJson {
     id: r.id,
     object: 'refund',
     payment_id: r.paymentId,
-    amount: int(r.amount),
+    amount: minorToJson(r.amount),
     currency: r.currency,
     status: asOneOf(REFUND_STATUSES, r.status),
     reason: r.reason ?? null,

@@ -1,6 +1,6 @@
 // Request schemas: the contract's field rules. Bodies are strict (unknown fields refused);
 // queries arrive as strings and are coerced where a number is expected.
-import { anyOf, component, dateTime, enumOf, object, str, type Schema } from './components.js';
+import { anyOf, component, dateTime, enumOf, object, str, typed, type Schema, type Static } from './components.js';
 import { MAX_DISPUTE_DOCUMENT_BYTES, METADATA_KEY_MAX_LENGTH, METADATA_MAX_KEYS, METADATA_VALUE_MAX_LENGTH, PAGE_LIMIT_SCHEMA } from './limits.js';
 import {
   CAPTURE_METHODS, CREDENTIAL_TYPES, DESTINATION_TYPES, DISPUTE_STATUSES, EVENT_TYPES, PAYMENT_METHOD_TYPES, PAYMENT_SCENARIOS, PAYOUT_SCENARIOS,
@@ -8,32 +8,34 @@ import {
 } from './enums.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-const amount = {
+const amount = typed<number>({
   type: 'integer', minimum: 1, maximum: MAX_SAFE,
   description: 'An integer in the currency\'s minor unit (cents for EUR: 1000 is €10.00; yen for JPY).',
-} as const;
-const currency = { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code, e.g. EUR.' } as const;
-const country = { type: 'string', pattern: '^[A-Za-z]{2}$' } as const;
+});
+const currency = typed<string>({ type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code, e.g. EUR.' });
+const country = typed<string>({ type: 'string', pattern: '^[A-Za-z]{2}$' });
+const text = (maxLength: number) => typed<string>({ type: 'string', maxLength });
 // Stripe's metadata rule (services/contract/limits.ts): it keeps every event far inside the bus's limit.
-const metadata = component('Metadata', {
+const metadata = component('Metadata', typed<Record<string, string>>({
   type: 'object',
   maxProperties: METADATA_MAX_KEYS,
   propertyNames: { type: 'string', minLength: 1, maxLength: METADATA_KEY_MAX_LENGTH },
   additionalProperties: { type: 'string', maxLength: METADATA_VALUE_MAX_LENGTH },
   description: `At most ${METADATA_MAX_KEYS} keys of at most ${METADATA_KEY_MAX_LENGTH} characters, each value a string of at most ${METADATA_VALUE_MAX_LENGTH} characters.`,
-});
-const optional = (properties: Record<string, Schema>, required: string[] = []) => object(properties, required);
+}));
+const optional = <P extends Record<string, Schema>, K extends keyof P & string = never>(properties: P, required: readonly K[] = []) =>
+  object(properties, required);
 
 export const CustomerInput = component('CustomerInput', optional({
-  id: str, external_id: str, email: { type: 'string', format: 'email' }, name: str, country,
+  id: str, external_id: str, email: typed<string>({ type: 'string', format: 'email' }), name: str, country,
 }));
 
 export const PaymentMethodInput = component('PaymentMethodInput', optional({
   type: enumOf(PAYMENT_METHOD_TYPES),
   token: str,
-  id: { type: 'string', pattern: '^pm_' },
+  id: typed<string>({ type: 'string', pattern: '^pm_' }),
   // The provider that issued `token`: the payment goes to that provider's accounts only.
-  provider_code: { type: 'string', pattern: '^[a-z][a-z0-9_]{1,30}$' },
+  provider_code: typed<string>({ type: 'string', pattern: '^[a-z][a-z0-9_]{1,30}$' }),
 }, ['type']));
 
 export const CreatePaymentBody = component('CreatePaymentRequest', optional({
@@ -43,26 +45,26 @@ export const CreatePaymentBody = component('CreatePaymentRequest', optional({
   capture_method: enumOf(CAPTURE_METHODS),
   country,
   customer: CustomerInput,
-  description: { type: 'string', maxLength: 500 },
-  reference: { type: 'string', maxLength: 128 },
-  return_url: { type: 'string', format: 'uri' },
+  description: text(500),
+  reference: text(128),
+  return_url: typed<string>({ type: 'string', format: 'uri' }),
   metadata,
   test_scenario: enumOf(PAYMENT_SCENARIOS),
   device: optional({ ip: str, user_agent: str, fingerprint: str }),
   // The customer is absent: needs a stored card method with a network transaction id.
-  merchant_initiated: {
+  merchant_initiated: typed<boolean>({
     type: 'boolean',
     description: 'true when the customer is absent (a subscription renewal or agreed instalment): the payment must name a stored card '
       + '(payment_method.id) that a successful customer-present payment was made with; its network transaction id is sent to the provider.',
-  },
+  }),
 }, ['amount', 'currency', 'payment_method']), [
   { amount: 1000, currency: 'EUR', payment_method: 'card', description: 'Order 1042', test_scenario: 'success' },
 ]);
 
 export const CaptureBody = component('CaptureRequest', optional({ amount }), [{ amount: 500 }]);
-export const CancelBody = component('CancelRequest', optional({ reason: { type: 'string', maxLength: 500 } }), [{ reason: 'Order cancelled by the customer' }]);
+export const CancelBody = component('CancelRequest', optional({ reason: text(500) }), [{ reason: 'Order cancelled by the customer' }]);
 export const RefundBody = component('CreateRefundRequest', optional({
-  amount, reason: { type: 'string', maxLength: 500 }, metadata, test_scenario: enumOf(REFUND_SCENARIOS),
+  amount, reason: text(500), metadata, test_scenario: enumOf(REFUND_SCENARIOS),
 }), [{ amount: 500, reason: 'Returned item' }]);
 
 export const CreatePayoutBody = component('CreatePayoutRequest', optional({
@@ -71,14 +73,24 @@ export const CreatePayoutBody = component('CreatePayoutRequest', optional({
   destination: optional({
     type: enumOf(DESTINATION_TYPES), token: str, display: str, holder_name: str, country,
   }, ['type', 'display']),
-  description: { type: 'string', maxLength: 500 },
-  reference: { type: 'string', maxLength: 128 },
+  description: text(500),
+  reference: text(128),
   metadata,
   test_scenario: enumOf(PAYOUT_SCENARIOS),
 }, ['amount', 'currency', 'destination']), [{
   amount: 5000, currency: 'EUR', reference: 'payout-2042',
   destination: { type: 'bank_account', token: 'ben_demo_1a2b3c', display: 'DE89 •••• 3000', holder_name: 'Ada Lovelace', country: 'DE' },
 }]);
+
+/**
+ * The money-moving bodies as the gateway's handlers receive them, validated: typed from their
+ * schemas above, so a field is declared once, where the contract's rule for it is.
+ */
+export type CreatePaymentRequestJson = Static<typeof CreatePaymentBody>;
+export type CaptureRequestJson = Static<typeof CaptureBody>;
+export type CancelRequestJson = Static<typeof CancelBody>;
+export type RefundRequestJson = Static<typeof RefundBody>;
+export type CreatePayoutRequestJson = Static<typeof CreatePayoutBody>;
 
 export const CreatePaymentMethodBody = component('CreatePaymentMethodRequest', optional({
   type: enumOf(PAYMENT_METHOD_TYPES),

@@ -1,6 +1,7 @@
 import type { Settlement, SettlementItem } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
 import { SETTLEMENT_STATUSES } from './enums.js';
-import { asOneOf, int, iso, isoOrNull, orNull } from './json-values.js';
+import { asOneOf, iso, isoOrNull, orNull } from './json-values.js';
+import { minorToJson } from './money.js';
 import type { SettlementJson, SettlementWithItemsJson } from './resources.js';
 
 // The contract's JSON shape of a provider settlement, in the contract's field order. The list and
@@ -14,9 +15,9 @@ export function settlementItemJson(i: SettlementItem): Record<string, unknown> {
     entity_type: i.entityType,
     entity_id: i.entityId,
     payment_id: orNull(i.paymentId),
-    amount: int(i.amount),
-    fee_amount: int(i.feeAmount),
-    net_amount: int(i.netAmount),
+    amount: minorToJson(i.amount),
+    fee_amount: minorToJson(i.feeAmount),
+    net_amount: minorToJson(i.netAmount),
     provider_reference: orNull(i.providerReference),
     occurred_at: isoOrNull(i.occurredAt),
   };
@@ -31,9 +32,9 @@ export function settlementJson(s: Settlement, withItems = false): SettlementJson
     settlement_entity: orNull(s.settlementEntity),
     settlement_reference: orNull(s.settlementReference),
     currency: s.currency,
-    gross_amount: int(s.grossAmount),
-    fee_amount: int(s.feeAmount),
-    net_amount: int(s.netAmount),
+    gross_amount: minorToJson(s.grossAmount),
+    fee_amount: minorToJson(s.feeAmount),
+    net_amount: minorToJson(s.netAmount),
     transaction_count: s.transactionCount,
     period_start: iso(s.periodStart),
     period_end: iso(s.periodEnd),

@@ -1,5 +1,6 @@
 import type { Transaction } from '../../proto/gen/svc/ledger/v1/ledger_pb.js';
-import { int, iso, orNull } from './json-values.js';
+import { iso, orNull } from './json-values.js';
+import { minorToJson } from './money.js';
 import type { TransactionJson } from './resources.js';
 
 // The contract's JSON shape of a ledger transaction, in the contract's field order. The provider
@@ -13,10 +14,10 @@ export function transactionJson(t: Transaction): TransactionJson {
     entity_type: t.entityType,
     entity_id: t.entityId,
     payment_id: orNull(t.paymentId),
-    amount: int(t.amount),
+    amount: minorToJson(t.amount),
     currency: t.currency,
-    fee_amount: int(t.feeAmount),
-    net_amount: int(t.netAmount),
+    fee_amount: minorToJson(t.feeAmount),
+    net_amount: minorToJson(t.netAmount),
     provider_name: orNull(t.providerName),
     provider_reference: orNull(t.providerReference),
     payment_method: orNull(t.paymentMethod),

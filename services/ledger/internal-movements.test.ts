@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventEnvelope } from '../contract/index.js';
-import type { DisputeFundsMoved, PaymentDecided, PayoutSettled, RefundSettled } from '../platform/internal-events.js';
+import type {
+  DisputeFundsMoved, PaymentDecided, PayoutSettled, RefundSettled, Wire,
+} from '../platform/internal-events.js';
 import { UnreadableMoneyEvent, movementFromInternalEvent } from './internal-movements.js';
 import { movementFromLegacyPublicEvent } from './legacy-public-movements.js';
 import { movementFromEvent } from './money-events.js';
@@ -12,7 +14,7 @@ const envelope = (type: string, object: object): EventEnvelope => ({
   data: { object: object as Record<string, unknown> },
 });
 
-const decided: PaymentDecided = {
+const decided: Wire<PaymentDecided> = {
   version: 1, id: 'pay_1', status: 'successful', amount: 6000, captured_amount: 4000, currency: 'EUR', fee_amount: 170,
   payment_method: 'card', country: 'DE', provider_id: 'prv_b', provider_code: 'demo_beta', provider_name: 'Demo Beta',
   provider_account_id: 'pac_b', provider_payment_id: 'pp_1', processing_time_ms: 12, failure_code: null,
@@ -25,13 +27,13 @@ const paymentJson = {
   fee: { amount: 170, currency: 'EUR' }, processing_time_ms: 12, failure: null, status: 'successful',
 };
 
-const refund: RefundSettled = {
+const refund: Wire<RefundSettled> = {
   version: 1, id: 'rf_1', payment_id: 'pay_1', status: 'successful', after_acceptance: false, amount: 700, currency: 'EUR',
   provider_refund_id: 're_1', failure_code: null, failure_category: null, settled_at: AT,
 };
 const refundJson = { id: 'rf_1', payment_id: 'pay_1', amount: 700, currency: 'EUR', status: 'successful', provider_refund_id: 're_1', failure: null };
 
-const payout: PayoutSettled = {
+const payout: Wire<PayoutSettled> = {
   version: 1, id: 'po_1', status: 'successful', amount: 5000, currency: 'EUR', fee_amount: 20, provider_id: 'prv_b',
   provider_code: 'demo_beta', provider_name: 'Demo Beta', provider_account_id: 'pac_b', provider_payout_id: 'ppo_1',
   destination_country: 'FR', failure_code: null, failure_category: null, settled_at: AT,
@@ -88,7 +90,7 @@ test('payout.settled: sent with its fee, failed without', () => {
   );
 });
 
-const withdrawal: DisputeFundsMoved = {
+const withdrawal: Wire<DisputeFundsMoved> = {
   version: 1, id: 'dpm_1', dispute_id: 'dp_1', payment_id: 'pay_1', kind: 'withdrawal', amount: 2500, fee_amount: 1500,
   currency: 'EUR', reason: 'fraudulent', stage: 'chargeback', provider_id: 'prv_s', provider_code: 'stripe',
   provider_name: 'Stripe', provider_account_id: 'pac_s', provider_dispute_id: 'du_1', moved_at: AT,

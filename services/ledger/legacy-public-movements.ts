@@ -1,4 +1,4 @@
-import { contractEvent, failedAfterAcceptance, type ContractEvent } from '../contract/index.js';
+import { contractEvent, failedAfterAcceptance, minorFromJson, type ContractEvent, type Minor } from '../contract/index.js';
 import type { EventEnvelope } from '../contract/index.js';
 import { reversal, type Movement } from './movements.js';
 
@@ -16,7 +16,8 @@ import { reversal, type Movement } from './movements.js';
  * same either way.
  */
 
-const big = (v: unknown): bigint => BigInt(Math.trunc(Number(v ?? 0)));
+// Lenient as this reader always was: an absent amount is 0, a fraction is cut.
+const big = (v: unknown): Minor => minorFromJson(Math.trunc(Number(v ?? 0)));
 const orNull = <T>(v: T | undefined | null): T | null => (v === undefined ? null : v);
 
 type MoneyEvent = Extract<ContractEvent, {

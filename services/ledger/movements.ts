@@ -14,6 +14,7 @@
  */
 
 import type { TransactionType } from '../contract/enums.js';
+import type { Minor } from '../contract/money.js';
 
 export interface Scope {
   merchantId: string;
@@ -31,11 +32,11 @@ export interface TransactionRecord {
   entityId: string;
   paymentId: string | null;
   /** Signed: negative for refunds, payouts and dispute withdrawals. */
-  amount: bigint;
+  amount: Minor;
   currency: string;
-  feeAmount: bigint;
+  feeAmount: Minor;
   /** What moved for the merchant: amount - feeAmount, 0 when failed (derived by the schema, migration 0004). */
-  netAmount: bigint;
+  netAmount: Minor;
   providerName: string | null;
   providerAccountId: string | null;
   providerReference: string | null;

@@ -3,6 +3,7 @@ import type { Pool, Queryable } from '../platform/db.js';
 import type { Scope } from './movements.js';
 import { scopeValues, toTransaction } from './store.js';
 import type { TransactionRecord } from './movements.js';
+import { minorFromColumn } from '../contract/money.js';
 
 /** Postgres access of settlements and their items. Every query names its scope. */
 
@@ -38,9 +39,9 @@ function toSettlement(r: Record<string, any>): SettlementRecord {
     settlementEntity: r.settlement_entity,
     reference: r.settlement_reference,
     currency: r.currency,
-    grossAmount: BigInt(r.gross_amount),
-    feeAmount: BigInt(r.fee_amount),
-    netAmount: BigInt(r.net_amount),
+    grossAmount: minorFromColumn(r.gross_amount),
+    feeAmount: minorFromColumn(r.fee_amount),
+    netAmount: minorFromColumn(r.net_amount),
     transactionCount: r.transaction_count,
     periodStart: new Date(r.period_start),
     periodEnd: new Date(r.period_end),

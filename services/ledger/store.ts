@@ -3,6 +3,7 @@ import { balanceOf, type AccountTotals, type BalanceFigures } from './balances.j
 import { journalEntryId, transactionId } from './ids.js';
 import { isBalanced, movementLines, type Account, type JournalLine } from './journal.js';
 import { reversal, type Movement, type Scope, type TransactionRecord } from './movements.js';
+import { minorFromColumn } from '../contract/money.js';
 
 /** Postgres access of the ledger: transactions, journal and balances. Every query names its scope. */
 
@@ -30,10 +31,10 @@ export function toTransaction(r: Record<string, any>): TransactionRecord {
     entityType: r.entity_type,
     entityId: r.entity_id,
     paymentId: r.payment_id,
-    amount: BigInt(r.amount),
+    amount: minorFromColumn(r.amount),
     currency: r.currency,
-    feeAmount: BigInt(r.fee_amount),
-    netAmount: BigInt(r.net_amount),
+    feeAmount: minorFromColumn(r.fee_amount),
+    netAmount: minorFromColumn(r.net_amount),
     providerName: r.provider_name,
     providerAccountId: r.provider_account_id,
     providerReference: r.provider_reference,
@@ -93,7 +94,7 @@ export async function insertTransaction(
     ],
   );
   if (rows.length === 0) return undefined;
-  const record = { ...t, id, netAmount: BigInt(rows[0].net_amount) };
+  const record = { ...t, id, netAmount: minorFromColumn(rows[0].net_amount) };
   if (record.status === 'successful') await postTransaction(tx, record, at);
   return record;
 }
@@ -294,7 +295,7 @@ export function createLedgerStore(pool: Pool) {
       for (const r of currencies.rows) byCurrency.set(r.currency, {});
       for (const r of totals.rows) {
         const t = byCurrency.get(r.currency) ?? {};
-        t[r.account as Account] = BigInt(r.total);
+        t[r.account as Account] = minorFromColumn(r.total);
         byCurrency.set(r.currency, t);
       }
       return [...byCurrency].sort(([a], [b]) => a.localeCompare(b)).map(([c, t]) => balanceOf(c, t));

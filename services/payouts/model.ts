@@ -2,6 +2,7 @@ import { create, type JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { PayoutStatus } from '../contract/enums.js';
 import { PayoutSchema, type Payout } from '../../proto/gen/svc/payouts/v1/payouts_pb.js';
+import type { Minor } from '../contract/money.js';
 
 /** A payout as payouts stores it; the proto and contract shapes are derived from it. */
 export interface PayoutRecord {
@@ -10,7 +11,7 @@ export interface PayoutRecord {
   projectId: string;
   mode: string;
   status: PayoutStatus;
-  amount: bigint;
+  amount: Minor;
   currency: string;
   destination: {
     type: string;
@@ -29,7 +30,7 @@ export interface PayoutRecord {
   providerAccountId: string | null;
   providerPayoutId: string | null;
   routingRule: string | null;
-  feeAmount: bigint;
+  feeAmount: Minor;
   failure: { code: string; category: string; message: string } | null;
   sendAfter: Date;
   sentAt: Date | null;

@@ -7,7 +7,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Queryable } from '../platform/db.js';
 import { isBindingConflict, type Binding } from '../platform/idempotency-bindings.js';
 import { newId } from '../platform/ids.js';
-import { INTERNAL_EVENT_TYPES, internalEnvelope } from '../platform/internal-events.js';
+import { internalEnvelope, payoutSettledObject } from '../platform/internal-events.js';
 import { enqueueEvent } from '../platform/outbox.js';
 import { serviceError } from '../contract/index.js';
 import { cost, payoutToProto, type PayoutRecord } from './model.js';
@@ -65,7 +65,7 @@ export async function emitPayout(tx: Queryable, p: PayoutRecord, type: string, a
     data: { object: payoutJson(payoutToProto(p)) },
   });
   if (type === 'payout.successful' || type === 'payout.failed') {
-    await enqueueEvent(tx, internalEnvelope(newId('evt', at), INTERNAL_EVENT_TYPES.payoutSettled, p, at, payoutSettled(p, type, at)));
+    await enqueueEvent(tx, internalEnvelope(newId('evt', at), p, at, payoutSettledObject(payoutSettled(p, type, at))));
   }
 }
 

@@ -4,6 +4,7 @@ import { asJson, columnsOf, valuesOf, type FieldMap } from '../platform/field-ma
 import { bindingRow, boundResource, type Binding } from '../platform/idempotency-bindings.js';
 import { writeRows } from '../platform/row-writes.js';
 import type { PayoutRecord } from './model.js';
+import { minorFromColumn } from '../contract/money.js';
 
 /** Postgres access of payouts. Every read filters on merchant, project and mode. */
 
@@ -26,7 +27,7 @@ function toPayout(r: Record<string, any>): PayoutRecord {
     projectId: r.project_id,
     mode: r.mode,
     status: r.status,
-    amount: BigInt(r.amount),
+    amount: minorFromColumn(r.amount),
     currency: r.currency,
     destination: {
       type: r.destination_type,
@@ -45,7 +46,7 @@ function toPayout(r: Record<string, any>): PayoutRecord {
     providerAccountId: r.provider_account_id,
     providerPayoutId: r.provider_payout_id,
     routingRule: r.routing_rule,
-    feeAmount: BigInt(r.fee_amount),
+    feeAmount: minorFromColumn(r.fee_amount),
     failure: r.failure,
     sendAfter: new Date(r.send_after),
     sentAt: r.sent_at ? new Date(r.sent_at) : null,
@@ -172,7 +173,7 @@ export function createPayoutStore(pool: Pool) {
         `SELECT committed FROM payout_funds WHERE ${SCOPE} AND currency = $4 FOR UPDATE`,
         [...scopeValues(scope), currency],
       );
-      return BigInt(rows[0].committed);
+      return minorFromColumn(rows[0].committed);
     },
 
     /** Adds to (or, with a negative delta, releases from) what the scope's payouts have committed. */

@@ -8,19 +8,30 @@ import { INTERNAL_PREFIX } from './internal-events/types.js';
  * subscribe to `<prefix>.internal.>`. Each object carries `version`: a consumer reads the versions
  * it knows and drops (loudly) the rest, so a producer can add fields without a lock-step deploy and
  * change meaning only under a new version. One file per event under internal-events/: its payload,
- * what it means, when it is written, and its reader.
+ * what it means, when it is written, which of its fields are amounts (Minor in code, JSON numbers
+ * on the wire), its producer's builder and its reader.
  */
 export {
-  INTERNAL_EVENT_TYPES, INTERNAL_PREFIX, internalEnvelope, type InternalEvent,
+  INTERNAL_EVENT_TYPES, INTERNAL_PREFIX, internalEnvelope, type InternalEvent, type InternalObject, type Wire,
 } from './internal-events/types.js';
-export { attemptSettledOf, type AttemptSettled, type AttemptSettledEvent } from './internal-events/attempt-settled.js';
-export { paymentDecidedOf, type PaymentDecided, type PaymentDecidedEvent } from './internal-events/payment-decided.js';
-export { refundSettledOf, type RefundSettled, type RefundSettledEvent } from './internal-events/refund-settled.js';
-export { payoutSettledOf, type PayoutSettled, type PayoutSettledEvent } from './internal-events/payout-settled.js';
 export {
-  disputeFundsMovedOf, type DisputeFundsMoved, type DisputeFundsMovedEvent,
+  attemptSettledObject, attemptSettledOf, type AttemptSettled, type AttemptSettledEvent,
+} from './internal-events/attempt-settled.js';
+export {
+  paymentDecidedObject, paymentDecidedOf, type PaymentDecided, type PaymentDecidedEvent,
+} from './internal-events/payment-decided.js';
+export {
+  refundSettledObject, refundSettledOf, type RefundSettled, type RefundSettledEvent,
+} from './internal-events/refund-settled.js';
+export {
+  payoutSettledObject, payoutSettledOf, type PayoutSettled, type PayoutSettledEvent,
+} from './internal-events/payout-settled.js';
+export {
+  disputeFundsMovedObject, disputeFundsMovedOf, type DisputeFundsMoved, type DisputeFundsMovedEvent,
 } from './internal-events/dispute-funds-moved.js';
-export { lateChargeMovedOf, type LateChargeMoved, type LateChargeMovedEvent } from './internal-events/late-charge-moved.js';
+export {
+  lateChargeMovedObject, lateChargeMovedOf, type LateChargeMoved, type LateChargeMovedEvent,
+} from './internal-events/late-charge-moved.js';
 
 export function isInternalType(type: string): boolean {
   return type.startsWith(INTERNAL_PREFIX);

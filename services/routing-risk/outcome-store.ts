@@ -113,7 +113,7 @@ export function createOutcomeStore(pool: Pool): OutcomeStore {
           col((e) => e.data.object.failure_category ?? null),
           col((e) => (e.data.object.latency_ms === null || e.data.object.latency_ms === undefined ? null : Math.round(e.data.object.latency_ms))),
           col((e) => e.data.object.settled_at ?? e.created_at), now,
-          col((e) => (Number.isSafeInteger(e.data.object.amount) ? String(e.data.object.amount) : null)),
+          col((e) => (e.data.object.amount === null ? null : String(e.data.object.amount))),
         ],
       });
       const fresh = new Set(rows.map((r) => r.event_id as string));

@@ -1,5 +1,6 @@
 import { withTransaction, type Pool, type Queryable } from '../platform/db.js';
 import { lockProjectList } from '../platform/list-lock.js';
+import { minorFromColumn } from '../contract/money.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import { scopeKey, type PlanningCache } from './planning-cache.js';
 
@@ -54,7 +55,7 @@ function toAccount(r: Record<string, any>): ConnectedAccount {
     methods: r.methods,
     currencies: r.currencies,
     countries: r.countries,
-    feeFixed: BigInt(r.fee_fixed),
+    feeFixed: minorFromColumn(r.fee_fixed),
     feeBps: r.fee_bps,
     status: r.status,
     createdAt: r.created_at,

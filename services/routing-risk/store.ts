@@ -15,6 +15,7 @@ import { BACKFILL_SQL } from './outcome-store.js';
 import { scopeKey, type PlanningCache } from './planning-cache.js';
 import type { RankedPlan } from './ranked-route.js';
 import type { HealthHistory, SegmentHistory } from './strategies/index.js';
+import { minorFromColumn } from '../contract/money.js';
 
 /** The velocity keys of a payment as stored: digests, scoped to the project so they do not join across merchants. */
 export function velocityKeys(scope: Scope, input: RiskInput) {
@@ -36,8 +37,8 @@ function toRule(r: Record<string, any>): RoutingRule {
     currencies: r.currencies,
     countries: r.countries,
     methods: r.methods,
-    minAmount: r.min_amount === null ? null : BigInt(r.min_amount),
-    maxAmount: r.max_amount === null ? null : BigInt(r.max_amount),
+    minAmount: r.min_amount === null ? null : minorFromColumn(r.min_amount),
+    maxAmount: r.max_amount === null ? null : minorFromColumn(r.max_amount),
     providers: r.providers,
     strategy: r.strategy ?? null,
     variant: r.variant ?? null,
@@ -104,7 +105,7 @@ function toAccount(r: Record<string, any>): ProviderAccount {
     currencies: r.currencies,
     countries: r.countries,
     methods: r.methods,
-    feeFixed: BigInt(r.fee_fixed),
+    feeFixed: minorFromColumn(r.fee_fixed),
     feeBps: r.fee_bps,
     latencyMs: r.latency_ms,
   };
@@ -134,7 +135,7 @@ export function createStore(pool: Pool, cache?: PlanningCache) {
          FROM payout_capabilities c JOIN providers p ON p.id = c.provider_id`,
       );
       return Object.fromEntries(rows.map((r) => [r.code, {
-        destinationTypes: r.destination_types, feeFixed: BigInt(r.fee_fixed), feeBps: r.fee_bps,
+        destinationTypes: r.destination_types, feeFixed: minorFromColumn(r.fee_fixed), feeBps: r.fee_bps,
       }]));
     },
 

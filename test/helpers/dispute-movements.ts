@@ -6,7 +6,7 @@ import { eventSubject, type EventEnvelope } from '../../services/contract/envelo
 import type { EventBus } from '../../services/platform/bus/index.js';
 import { newId } from '../../services/platform/ids.js';
 import {
-  INTERNAL_EVENT_TYPES, internalEnvelope, type DisputeFundsMoved, type PaymentDecided,
+  disputeFundsMovedObject, internalEnvelope, paymentDecidedObject, type DisputeFundsMoved, type PaymentDecided,
 } from '../../services/platform/internal-events.js';
 
 export interface Scope { mode: string; merchantId: string; projectId: string }
@@ -15,12 +15,13 @@ export interface Scope { mode: string; merchantId: string; projectId: string }
 export function paymentDecided(scope: Scope, paymentId: string, amount: number, account = 'pac_demo_beta'): EventEnvelope {
   const at = new Date();
   const object: PaymentDecided = {
-    version: 1, id: paymentId, status: 'successful', amount, captured_amount: amount, currency: 'EUR', fee_amount: 100,
+    version: 1, id: paymentId, status: 'successful', amount: BigInt(amount), captured_amount: BigInt(amount), currency: 'EUR',
+    fee_amount: 100n,
     payment_method: 'card', country: 'NL', provider_id: 'prv_demo_beta', provider_code: 'demo_beta', provider_name: 'Demo Beta',
     provider_account_id: account, provider_payment_id: `pp_${paymentId}`, processing_time_ms: 5, failure_code: null,
     failure_category: null, decided_at: at.toISOString(),
   };
-  return internalEnvelope(newId('evt', at), INTERNAL_EVENT_TYPES.paymentDecided, scope, at, object);
+  return internalEnvelope(newId('evt', at), scope, at, paymentDecidedObject(object));
 }
 
 export interface MovedFunds {
@@ -41,12 +42,12 @@ export function fundsMoved(scope: Scope, m: MovedFunds): EventEnvelope {
   const at = new Date();
   const object: DisputeFundsMoved = {
     version: 1, id: m.id ?? `dpm_${randomBytes(8).toString('hex')}`, dispute_id: m.disputeId, payment_id: m.paymentId,
-    kind: m.kind, amount: m.amount, fee_amount: m.kind === 'withdrawal' ? (m.fee ?? 0) : 0, currency: 'EUR',
+    kind: m.kind, amount: BigInt(m.amount), fee_amount: m.kind === 'withdrawal' ? BigInt(m.fee ?? 0) : 0n, currency: 'EUR',
     reason: 'fraudulent', stage: 'chargeback', provider_id: null, provider_code: null, provider_name: m.providerName ?? null,
     provider_account_id: m.providerAccountId ?? null, provider_dispute_id: m.providerDisputeId ?? null,
     moved_at: at.toISOString(),
   };
-  return internalEnvelope(newId('evt', at), INTERNAL_EVENT_TYPES.disputeFundsMoved, scope, at, object);
+  return internalEnvelope(newId('evt', at), scope, at, disputeFundsMovedObject(object));
 }
 
 /** Publishes events on a bus with the stream's subject prefix, as the parts' relays do. */

@@ -1,6 +1,8 @@
 // The shapes the dashboard reads from /dashboard/api (docs/dashboard.md). Payments, refunds,
 // timeline events and webhook objects are the contract's own; the session objects are the dashboard's.
 
+import type { AttemptJson, DisputeSummaryJson, PaymentJson, RefundJson } from '../../../services/contract/resources';
+
 export type Mode = 'test' | 'live';
 export type Role = 'owner' | 'developer' | 'read_only';
 export type Permission = 'view' | 'operate' | 'develop' | 'administer';
@@ -38,24 +40,12 @@ export interface Failure {
   decline_reason?: string | null;
 }
 
-export interface Attempt {
-  id: string;
-  attempt_number: number;
-  status: string;
-  outcome: string | null;
-  provider_id: string;
-  provider_name: string | null;
-  provider_payment_id: string | null;
-  provider_code: string | null;
-  provider_message: string | null;
-  failure: Failure | null;
-  fee_amount: number;
-  latency_ms: number | null;
-  created_at: string;
-  /** direct: its token sent to the provider; forwarded: the card forwarded by `vault`. */
-  path: 'direct' | 'forwarded';
-  vault: string | null;
-}
+/** The contract's payment, attempt, refund and dispute summary as the API serves them (services/contract/resources.ts). */
+export type Attempt = AttemptJson;
+export type DisputeSummary = DisputeSummaryJson;
+export type Refund = RefundJson;
+/** The contract's payment, its customer read as the merchant sent it. */
+export type Payment = Omit<PaymentJson, 'customer'> & { customer: Customer | null };
 
 /** A payment's customer as the merchant sent it (CustomerInput); every field optional. */
 export interface Customer {
@@ -66,54 +56,7 @@ export interface Customer {
   country?: string | null;
 }
 
-export interface Payment {
-  id: string;
-  mode: Mode;
-  status: string;
-  amount: number;
-  currency: string;
-  captured_amount: number;
-  refunded_amount: number;
-  capture_method: string;
-  payment_method: { type: string; id: string | null };
-  country: string | null;
-  description: string | null;
-  reference: string | null;
-  customer: Customer | null;
-  metadata: Record<string, unknown>;
-  route: {
-    provider: { id: string; code: string; name: string } | null;
-    provider_account_id: string | null;
-    provider_payment_id: string | null;
-    attempts: number;
-    routing_decision_id: string | null;
-    rule: string | null;
-    skipped: Array<{ provider_code: string; provider_name: string; provider_account_id: string; reason: string }>;
-  };
-  risk: { decision_id: string | null; score: number | null };
-  failure: Failure | null;
-  fee: { amount: number; currency: string };
-  processing_time_ms: number | null;
-  attempts: Attempt[];
-  /** Its disputes, oldest first (GET /disputes/:id has each in full). */
-  disputes: DisputeSummary[];
-  created_at: string;
-  updated_at: string;
-  processed_at: string | null;
-}
 
-/** A dispute as its payment lists it. */
-export interface DisputeSummary {
-  id: string;
-  amount: number;
-  currency: string;
-  reason: string;
-  stage: string;
-  status: string;
-  funds_withdrawn: boolean;
-  evidence_due_by: string | null;
-  created_at: string;
-}
 
 /** The merchant's evidence, staged until submitted (docs/disputes.md, "Evidence"). */
 export interface DisputeEvidence {
@@ -168,16 +111,6 @@ export interface TimelineEvent {
   created_at: string;
 }
 
-export interface Refund {
-  id: string;
-  payment_id: string;
-  amount: number;
-  currency: string;
-  status: string;
-  reason: string | null;
-  failure: Failure | null;
-  created_at: string;
-}
 
 export interface ApiKey {
   id: string;

@@ -4,6 +4,7 @@
 // outcomes and failures come from the tables in errors.ts. A card forwarded by a vault is
 // paid with Adyen's raw-card request sent through the vault (forwarded.ts), read as a direct answer.
 import type { Types } from '@adyen/api-library';
+import { minorToJson } from '../../contract/money.js';
 import { toAdyenAmount } from './amounts.js';
 import { createAdyenClients, type AdyenAccount } from './client.js';
 import { browserPaymentMethod } from './facts.js';
@@ -61,7 +62,7 @@ export function paymentParams(
     ...(mit && { networkTxReference: mit.networkTransactionId }),
   };
   return {
-    amount: { value: Number(value), currency: req.currency.toUpperCase() },
+    amount: { value: minorToJson(value), currency: req.currency.toUpperCase() },
     merchantAccount,
     reference: req.attemptId,
     ...method,
@@ -151,7 +152,7 @@ export function createAdyenConnector(
 
   function adyenAmount(amount: bigint, currency: string) {
     const value = toAdyenAmount(amount, currency);
-    return value === undefined ? undefined : { value: Number(value), currency: currency.toUpperCase() };
+    return value === undefined ? undefined : { value: minorToJson(value), currency: currency.toUpperCase() };
   }
 
   return {

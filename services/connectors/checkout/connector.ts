@@ -18,6 +18,7 @@ import type {
   AuthorizeRequest, AuthorizeResult, Connector, CredentialCheck, CredentialSource, HoldRequest, HoldResult,
   PaymentStatusResult, ProviderAccountRef, RefundRequest, RefundResult,
 } from '../types.js';
+import { minorToJson } from '../../contract/money.js';
 
 /**
  * How long after its attempt a payment may still be missing from Checkout.com's payment list while
@@ -117,7 +118,7 @@ export function createCheckoutConnector(
       if (!req.providerPaymentId || amount === undefined) {
         return { outcome: 'hard_decline', providerRefundId: null, providerCode: null, providerMessage: 'No Checkout.com payment id or amount to refund' };
       }
-      const body = { amount: Number(amount), reference: req.refundId, metadata: { refund_id: req.refundId } };
+      const body = { amount: minorToJson(amount), reference: req.refundId, metadata: { refund_id: req.refundId } };
       const r = await act(req, 'refund', (a) => a.client.payments.refund(req.providerPaymentId!, body, req.refundId));
       return { outcome: r.outcome, providerRefundId: r.actionId, providerCode: r.providerCode, providerMessage: r.providerMessage };
     },
@@ -125,7 +126,7 @@ export function createCheckoutConnector(
     async capture(req: HoldRequest) {
       const amount = toCheckoutAmount(req.amount, req.currency);
       if (amount === undefined) return { outcome: 'hard_decline', providerCode: null, providerMessage: CONDITIONS.amount_not_representable.message };
-      const body = { amount: Number(amount), reference: req.operationId };
+      const body = { amount: minorToJson(amount), reference: req.operationId };
       const { actionId: _a, ...r } = await act(req, 'capture', (a) => a.client.payments.capture(req.providerPaymentId, body, req.operationId));
       return r;
     },

@@ -5,6 +5,7 @@ import { toCheckoutAmount } from './amounts.js';
 import { CONDITIONS, type CheckoutRule } from './errors.js';
 import type { AuthorizeRequest } from '../types.js';
 import type { CardPlaceholders } from '../vault-forwarding.js';
+import { minorToJson } from '../../contract/money.js';
 
 /** A source as Checkout.com takes it: a Frames/Flow card token, a stored instrument, or a raw card. */
 export type CheckoutSource =
@@ -73,7 +74,7 @@ export function paymentRequest(
   if (!source) return CONDITIONS.unusable_token;
   return {
     source,
-    amount: Number(amount),
+    amount: minorToJson(amount),
     currency: req.currency.toUpperCase(),
     reference: req.attemptId,
     // capture false holds the funds until a capture; true captures at once after authorization.

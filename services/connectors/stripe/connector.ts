@@ -17,6 +17,7 @@ import type {
   AuthorizeRequest, AuthorizeResult, Connector, CredentialCheck, CredentialSource, HoldRequest, HoldResult,
   PaymentStatusResult, ProviderAccountRef, RefundRequest, RefundResult,
 } from '../types.js';
+import { minorToJson } from '../../contract/money.js';
 
 /**
  * How long a PaymentIntent may take to appear in Stripe's search after it was created: "data is
@@ -30,7 +31,7 @@ export function intentParams(req: AuthorizeRequest): Stripe.PaymentIntentCreateP
   const amount = toStripeAmount(req.amount, req.currency);
   if (amount === undefined) return undefined;
   return {
-    amount: Number(amount),
+    amount: minorToJson(amount),
     currency: req.currency.toLowerCase(),
     confirm: true,
     capture_method: req.captureMethod === 'manual' ? 'manual' : 'automatic',
@@ -128,7 +129,7 @@ export function createStripeConnector(
       try {
         const refund = await withSignal(req.signal, () => account.client.refunds.create({
           payment_intent: req.providerPaymentId!,
-          amount: Number(amount),
+          amount: minorToJson(amount),
           metadata: { refund_id: req.refundId, payment_id: req.paymentId, ...(req.reason && { reason: req.reason }) },
         }, { idempotencyKey: req.refundId }));
         return fromRefund(refund);
@@ -143,7 +144,7 @@ export function createStripeConnector(
         return { outcome: 'hard_decline', providerCode: null, providerMessage: CONDITIONS.amount_not_representable.message };
       }
       return hold(req, (client, opts) => client.paymentIntents.capture(
-        req.providerPaymentId, { amount_to_capture: Number(amount) }, opts,
+        req.providerPaymentId, { amount_to_capture: minorToJson(amount) }, opts,
       ), 'succeeded');
     },
 

@@ -10,6 +10,7 @@ import { CONDITIONS, FAILURE_CODES, payoutRuleFor, type PayoutRule } from './pay
 import { isStripeError } from './outcomes.js';
 import { answerId, answerStatus } from '../outcome-mapping.js';
 import type { PayoutRequest, PayoutResult, PayoutStatusRequest, PayoutStatusResult } from '../types.js';
+import { minorToJson } from '../../contract/money.js';
 
 /** Stripe pays out bank accounts and debit cards; a wallet has no Stripe external account. */
 const DESTINATIONS = new Set(['bank_account', 'card_token']);
@@ -37,7 +38,7 @@ export function payoutParams(req: PayoutRequest): Stripe.PayoutCreateParams | Pa
   const amount = stripePayoutAmount(req.amount, req.currency);
   if (amount === undefined) return CONDITIONS.amount_not_representable;
   return {
-    amount: Number(amount),
+    amount: minorToJson(amount),
     currency: req.currency.toLowerCase(),
     // Without a token Stripe uses the account's default external account for the currency.
     ...(req.destination.token && { destination: req.destination.token }),

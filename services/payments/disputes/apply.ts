@@ -1,10 +1,10 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { disputeJson } from '../../contract/index.js';
+import { disputeJson, minorToJson } from '../../contract/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Queryable } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
-import { INTERNAL_EVENT_TYPES, type DisputeFundsMoved } from '../../platform/internal-events.js';
+import { disputeFundsMovedObject, type DisputeFundsMoved } from '../../platform/internal-events.js';
 import { commitChange, disputeEntryTitle, type PaymentRecord, type PaymentsStore, type TimelineEntry } from '../payments/index.js';
 import type { ChangeSource, DisputeRecord, FundMovement, ProviderDisputeView } from './model.js';
 import { CLOSED_STATUSES, decideView, movementOf, type Verdict } from './state-machine.js';
@@ -105,9 +105,9 @@ const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null);
 function timelineEntry(before: DisputeRecord | undefined, d: DisputeRecord, movement: FundMovement | undefined): TimelineEntry {
   const type = !before ? 'dispute.opened' : disputeEventType(before, d) === 'dispute.closed' ? 'dispute.closed' : 'dispute.updated';
   const data = {
-    dispute_id: d.id, reason: d.reason, stage: d.stage, status: d.status, amount: Number(d.amount),
+    dispute_id: d.id, reason: d.reason, stage: d.stage, status: d.status, amount: minorToJson(d.amount),
     funds_withdrawn: d.fundsWithdrawn, evidence_due_by: day(d.evidenceDueBy),
-    ...(movement && { movement: movement.kind, moved_amount: Number(movement.amount), fee_amount: Number(movement.feeAmount) }),
+    ...(movement && { movement: movement.kind, moved_amount: minorToJson(movement.amount), fee_amount: minorToJson(movement.feeAmount) }),
   };
   return { type, title: disputeEntryTitle(type, data, d.currency), data };
 }
@@ -119,8 +119,8 @@ function fundsMoved(d: DisputeRecord, m: FundMovement): DisputeFundsMoved {
     dispute_id: d.id,
     payment_id: d.paymentId,
     kind: m.kind,
-    amount: Number(m.amount),
-    fee_amount: Number(m.feeAmount),
+    amount: m.amount,
+    fee_amount: m.feeAmount,
     currency: m.currency,
     reason: d.reason,
     stage: d.stage,
@@ -178,7 +178,7 @@ export function createApply(deps: ApplyDeps) {
       attempts: [],
       timeline: [timelineEntry(before, next, movement)],
       events: [{ type: disputeEventType(before, next), object: disputeJson(disputeToProto(next, documents)) }],
-      internal: movement ? [{ type: INTERNAL_EVENT_TYPES.disputeFundsMoved, object: fundsMoved(next, movement) }] : [],
+      internal: movement ? [disputeFundsMovedObject(fundsMoved(next, movement))] : [],
       at,
     }, { tx });
     return movement ? [movement] : [];

@@ -1,4 +1,5 @@
 import type { DisputeEvidenceText, DisputeReason, DisputeStage, DisputeStatus } from '../../contract/enums.js';
+import type { Minor } from '../../contract/money.js';
 
 /** A dispute as stored (migration 0020). Amounts in minor units of `currency`, the payment's. */
 export interface DisputeRecord {
@@ -13,9 +14,9 @@ export interface DisputeRecord {
   providerName: string | null;
   providerAccountId: string | null;
   providerDisputeId: string;
-  amount: bigint;
+  amount: Minor;
   currency: string;
-  feeAmount: bigint;
+  feeAmount: Minor;
   reason: DisputeReason;
   providerReason: string | null;
   stage: DisputeStage;
@@ -59,10 +60,10 @@ export interface ProviderDisputeView {
   /** The provider's own reason code, kept beside the normalised one. */
   providerReason?: string | null;
   /** What the provider disputes, in minor units of the payment's currency. */
-  amount: bigint;
+  amount: Minor;
   currency: string;
   /** The provider's dispute fee when it reports one; otherwise the fee table's (fees.ts). */
-  feeAmount?: bigint | null;
+  feeAmount?: Minor | null;
   /** Whether the provider holds the disputed funds away from the merchant now. */
   fundsWithdrawn: boolean;
   evidenceDueBy?: Date | null;
@@ -78,8 +79,8 @@ export interface FundMovement {
   disputeId: string;
   seq: number;
   kind: 'withdrawal' | 'reinstatement';
-  amount: bigint;
-  feeAmount: bigint;
+  amount: Minor;
+  feeAmount: Minor;
   currency: string;
   createdAt: Date;
 }

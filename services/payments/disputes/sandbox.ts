@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { DEMO_PROVIDERS } from '../../contract/index.js';
+import { DEMO_PROVIDERS, minorFromColumn } from '../../contract/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
 import { createSweep } from '../jobs/sweep.js';
@@ -84,7 +84,7 @@ export function createSandboxDisputes(deps: SandboxDisputeDeps) {
       const won = winsAtDemo(r.evidence ?? {});
       await deps.apply(scope, {
         providerCode: r.provider_code, providerDisputeId: r.provider_dispute_id, paymentId: r.payment_id, stage: r.stage,
-        status: won ? 'won' : 'lost', reason: r.reason, amount: BigInt(r.amount), currency: r.currency,
+        status: won ? 'won' : 'lost', reason: r.reason, amount: minorFromColumn(r.amount), currency: r.currency,
         fundsWithdrawn: won ? false : r.funds_withdrawn, occurredAt: new Date(r.db_now),
       });
     }

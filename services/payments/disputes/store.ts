@@ -1,6 +1,7 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import type { Pool, Queryable } from '../../platform/db.js';
 import type { ChangeSource, DisputeRecord, FundMovement } from './model.js';
+import { minorFromColumn } from '../../contract/money.js';
 
 /** Postgres access to disputes, their history, money movements and documents. Every read filters on the scope. */
 
@@ -20,9 +21,9 @@ function toDispute(r: Record<string, any>): DisputeRecord {
     providerName: r.provider_name,
     providerAccountId: r.provider_account_id,
     providerDisputeId: r.provider_dispute_id,
-    amount: BigInt(r.amount),
+    amount: minorFromColumn(r.amount),
     currency: r.currency,
-    feeAmount: BigInt(r.fee_amount),
+    feeAmount: minorFromColumn(r.fee_amount),
     reason: r.reason,
     providerReason: r.provider_reason,
     stage: r.stage,
@@ -168,7 +169,7 @@ export function createDisputeStore(pool: Pool) {
       if (rows.length === 0) return undefined;
       const r = rows[0];
       return {
-        id: r.id, disputeId: r.dispute_id, seq: r.seq, kind: r.kind, amount: BigInt(r.amount), feeAmount: BigInt(r.fee_amount),
+        id: r.id, disputeId: r.dispute_id, seq: r.seq, kind: r.kind, amount: minorFromColumn(r.amount), feeAmount: minorFromColumn(r.fee_amount),
         currency: r.currency, createdAt: new Date(r.created_at),
       };
     },

@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { disputeJson, evidenceDaysLeft, REMINDER_DAYS } from '../../contract/index.js';
+import { disputeJson, evidenceDaysLeft, minorFromColumn, REMINDER_DAYS } from '../../contract/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Pool, Queryable } from '../../platform/db.js';
 import { newId } from '../../platform/ids.js';
@@ -98,7 +98,7 @@ export function createDisputeReminders(deps: DisputeRemindersDeps) {
         [limit],
       );
       return rows.map((r) => ({
-        id: r.id, disputeId: r.dispute_id, scope: scopeOfRow(r), paymentId: r.payment_id, amount: BigInt(r.amount),
+        id: r.id, disputeId: r.dispute_id, scope: scopeOfRow(r), paymentId: r.payment_id, amount: minorFromColumn(r.amount),
         currency: r.currency, reason: r.reason, evidenceDueBy: new Date(r.evidence_due_by), evidenceDaysLeft: r.evidence_days_left,
       }));
     },

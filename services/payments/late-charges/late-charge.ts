@@ -1,4 +1,6 @@
 // A charge a provider made for an attempt recorded failed, and where returning it stands (late_charges).
+import type { Minor } from '../../contract/money.js';
+
 export type LateChargeStatus = 'returning' | 'returned' | 'return_refused';
 
 export interface LateCharge {
@@ -10,7 +12,7 @@ export interface LateCharge {
   providerCode: string;
   providerAccountId: string;
   providerPaymentId: string;
-  amount: bigint;
+  amount: Minor;
   currency: string;
   /** Only authorized at the provider (capture_method manual): released, not refunded. */
   held: boolean;

@@ -2,6 +2,7 @@
 // sandbox's late_success scenario): the charge to return, and the timeline entry that says so.
 import type { AttemptRecord, PaymentRecord, TimelineEntry } from '../payments/model.js';
 import type { LateCharge } from './late-charge.js';
+import { minorToJson } from '../../contract/money.js';
 
 export interface LateSuccess {
   charge: LateCharge;
@@ -26,7 +27,7 @@ export function lateSuccess(
       type: 'attempt.late_success', attemptId: attempt.id,
       title: `${provider} reported a late success for an attempt recorded failed: returning the charge`,
       data: {
-        attempt_id: attempt.id, provider_payment_id: providerPaymentId, amount: Number(payment.amount), held,
+        attempt_id: attempt.id, provider_payment_id: providerPaymentId, amount: minorToJson(payment.amount), held,
         status: payment.status, ...(eventId && { event_id: eventId }),
       },
     },

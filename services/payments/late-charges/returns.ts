@@ -6,11 +6,10 @@
 // is told by payment.late_charge_returned and the payment's timeline (docs/decisions/2026-12-07-a-late-success.md, "A late success").
 import { create } from '@bufbuild/protobuf';
 import { ScopeSchema } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { formatMoney } from '../../contract/index.js';
+import { formatMoney, minorToJson } from '../../contract/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Pool } from '../../platform/db.js';
 import { withDeadline } from '../../platform/deadline.js';
-import { INTERNAL_EVENT_TYPES } from '../../platform/internal-events.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ConnectorRegistry, HoldResult } from '../../connectors/index.js';
 import { commitChange, type PaymentsStore } from '../payments/index.js';
@@ -70,7 +69,7 @@ export function createLateCharges(deps: LateChargeDeps) {
       if (!(await charges.settle(tx, c.attemptId, returned ? 'returned' : 'return_refused', message, at))) return false;
       const what = `${formatMoney(c.amount, c.currency)} charged late at ${c.providerCode}`;
       const moved = returned ? lateChargeMoved(c, 'returned', at) : undefined;
-      const data = { attempt_id: c.attemptId, provider_payment_id: c.providerPaymentId, amount: Number(c.amount), held: c.held, provider_code: answer.providerCode };
+      const data = { attempt_id: c.attemptId, provider_payment_id: c.providerPaymentId, amount: minorToJson(c.amount), held: c.held, provider_code: answer.providerCode };
       await commitChange(deps.store, {
         payment, attempts: [], at,
         timeline: [returned
@@ -78,7 +77,7 @@ export function createLateCharges(deps: LateChargeDeps) {
           : { type: 'attempt.late_charge_refused', attemptId: c.attemptId, title: `${c.providerCode} refused to return ${what}`, data: { ...data, provider_message: answer.providerMessage } }],
         events: returned ? ['payment.late_charge_returned'] : [],
         // The ledger books the refund beside the charge; a released hold moved nothing.
-        internal: moved ? [{ type: INTERNAL_EVENT_TYPES.lateChargeMoved, object: moved }] : [],
+        internal: moved ? [moved] : [],
       }, { tx });
       return true;
     });

@@ -4,6 +4,7 @@ import type { Pool, Queryable } from '../../platform/db.js';
 import { row, writeRows, type RowWrite, type TableShape } from '../../platform/row-writes.js';
 import type { LateCharge, LateChargeStatus } from './late-charge.js';
 import { lateChargedRows } from './moved.js';
+import { minorFromColumn } from '../../contract/money.js';
 
 const COLUMNS = `attempt_id, payment_id, merchant_id, project_id, mode, provider_code, provider_account_id,
   provider_payment_id, amount, currency, held, status`;
@@ -11,7 +12,7 @@ const COLUMNS = `attempt_id, payment_id, merchant_id, project_id, mode, provider
 const fromRow = (r: Record<string, any>): LateCharge => ({
   attemptId: r.attempt_id, paymentId: r.payment_id, merchantId: r.merchant_id, projectId: r.project_id, mode: r.mode,
   providerCode: r.provider_code, providerAccountId: r.provider_account_id, providerPaymentId: r.provider_payment_id,
-  amount: BigInt(r.amount), currency: r.currency, held: r.held, status: r.status,
+  amount: minorFromColumn(r.amount), currency: r.currency, held: r.held, status: r.status,
 });
 
 const LATE_CHARGES: TableShape = {

@@ -1,7 +1,7 @@
 // What a provider's answer means, pure of I/O and storage: the attempt's outcome, status and
 // failure (recordAnswer), what the payment does next (nextStep), and the failure a failed payment
 // reports. transitions.ts turns these into payment changes; provider-call.ts makes the calls.
-import { isDeclineOutcome } from '../../contract/index.js';
+import { isDeclineOutcome, minorToJson } from '../../contract/index.js';
 import type { RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
 import type { AuthorizeResult, CardFacts } from '../../connectors/index.js';
 import type { AttemptRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
@@ -152,7 +152,7 @@ export function recordAnswer(
       outcome: result.outcome,
       provider_code: result.providerCode,
       ...(attempt.failure?.declineReason && { decline_reason: attempt.failure.declineReason }),
-      fee_amount: Number(result.fee),
+      fee_amount: minorToJson(result.fee),
       latency_ms: answer.latencyMs,
     },
   });

@@ -1,5 +1,6 @@
 import type { Pool, Queryable } from '../../platform/db.js';
 import type { CustomerActionRecord } from './model.js';
+import { minorFromColumn } from '../../contract/money.js';
 
 // The customer_actions table (asynchronous rails): part of the payments store (payments/store.ts
 // spreads these in), kept apart so each file stays one topic.
@@ -13,7 +14,7 @@ function toCustomerAction(r: Record<string, any>): CustomerActionRecord {
     mode: r.mode,
     tokenHash: r.token_hash,
     type: r.type,
-    feeAmount: BigInt(r.fee_amount),
+    feeAmount: minorFromColumn(r.fee_amount),
     expiresAt: r.expires_at,
     createdAt: r.created_at,
     completedAt: r.completed_at,

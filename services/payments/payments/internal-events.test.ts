@@ -39,9 +39,10 @@ test('a definite answer announces its attempt once, with what routing learns fro
   assert.deepEqual(objects(events)[0], {
     version: 1, id: 'att_1', payment_id: 'pay_1', attempt_number: 1, provider_id: 'prv_a', provider_code: 'a',
     provider_account_id: 'pac_a', payment_method: 'card', currency: 'EUR', country: 'DE', card_network: null, bin_range: null,
-    status: 'succeeded', outcome: 'success', failure_category: null, failure_code: null, latency_ms: 42, amount: 1000,
+    status: 'succeeded', outcome: 'success', failure_category: null, failure_code: null, latency_ms: 42, amount: 1000n,
     settled_at: AT.toISOString(),
   });
+  assert.equal(events[0].data.object.amount, 1000, 'a JSON number as it travels');
 });
 
 test('failover announces the failed attempt, not the one it starts', () => {
@@ -77,7 +78,7 @@ test('payment.decided comes with payment.successful and payment.failed only, onc
   const p = payment([attempt('att_1')]);
   const [won] = decidedOf(internalEvents(approve(p, p.attempts[0], answer('success'), { at: AT, processingTimeMs: 7 })));
   assert.deepEqual(won.data.object, {
-    version: 1, id: 'pay_1', status: 'successful', amount: 1000, captured_amount: 1000, currency: 'EUR', fee_amount: 0,
+    version: 1, id: 'pay_1', status: 'successful', amount: 1000n, captured_amount: 1000n, currency: 'EUR', fee_amount: 0n,
     payment_method: 'card', country: 'DE', provider_id: null, provider_code: null, provider_name: null,
     provider_account_id: null, provider_payment_id: 'x_1', processing_time_ms: 7, failure_code: null,
     failure_category: null, decided_at: AT.toISOString(),
@@ -92,7 +93,7 @@ test('payment.decided comes with payment.successful and payment.failed only, onc
   const lost = payment([attempt('att_4')]);
   const [failed] = decidedOf(internalEvents(fail(lost, lost.attempts[0], answer('hard_decline'), { at: AT })));
   assert.deepEqual(
-    [failed.data.object.status, failed.data.object.captured_amount, failed.data.object.failure_category], ['failed', 0, 'hard'],
+    [failed.data.object.status, failed.data.object.captured_amount, failed.data.object.failure_category], ['failed', 0n, 'hard'],
   );
 });
 

@@ -1,6 +1,6 @@
 import { newId } from '../../platform/ids.js';
 import {
-  INTERNAL_EVENT_TYPES, internalEnvelope, type AttemptSettled, type PaymentDecided,
+  attemptSettledObject, internalEnvelope, paymentDecidedObject, type AttemptSettled, type PaymentDecided,
 } from '../../platform/internal-events.js';
 import { type EventEnvelope } from '../../contract/index.js';
 import type { AttemptRecord, PaymentRecord } from './model.js';
@@ -20,8 +20,8 @@ export function internalEvents(change: Change): EventEnvelope[] {
   return [
     ...attemptsSettled(change),
     ...change.events.filter((e) => e === 'payment.successful' || e === 'payment.failed')
-      .map((e) => internalEnvelope(newId('evt', at), INTERNAL_EVENT_TYPES.paymentDecided, payment, at, paymentDecided(payment, e, at))),
-    ...(change.internal ?? []).map((e) => internalEnvelope(newId('evt', at), e.type, payment, at, e.object)),
+      .map((e) => internalEnvelope(newId('evt', at), payment, at, paymentDecidedObject(paymentDecided(payment, e, at)))),
+    ...(change.internal ?? []).map((e) => internalEnvelope(newId('evt', at), payment, at, e)),
   ];
 }
 
@@ -31,7 +31,7 @@ function attemptsSettled({ payment, attempts, timeline, at }: Change): EventEnve
   );
   return attempts
     .filter((a) => settledNow.has(a.id) && SETTLED.has(a.status))
-    .map((a) => internalEnvelope(newId('evt', at), INTERNAL_EVENT_TYPES.attemptSettled, payment, at, attemptSettled(payment, a, at)));
+    .map((a) => internalEnvelope(newId('evt', at), payment, at, attemptSettledObject(attemptSettled(payment, a, at))));
 }
 
 function attemptSettled(payment: PaymentRecord, a: AttemptRecord, at: Date): AttemptSettled {
@@ -54,7 +54,7 @@ function attemptSettled(payment: PaymentRecord, a: AttemptRecord, at: Date): Att
     failure_category: a.failure?.category ?? null,
     failure_code: a.failure?.code ?? null,
     latency_ms: a.latencyMs,
-    amount: Number(payment.amount),
+    amount: payment.amount,
     settled_at: at.toISOString(),
   };
 }
@@ -69,10 +69,10 @@ export function paymentDecided(payment: PaymentRecord, event: 'payment.successfu
     version: 1,
     id: payment.id,
     status: event === 'payment.successful' ? 'successful' : 'failed',
-    amount: Number(payment.amount),
-    captured_amount: Number(payment.capturedAmount),
+    amount: payment.amount,
+    captured_amount: payment.capturedAmount,
     currency: payment.currency,
-    fee_amount: Number(payment.feeAmount),
+    fee_amount: payment.feeAmount,
     payment_method: payment.paymentMethodType,
     country: payment.country,
     provider_id: payment.providerId,

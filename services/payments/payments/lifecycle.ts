@@ -1,5 +1,5 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
-import { formatMoney } from '../../contract/index.js';
+import { formatMoney, minorToJson } from '../../contract/index.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Binding } from '../../platform/idempotency-bindings.js';
 import { feeFor, serviceError } from '../../contract/index.js';
@@ -74,7 +74,7 @@ export function capture(payment: PaymentRecord, requested: bigint | undefined, a
       title: released > 0n
         ? `Captured ${formatMoney(amount, payment.currency)} of ${formatMoney(payment.amount, payment.currency)}; the rest released`
         : 'Payment captured',
-      data: { amount: Number(amount), released: Number(released) },
+      data: { amount: minorToJson(amount), released: minorToJson(released) },
     }],
     events: ['payment.successful'],
   };

@@ -1,4 +1,5 @@
 import type { Failure } from '../../../proto/gen/svc/common/v1/common_pb.js';
+import type { Minor } from '../../contract/money.js';
 
 /** A payment as payments stores it; the proto and contract shapes are derived from it. */
 export interface PaymentRecord {
@@ -7,10 +8,10 @@ export interface PaymentRecord {
   projectId: string;
   mode: string;
   status: string;
-  amount: bigint;
+  amount: Minor;
   currency: string;
-  capturedAmount: bigint;
-  refundedAmount: bigint;
+  capturedAmount: Minor;
+  refundedAmount: Minor;
   captureMethod: string;
   paymentMethodType: string;
   paymentMethodId: string | null;
@@ -41,7 +42,7 @@ export interface PaymentRecord {
   failure: FailureJson | null;
   /** Set while the customer's action is awaited (payments.next_action); null otherwise. */
   nextAction: NextActionJson | null;
-  feeAmount: bigint;
+  feeAmount: Minor;
   processingTimeMs: number | null;
   createdAt: Date;
   updatedAt: Date;
@@ -53,7 +54,7 @@ export interface PaymentRecord {
 
 export interface DisputeSummaryRecord {
   id: string;
-  amount: bigint;
+  amount: Minor;
   currency: string;
   reason: string;
   stage: string;
@@ -76,10 +77,10 @@ export interface AttemptRecord {
   providerResponseCode: string | null;
   providerMessage: string | null;
   failure: FailureJson | null;
-  feeAmount: bigint;
+  feeAmount: Minor;
   latencyMs: number | null;
   /** The account's pricing as routed (null for attempts made before it was recorded). */
-  feeFixed: bigint | null;
+  feeFixed: Minor | null;
   feeBps: number | null;
   /** The vault that forwarded the card to the provider; null: the provider was sent the token directly. */
   vault: string | null;
@@ -131,7 +132,7 @@ export interface CustomerActionRecord {
   tokenHash: string | null;
   type: string;
   /** The provider's quote, charged only if the customer approves. */
-  feeAmount: bigint;
+  feeAmount: Minor;
   expiresAt: Date;
   createdAt: Date;
   completedAt: Date | null;

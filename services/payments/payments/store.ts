@@ -9,6 +9,7 @@ import type { AttemptRecord, PaymentRecord, TimelineEntry } from './model.js';
 import { customerActionQueries } from './customer-action-store.js';
 import { monotonicIds, type TimelineRow } from './timeline.js';
 import { describeEntry } from './timeline-descriptions.js';
+import { minorFromColumn } from '../../contract/money.js';
 
 /** Postgres access of payments. Every read filters on merchant, project and mode. */
 
@@ -97,9 +98,9 @@ function toAttempt(r: Record<string, any>): AttemptRecord {
     providerResponseCode: r.provider_response_code,
     providerMessage: r.provider_message,
     failure: r.failure,
-    feeAmount: BigInt(r.fee_amount),
+    feeAmount: minorFromColumn(r.fee_amount),
     latencyMs: r.latency_ms,
-    feeFixed: r.fee_fixed === null ? null : BigInt(r.fee_fixed),
+    feeFixed: r.fee_fixed === null ? null : minorFromColumn(r.fee_fixed),
     feeBps: r.fee_bps,
     vault: r.vault ?? null,
     createdAt: new Date(r.created_at),
@@ -160,7 +161,7 @@ const WITH_ATTEMPTS = `p.*, COALESCE(
 function withAttempts(row: Record<string, any>): PaymentRecord {
   const payment = toPayment(row, (row.attempts_json as Record<string, any>[]).map(toAttempt));
   payment.disputes = ((row.disputes_json ?? []) as Record<string, any>[]).map((d) => ({
-    id: d.id, amount: BigInt(d.amount), currency: d.currency, reason: d.reason, stage: d.stage, status: d.status,
+    id: d.id, amount: minorFromColumn(d.amount), currency: d.currency, reason: d.reason, stage: d.stage, status: d.status,
     fundsWithdrawn: d.funds_withdrawn, evidenceDueBy: d.evidence_due_by ? new Date(d.evidence_due_by) : null, createdAt: new Date(d.created_at),
   }));
   return payment;

@@ -157,7 +157,7 @@ function movedText(d: Data, money: (minor: unknown) => string): string {
  * evidence due 2026-12-20". `data` is the entry's own (disputes/apply.ts writes it).
  */
 export function disputeEntryTitle(type: 'dispute.opened' | 'dispute.updated' | 'dispute.closed', d: Data, currency: string): string {
-  const money = (minor: unknown) => formatMoney(BigInt(typeof minor === 'number' ? minor : 0), currency);
+  const money = (minor: unknown) => formatMoney(typeof minor === 'number' ? minor : 0, currency);
   const moved = d.movement ? `, ${money(d.moved_amount)} ${d.movement === 'withdrawal' ? 'withdrawn' : 'reinstated'}` : '';
   const due = d.status === 'needs_response' && d.evidence_due_by ? `, evidence due ${d.evidence_due_by}` : '';
   if (type === 'dispute.opened') return `Dispute opened: ${d.reason}${moved || `, ${money(d.amount)}`}${due}`;
@@ -167,7 +167,7 @@ export function disputeEntryTitle(type: 'dispute.opened' | 'dispute.updated' | '
 
 /** The entry's description; an entry type told nowhere here (none is) falls back to its title. */
 export function describeEntry(entry: DescribedEntry, currency: string): string {
-  const money = (minor: unknown) => formatMoney(BigInt(typeof minor === 'number' || typeof minor === 'bigint' ? minor : 0), currency);
+  const money = (minor: unknown) => formatMoney(typeof minor === 'number' || typeof minor === 'bigint' ? minor : 0, currency);
   const describe = DESCRIBE[entry.type];
   return describe ? describe(entry.data ?? {}, money, entry.title) : `${entry.title}.`;
 }

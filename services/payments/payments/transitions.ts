@@ -1,6 +1,7 @@
 import type { PlanPaymentResponse, RouteCandidate } from '../../../proto/gen/svc/routing/v1/routing_pb.js';
-import { formatMoney } from '../../contract/index.js';
+import { formatMoney, minorToJson } from '../../contract/index.js';
 import { newId } from '../../platform/ids.js';
+import type { InternalObject } from '../../platform/internal-events.js';
 import { newAttempt, nextStep, paymentFailure, recordAnswer, type ProviderAnswer } from './attempt-outcomes.js';
 import { openCustomerAction, type CustomerActionSettings } from './customer-action-required.js';
 import type { AttemptRecord, CustomerActionRecord, FailureJson, PaymentRecord, TimelineEntry } from './model.js';
@@ -27,7 +28,7 @@ export interface Change {
    * Internal events about another object of the payment (a refund's refund.settled), written after
    * the public ones; the payment's own and its attempts' are derived from the change (internal-events.ts).
    */
-  internal?: Array<{ type: string; object: object }>;
+  internal?: InternalObject[];
   at: Date;
   /** Opens the customer's action (asynchronous rails) in the same commit. */
   opensCustomerAction?: CustomerActionRecord;
@@ -90,7 +91,7 @@ function startAttempt(payment: PaymentRecord, c: RouteCandidate, at: Date, timel
  */
 export function open(payment: PaymentRecord, plan: PlanPaymentResponse, s: Settling): Change {
   const timeline: TimelineEntry[] = [
-    { type: 'payment.created', title: 'Payment created', data: { amount: Number(payment.amount), currency: payment.currency } },
+    { type: 'payment.created', title: 'Payment created', data: { amount: minorToJson(payment.amount), currency: payment.currency } },
     {
       type: 'risk.evaluated',
       title: `Risk score ${plan.risk?.score ?? 0}`,
@@ -269,7 +270,7 @@ export function refundSettled(payment: PaymentRecord, amount: bigint, at: Date):
     timeline: [{
       type: `payment.${payment.status}`,
       title: payment.status === 'refunded' ? 'Payment fully refunded' : 'Payment partially refunded',
-      data: { refunded_amount: Number(payment.refundedAmount) },
+      data: { refunded_amount: minorToJson(payment.refundedAmount) },
     }],
     events: ['payment.refunded'],
   };
@@ -299,7 +300,7 @@ export function refundReversed(payment: PaymentRecord, refund: { id: string; amo
       title: `Refund of ${formatMoney(refund.amount, payment.currency)} no longer counted: `
         + `${formatMoney(payment.refundedAmount, payment.currency)} refunded, ${payment.status}`,
       data: {
-        refund_id: refund.id, amount: Number(refund.amount), refunded_amount: Number(payment.refundedAmount),
+        refund_id: refund.id, amount: minorToJson(refund.amount), refunded_amount: minorToJson(payment.refundedAmount),
         from_status: from, status: payment.status,
       },
     }],

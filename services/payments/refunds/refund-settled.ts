@@ -1,4 +1,4 @@
-import { INTERNAL_EVENT_TYPES, type RefundSettled } from '../../platform/internal-events.js';
+import { refundSettledObject, type InternalObject } from '../../platform/internal-events.js';
 import type { RefundRecord } from './store.js';
 
 /**
@@ -6,22 +6,19 @@ import type { RefundRecord } from './store.js';
  * change that emits its public refund.successful or refund.failed. `afterAcceptance` is the
  * refund's own fact (failAfterAcceptance), not read back from its failure code.
  */
-export function refundSettledEvent(refund: RefundRecord, afterAcceptance: boolean, at: Date): { type: string; object: RefundSettled } {
+export function refundSettledEvent(refund: RefundRecord, afterAcceptance: boolean, at: Date): InternalObject {
   const status = refund.status === 'successful' ? 'successful' : 'failed';
-  return {
-    type: INTERNAL_EVENT_TYPES.refundSettled,
-    object: {
-      version: 1,
-      id: refund.id,
-      payment_id: refund.paymentId,
-      status,
-      after_acceptance: status === 'failed' && afterAcceptance,
-      amount: Number(refund.amount),
-      currency: refund.currency,
-      provider_refund_id: refund.providerRefundId,
-      failure_code: refund.failure?.code ?? null,
-      failure_category: refund.failure?.category ?? null,
-      settled_at: at.toISOString(),
-    },
-  };
+  return refundSettledObject({
+    version: 1,
+    id: refund.id,
+    payment_id: refund.paymentId,
+    status,
+    after_acceptance: status === 'failed' && afterAcceptance,
+    amount: refund.amount,
+    currency: refund.currency,
+    provider_refund_id: refund.providerRefundId,
+    failure_code: refund.failure?.code ?? null,
+    failure_category: refund.failure?.category ?? null,
+    settled_at: at.toISOString(),
+  });
 }

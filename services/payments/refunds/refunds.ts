@@ -3,7 +3,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Logger } from 'pino';
 import { ScopeSchema, type Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import { RefundSchema, type Refund } from '../../../proto/gen/svc/payments/v1/refunds_pb.js';
-import { formatMoney, REFUND_FAILED_AFTER_ACCEPTANCE, refundJson } from '../../contract/index.js';
+import { formatMoney, minorToJson, REFUND_FAILED_AFTER_ACCEPTANCE, refundJson } from '../../contract/index.js';
 import { REFUND_SCENARIOS as CONTRACT_REFUND_SCENARIOS } from '../../contract/enums.js';
 import type { Metrics } from '../../platform/metrics.js';
 import type { Clock } from '../../platform/clock.js';
@@ -141,7 +141,7 @@ export function createRefunds(deps: RefundsDeps) {
       }
       await store.addTimeline(tx, payment, [{
         type: 'refund.processing', title: `Refund of ${formatMoney(refund.amount, refund.currency)} sent to ${payment.providerName ?? 'the provider'}`,
-        data: { refund_id: refund.id, amount: Number(refund.amount) },
+        data: { refund_id: refund.id, amount: minorToJson(refund.amount) },
       }], at);
       return { refund, payment };
     });
@@ -232,7 +232,7 @@ export function createRefunds(deps: RefundsDeps) {
       title: `Refund failed at the provider after it was accepted: ${refund.failure.code}`,
       data: {
         refund_id: refund.id, provider_code: result.providerCode, code: refund.failure.code, after_acceptance: true,
-        amount: Number(refund.amount),
+        amount: minorToJson(refund.amount),
       },
     }, ...effect.timeline];
     const events: Change['events'] = [{ type: 'refund.failed', object: refundJson(refundToProto(refund)) }, ...effect.events];

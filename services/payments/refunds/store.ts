@@ -1,6 +1,8 @@
 import type { Scope } from '../../../proto/gen/svc/common/v1/common_pb.js';
 import type { Pool, Queryable } from '../../platform/db.js';
 import type { FailureJson } from '../payments/index.js';
+import { minorFromColumn } from '../../contract/money.js';
+import type { Minor } from '../../contract/money.js';
 
 /** Postgres access to refunds. Every statement filters on merchant, project and mode. */
 
@@ -10,7 +12,7 @@ export interface RefundRecord {
   merchantId: string;
   projectId: string;
   mode: string;
-  amount: bigint;
+  amount: Minor;
   currency: string;
   /** created, processing, successful or failed. */
   status: string;
@@ -35,7 +37,7 @@ function toRefund(r: Record<string, any>): RefundRecord {
     merchantId: r.merchant_id,
     projectId: r.project_id,
     mode: r.mode,
-    amount: BigInt(r.amount),
+    amount: minorFromColumn(r.amount),
     currency: r.currency,
     status: r.status,
     reason: r.reason,
@@ -59,7 +61,7 @@ export function createRefundStore(pool: Pool) {
          WHERE ${SCOPE} AND payment_id = $4 AND status = ANY($5)`,
         [...scopeValues(scope), paymentId, RESERVING_STATUSES],
       );
-      return BigInt(rows[0].reserved);
+      return minorFromColumn(rows[0].reserved);
     },
 
     async insert(tx: Queryable, r: RefundRecord): Promise<void> {

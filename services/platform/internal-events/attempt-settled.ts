@@ -1,5 +1,8 @@
 import type { EventEnvelope } from '../../contract/envelope.js';
-import { INTERNAL_EVENT_TYPES, isText, type InternalEvent } from './types.js';
+import type { Minor } from '../../contract/money.js';
+import {
+  INTERNAL_EVENT_TYPES, internalObject, isText, readInternal, type InternalEvent, type InternalEventKind, type InternalObject,
+} from './types.js';
 
 /**
  * A provider's definite answer to one attempt (succeeded, authorized or failed): what routing
@@ -31,20 +34,25 @@ export interface AttemptSettled {
   failure_category: string | null;
   failure_code: string | null;
   latency_ms: number | null;
-  amount: number;
+  /** The payment's amount; null in an event written before the field was. */
+  amount: Minor | null;
   settled_at: string;
 }
 
 export type AttemptSettledEvent = InternalEvent<AttemptSettled>;
 
+const ATTEMPT_SETTLED: InternalEventKind<AttemptSettled> = {
+  type: INTERNAL_EVENT_TYPES.attemptSettled, version: 1, amounts: { amount: 'null when absent' },
+};
+
+/** The producer's attempt.settled as the outbox writes it. */
+export const attemptSettledObject = (object: AttemptSettled): InternalObject => internalObject(ATTEMPT_SETTLED, object);
+
 const str = isText;
 
 /** The event as an attempt.settled of a version this code reads, or undefined (malformed, unknown version). */
 export function attemptSettledOf(event: EventEnvelope): AttemptSettledEvent | undefined {
-  if (event?.type !== INTERNAL_EVENT_TYPES.attemptSettled) return undefined;
-  const o = event.data?.object as Partial<AttemptSettled> | undefined;
-  if (!o || o.version !== 1) return undefined;
-  const ok = str(o.id) && str(o.payment_id) && str(o.provider_account_id) && str(o.payment_method) && str(o.currency)
-    && str(o.status) && str(o.outcome) && str(event.merchant_id) && str(event.project_id) && str(event.mode);
-  return ok ? (event as unknown as AttemptSettledEvent) : undefined;
+  return readInternal(ATTEMPT_SETTLED, event, (o) => str(o.id) && str(o.payment_id) && str(o.provider_account_id)
+    && str(o.payment_method) && str(o.currency) && str(o.status) && str(o.outcome)
+    && str(event.merchant_id) && str(event.project_id) && str(event.mode));
 }

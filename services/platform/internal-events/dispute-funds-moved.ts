@@ -1,5 +1,9 @@
 import type { EventEnvelope } from '../../contract/envelope.js';
-import { INTERNAL_EVENT_TYPES, isCount, isText, isTextOrNull, scoped, type InternalEvent } from './types.js';
+import type { Minor } from '../../contract/money.js';
+import {
+  INTERNAL_EVENT_TYPES, internalObject, isText, isTextOrNull, readInternal, scoped, type InternalEvent, type InternalEventKind,
+  type InternalObject,
+} from './types.js';
 
 /**
  * The provider moved a dispute's money: `withdrawal` (the disputed amount taken back from the
@@ -17,9 +21,9 @@ export interface DisputeFundsMoved {
   payment_id: string;
   kind: 'withdrawal' | 'reinstatement';
   /** What moved, positive, in the dispute's currency. */
-  amount: number;
+  amount: Minor;
   /** The provider's dispute fee charged with this withdrawal; 0 for a reinstatement (providers keep the fee). */
-  fee_amount: number;
+  fee_amount: Minor;
   currency: string;
   /** The dispute's normalised reason and stage when the money moved. */
   reason: string;
@@ -34,16 +38,18 @@ export interface DisputeFundsMoved {
 
 export type DisputeFundsMovedEvent = InternalEvent<DisputeFundsMoved>;
 
+const DISPUTE_FUNDS_MOVED: InternalEventKind<DisputeFundsMoved> = {
+  type: INTERNAL_EVENT_TYPES.disputeFundsMoved, version: 1, amounts: { amount: 'required', fee_amount: 'required' },
+};
+
+/** The producer's dispute.funds_moved as the outbox writes it. */
+export const disputeFundsMovedObject = (object: DisputeFundsMoved): InternalObject => internalObject(DISPUTE_FUNDS_MOVED, object);
+
 /** The event as a dispute.funds_moved of a version this code reads, or undefined (malformed, unknown version). */
 export function disputeFundsMovedOf(event: EventEnvelope): DisputeFundsMovedEvent | undefined {
-  if (event?.type !== INTERNAL_EVENT_TYPES.disputeFundsMoved) return undefined;
-  const o = event.data?.object as Partial<DisputeFundsMoved> | undefined;
-  if (!o || o.version !== 1) return undefined;
-  const ok = isText(o.id) && isText(o.dispute_id) && isText(o.payment_id)
-    && (o.kind === 'withdrawal' || o.kind === 'reinstatement')
-    && isCount(o.amount) && o.amount >= 0 && isCount(o.fee_amount) && o.fee_amount >= 0
+  return readInternal(DISPUTE_FUNDS_MOVED, event, (o) => isText(o.id) && isText(o.dispute_id) && isText(o.payment_id)
+    && (o.kind === 'withdrawal' || o.kind === 'reinstatement') && o.amount >= 0 && o.fee_amount >= 0
     && isText(o.currency) && isText(o.reason) && isText(o.stage)
     && isTextOrNull(o.provider_name) && isTextOrNull(o.provider_account_id) && isTextOrNull(o.provider_dispute_id)
-    && scoped(event);
-  return ok ? (event as unknown as DisputeFundsMovedEvent) : undefined;
+    && scoped(event));
 }

@@ -1,5 +1,9 @@
 import type { EventEnvelope } from '../../contract/envelope.js';
-import { INTERNAL_EVENT_TYPES, isCount, isText, isTextOrNull, scoped, type InternalEvent } from './types.js';
+import type { Minor } from '../../contract/money.js';
+import {
+  INTERNAL_EVENT_TYPES, internalObject, isText, isTextOrNull, readInternal, scoped, type InternalEvent, type InternalEventKind,
+  type InternalObject,
+} from './types.js';
 
 /**
  * A late charge's money moved (docs/decisions/2026-12-07-a-late-success.md, "A late success"): `charged`, a provider took the
@@ -16,9 +20,9 @@ export interface LateChargeMoved {
   payment_id: string;
   kind: 'charged' | 'returned';
   /** What moved, positive, in the payment's currency. */
-  amount: number;
+  amount: Minor;
   /** The provider's fee on the charge when it reported one; 0 when unknown, and for a return. */
-  fee_amount: number;
+  fee_amount: Minor;
   currency: string;
   provider_code: string;
   provider_account_id: string;
@@ -29,14 +33,17 @@ export interface LateChargeMoved {
 
 export type LateChargeMovedEvent = InternalEvent<LateChargeMoved>;
 
+const LATE_CHARGE_MOVED: InternalEventKind<LateChargeMoved> = {
+  type: INTERNAL_EVENT_TYPES.lateChargeMoved, version: 1, amounts: { amount: 'required', fee_amount: 'required' },
+};
+
+/** The producer's late_charge.moved as the outbox writes it. */
+export const lateChargeMovedObject = (object: LateChargeMoved): InternalObject => internalObject(LATE_CHARGE_MOVED, object);
+
 /** The event as a late_charge.moved of a version this code reads, or undefined (malformed, unknown version). */
 export function lateChargeMovedOf(event: EventEnvelope): LateChargeMovedEvent | undefined {
-  if (event?.type !== INTERNAL_EVENT_TYPES.lateChargeMoved) return undefined;
-  const o = event.data?.object as Partial<LateChargeMoved> | undefined;
-  if (!o || o.version !== 1) return undefined;
-  const ok = isText(o.id) && isText(o.payment_id) && (o.kind === 'charged' || o.kind === 'returned')
-    && isCount(o.amount) && o.amount >= 0 && isCount(o.fee_amount) && o.fee_amount >= 0
+  return readInternal(LATE_CHARGE_MOVED, event, (o) => isText(o.id) && isText(o.payment_id)
+    && (o.kind === 'charged' || o.kind === 'returned') && o.amount >= 0 && o.fee_amount >= 0
     && isText(o.currency) && isText(o.provider_code) && isText(o.provider_account_id) && isTextOrNull(o.provider_payment_id)
-    && scoped(event);
-  return ok ? (event as unknown as LateChargeMovedEvent) : undefined;
+    && scoped(event));
 }

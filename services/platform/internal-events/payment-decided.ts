@@ -1,6 +1,8 @@
 import type { EventEnvelope } from '../../contract/envelope.js';
+import type { Minor } from '../../contract/money.js';
 import {
-  INTERNAL_EVENT_TYPES, isCount, isCountOrNull, isText, isTextOrNull, scoped, type InternalEvent,
+  INTERNAL_EVENT_TYPES, internalObject, isCountOrNull, isText, isTextOrNull, readInternal, scoped, type InternalEvent,
+  type InternalEventKind, type InternalObject,
 } from './types.js';
 
 /**
@@ -13,12 +15,12 @@ export interface PaymentDecided {
   /** The payment's id. */
   id: string;
   status: 'successful' | 'failed';
-  amount: number;
+  amount: Minor;
   /** What was captured: a manual capture may take less than was authorized; 0 when failed. */
-  captured_amount: number;
+  captured_amount: Minor;
   currency: string;
   /** The provider's fee for the payment, in its currency; 0 when none was charged. */
-  fee_amount: number;
+  fee_amount: Minor;
   payment_method: string;
   country: string | null;
   /** The route that decided it; all null when no provider was tried (a risk block). */
@@ -35,15 +37,19 @@ export interface PaymentDecided {
 
 export type PaymentDecidedEvent = InternalEvent<PaymentDecided>;
 
+const PAYMENT_DECIDED: InternalEventKind<PaymentDecided> = {
+  type: INTERNAL_EVENT_TYPES.paymentDecided, version: 1,
+  amounts: { amount: 'required', captured_amount: 'required', fee_amount: 'required' },
+};
+
+/** The producer's payment.decided as the outbox writes it. */
+export const paymentDecidedObject = (object: PaymentDecided): InternalObject => internalObject(PAYMENT_DECIDED, object);
+
 /** The event as a payment.decided of a version this code reads, or undefined (malformed, unknown version). */
 export function paymentDecidedOf(event: EventEnvelope): PaymentDecidedEvent | undefined {
-  if (event?.type !== INTERNAL_EVENT_TYPES.paymentDecided) return undefined;
-  const o = event.data?.object as Partial<PaymentDecided> | undefined;
-  if (!o || o.version !== 1) return undefined;
-  const ok = isText(o.id) && (o.status === 'successful' || o.status === 'failed') && isCount(o.amount)
-    && isCount(o.captured_amount) && isText(o.currency) && isCount(o.fee_amount) && isText(o.payment_method)
+  return readInternal(PAYMENT_DECIDED, event, (o) => isText(o.id) && (o.status === 'successful' || o.status === 'failed')
+    && isText(o.currency) && isText(o.payment_method)
     && isTextOrNull(o.country) && isTextOrNull(o.provider_name) && isTextOrNull(o.provider_account_id)
     && isTextOrNull(o.provider_payment_id) && isCountOrNull(o.processing_time_ms) && isTextOrNull(o.failure_code)
-    && scoped(event);
-  return ok ? (event as unknown as PaymentDecidedEvent) : undefined;
+    && scoped(event));
 }

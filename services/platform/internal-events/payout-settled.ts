@@ -1,5 +1,9 @@
 import type { EventEnvelope } from '../../contract/envelope.js';
-import { INTERNAL_EVENT_TYPES, isCount, isText, isTextOrNull, scoped, type InternalEvent } from './types.js';
+import type { Minor } from '../../contract/money.js';
+import {
+  INTERNAL_EVENT_TYPES, internalObject, isText, isTextOrNull, readInternal, scoped, type InternalEvent, type InternalEventKind,
+  type InternalObject,
+} from './types.js';
 
 /**
  * A payout's outcome: `successful` (sent), or `failed` (refused, never sent, or returned by the
@@ -12,10 +16,10 @@ export interface PayoutSettled {
   /** The payout's id. */
   id: string;
   status: 'successful' | 'failed';
-  amount: number;
+  amount: Minor;
   currency: string;
   /** What the provider charged for it; a payout that failed was charged nothing. */
-  fee_amount: number;
+  fee_amount: Minor;
   provider_id: string | null;
   provider_code: string | null;
   provider_name: string | null;
@@ -29,14 +33,17 @@ export interface PayoutSettled {
 
 export type PayoutSettledEvent = InternalEvent<PayoutSettled>;
 
+const PAYOUT_SETTLED: InternalEventKind<PayoutSettled> = {
+  type: INTERNAL_EVENT_TYPES.payoutSettled, version: 1, amounts: { amount: 'required', fee_amount: 'required' },
+};
+
+/** The producer's payout.settled as the outbox writes it. */
+export const payoutSettledObject = (object: PayoutSettled): InternalObject => internalObject(PAYOUT_SETTLED, object);
+
 /** The event as a payout.settled of a version this code reads, or undefined (malformed, unknown version). */
 export function payoutSettledOf(event: EventEnvelope): PayoutSettledEvent | undefined {
-  if (event?.type !== INTERNAL_EVENT_TYPES.payoutSettled) return undefined;
-  const o = event.data?.object as Partial<PayoutSettled> | undefined;
-  if (!o || o.version !== 1) return undefined;
-  const ok = isText(o.id) && (o.status === 'successful' || o.status === 'failed') && isCount(o.amount)
-    && isText(o.currency) && isCount(o.fee_amount) && isTextOrNull(o.provider_name) && isTextOrNull(o.provider_account_id)
+  return readInternal(PAYOUT_SETTLED, event, (o) => isText(o.id) && (o.status === 'successful' || o.status === 'failed')
+    && isText(o.currency) && isTextOrNull(o.provider_name) && isTextOrNull(o.provider_account_id)
     && isTextOrNull(o.provider_payout_id) && isTextOrNull(o.destination_country) && isTextOrNull(o.failure_code)
-    && scoped(event);
-  return ok ? (event as unknown as PayoutSettledEvent) : undefined;
+    && scoped(event));
 }

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventEnvelope } from '../../contract/envelope.js';
+import { attemptSettledOf } from './attempt-settled.js';
 import { disputeFundsMovedOf } from './dispute-funds-moved.js';
 import { lateChargeMovedOf } from './late-charge-moved.js';
-import { paymentDecidedOf } from './payment-decided.js';
+import { paymentDecidedObject, paymentDecidedOf } from './payment-decided.js';
 import { payoutSettledOf } from './payout-settled.js';
 import { refundSettledOf } from './refund-settled.js';
 import { INTERNAL_EVENT_TYPES } from './types.js';
@@ -73,3 +74,24 @@ for (const c of cases) {
     }
   });
 }
+
+test('a reader hands over amounts as Minor; a producer writes them as JSON numbers', () => {
+  const c = cases[0];
+  const read = paymentDecidedOf(envelope(c.type, c.object))!.data.object;
+  assert.deepEqual([read.amount, read.captured_amount, read.fee_amount], [100n, 100n, 3n]);
+  const wire = paymentDecidedObject(read).object;
+  assert.deepEqual(wire, c.object, 'what it read, written back as it travels');
+  assert.equal(paymentDecidedOf(envelope(c.type, { ...c.object, amount: 2 ** 53 })), undefined, 'beyond a JSON number\'s exact integers');
+  assert.throws(() => paymentDecidedObject({ ...read, amount: 2n ** 53n }), RangeError);
+});
+
+test('an attempt.settled from before amounts rode it reads with a null amount', () => {
+  const object = {
+    version: 1, id: 'att_1', payment_id: 'pay_1', attempt_number: 1, provider_id: 'prv_a', provider_code: 'a',
+    provider_account_id: 'pac_a', payment_method: 'card', currency: 'EUR', country: null, card_network: null, bin_range: null,
+    status: 'succeeded', outcome: 'success', failure_category: null, failure_code: null, latency_ms: 5, settled_at: AT,
+  };
+  const type = INTERNAL_EVENT_TYPES.attemptSettled;
+  assert.equal(attemptSettledOf(envelope(type, object))!.data.object.amount, null);
+  assert.equal(attemptSettledOf(envelope(type, { ...object, amount: 2500 }))!.data.object.amount, 2500n);
+});

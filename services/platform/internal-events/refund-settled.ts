@@ -1,5 +1,9 @@
 import type { EventEnvelope } from '../../contract/envelope.js';
-import { INTERNAL_EVENT_TYPES, isCount, isText, isTextOrNull, scoped, type InternalEvent } from './types.js';
+import type { Minor } from '../../contract/money.js';
+import {
+  INTERNAL_EVENT_TYPES, internalObject, isText, isTextOrNull, readInternal, scoped, type InternalEvent, type InternalEventKind,
+  type InternalObject,
+} from './types.js';
 
 /**
  * A refund's outcome at its provider: `successful`, `failed` when refused, or `failed` with
@@ -14,7 +18,7 @@ export interface RefundSettled {
   payment_id: string;
   status: 'successful' | 'failed';
   after_acceptance: boolean;
-  amount: number;
+  amount: Minor;
   currency: string;
   provider_refund_id: string | null;
   failure_code: string | null;
@@ -24,14 +28,18 @@ export interface RefundSettled {
 
 export type RefundSettledEvent = InternalEvent<RefundSettled>;
 
+const REFUND_SETTLED: InternalEventKind<RefundSettled> = {
+  type: INTERNAL_EVENT_TYPES.refundSettled, version: 1, amounts: { amount: 'required' },
+};
+
+/** The producer's refund.settled as the outbox writes it. */
+export const refundSettledObject = (object: RefundSettled): InternalObject => internalObject(REFUND_SETTLED, object);
+
 /** The event as a refund.settled of a version this code reads, or undefined (malformed, unknown version). */
 export function refundSettledOf(event: EventEnvelope): RefundSettledEvent | undefined {
-  if (event?.type !== INTERNAL_EVENT_TYPES.refundSettled) return undefined;
-  const o = event.data?.object as Partial<RefundSettled> | undefined;
-  if (!o || o.version !== 1) return undefined;
-  const ok = isText(o.id) && isText(o.payment_id) && (o.status === 'successful' || o.status === 'failed')
+  return readInternal(REFUND_SETTLED, event, (o) => isText(o.id) && isText(o.payment_id)
+    && (o.status === 'successful' || o.status === 'failed')
     && typeof o.after_acceptance === 'boolean' && (o.status === 'failed' || !o.after_acceptance)
-    && isCount(o.amount) && isText(o.currency) && isTextOrNull(o.provider_refund_id) && isTextOrNull(o.failure_code)
-    && scoped(event);
-  return ok ? (event as unknown as RefundSettledEvent) : undefined;
+    && isText(o.currency) && isTextOrNull(o.provider_refund_id) && isTextOrNull(o.failure_code)
+    && scoped(event));
 }
