@@ -81,20 +81,16 @@ export function subjectMatches(pattern: string, subject: string): boolean {
 }
 
 /**
- * Hands a message's events to `handle`, those the consumer's subjects take, in their order: one
- * after another for a consumer that takes one message at a time, else all started at once (in
- * order, so a batching handler writes them in one statement). Resolves when all were handled;
- * rejects with the first failure, and the message is delivered again.
+ * Hands a message's events to `handle`, those the consumer's subjects take, one after another in
+ * their order, as separate messages of one aggregate would have reached it: an event a consumer
+ * records after an earlier one (a refund after its payment, payment.successful's webhook after
+ * payment.created's) finds that one recorded. Resolves when all were handled; a throw stops there
+ * and the whole message is delivered again (events already handled are repeats by their id).
  */
 export async function handleEach(
-  events: PackedEvent[], subjects: string[], concurrency: number, handle: (e: PackedEvent) => Promise<void>,
+  events: PackedEvent[], subjects: string[], handle: (e: PackedEvent) => Promise<void>,
 ): Promise<void> {
-  const wanted = events.filter((e) => subjects.some((s) => subjectMatches(s, e.subject)));
-  if (concurrency <= 1) {
-    for (const e of wanted) await handle(e);
-    return;
+  for (const e of events) {
+    if (subjects.some((s) => subjectMatches(s, e.subject))) await handle(e);
   }
-  // Settled first, so the message is acknowledged or delivered again only once none is in hand.
-  const failed = (await Promise.allSettled(wanted.map(handle))).find((r) => r.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
 }

@@ -279,12 +279,11 @@ export class JetStreamBus implements EventBus {
     };
     // Adding a durable consumer with the same configuration again is a no-op: the step may repeat it.
     const first = await (this.opts.startUp?.step(`NATS JetStream consumer ${durable}`, subscribe) ?? subscribe());
-    const concurrency = Math.max(1, options.concurrency ?? 1);
     // A pack's events (event-pack.ts) each continue their own trace; the message is acknowledged once.
     const handle = async (m: JsMsg) => {
       try {
         const events = unpack(m.subject, m.data, m.headers?.get('traceparent') || undefined);
-        await handleEach(events, subjects, concurrency, ({ subject, event, traceparent }) => continueTrace(
+        await handleEach(events, subjects, ({ subject, event, traceparent }) => continueTrace(
           `${durable} process`, SpanKind.CONSUMER, traceparent, {
             'messaging.system': 'nats', 'messaging.destination.name': subject, 'messaging.consumer.group.name': durable,
           }, () => handler(event, subject),
@@ -297,7 +296,7 @@ export class JetStreamBus implements EventBus {
       }
     };
     const loop = new ConsumerLoop({
-      durable, subscribe, handle, concurrency, logger: this.opts.logger,
+      durable, subscribe, handle, concurrency: Math.max(1, options.concurrency ?? 1), logger: this.opts.logger,
       onState: () => this.updateUsable(),
       onLost: () => this.checkStream(),
     });

@@ -34,7 +34,6 @@ export class MemoryBus implements EventBus {
   async consume(
     durable: string, subjects: string[], handler: EventHandler, options: ConsumeOptions = {},
   ): Promise<Subscription> {
-    const concurrency = Math.max(1, options.concurrency ?? 1);
     let position = 0;
     let inFlight = 0;
     let stopped = false;
@@ -61,7 +60,7 @@ export class MemoryBus implements EventBus {
         inFlight++;
         while (!stopped) {
           try {
-            await handleEach(next.events, subjects, concurrency, ({ subject, event, traceparent }) => continueTrace(
+            await handleEach(next.events, subjects, ({ subject, event, traceparent }) => continueTrace(
               `${durable} process`, SpanKind.CONSUMER, traceparent, {
                 'messaging.system': 'memory', 'messaging.destination.name': subject, 'messaging.consumer.group.name': durable,
               }, () => handler(event, subject),
@@ -74,7 +73,7 @@ export class MemoryBus implements EventBus {
         inFlight--;
       }
     };
-    const loop = Promise.all(Array.from({ length: concurrency }, worker));
+    const loop = Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker));
     const wake = () => {
       for (const resolve of sleepers) resolve();
       sleepers.clear();
