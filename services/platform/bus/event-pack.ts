@@ -13,7 +13,9 @@ import type { BusMessage } from './types.js';
  * consumers subscribe to `<prefix>.>`, the internal ones to `<prefix>.internal.>`). Its message id
  * names its first and last event, so a relay publishing the same rows again is deduplicated by the
  * broker. A pack of a version this code does not read is refused (thrown: logged and redelivered),
- * never acknowledged unread, so a consumer older than its producer holds the events until upgraded.
+ * never acknowledged unread, so a consumer behind its producer holds the events until upgraded.
+ * A consumer older than packs cannot tell: it acknowledges one unread, hence OUTBOX_PACK=false
+ * while parts are upgraded one at a time from such a version.
  */
 export const PACK_VERSION = 1;
 const PACK_TYPE = 'internal.pack';
@@ -29,7 +31,7 @@ interface PackBody {
   events: PackedEvent[];
 }
 
-export function packSubject(prefix: string): string {
+function packSubject(prefix: string): string {
   return `${prefix}.${PACK_TYPE}`;
 }
 

@@ -7,4 +7,4 @@ export { checkBroker, brokerFindings } from './broker-checks.js';
 export { JetStreamBus } from './jetstream-bus.js';
 export { MemoryBus } from './memory-bus.js';
 export { measuredBus, watchBus } from './consumer-metrics.js';
-export { PACK_VERSION, packMessage, packSubject, type PackedEvent } from './event-pack.js';
+export { packMessage } from './event-pack.js';
