@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { connect, type JetStreamManager, type NatsConnection } from 'nats';
 import { DEMO_PROVIDERS } from '../services/contract/enums.js';
+import { eventsOfMessage } from './helpers/bus.js';
 import { requireInCi } from './helpers/database.js';
 import { request, startTestStack, type TestStack } from './helpers/stack.js';
 import { eventually, startReceiver, type Receiver } from './webhooks-support.js';
@@ -66,8 +67,7 @@ describe('one message per synchronous outcome', () => {
     const found: Array<{ subject: string; types: string[] }> = [];
     for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
       const m = await jsm.streams.getMessage(stream(), { seq });
-      const body = JSON.parse(Buffer.from(m.data).toString('utf8'));
-      const events: any[] = body.pack ? body.events.map((e: any) => e.event) : [body];
+      const events = eventsOfMessage(m.subject, m.data, m.header?.get('Nats-Msg-Id')).map((e) => e.event);
       if (events.some((e) => e.data.object.id === paymentId || e.data.object.payment_id === paymentId)) {
         found.push({ subject: m.subject, types: events.map((e) => e.type) });
       }
