@@ -129,6 +129,8 @@ export function build(deps: PaymentsDeps): ServicePart {
     clock: deps.clock,
     relay,
     providerTimeoutMs: deps.config.providerTimeoutMs,
+    // Holding payment.created pays only when it then leaves with its outcome in one message.
+    createdHoldMs: deps.config.outboxPack ? deps.config.paymentCreatedHoldMs : 0,
     customerActions: { ttlMinutes: deps.config.customerActionTtlMinutes, publicBaseUrl: deps.config.publicBaseUrl },
     idempotencyTtlMs,
     outcomes: paymentOutcomes(deps.metrics),

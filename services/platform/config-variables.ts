@@ -32,6 +32,7 @@ export const WHOLE_NUMBERS = {
   ROUTING_OUTCOME_WAIT_MS: { default: 200, min: 0, max: 5_000 },
   ROUTING_DECISION_WRITE_TEST_DELAY_MS: { default: 0, min: 0, max: 60_000 },
   OUTBOX_RETENTION_HOURS: { default: 168, min: 0, max: 24 * 366 },
+  PAYMENT_CREATED_HOLD_MS: { default: 1_000, min: 0, max: 10_000 },
   SHUTDOWN_TIMEOUT_MS: { default: 10_000, min: 0, max: 300_000 },
   HTTP_REQUEST_TIMEOUT_MS: { default: 30_000, min: 100, max: 600_000 },
   RATE_LIMIT_PER_MINUTE: { default: 1000, min: 1, max: 10_000_000 },
@@ -297,6 +298,19 @@ export const VARIABLES: readonly VariableDoc[] = [
     usedBy: "producing parts",
     meaning:
       "How often the outbox relay looks for unsent events (it is also woken right after each commit).",
+  },
+  {
+    names: ["OUTBOX_PACK"],
+    default: "`true`",
+    usedBy: "producing parts",
+    meaning:
+      "Whether the outbox relay sends consecutive events of one payment (or payout, settlement) that it claims together as one message, which each consumer receives and acknowledges once: a payment decided within its request is one message for `payment.created`, its outcome and their internal events (merchants still get each event as its own webhook). Consumers of this version read both forms. When upgrading parts one at a time from a version without it, set `false` until every ledger, webhooks and routing-risk replica runs this version: an older consumer acknowledges a pack without reading it.",
+  },
+  {
+    names: ["PAYMENT_CREATED_HOLD_MS"],
+    usedBy: "payments",
+    meaning:
+      "With `OUTBOX_PACK`, how long a payment's `payment.created` may wait in the outbox, by the database's clock, for the outcome its request is still asking a provider for, so the two leave as one message. It leaves as soon as any later event of the payment commits (a customer action's `payment.processing` too), else when the hold ends. `0` sends it at once.",
   },
   {
     names: ["OUTBOX_RETENTION_HOURS"],

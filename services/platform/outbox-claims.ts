@@ -22,7 +22,9 @@ export interface ClaimedRow {
  * claim at the same instant apart. A row behind an event of its aggregate that has failed before
  * (backing off or parked) is not a candidate at all, so parked aggregates do not fill batches; a
  * candidate behind an unpublished row that this claim does not take (another replica holds it) is
- * left alone, so its aggregate's events stay in order.
+ * left alone, so its aggregate's events stay in order. A held row (outboxRow's holdMs) waits until
+ * its hold ends by the database's clock or a later event of its aggregate is written, whichever
+ * comes first: then the two are claimed together and the relay can send them as one message.
  */
 export async function claimBatch(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedRow[]> {
   const { rows } = await db.query(prepared(
@@ -32,6 +34,8 @@ export async function claimBatch(db: Queryable, limit: number, leaseMs: number):
        WHERE o.published_at IS NULL AND o.parked_at IS NULL
          AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= now())
          AND (o.leased_until IS NULL OR o.leased_until <= now())
+         AND (o.held_until IS NULL OR o.held_until <= now() OR EXISTS (
+           SELECT 1 FROM outbox l WHERE l.aggregate_id = o.aggregate_id AND l.seq > o.seq AND l.published_at IS NULL))
          AND NOT EXISTS (
            SELECT 1 FROM outbox h
            WHERE h.aggregate_id = o.aggregate_id AND h.seq < o.seq AND h.published_at IS NULL AND h.attempts > 0)

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { UnpublishableMessage, type EventBus, type InOrderOutcome } from './bus/index.js';
+import { UnpublishableMessage, packMessage, type EventBus, type InOrderOutcome } from './bus/index.js';
 import type { PartName } from './config.js';
 import type { Pool, Queryable } from './db.js';
 import { aggregateIdOf, eventSubject, type EventEnvelope } from '../contract/envelope.js';
@@ -23,16 +23,21 @@ const OUTBOX: TableShape = {
     { name: 'event_id', type: 'text' }, { name: 'type', type: 'text' }, { name: 'merchant_id', type: 'text' },
     { name: 'project_id', type: 'text' }, { name: 'mode', type: 'text' }, { name: 'payload', type: 'jsonb' },
     { name: 'created_at', type: 'timestamptz' }, { name: 'aggregate_id', type: 'text' }, { name: 'traceparent', type: 'text' },
+    { name: 'held_until', type: 'double precision', secondsAfterNow: true },
   ],
   key: ['event_id'],
   write: 'insert',
 };
 
-/** The event's outbox row, for a statement that writes it with the change it tells of. */
-export function outboxRow(event: EventEnvelope): RowWrite {
+/**
+ * The event's outbox row, for a statement that writes it with the change it tells of. `holdMs`
+ * keeps it back that long by the database's clock unless a later event of its aggregate is written
+ * meanwhile, so that the two go out together as one message (claimBatch, OutboxRelay.pack).
+ */
+export function outboxRow(event: EventEnvelope, holdMs = 0): RowWrite {
   return row(OUTBOX, [
     event.id, event.type, event.merchant_id, event.project_id, event.mode, JSON.stringify(event), event.created_at,
-    aggregateIdOf(event), currentTraceparent() ?? null,
+    aggregateIdOf(event), currentTraceparent() ?? null, holdMs > 0 ? holdMs / 1000 : null,
   ]);
 }
 
@@ -56,6 +61,11 @@ export interface OutboxRelayOptions {
    * takes, and how long the rows of a relay that died mid-batch wait for another replica.
    */
   leaseMs?: number;
+  /**
+   * Consecutive events of one aggregate claimed together go as one message (OUTBOX_PACK): their
+   * consumers receive and acknowledge them once. Off, each event is a message of its own.
+   */
+  pack?: boolean;
 }
 
 const MAX_RETRY_DELAY_MS = 5 * 60_000;
@@ -67,6 +77,9 @@ const MAX_ERROR_LENGTH = 1000;
 // written past a kick; at 250 ms the polls were most of an idle part's statements.
 // A round that claims anything polls at pollMs again.
 const IDLE_POLL_FACTOR = 4;
+// A hold ends by the database's clock, which a process timer set after the commit trails by the
+// commit's own duration; the margin covers that and small clock drift (a missed end waits a poll).
+const WAKE_MARGIN_MS = 50;
 
 interface BatchOutcome {
   claimed: number;
@@ -85,6 +98,7 @@ export class OutboxRelay {
   /** Rounds in a row that claimed nothing. */
   private idleRounds = 0;
   private failures?: { counter: RelayFailures; part: PartName };
+  private wake?: { at: number; timer: NodeJS.Timeout };
 
   constructor(private readonly opts: OutboxRelayOptions) {}
 
@@ -108,8 +122,26 @@ export class OutboxRelay {
     this.schedule(0);
   }
 
+  /**
+   * Publish in `ms` too: a row held that long (outboxRow's holdMs) goes then if nothing released it
+   * sooner. One wake is kept, the latest asked for: any round before it publishes holds run out.
+   */
+  wakeAfter(ms: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + ms + WAKE_MARGIN_MS;
+    if (this.wake && this.wake.at >= at) return;
+    clearTimeout(this.wake?.timer);
+    const timer = setTimeout(() => {
+      this.wake = undefined;
+      this.kick();
+    }, at - Date.now());
+    timer.unref();
+    this.wake = { at, timer };
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.wake?.timer);
     clearTimeout(this.timer);
     await this.running;
   }
@@ -198,6 +230,10 @@ export class OutboxRelay {
   }
 
   private async publishChain(chain: ClaimedRow[]): Promise<InOrderOutcome[]> {
+    if (chain.length > 1 && this.opts.pack) {
+      const packed = await this.publishPack(chain);
+      if (packed) return packed;
+    }
     const messages = chain.map((row) => ({
       subject: eventSubject(this.opts.subjectPrefix, row.type),
       msgId: row.event_id,
@@ -218,6 +254,27 @@ export class OutboxRelay {
       }
     }
     return outcomes;
+  }
+
+  /**
+   * The chain as one message (bus/event-pack.ts): acknowledged, all its rows are; refused, the
+   * first row carries the failure and the rest go back unblamed, as when sent one by one. A pack
+   * too large for the bus is not blamed on anyone: undefined, and its rows are sent one by one.
+   */
+  private async publishPack(chain: ClaimedRow[]): Promise<InOrderOutcome[] | undefined> {
+    const message = packMessage(this.opts.subjectPrefix, chain.map((row) => ({
+      subject: eventSubject(this.opts.subjectPrefix, row.type),
+      msgId: row.event_id,
+      event: row.payload as EventEnvelope,
+      traceparent: row.traceparent ?? undefined,
+    })));
+    try {
+      const receipt = (await this.opts.bus.publish(message)) ?? undefined;
+      return chain.map(() => ({ ok: true, receipt }));
+    } catch (err) {
+      if (err instanceof UnpublishableMessage) return undefined;
+      return chain.map((_, i) => (i === 0 ? { ok: false, err } : { ok: false, notSent: true }));
+    }
   }
 
   /**

@@ -137,5 +137,6 @@ export function createRelay(deps: ServiceDeps): OutboxRelay {
     logger: deps.logger,
     subjectPrefix: deps.config.natsSubjectPrefix,
     pollMs: deps.config.outboxPollMs,
+    pack: deps.config.outboxPack,
   });
 }

@@ -43,3 +43,17 @@ export async function deleteStream(url: string, stream: string): Promise<void> {
     await nc.close();
   }
 }
+
+/**
+ * The events of one message read straight off the stream, as any JetStream consumer would, each
+ * with its subject: the event itself on the message's subject, with its id as the message id; or
+ * a pack's events (services/platform/bus/event-pack.ts) on their own subjects, with the ids of its
+ * first and last event as the message id. Throws when the message id is not so.
+ */
+export function eventsOfMessage(subject: string, data: Uint8Array, msgId: string | undefined): Array<{ subject: string; event: any }> {
+  const body = JSON.parse(Buffer.from(data).toString('utf8'));
+  const events: Array<{ subject: string; event: any }> = body.pack ? body.events : [{ subject, event: body }];
+  const expected = body.pack ? `pack:${events[0].event.id}:${events[events.length - 1].event.id}` : body.id;
+  if (msgId !== expected) throw new Error(`message id ${msgId}, expected ${expected}`);
+  return events;
+}

@@ -40,6 +40,8 @@ export interface CommitOptions {
   binds?: RowWrite;
   /** Writes of the part's other tables that belong to this outcome (a method's network transaction id). */
   also?: RowWrite[];
+  /** How long the change's events wait in the outbox for a later event of the payment (outboxRow). */
+  holdMs?: number;
 }
 
 /**
@@ -48,9 +50,9 @@ export interface CommitOptions {
  * that statement and its commit with concurrent requests' changes (store.commit).
  */
 export async function commitChange(
-  store: PaymentsStore, change: Change, { tx, ifAttemptInFlight, binds, also = [] }: CommitOptions = {},
+  store: PaymentsStore, change: Change, { tx, ifAttemptInFlight, binds, also = [], holdMs = 0 }: CommitOptions = {},
 ): Promise<void> {
-  const rows = [...(binds ? [binds] : []), ...changeRows(store, change), ...also];
+  const rows = [...(binds ? [binds] : []), ...changeRows(store, change, holdMs), ...also];
   const { payment, at } = change;
   const write = async (db: Queryable) => {
     if (ifAttemptInFlight && !(await store.attemptStillInFlight(db, payment.id, ifAttemptInFlight.id))) {
@@ -71,7 +73,7 @@ export async function commitChange(
   }
 }
 
-function changeRows(store: PaymentsStore, change: Change): RowWrite[] {
+function changeRows(store: PaymentsStore, change: Change, holdMs: number): RowWrite[] {
   const { payment, attempts, timeline, events, at } = change;
   // Serialised once: every payment event of one change carries the payment as it stands after it.
   let paymentObject: Record<string, unknown> | undefined;
@@ -92,10 +94,10 @@ function changeRows(store: PaymentsStore, change: Change): RowWrite[] {
     ...emitted.map((e) => outboxRow({
       id: e.id, type: e.type, mode: payment.mode, merchant_id: payment.merchantId, project_id: payment.projectId,
       created_at: at.toISOString(), data: { object: e.object() },
-    })),
+    }, holdMs)),
     // Internal domain events (attempt.settled, payment.decided, refund.settled) in the same
     // statements, after the public ones; no timeline entry, since merchants never see them.
-    ...internalEvents(change).map(outboxRow),
+    ...internalEvents(change).map((e) => outboxRow(e, holdMs)),
     ...sandboxDisputeOpening(change),
     ...sandboxLateSuccess(store, change),
   ];

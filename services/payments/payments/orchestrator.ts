@@ -32,6 +32,11 @@ export interface OrchestratorDeps extends CredentialSources {
   /** Deadline of each provider call (authorize, and the status query after a time-out). */
   providerTimeoutMs: number;
   paymentMethods: PaymentMethodStore;
+  /**
+   * How long the opening commit's payment.created waits in the outbox for the outcome this request
+   * asks a provider for (PAYMENT_CREATED_HOLD_MS), so the relay sends the two as one message; 0: not held.
+   */
+  createdHoldMs: number;
   /** How a customer action is opened when a provider answers requires_action (asynchronous rails). */
   customerActions: CustomerActionSettings;
   /** How long a payment's Idempotency-Key stays bound to it (the gateway's IDEMPOTENCY_TTL_HOURS). */
@@ -78,13 +83,15 @@ export function createOrchestrator(deps: OrchestratorDeps) {
   /**
    * The relay is kicked once, after the request's last commit, so a payment's events go out in
    * one batch rather than one per commit; events of a commit that a crash leaves unkicked go at the
-   * relay's next poll.
+   * relay's next poll. A payment.created still held (no later event of its payment committed: the
+   * request failed, or its provider answered nothing yet) goes when its hold ends.
    */
   async function orchestrate(scope: Scope, req: CreatePaymentRequest, binding?: Binding): Promise<PaymentRecord> {
     try {
       return await run(scope, req, binding);
     } finally {
       deps.relay.kick();
+      if (deps.createdHoldMs > 0) deps.relay.wakeAfter(deps.createdHoldMs);
     }
   }
 
@@ -105,7 +112,9 @@ export function createOrchestrator(deps: OrchestratorDeps) {
     const plan = await deps.routing.planPayment(planRequest(scope, req, paymentId, credentials, card));
     const candidates = plan.routing?.candidates ?? [];
     const payment = newPayment(scope, req, paymentId, plan, createdAt, merchantInitiated);
-    await commitChange(store, open(payment, plan, { at: clock.now(), processingTimeMs: elapsed() }), { binds });
+    const opened = open(payment, plan, { at: clock.now(), processingTimeMs: elapsed() });
+    // Held only while an attempt follows in this request; a payment failed at once has its outcome here.
+    await commitChange(store, opened, { binds, holdMs: payment.status === 'created' ? deps.createdHoldMs : 0 });
 
     for (let i = 0; payment.status === 'created'; i++) {
       const attempt = payment.attempts[i];

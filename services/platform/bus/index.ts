@@ -7,3 +7,4 @@ export { checkBroker, brokerFindings } from './broker-checks.js';
 export { JetStreamBus } from './jetstream-bus.js';
 export { MemoryBus } from './memory-bus.js';
 export { measuredBus, watchBus } from './consumer-metrics.js';
+export { packMessage } from './event-pack.js';

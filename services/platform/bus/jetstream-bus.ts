@@ -4,9 +4,9 @@ import {
   type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection,
 } from 'nats';
 import type { Logger } from 'pino';
-import type { EventEnvelope } from '../../contract/envelope.js';
 import { SpanKind, continueTrace } from '../tracing.js';
 import { ConsumerLoop } from './consumer-loop.js';
+import { UnreadablePack, handleEach, unpack } from './event-pack.js';
 import { natsConnectionOptions } from './nats-url.js';
 import { consumedSeq, ensureStream, listConsumers, type StreamSpec } from './stream-setup.js';
 import {
@@ -279,15 +279,19 @@ export class JetStreamBus implements EventBus {
     };
     // Adding a durable consumer with the same configuration again is a no-op: the step may repeat it.
     const first = await (this.opts.startUp?.step(`NATS JetStream consumer ${durable}`, subscribe) ?? subscribe());
+    // A pack's events (event-pack.ts) each continue their own trace; the message is acknowledged once.
     const handle = async (m: JsMsg) => {
       try {
-        const event = JSON.parse(Buffer.from(m.data).toString('utf8')) as EventEnvelope;
-        await continueTrace(`${durable} process`, SpanKind.CONSUMER, m.headers?.get('traceparent'), {
-          'messaging.system': 'nats', 'messaging.destination.name': m.subject, 'messaging.consumer.group.name': durable,
-        }, () => handler(event, m.subject));
+        const events = unpack(m.subject, m.data, m.headers?.get('traceparent') || undefined);
+        await handleEach(events, subjects, ({ subject, event, traceparent }) => continueTrace(
+          `${durable} process`, SpanKind.CONSUMER, traceparent, {
+            'messaging.system': 'nats', 'messaging.destination.name': subject, 'messaging.consumer.group.name': durable,
+          }, () => handler(event, subject),
+        ));
         m.ack();
       } catch (err) {
-        this.opts.logger.warn({ err: (err as Error).message, subject: m.subject }, 'event handler failed; redelivering');
+        const log = err instanceof UnreadablePack ? 'error' : 'warn';
+        this.opts.logger[log]({ err: (err as Error).message, subject: m.subject }, 'event handler failed; redelivering');
         m.nak(REDELIVERY_DELAY_MS);
       }
     };

@@ -1,24 +1,13 @@
-import type { EventEnvelope } from '../../contract/envelope.js';
 import { SpanKind, continueTrace } from '../tracing.js';
+import { handleEach, subjectMatches, unpack, type PackedEvent } from './event-pack.js';
 import type { BusMessage, ConsumeOptions, EventBus, EventHandler, Subscription } from './types.js';
 
 const REDELIVERY_DELAY_MS = 1000;
 
 interface Stored {
   subject: string;
-  event: EventEnvelope;
-  /** What JetStream carries as the `traceparent` header. */
-  traceparent?: string;
-}
-
-function matches(pattern: string, subject: string): boolean {
-  const p = pattern.split('.');
-  const s = subject.split('.');
-  for (let i = 0; i < p.length; i++) {
-    if (p[i] === '>') return s.length > i;
-    if (i >= s.length || (p[i] !== '*' && p[i] !== s[i])) return false;
-  }
-  return p.length === s.length;
+  /** The message's events: one, or a pack's (event-pack.ts), each with its subject and trace context. */
+  events: PackedEvent[];
 }
 
 /**
@@ -35,10 +24,10 @@ export class MemoryBus implements EventBus {
 
   async publish(message: BusMessage): Promise<void> {
     if (this.seen.has(message.msgId)) return;
+    // Unpacked once here: a pack this code cannot read is refused to the publisher instead.
+    const events = unpack(message.subject, message.data, message.traceparent);
     this.seen.add(message.msgId);
-    this.log.push({
-      subject: message.subject, event: JSON.parse(Buffer.from(message.data).toString('utf8')), traceparent: message.traceparent,
-    });
+    this.log.push({ subject: message.subject, events });
     for (const c of this.consumers.values()) c.wake();
   }
 
@@ -52,7 +41,7 @@ export class MemoryBus implements EventBus {
     const nextMatching = (): Stored | undefined => {
       for (; position < this.log.length; position++) {
         const stored = this.log[position];
-        if (subjects.some((s) => matches(s, stored.subject))) {
+        if (subjects.some((s) => subjectMatches(s, stored.subject))) {
           position++;
           return stored;
         }
@@ -71,9 +60,11 @@ export class MemoryBus implements EventBus {
         inFlight++;
         while (!stopped) {
           try {
-            await continueTrace(`${durable} process`, SpanKind.CONSUMER, next.traceparent, {
-              'messaging.system': 'memory', 'messaging.destination.name': next.subject, 'messaging.consumer.group.name': durable,
-            }, () => handler(next.event, next.subject));
+            await handleEach(next.events, subjects, ({ subject, event, traceparent }) => continueTrace(
+              `${durable} process`, SpanKind.CONSUMER, traceparent, {
+                'messaging.system': 'memory', 'messaging.destination.name': subject, 'messaging.consumer.group.name': durable,
+              }, () => handler(event, subject),
+            ));
             break;
           } catch {
             await new Promise<void>((resolve) => setTimeout(resolve, REDELIVERY_DELAY_MS).unref());
@@ -88,7 +79,7 @@ export class MemoryBus implements EventBus {
       sleepers.clear();
     };
     // Like JetStream's num_pending + num_ack_pending: matching messages not yet taken, plus those in hand.
-    const pending = () => inFlight + this.log.slice(position).filter((m) => subjects.some((s) => matches(s, m.subject))).length;
+    const pending = () => inFlight + this.log.slice(position).filter((m) => subjects.some((s) => subjectMatches(s, m.subject))).length;
     this.consumers.set(durable, { wake, pending });
     return {
       stop: async () => {

@@ -1,6 +1,6 @@
 import { WHOLE_NUMBERS } from '../config-variables.js';
 import { MIN_INTERNAL_TOKEN_LENGTH, type InternalCaller } from '../internal-callers.js';
-import { ConfigError, int, RENAMED, str, subjectToken, url, urlList, type Env } from './parse.js';
+import { ConfigError, bool, int, RENAMED, str, subjectToken, url, urlList, type Env } from './parse.js';
 
 // The settings every part reads: Postgres and its time limits, NATS, addresses and ports,
 // tracing, the parts' addresses and tokens, logging, start and shutdown.
@@ -80,6 +80,8 @@ export interface CommonSettings {
   /** Processes `npm start` serves from (WORKERS); 0 picks one per core (all-in-one/workers.ts). */
   workers: number;
   outboxPollMs: number;
+  /** Consecutive events of one aggregate claimed together go as one bus message (OUTBOX_PACK). */
+  outboxPack: boolean;
   /** Hours a published outbox row is kept for `svc outbox republish`; 0 keeps them all. */
   outboxRetentionHours: number;
   shutdownTimeoutMs: number;
@@ -216,6 +218,7 @@ export function commonSettings(env: Env): CommonSettings {
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT'),
     workers: int(env, 'WORKERS'),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS'),
+    outboxPack: bool(env, 'OUTBOX_PACK', true),
     outboxRetentionHours: int(env, 'OUTBOX_RETENTION_HOURS'),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS'),
     renamedVariables: Object.keys(RENAMED).filter((old) => env[old] !== undefined),

@@ -12,6 +12,8 @@ export interface PaymentsSettings {
   expirySweepMs: number;
   /** How long a customer action (redirect, QR, bank transfer page) waits before the payment fails. */
   customerActionTtlMinutes: number;
+  /** How long payment.created may wait in the outbox for its request's outcome (PAYMENT_CREATED_HOLD_MS). */
+  paymentCreatedHoldMs: number;
   /** How often payments asks providers about attempts whose outcome is still open. */
   reconciliationSweepMs: number;
   /**
@@ -46,6 +48,7 @@ export function paymentsSettings(env: Env): PaymentsSettings {
     expirySweepMs: int(env, 'EXPIRY_SWEEP_MS'),
     customerActionTtlMinutes: int(env, 'CUSTOMER_ACTION_TTL_MINUTES'),
     reconciliationSweepMs: int(env, 'RECONCILIATION_SWEEP_MS'),
+    paymentCreatedHoldMs: int(env, 'PAYMENT_CREATED_HOLD_MS'),
     settlementSyncIntervalMs: int(env, 'SETTLEMENT_SYNC_INTERVAL_MS'),
     disputeSyncIntervalMs: int(env, 'DISPUTE_SYNC_INTERVAL_MS'),
     providerSecretKey: key32(env, 'PROVIDER_SECRET_KEY'),
