@@ -15,12 +15,12 @@ import { startTracing } from '../services/platform/tracing.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { loadOrCreateOperatorToken } from '../services/platform/operator-token.js';
 import { fillLocalKeys } from './local-keys.js';
-import { startStack } from './stack.js';
+import { ONE_PROCESS_DEFAULTS, startStack } from './stack.js';
 import { announce } from './start-up-text.js';
 import { WorkerStartError, reportReady, superviseWorkers, workerCount } from './workers.js';
 
 // A laptop run listens on loopback only and keeps its logs quiet unless told otherwise.
-const env: Record<string, string | undefined> = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...process.env };
+const env: Record<string, string | undefined> = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...ONE_PROCESS_DEFAULTS, ...process.env };
 // Hosted-page links point at this gateway unless the deployment says where customers reach it.
 env.PUBLIC_BASE_URL ??= `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT ?? 8080}`;
 

@@ -25,6 +25,13 @@ import { migrate } from '../services/platform/migrate.js';
 import type { ServiceDeps, ServicePart } from '../services/platform/part.js';
 import { listen } from '../services/platform/standalone.js';
 
+/**
+ * Settings whose safe default differs when every part runs in one process, hence one version: an
+ * outbox pack is read by every consumer here, whereas parts upgraded one at a time may hold an older
+ * consumer that would acknowledge a pack unread (services/platform/bus/event-pack.ts).
+ */
+export const ONE_PROCESS_DEFAULTS: Readonly<Record<string, string>> = { OUTBOX_PACK: 'true' };
+
 export interface StackOptions {
   config: Config;
   databaseUrl: string;

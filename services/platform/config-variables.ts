@@ -301,10 +301,10 @@ export const VARIABLES: readonly VariableDoc[] = [
   },
   {
     names: ["OUTBOX_PACK"],
-    default: "`true`",
+    default: "`false`; `true` in `npm start`'s process",
     usedBy: "producing parts",
     meaning:
-      "Whether the outbox relay sends consecutive events of one payment (or payout, settlement) that it claims together as one message, which each consumer receives and acknowledges once: a payment decided within its request is one message for `payment.created`, its outcome and their internal events (merchants still get each event as its own webhook). Consumers of this version read both forms. When upgrading parts one at a time from a version without it, set `false` until every ledger, webhooks and routing-risk replica runs this version: an older consumer acknowledges a pack without reading it.",
+      "Whether the outbox relay sends consecutive events of one payment (or payout, settlement) that it claims together as one message, which each consumer receives and acknowledges once: a payment decided within its request is one message for `payment.created`, its outcome and their internal events (merchants still get each event as its own webhook). Consumers of this version read both forms. Off by default where parts run as processes of their own: turn it on once every ledger, webhooks and routing-risk replica runs this version or later, since an older consumer acknowledges a pack without reading it. `npm start`'s process, whose parts are always one version, packs unless told not to.",
   },
   {
     names: ["PAYMENT_CREATED_HOLD_MS"],

@@ -114,7 +114,8 @@ async function payments(
 
 const paired = { clients: ALL_IN_ONE_CLIENTS, seconds: SECONDS, warmup: WARMUP_SECONDS, pairs: OVERHEAD_PAIRS };
 const overhead = () => metricsOverhead(natsUrl, paymentCall, paired);
-const startSix = () => startSplitStack(natsUrl!, { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10' });
+// OUTBOX_PACK: a deployment whose consumers all run this version (a build without it ignores it).
+const startSix = () => startSplitStack(natsUrl!, { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10', OUTBOX_PACK: 'true' });
 
 type Split = Awaited<ReturnType<typeof startSix>>;
 const pidsOf = (split: Split) => Object.fromEntries(split.parts.map((p) => [p.name, p.child.pid!]));

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { startStack, type Stack } from '../../all-in-one/stack.js';
+import { ONE_PROCESS_DEFAULTS, startStack, type Stack } from '../../all-in-one/stack.js';
 import type { Connector, ProviderDefinition } from '../../services/payments/index.js';
 import type { PayoutConnector } from '../../services/payouts/index.js';
 import type { Mode } from '../../services/contract/enums.js';
@@ -79,6 +79,7 @@ export async function startTestStack(
   const testBus = await createTestBus(opts.natsUrl);
   const operatorToken = newSecret('svc_op_', 40);
   const config = loadConfig({
+    ...ONE_PROCESS_DEFAULTS,
     HOST: '127.0.0.1',
     PORT: '0',
     OPERATOR_TOKEN: operatorToken,

@@ -218,7 +218,7 @@ export function commonSettings(env: Env): CommonSettings {
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT'),
     workers: int(env, 'WORKERS'),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS'),
-    outboxPack: bool(env, 'OUTBOX_PACK', true),
+    outboxPack: bool(env, 'OUTBOX_PACK', false),
     outboxRetentionHours: int(env, 'OUTBOX_RETENTION_HOURS'),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS'),
     renamedVariables: Object.keys(RENAMED).filter((old) => env[old] !== undefined),
