@@ -73,11 +73,12 @@ describe('a late success after failover is returned at the first provider: the c
     `SELECT type, movement_id, amount::int, fee_amount::int, provider_account_id FROM ledger.transactions
      WHERE payment_id = $1 AND status = 'successful' ORDER BY type, movement_id`, [paymentId],
   )).rows;
-  /** Waits for the late pair, then what the merchant's balance shows in EUR. */
+  /** Waits for the payment's movement and the late pair, in whatever order they are booked, then what the merchant's balance shows in EUR. */
   const lateBooked = async (key: string, paymentId: string, attemptId: string) => {
-    const rows = await eventually('the late charge and its return booked', async () => {
+    const rows = await eventually('the payment, the late charge and its return booked', async () => {
       const r = await ledgerRows(paymentId);
-      return r.some((t) => t.movement_id === `${attemptId}:late_return`) ? r : undefined;
+      const has = (movementId: string) => r.some((t) => t.movement_id === movementId);
+      return has('') && has(`${attemptId}:late_charge`) && has(`${attemptId}:late_return`) ? r : undefined;
     });
     const eur = ((await request(stack.baseUrl, 'GET', '/v1/balances', { key })).body.data as any[]).find((b) => b.currency === 'EUR');
     return { rows, eur };

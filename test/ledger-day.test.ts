@@ -449,7 +449,7 @@ describe('a day of payments, refunds, payouts and settlements: the ledger agrees
     assert.ok(money.length >= 20, `${money.length} money events`);
 
     // Straight into the consumer's handler, twice, all at once and newest first.
-    const handle = createLedgerConsumer({ pool: ledgerPool, clock, logger: createLogger('replay', 'silent') });
+    const handle = createLedgerConsumer({ pool: ledgerPool, clock, logger: createLogger('replay', 'silent'), waitMs: 0 });
     const start = await redeliveries();
     await Promise.all([...events].reverse().map((e) => handle(e)));
     await Promise.all(events.map((e) => handle(e)));

@@ -68,6 +68,9 @@ describe('the ledger records a payment, a refund and a payout from internal even
     assert.equal(payment.body.status, 'successful', JSON.stringify(payment.body));
     const refund = await post(`/v1/payments/${payment.body.id}/refund`, { amount: 1200 });
     assert.equal(refund.body.status, 'successful', JSON.stringify(refund.body));
+    // A test-mode payout draws on what the ledger has recorded as processed.
+    await eventually('the stack\'s ledger to record the payment and the refund', async () =>
+      ((await rows(stack.query, merchant.projectId)).length === 2 ? true : undefined));
     const payout = await post('/v1/payouts', {
       amount: 1000, currency: 'EUR',
       destination: { type: 'bank_account', token: 'ben_demo_1a2b3c', display: 'DE89 •••• 3000', holder_name: 'Ada Lovelace', country: 'de' },
@@ -83,7 +86,7 @@ describe('the ledger records a payment, a refund and a payout from internal even
     await eventually('the stack\'s ledger to record all three', async () =>
       ((await rows(stack.query, merchant.projectId)).length === 3 ? true : undefined));
 
-    const handle = createLedgerConsumer({ pool, clock, logger: createLogger('test', 'silent') });
+    const handle = createLedgerConsumer({ pool, clock, logger: createLogger('test', 'silent'), waitMs: 0 });
     subscription = await stack.testBus.bus.consume('ledger-internal-only', [internalSubjects(nats.subjectPrefix)], async (event) => {
       handed.push(event);
       await handle(event);

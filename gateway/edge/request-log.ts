@@ -5,8 +5,11 @@ import { admittedIdentity } from '../auth/identity.js';
 import type { GatewayStore, RequestLogEntry } from '../store/index.js';
 import { loggedError, loggedPath } from './request-log-redaction.js';
 
-/** How long a lone entry waits for company: nobody waits for the log, and a batch is one commit. */
-const LOG_WAIT_MS = 5;
+/**
+ * How long a lone entry waits for company: nobody waits for the log, and a batch is one commit, so
+ * one client's steady calls share statements; the dashboard shows a call at most this much later.
+ */
+const LOG_WAIT_MS = 50;
 /** Entries per statement at most: the batcher's default for writers of small rows. */
 const LOG_MAX_BATCH = 500;
 

@@ -38,18 +38,21 @@ export interface LedgerConsumerDeps {
   pool: Pool;
   clock: Clock;
   logger: Logger;
+  /** How long a lone event waits for company before its statement (LEDGER_RECORD_WAIT_MS). */
+  waitMs: number;
 }
 
 type Waiting = { item: EventMovement; resolve: (ready: boolean) => void; reject: (err: unknown) => void };
 
 export function createLedgerConsumer(deps: LedgerConsumerDeps) {
   // One statement per batch: it commits or fails as a whole, so a failure redelivers only its own
-  // events, none of which was recorded.
+  // events, none of which was recorded. A lone event waits waitMs for company, so a trickle of
+  // payments shares statements and acknowledgements; a full hand of events goes at once.
   const write = createBatcher(async (groups: EventMovement[][]) => {
     const ready = await recordEventMovements(deps.pool, groups.flat(), deps.clock.now());
     let at = 0;
     return groups.map((g) => ready.slice(at, (at += g.length)));
-  });
+  }, IN_FLIGHT, deps.waitMs);
   const recent = createRecentMovements();
   // Movements whose statement is under way, by movementKey.
   const underWay = new Map<string, Promise<boolean>>();
@@ -81,6 +84,21 @@ export function createLedgerConsumer(deps: LedgerConsumerDeps) {
     });
   }
 
+  async function recordItem(item: EventMovement): Promise<boolean> {
+    // Its twin may be in the statement under way (both copies arrive together): wait to hear.
+    const key = movementKey(item.movement);
+    const earlier = underWay.get(key);
+    if (earlier) await earlier.catch(() => undefined);
+    if (recent.has(item.movement)) return recordWithNext(item);
+    const writing = record([item]).then((r) => r[0]);
+    underWay.set(key, writing);
+    try {
+      return await writing;
+    } finally {
+      if (underWay.get(key) === writing) underWay.delete(key);
+    }
+  }
+
   return async function handle(event: EventEnvelope): Promise<void> {
     let movement: Movement | undefined;
     try {
@@ -92,21 +110,9 @@ export function createLedgerConsumer(deps: LedgerConsumerDeps) {
     }
     if (!movement) return;
     const item = { event, movement };
-    // Its twin may be in the statement under way (both copies arrive together): wait to hear.
-    const key = movementKey(movement);
-    const earlier = underWay.get(key);
-    if (earlier) await earlier.catch(() => undefined);
-    let ready: boolean;
-    if (recent.has(movement)) ready = await recordWithNext(item);
-    else {
-      const writing = record([item]).then((r) => r[0]);
-      underWay.set(key, writing);
-      try {
-        ready = await writing;
-      } finally {
-        if (underWay.get(key) === writing) underWay.delete(key);
-      }
-    }
+    // What it waits for may have been in the same statement (a refund made within the wait of its
+    // payment): once that committed, the next statement finds it, long before a redelivery would.
+    const ready = await recordItem(item) || await recordItem(item);
     // A refund settles in its payment's provider batches, so it waits for the payment's
     // transaction, and a refund's reversal for the refund's; the rest of its batch is recorded meanwhile.
     if (!ready) {

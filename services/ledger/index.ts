@@ -23,7 +23,7 @@ export { TWIN_WAIT_MS, createLedgerConsumer } from './consumer.js';
 
 export function build(deps: ServiceDeps): ServicePart {
   const relay = createRelay(deps);
-  const handle = createLedgerConsumer(deps);
+  const handle = createLedgerConsumer({ ...deps, waitMs: deps.config.ledgerRecordWaitMs });
   const ingestion = createSettlementIngestion({ pool: deps.pool, relay });
   const demo = createDemoSettlement({
     pool: deps.pool, ingestion, logger: deps.logger, cutoffMs: deps.config.settlementCutoffMs,

@@ -55,3 +55,20 @@ test('with a wait, a full batch is written at once', async () => {
   assert.ok(Date.now() - started < 30_000, 'not held for the window');
   assert.deepEqual(batches, [[1, 2, 3]]);
 });
+
+test('with a wait, now() writes the calls waiting for company at once', async () => {
+  const batches: number[][] = [];
+  const record = createBatcher(async (items: number[]) => {
+    batches.push(items);
+    return items;
+  }, 500, 60_000);
+  const started = Date.now();
+  const waiting = [record(1), record(2)];
+  assert.deepEqual(batches, []);
+  record.now();
+  assert.deepEqual(await Promise.all(waiting), [1, 2]);
+  assert.ok(Date.now() - started < 30_000, 'not held for the window');
+  assert.deepEqual(batches, [[1, 2]]);
+  record.now(); // nothing waiting: nothing written
+  assert.deepEqual(batches, [[1, 2]]);
+});

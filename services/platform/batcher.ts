@@ -5,9 +5,14 @@
  * readers need no freshness below that. `run` gets the items in call order and returns one result
  * per item, in the same order. A failed batch fails each of its callers.
  */
+export type Batched<T, R> = ((item: T) => Promise<R>) & {
+  /** Ends the wait of the calls waiting for company: they are written now (a reader needs them). */
+  now(): void;
+};
+
 export function createBatcher<T, R>(
   run: (items: T[]) => Promise<R[]>, maxBatch = 500, waitMs = 0,
-): (item: T) => Promise<R> {
+): Batched<T, R> {
   const waiting: Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
   let writing = false;
   let lingering: NodeJS.Timeout | undefined;
@@ -28,11 +33,16 @@ export function createBatcher<T, R>(
     writing = false;
   }
 
-  return (item: T) =>
+  const call = (item: T) =>
     new Promise<R>((resolve, reject) => {
       waiting.push({ item, resolve, reject });
       if (writing) return;
       if (waitMs <= 0 || waiting.length >= maxBatch) void drain();
       else lingering ??= setTimeout(() => void drain(), waitMs);
     });
+  return Object.assign(call, {
+    now() {
+      if (lingering && !writing) void drain();
+    },
+  });
 }

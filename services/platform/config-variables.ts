@@ -29,6 +29,7 @@ export const WHOLE_NUMBERS = {
   CLOCK_SKEW_CHECK_MS: { default: 30_000, min: 100, max: 3_600_000 },
   REQUEST_BUDGET_MS: { default: 60_000, min: 1_000, max: 600_000 },
   OUTBOX_POLL_MS: { default: 250, min: 10, max: 60_000 },
+  OUTBOX_WAIT_MS: { default: 20, min: 0, max: 1_000 },
   ROUTING_OUTCOME_WAIT_MS: { default: 200, min: 0, max: 5_000 },
   ROUTING_DECISION_WRITE_TEST_DELAY_MS: { default: 0, min: 0, max: 60_000 },
   OUTBOX_RETENTION_HOURS: { default: 168, min: 0, max: 24 * 366 },
@@ -50,8 +51,10 @@ export const WHOLE_NUMBERS = {
   WEBHOOK_CONCURRENCY: { default: 200, min: 1, max: 10_000 },
   WEBHOOK_ENDPOINT_CONCURRENCY: { default: 16, min: 1, max: 1000 },
   WEBHOOK_POLL_MS: { default: 500, min: 10, max: 60_000 },
+  WEBHOOK_EVENTS_WAIT_MS: { default: 50, min: 0, max: 5_000 },
   SETTLEMENT_CUTOFF_MS: { default: DAY_MS, min: 0, max: 30 * DAY_MS },
   SETTLEMENT_SWEEP_MS: { default: 60_000, min: 10, max: DAY_MS },
+  LEDGER_RECORD_WAIT_MS: { default: 50, min: 0, max: 5_000 },
   PAYOUT_HOLD_MS: { default: 60_000, min: 0, max: 7 * DAY_MS },
   PAYOUT_SWEEP_MS: { default: 1_000, min: 10, max: 3_600_000 },
   AUTH_THROTTLE_PER_MINUTE: { default: 10, min: 1, max: 100_000 },
@@ -300,6 +303,12 @@ export const VARIABLES: readonly VariableDoc[] = [
       "How often the outbox relay looks for unsent events (it is also woken right after each commit).",
   },
   {
+    names: ["OUTBOX_WAIT_MS"],
+    usedBy: "producing parts",
+    meaning:
+      "How long the outbox relay, woken by a commit, waits for more commits before it claims and publishes, so a steady trickle of payments shares one claim, one bus message round and one record; events reach the bus at most this much later. `0`: at once.",
+  },
+  {
     names: ["OUTBOX_PACK"],
     default: "`false`; `true` in `npm start`'s process",
     usedBy: "producing parts",
@@ -434,6 +443,12 @@ export const VARIABLES: readonly VariableDoc[] = [
       "How often each ledger replica runs the demo providers' settlement cycle; two replicas reporting the same batch make one settlement.",
   },
   {
+    names: ["LEDGER_RECORD_WAIT_MS"],
+    usedBy: "ledger",
+    meaning:
+      "How long the ledger's movement writer waits for more money events before writing a lone one, so a steady trickle shares one statement and one acknowledgement; balances show a movement at most this much later. `0`: at once.",
+  },
+  {
     names: ["PAYOUT_HOLD_MS"],
     usedBy: "payouts",
     meaning:
@@ -516,6 +531,12 @@ export const VARIABLES: readonly VariableDoc[] = [
     usedBy: "webhooks",
     meaning:
       "Attempts in flight per webhooks replica.",
+  },
+  {
+    names: ["WEBHOOK_EVENTS_WAIT_MS"],
+    usedBy: "webhooks",
+    meaning:
+      "How long the webhooks part waits for more events before storing a lone one, so a steady trickle shares one statement and one acknowledgement; deliveries start at most this much later. `0`: at once.",
   },
   {
     names: ["WEBHOOK_ENDPOINT_CONCURRENCY"],

@@ -51,6 +51,11 @@ export interface OutboxRelayOptions {
   logger: Logger;
   subjectPrefix: string;
   pollMs: number;
+  /**
+   * How long a kick (a commit that enqueued events) waits for others before its round
+   * (OUTBOX_WAIT_MS; default 0): a trickle of payments shares one claim, publish and record.
+   */
+  kickWaitMs?: number;
   batchSize?: number;
   /** Failed attempts after which an event is parked (default 5: after about 15 s of retries). */
   maxAttempts?: number;
@@ -99,6 +104,8 @@ export class OutboxRelay {
   private idleRounds = 0;
   private failures?: { counter: RelayFailures; part: PartName };
   private wake?: { at: number; timer: NodeJS.Timeout };
+  /** When the scheduled round starts (process clock: a timer of this process); undefined while one runs. */
+  private dueAt?: number;
 
   constructor(private readonly opts: OutboxRelayOptions) {}
 
@@ -119,7 +126,10 @@ export class OutboxRelay {
       this.again = true;
       return;
     }
-    this.schedule(0);
+    const wait = this.opts.kickWaitMs ?? 0;
+    // A round already due within the wait (an earlier kick's) takes this commit's events too.
+    if (wait > 0 && this.dueAt !== undefined && this.dueAt <= Date.now() + wait) return;
+    this.schedule(wait);
   }
 
   /**
@@ -148,7 +158,9 @@ export class OutboxRelay {
 
   private schedule(ms: number): void {
     clearTimeout(this.timer);
+    this.dueAt = Date.now() + ms;
     this.timer = setTimeout(() => {
+      this.dueAt = undefined;
       this.running = this.drain().finally(() => {
         this.running = undefined;
         if (this.stopped) return;

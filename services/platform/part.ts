@@ -137,6 +137,7 @@ export function createRelay(deps: ServiceDeps): OutboxRelay {
     logger: deps.logger,
     subjectPrefix: deps.config.natsSubjectPrefix,
     pollMs: deps.config.outboxPollMs,
+    kickWaitMs: deps.config.outboxWaitMs,
     pack: deps.config.outboxPack,
   });
 }

@@ -30,6 +30,14 @@ const sharesKey = (a: Keys, b: Keys) =>
   || (a.ip !== null && a.ip === b.ip);
 
 /**
+ * How long a lone plan's decisions wait for company: a steady trickle of payments shares one
+ * statement. A velocity read that needs them (written) cuts the wait short.
+ */
+const DECISION_WAIT_MS = 50;
+/** Plans' decisions per statement at most: the batcher's default for writers of small rows. */
+const DECISION_MAX_BATCH = 500;
+
+/**
  * While one batch is written the next gathers. `testDelayMs` (ROUTING_DECISION_WRITE_TEST_DELAY_MS,
  * 0 unless a test sets it) holds each batch before its write, so a test can kill the part between.
  */
@@ -39,7 +47,7 @@ export function decisionWriter(store: Pick<RoutingRiskStore, 'recordDecisions'>,
     if (testDelayMs > 0) await sleep(testDelayMs);
     await store.recordDecisions(batch);
     return batch.map(() => undefined);
-  });
+  }, DECISION_MAX_BATCH, DECISION_WAIT_MS);
   return {
     record(decision) {
       const written: Promise<void> = write(decision)
@@ -53,9 +61,12 @@ export function decisionWriter(store: Pick<RoutingRiskStore, 'recordDecisions'>,
       if (pending.size === 0) return;
       const keys = velocityKeys(scope, input);
       const waits = [...pending].filter(([, p]) => sameScope(p.scope, scope) && sharesKey(p.keys, keys)).map(([w]) => w);
-      if (waits.length > 0) await Promise.all(waits);
+      if (waits.length === 0) return;
+      write.now();
+      await Promise.all(waits);
     },
     async flush() {
+      write.now();
       await Promise.all([...pending.keys()]);
     },
   };

@@ -93,6 +93,8 @@ export interface ConsumerOptions {
   subjectPrefix: string;
   /** Events the bus hands the handler at once; those that arrive during a write are stored together by the next. */
   inFlight: number;
+  /** How long a lone event waits for company before its statement (WEBHOOK_EVENTS_WAIT_MS). */
+  waitMs: number;
   /** Called when deliveries were created, so they are attempted at once. */
   onDeliveries(): void;
 }
@@ -103,11 +105,12 @@ export interface ConsumerOptions {
  * allows. Each is acknowledged once its batch is written.
  */
 export async function consumeEvents(opts: ConsumerOptions): Promise<Subscription> {
-  // Events arriving while a batch is being written are stored together by the next statement.
+  // Events arriving while a batch is being written, or within waitMs of a lone one, are stored
+  // together by the next statement, and their messages acknowledged together.
   const store = createBatcher(async (events: Received[]) => {
     if ((await storeEvents(opts.pool, events, opts.clock.now())) > 0) opts.onDeliveries();
     return events.map(() => undefined);
-  });
+  }, opts.inFlight, opts.waitMs);
   const handler = async (event: EventEnvelope) => {
     // Internal domain events (services/platform/internal-events.ts) share the stream but are never public.
     if (isInternalType(event?.type ?? '')) return;

@@ -92,6 +92,7 @@ export function build(deps: ServiceDeps): ServicePart {
         logger: deps.logger,
         subjectPrefix: config.natsSubjectPrefix,
         inFlight: EVENTS_IN_FLIGHT,
+        waitMs: config.webhookEventsWaitMs,
         onDeliveries: () => dispatcher.kick(),
       });
     },

@@ -5,8 +5,8 @@ import pg from 'pg';
 
 // Messages per payment, counted rather than timed: Postgres statements and transactions per part
 // (by wrapping node-postgres's Client.query in this process, which runs the parts in-process), and
-// write system calls per part process (from /proc/<pid>/io, which counts every write and writev:
-// socket sends, plus the odd log line and event-loop wake-up). Each count is taken over a run of
+// socket writes per part process (the data segments its TCP connections sent; /proc/<pid>/io's
+// write calls also count event-loop wake-ups and log lines, and are shown beside). Each count is taken over a run of
 // sequential payments and the time the asynchronous work after them takes, minus the same
 // parts' counts over an equally long idle period, so background polling is not charged to payments.
 
@@ -63,6 +63,44 @@ export function perPaymentPg(before: Counter, after: Counter, idle: Counter, n: 
     out.set(p, { statements: d('statements'), transactions: d('transactions') });
   }
   return out;
+}
+
+/** Per process, per TCP connection (local>peer): data segments it has sent so far. */
+export type SocketSends = Record<string, Map<string, number>>;
+
+/**
+ * The data segments each process's TCP connections have sent (`ss -tinp`'s data_segs_out; Linux
+ * only, empty elsewhere): on loopback with Nagle off each socket write is one, and unlike
+ * /proc's syscw it leaves out the eventfd writes by which V8 and libuv wake an event loop (a
+ * garbage collection can post hundreds in a second) and log lines.
+ */
+export async function socketSendsOf(pids: Record<string, number>): Promise<SocketSends> {
+  const { execFile } = await import('node:child_process');
+  const text = await new Promise<string>((resolve) => {
+    execFile('ss', ['-tinpH'], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => resolve(err ? '' : stdout));
+  });
+  const names = new Map(Object.entries(pids).map(([name, pid]) => [pid, name]));
+  const out: SocketSends = Object.fromEntries(Object.keys(pids).map((n) => [n, new Map<string, number>()]));
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length - 1; i++) {
+    const pid = Number(/pid=(\d+),/.exec(lines[i])?.[1]);
+    const name = names.get(pid);
+    const sent = /data_segs_out:(\d+)/.exec(lines[i + 1]);
+    if (!name || !sent) continue;
+    const [, , , local, peer] = lines[i].trim().split(/\s+/);
+    out[name].set(`${local}>${peer}`, Number(sent[1]));
+  }
+  return out;
+}
+
+/**
+ * Segments sent between two snapshots, per process. A connection opened in between counts from
+ * zero; one closed in between is missed (the parts' pools and peers keep theirs open).
+ */
+export function socketSendsBetween(before: SocketSends, after: SocketSends): Record<string, number> {
+  return Object.fromEntries(Object.entries(after).map(([name, sockets]) => [
+    name, [...sockets].reduce((sum, [key, n]) => sum + n - (before[name]?.get(key) ?? 0), 0),
+  ]));
 }
 
 /** Write system calls the process has made so far (Linux only; 0 elsewhere). */

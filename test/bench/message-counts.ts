@@ -1,5 +1,7 @@
 import { request as httpRequest } from 'undici';
-import { countPgStatements, cpuGroups, cpuOf, perPaymentPg, snapshotPg, writeCallsOf, type PgCounts } from './counts.js';
+import {
+  countPgStatements, cpuGroups, cpuOf, perPaymentPg, snapshotPg, socketSendsBetween, socketSendsOf, writeCallsOf, type PgCounts,
+} from './counts.js';
 import type { Call } from './load.js';
 import { startInProcessStack } from './in-process-stack.js';
 import { projectPath } from '../../services/platform/paths.js';
@@ -27,8 +29,10 @@ export interface MessageCounts {
   pg: Map<string, PgCounts>;
   /** The same with an Idempotency-Key on every request. */
   keyedPg?: Map<string, PgCounts>;
-  /** Write system calls per payment, by part process (six processes). */
+  /** Socket writes (TCP data segments sent) per payment, by part process (six processes). */
   writes?: Record<string, number>;
+  /** Write system calls per payment, by part process: socket writes plus event-loop wake-ups and log lines. */
+  writeCalls?: Record<string, number>;
   /** CPU ms per payment, by part process, Postgres (the database's backends) and the NATS server (six processes). */
   cpu?: Record<string, number>;
 }
@@ -36,23 +40,24 @@ export interface MessageCounts {
 const collected: MessageCounts = { pg: new Map() };
 
 export const countMessages = {
-  /** Write system calls per payment of each process, minus an idle period as long. */
+  /** Socket writes, write calls and CPU per payment of each process, minus an idle period as long. */
   async writes(baseUrl: string, call: () => Call, pids: Record<string, number>, databaseUrl: string): Promise<MessageCounts> {
     // Postgres backends come and go with the pools; those of the run are there by its end.
     await sequential(baseUrl, call);
     const groups = await cpuGroups(pids, databaseUrl);
-    const w0 = await writeCallsOf(pids);
-    const c0 = await cpuOf(groups);
+    const snapshot = async () => ({ sends: await socketSendsOf(pids), calls: await writeCallsOf(pids), cpu: await cpuOf(groups) });
+    const s0 = await snapshot();
     const ms = await sequential(baseUrl, call);
-    const w1 = await writeCallsOf(pids);
-    const c1 = await cpuOf(groups);
+    const s1 = await snapshot();
     await sleep(ms);
-    const w2 = await writeCallsOf(pids);
-    const c2 = await cpuOf(groups);
-    const per = (a: Record<string, number>, b: Record<string, number>, c: Record<string, number>, k: string) =>
-      (b[k] - a[k] - (c[k] - b[k])) / PAYMENTS;
-    collected.writes = Object.fromEntries(Object.keys(pids).map((p) => [p, per(w0, w1, w2, p)]));
-    collected.cpu = Object.fromEntries(Object.keys(groups).map((p) => [p, per(c0, c1, c2, p)]));
+    const s2 = await snapshot();
+    const per = (busy: Record<string, number>, idle: Record<string, number>) =>
+      Object.fromEntries(Object.keys(busy).map((k) => [k, (busy[k] - idle[k]) / PAYMENTS]));
+    const between = (a: Record<string, number>, b: Record<string, number>) =>
+      Object.fromEntries(Object.keys(b).map((k) => [k, b[k] - a[k]]));
+    collected.writes = per(socketSendsBetween(s0.sends, s1.sends), socketSendsBetween(s1.sends, s2.sends));
+    collected.writeCalls = per(between(s0.calls, s1.calls), between(s1.calls, s2.calls));
+    collected.cpu = per(between(s0.cpu, s1.cpu), between(s1.cpu, s2.cpu));
     return collected;
   },
 
@@ -84,7 +89,7 @@ export const countMessages = {
   },
 };
 
-/** Write calls per payment of all the part processes together; undefined when not counted. */
+/** Socket writes per payment of all the part processes together; undefined when not counted. */
 export function totalWrites(counts: MessageCounts | undefined): number | undefined {
   return counts?.writes && Object.values(counts.writes).reduce((s, n) => s + n, 0);
 }
@@ -94,15 +99,16 @@ export function printCounts(counts: MessageCounts): void {
   const cell = (m: Map<string, PgCounts> | undefined, p: string, k: keyof PgCounts) => (m?.get(p)?.[k] ?? 0).toFixed(1);
   const sum = (m: Map<string, PgCounts> | undefined, k: keyof PgCounts) => [...(m?.values() ?? [])].reduce((s, c) => s + c[k], 0);
   console.log(`\nMessages per payment (${PAYMENTS} sequential payments, idle background subtracted):`);
-  console.log('| part | statements | transactions | statements, keyed | write calls (own process) |');
-  console.log('|---|---|---|---|---|');
+  console.log('| part | statements | transactions | statements, keyed | socket writes (own process) | write calls (own process) |');
+  console.log('|---|---|---|---|---|---|');
   for (const p of parts) {
     const proc = p.replace('_', '-');
-    console.log(`| ${proc} | ${cell(counts.pg, p, 'statements')} | ${cell(counts.pg, p, 'transactions')} | ${cell(counts.keyedPg, p, 'statements')} | ${counts.writes?.[proc]?.toFixed(1) ?? '—'} |`);
+    console.log(`| ${proc} | ${cell(counts.pg, p, 'statements')} | ${cell(counts.pg, p, 'transactions')} | ${cell(counts.keyedPg, p, 'statements')} | ${counts.writes?.[proc]?.toFixed(1) ?? '—'} | ${counts.writeCalls?.[proc]?.toFixed(1) ?? '—'} |`);
   }
   const writes = totalWrites(counts) ?? 0;
+  const calls = Object.values(counts.writeCalls ?? {}).reduce((s, n) => s + n, 0);
   const cpu = Object.entries(counts.cpu ?? {}).map(([p, ms]) => `${p} ${ms.toFixed(2)}`).join(', ');
   const cpuTotal = Object.values(counts.cpu ?? {}).reduce((s, n) => s + n, 0);
-  console.log(`| all | ${sum(counts.pg, 'statements').toFixed(1)} | ${sum(counts.pg, 'transactions').toFixed(1)} | ${sum(counts.keyedPg, 'statements').toFixed(1)} | ${writes.toFixed(1)} |`);
+  console.log(`| all | ${sum(counts.pg, 'statements').toFixed(1)} | ${sum(counts.pg, 'transactions').toFixed(1)} | ${sum(counts.keyedPg, 'statements').toFixed(1)} | ${writes.toFixed(1)} | ${calls.toFixed(1)} |`);
   console.log(`\nCPU ms per sequential payment, six processes (10 ms ticks): ${cpu}; all ${cpuTotal.toFixed(2)}`);
 }

@@ -11,7 +11,7 @@
 // `--only metrics-overhead` (or BENCH_ONLY=metrics-overhead) runs just the paired with/without
 // Prometheus metrics measurement (metrics-overhead.ts), which the full run also runs (unless
 // BENCH_OVERHEAD_PAIRS=0) before its tables;
-// `--only counts` just the messages per payment (statements, write calls, CPU), without the load runs.
+// `--only counts` just the messages per payment (statements, socket writes and write calls, CPU), without the load runs.
 // `--only in-process-calls` the all-in-one process with direct and router in-process calls
 // (in-process-calls.ts), BENCH_OVERHEAD_PAIRS pairs; `--only workers` `npm start` as one process and as
 // one worker per core (workers.ts), BENCH_OVERHEAD_PAIRS pairs. `--only targets` the loads, the webhooks burst,
@@ -120,12 +120,12 @@ const startSix = () => startSplitStack(natsUrl!, { RATE_LIMIT_PER_MINUTE: '10000
 type Split = Awaited<ReturnType<typeof startSix>>;
 const pidsOf = (split: Split) => Object.fromEntries(split.parts.map((p) => [p.name, p.child.pid!]));
 
-/** Write calls and CPU per payment of the six part processes (countMessages.writes), on the stack's fresh tables. */
+/** Socket writes, write calls and CPU per payment of the six part processes (countMessages.writes), on the stack's fresh tables. */
 async function countWrites(split: Split): Promise<MessageCounts> {
   return countMessages.writes(split.baseUrl, paymentCall(await newSplitMerchantKey(split), false), pidsOf(split), split.db.url);
 }
 
-/** Write calls with the parts in processes of their own, statements with them in this one. */
+/** Socket writes with the parts in processes of their own, statements with them in this one. */
 async function counts() {
   const split = await startSix();
   try {
@@ -148,7 +148,7 @@ async function webhooks(): Promise<number | undefined> {
 }
 
 /**
- * Baseline, six processes (write calls and CPU counted first, on fresh tables, when `counted`:
+ * Baseline, six processes (socket writes and CPU counted first, on fresh tables, when `counted`:
  * after the load runs autovacuum's work would be charged to it), all-in-one, webhooks, baseline again.
  */
 async function loads(counted: boolean) {

@@ -35,7 +35,7 @@ export interface TargetFigures {
   allInOne: ModeFigures;
   /** Deliveries/s of the burst to 4 endpoints; undefined when it could not run. */
   webhooks?: number;
-  /** Write calls per sequential payment, all part processes; undefined when not counted. */
+  /** Socket writes per sequential payment, all part processes; undefined when not counted. */
   writes?: number;
 }
 
@@ -67,8 +67,8 @@ export function printTargets(f: TargetFigures): void {
   latency(`p99 at half the closed loop (${s.atHalf.perSecond.toFixed(0)}/s), six processes`, s.atHalf.p99, p99, 'p99', P99_MS);
   latency(`p99 at half the closed loop (${a.atHalf.perSecond.toFixed(0)}/s), all-in-one`, a.atHalf.p99, p99, 'p99', P99_MS);
   rows.push(f.writes === undefined
-    ? `| write calls per lone payment, six processes | not counted | | ≤ ${WRITES_PER_PAYMENT} | — |`
-    : `| write calls per lone payment, six processes | ${f.writes.toFixed(1)} | | ≤ ${WRITES_PER_PAYMENT} | ${met(f.writes <= WRITES_PER_PAYMENT)} |`);
+    ? `| socket writes per lone payment, six processes | not counted | | ≤ ${WRITES_PER_PAYMENT} | — |`
+    : `| socket writes per lone payment, six processes | ${f.writes.toFixed(1)} | | ≤ ${WRITES_PER_PAYMENT} | ${met(f.writes <= WRITES_PER_PAYMENT)} |`);
   rows.push(f.webhooks === undefined
     ? `| webhooks, burst to 4 endpoints | not measured | | ≥ ${WEBHOOKS_PER_SECOND}/s | — |`
     : `| webhooks, burst to 4 endpoints | ${f.webhooks.toFixed(0)} deliveries/s | ${(f.webhooks / base).toFixed(3)} | ≥ ${WEBHOOKS_PER_SECOND}/s | ${met(f.webhooks >= WEBHOOKS_PER_SECOND)} |`);

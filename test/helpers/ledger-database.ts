@@ -34,7 +34,7 @@ export async function startLedgerDatabase(): Promise<LedgerDatabase> {
 }
 
 /** The ledger's consumer on `pool`, on the system clock, logging nothing. */
-export const ledgerConsumer = (pool: Pool) => createLedgerConsumer({ pool, clock: systemClock, logger: createLogger('test', 'silent') });
+export const ledgerConsumer = (pool: Pool) => createLedgerConsumer({ pool, clock: systemClock, logger: createLogger('test', 'silent'), waitMs: 0 });
 
 /** Makes the events of the test-mode project `projectId` of `merchantId`, each new and made now. */
 export const envelopesOf = (merchantId: string, projectId: string) =>

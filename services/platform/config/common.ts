@@ -80,6 +80,8 @@ export interface CommonSettings {
   /** Processes `npm start` serves from (WORKERS); 0 picks one per core (all-in-one/workers.ts). */
   workers: number;
   outboxPollMs: number;
+  /** How long the relay, woken by a commit, waits for more before its round (OUTBOX_WAIT_MS). */
+  outboxWaitMs: number;
   /** Consecutive events of one aggregate claimed together go as one bus message (OUTBOX_PACK). */
   outboxPack: boolean;
   /** Hours a published outbox row is kept for `svc outbox republish`; 0 keeps them all. */
@@ -218,6 +220,7 @@ export function commonSettings(env: Env): CommonSettings {
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT'),
     workers: int(env, 'WORKERS'),
     outboxPollMs: int(env, 'OUTBOX_POLL_MS'),
+    outboxWaitMs: int(env, 'OUTBOX_WAIT_MS'),
     outboxPack: bool(env, 'OUTBOX_PACK', false),
     outboxRetentionHours: int(env, 'OUTBOX_RETENTION_HOURS'),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS'),

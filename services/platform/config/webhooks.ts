@@ -14,6 +14,8 @@ export interface WebhooksSettings {
   webhookEndpointConcurrency: number;
   /** How often each webhooks replica looks for due retries (it is also woken by new events). */
   webhookPollMs: number;
+  /** How long the event consumer waits for more events before storing a lone one. */
+  webhookEventsWaitMs: number;
   /** Whether test-mode endpoints may point at loopback addresses (local development). */
   webhooksAllowLoopbackInTest: boolean;
   /** 32-byte key that encrypts endpoint signing secrets at rest; unset: stored as they are. */
@@ -35,6 +37,7 @@ export function webhooksSettings(env: Env): WebhooksSettings {
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY'),
     webhookEndpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY'),
     webhookPollMs: int(env, 'WEBHOOK_POLL_MS'),
+    webhookEventsWaitMs: int(env, 'WEBHOOK_EVENTS_WAIT_MS'),
     webhooksAllowLoopbackInTest: bool(env, 'WEBHOOKS_ALLOW_LOOPBACK_IN_TEST', true),
     webhookSecretKey: key32(env, 'WEBHOOK_SECRET_KEY'),
     webhookHostRatePerSecond: int(env, 'WEBHOOK_HOST_RATE_PER_SECOND'),
