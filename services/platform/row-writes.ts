@@ -62,10 +62,25 @@ export function row(shape: TableShape, values: readonly unknown[]): RowWrite {
   return { shape, values };
 }
 
+// What is built from a shape alone is built once: the positions of its key columns, and each
+// statement's text by the shapes it writes (the values are parameters, so the text never varies).
+const keyPositions = new WeakMap<TableShape, number[]>();
+const shapeIds = new WeakMap<TableShape | CheckShape, number>();
+let lastShapeId = 0;
+const texts = new Map<string, string>();
+// Shapes are declared once per store; should a caller make them per call, the texts stop being kept.
+const MAX_TEXTS = 500;
+
 /** The name of the row a write touches, equal for two writes of one row. */
 export function rowKey({ shape, values }: RowWrite): string {
-  const parts = shape.key.map((k) => String(values[shape.columns.findIndex((c) => c.name === k)]));
-  return [shape.table, ...parts].join('\u0000');
+  let positions = keyPositions.get(shape);
+  if (!positions) {
+    positions = shape.key.map((k) => shape.columns.findIndex((c) => c.name === k));
+    keyPositions.set(shape, positions);
+  }
+  let key = shape.table;
+  for (const i of positions) key += `\u0000${String(values[i])}`;
+  return key;
 }
 
 /**
@@ -77,28 +92,74 @@ export function rowKey({ shape, values }: RowWrite): string {
 export function statementOf(units: readonly Unit[]): { text: string; values: unknown[] } {
   const seen = new Set<string>();
   const byShape = new Map<TableShape, RowWrite[]>();
-  for (const r of units.flatMap((u) => u.rows)) {
-    const key = rowKey(r);
-    if (seen.has(key)) throw new Error(`two writes of one row of ${r.shape.table} in one statement`);
-    seen.add(key);
-    byShape.set(r.shape, [...(byShape.get(r.shape) ?? []), r]);
+  for (const unit of units) {
+    for (const r of unit.rows) {
+      const key = rowKey(r);
+      if (seen.has(key)) throw new Error(`two writes of one row of ${r.shape.table} in one statement`);
+      seen.add(key);
+      const rows = byShape.get(r.shape);
+      if (rows) rows.push(r);
+      else byShape.set(r.shape, [r]);
+    }
   }
   const checks = new Map<CheckShape, CheckRow[]>();
-  for (const c of units.flatMap((u) => (u.check ? [u.check] : []))) checks.set(c.shape, [...(checks.get(c.shape) ?? []), c]);
-
+  for (const { check } of units) {
+    if (!check) continue;
+    const rows = checks.get(check.shape);
+    if (rows) rows.push(check);
+    else checks.set(check.shape, [check]);
+  }
+  // One parameter per column, its values one per row, in the order textOf numbers them.
   const values: unknown[] = [];
-  /** `$n::type[]` of each column, its values (one per row) bound as the nth parameter. */
-  const arrays = (columns: readonly Column[], rows: ReadonlyArray<{ values: readonly unknown[] }>) => columns.map((c, i) => {
-    values.push(rows.map((r) => r.values[i] ?? null));
-    return `$${values.length}::${c.type}[]`;
-  }).join(', ');
-  const writes = [...byShape].map(([shape, rows]) => writeSql(shape, arrays(shape.columns, rows)));
-  const checkSql = [...checks].map(([shape, rows]) =>
-    `(SELECT count(c.*) FROM unnest(${arrays(shape.columns, rows)}) AS v(${names(shape.columns)}) CROSS JOIN LATERAL (${shape.sql}) AS c)`);
+  for (const [shape, rows] of [...byShape, ...checks] as Array<[TableShape | CheckShape, Array<{ values: readonly unknown[] }>]>) {
+    shape.columns.forEach((c, i) => values.push(c.type === 'jsonb' ? jsonDocument(rows.map((r) => r.values[i])) : rows.map((r) => r.values[i] ?? null)));
+  }
+  return { text: textOf([...byShape.keys()], [...checks.keys()]), values };
+}
+
+/**
+ * A jsonb column's values as one JSON document, `[[v1], null, [v3]]` (null: SQL NULL), rather than
+ * a Postgres array literal: node-postgres would escape every quote of every value into that
+ * literal, the largest allocation of a payment's writes. A value given as a string is JSON text,
+ * as in a jsonb[] literal.
+ */
+function jsonDocument(column: readonly unknown[]): string {
+  const items = column.map((v) => (v === null || v === undefined ? 'null' : `[${typeof v === 'string' ? v : JSON.stringify(v)}]`));
+  return `[${items.join(',')}]`;
+}
+
+/** jsonDocument's parameter back as a jsonb[] in row order, for unnest to zip with the other columns. */
+const jsonbArray = (n: number) =>
+  `ARRAY(SELECT CASE WHEN jsonb_typeof(j.e) = 'null' THEN NULL ELSE j.e -> 0 END FROM jsonb_array_elements($${n}::jsonb) WITH ORDINALITY AS j(e, i) ORDER BY j.i)`;
+
+function idOf(shape: TableShape | CheckShape): number {
+  let id = shapeIds.get(shape);
+  if (id === undefined) {
+    id = ++lastShapeId;
+    shapeIds.set(shape, id);
+  }
+  return id;
+}
+
+/**
+ * Each table's rows one write, the checks the main query (Postgres runs it before the
+ * unreferenced data-modifying CTEs), or without checks the last write; built once per list of shapes.
+ */
+function textOf(shapes: readonly TableShape[], checkShapes: readonly CheckShape[]): string {
+  const key = `${shapes.map(idOf).join(',')}|${checkShapes.map(idOf).join(',')}`;
+  const known = texts.get(key);
+  if (known !== undefined) return known;
+  let n = 0;
+  /** `$n::type[]` of each column, bound as the nth parameter (a jsonb column's as jsonDocument's). */
+  const arrays = (columns: readonly Column[]) => columns.map((c) => (c.type === 'jsonb' ? jsonbArray(++n) : `$${++n}::${c.type}[]`)).join(', ');
+  const writes = shapes.map((shape) => writeSql(shape, arrays(shape.columns)));
+  const checkSql = checkShapes.map((shape) =>
+    `(SELECT count(c.*) FROM unnest(${arrays(shape.columns)}) AS v(${names(shape.columns)}) CROSS JOIN LATERAL (${shape.sql}) AS c)`);
   const main = checkSql.length > 0 ? `SELECT ${checkSql.join(', ')}` : writes.pop();
   if (main === undefined) throw new Error('nothing to write');
   const text = writes.length === 0 ? main : `WITH ${writes.map((w, i) => `w${i} AS (${w})`).join(', ')} ${main}`;
-  return { text, values };
+  if (texts.size < MAX_TEXTS) texts.set(key, text);
+  return text;
 }
 
 /** Writes the rows (and check) as one statement, so one implicit transaction: all or none apply. */
