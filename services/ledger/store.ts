@@ -276,26 +276,26 @@ export function createLedgerStore(pool: Pool) {
       return { transactions: rows.slice(0, f.limit).map(toTransaction), hasMore: rows.length > f.limit };
     },
 
-    /** One balance per currency with any transaction or settlement, from the journal's totals. */
+    /**
+     * One balance per currency with any transaction or settlement, from the journal's totals. One
+     * statement, so one snapshot: read side by side, a currency's transaction could be seen before
+     * its journal lines, and the balance would show it with every figure zero.
+     */
     async balances(scope: Scope, currency?: string): Promise<BalanceFigures[]> {
-      const values = [...scopeValues(scope), currency ?? null];
-      const [totals, currencies] = await Promise.all([
-        pool.query(
-          `SELECT currency, account, sum(amount) AS total FROM journal_lines
-           WHERE ${SCOPE} AND ($4::text IS NULL OR currency = $4) GROUP BY currency, account`,
-          values,
-        ),
-        pool.query(
-          `SELECT DISTINCT currency FROM transactions WHERE ${SCOPE} AND ($4::text IS NULL OR currency = $4)
-           UNION SELECT DISTINCT currency FROM settlements WHERE ${SCOPE} AND ($4::text IS NULL OR currency = $4)`,
-          values,
-        ),
-      ]);
+      const { rows } = await pool.query(
+        `SELECT c.currency, t.account, t.total
+         FROM (SELECT DISTINCT currency FROM transactions WHERE ${SCOPE} AND ($4::text IS NULL OR currency = $4)
+               UNION SELECT DISTINCT currency FROM settlements WHERE ${SCOPE} AND ($4::text IS NULL OR currency = $4)
+               UNION SELECT DISTINCT currency FROM journal_lines WHERE ${SCOPE} AND ($4::text IS NULL OR currency = $4)) c
+         LEFT JOIN (SELECT currency, account, sum(amount) AS total FROM journal_lines
+                    WHERE ${SCOPE} AND ($4::text IS NULL OR currency = $4) GROUP BY currency, account) t
+           ON t.currency = c.currency`,
+        [...scopeValues(scope), currency ?? null],
+      );
       const byCurrency = new Map<string, AccountTotals>();
-      for (const r of currencies.rows) byCurrency.set(r.currency, {});
-      for (const r of totals.rows) {
+      for (const r of rows) {
         const t = byCurrency.get(r.currency) ?? {};
-        t[r.account as Account] = minorFromColumn(r.total);
+        if (r.account !== null) t[r.account as Account] = minorFromColumn(r.total);
         byCurrency.set(r.currency, t);
       }
       return [...byCurrency].sort(([a], [b]) => a.localeCompare(b)).map(([c, t]) => balanceOf(c, t));
