@@ -30,12 +30,18 @@ test('a failed batch fails its callers only', async () => {
   assert.equal(calls, 3);
 });
 
-test('with a wait, a lone call waits for company: the calls of the window go in one batch', async () => {
+/** A batcher that answers each item with itself and keeps the batches it was handed. */
+function echoing(maxBatch: number, waitMs: number) {
   const batches: number[][] = [];
   const record = createBatcher(async (items: number[]) => {
     batches.push(items);
     return items;
-  }, 500, 100);
+  }, maxBatch, waitMs);
+  return { batches, record };
+}
+
+test('with a wait, a lone call waits for company: the calls of the window go in one batch', async () => {
+  const { batches, record } = echoing(500, 100);
   const first = record(1);
   await new Promise((r) => setTimeout(r, 30));
   const rest = [record(2), record(3)];
@@ -45,11 +51,7 @@ test('with a wait, a lone call waits for company: the calls of the window go in 
 });
 
 test('with a wait, a full batch is written at once', async () => {
-  const batches: number[][] = [];
-  const record = createBatcher(async (items: number[]) => {
-    batches.push(items);
-    return items;
-  }, 3, 60_000);
+  const { batches, record } = echoing(3, 60_000);
   const started = Date.now();
   assert.deepEqual(await Promise.all([1, 2, 3].map((n) => record(n))), [1, 2, 3]);
   assert.ok(Date.now() - started < 30_000, 'not held for the window');
@@ -57,11 +59,7 @@ test('with a wait, a full batch is written at once', async () => {
 });
 
 test('with a wait, now() writes the calls waiting for company at once', async () => {
-  const batches: number[][] = [];
-  const record = createBatcher(async (items: number[]) => {
-    batches.push(items);
-    return items;
-  }, 500, 60_000);
+  const { batches, record } = echoing(500, 60_000);
   const started = Date.now();
   const waiting = [record(1), record(2)];
   assert.deepEqual(batches, []);
