@@ -241,53 +241,14 @@ export function createDeliveryStore(pool: Pool) {
      * The same statement keeps each endpoint's health (failing_since: the first of an unbroken run
      * of failures; last_failed_at) and its pause after a 429 with Retry-After, which is no failure
      * and, for an automatic attempt, does not count against the schedule either.
+     *
+     * The statement is complete_deliveries() of the migration, which says why it is a function.
      */
     async complete(outcomes: Outcome[], now: Date): Promise<Set<string>> {
       const col = <T>(f: (o: Outcome) => T) => outcomes.map(f);
       const { rows } = await pool.query({
         name: 'webhooks-complete',
-        text: `WITH input AS (
-           SELECT * FROM unnest($2::text[], $3::int[], $4::text[], $5::timestamptz[], $6::int[], $7::text[], $8::text[],
-             $9::bool[], $10::timestamptz[], $11::int[], $12::text[], $13::text[], $14::text[], $15::bool[],
-             $16::timestamptz[])
-             AS t(delivery_id, attempt, status, next_attempt_at, response_status, error, attempt_id, manual, started_at,
-               duration_ms, request_headers, response_body, endpoint_id, ok, throttled_until)
-         ), health AS (
-           UPDATE endpoints e SET
-             failing_since = CASE WHEN h.last_ok IS NULL THEN COALESCE(e.failing_since, h.first_fail)
-               ELSE (SELECT min(i.started_at) FROM input i
-                     WHERE i.endpoint_id = h.endpoint_id AND NOT i.ok AND i.started_at > h.last_ok) END,
-             last_failed_at = GREATEST(e.last_failed_at, h.last_fail),
-             retry_after_until = GREATEST(e.retry_after_until, h.retry_until)
-           FROM (
-             SELECT endpoint_id, max(started_at) FILTER (WHERE ok) AS last_ok,
-               min(started_at) FILTER (WHERE NOT ok) AS first_fail, max(started_at) FILTER (WHERE NOT ok) AS last_fail,
-               max(throttled_until) AS retry_until
-             FROM input GROUP BY endpoint_id
-           ) h
-           WHERE e.id = h.endpoint_id
-             AND (h.last_fail IS NOT NULL OR h.retry_until IS NOT NULL OR e.failing_since IS NOT NULL)
-         ), recorded AS (
-           INSERT INTO delivery_attempts (id, delivery_id, attempt_number, manual, started_at, duration_ms,
-             request_headers, response_status, response_body, error, outcome, next_attempt_at)
-           SELECT attempt_id, delivery_id, attempt, manual, started_at, duration_ms, request_headers::jsonb,
-             response_status, response_body, error, status, next_attempt_at
-           FROM input
-         )
-         UPDATE deliveries d SET status = COALESCE(i.status, d.status),
-           -- A retry for an endpoint disabled meanwhile waits, parked, until it is enabled.
-           next_attempt_at = CASE WHEN i.status IS NULL THEN d.next_attempt_at
-             WHEN i.next_attempt_at IS NOT NULL AND NOT (SELECT e.enabled FROM endpoints e WHERE e.id = d.endpoint_id)
-             THEN 'infinity' ELSE i.next_attempt_at END,
-           last_response_status = CASE WHEN i.status IS NULL THEN d.last_response_status ELSE i.response_status END,
-           last_error = CASE WHEN i.status IS NULL THEN d.last_error ELSE i.error END,
-           resend_until = CASE WHEN i.manual THEN NULL ELSE d.resend_until END,
-           scheduled_attempts = d.scheduled_attempts - CASE WHEN i.throttled_until IS NOT NULL AND NOT i.manual THEN 1 ELSE 0 END,
-           updated_at = $1
-         FROM input i
-         WHERE d.id = i.delivery_id AND d.attempt_count = i.attempt
-           AND CASE WHEN i.manual THEN d.resend_until IS NOT NULL ELSE d.status = 'delivering' END
-         RETURNING d.id`,
+        text: 'SELECT id FROM complete_deliveries($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) AS m(id)',
         values: [now, col((o) => o.claim.id), col((o) => o.claim.attempt), col((o) => o.status), col((o) => o.nextAttemptAt),
           col((o) => o.responseStatus ?? null), col((o) => o.error ?? null), col((o) => attemptId(o.startedAt)),
           col((o) => o.manual), col((o) => o.startedAt), col((o) => o.durationMs), col((o) => JSON.stringify(o.requestHeaders)),
