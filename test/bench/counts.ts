@@ -154,6 +154,32 @@ export async function cpuOf(groups: Record<string, number[]>): Promise<Record<st
   return out;
 }
 
+/** CPU ms so far of each process of each group, by pid. */
+export async function cpuByProcess(groups: Record<string, number[]>): Promise<Record<string, Map<number, number>>> {
+  const out: Record<string, Map<number, number>> = {};
+  for (const [name, pids] of Object.entries(groups)) {
+    out[name] = new Map();
+    for (const pid of pids) out[name].set(pid, await cpuMs(pid));
+  }
+  return out;
+}
+
+/**
+ * CPU each group spent between two readings whose processes were listed anew (a pool opens
+ * Postgres backends as its load grows): a process first seen in the later reading counts from its
+ * start, one gone by then counts nothing (its last CPU can no longer be read).
+ */
+export function cpuSpentBetween(
+  before: Record<string, Map<number, number>>, after: Record<string, Map<number, number>>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, pids] of Object.entries(after)) {
+    out[name] = 0;
+    for (const [pid, ms] of pids) out[name] += Math.max(0, ms - (before[name]?.get(pid) ?? 0));
+  }
+  return out;
+}
+
 /**
  * Pids of the Postgres processes serving `databaseUrl`'s database, and its server's background
  * processes (WAL writer, checkpointer, ...): not every process named postgres, since other

@@ -26,7 +26,7 @@ import { createTestDatabase } from '../helpers/database.js';
 import { freePort, spawnPart, waitForHealth } from '../helpers/processes.js';
 import { serveLoopback } from '../helpers/stand-in-server.js';
 import { projectPath } from '../../services/platform/paths.js';
-import { cpuGroups, cpuOf } from './counts.js';
+import { cpuByProcess, cpuGroups, cpuSpentBetween } from './counts.js';
 import { breakdownOfFile, OWNERS } from './cpu-breakdown.js';
 
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
@@ -114,7 +114,8 @@ async function startRig(natsUrl: string) {
     throw err;
   }
   const client = createClient(WebhooksService, createPeerTransport(webhooksUrl, internalToken));
-  const groups = await cpuGroups({ webhooks: part.child.pid!, bench: process.pid }, db.url);
+  // Listed anew at each reading: the part's pool opens backends as the burst grows.
+  const groups = () => cpuGroups({ webhooks: part.child.pid!, bench: process.pid }, db.url);
   return { receiver, tally, pool, relay, client, close, pid: part.child.pid!, groups };
 }
 
@@ -188,21 +189,21 @@ async function attemptFigures(rig: Rig, projectId: string): Promise<string> {
 async function burstTo(rig: Rig, endpoints: number, count: number): Promise<BurstFigure> {
   reset(rig);
   const scope = await scopeWith(rig, endpoints);
-  const cpuBefore = await cpuOf(rig.groups);
+  const cpuBefore = await cpuByProcess(await rig.groups());
   if (PROFILE_DIR) process.kill(rig.pid, 'SIGUSR2');
   const started = performance.now();
   await burst(rig, scope, count, 100, 4);
   const committed = performance.now();
   await waitArrivals(rig, count * endpoints, 180_000);
   if (PROFILE_DIR) process.kill(rig.pid, 'SIGUSR2');
-  const cpuAfter = await cpuOf(rig.groups);
+  const spent = cpuSpentBetween(cpuBefore, await cpuByProcess(await rig.groups()));
   const { arrivals } = rig.tally;
   const seconds = (rig.tally.lastArrival - started) / 1000;
   console.log(`burst of ${count} events x ${endpoints} endpoint(s): committed in ${((committed - started) / 1000).toFixed(1)} s; ` +
     `${arrivals} deliveries in ${seconds.toFixed(1)} s = ${(arrivals / seconds).toFixed(0)} deliveries/s`);
   console.log(summary(rig, `  commit -> first arrival (burst, ${endpoints} endpoint(s))`));
   console.log(await attemptFigures(rig, scope.projectId));
-  const perDelivery = Object.fromEntries(Object.keys(rig.groups).map((g) => [g, (cpuAfter[g] - cpuBefore[g]) / arrivals]));
+  const perDelivery = Object.fromEntries(Object.entries(spent).map(([g, ms]) => [g, ms / arrivals]));
   console.log(`  CPU ms per delivery: ${Object.entries(perDelivery).map(([g, ms]) => `${g} ${ms.toFixed(3)}`).join(', ')}`);
   if (PROFILE_DIR) await printPartBreakdown(rig.pid, perDelivery);
   return { endpoints, deliveries: arrivals, seconds, perSecond: arrivals / seconds };
