@@ -44,6 +44,25 @@ test('three replicas asked of a single server: an error naming both numbers, and
   assert.match(error?.msg ?? '', new RegExp(`NATS stream ${stream} has 1 replica\\(s\\) and NATS_STREAM_REPLICAS asks 3`));
 });
 
+test('a store the server could not create in that instant (its account directory just removed) is created on a later try', { skip }, async () => {
+  const raced = `${stream}_RACE`;
+  let refusals = 0;
+  // The server's answer when the stream's store directory vanished under it (NATS 2.9), once.
+  const flaky = { ...jsm, streams: Object.assign(Object.create(jsm.streams), {
+    add: (config: Parameters<JetStreamManager['streams']['add']>[0]) => {
+      if (refusals++ === 0) return Promise.reject(new Error('error creating store for stream: mkdir /data/jetstream/$G/streams: no such file or directory'));
+      return jsm.streams.add(config);
+    },
+  }) } as JetStreamManager;
+  try {
+    const made = await ensureStream(flaky, { name: raced, subject: 'setup.race.>' }, logger);
+    assert.equal(made.config.name, raced);
+    assert.equal(refusals, 2, 'refused once, made on the second try');
+  } finally {
+    await jsm.streams.delete(raced).catch(() => undefined);
+  }
+});
+
 test('consumed sequence: the lowest ack floor of the consumers still holding messages; caught-up ones count to the last', () => {
   const consumer = (pending: number, ackPending: number, floor: number) =>
     ({ num_pending: pending, num_ack_pending: ackPending, ack_floor: { stream_seq: floor } }) as unknown as ConsumerInfo;

@@ -18,6 +18,23 @@ export interface StreamSpec {
 
 const notFound = (err: unknown) => /stream not found/i.test((err as Error).message);
 
+// NATS 2.9 removes an account's store directory when its last stream goes; a stream created in that
+// instant fails with "error creating store for stream" and is created a moment later.
+const storeRace = (err: unknown) => /error creating store/i.test((err as Error).message);
+const STORE_RACE_TRIES = 5;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function addStream(jsm: JetStreamManager, config: Parameters<JetStreamManager['streams']['add']>[0]): Promise<StreamInfo> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await jsm.streams.add(config);
+    } catch (err) {
+      if (!storeRace(err) || attempt >= STORE_RACE_TRIES) throw err;
+      await sleep(50 * attempt);
+    }
+  }
+}
+
 /** Creates the stream or adds the subject and the configured replicas to it; answers its info. */
 export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, logger: Logger): Promise<StreamInfo> {
   const replicas = spec.replicas ?? 1;
@@ -26,7 +43,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec, logg
     info = await jsm.streams.info(spec.name);
   } catch (err) {
     if (!notFound(err)) throw err;
-    return jsm.streams.add({
+    return addStream(jsm, {
       name: spec.name,
       subjects: [spec.subject],
       storage: StorageType.File,
