@@ -216,24 +216,27 @@ export function createEndpointStore(pool: Pool, box: SecretBox, policy: UrlPolic
 
     /** Each endpoint's attempts of the last 24 hours and succeeded among them, its waiting deliveries and their earliest due time. */
     async health(ids: string[], now: Date): Promise<Map<string, EndpointHealth>> {
-      const [attempts, waiting] = await Promise.all([
-        pool.query(
-          `SELECT d.endpoint_id, count(*)::int AS attempts, count(*) FILTER (WHERE a.response_status BETWEEN 200 AND 299)::int AS succeeded
+      // One statement, so one snapshot: an attempt recorded between two reads would show its
+      // delivery both waiting and attempted, or neither.
+      const { rows } = await pool.query(
+        `WITH attempts AS (
+           SELECT d.endpoint_id, count(*)::int AS attempts, count(*) FILTER (WHERE a.response_status BETWEEN 200 AND 299)::int AS succeeded
            FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-           WHERE a.started_at > $2 AND d.endpoint_id = ANY ($1) GROUP BY d.endpoint_id`,
-          [ids, new Date(now.getTime() - HEALTH_WINDOW_MS)],
-        ),
-        pool.query(
-          `SELECT endpoint_id, count(*)::int AS pending,
+           WHERE a.started_at > $2 AND d.endpoint_id = ANY ($1) GROUP BY d.endpoint_id
+         ), waiting AS (
+           SELECT endpoint_id, count(*)::int AS pending,
              min(next_attempt_at) FILTER (WHERE status IN ('pending', 'failed') AND next_attempt_at <> 'infinity') AS next_retry_at
-           FROM deliveries WHERE endpoint_id = ANY ($1) AND status IN ('pending', 'failed', 'delivering') GROUP BY endpoint_id`,
-          [ids],
-        ),
-      ]);
-      const health = new Map<string, EndpointHealth>(ids.map((id) => [id, { attempts: 0, succeeded: 0, pending: 0, nextRetryAt: null }]));
-      for (const r of attempts.rows) Object.assign(health.get(r.endpoint_id)!, { attempts: r.attempts, succeeded: r.succeeded });
-      for (const r of waiting.rows) Object.assign(health.get(r.endpoint_id)!, { pending: r.pending, nextRetryAt: r.next_retry_at });
-      return health;
+           FROM deliveries WHERE endpoint_id = ANY ($1) AND status IN ('pending', 'failed', 'delivering') GROUP BY endpoint_id
+         )
+         SELECT e.id AS endpoint_id, COALESCE(a.attempts, 0) AS attempts, COALESCE(a.succeeded, 0) AS succeeded,
+           COALESCE(w.pending, 0) AS pending, w.next_retry_at
+         FROM unnest($1::text[]) AS e(id)
+         LEFT JOIN attempts a ON a.endpoint_id = e.id LEFT JOIN waiting w ON w.endpoint_id = e.id`,
+        [ids, new Date(now.getTime() - HEALTH_WINDOW_MS)],
+      );
+      return new Map<string, EndpointHealth>(rows.map((r) => [r.endpoint_id, {
+        attempts: r.attempts, succeeded: r.succeeded, pending: r.pending, nextRetryAt: r.next_retry_at,
+      }]));
     },
 
     /**
