@@ -230,8 +230,9 @@ test('each commit runs in its own caller\'s context (its trace), a batch in its 
   const caller = new AsyncLocalStorage<string>();
   const seen: string[] = [];
   const commit = createGroupCommit({
-    query: async (config: { values: unknown[][] }) => {
-      const batch = config.values[0].length > 1;
+    query: async (config: { values: string[] }) => {
+      // The first column's values as an array literal: `{"a"}` alone, `{"b","c"}` together.
+      const batch = config.values[0].includes(',');
       seen.push(`${batch ? 'batch' : 'alone'} in ${caller.getStore()}`);
       await new Promise((r) => setTimeout(r, 20));
       // The batch is refused, as a conflict would be: each of its commits runs again alone.

@@ -112,7 +112,20 @@ function nameWords(name: string): string[] {
     .map((w) => w.toLowerCase());
 }
 
+// Requests carry the same few field names again and again: each name is judged once. Merchants'
+// metadata keys are many, so the memory stops growing at a bound and judges the rest afresh.
+const judged = new Map<string, boolean>();
+const JUDGED_MAX = 2_000;
+
 export function isCardFieldName(name: string): boolean {
+  const known = judged.get(name);
+  if (known !== undefined) return known;
+  const card = judgeFieldName(name);
+  if (judged.size < JUDGED_MAX) judged.set(name, card);
+  return card;
+}
+
+function judgeFieldName(name: string): boolean {
   const words = nameWords(name);
   const joined = words.join('');
   if (CARD_NAMES.has(joined) || CARD_NAME_ENDINGS.some((end) => joined.endsWith(end))) return true;
@@ -131,22 +144,30 @@ export type FieldPath = ReadonlyArray<string>;
  * string or a whole number holding one.
  */
 export function findCardData(value: unknown, path: FieldPath = []): string | undefined {
+  return search(value, [...path]);
+}
+
+/** findCardData over one path it extends and shortens as it goes, joined only for the answer. */
+function search(value: unknown, path: string[]): string | undefined {
   if (typeof value === 'string') return containsCardNumber(value) ? path.join('.') : undefined;
   if (typeof value === 'number') {
     return Number.isInteger(value) && value > 0 && isCardDigits(String(value)) ? path.join('.') : undefined;
   }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findCardData(value[i], [...path, String(i)]);
+      path.push(String(i));
+      const found = search(value[i], path);
+      path.pop();
       if (found !== undefined) return found;
     }
     return undefined;
   }
   if (value && typeof value === 'object') {
-    for (const [key, inner] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
       if (containsCardNumber(key)) return path.join('.');
-      if (isCardFieldName(key)) return [...path, key].join('.');
-      const found = findCardData(inner, [...path, key]);
+      path.push(key);
+      const found = isCardFieldName(key) ? path.join('.') : search((value as Record<string, unknown>)[key], path);
+      path.pop();
       if (found !== undefined) return found;
     }
   }
