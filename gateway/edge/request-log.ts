@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { createBatcher } from '../../services/platform/batcher.js';
+import { DEFAULT_MAX_BATCH, createBatcher } from '../../services/platform/batcher.js';
 import type { Clock } from '../../services/platform/clock.js';
 import { admittedIdentity } from '../auth/identity.js';
 import type { GatewayStore, RequestLogEntry } from '../store/index.js';
@@ -10,8 +10,6 @@ import { loggedError, loggedPath } from './request-log-redaction.js';
  * one client's steady calls share statements; the dashboard shows a call at most this much later.
  */
 const LOG_WAIT_MS = 50;
-/** Entries per statement at most: the batcher's default for writers of small rows. */
-const LOG_MAX_BATCH = 500;
 
 /** Reads the error a failed call answered (the HTTP layer's, above this floor, passes it in). */
 export type SentErrorReader = (reply: FastifyReply) => Parameters<typeof loggedError>[0] | undefined;
@@ -37,7 +35,7 @@ export function installRequestLog(
   const record = createBatcher(async (entries: RequestLogEntry[]) => {
     await deps.store.recordRequests(entries);
     return entries.map(() => undefined);
-  }, LOG_MAX_BATCH, LOG_WAIT_MS);
+  }, DEFAULT_MAX_BATCH, LOG_WAIT_MS);
   const pending = new Set<Promise<void>>();
 
   api.addHook('onResponse', async (request, reply) => {

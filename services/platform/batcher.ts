@@ -10,8 +10,11 @@ export type Batched<T, R> = ((item: T) => Promise<R>) & {
   now(): void;
 };
 
+/** Calls per statement at most, unless a writer says otherwise: enough for writers of small rows. */
+export const DEFAULT_MAX_BATCH = 500;
+
 export function createBatcher<T, R>(
-  run: (items: T[]) => Promise<R[]>, maxBatch = 500, waitMs = 0,
+  run: (items: T[]) => Promise<R[]>, maxBatch = DEFAULT_MAX_BATCH, waitMs = 0,
 ): Batched<T, R> {
   const waiting: Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
   let writing = false;

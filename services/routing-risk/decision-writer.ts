@@ -3,7 +3,7 @@
 // decisions' rows alone: the payment keeps the decision's summary (ids, rule, skipped accounts,
 // risk score) on its own row and timeline, and no money depends on them (docs/routing.md).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createBatcher } from '../platform/batcher.js';
+import { DEFAULT_MAX_BATCH, createBatcher } from '../platform/batcher.js';
 import type { Logger } from '../platform/logger.js';
 import type { Scope } from '../../proto/gen/svc/common/v1/common_pb.js';
 import type { RiskInput } from '../../proto/gen/svc/risk/v1/risk_pb.js';
@@ -34,8 +34,6 @@ const sharesKey = (a: Keys, b: Keys) =>
  * statement. A velocity read that needs them (written) cuts the wait short.
  */
 const DECISION_WAIT_MS = 50;
-/** Plans' decisions per statement at most: the batcher's default for writers of small rows. */
-const DECISION_MAX_BATCH = 500;
 
 /**
  * While one batch is written the next gathers. `testDelayMs` (ROUTING_DECISION_WRITE_TEST_DELAY_MS,
@@ -47,7 +45,7 @@ export function decisionWriter(store: Pick<RoutingRiskStore, 'recordDecisions'>,
     if (testDelayMs > 0) await sleep(testDelayMs);
     await store.recordDecisions(batch);
     return batch.map(() => undefined);
-  }, DECISION_MAX_BATCH, DECISION_WAIT_MS);
+  }, DEFAULT_MAX_BATCH, DECISION_WAIT_MS);
   return {
     record(decision) {
       const written: Promise<void> = write(decision)

@@ -146,12 +146,8 @@ export async function pidsNamed(comm: string): Promise<number[]> {
 
 /** CPU ms so far of each named group of processes. */
 export async function cpuOf(groups: Record<string, number[]>): Promise<Record<string, number>> {
-  const out: Record<string, number> = {};
-  for (const [name, pids] of Object.entries(groups)) {
-    out[name] = 0;
-    for (const pid of pids) out[name] += await cpuMs(pid);
-  }
-  return out;
+  const byProcess = await cpuByProcess(groups);
+  return Object.fromEntries(Object.entries(byProcess).map(([name, pids]) => [name, [...pids.values()].reduce((a, b) => a + b, 0)]));
 }
 
 /** CPU ms so far of each process of each group, by pid. */
