@@ -4,13 +4,22 @@
 // Ours sends with fetch, so each request stops when the connector call's AbortSignal aborts, and
 // an account's api_base_url replaces Adyen's host (a sandbox or a local stand-in on plain http,
 // which the library's own https-only transport cannot reach).
-import adyen from '@adyen/api-library';
+import type adyen from '@adyen/api-library';
 import { ADYEN_OFFICIAL_HOST } from './facts.js';
+import { lazyImport } from '../lazy-import.js';
 import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
 import type { CredentialSource } from '../types.js';
 
-const { Client, CheckoutAPI, DisputesAPI, EnvironmentEnum, HttpClientException } = adyen;
+/** The library, imported on first use (lazy-import.ts). */
+export const adyenSdk = lazyImport(() => import('@adyen/api-library').then((m) => m.default));
 type Config = InstanceType<typeof adyen.Config>;
+export type AdyenHttpError = InstanceType<typeof adyen.HttpClientException>;
+
+/** An error the library raised for Adyen's answer; before the library is loaded none exists. */
+export function isAdyenHttpError(err: unknown): err is AdyenHttpError {
+  const sdk = adyenSdk.loaded();
+  return sdk !== undefined && err instanceof sdk.HttpClientException;
+}
 type RequestOptions = { idempotencyKey?: string; signal?: AbortSignal | null; method?: string; params?: unknown };
 
 /** Seconds-scale backstop; a connector call ends at the orchestrator's deadline (its signal) well before. */
@@ -67,6 +76,7 @@ class FetchTransport {
     } catch {
       apiError = undefined;
     }
+    const { HttpClientException } = await adyenSdk.load();
     throw new HttpClientException({
       message: `HTTP Exception: ${res.status}. ${String(apiError?.message ?? res.statusText)}`,
       statusCode: res.status,
@@ -79,9 +89,9 @@ class FetchTransport {
 }
 
 export interface AdyenAccount {
-  checkout: InstanceType<typeof CheckoutAPI>;
+  checkout: InstanceType<typeof adyen.CheckoutAPI>;
   /** The Disputes API (ca-test / ca-live.adyen.com), on the same client and transport. */
-  disputes: InstanceType<typeof DisputesAPI>['DisputesApi'];
+  disputes: InstanceType<typeof adyen.DisputesAPI>['DisputesApi'];
   merchantAccount: string;
   hmacKey: string | undefined;
   mode: 'test' | 'live';
@@ -113,6 +123,7 @@ export function createAdyenClients(
       const live = creds.mode === 'live';
       // Adyen's live endpoints are per company ({prefix}-checkout-live…): without the prefix there is no host.
       if (live && !v.live_url_prefix && !v.api_base_url) return undefined;
+      const { Client, CheckoutAPI, DisputesAPI, EnvironmentEnum } = await adyenSdk.load();
       const make = (transport: FetchTransport): Apis => {
         const client = new Client({
           apiKey: v.api_key,

@@ -2,12 +2,12 @@
 // vault's placeholders where Adyen's card fields go (paymentMethod type scheme, number,
 // expiryMonth, expiryYear, cvc, holderName), and how its status query, sent directly to Adyen
 // without the card, tells an attempt Adyen never received.
-import adyen, { type Types } from '@adyen/api-library';
+import type { Types } from '@adyen/api-library';
+import { isAdyenHttpError } from './client.js';
 import type { CardPlaceholders } from '../vault-forwarding.js';
 import type { AuthorizeRequest } from '../types.js';
 
 type PaymentRequest = Types.checkout.PaymentRequest;
-const { HttpClientException } = adyen;
 
 /**
  * Adyen's raw card fields, each holding what the vault replaces. A merchant-initiated charge
@@ -40,5 +40,5 @@ export function forwardedCard(
 const CARD_FIELD_ERRORS = new Set(['101', '102', '103', '129', '136']);
 
 export function neverReceivedForwarded(err: unknown): boolean {
-  return err instanceof HttpClientException && err.statusCode === 422 && CARD_FIELD_ERRORS.has(err.errorCode ?? '');
+  return isAdyenHttpError(err) && err.statusCode === 422 && CARD_FIELD_ERRORS.has(err.errorCode ?? '');
 }

@@ -4,14 +4,14 @@
 // library's hmacValidator, plus HTTP basic auth when the account stores a user and password for it.
 // The events payments acts on become notification subjects; refusals go through errors.ts.
 import { timingSafeEqual } from 'node:crypto';
-import adyen, { type Types } from '@adyen/api-library';
+import type { Types } from '@adyen/api-library';
+import { adyenSdk } from './client.js';
 import { disputeOf, isDisputeEvent } from './disputes.js';
 import { ruleFor } from './errors.js';
 import { failed } from '../outcome-mapping.js';
 import type { AuthorizeResult, CredentialSource, HoldResult, NotificationCheck, NotificationRequest, NotificationSubject, ProviderNotification } from '../types.js';
 
 type Item = Types.notification.NotificationRequestItem;
-const validator = new adyen.hmacValidator();
 
 /** What Adyen must receive back for a batch it will not send again. */
 export const ADYEN_ACKNOWLEDGEMENT = '[accepted]';
@@ -125,6 +125,7 @@ export async function readAdyenNotification(credentials: CredentialSource, req: 
   if ((body.live === 'true') !== (creds.mode === 'live')) {
     return { ok: false, reason: `A ${body.live === 'true' ? 'live' : 'test'} notification cannot be for a ${creds.mode} account.` };
   }
+  const validator = new (await adyenSdk.load()).hmacValidator();
   const notifications: ProviderNotification[] = [];
   for (const item of items as Item[]) {
     let valid = false;

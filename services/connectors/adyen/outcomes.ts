@@ -1,20 +1,18 @@
 // What an Adyen /payments answer, a modification's answer or an Adyen error means in the connector
 // interface's outcomes. Every failure goes through the tables in errors.ts.
-import adyen, { type Types } from '@adyen/api-library';
+import type { Types } from '@adyen/api-library';
 import { feeFor } from '../../contract/fees.js';
-import { AdyenConnectionError } from './client.js';
+import { AdyenConnectionError, isAdyenHttpError, type AdyenHttpError as HttpError } from './client.js';
 import { CONDITIONS, ruleFor, type AdyenAnswerLike, type AdyenRule } from './errors.js';
 import { failed, refusalOutcome } from '../outcome-mapping.js';
 import { cardFactsOf, withNetworkTransactionId } from '../card-facts.js';
 import type { AuthorizeRequest, AuthorizeResult, CardFacts, HoldResult } from '../types.js';
 
 type PaymentResponse = Types.checkout.PaymentResponse;
-const { HttpClientException } = adyen;
-type HttpError = InstanceType<typeof HttpClientException>;
 
 /** The library's HTTP error or our transport's; anything else is our bug and is rethrown by the callers. */
 export function isAdyenError(err: unknown): err is HttpError | AdyenConnectionError {
-  return err instanceof HttpClientException || err instanceof AdyenConnectionError;
+  return isAdyenHttpError(err) || err instanceof AdyenConnectionError;
 }
 
 /** What the tables read from an error: status, errorCode and Adyen's Transient-Error header. */

@@ -2,12 +2,16 @@
 // API calls, and the plain fetch of the account's base URL for the ephemeral proxy, which the SDK
 // does not offer (its `proxies` resource manages pre-configured proxies only). Both go through the
 // fetch the account's api_base_url allows (provider-fetch.ts), so a merchant-chosen host is guarded.
-import { BasisTheoryClient } from '@basis-theory/node-sdk';
+import type { BasisTheoryClient } from '@basis-theory/node-sdk';
 import { BASIS_THEORY_OFFICIAL_HOST } from './facts.js';
+import { lazyImport } from '../lazy-import.js';
 import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
 import type { CredentialSource } from '../types.js';
 
 export const BASIS_THEORY_API = 'https://api.basistheory.com';
+
+/** The SDK, imported on first use (lazy-import.ts). */
+export const basisTheorySdk = lazyImport(() => import('@basis-theory/node-sdk'));
 
 /** Seconds-scale backstop; a forwarded attempt ends at the orchestrator's deadline (its signal) first. */
 const REQUEST_TIMEOUT_S = 30;
@@ -84,7 +88,8 @@ export function createBasisTheoryClients(credentials: CredentialSource, network:
       const send = providerFetch(base, { ...network, officialHost: BASIS_THEORY_OFFICIAL_HOST });
       const baseUrl = (base ?? BASIS_THEORY_API).replace(/\/+$/, '');
       // Cheap to make (no connection pool of its own: it sends through `send`), so one per call.
-      const client = new BasisTheoryClient({
+      const { BasisTheoryClient: Sdk } = await basisTheorySdk.load();
+      const client = new Sdk({
         apiKey, baseUrl, fetcher: sdkFetcher(send), maxRetries: 0, timeoutInSeconds: REQUEST_TIMEOUT_S,
       });
       return { client, apiKey, baseUrl, send };

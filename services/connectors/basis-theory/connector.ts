@@ -1,10 +1,9 @@
 // A Basis Theory vault connection's connector (vault-connection.ts): its `test` call reads the key's
 // own application (GET /applications/key, harmless) and checks it may use tokens in the proxy (`token:use`).
-import { BasisTheoryError } from '@basis-theory/node-sdk';
 import type { ProviderNetwork } from '../provider-fetch.js';
 import type { Connector, CredentialSource } from '../types.js';
 import { vaultConnectionConnector } from '../vault-connection.js';
-import { createBasisTheoryClients } from './client.js';
+import { basisTheorySdk, createBasisTheoryClients } from './client.js';
 
 /** What the proxy needs of the key (Basis Theory's permission to detokenize in a proxy request). */
 export const PROXY_PERMISSION = 'token:use';
@@ -23,7 +22,8 @@ export function createBasisTheoryConnector(
       }
       return { ok: true };
     } catch (err) {
-      if (!(err instanceof BasisTheoryError)) throw err;
+      const sdk = basisTheorySdk.loaded();
+      if (!sdk || !(err instanceof sdk.BasisTheoryError)) throw err;
       // The SDK's message repeats the whole answer; its problem title says it in a line.
       const title = (err.body as { title?: unknown } | undefined)?.title;
       const status = err.statusCode === undefined ? null : String(err.statusCode);

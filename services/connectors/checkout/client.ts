@@ -6,6 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type Checkout from 'checkout-sdk-node';
 import { CHECKOUT_OFFICIAL_HOST } from './facts.js';
+import { lazyImport } from '../lazy-import.js';
 import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
 import type { CredentialSource } from '../types.js';
 
@@ -21,8 +22,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * The SDK loads all of its API modules and axios: it is imported on first use, so the CLI and the
  * parts that only read the provider list (credential fields, routing rows) do not pay for it.
  */
-let sdk: Promise<typeof Checkout> | undefined;
-const loadSdk = () => (sdk ??= import('checkout-sdk-node').then((m) => m.default));
+const checkoutSdk = lazyImport(() => import('checkout-sdk-node').then((m) => m.default));
 
 interface CallContext {
   send: typeof fetch;
@@ -91,7 +91,7 @@ export function createCheckoutClients(credentials: CredentialSource, network: Pr
       let client = cache.get(cacheKey);
       if (!client) {
         for (const k of cache.keys()) if (k.startsWith(`${accountId}\u0000`)) cache.delete(k);
-        const Sdk = await loadSdk();
+        const Sdk = await checkoutSdk.load();
         try {
           client = new Sdk(v.secret_key, sdkOptions(v));
         } catch {

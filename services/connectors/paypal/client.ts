@@ -7,6 +7,7 @@
 // bounded by the orchestrator's deadline through the SDK's own abortSignal.
 import type { Client, OrdersController, PaymentsController } from '@paypal/paypal-server-sdk';
 import { PAYPAL_OFFICIAL_HOST } from './facts.js';
+import { lazyImport } from '../lazy-import.js';
 import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
 import type { CredentialSource } from '../types.js';
 
@@ -16,9 +17,8 @@ const REQUEST_TIMEOUT_MS = 30_000;
 
 const SDK_HOSTS = { live: 'https://api-m.paypal.com', sandbox: 'https://api-m.sandbox.paypal.com' } as const;
 
-/** The SDK (and axios) are imported on first use, so the parts that only read the provider list do not pay for them. */
-let sdk: Promise<typeof import('@paypal/paypal-server-sdk')> | undefined;
-const loadSdk = () => (sdk ??= import('@paypal/paypal-server-sdk'));
+/** The SDK and its axios, imported on first use (lazy-import.ts). */
+export const paypalSdk = lazyImport(() => import('@paypal/paypal-server-sdk'));
 
 export type PayPalEnvironment = keyof typeof SDK_HOSTS;
 
@@ -70,7 +70,7 @@ export function createPayPalClients(credentials: CredentialSource, network: Prov
       const cached = cache.get(cacheKey);
       if (cached) return cached;
       for (const k of cache.keys()) if (k.startsWith(`${accountId}\u0000`)) cache.delete(k);
-      const { Client: Sdk, Environment, OrdersController: Orders, PaymentsController: Payments } = await loadSdk();
+      const { Client: Sdk, Environment, OrdersController: Orders, PaymentsController: Payments } = await paypalSdk.load();
       const send = providerFetch(v.api_base_url, { ...network, officialHost: PAYPAL_OFFICIAL_HOST });
       const client = new Sdk({
         environment: env === 'live' ? Environment.Production : Environment.Sandbox,

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DisputeReason, DisputeStage, DisputeStatus } from '../../contract/enums.js';
 import { fromPayPalValue } from './amounts.js';
-import type { PayPalAccount } from './client.js';
+import { paypalSdk, type PayPalAccount } from './client.js';
 import { isPayPalError } from './outcomes.js';
 import {
   DisputeActionFailed, type DisputeActionAnswer, type DisputeActionRequest, type DisputeEvidenceRequest, type DisputeListRequest,
@@ -82,7 +82,7 @@ type Body = { json: unknown } | { multipart: { contentType: string; bytes: Buffe
 
 /** One call of PayPal's REST API through the SDK's request builder; the JSON answer. */
 async function call(account: PayPalAccount, method: string, path: string, signal: AbortSignal, opts: { query?: Record<string, string>; body?: Body } = {}) {
-  const { FileWrapper } = await import('@paypal/paypal-server-sdk');
+  const { FileWrapper } = await paypalSdk.load();
   const rb = account.client.getRequestBuilderFactory()(method as 'GET', path);
   if (opts.query) rb.query(opts.query);
   if (opts.body && 'json' in opts.body) {

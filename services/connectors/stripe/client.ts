@@ -2,10 +2,14 @@
 // api_base_url (a sandbox or a local stand-in), whose HTTP requests stop when the calling
 // connector request's AbortSignal aborts and go through the fetch its base URL allows (provider-fetch.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { STRIPE_OFFICIAL_HOST } from './facts.js';
 import { providerFetch, type ProviderNetwork } from '../provider-fetch.js';
+import { lazyImport } from '../lazy-import.js';
 import type { CredentialSource } from '../types.js';
+
+/** The SDK, imported on first use (lazy-import.ts). */
+export const stripeSdk = lazyImport(() => import('stripe').then((m) => m.default));
 
 /** Seconds-scale backstop; a connector call ends at the orchestrator's deadline (its signal) well before. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -72,9 +76,10 @@ export function createStripeClients(
       let client = cache.get(cacheKey);
       if (!client) {
         for (const k of cache.keys()) if (k.startsWith(`${accountId}\u0000`)) cache.delete(k);
-        client = new Stripe(key, {
+        const Sdk = await stripeSdk.load();
+        client = new Sdk(key, {
           ...hostOptions(base),
-          httpClient: Stripe.createFetchHttpClient(abortable(providerFetch(base, { ...network, officialHost: STRIPE_OFFICIAL_HOST }))),
+          httpClient: Sdk.createFetchHttpClient(abortable(providerFetch(base, { ...network, officialHost: STRIPE_OFFICIAL_HOST }))),
           maxNetworkRetries: 0,
           timeout: REQUEST_TIMEOUT_MS,
           telemetry: false,

@@ -2,8 +2,9 @@
 // with the account's webhook signing secret by the SDK (Stripe.webhooks.constructEvent, 300 s
 // tolerance), then the events payments acts on normalised to notification subjects. Failures go
 // through the table in errors.ts, as an answer to confirm would.
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { failed } from '../outcome-mapping.js';
+import { stripeSdk } from './client.js';
 import { ruleFor } from './errors.js';
 import { approval, declined } from './outcomes.js';
 import { fromPayout } from './payouts.js';
@@ -103,11 +104,12 @@ export async function readStripeNotification(credentials: CredentialSource, req:
   if (!secret) return { ok: false, reason: 'The account has no webhook signing secret.' };
   const header = req.headers['stripe-signature'];
   if (!header) return { ok: false, reason: 'The Stripe-Signature header is missing.' };
+  const sdk = await stripeSdk.load();
   let event: Stripe.Event;
   try {
-    event = Stripe.webhooks.constructEvent(req.rawBody, header, secret, SIGNATURE_TOLERANCE_SECONDS);
+    event = sdk.webhooks.constructEvent(req.rawBody, header, secret, SIGNATURE_TOLERANCE_SECONDS);
   } catch (err) {
-    if (err instanceof Stripe.errors.StripeSignatureVerificationError) {
+    if (err instanceof sdk.errors.StripeSignatureVerificationError) {
       return { ok: false, reason: 'The Stripe-Signature does not verify with the account\'s webhook secret, or is too old.' };
     }
     return { ok: false, reason: 'The body is not a Stripe event.' };

@@ -1,9 +1,10 @@
 // What a PaymentIntent, a Refund or a Stripe error means in the connector interface's outcomes.
 // Every failure goes through the table in errors.ts.
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { feeFor } from '../../contract/fees.js';
 import { answerId, answerStatus, failed, refusalOutcome } from '../outcome-mapping.js';
 import { CONDITIONS, ruleFor, type StripeErrorLike } from './errors.js';
+import { stripeSdk } from './client.js';
 import { cardFactsOf, withNetworkTransactionId } from '../card-facts.js';
 import type { AuthorizeRequest, AuthorizeResult, CardFacts, CredentialCheck, HoldResult, RefundResult } from '../types.js';
 
@@ -14,7 +15,9 @@ function providerCodeOf(err: StripeErrorLike): string | null {
 
 /** Is this the SDK's error, answered by Stripe or by the transport? Anything else is our bug and is rethrown. */
 export function isStripeError(err: unknown): err is Stripe.errors.StripeError {
-  return err instanceof Stripe.errors.StripeError;
+  // Before the SDK is loaded no error of its classes exists.
+  const sdk = stripeSdk.loaded();
+  return sdk !== undefined && err instanceof sdk.errors.StripeError;
 }
 
 /**
