@@ -4,7 +4,7 @@
 // with the machine's busy share, not with our code's, is the payment waiting for a core.
 // Printed, never judged by exit code.
 import { readFile } from 'node:fs/promises';
-import { cpuGroups, cpuOf } from './counts.js';
+import { cpuByProcess, cpuGroups, cpuSpentBetween } from './counts.js';
 import { closedLoop, openLoop, type Call, type Result } from './load.js';
 import { startAllInOne } from '../helpers/all-in-one-process.js';
 import { newSplitMerchantKey, startSplitStack } from '../helpers/split-stack.js';
@@ -34,21 +34,24 @@ async function machineTicks(): Promise<{ busy: number; total: number }> {
 
 interface Row { fraction: number; result: Result; busy: number; cpu: Record<string, number> }
 
-async function sweep(label: string, baseUrl: string, secret: string, clients: number, groups: Record<string, number[]>) {
+/** `groups` lists each group's processes anew at each reading: the pool's Postgres backends come and go within a run. */
+async function sweep(label: string, baseUrl: string, secret: string, clients: number, groups: () => Promise<Record<string, number[]>>) {
   const call = paymentCall(secret);
   await closedLoop(baseUrl, call, 201, clients, 3);
   const closed = await closedLoop(baseUrl, call, 201, clients, SECONDS);
   console.log(`\n${label}: closed loop, ${clients} clients: ${closed.perSecond.toFixed(0)}/s`);
-  console.log('| offered | of the closed loop | p50 | p99 | machine busy | CPU ms per payment: ' + Object.keys(groups).join(', ') + ' | all |');
+  const names = Object.keys(await groups());
+  console.log('| offered | of the closed loop | p50 | p99 | machine busy | CPU ms per payment: ' + names.join(', ') + ' | all |');
   console.log(`|---|---|---|---|---|---|---|`);
   const rows: Row[] = [];
   for (const fraction of FRACTIONS) {
     const rate = Math.max(1, Math.round(closed.perSecond * fraction));
-    const [m0, c0] = [await machineTicks(), await cpuOf(groups)];
+    const [m0, c0] = [await machineTicks(), await cpuByProcess(await groups())];
     const result = await openLoop(baseUrl, call, 201, rate, SECONDS);
-    const [m1, c1] = [await machineTicks(), await cpuOf(groups)];
+    const [m1, c1] = [await machineTicks(), await cpuByProcess(await groups())];
+    const spent = cpuSpentBetween(c0, c1);
     const busy = (m1.busy - m0.busy) / (m1.total - m0.total);
-    const cpu = Object.fromEntries(Object.keys(groups).map((g) => [g, (c1[g] - c0[g]) / Math.max(1, result.requests)]));
+    const cpu = Object.fromEntries(names.map((g) => [g, spent[g] / Math.max(1, result.requests)]));
     rows.push({ fraction, result, busy, cpu });
     const all = Object.values(cpu).reduce((a, b) => a + b, 0);
     console.log(`| ${rate}/s | ${fraction} | ${result.p50.toFixed(1)} ms | ${result.p99.toFixed(1)} ms | ${(busy * 100).toFixed(0)} % | ` +
@@ -64,14 +67,14 @@ const bench = { bench: [process.pid] };
 const split = await startSplitStack(natsUrl, { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10', OUTBOX_PACK: 'true' });
 try {
   const pids = Object.fromEntries(split.parts.map((p) => [p.name, p.child.pid!]));
-  await sweep('six processes', split.baseUrl, await newSplitMerchantKey(split), 50, { ...(await cpuGroups(pids, split.db.url)), ...bench });
+  await sweep('six processes', split.baseUrl, await newSplitMerchantKey(split), 50, async () => ({ ...(await cpuGroups(pids, split.db.url)), ...bench }));
 } finally {
   await split.close();
 }
 const aio = await startAllInOne(natsUrl);
 try {
-  const groups = await cpuGroups({ 'all-in-one': aio.process.child.pid! }, aio.databaseUrl);
-  await sweep('all-in-one', aio.baseUrl, aio.secret, 16, { ...groups, ...bench });
+  const groups = async () => ({ ...(await cpuGroups({ 'all-in-one': aio.process.child.pid! }, aio.databaseUrl)), ...bench });
+  await sweep('all-in-one', aio.baseUrl, aio.secret, 16, groups);
 } finally {
   await aio.close();
 }
