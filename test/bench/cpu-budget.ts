@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { cpuOf } from './counts.js';
+import { cpuByProcess, cpuSpentBetween } from './counts.js';
 
 // The CPU budget: what a payment may cost, in CPU milliseconds, if the parts are to answer
 // 0.08 × the baseline's rate when every core is busy, split into a budget per part, printed next to
@@ -39,17 +39,17 @@ export function budgetPerPayment(baselinePerSecond: number, cores = availablePar
 
 /**
  * CPU ms per completed payment of each group of processes over `run` (its answer's `requests`).
- * The pids are fixed before the run: a process that exits during it would take its earlier CPU
- * off its group, which under load does not happen (the pools keep their connections open).
+ * `groups` lists the processes anew before and after: the pools open and close Postgres backends
+ * within a run (cpuSpentBetween).
  */
 export async function spendDuring<R extends { requests: number }>(
-  groups: Record<string, number[]>, run: () => Promise<R>,
+  groups: () => Promise<Record<string, number[]>>, run: () => Promise<R>,
 ): Promise<{ result: R; spend: Spend }> {
-  const before = await cpuOf(groups);
+  const before = await cpuByProcess(await groups());
   const result = await run();
-  const after = await cpuOf(groups);
+  const spent = cpuSpentBetween(before, await cpuByProcess(await groups()));
   const n = Math.max(1, result.requests);
-  return { result, spend: Object.fromEntries(Object.keys(groups).map((g) => [g, (after[g] - before[g]) / n])) };
+  return { result, spend: Object.fromEntries(Object.entries(spent).map(([g, ms]) => [g, ms / n])) };
 }
 
 /** The budget table: each part's share and budget against its spend alone and under load. */

@@ -102,7 +102,7 @@ async function payments(
   const keyed = paymentCall(target.secret, true);
   await closedLoop(target.baseUrl, plain, 201, clients, WARMUP_SECONDS);
   const load = () => closedLoop(target.baseUrl, plain, 201, clients, SECONDS);
-  const { result, spend } = groupsOf ? await spendDuring(await groupsOf(), load) : { result: await load(), spend: undefined };
+  const { result, spend } = groupsOf ? await spendDuring(groupsOf, load) : { result: await load(), spend: undefined };
   const closed = record(`${target.name}, ${clients} clients`, result, clients);
   const withKeys = record(`${target.name}, ${clients} clients, Idempotency-Key`,
     await closedLoop(target.baseUrl, keyed, 201, clients, SECONDS), clients);

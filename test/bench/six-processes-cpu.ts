@@ -11,7 +11,8 @@
 import { availableParallelism } from 'node:os';
 import { mkdir } from 'node:fs/promises';
 import { closedLoop, type Call } from './load.js';
-import { cpuGroups, cpuOf } from './counts.js';
+import { cpuGroups } from './counts.js';
+import { spendDuring } from './cpu-budget.js';
 import { chargedTo } from './cpu-profile.js';
 import { breakdownOfFile, OWNERS, type Owner } from './cpu-breakdown.js';
 import { startAllInOne } from '../helpers/all-in-one-process.js';
@@ -95,15 +96,14 @@ try {
     body: JSON.stringify({ amount: 1000, currency: 'EUR', payment_method: 'card', test_scenario: 'success' }),
   });
   await closedLoop(target.baseUrl, call, 201, CLIENTS, 3);
-  const groups = await cpuGroups(Object.fromEntries(pids.map((p) => [p.name, p.pid])), target.databaseUrl);
-  const before = await cpuOf(groups);
+  const groups = () => cpuGroups(Object.fromEntries(pids.map((p) => [p.name, p.pid])), target.databaseUrl);
   const profiled = PROFILE_DIR ? pids : [];
-  for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
-  const result = await closedLoop(target.baseUrl, call, 201, CLIENTS, SECONDS);
-  for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
-  const after = await cpuOf(groups);
-  const payments = Math.round(result.perSecond * SECONDS);
-  const perPayment = Object.fromEntries(Object.keys(groups).map((g) => [g, (after[g] - before[g]) / payments]));
+  const { result, spend: perPayment } = await spendDuring(groups, async () => {
+    for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
+    const loop = await closedLoop(target.baseUrl, call, 201, CLIENTS, SECONDS);
+    for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
+    return loop;
+  });
   const perPart = Object.entries(perPayment).map(([name, ms]) => `${name} ${ms.toFixed(2)}`);
   console.log(`${process.env.BENCH_ROOT ?? 'this checkout'}: ${CLIENTS} clients, ${result.perSecond.toFixed(0)}/s, `
     + `p50 ${result.p50.toFixed(1)} ms, ${result.errors} errors; CPU ms per payment: ${perPart.join(', ')}`);

@@ -4,7 +4,8 @@
 // with the machine's busy share, not with our code's, is the payment waiting for a core.
 // Printed, never judged by exit code.
 import { readFile } from 'node:fs/promises';
-import { cpuByProcess, cpuGroups, cpuSpentBetween } from './counts.js';
+import { cpuGroups } from './counts.js';
+import { spendDuring } from './cpu-budget.js';
 import { closedLoop, openLoop, type Call, type Result } from './load.js';
 import { startAllInOne } from '../helpers/all-in-one-process.js';
 import { newSplitMerchantKey, startSplitStack } from '../helpers/split-stack.js';
@@ -46,12 +47,10 @@ async function sweep(label: string, baseUrl: string, secret: string, clients: nu
   const rows: Row[] = [];
   for (const fraction of FRACTIONS) {
     const rate = Math.max(1, Math.round(closed.perSecond * fraction));
-    const [m0, c0] = [await machineTicks(), await cpuByProcess(await groups())];
-    const result = await openLoop(baseUrl, call, 201, rate, SECONDS);
-    const [m1, c1] = [await machineTicks(), await cpuByProcess(await groups())];
-    const spent = cpuSpentBetween(c0, c1);
+    const m0 = await machineTicks();
+    const { result, spend: cpu } = await spendDuring(groups, () => openLoop(baseUrl, call, 201, rate, SECONDS));
+    const m1 = await machineTicks();
     const busy = (m1.busy - m0.busy) / (m1.total - m0.total);
-    const cpu = Object.fromEntries(names.map((g) => [g, spent[g] / Math.max(1, result.requests)]));
     rows.push({ fraction, result, busy, cpu });
     const all = Object.values(cpu).reduce((a, b) => a + b, 0);
     console.log(`| ${rate}/s | ${fraction} | ${result.p50.toFixed(1)} ms | ${result.p99.toFixed(1)} ms | ${(busy * 100).toFixed(0)} % | ` +
