@@ -155,12 +155,22 @@ export async function recordEventMovements(db: Queryable, items: EventMovement[]
          CASE WHEN i.inherits THEN p.payment_method ELSE i.payment_method END AS payment_method,
          CASE WHEN i.inherits THEN p.country ELSE i.country END AS country
        FROM input i
-       LEFT JOIN transactions p
-         ON i.inherits AND p.merchant_id = i.merchant_id AND p.project_id = i.project_id AND p.mode = i.mode
-         AND p.entity_type = 'payment' AND p.entity_id = i.payment_id AND p.type = 'payment' AND p.movement_id = ''
-       LEFT JOIN transactions r
-         ON i.needs_refund AND r.merchant_id = i.merchant_id AND r.project_id = i.project_id AND r.mode = i.mode
-         AND r.entity_type = 'refund' AND r.entity_id = i.entity_id AND r.type = 'refund' AND r.status = 'successful'
+       -- Each a lookup by the movement key's index per input row (LIMIT keeps the planner from
+       -- flattening it into a join): a join here was planned, while the table had no statistics
+       -- yet, as a scan of every transaction for every row of the batch.
+       LEFT JOIN LATERAL (
+         SELECT p.id, p.provider_name, p.provider_account_id, p.payment_method, p.country FROM transactions p
+         WHERE i.inherits AND p.merchant_id = i.merchant_id AND p.project_id = i.project_id AND p.mode = i.mode
+           AND p.entity_type = 'payment' AND p.entity_id = i.payment_id AND p.type = 'payment' AND p.movement_id = ''
+         LIMIT 1
+       ) p ON true
+       LEFT JOIN LATERAL (
+         SELECT r.id FROM transactions r
+         WHERE i.needs_refund AND r.merchant_id = i.merchant_id AND r.project_id = i.project_id AND r.mode = i.mode
+           AND r.entity_type = 'refund' AND r.entity_id = i.entity_id AND r.type = 'refund'
+           AND r.status = 'successful'
+         LIMIT 1
+       ) r ON true
        WHERE (NOT i.inherits OR p.id IS NOT NULL) AND (NOT i.needs_refund OR r.id IS NOT NULL)
      ), claim AS (
        INSERT INTO consumed_events (event_id, type, consumed_at)
