@@ -41,6 +41,20 @@ test('a part sees only its own schema through its pool', async () => {
   }
 });
 
+test('a part\'s pool never JIT-compiles a statement, however costly its estimate', async () => {
+  const payments = createPool(db.url, 'payments', 1);
+  try {
+    assert.equal((await payments.query('SHOW jit')).rows[0].jit, 'off');
+    // Estimated far above jit_above_cost, as a fresh table's guesses can make a short statement.
+    const { rows } = await payments.query('EXPLAIN (FORMAT JSON) SELECT sum(g) FROM generate_series(1, 100000000) AS g');
+    const plan = rows[0]['QUERY PLAN'][0];
+    assert.ok(plan.Plan['Total Cost'] > 1_000_000, `estimated ${plan.Plan['Total Cost']}`);
+    assert.equal(plan.JIT, undefined, 'no JIT compilation planned');
+  } finally {
+    await payments.end();
+  }
+});
+
 test('`npm run migrate` applies every part\'s schema and exits; a second run finds them up to date', async () => {
   const { spawnPart } = await import('./helpers/processes.js');
   const run = async () => {
