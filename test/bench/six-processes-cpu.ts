@@ -7,10 +7,11 @@
 // it (cpu-breakdown.ts), so the last line says what a payment would still cost if the project's own
 // code cost nothing. BENCH_ROOT runs another checkout's parts. BENCH_ALL_IN_ONE=1 runs `npm start`'s
 // process instead (profiled whole), so BENCH_CLIENTS=1 shows where a lone payment's CPU goes in
-// either mode. Prints figures; never passes or fails on them.
+// either mode. BENCH_FRACTION (say 0.5) measures an open loop at that fraction of the closed loop's
+// rate instead, as `npm run bench:tail` loads it. Prints figures; never passes or fails on them.
 import { availableParallelism } from 'node:os';
 import { mkdir } from 'node:fs/promises';
-import { closedLoop, type Call } from './load.js';
+import { closedLoop, openLoop, type Call } from './load.js';
 import { cpuGroups } from './counts.js';
 import { spendDuring } from './cpu-budget.js';
 import { chargedTo } from './cpu-profile.js';
@@ -23,6 +24,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const ALL_IN_ONE = process.env.BENCH_ALL_IN_ONE === '1';
+const FRACTION = process.env.BENCH_FRACTION ? Number(process.env.BENCH_FRACTION) : undefined;
 
 if (!process.env.NATS_URL || !process.env.DATABASE_URL) {
   console.error('six-processes-cpu: set DATABASE_URL and NATS_URL');
@@ -49,7 +51,7 @@ async function start(): Promise<Target> {
     return { ...one, pids: [{ name: 'all-in-one', pid: one.process.child.pid! }] };
   }
   const split = await startSplitStack(process.env.NATS_URL!, {
-    RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10', ...profiling,
+    RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '10', OUTBOX_PACK: 'true', ...profiling,
   });
   const pids = split.parts.map((p) => ({ name: p.name, pid: p.child.pid! }));
   return {
@@ -96,17 +98,23 @@ try {
     body: JSON.stringify({ amount: 1000, currency: 'EUR', payment_method: 'card', test_scenario: 'success' }),
   });
   await closedLoop(target.baseUrl, call, 201, CLIENTS, 3);
+  // The rate of the open loop: a fraction of this closed loop's.
+  const rate = FRACTION === undefined ? undefined
+    : Math.max(1, Math.round((await closedLoop(target.baseUrl, call, 201, CLIENTS, SECONDS)).perSecond * FRACTION));
   const groups = () => cpuGroups(Object.fromEntries(pids.map((p) => [p.name, p.pid])), target.databaseUrl);
   const profiled = PROFILE_DIR ? pids : [];
   const { result, spend: perPayment } = await spendDuring(groups, async () => {
     for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
-    const loop = await closedLoop(target.baseUrl, call, 201, CLIENTS, SECONDS);
+    const loop = rate === undefined
+      ? await closedLoop(target.baseUrl, call, 201, CLIENTS, SECONDS)
+      : await openLoop(target.baseUrl, call, 201, rate, SECONDS);
     for (const p of profiled) process.kill(p.pid, 'SIGUSR2');
     return loop;
   });
   const perPart = Object.entries(perPayment).map(([name, ms]) => `${name} ${ms.toFixed(2)}`);
-  console.log(`${process.env.BENCH_ROOT ?? 'this checkout'}: ${CLIENTS} clients, ${result.perSecond.toFixed(0)}/s, `
-    + `p50 ${result.p50.toFixed(1)} ms, ${result.errors} errors; CPU ms per payment: ${perPart.join(', ')}`);
+  const load = rate === undefined ? `${CLIENTS} clients` : `open loop at ${rate}/s (${FRACTION} of the closed loop)`;
+  console.log(`${process.env.BENCH_ROOT ?? 'this checkout'}: ${load}, ${result.perSecond.toFixed(0)}/s, `
+    + `p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, ${result.errors} errors; CPU ms per payment: ${perPart.join(', ')}`);
   await new Promise((resolve) => setTimeout(resolve, 1000)); // the profiles are written
   if (profiled.length > 0) printProfiles(profiled, perPayment);
 } finally {
