@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import type pg from 'pg';
 import type { Pool } from '../services/platform/db.js';
 import { newId } from '../services/platform/ids.js';
-import { envelopesOf, ledgerConsumer, startLedgerDatabase, type LedgerDatabase } from './helpers/ledger-database.js';
+import { ledgerConsumer, moneyEventsOf, startLedgerDatabase, type LedgerDatabase } from './helpers/ledger-database.js';
 
 // The ledger's batch statement (services/ledger/store.ts, recordEventMovements) finds each refund's
 // payment by the movement key's index, also before Postgres has statistics for the transactions
@@ -19,16 +19,7 @@ before(async () => {
 });
 after(() => ledger?.close());
 
-const envelope = envelopesOf('mer_plan', 'prj_plan');
-
-const paid = (id: string) => envelope('payment.successful', {
-  id, amount: 5000, currency: 'EUR', captured_amount: 5000, payment_method: { type: 'card' }, country: 'DE',
-  route: { provider: { name: 'Demo' }, provider_account_id: 'pac_plan', provider_payment_id: `pp_${id}` },
-  fee: { amount: 100 },
-});
-
-const refunded = (paymentId: string) =>
-  envelope('refund.successful', { id: newId('rf'), payment_id: paymentId, amount: 1000, currency: 'EUR' });
+const { paid, refunded } = moneyEventsOf('mer_plan', 'prj_plan');
 
 interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Actual Rows': number; 'Actual Loops': number; Plans?: PlanNode[] }
 
@@ -49,7 +40,7 @@ async function executedPlan(statement: pg.QueryConfig): Promise<PlanNode[]> {
 
 test('a batch of refunds reads its payments by index, not every transaction, before the table has statistics', async () => {
   const handle = ledgerConsumer(ledger.pool);
-  const payments = Array.from({ length: 600 }, () => paid(newId('pay')));
+  const payments = Array.from({ length: 600 }, () => paid(newId('pay'), 'pac_plan'));
   for (let i = 0; i < payments.length; i += 100) await Promise.all(payments.slice(i, i + 100).map((e) => handle(e)));
   const { rows: [stats] } = await ledger.pool.query(
     "SELECT count(*)::int AS columns FROM pg_stats WHERE schemaname = 'ledger' AND tablename = 'transactions'");

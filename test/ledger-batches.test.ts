@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createPool } from '../services/platform/db.js';
 import { newId } from '../services/platform/ids.js';
-import { envelopesOf, ledgerConsumer, startLedgerDatabase, type LedgerDatabase } from './helpers/ledger-database.js';
+import { envelopesOf, ledgerConsumer, moneyEventsOf, startLedgerDatabase, type LedgerDatabase } from './helpers/ledger-database.js';
 
 // The ledger consumer records the events handed to it together in one statement per batch
 // (services/ledger/store.ts, recordEventMovements); these are the rules one by one kept.
@@ -15,15 +15,7 @@ before(async () => {
 after(() => ledger?.close());
 
 const envelope = envelopesOf('mer_batch', 'prj_batch');
-
-const paid = (id: string, account: string) => envelope('payment.successful', {
-  id, amount: 5000, currency: 'EUR', captured_amount: 5000, payment_method: { type: 'card' }, country: 'DE',
-  route: { provider: { name: 'Demo' }, provider_account_id: account, provider_payment_id: `pp_${id}` },
-  fee: { amount: 100 },
-});
-
-const refunded = (paymentId: string) =>
-  envelope('refund.successful', { id: newId('rf'), payment_id: paymentId, amount: 1000, currency: 'EUR' });
+const { paid, refunded } = moneyEventsOf('mer_batch', 'prj_batch');
 
 async function transactionOf(entityId: string) {
   const { rows } = await ledger.pool.query(

@@ -42,3 +42,17 @@ export const envelopesOf = (merchantId: string, projectId: string) =>
     id: newId('evt'), type, mode: 'test', merchant_id: merchantId, project_id: projectId,
     created_at: new Date().toISOString(), data: { object },
   });
+
+/** A successful card payment and a successful refund of one, as the ledger is handed them, in that project. */
+export function moneyEventsOf(merchantId: string, projectId: string) {
+  const envelope = envelopesOf(merchantId, projectId);
+  return {
+    paid: (id: string, account: string) => envelope('payment.successful', {
+      id, amount: 5000, currency: 'EUR', captured_amount: 5000, payment_method: { type: 'card' }, country: 'DE',
+      route: { provider: { name: 'Demo' }, provider_account_id: account, provider_payment_id: `pp_${id}` },
+      fee: { amount: 100 },
+    }),
+    refunded: (paymentId: string) =>
+      envelope('refund.successful', { id: newId('rf'), payment_id: paymentId, amount: 1000, currency: 'EUR' }),
+  };
+}
