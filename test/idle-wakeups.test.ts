@@ -5,8 +5,9 @@ import { wakeups } from './helpers/wakeups.js';
 
 // An idle `npm start` process sleeps: each wake-up of its event loop costs CPU (on a laptop's
 // battery; on a shared host, cold caches for whoever runs next). It used to be woken 134 times a
-// second, 100 of them by the event-loop lag metrics' 10 ms sampling timer; now about 45, by its
-// relays', consumers' and pools' own timers. The bound leaves room for those.
+// second, 100 of them by the event-loop lag metrics' 10 ms sampling timer; now about 40, by its
+// relays' polls, its listeners' heartbeats and the answers to them. The bound leaves room for a
+// busy machine.
 
 const MAX_PER_SECOND = 75;
 const SETTLE_MS = 2_000;

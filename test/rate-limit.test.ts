@@ -382,3 +382,58 @@ describe('rate-limit counts with an injected clock', () => {
     assert.deepEqual(used.rows.map((r) => r.last_used_at && new Date(r.last_used_at).getTime()).filter(Boolean), [T0 + 10_000, T0 + 10_000]);
   });
 });
+
+describe('rate-limit counts reconciled after requests only', () => {
+  let testDb: TestDatabase;
+  let pool: Pool;
+  let admitter: Admitter;
+  let store: GatewayStore;
+  // Each reconciliation starts by reading the gateway's clock: counted to see whether one ran.
+  let clockReads = 0;
+  const FLUSH_MS = 50;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  before(async () => {
+    testDb = await createTestDatabase();
+    pool = createPool(testDb.url, 'gateway', 4);
+    await migrate(pool, 'gateway', 'gateway');
+    const keyCache = createKeyCache();
+    store = createStore(pool, (change) => keyCache.drop(change));
+    admitter = createAdmitter({
+      pool, store, keyCache, flushMs: FLUSH_MS, logger: createLogger('test', 'silent'),
+      clock: { now: () => { clockReads++; return new Date(); } },
+    });
+    await admitter.start();
+  });
+  after(async () => {
+    await admitter?.stop();
+    await pool?.end();
+    await testDb?.drop();
+  });
+
+  it('does no reconciliation while idle, and writes a request\'s count within a flush interval', async () => {
+    const { project } = await store.createMerchant('Idle merchant', 'test', new Date());
+    const created = await store.createKey(project.id, 'test', 'idle key', 'test', new Date());
+    if ('refused' in created) throw new Error(`key refused: ${created.refused}`);
+    const reads = clockReads;
+    await sleep(FLUSH_MS * 8);
+    assert.equal(clockReads, reads, 'an idle admitter reconciled');
+
+    // A ceiling of 60,000 a minute is a share of 50 per interval. The key's first request is counted
+    // in Postgres (this replica does not know its minute yet); the next one in memory, until written.
+    const written = async () => (await pool.query(
+      'SELECT COALESCE(sum(count), 0)::int AS n FROM rate_limit_windows WHERE api_key_id = $1', [created.key.id],
+    )).rows[0].n as number;
+    assert.equal((await admitter.admit(created.secret, 60_000, new Date()))?.counts.admitted, true);
+    await sleep(FLUSH_MS * 4);
+    assert.equal(await written(), 1);
+    assert.equal((await admitter.admit(created.secret, 60_000, new Date()))?.counts.admitted, true);
+    assert.equal(await written(), 1, 'the second request is counted in memory first');
+    await sleep(FLUSH_MS * 4);
+    assert.equal(await written(), 2);
+
+    const after = clockReads;
+    await sleep(FLUSH_MS * 8);
+    assert.equal(clockReads, after, 'the admitter went on reconciling after the last request');
+  });
+});

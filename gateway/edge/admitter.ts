@@ -47,9 +47,28 @@ export function createAdmitter(deps: AdmitterDeps) {
     onLive: (live) => deps.keyCache.setLive(live),
   });
   let timer: NodeJS.Timeout | undefined;
+  let started = false;
   let reconciling: Promise<void> | undefined;
   // Logged when reconciliation starts failing, not on every try (every flush interval).
   let failing = false;
+
+  /**
+   * Reconciles one flush interval after the first request counted since the last time: an idle
+   * gateway is not woken ten times a second to find nothing to write. A failed reconciliation gave
+   * its counts back (rate-counter.ts) and is tried again an interval later.
+   */
+  function reconcileSoon(): void {
+    if (timer || !started) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      reconcile().then(() => { failing = false; }, (err: Error) => {
+        if (!failing) deps.logger.warn({ err: err.message }, 'gateway: rate-limit counts not reconciled; retried every flush interval');
+        failing = true;
+        reconcileSoon();
+      });
+    }, flushMs);
+    timer.unref();
+  }
 
   /** The identity behind a secret: from the cache while it is live, else from Postgres. */
   async function identify(secret: string): Promise<Identity | undefined> {
@@ -84,29 +103,28 @@ export function createAdmitter(deps: AdmitterDeps) {
       if (!identity) return undefined;
       const limit = identity.apiKey.rateLimitPerMinute ?? defaultLimit;
       lastUse.note(identity.apiKey.id, at);
+      reconcileSoon();
       return { identity, limit, counts: await counter.count(identity.apiKey.id, limit, at) };
     },
 
     /** Gives back the count of an admitted request refused after all (by the IP allow-list). */
-    uncount: (keyId: string, at: Date) => counter.uncount(keyId, at),
+    uncount(keyId: string, at: Date): void {
+      counter.uncount(keyId, at);
+      reconcileSoon();
+    },
 
     reconcile,
 
-    /** Listens for changes (the cache stays off until it does) and reconciles every flush interval. */
+    /** Listens for changes (the cache stays off until it does); from now on counts are reconciled. */
     async start(): Promise<void> {
       await listener.start();
-      timer = setInterval(() => {
-        reconcile().then(() => { failing = false; }, (err: Error) => {
-          if (!failing) deps.logger.warn({ err: err.message }, 'gateway: rate-limit counts not reconciled; retried every flush interval');
-          failing = true;
-        });
-      }, flushMs);
-      timer.unref();
+      started = true;
     },
 
     /** Stops listening and writes what is left. */
     async stop(): Promise<void> {
-      clearInterval(timer);
+      started = false;
+      clearTimeout(timer);
       await listener.stop();
       await reconciling?.catch(() => undefined);
       await reconcile().catch((err: Error) => deps.logger.warn({ err: err.message }, 'gateway: last rate-limit counts not written'));

@@ -1,8 +1,9 @@
 import type { CountedMinute, WindowRow } from '../store/index.js';
 import { minuteCeiling, RATE_WINDOW_MS, windowOf, type WindowCounts } from './rate-limit.js';
 
-// Rate-limit counts kept in memory per replica and reconciled through Postgres every
-// RATE_FLUSH_MS, so most requests are counted without a round trip. A replica admits a request from
+// Rate-limit counts kept in memory per replica and reconciled through Postgres at most
+// RATE_FLUSH_MS after a request is counted (not at all while none is), so most requests are
+// counted without a round trip. A replica admits a request from
 // memory only while (a) it knows the key's current and previous minute as Postgres last told it,
 // (b) its own admissions not yet written stay under one flush interval's share of the ceiling
 // (⌊limit × RATE_FLUSH_MS / 60 s⌋), and (c) the rule (rate-limit.ts) admits it on those counts.
@@ -15,7 +16,7 @@ import { minuteCeiling, RATE_WINDOW_MS, windowOf, type WindowCounts } from './ra
 // below 600 a minute) is counted in Postgres on every request, exactly as before. Refusals are
 // always decided in Postgres, so a stale count never refuses a request the ceiling allows.
 
-/** How often a replica writes its counts and reads the others'. */
+/** How soon after counting a request a replica writes its counts and reads the others'. */
 export const RATE_FLUSH_MS = 100;
 const W = RATE_WINDOW_MS;
 

@@ -61,9 +61,9 @@ export interface GaugeHandle<L extends string> {
  * How often the event-loop lag histograms (nodejs_eventloop_lag_p99_seconds, ...) take a sample:
  * each sample is a timer that wakes the process. prom-client's 10 ms woke every part 100 times a
  * second whether or not it had work: an idle `npm start` process woke 134 times a second instead of
- * about 45, and at half load the six processes' event loops woke 8 times per payment instead of 9.
+ * 41–52, and at half load the six processes' event loops woke 8 times per payment instead of 9.
  * At 100 ms a stall longer than 100 ms is always seen, a shorter one in proportion to its length
- * (decisions/2026-12-08-event-loop-lag-sampled-every-100-ms.md).
+ * (decisions/2026-12-08-an-idle-part-sleeps.md).
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
