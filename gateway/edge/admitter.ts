@@ -125,6 +125,7 @@ export function createAdmitter(deps: AdmitterDeps) {
     async stop(): Promise<void> {
       started = false;
       clearTimeout(timer);
+      timer = undefined;
       await listener.stop();
       await reconciling?.catch(() => undefined);
       await reconcile().catch((err: Error) => deps.logger.warn({ err: err.message }, 'gateway: last rate-limit counts not written'));

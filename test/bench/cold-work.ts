@@ -49,9 +49,9 @@ try {
   console.log(`| offered | done | p50 | CPU ms per request: ${Object.keys(await groups()).join(', ')} | all | server wake-ups per request | server CPU per wake-up |`);
   console.log('|---|---|---|---|---|---|---|');
   const closed = await run(`closed loop, ${CLIENTS} clients`, () => closedLoop(url, insert, 201, CLIENTS, SECONDS));
-  let slowest = closed;
-  for (const rate of RATES) slowest = await run(`${rate}/s`, () => openLoop(url, insert, 201, rate, SECONDS));
-  console.log(`at ${RATES[RATES.length - 1]}/s a request costs ${(slowest / closed).toFixed(1)} × its CPU under the closed loop`);
+  let lowest = closed;
+  for (const rate of RATES) lowest = await run(`${rate}/s`, () => openLoop(url, insert, 201, rate, SECONDS));
+  console.log(`at ${RATES[RATES.length - 1]}/s a request costs ${(lowest / closed).toFixed(1)} × its CPU under the closed loop`);
 } finally {
   await server.stop();
 }

@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 
 // How often a process's event loop went to sleep and was woken: the voluntary context switches of
 // its main thread (/proc/<pid>/task/<pid>/status; Linux only, 0 elsewhere). A Node process's main
-// thread sleeps only in epoll_wait, so each is one wake-up by a socket, a timer or another thread.
-// The V8 and libuv worker threads are left out: their switches are the collector's and the pool's.
+// thread sleeps almost only in epoll_wait (the other is a collection waiting for its helper
+// threads), so each is nearly always one wake-up by a socket, a timer or another thread. The V8 and
+// libuv worker threads are left out: their switches are the collector's and the pool's.
 
 export async function wakeups(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/task/${pid}/status`, 'utf8').catch(() => '');
