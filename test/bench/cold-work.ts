@@ -8,9 +8,9 @@
 // (npm run bench:tail). Printed, never judged by exit code.
 import { cpuGroups } from './counts.js';
 import { spendDuring } from './cpu-budget.js';
-import { closedLoop, openLoop, type Call, type Result } from './load.js';
+import { baselineInsert as insert, startBaseline } from './baseline.js';
+import { closedLoop, openLoop, type Result } from './load.js';
 import { wakeupsOf, wakeupsPerRequest } from '../helpers/wakeups.js';
-import { freePort, spawnPart, waitForHttp } from '../helpers/processes.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
@@ -22,16 +22,8 @@ if (!process.env.DATABASE_URL) {
 }
 const databaseUrl = process.env.DATABASE_URL;
 
-const insert = (): Call => ({
-  method: 'POST', path: '/insert', headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ amount: 1000, currency: 'EUR' }),
-});
-
-const port = await freePort();
-const server = spawnPart('baseline', 'test/bench/baseline-server.js', { DATABASE_URL: databaseUrl, PORT: String(port) });
-const url = `http://127.0.0.1:${port}`;
+const { url, process: server } = await startBaseline(databaseUrl);
 try {
-  await waitForHttp(server, `${url}/`);
   const parts = { baseline: server.child.pid! };
   const groups = async () => ({ ...(await cpuGroups(parts, databaseUrl)), bench: [process.pid] });
   const run = async (offered: string, load: () => Promise<Result>) => {

@@ -24,13 +24,13 @@ import { closedLoop, format, oneClient, openLoop, type Call, type Result } from 
 import { countMessages, printCounts, totalWrites, type MessageCounts } from './message-counts.js';
 import { cpuGroups } from './counts.js';
 import { printBudget, spendDuring, type Spend } from './cpu-budget.js';
+import { baselineInsert, startBaseline } from './baseline.js';
 import { baselineRate, printTargets, type Baseline, type ModeFigures } from './targets.js';
 import { webhooksBench } from './webhooks.js';
 import { inProcessCalls } from './in-process-calls.js';
 import { workers } from './workers.js';
 import { metricsOverhead } from './metrics-overhead.js';
 import { startAllInOne, type DeploymentTarget } from '../helpers/all-in-one-process.js';
-import { freePort, spawnPart, waitForHttp } from '../helpers/processes.js';
 import { newSplitMerchantKey, startSplitStack } from '../helpers/split-stack.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50);
@@ -68,22 +68,13 @@ function record(label: string, result: Result, clients: number | string): Result
 }
 
 async function baseline(label: string): Promise<Baseline> {
-  const port = await freePort();
-  const server = spawnPart('baseline', 'test/bench/baseline-server.js', {
-    DATABASE_URL: process.env.DATABASE_URL!, PORT: String(port),
-  });
-  const url = `http://127.0.0.1:${port}`;
+  const { url, process: server } = await startBaseline(process.env.DATABASE_URL!);
   try {
-    await waitForHttp(server, `${url}/`);
-    const insert = (): Call => ({
-      method: 'POST', path: '/insert', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ amount: 1000, currency: 'EUR' }),
-    });
-    await closedLoop(url, insert, 201, CLIENTS, WARMUP_SECONDS);
-    const closed = record(`${label}, ${CLIENTS} clients`, await closedLoop(url, insert, 201, CLIENTS, SECONDS), CLIENTS);
+    await closedLoop(url, baselineInsert, 201, CLIENTS, WARMUP_SECONDS);
+    const closed = record(`${label}, ${CLIENTS} clients`, await closedLoop(url, baselineInsert, 201, CLIENTS, SECONDS), CLIENTS);
     const closedAllInOne = record(`${label}, ${ALL_IN_ONE_CLIENTS} clients`,
-      await closedLoop(url, insert, 201, ALL_IN_ONE_CLIENTS, SECONDS), ALL_IN_ONE_CLIENTS);
-    const single = record(`${label}, one client`, await oneClient(url, insert, 201, LATENCY_SECONDS), 1);
+      await closedLoop(url, baselineInsert, 201, ALL_IN_ONE_CLIENTS, SECONDS), ALL_IN_ONE_CLIENTS);
+    const single = record(`${label}, one client`, await oneClient(url, baselineInsert, 201, LATENCY_SECONDS), 1);
     return { closed, closedAllInOne, single };
   } finally {
     await server.stop();
